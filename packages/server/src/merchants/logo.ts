@@ -1,0 +1,364 @@
+import { createHash } from 'node:crypto';
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { isIP, type LookupFunction } from 'node:net';
+import type { Readable } from 'node:stream';
+import { rootCertificates } from 'node:tls';
+import sharp from 'sharp';
+import { Agent, request } from 'undici';
+import { isPublicAddress } from './logoAddressPolicy.ts';
+
+export interface LogoFetchOptions {
+  /** Production: false. Tests only: true, to reach a local test server. Lifts the address rule and nothing else. */
+  allowPrivateHosts: boolean;
+  /** PEM certificates trusted in addition to the system roots; tests use it for a self-signed server. */
+  extraCaCertificates?: string[];
+  /** DNS resolution; defaults to the system resolver returning every address of the name. */
+  lookup?: (hostname: string) => Promise<Array<{ address: string; family: 4 | 6 }>>;
+  /** Whole fetch budget in milliseconds (default 8000); connecting and waiting for headers get shorter budgets. */
+  timeoutMs?: number;
+  /** Largest accepted body in bytes (default 2 MB). */
+  maxBytes?: number;
+  /** Most redirects followed (default 3). */
+  maxRedirects?: number;
+  /**
+   * Tests only: replaces the public-address rule so a test can admit exactly one loopback address and prove that
+   * every other address is still refused. Ignored when allowPrivateHosts is true.
+   */
+  isAddressAllowed?: (address: string) => boolean;
+}
+
+export type LogoFormat = 'jpeg' | 'png' | 'webp' | 'avif';
+
+export interface FetchedLogo {
+  bytes: Buffer;
+  /** Hex SHA-256 of bytes. */
+  sha256: string;
+  format: LogoFormat;
+  contentType: string;
+  extension: 'jpg' | 'png' | 'webp' | 'avif';
+  width: number;
+  height: number;
+}
+
+/** The logo was refused; the message names the rule broken and is meant for API users. */
+export class LogoRejectedError extends Error {
+  override readonly name = 'LogoRejectedError';
+}
+
+export const LOGO_MIN_SIDE_PX = 500;
+export const LOGO_MAX_SIDE_PX = 4096;
+/** Width and height may differ by at most this share of the longer side. */
+export const LOGO_SQUARE_TOLERANCE = 0.05;
+
+const DEFAULT_TIMEOUT_MS = 8000;
+const CONNECT_TIMEOUT_MS = 3000;
+const HEADERS_TIMEOUT_MS = 5000;
+const BODY_IDLE_TIMEOUT_MS = 5000;
+const DEFAULT_MAX_BYTES = 2 * 1024 * 1024;
+const DEFAULT_MAX_REDIRECTS = 3;
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+const FORMAT_DETAILS: Record<LogoFormat, { contentType: string; extension: FetchedLogo['extension'] }> = {
+  jpeg: { contentType: 'image/jpeg', extension: 'jpg' },
+  png: { contentType: 'image/png', extension: 'png' },
+  webp: { contentType: 'image/webp', extension: 'webp' },
+  avif: { contentType: 'image/avif', extension: 'avif' },
+};
+
+interface FetchSettings {
+  isAddressAllowed: (address: string) => boolean;
+  lookup: NonNullable<LogoFetchOptions['lookup']>;
+  ca: string[] | undefined;
+  timeoutMs: number;
+  connectTimeoutMs: number;
+  headersTimeoutMs: number;
+  bodyIdleTimeoutMs: number;
+  maxBytes: number;
+  maxRedirects: number;
+}
+
+interface CheckedAddress {
+  address: string;
+  family: 4 | 6;
+}
+
+/**
+ * Downloads the logo at `url` and checks it against the logo rules, throwing LogoRejectedError naming the rule broken.
+ * Every hop is resolved once, every resolved address must be allowed, and the connection is pinned to those addresses.
+ */
+export async function fetchLogo(url: string, options: LogoFetchOptions): Promise<FetchedLogo> {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const settings: FetchSettings = {
+    isAddressAllowed: options.allowPrivateHosts ? () => true : (options.isAddressAllowed ?? isPublicAddress),
+    lookup: options.lookup ?? resolveAllAddresses,
+    ca: options.extraCaCertificates?.length ? [...rootCertificates, ...options.extraCaCertificates] : undefined,
+    timeoutMs,
+    connectTimeoutMs: Math.min(CONNECT_TIMEOUT_MS, timeoutMs),
+    headersTimeoutMs: Math.min(HEADERS_TIMEOUT_MS, timeoutMs),
+    bodyIdleTimeoutMs: Math.min(BODY_IDLE_TIMEOUT_MS, timeoutMs),
+    maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
+    maxRedirects: options.maxRedirects ?? DEFAULT_MAX_REDIRECTS,
+  };
+
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  // Racing against the deadline also bounds DNS resolution, which undici's signal does not cover.
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      const error = new LogoRejectedError(`iconUrl did not answer within ${formatSeconds(settings.timeoutMs)} s`);
+      controller.abort(error);
+      reject(error);
+    }, settings.timeoutMs);
+  });
+  try {
+    const bytes = await Promise.race([download(url, settings, controller.signal), deadline]);
+    return await inspectImage(bytes);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function resolveAllAddresses(hostname: string): Promise<CheckedAddress[]> {
+  const results = await dnsLookup(hostname, { all: true, verbatim: true });
+  return results.map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
+}
+
+async function download(startUrl: string, settings: FetchSettings, signal: AbortSignal): Promise<Buffer> {
+  let url = parseHttpsUrl(startUrl, 'iconUrl must be a public HTTPS URL');
+  for (let redirects = 0; ; redirects += 1) {
+    const addresses = await resolveAndCheck(url, settings);
+    const agent = new Agent({
+      connect: {
+        timeout: settings.connectTimeoutMs,
+        lookup: pinnedLookup(addresses),
+        ...(settings.ca ? { ca: settings.ca } : {}),
+      },
+      headersTimeout: settings.headersTimeoutMs,
+      bodyTimeout: settings.bodyIdleTimeoutMs,
+      connections: 1,
+    });
+    try {
+      const response = await request(url, {
+        dispatcher: agent,
+        method: 'GET',
+        signal,
+        headers: {
+          accept: 'image/avif,image/webp,image/png,image/jpeg',
+          // undici does not decompress, and sharp must see the image bytes themselves.
+          'accept-encoding': 'identity',
+          'user-agent': 'paygate-logo-fetcher/1',
+        },
+      }).catch((error: unknown) => {
+        throw describeTransferError(error, settings);
+      });
+
+      if (REDIRECT_STATUSES.has(response.statusCode)) {
+        discard(response.body);
+        if (redirects >= settings.maxRedirects) {
+          throw new LogoRejectedError(`iconUrl redirected more than ${settings.maxRedirects} times`);
+        }
+        url = redirectTarget(url, response.statusCode, response.headers.location);
+        continue;
+      }
+      if (response.statusCode !== 200) {
+        discard(response.body);
+        throw new LogoRejectedError(`iconUrl answered HTTP ${response.statusCode}`);
+      }
+      const declaredLength = Number(firstHeader(response.headers['content-length']));
+      if (Number.isFinite(declaredLength) && declaredLength > settings.maxBytes) {
+        discard(response.body);
+        throw tooLargeError(settings.maxBytes);
+      }
+      return await readCapped(response.body, settings);
+    } finally {
+      await agent.destroy();
+    }
+  }
+}
+
+function parseHttpsUrl(raw: string, invalidMessage: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new LogoRejectedError(invalidMessage);
+  }
+  if (url.protocol !== 'https:') throw new LogoRejectedError(invalidMessage);
+  if (url.username !== '' || url.password !== '') {
+    throw new LogoRejectedError('iconUrl must not contain a user name or password');
+  }
+  return url;
+}
+
+function redirectTarget(from: URL, status: number, location: string | string[] | undefined): URL {
+  const target = firstHeader(location);
+  if (target === undefined || target === '') {
+    throw new LogoRejectedError(`iconUrl answered HTTP ${status} without a Location header`);
+  }
+  let resolved: string;
+  try {
+    resolved = new URL(target, from).href;
+  } catch {
+    throw new LogoRejectedError('iconUrl redirected to an invalid URL');
+  }
+  return parseHttpsUrl(resolved, 'iconUrl redirected to a URL that is not public HTTPS');
+}
+
+/** Resolves the URL's host once and refuses it if any of its addresses is not allowed. */
+async function resolveAndCheck(url: URL, settings: FetchSettings): Promise<CheckedAddress[]> {
+  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  const literalFamily = isIP(host);
+  if (literalFamily !== 0) {
+    if (!settings.isAddressAllowed(host)) throw new LogoRejectedError('iconUrl points to a private address');
+    return [{ address: host, family: literalFamily === 6 ? 6 : 4 }];
+  }
+
+  let resolved: Array<{ address: string; family: 4 | 6 }>;
+  try {
+    resolved = await settings.lookup(host);
+  } catch {
+    throw new LogoRejectedError('iconUrl host name does not resolve');
+  }
+  if (resolved.length === 0) throw new LogoRejectedError('iconUrl host name does not resolve');
+  // One bad address is enough: picking a good one would let a name that mixes internal and public records through.
+  if (resolved.some(({ address }) => isIP(address) === 0 || !settings.isAddressAllowed(address))) {
+    throw new LogoRejectedError('iconUrl resolves to a private address');
+  }
+  return resolved.map(({ address }) => ({ address, family: isIP(address) === 6 ? 6 : 4 }));
+}
+
+/** A socket lookup that only ever answers with the addresses already checked, so no second DNS answer is used. */
+function pinnedLookup(addresses: CheckedAddress[]): LookupFunction {
+  return (_hostname, options, callback) => {
+    const [first] = addresses;
+    if (options.all) callback(null, addresses);
+    else if (first) callback(null, first.address, first.family);
+  };
+}
+
+/** Drops a body we will not read; undici reports destroying an unread body as an 'error' event, which is expected. */
+function discard(body: Readable): void {
+  body.on('error', () => {});
+  body.destroy();
+}
+
+async function readCapped(
+  body: Readable,
+  settings: FetchSettings,
+): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  try {
+    for await (const chunk of body) {
+      total += chunk.length;
+      if (total > settings.maxBytes) {
+        discard(body);
+        throw tooLargeError(settings.maxBytes);
+      }
+      chunks.push(chunk);
+    }
+  } catch (error) {
+    throw describeTransferError(error, settings);
+  }
+  return Buffer.concat(chunks, total);
+}
+
+async function inspectImage(bytes: Buffer): Promise<FetchedLogo> {
+  const notAnImage = new LogoRejectedError('iconUrl is not a JPEG, PNG, WebP or AVIF image');
+  let metadata: sharp.Metadata;
+  try {
+    // Only the header is parsed; limitInputPixels refuses oversized canvases before anything is decoded.
+    metadata = await sharp(bytes, { limitInputPixels: LOGO_MAX_SIDE_PX * LOGO_MAX_SIDE_PX }).metadata();
+  } catch (error) {
+    if (error instanceof Error && /pixel limit/i.test(error.message)) {
+      throw new LogoRejectedError(
+        `iconUrl image is larger than the maximum of ${LOGO_MAX_SIDE_PX}x${LOGO_MAX_SIDE_PX} px`,
+      );
+    }
+    throw notAnImage;
+  }
+
+  const format = logoFormatOf(metadata);
+  const { width, height } = metadata;
+  if (format === undefined || width === undefined || height === undefined) throw notAnImage;
+
+  if (width < LOGO_MIN_SIDE_PX || height < LOGO_MIN_SIDE_PX) {
+    throw new LogoRejectedError(
+      `iconUrl image is ${width}x${height} px; the minimum is ${LOGO_MIN_SIDE_PX}x${LOGO_MIN_SIDE_PX} px`,
+    );
+  }
+  if (width > LOGO_MAX_SIDE_PX || height > LOGO_MAX_SIDE_PX) {
+    throw new LogoRejectedError(
+      `iconUrl image is ${width}x${height} px; the maximum is ${LOGO_MAX_SIDE_PX}x${LOGO_MAX_SIDE_PX} px`,
+    );
+  }
+  if (!isSquareEnough(width, height)) {
+    throw new LogoRejectedError(
+      `iconUrl image must be square (width and height within 5%); it is ${width}x${height} px`,
+    );
+  }
+
+  return {
+    bytes,
+    sha256: createHash('sha256').update(bytes).digest('hex'),
+    format,
+    ...FORMAT_DETAILS[format],
+    width,
+    height,
+  };
+}
+
+/** |width - height| <= 5% of the longer side. */
+export function isSquareEnough(width: number, height: number): boolean {
+  return Math.abs(width - height) <= LOGO_SQUARE_TOLERANCE * Math.max(width, height);
+}
+
+function logoFormatOf(metadata: sharp.Metadata): LogoFormat | undefined {
+  switch (metadata.format) {
+    case 'jpeg':
+    case 'png':
+    case 'webp':
+      return metadata.format;
+    // sharp reports AVIF as a HEIF container; only the AV1 flavour is AVIF (HEVC-coded HEIC is refused).
+    case 'heif':
+      return metadata.compression === 'av1' ? 'avif' : undefined;
+    default:
+      return undefined;
+  }
+}
+
+function describeTransferError(error: unknown, settings: FetchSettings): LogoRejectedError {
+  if (error instanceof LogoRejectedError) return error;
+  const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
+  switch (code) {
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return new LogoRejectedError(`iconUrl did not accept a connection within ${formatSeconds(settings.connectTimeoutMs)} s`);
+    case 'UND_ERR_HEADERS_TIMEOUT':
+      return new LogoRejectedError(`iconUrl did not answer within ${formatSeconds(settings.headersTimeoutMs)} s`);
+    case 'UND_ERR_BODY_TIMEOUT':
+      return new LogoRejectedError(`iconUrl stopped sending data for ${formatSeconds(settings.bodyIdleTimeoutMs)} s`);
+  }
+  if (/CERT|SIGNATURE|ERR_TLS|ERR_SSL/.test(code)) {
+    return new LogoRejectedError('iconUrl does not present a valid TLS certificate');
+  }
+  return new LogoRejectedError(`iconUrl could not be reached${code ? ` (${code})` : ''}`);
+}
+
+function firstHeader(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function tooLargeError(maxBytes: number): LogoRejectedError {
+  return new LogoRejectedError(`iconUrl image is larger than ${formatBytes(maxBytes)}`);
+}
+
+function formatBytes(bytes: number): string {
+  const mebibyte = 1024 * 1024;
+  if (bytes % mebibyte === 0) return `${bytes / mebibyte} MB`;
+  if (bytes % 1024 === 0) return `${bytes / 1024} KB`;
+  return `${bytes} bytes`;
+}
+
+function formatSeconds(ms: number): string {
+  return String(Number((ms / 1000).toFixed(1)));
+}

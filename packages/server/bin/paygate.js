@@ -1,0 +1,6 @@
+#!/usr/bin/env node
+// The service runs its TypeScript sources directly; tsx compiles them on load.
+import { register } from 'tsx/esm/api';
+
+register();
+await import('../src/main.ts');

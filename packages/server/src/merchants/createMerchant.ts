@@ -1,0 +1,49 @@
+import { Type } from '@sinclair/typebox';
+import type { App, AppContext } from '../context.ts';
+import { principalOf } from '../http/auth.ts';
+import { requireIdempotencyKey, runIdempotently } from '../http/idempotency.ts';
+import { errorResponses, IdempotencyKeyHeader } from '../http/schemas.ts';
+import { newId } from '../ids.ts';
+import { fetchMerchantLogo, IconUrl, MerchantEmail, MerchantEnvelope, MerchantName, storeLogo, toMerchant } from './merchantResource.ts';
+import { sendStoredResponse } from '../http/storedResponse.ts';
+
+const CreateMerchantBody = Type.Object(
+  { merchantName: MerchantName, merchantEmail: MerchantEmail, iconUrl: Type.Optional(IconUrl) },
+  { additionalProperties: false },
+);
+
+export function registerCreateMerchant(app: App, ctx: AppContext): void {
+  app.post(
+    '/v1/merchants',
+    {
+      config: { auth: { scope: 'merchants' } },
+      schema: {
+        tags: ['merchants'],
+        summary: 'Create a merchant',
+        description: 'Requires a fresh Idempotency-Key; a replay with the same key and body returns the original result.',
+        headers: IdempotencyKeyHeader,
+        body: CreateMerchantBody,
+        response: { 201: MerchantEnvelope, ...errorResponses(409) },
+      },
+    },
+    async (request, reply) => {
+      const { partnerId } = principalOf(request);
+      const key = requireIdempotencyKey(request.headers['idempotency-key']);
+      const { merchantName, merchantEmail, iconUrl } = request.body;
+      const response = await runIdempotently(
+        ctx.db,
+        { partnerId, scope: 'POST /v1/merchants', key, fingerprint: request.body },
+        async (trx) => {
+          const logoFile = iconUrl ? await storeLogo(trx, await fetchMerchantLogo(ctx, iconUrl)) : null;
+          const row = await trx
+            .insertInto('merchants')
+            .values({ id: newId('mrch'), partner_id: partnerId, name: merchantName, email: merchantEmail, logo_file: logoFile })
+            .returningAll()
+            .executeTakeFirstOrThrow();
+          return { status: 201, body: JSON.stringify({ merchant: toMerchant(row, ctx.config.baseUrl) }) };
+        },
+      );
+      return sendStoredResponse(reply, response);
+    },
+  );
+}

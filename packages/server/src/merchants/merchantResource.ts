@@ -1,0 +1,95 @@
+import { Type } from '@sinclair/typebox';
+import type { Selectable } from 'kysely';
+import type { AppContext } from '../context.ts';
+import type { Db } from '../db/database.ts';
+import type { MerchantsTable } from '../db/schema.ts';
+import { ApiError } from '../http/errors.ts';
+import { Nullable } from '../http/schemas.ts';
+import { fetchLogo, LogoRejectedError, type FetchedLogo } from './logo.ts';
+import { readFileSync } from 'node:fs';
+
+export const MERCHANT_STATUSES = ['active', 'inactive', 'suspended'] as const;
+
+export const Merchant = Type.Object(
+  {
+    id: Type.String({ description: 'Merchant id, prefix `mrch_`' }),
+    name: Type.String(),
+    email: Type.String(),
+    status: Type.Union(MERCHANT_STATUSES.map((status) => Type.Literal(status))),
+    iconUrl: Nullable(Type.String({ description: "The service's stored copy of the merchant logo" })),
+    createdAt: Type.String({ format: 'date-time' }),
+  },
+  { $id: 'Merchant' },
+);
+
+export const MerchantEnvelope = Type.Object({ merchant: Merchant });
+
+export const MerchantName = Type.String({ minLength: 1, maxLength: 256 });
+export const MerchantEmail = Type.String({ format: 'merchant-email', maxLength: 254 });
+export const IconUrl = Type.String({ maxLength: 2048, description: 'Public HTTPS URL of a square logo, 500 to 4096 px' });
+export const MerchantIdParams = Type.Object({ merchantId: Type.String({ maxLength: 64 }) });
+
+export function logoUrl(baseUrl: string, file: string): string {
+  return `${baseUrl}/assets/logos/${file}`;
+}
+
+export function toMerchant(row: Selectable<MerchantsTable>, baseUrl: string) {
+  return {
+    id: row.id,
+    name: row.name,
+    email: row.email,
+    status: row.status,
+    iconUrl: row.logo_file ? logoUrl(baseUrl, row.logo_file) : null,
+    createdAt: row.created_at.toISOString(),
+  };
+}
+
+/** The partner's merchant; another partner's merchant is reported exactly like a missing one (D2). */
+export async function merchantOfPartner(db: Db, partnerId: string, merchantId: string) {
+  const row = await db
+    .selectFrom('merchants')
+    .selectAll()
+    .where('id', '=', merchantId)
+    .where('partner_id', '=', partnerId)
+    .executeTakeFirst();
+  if (!row) throw ApiError.notFound(`Merchant ${merchantId.slice(0, 64)} not found.`);
+  return row;
+}
+
+const extraCaCache = new Map<string, string[]>();
+
+function extraCaCertificates(file: string | undefined): string[] | undefined {
+  if (!file) return undefined;
+  let certificates = extraCaCache.get(file);
+  if (!certificates) {
+    certificates = [readFileSync(file, 'utf8')];
+    extraCaCache.set(file, certificates);
+  }
+  return certificates;
+}
+
+/** Fetches and checks a logo during the call (D6); a broken rule is a validation issue on `iconUrl`. */
+export async function fetchMerchantLogo(ctx: AppContext, url: string): Promise<FetchedLogo> {
+  try {
+    return await fetchLogo(url, {
+      allowPrivateHosts: ctx.config.logo.allowPrivateHosts,
+      extraCaCertificates: extraCaCertificates(ctx.config.logo.extraCaFile),
+      timeoutMs: ctx.config.logo.timeoutMs,
+      ...ctx.logoFetch,
+    });
+  } catch (error) {
+    if (error instanceof LogoRejectedError) throw ApiError.validation([{ field: 'iconUrl', message: error.message }]);
+    throw error;
+  }
+}
+
+/** Keeps a content-addressed copy of the logo and returns its file name. */
+export async function storeLogo(db: Db, logo: FetchedLogo): Promise<string> {
+  const file = `${logo.sha256}.${logo.extension}`;
+  await db
+    .insertInto('logos')
+    .values({ file, content_type: logo.contentType, bytes: logo.bytes, width: logo.width, height: logo.height })
+    .onConflict((conflict) => conflict.column('file').doNothing())
+    .execute();
+  return file;
+}

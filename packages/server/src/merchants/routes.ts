@@ -1,0 +1,23 @@
+import type { App, AppContext } from '../context.ts';
+import type { CursorCodec } from '../http/cursor.ts';
+import { registerCreateCryptoSettlements } from './createCryptoSettlements.ts';
+import { registerCreateMerchant } from './createMerchant.ts';
+import { registerDeleteCryptoSettlement } from './deleteCryptoSettlement.ts';
+import { registerGetMerchant } from './getMerchant.ts';
+import { registerListMerchants } from './listMerchants.ts';
+import { registerListSettlements } from './listSettlements.ts';
+import { registerServeLogo } from './serveLogo.ts';
+import { registerUpdateCryptoSettlement } from './updateCryptoSettlement.ts';
+import { registerUpdateMerchant } from './updateMerchant.ts';
+
+export function registerMerchantRoutes(app: App, ctx: AppContext, cursors: CursorCodec): void {
+  registerCreateMerchant(app, ctx);
+  registerListMerchants(app, ctx, cursors);
+  registerGetMerchant(app, ctx);
+  registerUpdateMerchant(app, ctx);
+  registerServeLogo(app, ctx);
+  registerListSettlements(app, ctx);
+  registerCreateCryptoSettlements(app, ctx);
+  registerUpdateCryptoSettlement(app, ctx);
+  registerDeleteCryptoSettlement(app, ctx);
+}

@@ -1,0 +1,64 @@
+import { Type } from '@sinclair/typebox';
+import type { App, AppContext } from '../context.ts';
+import { principalOf } from '../http/auth.ts';
+import { ApiError } from '../http/errors.ts';
+import { errorResponses, Nullable } from '../http/schemas.ts';
+import {
+  fetchMerchantLogo,
+  IconUrl,
+  MerchantEmail,
+  MerchantEnvelope,
+  MerchantIdParams,
+  MerchantName,
+  merchantOfPartner,
+  storeLogo,
+  toMerchant,
+} from './merchantResource.ts';
+
+const UpdateMerchantBody = Type.Object(
+  {
+    merchantName: Type.Optional(MerchantName),
+    merchantEmail: Type.Optional(MerchantEmail),
+    iconUrl: Type.Optional(Nullable(IconUrl)),
+  },
+  { additionalProperties: false },
+);
+
+export function registerUpdateMerchant(app: App, ctx: AppContext): void {
+  app.patch(
+    '/v1/merchants/:merchantId',
+    {
+      config: { auth: { scope: 'merchants' } },
+      schema: {
+        tags: ['merchants'],
+        summary: 'Update a merchant',
+        description:
+          'At least one field. The logo is fetched during the call; send iconUrl again to refresh it, or null to remove it.',
+        params: MerchantIdParams,
+        body: UpdateMerchantBody,
+        response: { 200: MerchantEnvelope, ...errorResponses(404) },
+      },
+    },
+    async (request) => {
+      const { partnerId } = principalOf(request);
+      const { merchantName, merchantEmail, iconUrl } = request.body;
+      if (merchantName === undefined && merchantEmail === undefined && iconUrl === undefined) {
+        throw ApiError.validation([{ field: 'body', message: 'send at least one of merchantName, merchantEmail, iconUrl' }]);
+      }
+      const merchant = await merchantOfPartner(ctx.db, partnerId, request.params.merchantId);
+      const logoFile = iconUrl ? await storeLogo(ctx.db, await fetchMerchantLogo(ctx, iconUrl)) : iconUrl;
+      const row = await ctx.db
+        .updateTable('merchants')
+        .set({
+          ...(merchantName !== undefined ? { name: merchantName } : {}),
+          ...(merchantEmail !== undefined ? { email: merchantEmail } : {}),
+          ...(logoFile !== undefined ? { logo_file: logoFile } : {}),
+          updated_at: new Date(),
+        })
+        .where('id', '=', merchant.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return { merchant: toMerchant(row, ctx.config.baseUrl) };
+    },
+  );
+}

@@ -155,7 +155,8 @@ async function download(startUrl: string, settings: FetchSettings, signal: Abort
       if (REDIRECT_STATUSES.has(response.statusCode)) {
         discard(response.body);
         if (redirects >= settings.maxRedirects) {
-          throw new LogoRejectedError(`iconUrl redirected more than ${settings.maxRedirects} times`);
+          const times = settings.maxRedirects === 1 ? 'time' : 'times';
+          throw new LogoRejectedError(`iconUrl redirected more than ${settings.maxRedirects} ${times}`);
         }
         url = redirectTarget(url, response.statusCode, response.headers.location);
         continue;

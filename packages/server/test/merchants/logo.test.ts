@@ -314,7 +314,7 @@ describe('fetchLogo against a local HTTPS server', () => {
 
   it('honours a smaller maxRedirects', async () => {
     const error = await rejectionOf(fetchLogo(`${base}/hop/2`, { ...options(), maxRedirects: 1 }));
-    expect(error.message).toBe('iconUrl redirected more than 1 times');
+    expect(error.message).toBe('iconUrl redirected more than 1 time');
   });
 
   it('rejects a redirect to plain HTTP', async () => {

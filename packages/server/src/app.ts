@@ -53,6 +53,8 @@ export async function buildApp(ctx: AppContext): Promise<BuiltApp> {
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  // JSON is the only request body the API speaks; anything else is refused as invalid_params (D18).
+  app.removeContentTypeParser('text/plain');
   registerValidators(app);
   registerErrorHandlers(app);
   app.addHook('onRequest', async (request, reply) => {

@@ -1,0 +1,24 @@
+import { randomUUID } from 'node:crypto';
+import { call } from './testServer.ts';
+
+/** Creates a merchant through the API, as a partner's backend would. */
+export async function createMerchant(
+  server: { url: string },
+  apiKey: string,
+  body: Record<string, unknown> = { merchantName: 'Corner Shop', merchantEmail: 'owner@corner-shop.com' },
+) {
+  const result = await call(server, '/v1/merchants', {
+    method: 'POST',
+    headers: { 'api-key': apiKey, 'idempotency-key': randomUUID() },
+    body,
+  });
+  if (result.status !== 201) throw new Error(`merchant not created: ${result.status} ${result.text}`);
+  return result.body.merchant as { id: string; name: string; email: string; status: string; iconUrl: string | null; createdAt: string };
+}
+
+export const BASE_USDC = 'eip155:8453/erc20:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
+export const BASE_EURC = 'eip155:8453/erc20:0x60a3E35Cc302bFA44Cb288Bc5a4F316Fdb1adb42';
+export const SOLANA_USDC = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp/token:EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
+export const BASE_ACCOUNT = 'eip155:8453:0x1111111111111111111111111111111111111111';
+export const BASE_ACCOUNT_2 = 'eip155:8453:0x2222222222222222222222222222222222222222';
+export const SOLANA_ACCOUNT = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp:9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM';

@@ -1,0 +1,159 @@
+/** Wire shapes of the wallet-side gateway (interface "Gateway (wallet side)", D10, D12, D14). */
+
+export type GatewayPaymentStatusValue =
+  | 'requires_action'
+  | 'processing'
+  | 'succeeded'
+  | 'failed'
+  | 'expired'
+  | 'cancelled';
+
+export interface AmountDisplay {
+  assetSymbol: string;
+  assetName: string;
+  decimals: number;
+}
+
+export interface FiatAmount {
+  /** `iso4217/<CODE>` */
+  unit: string;
+  /** Minor units of the currency. */
+  value: string;
+  display: AmountDisplay;
+}
+
+export interface TokenAmount {
+  /** `caip19/<CAIP-19 asset id>` */
+  unit: string;
+  /** Minor units of the token. */
+  value: string;
+  display:
+    | (AmountDisplay & { iconUrl?: string; networkName?: string; networkIconUrl?: string })
+    | null;
+}
+
+export interface CollectData {
+  /** Form URL, already scoped to the option's account. */
+  url: string;
+  /** JSON schema of the data to collect. */
+  schema: Record<string, unknown>;
+}
+
+/**
+ * An executable action. The server may name the chain id `chain_id` or `chainId`; the client always
+ * normalises it to `chain_id` (the D10 wire name).
+ */
+export interface WalletRpcAction {
+  type: 'walletRpc';
+  data: {
+    /** CAIP-2 chain id, e.g. `eip155:8453` or `solana:<genesis>`. */
+    chain_id: string;
+    method: string;
+    /** JSON-encoded parameters. */
+    params: string;
+  };
+}
+
+/** Not executable: resolve it with `GatewayClient.fetchActions` into one or more walletRpc actions. */
+export interface BuildAction {
+  type: 'build';
+  data: { data: string };
+}
+
+export type Action = WalletRpcAction | BuildAction;
+
+export interface PaymentOption {
+  /** Sent back as `optionId`. */
+  id: string;
+  /** CAIP-10 account the option pays from. */
+  account: string;
+  amount: TokenAmount;
+  etaS: number;
+  /** Unix seconds when the quote ends; null when the token is pegged to the payment's currency. */
+  expiresAt: number | null;
+  actions: Action[];
+  collectData: CollectData | null;
+}
+
+/** Payment details returned with `includePaymentInfo`; only `expiresAt` is fixed by the interface. */
+export interface PaymentInfo {
+  expiresAt: number;
+  [field: string]: unknown;
+}
+
+export interface OptionsResponse {
+  options: PaymentOption[];
+  collectData?: CollectData | null;
+  paymentInfo?: PaymentInfo;
+}
+
+export interface GetOptionsRequest {
+  /** CAIP-10 accounts (1 to 20). Include Solana accounts only when the wallet holds Solana keys. */
+  accounts: string[];
+  /** Option ids whose quotes should be refreshed. */
+  refresh?: string[];
+  /** Sent as the `includePaymentInfo` query parameter. */
+  includePaymentInfo?: boolean;
+}
+
+export interface FetchActionsRequest {
+  optionId: string;
+  /** The `data` string of the build action. */
+  data: string;
+}
+
+export interface FetchActionsResponse {
+  /** Process all of them, in order. */
+  actions: WalletRpcAction[];
+}
+
+export interface WalletRpcResult {
+  type: 'walletRpc';
+  /** Signature hex, transaction hash, or base64 signed Solana transaction. */
+  data: string[];
+}
+
+export interface CollectedData {
+  fields: Array<{ id: string; value: string | number | boolean | null }>;
+}
+
+export interface ConfirmRequest {
+  optionId: string;
+  /** One result per action of the option, same length and order. */
+  results: WalletRpcResult[];
+  /** Only when the wallet rendered its own form (not after the WebView flow). */
+  collectedData?: CollectedData;
+}
+
+export interface LongPollOptions {
+  /** How long the server may hold the request (milliseconds, at least 0; the server caps it at 30 s). */
+  maxPollMs?: number;
+}
+
+export interface ConfirmResponse {
+  status: GatewayPaymentStatusValue;
+  isFinal: boolean;
+  /** Delay before the next check while not final. */
+  pollInMs?: number | null;
+}
+
+export interface PaymentStatus extends ConfirmResponse {
+  /** Present when succeeded. */
+  info?: { optionAmount: TokenAmount; txId: string } | null;
+  /** Present only when failed, e.g. `declined_user`. */
+  failureCode?: string;
+}
+
+/** `GET /v1/gateway/payment/{id}`: what a wallet shows before the buyer chooses an option (D10). */
+export interface GatewayPayment {
+  status: GatewayPaymentStatusValue;
+  amount: FiatAmount;
+  /** Unix seconds. */
+  expiresAt: number;
+  merchant: { name: string; iconUrl: string | null };
+  buyer?: {
+    accountCaip10: string;
+    accountProviderName?: string;
+    accountProviderIcon?: string;
+  };
+}

@@ -1,0 +1,184 @@
+import {
+  createTestClient,
+  createWalletClient,
+  defineChain,
+  getAddress,
+  http,
+  maxUint256,
+  parseAbi,
+  parseEther,
+  publicActions,
+  type Abi,
+  type Address,
+  type Chain,
+  type Hex,
+} from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import type { BuyerHoldings, EvmKey } from '../accounts.ts';
+import { operatorEvm, proxyAdminEvm } from '../accounts.ts';
+import type { DevnetEvmChain, DevnetToken } from '../types.ts';
+import { linkBytecode, loadCircleArtifact, loadCompiledArtifact } from './artifacts.ts';
+
+/** The address Permit2 has on every public chain; wallets and SDKs expect it there. */
+export const PERMIT2_ADDRESS: Address = '0x000000000022D473030F116dDEE9F6B43aC78BA3';
+
+export const BLOCK_TIME_SECONDS = 1;
+
+export const evmChainSpecs = [
+  { chainId: 31337, name: 'Devnet EVM A' },
+  { chainId: 31338, name: 'Devnet EVM B' },
+] as const;
+
+/** Contract addresses recorded in the data dir's manifest so a warm start reuses them. */
+export interface EvmDeployment {
+  usdc: Address;
+  eurc: Address;
+  usdt: Address;
+  permit2: Address;
+}
+
+type TokenSymbol = 'USDC' | 'EURC' | 'USDT';
+
+const TOKEN_DECIMALS = 6;
+
+const mintAbi = parseAbi(['function mint(address to, uint256 amount)']);
+const approveAbi = parseAbi(['function approve(address spender, uint256 amount) returns (bool)']);
+
+function viemChain(chainId: number, name: string, rpcUrl: string): Chain {
+  return defineChain({
+    id: chainId,
+    name,
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [rpcUrl] } },
+  });
+}
+
+export class EvmChainController {
+  readonly chain: Chain;
+  private readonly test;
+  private readonly reader;
+  // Funding sends several transactions from the operator; one batch at a time keeps nonces straight.
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(readonly chainId: number, readonly name: string, readonly rpcUrl: string) {
+    this.chain = viemChain(chainId, name, rpcUrl);
+    this.test = createTestClient({ mode: 'anvil', chain: this.chain, transport: http(rpcUrl), pollingInterval: 50 });
+    this.reader = createWalletClient({ chain: this.chain, transport: http(rpcUrl), pollingInterval: 50 }).extend(publicActions);
+  }
+
+  private wallet(key: EvmKey) {
+    return createWalletClient({ account: privateKeyToAccount(key.privateKey), chain: this.chain, transport: http(this.rpcUrl), pollingInterval: 50 });
+  }
+
+  private async confirm(hash: Hex): Promise<Address | null> {
+    const receipt = await this.reader.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+    if (receipt.status !== 'success') throw new Error(`transaction ${hash} reverted on chain ${this.chainId}`);
+    return receipt.contractAddress ?? null;
+  }
+
+  private async deploy(key: EvmKey, abi: Abi | readonly unknown[], bytecode: Hex, args: unknown[]): Promise<Address> {
+    const hash = await this.wallet(key).deployContract({ abi: abi as Abi, bytecode, args });
+    const address = await this.confirm(hash);
+    if (!address) throw new Error(`deployment ${hash} created no contract`);
+    return getAddress(address);
+  }
+
+  private async call(key: EvmKey, address: Address, abi: Abi, functionName: string, args: unknown[]): Promise<void> {
+    await this.confirm(await this.wallet(key).writeContract({ address, abi, functionName, args, chain: this.chain }));
+  }
+
+  async hasCode(address: Address): Promise<boolean> {
+    const code = await this.reader.getCode({ address });
+    return code !== undefined && code !== '0x';
+  }
+
+  /**
+   * Deploys Circle's FiatToken (USDC, EURC behind proxies as on mainnet), the plain USDT stand-in and
+   * Permit2, then credits the given holders. Runs with automine so setup does not wait for blocks.
+   */
+  async deployContracts(holders: { address: Address; key: EvmKey; holdings: BuyerHoldings }[]): Promise<EvmDeployment> {
+    await this.test.setAutomine(true);
+    await this.test.setBalance({ address: operatorEvm.address, value: parseEther('1000000') });
+    await this.test.setBalance({ address: proxyAdminEvm.address, value: parseEther('10') });
+
+    const signatureCheckerArtifact = loadCircleArtifact('util/SignatureChecker.sol/SignatureChecker.json');
+    const signatureChecker = await this.deploy(operatorEvm, signatureCheckerArtifact.abi, signatureCheckerArtifact.bytecode, []);
+    const fiatTokenArtifact = loadCircleArtifact('v2/FiatTokenV2_2.sol/FiatTokenV2_2.json');
+    const fiatTokenImplementation = await this.deploy(operatorEvm, fiatTokenArtifact.abi, linkBytecode(fiatTokenArtifact, { SignatureChecker: signatureChecker }), []);
+    const proxyArtifact = loadCircleArtifact('v1/FiatTokenProxy.sol/FiatTokenProxy.json');
+
+    const deployFiatToken = async (name: string, symbol: string, currency: string): Promise<Address> => {
+      const proxy = await this.deploy(proxyAdminEvm, proxyArtifact.abi, proxyArtifact.bytecode, [fiatTokenImplementation]);
+      const abi = fiatTokenArtifact.abi;
+      const roles = operatorEvm.address;
+      await this.call(operatorEvm, proxy, abi, 'initialize', [name, symbol, currency, TOKEN_DECIMALS, roles, roles, roles, roles]);
+      await this.call(operatorEvm, proxy, abi, 'initializeV2', [name]);
+      await this.call(operatorEvm, proxy, abi, 'initializeV2_1', [roles]);
+      await this.call(operatorEvm, proxy, abi, 'initializeV2_2', [[], symbol]);
+      await this.call(operatorEvm, proxy, abi, 'configureMinter', [roles, maxUint256 / 2n]);
+      return proxy;
+    };
+    const usdc = await deployFiatToken('USD Coin', 'USDC', 'USD');
+    const eurc = await deployFiatToken('EURC', 'EURC', 'EUR');
+    const plainToken = loadCompiledArtifact('PlainToken');
+    const usdt = await this.deploy(operatorEvm, plainToken.abi, plainToken.bytecode, ['Tether USD', 'USDT', TOKEN_DECIMALS]);
+
+    // The runtime code leaves Permit2's cached chain id at zero, so its EIP-712 domain is always
+    // computed from the live chain id and its own address, which is right at the canonical address.
+    await this.test.setCode({ address: PERMIT2_ADDRESS, bytecode: loadCompiledArtifact('Permit2').deployedBytecode });
+
+    const deployment: EvmDeployment = { usdc, eurc, usdt, permit2: PERMIT2_ADDRESS };
+    for (const holder of holders) {
+      await this.credit(deployment, holder.address, holder.holdings.evmNative, holder.holdings.evmTokens);
+      if (holder.holdings.permit2ApprovedUsdt) {
+        await this.call(holder.key, usdt, approveAbi, 'approve', [PERMIT2_ADDRESS, maxUint256]);
+      }
+    }
+    await this.test.setIntervalMining({ interval: BLOCK_TIME_SECONDS });
+    return deployment;
+  }
+
+  /** Adds native coin and tokens (whole units) to an address; waits until the mints are mined. */
+  credit(deployment: EvmDeployment, address: Address, native: bigint, tokens: Partial<Record<TokenSymbol, bigint>>): Promise<void> {
+    const run = this.queue.then(async () => {
+      if (native > 0n) {
+        const balance = await this.reader.getBalance({ address });
+        await this.test.setBalance({ address, value: balance + native * 10n ** 18n });
+      }
+      const wallet = this.wallet(operatorEvm);
+      let nonce = await this.reader.getTransactionCount({ address: operatorEvm.address, blockTag: 'pending' });
+      const hashes: Hex[] = [];
+      for (const [symbol, amount] of Object.entries(tokens) as [TokenSymbol, bigint][]) {
+        if (amount <= 0n) continue;
+        const token = tokenAddress(deployment, symbol);
+        // Sent back to back with explicit nonces so one block mines them all.
+        hashes.push(await wallet.writeContract({ address: token, abi: mintAbi, functionName: 'mint', args: [address, amount * 10n ** BigInt(TOKEN_DECIMALS)], nonce: nonce++, chain: this.chain }));
+      }
+      for (const hash of hashes) await this.confirm(hash);
+    });
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+}
+
+function tokenAddress(deployment: EvmDeployment, symbol: TokenSymbol): Address {
+  return symbol === 'USDC' ? deployment.usdc : symbol === 'EURC' ? deployment.eurc : deployment.usdt;
+}
+
+export function describeEvmChain(chainId: number, name: string, rpcUrl: string, deployment: EvmDeployment): DevnetEvmChain {
+  const caip2 = `eip155:${chainId}`;
+  const token = (symbol: TokenSymbol, tokenName: string, method: DevnetToken['method']): DevnetToken => {
+    const address = tokenAddress(deployment, symbol);
+    return { caip19: `${caip2}/erc20:${address}`, symbol, name: tokenName, decimals: TOKEN_DECIMALS, address, method };
+  };
+  return {
+    caip2,
+    chainId,
+    name,
+    rpcUrl,
+    blockTimeMs: BLOCK_TIME_SECONDS * 1000,
+    nativeToken: { caip19: `${caip2}/slip44:60`, symbol: 'ETH', name: 'Ether', decimals: 18, address: '', method: 'native' },
+    tokens: [token('USDC', 'USD Coin', 'eip3009'), token('EURC', 'EURC', 'eip3009'), token('USDT', 'Tether USD', 'permit2')],
+    permit2: deployment.permit2,
+  };
+}

@@ -1,0 +1,96 @@
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { CompiledArtifact } from './artifacts.ts';
+import { artifactsDir } from './artifacts.ts';
+
+const require = createRequire(import.meta.url);
+
+interface SolcOutput {
+  errors?: { severity: string; formattedMessage: string }[];
+  contracts: Record<string, Record<string, {
+    abi: unknown[];
+    evm: { bytecode: { object: string }; deployedBytecode: { object: string } };
+  }>>;
+}
+
+interface Solc {
+  version(): string;
+  compile(input: string, callbacks?: { import: (path: string) => { contents: string } | { error: string } }): string;
+}
+
+const packageRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const permit2Root = join(dirname(require.resolve('@uniswap/v4-periphery/package.json')), 'lib', 'permit2');
+
+interface CompileJob {
+  contractName: string;
+  entry: string;
+  sourceRoot: string;
+  settings: Record<string, unknown>;
+}
+
+const jobs: CompileJob[] = [
+  {
+    contractName: 'PlainToken',
+    entry: 'contracts/PlainToken.sol',
+    sourceRoot: packageRoot,
+    settings: { optimizer: { enabled: true, runs: 200 }, evmVersion: 'london', metadata: { bytecodeHash: 'none' } },
+  },
+  {
+    // Permit2's own foundry.toml settings, so the bytecode is the one deployed on public chains.
+    contractName: 'Permit2',
+    entry: 'src/Permit2.sol',
+    sourceRoot: permit2Root,
+    settings: {
+      viaIR: true,
+      optimizer: { enabled: true, runs: 1_000_000 },
+      evmVersion: 'london',
+      metadata: { bytecodeHash: 'none' },
+      remappings: ['solmate/=lib/solmate/'],
+    },
+  },
+];
+
+function compileOne(solc: Solc, job: CompileJob): CompiledArtifact {
+  const input = {
+    language: 'Solidity',
+    sources: { [job.entry]: { content: readFileSync(join(job.sourceRoot, job.entry), 'utf8') } },
+    settings: {
+      ...job.settings,
+      outputSelection: { [job.entry]: { [job.contractName]: ['abi', 'evm.bytecode.object', 'evm.deployedBytecode.object'] } },
+    },
+  };
+  const readImport = (path: string) => {
+    try {
+      return { contents: readFileSync(join(job.sourceRoot, path), 'utf8') };
+    } catch {
+      return { error: `not found: ${path}` };
+    }
+  };
+  const output = JSON.parse(solc.compile(JSON.stringify(input), { import: readImport })) as SolcOutput;
+  const errors = (output.errors ?? []).filter((e) => e.severity === 'error');
+  if (errors.length > 0) throw new Error(errors.map((e) => e.formattedMessage).join('\n'));
+  const contract = output.contracts[job.entry]?.[job.contractName];
+  if (!contract) throw new Error(`solc produced no ${job.contractName}`);
+  return {
+    contractName: job.contractName,
+    compiler: solc.version(),
+    settings: job.settings,
+    abi: contract.abi,
+    bytecode: `0x${contract.evm.bytecode.object}`,
+    deployedBytecode: `0x${contract.evm.deployedBytecode.object}`,
+  };
+}
+
+/** Compiles the devnet's own contracts and Permit2 with solc 0.8.17 and writes their artifacts. */
+export function compileContracts(log: (line: string) => void = console.log): void {
+  const solc = require('solc') as Solc;
+  mkdirSync(artifactsDir, { recursive: true });
+  for (const job of jobs) {
+    const started = performance.now();
+    const artifact = compileOne(solc, job);
+    writeFileSync(join(artifactsDir, `${job.contractName}.json`), `${JSON.stringify(artifact, null, 2)}\n`);
+    log(`compiled ${job.contractName} with solc ${artifact.compiler} in ${Math.round(performance.now() - started)} ms`);
+  }
+}

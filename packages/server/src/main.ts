@@ -77,7 +77,13 @@ async function start(): Promise<void> {
     await close();
     await handle.close();
   });
-  await app.listen({ port: config.port, host: config.host });
+  const address = await app.listen({ port: config.port, host: config.host });
+  if (!process.env.BASE_URL) {
+    // With PORT=0 the real port is known only now; links must name it.
+    const listening = new URL(address);
+    config.baseUrl = `http://localhost:${listening.port}`;
+    if (!process.env.CHECKOUT_URL) config.checkoutUrl = config.baseUrl;
+  }
   if (applied.length) app.log.info({ migrations: applied }, 'database migrated');
   if (demo) {
     process.stdout.write(
@@ -191,6 +197,8 @@ buildCli()
   .parseAsync(process.argv)
   .catch((error: unknown) => {
     const known = error instanceof CliError || error instanceof PartnerError || error instanceof ConfigError;
-    process.stderr.write(`paygate: ${known ? (error as Error).message : String((error as Error)?.stack ?? error)}\n`);
-    process.exit(1);
+    // Exit once the message is written: a piped stderr is asynchronous and an early exit would cut it.
+    process.stderr.write(`paygate: ${known ? (error as Error).message : String((error as Error)?.stack ?? error)}\n`, () =>
+      process.exit(1),
+    );
   });

@@ -1,0 +1,79 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createPartner } from '../../src/partners/partners.ts';
+import { startServerProcess, type ServerProcess } from '../support/serverProcess.ts';
+import { call, newPartner, startTestServer, type TestPartner, type TestServer } from '../support/testServer.ts';
+
+const body = { merchantName: 'Concurrent Shop', merchantEmail: 'race@concurrent.shop' };
+
+function create(server: { url: string }, apiKey: string, key: string, requestBody: unknown = body) {
+  return call(server, '/v1/merchants', { method: 'POST', headers: { 'api-key': apiKey, 'idempotency-key': key }, body: requestBody });
+}
+
+async function merchantsNamed(server: TestServer, partnerId: string): Promise<number> {
+  const rows = await server.db.selectFrom('merchants').select('id').where('partner_id', '=', partnerId).execute();
+  return rows.length;
+}
+
+describe('Idempotency-Key under concurrency', () => {
+  let server: TestServer;
+  let partner: TestPartner;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    partner = await newPartner(server.db);
+  });
+  afterAll(() => server.close());
+
+  it('50 concurrent creates with one key and body make one merchant and 50 identical responses', async () => {
+    const results = await Promise.all(Array.from({ length: 50 }, () => create(server, partner.apiKey, 'fifty')));
+    expect(new Set(results.map((result) => result.status))).toEqual(new Set([201]));
+    expect(new Set(results.map((result) => result.text)).size).toBe(1);
+    expect(await merchantsNamed(server, partner.partnerId)).toBe(1);
+  });
+
+  it('the same key with another body is 409 idempotency_conflict, even concurrently', async () => {
+    const results = await Promise.all([
+      create(server, partner.apiKey, 'mixed'),
+      create(server, partner.apiKey, 'mixed', { ...body, merchantName: 'Different' }),
+    ]);
+    expect(results.map((result) => result.status).sort()).toEqual([201, 409]);
+    expect(results.find((result) => result.status === 409)?.body.code).toBe('idempotency_conflict');
+  });
+
+  it('keys are per partner: another partner may use the same key', async () => {
+    const other = await newPartner(server.db, 'Other');
+    const mine = await create(server, partner.apiKey, 'shared-key');
+    const theirs = await create(server, other.apiKey, 'shared-key');
+    expect([mine.status, theirs.status]).toEqual([201, 201]);
+    expect(mine.body.merchant.id).not.toBe(theirs.body.merchant.id);
+  });
+});
+
+describe('Idempotency-Key across two server processes on one database', () => {
+  let first: ServerProcess;
+  let second: ServerProcess;
+  let server: TestServer;
+
+  beforeAll(async () => {
+    const env = { DATABASE_URL: inject('databaseUrl'), DEMO_PARTNER: 'never' };
+    [first, second] = await Promise.all([startServerProcess(env), startServerProcess(env)]);
+    server = await startTestServer();
+  });
+  afterAll(async () => {
+    await Promise.all([first.stop(), second.stop(), server.close()]);
+  });
+
+  it('50 concurrent creates split over both processes make one merchant', async () => {
+    const partner = await createPartner(server.db, 'Two processes');
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, index) => create(index % 2 ? first : second, partner.apiKey, 'across-processes')),
+    );
+    expect(new Set(results.map((result) => result.status))).toEqual(new Set([201]));
+    expect(new Set(results.map((result) => result.text)).size).toBe(1);
+    expect(await merchantsNamed(server, partner.partnerId)).toBe(1);
+  });
+
+  it('a process stops gracefully on SIGTERM', async () => {
+    expect(await second.stop()).toBe(0);
+  });
+});

@@ -1,0 +1,71 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const PAYGATE_BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/paygate.js');
+
+export interface ServerProcess {
+  url: string;
+  child: ChildProcess;
+  output(): string;
+  /** Sends SIGTERM and resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/** The test runner's environment without the variables it sets for itself (Vite sets BASE_URL). */
+function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  const { BASE_URL: _viteBase, ...inherited } = process.env;
+  return { ...inherited, ...env };
+}
+
+/** Runs `paygate start` as its own process, as an operator would, and waits until it listens. */
+export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [PAYGATE_BIN, 'start'], {
+    env: childEnv({ PORT: '0', LOG_LEVEL: 'info', RATE_LIMIT_MAX: '100000', ...env }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 60_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1] as string);
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}:\n${output}`));
+    });
+  });
+  return {
+    url,
+    child,
+    output: () => output,
+    stop: async () => {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs one operator command (`paygate ...`) to completion. */
+export function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
+  const child = spawn(process.execPath, [PAYGATE_BIN, ...args], { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
+}

@@ -22,7 +22,8 @@ export interface CommonRouteSpec {
 }
 
 function send(server: TestServer, request: RouteRequest, credentials: Record<string, string>): Promise<CallResult> {
-  const fresh = request.headers?.['idempotency-key'] ? { 'idempotency-key': `${request.headers['idempotency-key']}-${Math.random()}` } : {};
+  const idempotencyKey = request.headers?.['idempotency-key'];
+  const fresh: Record<string, string> = idempotencyKey ? { 'idempotency-key': `${idempotencyKey}-${Math.random()}` } : {};
   return call(server, request.path, {
     method: request.method,
     body: request.body,

@@ -1,0 +1,104 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, expectErrorBody, newPartner, startTestServer, type TestPartner, type TestServer } from '../support/testServer.ts';
+
+describe('operational endpoints and cross-cutting behaviour', () => {
+  let server: TestServer;
+  let partner: TestPartner;
+
+  beforeAll(async () => {
+    server = await startTestServer({ env: { BODY_LIMIT_BYTES: '2048' } });
+    partner = await newPartner(server.db);
+  });
+  afterAll(() => server.close());
+
+  it('answers /healthz and /readyz (database reachable)', async () => {
+    expect((await call(server, '/healthz')).body).toEqual({ status: 'ok' });
+    const ready = await call(server, '/readyz');
+    expect([ready.status, ready.body.database]).toEqual([200, 'ok']);
+  });
+
+  it('exposes Prometheus metrics including request durations by route', async () => {
+    await call(server, '/v1/merchants', { headers: { 'api-key': partner.apiKey } });
+    const metrics = await call(server, '/metrics');
+    expect(metrics.status).toBe(200);
+    expect(metrics.headers.get('content-type')).toContain('text/plain');
+    expect(metrics.text).toMatch(/http_request_duration_seconds_count\{method="GET",route="\/v1\/merchants",status="200"\} [1-9]/);
+    expect(metrics.text).toContain('process_cpu_user_seconds_total');
+  });
+
+  it('serves an OpenAPI 3.1 document generated from the routes, with the security schemes', async () => {
+    const document = (await call(server, '/openapi.json')).body;
+    expect(document.openapi).toBe('3.1.0');
+    expect(Object.keys(document.components.securitySchemes).sort()).toEqual(['ApiKey', 'AppId', 'BearerApiKey', 'ClientId']);
+    for (const path of [
+      '/v1/merchants',
+      '/v1/merchants/{merchantId}',
+      '/v1/merchants/{merchantId}/settlements',
+      '/v1/merchants/{merchantId}/settlements/crypto',
+      '/v1/merchants/{merchantId}/settlements/crypto/{id}',
+    ]) {
+      expect(document.paths, path).toHaveProperty([path]);
+    }
+    const create = document.paths['/v1/merchants'].post;
+    expect(create.requestBody.content['application/json'].schema.required).toEqual(['merchantName', 'merchantEmail']);
+    expect(create.responses).toHaveProperty('201');
+    expect(create.responses['409'].content['application/json'].schema.required).toEqual(['message', 'code']);
+    expect(create.security).toContainEqual({ ApiKey: [] });
+    expect(document.paths).not.toHaveProperty(['/healthz']);
+  });
+
+  it('serves a human-readable docs page', async () => {
+    const docs = await fetch(`${server.url}/docs/`);
+    expect(docs.status).toBe(200);
+    expect(await docs.text()).toContain('swagger');
+  });
+
+  it('sets security headers and a request id on every response, echoing a sane given one', async () => {
+    const result = await call(server, '/healthz', { headers: { 'x-request-id': 'trace-12345678' } });
+    expect(result.headers.get('request-id')).toBe('trace-12345678');
+    expect(result.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(result.headers.get('content-security-policy')).toContain("default-src 'self'");
+    const generated = await call(server, '/healthz', { headers: { 'x-request-id': 'bad id with spaces' } });
+    expect(generated.headers.get('request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('answers an unknown route with 404 not_found and the error body', async () => {
+    const result = await call(server, '/v1/nothing-here');
+    expect([result.status, expectErrorBody(result).code]).toEqual([404, 'not_found']);
+    expect(result.headers.get('pay-version')).toBe('2026-02-18');
+  });
+
+  it('refuses a body over the limit with 413 invalid_params', async () => {
+    const result = await call(server, '/v1/merchants', {
+      method: 'POST',
+      headers: { 'api-key': partner.apiKey, 'idempotency-key': 'big' },
+      body: { merchantName: 'x'.repeat(4000), merchantEmail: 'a@b.co' },
+    });
+    expect([result.status, expectErrorBody(result).code]).toEqual([413, 'invalid_params']);
+  });
+});
+
+describe('rate limiting', () => {
+  let server: TestServer;
+  let partner: TestPartner;
+
+  beforeAll(async () => {
+    server = await startTestServer({ env: { RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_MS: '60000' } });
+    partner = await newPartner(server.db);
+  });
+  afterAll(() => server.close());
+
+  it('answers 429 rate_limited with Retry-After once a key exceeds its limit, per key', async () => {
+    const statuses: number[] = [];
+    let last;
+    for (let attempt = 0; attempt < 4; attempt++) {
+      last = await call(server, '/v1/merchants', { headers: { 'api-key': partner.apiKey } });
+      statuses.push(last.status);
+    }
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    expect(expectErrorBody(last!).code).toBe('rate_limited');
+    expect(Number(last!.headers.get('retry-after'))).toBeGreaterThan(0);
+    const other = await newPartner(server.db, 'Unthrottled');
+    expect((await call(server, '/v1/merchants', { headers: { 'api-key': other.apiKey } })).status).toBe(200);
+  });
+});

@@ -3,7 +3,7 @@ import { buildApp } from './app.ts';
 import { ChainRegistry, MAINNET_NETWORKS } from './chains/registry.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { systemClock } from './context.ts';
-import { type DatabaseHandle, migrateToLatest, openDatabase } from './db/database.ts';
+import { type DatabaseHandle, DatabaseUnavailableError, migrateToLatest, openDatabase } from './db/database.ts';
 import { SCOPES } from './http/auth.ts';
 import { MERCHANT_STATUSES } from './merchants/merchantResource.ts';
 import { newId } from './ids.ts';
@@ -196,7 +196,11 @@ function buildCli(): Command {
 buildCli()
   .parseAsync(process.argv)
   .catch((error: unknown) => {
-    const known = error instanceof CliError || error instanceof PartnerError || error instanceof ConfigError;
+    const known =
+      error instanceof CliError ||
+      error instanceof PartnerError ||
+      error instanceof ConfigError ||
+      error instanceof DatabaseUnavailableError;
     // Exit once the message is written: a piped stderr is asynchronous and an early exit would cut it.
     process.stderr.write(`paygate: ${known ? (error as Error).message : String((error as Error)?.stack ?? error)}\n`, () =>
       process.exit(1),

@@ -1,4 +1,4 @@
-import { Kysely, Migrator, PostgresDialect } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.ts';
 import { startEmbeddedPostgres } from './embeddedPostgres.ts';
@@ -32,10 +32,33 @@ export async function migrateToLatest(db: Db): Promise<string[]> {
   return (results ?? []).filter((result) => result.status === 'Success').map((result) => result.migrationName);
 }
 
+export class DatabaseUnavailableError extends Error {}
+
+/** Where a connection URL points, without its credentials, for messages. */
+function describeServer(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.hostname}:${parsed.port || '5432'}${parsed.pathname}`;
+  } catch {
+    return 'DATABASE_URL (not a valid URL)';
+  }
+}
+
+async function checkReachable(db: Db, url: string): Promise<void> {
+  try {
+    await sql`SELECT 1`.execute(db);
+  } catch (error) {
+    await db.destroy();
+    const reason = (error as { code?: string; message?: string }).code ?? (error as Error).message;
+    throw new DatabaseUnavailableError(`cannot connect to the database at ${describeServer(url)} (${reason})`);
+  }
+}
+
 /** Opens the configured database: DATABASE_URL, or the embedded PostgreSQL in DATA_DIR. */
 export async function openDatabase(config: Config, log?: (line: string) => void): Promise<DatabaseHandle> {
   if (config.databaseUrl) {
     const db = connect(config.databaseUrl, config.databasePoolSize);
+    await checkReachable(db, config.databaseUrl);
     return { db, url: config.databaseUrl, embedded: false, close: () => db.destroy() };
   }
   const embedded = await startEmbeddedPostgres(config.dataDir, { log });

@@ -100,6 +100,12 @@ export async function startEmbeddedPostgres(
   const database = options.database ?? DATABASE_NAME;
   const clusterDir = path.join(dataDir, 'postgres');
   await fs.mkdir(dataDir, { recursive: true });
+  if (process.getuid?.() === 0) {
+    // As root, PostgreSQL runs as the `postgres` user, which must be able to pass through the data dir to reach
+    // its cluster folder; grant traversal only (no listing or reading).
+    const { mode } = await fs.stat(dataDir);
+    await fs.chmod(dataDir, mode | 0o001);
+  }
   const settings = await readOrCreateSettings(path.join(dataDir, 'postgres.json'));
 
   const runningPort = await runningServerPort(clusterDir);

@@ -8,6 +8,8 @@ export interface ServerProcess {
   url: string;
   child: ChildProcess;
   output(): string;
+  /** Resolves with the first match of `pattern` in the process output, waiting for it if needed. */
+  waitForOutput(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
   /** Sends SIGTERM and resolves with the exit code. */
   stop(): Promise<number | null>;
 }
@@ -47,6 +49,15 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
     url,
     child,
     output: () => output,
+    waitForOutput: async (pattern, timeoutMs = 10_000) => {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const match = pattern.exec(output);
+        if (match) return match;
+        if (Date.now() > deadline) throw new Error(`no ${pattern} in output:\n${output}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    },
     stop: async () => {
       if (child.exitCode === null) child.kill('SIGTERM');
       return exited;

@@ -1,0 +1,116 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { call } from './support/testServer.ts';
+import { runCli, startServerProcess, type ServerProcess } from './support/serverProcess.ts';
+
+describe('operator CLI against DATABASE_URL', () => {
+  const env = () => ({ DATABASE_URL: inject('databaseUrl') });
+  let server: ServerProcess;
+
+  beforeAll(async () => {
+    server = await startServerProcess({ ...env(), DEMO_PARTNER: 'never', AUTH_CACHE_TTL_MS: '0' });
+  });
+  afterAll(() => server.stop());
+
+  it('creates a partner, keys and apps, printing only JSON, and the key works at once', async () => {
+    const created = await runCli(['partner', 'create', '--name', 'CLI partner'], env());
+    expect(created.code, created.stderr).toBe(0);
+    const partner = JSON.parse(created.stdout);
+    expect(Object.keys(partner).sort()).toEqual(['apiKey', 'appId', 'partnerId']);
+    expect(created.stdout.trim().split('\n')).toHaveLength(1);
+    expect((await call(server, '/v1/merchants', { headers: { 'api-key': partner.apiKey } })).status).toBe(200);
+
+    const key = await runCli(['key', 'create', '--partner', partner.partnerId, '--scopes', 'payments'], env());
+    const { keyId, apiKey } = JSON.parse(key.stdout);
+    const forbidden = await call(server, '/v1/merchants', { headers: { 'api-key': apiKey } });
+    expect([forbidden.status, forbidden.body.code]).toEqual([403, 'forbidden']);
+    expect((await runCli(['key', 'revoke', keyId], env())).code).toBe(0);
+    const revoked = await call(server, '/v1/merchants', { headers: { 'api-key': apiKey } });
+    expect(revoked.body.code).toBe('invalid_api_key');
+
+    const app = await runCli(['app', 'create', '--partner', partner.partnerId, '--name', 'Pocket Wallet', '--icon', 'https://wallet.example/icon.png'], env());
+    expect(JSON.parse(app.stdout).appId).toMatch(/^app_/);
+
+    const pinned = await runCli(['partner', 'pin-version', partner.partnerId, '2026-02-19.preview'], env());
+    expect(pinned.code).toBe(0);
+    const listed = await call(server, '/v1/merchants', { headers: { 'api-key': partner.apiKey } });
+    expect(listed.headers.get('pay-version')).toBe('2026-02-19.preview');
+  });
+
+  it('changes merchant status and records fiat destinations', async () => {
+    const partner = JSON.parse((await runCli(['partner', 'create', '--name', 'Status partner'], env())).stdout);
+    const merchant = await call(server, '/v1/merchants', {
+      method: 'POST',
+      headers: { 'api-key': partner.apiKey, 'idempotency-key': 'cli-merchant' },
+      body: { merchantName: 'Status Shop', merchantEmail: 'status@shop.com' },
+    });
+    const merchantId = merchant.body.merchant.id;
+    expect((await runCli(['merchant', 'set-status', merchantId, 'suspended'], env())).code).toBe(0);
+    const read = await call(server, `/v1/merchants/${merchantId}`, { headers: { 'api-key': partner.apiKey } });
+    expect(read.body.merchant.status).toBe('suspended');
+
+    const fiat = await runCli(['fiat-destination', 'add', '--merchant', merchantId, '--bank-type', 'ACH'], env());
+    expect(fiat.code, fiat.stderr).toBe(0);
+    const settlements = await call(server, `/v1/merchants/${merchantId}/settlements`, { headers: { 'api-key': partner.apiKey } });
+    expect(settlements.body.fiat).toEqual([{ id: JSON.parse(fiat.stdout).id, status: 'active', bankType: 'ACH' }]);
+  });
+
+  it.each([
+    [['merchant', 'set-status', 'mrch_missing', 'active'], /merchant mrch_missing does not exist/],
+    [['merchant', 'set-status', 'mrch_missing', 'closed'], /Allowed choices are active, inactive, suspended/],
+    [['key', 'create', '--partner', 'ptr_missing'], /partner ptr_missing does not exist/],
+    [['key', 'create', '--partner', 'ptr_missing', '--scopes', 'admin'], /scopes must be/],
+    [['key', 'revoke', 'key_missing'], /does not exist or is already revoked/],
+    [['partner', 'pin-version', 'ptr_missing', '1999-01-01'], /not a known API version/],
+    [['app', 'create', '--partner', 'ptr_missing', '--name', 'x'], /partner ptr_missing does not exist/],
+    [['fiat-destination', 'add', '--merchant', 'mrch_missing', '--bank-type', 'ACH'], /merchant mrch_missing does not exist/],
+    [['partner', 'create'], /required option '--name <name>' not specified/],
+  ])('fails clearly: paygate %j', async (args, message) => {
+    const result = await runCli(args, env());
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr).not.toMatch(/at .*\.ts:\d+/);
+    expect(result.stdout).toBe('');
+  });
+
+  it('reports an unreachable database clearly', async () => {
+    const result = await runCli(['migrate'], { DATABASE_URL: 'postgres://nobody:secret@127.0.0.1:1/none' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/cannot connect to the database at 127\.0\.0\.1:1/);
+    expect(result.stderr).not.toContain('secret');
+  });
+});
+
+describe('quick start on the embedded PostgreSQL', () => {
+  let dataDir: string;
+
+  beforeAll(async () => {
+    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'paygate-quickstart-'));
+  });
+  afterAll(() => fs.rm(dataDir, { recursive: true, force: true }));
+
+  it('starts with no DATABASE_URL, prints a demo key once, lets the CLI join its database, and stops cleanly', async () => {
+    const first = await startServerProcess({ DATA_DIR: dataDir });
+    const apiKey = (await first.waitForOutput(/apiKey: +(\S+)/))[1];
+    expect(apiKey).toMatch(/^sk_/);
+    expect((await call(first, '/v1/merchants', { headers: { 'api-key': apiKey! } })).status).toBe(200);
+
+    const joined = await runCli(['partner', 'create', '--name', 'While running'], { DATA_DIR: dataDir });
+    expect(joined.code, joined.stderr).toBe(0);
+    const second = JSON.parse(joined.stdout);
+    expect((await call(first, '/v1/merchants', { headers: { 'api-key': second.apiKey } })).status).toBe(200);
+
+    expect(await first.stop()).toBe(0);
+    const lockFile = await fs.readFile(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').catch(() => undefined);
+    expect(lockFile).toBeUndefined();
+
+    const restarted = await startServerProcess({ DATA_DIR: dataDir });
+    expect((await call(restarted, '/v1/merchants', { headers: { 'api-key': apiKey! } })).status).toBe(200);
+    const partners = await runCli(['partner', 'create', '--name', 'Third'], { DATA_DIR: dataDir });
+    expect(partners.code).toBe(0);
+    expect(restarted.output()).not.toContain('apiKey:');
+    expect(await restarted.stop()).toBe(0);
+  });
+});

@@ -1,0 +1,4 @@
+#!/usr/bin/env -S npx tsx
+import { runDevnetCli } from '../src/cli.ts';
+
+await runDevnetCli();

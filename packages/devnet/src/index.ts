@@ -1,0 +1,14 @@
+export { startDevnet } from './devnet.ts';
+export { runDevnetCli } from './cli.ts';
+export { PERMIT2_ADDRESS } from './evm/chain.ts';
+export type {
+  Devnet,
+  DevnetBuyer,
+  DevnetEvmChain,
+  DevnetManifest,
+  DevnetOptions,
+  DevnetSolana,
+  DevnetToken,
+  FundRequest,
+  PaymentMethod,
+} from './types.ts';

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyRequest } from 'fastify';
+import helmet from 'helmet';
 import { Redis } from 'ioredis';
 import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 import type { App, AppContext } from './context.ts';
@@ -75,7 +75,8 @@ export async function buildApp(ctx: AppContext): Promise<BuiltApp> {
       .observe(reply.elapsedTime / 1000);
   });
 
-  await app.register(helmet, {
+  // One helmet middleware built at start: @fastify/helmet rebuilds it (and re-parses the CSP) on every request.
+  const applySecurityHeaders = helmet({
     contentSecurityPolicy: {
       directives: {
         defaultSrc: ["'self'"],
@@ -85,6 +86,9 @@ export async function buildApp(ctx: AppContext): Promise<BuiltApp> {
       },
     },
   });
+  app.addHook('onRequest', (request, reply, done) =>
+    applySecurityHeaders(request.raw, reply.raw, (error?: unknown) => done(error as Error | undefined)),
+  );
 
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false }) : undefined;
   await app.register(rateLimit, {

@@ -70,7 +70,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
     rateLimit: {
-      max: integer(env, 'RATE_LIMIT_MAX', 600, 1, 1_000_000),
+      max: integer(env, 'RATE_LIMIT_MAX', 600, 1, 1_000_000_000),
       windowMs: integer(env, 'RATE_LIMIT_WINDOW_MS', 60_000, 100, 3_600_000),
     },
     authCacheTtlMs: integer(env, 'AUTH_CACHE_TTL_MS', 5_000, 0, 60_000),

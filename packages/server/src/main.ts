@@ -84,6 +84,7 @@ async function start(): Promise<void> {
     config.baseUrl = `http://localhost:${listening.port}`;
     if (!process.env.CHECKOUT_URL) config.checkoutUrl = config.baseUrl;
   }
+  process.stdout.write(`paygate listening at ${address}\n`);
   if (applied.length) app.log.info({ migrations: applied }, 'database migrated');
   if (demo) {
     process.stdout.write(

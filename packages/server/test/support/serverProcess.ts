@@ -23,7 +23,7 @@ function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
 /** Runs `paygate start` as its own process, as an operator would, and waits until it listens. */
 export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
   const child = spawn(process.execPath, [PAYGATE_BIN, 'start'], {
-    env: childEnv({ PORT: '0', LOG_LEVEL: 'info', RATE_LIMIT_MAX: '100000', ...env }),
+    env: childEnv({ PORT: '0', LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '100000', ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -32,7 +32,7 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 60_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      const match = /paygate listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
       if (match) {
         clearTimeout(timer);
         resolve(match[1] as string);

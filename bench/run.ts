@@ -1,0 +1,12 @@
+const benchmarks: Record<string, () => Promise<unknown>> = {
+  merchants: async () => (await import('./merchants.ts')).runMerchantsBenchmark(),
+};
+
+const name = process.argv[2];
+const run = name ? benchmarks[name] : undefined;
+if (!run) {
+  process.stderr.write(`usage: npm run bench -- <${Object.keys(benchmarks).join('|')}>\n`);
+  process.exitCode = 1;
+} else {
+  await run();
+}

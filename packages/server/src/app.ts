@@ -49,7 +49,7 @@ export async function buildApp(ctx: AppContext): Promise<BuiltApp> {
       const given = request.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
-    trustProxy: process.env.TRUST_PROXY === 'true',
+    trustProxy: config.trustProxy,
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>();
 

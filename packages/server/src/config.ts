@@ -11,6 +11,7 @@ export interface Config {
   demoPartner: 'auto' | 'always' | 'never';
   logLevel: string;
   bodyLimitBytes: number;
+  trustProxy: boolean;
   rateLimit: { max: number; windowMs: number };
   authCacheTtlMs: number;
   databasePoolSize: number;
@@ -69,6 +70,7 @@ export function loadConfig(env: Env = process.env): Config {
     demoPartner: demoPartner as Config['demoPartner'],
     logLevel: env.LOG_LEVEL || 'info',
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
+    trustProxy: boolean(env, 'TRUST_PROXY', false),
     rateLimit: {
       max: integer(env, 'RATE_LIMIT_MAX', 600, 1, 1_000_000_000),
       windowMs: integer(env, 'RATE_LIMIT_WINDOW_MS', 60_000, 100, 3_600_000),

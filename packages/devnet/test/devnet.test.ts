@@ -270,7 +270,7 @@ describe('cold start from an empty data dir', () => {
     expect(permit2Artifact.compiler).toMatch(/^0\.8\.17\+/);
     expect(await bob.reader.getCode({ address: permit2 })).toBe(permit2Artifact.deployedBytecode);
     expect(await bob.reader.readContract({ address: permit2, abi: permit2Abi, functionName: 'DOMAIN_SEPARATOR' }))
-      .toBe(hashDomain({ domain: { name: 'Permit2', chainId: chain.chainId, verifyingContract: permit2 }, types: { EIP712Domain: [{ name: 'name', type: 'string' }, { name: 'chainId', type: 'uint256' }, { name: 'verifyingContract', type: 'address' }] } }));
+      .toBe(hashDomain({ domain: { name: 'Permit2', chainId: BigInt(chain.chainId), verifyingContract: permit2 }, types: { EIP712Domain: [{ name: 'name', type: 'string' }, { name: 'chainId', type: 'uint256' }, { name: 'verifyingContract', type: 'address' }] } }));
 
     const approval = await bob.wallet.writeContract({ address: usdt, abi: erc20Abi, functionName: 'approve', args: [permit2, maxUint256] });
     expect((await bob.reader.waitForTransactionReceipt({ hash: approval })).status).toBe('success');
@@ -405,7 +405,7 @@ describe('restart with the same data dir', () => {
     expect((await rpc.getTokenAccountBalance(before.solanaTransfer.recipientAta).send()).value.amount).toBe(before.solanaTransfer.amount.toString());
     const { value: [status] } = await rpc.getSignatureStatuses([before.solanaTransfer.signature]).send();
     expect(status?.err).toBeNull();
-    const landed = await rpc.getTransaction(before.solanaTransfer.signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 }).send();
+    const landed = await rpc.getTransaction(before.solanaTransfer.signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0, encoding: 'json' }).send();
     expect(landed?.meta?.err).toBeNull();
 
     // The chains keep running: new blocks and slots after the restart.

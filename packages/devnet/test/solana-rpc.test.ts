@@ -26,6 +26,8 @@ import {
   type Base64EncodedWireTransaction,
   type Blockhash,
   type Instruction,
+  type Rpc,
+  type SolanaRpcApi,
   type KeyPairSigner,
   type Signature,
 } from '@solana/kit';
@@ -46,7 +48,7 @@ const SLOT_MS = 10;
 
 const dataDir = mkdtempSync(join(tmpdir(), 'paygate-solana-'));
 let node: SolanaNode;
-let rpc: ReturnType<typeof createSolanaRpc>;
+let rpc: Rpc<SolanaRpcApi>;
 let payer: KeyPairSigner;
 let payerAta: Address;
 let mint: Address;
@@ -172,7 +174,7 @@ describe('transactions', () => {
 
     await waitForSlot((landedAt ?? 0n) + 1n);
     expect((await statusOf(signature))?.confirmationStatus).toBe('confirmed');
-    expect(await rpc.getTransaction(signature, { commitment: 'finalized', maxSupportedTransactionVersion: 0 }).send()).toBeNull();
+    expect(await rpc.getTransaction(signature, { commitment: 'finalized', maxSupportedTransactionVersion: 0, encoding: 'json' }).send()).toBeNull();
     const parsed = await rpc.getTransaction(signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0, encoding: 'jsonParsed' }).send();
     expect(parsed?.version).toBe(0);
     expect(parsed?.transaction.message.accountKeys[0]).toEqual({ pubkey: payer.address, signer: true, writable: true, source: 'transaction' });
@@ -187,7 +189,7 @@ describe('transactions', () => {
 
     await waitForSlot((landedAt ?? 0n) + BigInt(FINALIZED_DEPTH));
     expect((await statusOf(signature))).toMatchObject({ confirmationStatus: 'finalized', confirmations: null });
-    expect((await rpc.getTransaction(signature, { maxSupportedTransactionVersion: 0 }).send())?.slot).toBe(landedAt);
+    expect((await rpc.getTransaction(signature, { maxSupportedTransactionVersion: 0, encoding: 'json' }).send())?.slot).toBe(landedAt);
   });
 
   it('airdrops, simulates unsigned transactions and prices messages', async () => {

@@ -428,6 +428,6 @@ function preflightError(err: TransactionErrorJson, logs: string[], unitsConsumed
   });
 }
 
-export function decodeEncodedTransaction(encoded: string, encoding: 'base58' | 'base64'): Uint8Array {
+export function decodeBytes(encoded: string, encoding: 'base58' | 'base64'): Uint8Array {
   return encoding === 'base64' ? new Uint8Array(Buffer.from(encoded, 'base64')) : new Uint8Array(getBase58Encoder().encode(encoded));
 }

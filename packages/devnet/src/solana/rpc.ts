@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { isAddress } from '@solana/kit';
 import { stringifyWithBigInts } from '../json.ts';
 import { base58, encodeAccount, isTokenProgram, parseMint, parseTokenAccount, tokenAmount, type LedgerAccount } from './accounts.ts';
-import { decodeEncodedTransaction, decodeWireTransaction, FINALIZED_DEPTH, RpcError, type SolanaLedger, type TransactionRecord } from './ledger.ts';
+import { decodeBytes, decodeWireTransaction, FINALIZED_DEPTH, RpcError, type SolanaLedger, type TransactionRecord } from './ledger.ts';
 import { innerInstructionsJson, memoOf, transactionJson } from './transactions.ts';
 
 /** What this node reports as its software version (the RPC shape of an Agave 2.2 node). */
@@ -150,7 +150,7 @@ export function solanaRpcMethods({ ledger, genesisHash, airdrop }: SolanaRpcOpti
       const matches = ledger.programAccounts(program).filter(({ account }) => filters.every((filter) => {
         if (filter.dataSize !== undefined) return account.data.length === filter.dataSize;
         if (filter.memcmp) {
-          const wanted = decodeEncodedTransaction(filter.memcmp.bytes, filter.memcmp.encoding === 'base64' ? 'base64' : 'base58');
+          const wanted = decodeBytes(filter.memcmp.bytes, filter.memcmp.encoding === 'base64' ? 'base64' : 'base58');
           const actual = account.data.subarray(filter.memcmp.offset, filter.memcmp.offset + wanted.length);
           return actual.length === wanted.length && actual.every((byte, index) => byte === wanted[index]);
         }
@@ -177,7 +177,7 @@ export function solanaRpcMethods({ ledger, genesisHash, airdrop }: SolanaRpcOpti
       const options = config(params, 1);
       const encoding = options.encoding ?? 'base58';
       if (encoding !== 'base58' && encoding !== 'base64') throw invalidParams(`unsupported encoding: ${String(encoding)}`);
-      return ledger.send(decodeEncodedTransaction(text(params, 0, 'transaction'), encoding), { skipPreflight: options.skipPreflight === true });
+      return ledger.send(decodeBytes(text(params, 0, 'transaction'), encoding), { skipPreflight: options.skipPreflight === true });
     },
     simulateTransaction: (params) => {
       const options = config(params, 1);
@@ -186,7 +186,7 @@ export function solanaRpcMethods({ ledger, genesisHash, airdrop }: SolanaRpcOpti
       const sigVerify = options.sigVerify === true;
       const replaceRecentBlockhash = options.replaceRecentBlockhash === true;
       if (sigVerify && replaceRecentBlockhash) throw invalidParams('sigVerify may not be used with replaceRecentBlockhash');
-      const result = ledger.simulate(decodeEncodedTransaction(text(params, 0, 'transaction'), encoding), { sigVerify, replaceRecentBlockhash });
+      const result = ledger.simulate(decodeBytes(text(params, 0, 'transaction'), encoding), { sigVerify, replaceRecentBlockhash });
       return withContext({
         err: result.err,
         logs: result.logs,

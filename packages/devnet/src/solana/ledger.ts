@@ -429,5 +429,10 @@ function preflightError(err: TransactionErrorJson, logs: string[], unitsConsumed
 }
 
 export function decodeBytes(encoded: string, encoding: 'base58' | 'base64'): Uint8Array {
-  return encoding === 'base64' ? new Uint8Array(Buffer.from(encoded, 'base64')) : new Uint8Array(getBase58Encoder().encode(encoded));
+  if (encoding === 'base64') return new Uint8Array(Buffer.from(encoded, 'base64'));
+  try {
+    return new Uint8Array(getBase58Encoder().encode(encoded));
+  } catch {
+    throw new RpcError(-32602, 'Invalid params: invalid base58 encoding');
+  }
 }

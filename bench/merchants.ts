@@ -16,7 +16,7 @@ export async function runMerchantsBenchmark(): Promise<void> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'paygate-bench-'));
   const database = await startEmbeddedPostgres(dataDir);
   const db = connect(database.url, 4);
-  await migrateToLatest(db);
+  await migrateToLatest(db, database.url);
   const partner = await createPartner(db, 'Bench partner');
 
   const processes: Spawned[] = [];

@@ -8,6 +8,8 @@ export interface Config {
   dataDir: string;
   databaseUrl: string | undefined;
   redisUrl: string | undefined;
+  /** `devnet`, `mainnet`, or a JSON file of networks. */
+  chains: string;
   demoPartner: 'auto' | 'always' | 'never';
   logLevel: string;
   bodyLimitBytes: number;
@@ -67,6 +69,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: path.resolve(env.DATA_DIR || '.paygate'),
     databaseUrl: env.DATABASE_URL || undefined,
     redisUrl: env.REDIS_URL || undefined,
+    chains: env.CHAINS || 'devnet',
     demoPartner: demoPartner as Config['demoPartner'],
     logLevel: env.LOG_LEVEL || 'info',
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),

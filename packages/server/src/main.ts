@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import { buildApp } from './app.ts';
-import { ChainRegistry, MAINNET_NETWORKS } from './chains/registry.ts';
+import { setUpChains } from './chains/chainConfig.ts';
+import { collectorAddresses, loadCollectorKeys } from './chains/collectorKeys.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { systemClock } from './context.ts';
 import { type DatabaseHandle, DatabaseUnavailableError, migrateToLatest, openDatabase } from './db/database.ts';
@@ -28,7 +29,7 @@ async function withDatabase<T>(run: (handle: DatabaseHandle, config: Config) => 
   const config = loadConfig();
   const handle = await openDatabase(config);
   try {
-    await migrateToLatest(handle.db);
+    await migrateToLatest(handle.db, handle.url);
     return await run(handle, config);
   } finally {
     await handle.close();
@@ -65,17 +66,25 @@ function shouldCreateDemoPartner(config: Config, handle: DatabaseHandle): boolea
 async function start(): Promise<void> {
   const config = loadConfig();
   const handle = await openDatabase(config, (line) => {
-    if (/FATAL|PANIC|ERROR/.test(line)) process.stderr.write(`postgres: ${line}\n`);
+    if (/FATAL|PANIC/.test(line)) process.stderr.write(`postgres: ${line}\n`);
   });
-  const applied = await migrateToLatest(handle.db);
+  const applied = await migrateToLatest(handle.db, handle.url);
   const partnerCount = await handle.db.selectFrom('partners').select((eb) => eb.fn.countAll<string>().as('count')).executeTakeFirstOrThrow();
   const demo =
     partnerCount.count === '0' && shouldCreateDemoPartner(config, handle) ? await createPartner(handle.db, 'Demo partner') : undefined;
 
-  const { app, close } = await buildApp({ config, db: handle.db, chains: new ChainRegistry(MAINNET_NETWORKS), clock: systemClock });
+  const chains = await setUpChains(config.chains, config.dataDir, process.env);
+  const collectorKeys = await loadCollectorKeys(process.env, config.dataDir, chains.devnet !== undefined);
+  if (chains.devnet) {
+    const collector = await collectorAddresses(collectorKeys);
+    await chains.devnet.fund({ evm: [collector.evm], solana: [collector.solana] });
+  }
+
+  const { app, close } = await buildApp({ config, db: handle.db, chains: chains.registry, clock: systemClock });
   onShutdownSignal(async () => {
     await close();
     await handle.close();
+    await chains.devnet?.stop();
   });
   const address = await app.listen({ port: config.port, host: config.host });
   if (!process.env.BASE_URL) {
@@ -108,7 +117,16 @@ function buildCli(): Command {
   program
     .command('migrate')
     .description('apply database migrations')
-    .action(() => withDatabase(async ({ db }) => printJson({ applied: await migrateToLatest(db) })));
+    .action(() => withDatabase(async ({ db, url }) => printJson({ applied: await migrateToLatest(db, url) })));
+
+  program
+    .command('devnet')
+    .description('run the local devnet chains on their own and print their manifest')
+    .allowUnknownOption()
+    .action(async () => {
+      const { runDevnetCli } = await import('@paygate/devnet');
+      await runDevnetCli(['--data-dir', `${loadConfig().dataDir}/devnet`, ...process.argv.slice(3)]);
+    });
 
   const partner = program.command('partner').description('partners (accounts)');
   partner

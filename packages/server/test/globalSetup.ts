@@ -33,7 +33,7 @@ export async function setup(project: TestProject): Promise<void> {
     url = server.url.replace(/\/postgres$/, `/${runDatabase}`);
   }
   const db = connect(url, 2);
-  await migrateToLatest(db);
+  await migrateToLatest(db, url);
   await db.destroy();
   project.provide('databaseUrl', url);
 }

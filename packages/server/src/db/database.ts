@@ -2,6 +2,7 @@ import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.ts';
 import { startEmbeddedPostgres } from './embeddedPostgres.ts';
+import { migrateJobQueue } from '../jobs/queue.ts';
 import { migrations } from './migrations/index.ts';
 import type { Database } from './schema.ts';
 
@@ -25,7 +26,9 @@ export function connect(url: string, poolSize: number): Db {
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
 
-export async function migrateToLatest(db: Db): Promise<string[]> {
+/** Applies the service's migrations and installs the job queue's schema. */
+export async function migrateToLatest(db: Db, url: string): Promise<string[]> {
+  await migrateJobQueue(url);
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));

@@ -81,7 +81,91 @@ export interface ServiceSecretsTable {
   created_at: CreatedAt;
 }
 
+export type PaymentStatus = 'requires_action' | 'processing' | 'succeeded' | 'failed' | 'expired' | 'cancelled';
+
+export interface PaymentsTable {
+  id: string;
+  partner_id: string;
+  merchant_id: string;
+  reference_id: string;
+  status: Generated<PaymentStatus>;
+  failure_code: string | null;
+  fiat_currency: string;
+  /** Minor units; int8 arrives as a string. */
+  fiat_value: ColumnType<string, string | bigint, string | bigint>;
+  success_url: string | null;
+  error_url: string | null;
+  expires_at: Date;
+  token_asset: string | null;
+  token_symbol: string | null;
+  network: string | null;
+  token_value: string | null;
+  buyer_account: string | null;
+  buyer_provider_name: string | null;
+  buyer_provider_icon: string | null;
+  tx_hash: string | null;
+  tx_nonce: string | null;
+  fee_total: string | null;
+  fee_fixed: string | null;
+  fee_percentage: string | null;
+  settlement_amount: string | null;
+  settlement_tx_hash: string | null;
+  settled_at: Date | null;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
+export interface WebhookEndpointsTable {
+  id: string;
+  partner_id: string;
+  merchant_id: string | null;
+  url: string;
+  events: string[];
+  /** The signing secret: kept as-is because every delivery is signed with it; never returned after creation. */
+  secret: string;
+  created_at: CreatedAt;
+  deleted_at: Date | null;
+}
+
+export interface WebhookEventsTable {
+  id: string;
+  partner_id: string;
+  merchant_id: string | null;
+  type: string;
+  /** The exact JSON body sent (and signed) on every delivery of the event. */
+  body: string;
+  created_at: CreatedAt;
+}
+
+export interface WebhookDeliveriesTable {
+  /** int8 identity; arrives as a string. */
+  id: Generated<string>;
+  event_id: string;
+  endpoint_id: string;
+  redelivery: Generated<boolean>;
+  status: Generated<'pending' | 'succeeded' | 'failed' | 'cancelled'>;
+  attempts: Generated<number>;
+  first_attempt_at: Date | null;
+  next_attempt_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  created_at: CreatedAt;
+  completed_at: Date | null;
+}
+
+export interface WebhookAttemptsTable {
+  id: Generated<string>;
+  delivery_id: string;
+  endpoint_id: string;
+  event_id: string;
+  attempt: number;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+  outcome: 'succeeded' | 'will_retry' | 'given_up';
+  attempted_at: CreatedAt;
+}
+
 export interface Database {
+  payments: PaymentsTable;
   partners: PartnersTable;
   api_keys: ApiKeysTable;
   apps: AppsTable;
@@ -91,6 +175,10 @@ export interface Database {
   fiat_settlements: FiatSettlementsTable;
   idempotency_keys: IdempotencyKeysTable;
   service_secrets: ServiceSecretsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_events: WebhookEventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }
 
 

@@ -1,7 +1,11 @@
 import type { Migration } from 'kysely';
 import * as foundation from './0001_foundation.ts';
+import * as payments from './0002_payments.ts';
+import * as webhooks from './0003_webhooks.ts';
 
 /** Every schema change, in order; names are permanent once released. */
 export const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
+  '0002_payments': payments,
+  '0003_webhooks': webhooks,
 };

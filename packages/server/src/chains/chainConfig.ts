@@ -1,0 +1,61 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { type Devnet, startDevnet } from '@paygate/devnet';
+import { ConfigError } from '../config.ts';
+import { networksFromDevnet } from './devnetNetworks.ts';
+import { ChainRegistry, MAINNET_NETWORKS, type NetworkInfo } from './registry.ts';
+
+export interface ChainSetup {
+  registry: ChainRegistry;
+  /** The local devnet this process started, when CHAINS=devnet. */
+  devnet?: Devnet;
+}
+
+/** The env variable holding the RPC URL of a network: `RPC_URL_EIP155_8453`, `RPC_URL_SOLANA_5EYKT4US...`. */
+export function rpcUrlVariable(caip2: string): string {
+  return `RPC_URL_${caip2.replace(/[^A-Za-z0-9]/g, '_').toUpperCase()}`;
+}
+
+/** The mainnet preset, limited to the networks whose RPC URL is configured. */
+export function mainnetNetworks(env: Record<string, string | undefined>): NetworkInfo[] {
+  return MAINNET_NETWORKS.flatMap((network) => {
+    const rpcUrl = env[rpcUrlVariable(network.caip2)];
+    return rpcUrl ? [{ ...network, rpcUrl }] : [];
+  });
+}
+
+async function networksFromFile(file: string): Promise<NetworkInfo[]> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(await fs.readFile(file, 'utf8'));
+  } catch (error) {
+    throw new ConfigError(`CHAINS file ${file} could not be read as JSON: ${(error as Error).message}`);
+  }
+  if (!Array.isArray(parsed)) throw new ConfigError(`CHAINS file ${file} must hold an array of networks`);
+  return parsed as NetworkInfo[];
+}
+
+/**
+ * The chains this process pays on (CHAINS): `devnet` starts local chains in DATA_DIR/devnet; `mainnet` uses the
+ * real networks whose RPC_URL_* is set; anything else is a JSON file of networks.
+ */
+export async function setUpChains(
+  chains: string,
+  dataDir: string,
+  env: Record<string, string | undefined>,
+  log?: (line: string) => void,
+): Promise<ChainSetup> {
+  if (chains === 'devnet') {
+    const devnet = await startDevnet({ dataDir: path.join(dataDir, 'devnet'), log });
+    return { registry: new ChainRegistry(networksFromDevnet(devnet.manifest)), devnet };
+  }
+  const networks = chains === 'mainnet' ? mainnetNetworks(env) : await networksFromFile(path.resolve(chains));
+  if (!networks.length) {
+    throw new ConfigError(
+      chains === 'mainnet'
+        ? `CHAINS=mainnet needs at least one RPC URL, e.g. ${rpcUrlVariable('eip155:8453')}`
+        : `CHAINS file ${chains} lists no networks`,
+    );
+  }
+  return { registry: new ChainRegistry(networks) };
+}

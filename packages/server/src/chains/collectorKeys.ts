@@ -1,0 +1,62 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { ConfigError } from '../config.ts';
+
+export interface CollectorKeys {
+  /** 0x-prefixed secp256k1 private key of the EVM collector (same address on every EVM chain). */
+  evmPrivateKey: `0x${string}`;
+  /** 32-byte Ed25519 seed of the Solana collector, hex. */
+  solanaSeedHex: string;
+}
+
+const KEY_FILE = 'collector-keys.json';
+
+function checked(keys: CollectorKeys, source: string): CollectorKeys {
+  if (!/^0x[0-9a-fA-F]{64}$/.test(keys.evmPrivateKey)) throw new ConfigError(`${source}: the EVM collector key must be 32 bytes of hex with 0x`);
+  if (!/^[0-9a-fA-F]{64}$/.test(keys.solanaSeedHex)) throw new ConfigError(`${source}: the Solana collector seed must be 32 bytes of hex`);
+  return keys;
+}
+
+/**
+ * The service's collector keys. From COLLECTOR_EVM_PRIVATE_KEY and COLLECTOR_SOLANA_SEED (production: every
+ * process must share them); otherwise, on a devnet only, generated on first start and kept in DATA_DIR.
+ * They are never logged.
+ */
+export async function loadCollectorKeys(
+  env: Record<string, string | undefined>,
+  dataDir: string,
+  allowGenerated: boolean,
+): Promise<CollectorKeys> {
+  const evmPrivateKey = env.COLLECTOR_EVM_PRIVATE_KEY;
+  const solanaSeedHex = env.COLLECTOR_SOLANA_SEED;
+  if (evmPrivateKey && solanaSeedHex) {
+    return checked({ evmPrivateKey: evmPrivateKey as `0x${string}`, solanaSeedHex }, 'COLLECTOR_* variables');
+  }
+  if (!allowGenerated) {
+    throw new ConfigError('set COLLECTOR_EVM_PRIVATE_KEY and COLLECTOR_SOLANA_SEED: collector keys are generated only on the devnet');
+  }
+  const file = path.join(dataDir, KEY_FILE);
+  try {
+    return checked(JSON.parse(await fs.readFile(file, 'utf8')) as CollectorKeys, file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  const keys: CollectorKeys = {
+    evmPrivateKey: `0x${randomBytes(32).toString('hex')}`,
+    solanaSeedHex: randomBytes(32).toString('hex'),
+  };
+  await fs.mkdir(dataDir, { recursive: true });
+  await fs.writeFile(file, JSON.stringify(keys), { mode: 0o600, flag: 'wx' }).catch(async (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EEXIST') throw error;
+  });
+  return checked(JSON.parse(await fs.readFile(file, 'utf8')) as CollectorKeys, file);
+}
+
+/** The collector's public addresses (EVM, Solana). */
+export async function collectorAddresses(keys: CollectorKeys): Promise<{ evm: string; solana: string }> {
+  const { privateKeyToAccount } = await import('viem/accounts');
+  const { createKeyPairFromPrivateKeyBytes, getAddressFromPublicKey } = await import('@solana/kit');
+  const keyPair = await createKeyPairFromPrivateKeyBytes(Buffer.from(keys.solanaSeedHex, 'hex'));
+  return { evm: privateKeyToAccount(keys.evmPrivateKey).address, solana: await getAddressFromPublicKey(keyPair.publicKey) };
+}

@@ -1,0 +1,57 @@
+import { Logger, run, runMigrations, type Runner, type TaskList } from 'graphile-worker';
+import { type Kysely, sql } from 'kysely';
+
+export type { TaskList };
+
+export interface JobOptions {
+  runAt?: Date;
+  /** Replaces a pending job with the same key instead of adding another. */
+  jobKey?: string;
+  maxAttempts?: number;
+  queueName?: string;
+}
+
+/**
+ * Adds a background job through the given connection or transaction, so that a job enqueued inside a state
+ * change's transaction exists exactly when the change commits.
+ */
+export async function enqueueJob(db: Kysely<any>, task: string, payload: object, options: JobOptions = {}): Promise<void> {
+  await sql`SELECT graphile_worker.add_job(
+    identifier => ${task},
+    payload => ${JSON.stringify(payload)}::json,
+    queue_name => ${options.queueName ?? null},
+    run_at => ${options.runAt?.toISOString() ?? null}::timestamptz,
+    max_attempts => ${options.maxAttempts ?? null}::int,
+    job_key => ${options.jobKey ?? null}
+  )`.execute(db);
+}
+
+/** Installs or upgrades the job queue's own schema. */
+export async function migrateJobQueue(connectionString: string): Promise<void> {
+  await runMigrations({ connectionString, logger: new Logger(() => () => {}) });
+}
+
+export interface Workers {
+  stop(): Promise<void>;
+}
+
+/** Runs the task list in this process; every process runs workers, and jobs are claimed through the database. */
+export async function startWorkers(
+  connectionString: string,
+  taskList: TaskList,
+  options: { concurrency?: number; onProblem?: (message: string) => void } = {},
+): Promise<Workers> {
+  const report = options.onProblem ?? (() => {});
+  const runner: Runner = await run({
+    connectionString,
+    logger: new Logger(() => (level, message) => {
+      if (level === 'error' || level === 'warning') report(message);
+    }),
+    taskList,
+    concurrency: options.concurrency ?? 4,
+    pollInterval: 1000,
+    noHandleSignals: true,
+    noPreparedStatements: false,
+  });
+  return { stop: () => runner.stop() };
+}

@@ -164,6 +164,82 @@ export interface WebhookAttemptsTable {
   attempted_at: CreatedAt;
 }
 
+export interface EvmNoncesTable {
+  chain: string;
+  address: string;
+  /** int8 arrives as a string. */
+  next_nonce: ColumnType<string, string | bigint, string | bigint>;
+}
+
+export type EvmTransactionStatus = 'recorded' | 'broadcast' | 'confirmed' | 'failed';
+
+export interface EvmTransactionsTable {
+  id: string;
+  chain: string;
+  from_address: string;
+  nonce: ColumnType<string, string | bigint, string | bigint>;
+  to_address: string;
+  data: string;
+  /** Wei; numeric arrives as a string. */
+  value: ColumnType<string, string | bigint, string | bigint>;
+  gas: ColumnType<string, string | bigint, string | bigint>;
+  purpose: string;
+  payment_id: string | null;
+  status: ColumnType<EvmTransactionStatus, EvmTransactionStatus | undefined, EvmTransactionStatus>;
+  mined_hash: string | null;
+  receipt_block_number: ColumnType<string | null, string | bigint | null | undefined, string | bigint | null>;
+  receipt_block_hash: string | null;
+  failure_reason: string | null;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
+export type EvmAttemptStatus = 'recorded' | 'broadcast' | 'mined' | 'replaced';
+
+export interface EvmTransactionAttemptsTable {
+  hash: string;
+  transaction_id: string;
+  max_fee_per_gas: ColumnType<string, string | bigint, string | bigint>;
+  max_priority_fee_per_gas: ColumnType<string, string | bigint, string | bigint>;
+  raw_transaction: string;
+  status: ColumnType<EvmAttemptStatus, EvmAttemptStatus | undefined, EvmAttemptStatus>;
+  created_at: CreatedAt;
+  broadcast_at: Date | null;
+}
+
+export interface EvmUsedTransfersTable {
+  chain: string;
+  tx_hash: string;
+  payment_id: string;
+  created_at: CreatedAt;
+}
+
+export type SolanaTransactionStatus = 'recorded' | 'sent' | 'confirmed' | 'failed' | 'expired';
+
+export interface SolanaTransactionsTable {
+  /** int8 identity; arrives as a string. */
+  id: Generated<string>;
+  /** CAIP-2 id of the Solana network. */
+  network: string;
+  purpose: 'payment' | 'settlement';
+  /** The payment (or settlement batch) id the transaction belongs to. */
+  reference: string;
+  /** The fee payer's signature: the transaction id, known before sending. */
+  signature: string;
+  /** The complete signed transaction in wire format, re-sent byte for byte. */
+  wire_transaction: Buffer;
+  blockhash: string;
+  last_valid_block_height: ColumnType<string, string | bigint, string | bigint>;
+  status: ColumnType<SolanaTransactionStatus, SolanaTransactionStatus | undefined, SolanaTransactionStatus>;
+  send_attempts: ColumnType<number, number | undefined, number>;
+  slot: ColumnType<string | null, string | bigint | null | undefined, string | bigint | null>;
+  error: string | null;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+  first_sent_at: Date | null;
+  completed_at: Date | null;
+}
+
 export interface Database {
   payments: PaymentsTable;
   partners: PartnersTable;
@@ -179,6 +255,11 @@ export interface Database {
   webhook_events: WebhookEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  evm_nonces: EvmNoncesTable;
+  evm_transactions: EvmTransactionsTable;
+  evm_transaction_attempts: EvmTransactionAttemptsTable;
+  evm_used_transfers: EvmUsedTransfersTable;
+  solana_transactions: SolanaTransactionsTable;
 }
 
 

@@ -2,10 +2,14 @@ import type { Migration } from 'kysely';
 import * as foundation from './0001_foundation.ts';
 import * as payments from './0002_payments.ts';
 import * as webhooks from './0003_webhooks.ts';
+import * as evmRelayer from './0004_evm_relayer.ts';
+import * as solanaJournal from './0005_solana_journal.ts';
 
 /** Every schema change, in order; names are permanent once released. */
 export const migrations: Record<string, Migration> = {
   '0001_foundation': foundation,
   '0002_payments': payments,
   '0003_webhooks': webhooks,
+  '0004_evm_relayer': evmRelayer,
+  '0005_solana_journal': solanaJournal,
 };

@@ -16,6 +16,7 @@ import { serviceSecret } from './db/serviceSecrets.ts';
 import { registerValidators } from './http/validation.ts';
 import { API_VERSIONS, REFERENCE_VERSION } from './http/versions.ts';
 import { registerMerchantRoutes } from './merchants/routes.ts';
+import { registerWebhookRoutes } from './webhooks/routes.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
 
@@ -132,6 +133,7 @@ export async function buildApp(ctx: AppContext): Promise<BuiltApp> {
   registerAuth(app, new CredentialVerifier(ctx.db, config.authCacheTtlMs));
   registerOpsRoutes(app, ctx, metrics);
   registerMerchantRoutes(app, ctx, new CursorCodec(await serviceSecret(ctx.db, 'cursor-signing')));
+  await registerWebhookRoutes(app, ctx);
 
   return {
     app,

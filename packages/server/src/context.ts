@@ -4,6 +4,7 @@ import type { ChainRegistry } from './chains/registry.ts';
 import type { Config } from './config.ts';
 import type { Db } from './db/database.ts';
 import type { LogoFetchOptions } from './merchants/logo.ts';
+import type { WebhookDeliveryOptions } from './webhooks/deliveryOptions.ts';
 
 export interface Clock {
   now(): Date;
@@ -19,6 +20,8 @@ export interface AppContext {
   clock: Clock;
   /** Overrides of the logo fetch, for tests only (a private test host, its CA, a DNS table). */
   logoFetch?: Partial<LogoFetchOptions>;
+  /** Overrides of webhook delivery, for tests only (a private receiver, its CA, short retries and timeouts). */
+  webhookDelivery?: Partial<WebhookDeliveryOptions>;
 }
 
 export type App = FastifyInstance<

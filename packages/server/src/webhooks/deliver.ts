@@ -1,0 +1,131 @@
+import { sql } from 'kysely';
+import type { Clock } from '../context.ts';
+import type { Db } from '../db/database.ts';
+import type { WebhookDeliveryOptions } from './deliveryOptions.ts';
+import { nextAttemptAt } from './retrySchedule.ts';
+import { scheduleDeliveryAttempt } from './schedule.ts';
+import { sendWebhookRequest } from './send.ts';
+import { signatureHeader } from './verifySignature.ts';
+
+export const USER_AGENT = 'paygate-webhooks/1 (+https://github.com/paygate)';
+
+/** How long a delivery that waits for an older one to the same endpoint sleeps past that one's next attempt. */
+const ORDER_WAIT_MARGIN_MS = 500;
+
+export interface DeliveryContext {
+  db: Db;
+  clock: Clock;
+  options: WebhookDeliveryOptions;
+}
+
+/**
+ * Makes one attempt of a pending delivery, logs it, and schedules the next attempt or gives up (D17). Runs in a
+ * worker only, never in a request, so a slow or dead receiver costs the API nothing.
+ */
+export async function attemptDelivery(ctx: DeliveryContext, deliveryId: string): Promise<void> {
+  const { db } = ctx;
+  const delivery = await db
+    .selectFrom('webhook_deliveries as delivery')
+    .innerJoin('webhook_events as event', 'event.id', 'delivery.event_id')
+    .innerJoin('webhook_endpoints as endpoint', 'endpoint.id', 'delivery.endpoint_id')
+    .select([
+      'delivery.id',
+      'delivery.status',
+      'delivery.attempts',
+      'delivery.redelivery',
+      'delivery.first_attempt_at',
+      'delivery.endpoint_id',
+      'event.id as event_id',
+      'event.body',
+      'endpoint.url',
+      'endpoint.secret',
+      'endpoint.deleted_at',
+    ])
+    .where('delivery.id', '=', deliveryId)
+    .executeTakeFirst();
+  if (!delivery || delivery.status !== 'pending') return;
+  if (delivery.deleted_at) {
+    await db
+      .updateTable('webhook_deliveries')
+      .set({ status: 'cancelled', completed_at: ctx.clock.now() })
+      .where('id', '=', delivery.id)
+      .where('status', '=', 'pending')
+      .execute();
+    return;
+  }
+
+  const endpoint = { id: delivery.id, endpointId: delivery.endpoint_id };
+  if (!delivery.redelivery) {
+    const older = await olderPendingDelivery(ctx, delivery.endpoint_id, delivery.id);
+    if (older) {
+      const now = ctx.clock.now().getTime();
+      await scheduleDeliveryAttempt(db, endpoint, new Date(Math.max(older.next_attempt_at.getTime(), now) + ORDER_WAIT_MARGIN_MS));
+      return;
+    }
+  }
+
+  const attempt = delivery.attempts + 1;
+  const startedAt = ctx.clock.now();
+  const result = await sendWebhookRequest(
+    delivery.url,
+    delivery.body,
+    {
+      'content-type': 'application/json',
+      'user-agent': USER_AGENT,
+      'pay-event-id': delivery.event_id,
+      'pay-signature': signatureHeader(delivery.secret, delivery.body, Math.floor(startedAt.getTime() / 1000)),
+    },
+    ctx.options,
+  );
+  const succeeded = 'statusCode' in result && result.statusCode >= 200 && result.statusCode < 300;
+  const firstAttemptAt = delivery.first_attempt_at ?? startedAt;
+  const retryAt = succeeded ? null : nextAttemptAt(ctx.options.retry, attempt, firstAttemptAt, ctx.clock.now());
+  const outcome = succeeded ? 'succeeded' : retryAt ? 'will_retry' : 'given_up';
+
+  await db.transaction().execute(async (trx) => {
+    const updated = await trx
+      .updateTable('webhook_deliveries')
+      .set({
+        attempts: attempt,
+        first_attempt_at: firstAttemptAt,
+        status: outcome === 'succeeded' ? 'succeeded' : outcome === 'given_up' ? 'failed' : 'pending',
+        ...(retryAt ? { next_attempt_at: retryAt } : { completed_at: ctx.clock.now() }),
+      })
+      .where('id', '=', delivery.id)
+      .where('status', '=', 'pending')
+      .where('attempts', '=', delivery.attempts)
+      .executeTakeFirst();
+    // Another run recorded this attempt first (a job retried after a crash); its log entry and schedule stand.
+    if (!updated.numUpdatedRows) return;
+    await trx
+      .insertInto('webhook_attempts')
+      .values({
+        delivery_id: delivery.id,
+        endpoint_id: delivery.endpoint_id,
+        event_id: delivery.event_id,
+        attempt,
+        status_code: 'statusCode' in result ? result.statusCode : null,
+        error: 'error' in result ? result.error : null,
+        duration_ms: result.durationMs,
+        outcome,
+        attempted_at: startedAt,
+      })
+      .execute();
+    if (retryAt) await scheduleDeliveryAttempt(trx, endpoint, retryAt);
+  });
+}
+
+/** The oldest delivery to the endpoint that is still pending and recent enough to keep its place in line. */
+function olderPendingDelivery(ctx: DeliveryContext, endpointId: string, deliveryId: string) {
+  return ctx.db
+    .selectFrom('webhook_deliveries')
+    .select(['id', 'next_attempt_at'])
+    .where('endpoint_id', '=', endpointId)
+    .where('status', '=', 'pending')
+    .where('redelivery', '=', false)
+    .where(sql<boolean>`id < ${deliveryId}::bigint`)
+    .where('created_at', '>', new Date(ctx.clock.now().getTime() - ctx.options.orderingWindowMs))
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
+}

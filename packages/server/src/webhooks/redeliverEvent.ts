@@ -1,0 +1,79 @@
+import { Type } from '@sinclair/typebox';
+import type { App, AppContext } from '../context.ts';
+import { principalOf } from '../http/auth.ts';
+import { ApiError } from '../http/errors.ts';
+import { errorResponses } from '../http/schemas.ts';
+import { endpointOfPartner } from './endpointResource.ts';
+import { scheduleDeliveryAttempt } from './schedule.ts';
+
+const RedeliverParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+
+const RedeliverBody = Type.Object(
+  { endpointId: Type.Optional(Type.String({ maxLength: 64, description: 'Only to this endpoint (any of the account)' })) },
+  { additionalProperties: false },
+);
+
+const ScheduledDeliveries = Type.Object({
+  deliveries: Type.Array(
+    Type.Object({ id: Type.String({ description: 'Delivery id, as in the deliveries log' }), endpointId: Type.String() }),
+  ),
+});
+
+export function registerRedeliverEvent(app: App, ctx: AppContext): void {
+  app.post(
+    '/v1/events/:id/redeliver',
+    {
+      config: { auth: { scope: 'merchants' } },
+      schema: {
+        tags: ['webhooks'],
+        summary: 'Deliver an event again',
+        description:
+          'Schedules a new delivery of the event to the endpoints it was sent to (those not deleted since), or to the one ' +
+          'endpoint given. Redeliveries do not wait for older events, and the body is the same as the first time.',
+        params: RedeliverParams,
+        body: RedeliverBody,
+        response: { 202: ScheduledDeliveries, ...errorResponses(404) },
+      },
+      // The body is optional: no body means every endpoint, as `{}` does.
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
+    },
+    async (request, reply) => {
+      const { partnerId } = principalOf(request);
+      const event = await ctx.db
+        .selectFrom('webhook_events')
+        .select('id')
+        .where('id', '=', request.params.id)
+        .where('partner_id', '=', partnerId)
+        .executeTakeFirst();
+      if (!event) throw ApiError.notFound(`Event ${request.params.id.slice(0, 64)} not found.`);
+      const { endpointId } = request.body;
+      const endpointIds =
+        endpointId !== undefined
+          ? [(await endpointOfPartner(ctx.db, partnerId, endpointId)).id]
+          : (
+              await ctx.db
+                .selectFrom('webhook_deliveries as delivery')
+                .innerJoin('webhook_endpoints as endpoint', 'endpoint.id', 'delivery.endpoint_id')
+                .select('endpoint.id')
+                .distinct()
+                .where('delivery.event_id', '=', event.id)
+                .where('endpoint.deleted_at', 'is', null)
+                .orderBy('endpoint.id')
+                .execute()
+            ).map((row) => row.id);
+      const deliveries = await ctx.db.transaction().execute(async (trx) => {
+        if (endpointIds.length === 0) return [];
+        const rows = await trx
+          .insertInto('webhook_deliveries')
+          .values(endpointIds.map((id) => ({ event_id: event.id, endpoint_id: id, redelivery: true })))
+          .returning(['id', 'endpoint_id'])
+          .execute();
+        for (const row of rows) await scheduleDeliveryAttempt(trx, { id: row.id, endpointId: row.endpoint_id });
+        return rows.map((row) => ({ id: row.id, endpointId: row.endpoint_id }));
+      });
+      return reply.status(202).send({ deliveries });
+    },
+  );
+}

@@ -1,0 +1,49 @@
+import { createPublicClient, defineChain, http, type HttpTransportConfig, type PublicClient } from 'viem';
+import type { NetworkInfo } from '../registry.ts';
+
+/** The numeric EIP-155 chain id of a network (`eip155:8453` -> 8453). */
+export function evmChainId(network: NetworkInfo): number {
+  const [namespace, reference] = network.caip2.split(':');
+  if (namespace !== 'eip155' || !reference) throw new Error(`${network.caip2} is not an EVM network`);
+  return Number(reference);
+}
+
+function viemChain(network: NetworkInfo) {
+  if (!network.rpcUrl) throw new Error(`${network.caip2} has no RPC URL`);
+  return defineChain({
+    id: evmChainId(network),
+    name: network.name,
+    nativeCurrency: { name: 'Native', symbol: 'NATIVE', decimals: 18 },
+    rpcUrls: { default: { http: [network.rpcUrl] } },
+  });
+}
+
+/**
+ * A read client for a network. Requests issued in the same tick go out as one JSON-RPC batch, so reading many
+ * balances or checking several facts about one authorisation costs one round trip.
+ */
+export function createEvmPublicClient(network: NetworkInfo, transport: Omit<HttpTransportConfig, 'batch'> = {}): PublicClient {
+  const chain = viemChain(network);
+  return createPublicClient({
+    chain,
+    transport: http(network.rpcUrl, { ...transport, batch: { batchSize: 1000, wait: 0 } }),
+    // Confirmation tracking polls receipts itself; viem's own block polling is not used.
+    pollingInterval: Math.max(250, Math.min(network.blockTimeMs, 4000)),
+  });
+}
+
+/** One read client per network, built on first use and shared. */
+export class EvmClients {
+  private readonly clients = new Map<string, PublicClient>();
+
+  constructor(private readonly transport: Omit<HttpTransportConfig, 'batch'> = {}) {}
+
+  for(network: NetworkInfo): PublicClient {
+    let client = this.clients.get(network.caip2);
+    if (!client) {
+      client = createEvmPublicClient(network, this.transport);
+      this.clients.set(network.caip2, client);
+    }
+    return client;
+  }
+}

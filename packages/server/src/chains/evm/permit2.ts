@@ -1,0 +1,230 @@
+import {
+  type Address,
+  encodeFunctionData,
+  type Hex,
+  hexToBigInt,
+  isAddressEqual,
+  keccak256,
+  maxUint256,
+  type PublicClient,
+  stringToHex,
+  TransactionReceiptNotFoundError,
+  WaitForTransactionReceiptTimeoutError,
+} from 'viem';
+import type { Clock } from '../../context.ts';
+import type { NetworkInfo } from '../registry.ts';
+import { erc20Abi, PERMIT2_ADDRESS, permit2Abi } from './abis.ts';
+import { PaymentRefusedError } from './errors.ts';
+import type { Relayer } from './relayer.ts';
+import { simulateOrRefuse } from './simulation.ts';
+
+export const permitTransferFromTypes = {
+  PermitTransferFrom: [
+    { name: 'permitted', type: 'TokenPermissions' },
+    { name: 'spender', type: 'address' },
+    { name: 'nonce', type: 'uint256' },
+    { name: 'deadline', type: 'uint256' },
+  ],
+  TokenPermissions: [
+    { name: 'token', type: 'address' },
+    { name: 'amount', type: 'uint256' },
+  ],
+} as const;
+
+// Type aliases rather than interfaces: viem's typed-data parameters need an implicit index signature.
+export type PermitTransferFrom = {
+  permitted: { token: Address; amount: bigint };
+  spender: Address;
+  nonce: bigint;
+  deadline: bigint;
+};
+
+export interface PermitTransferTypedData {
+  domain: { name: 'Permit2'; chainId: number; verifyingContract: Address };
+  types: typeof permitTransferFromTypes;
+  primaryType: 'PermitTransferFrom';
+  message: PermitTransferFrom;
+}
+
+/**
+ * The Permit2 nonce of a payment. Permit2 lets each nonce of an owner be spent once, so deriving it from the
+ * payment id binds the signature to this payment: it cannot pay another one, nor this one twice.
+ */
+export function permit2NonceForPayment(paymentId: string): bigint {
+  return hexToBigInt(keccak256(stringToHex(`paygate/permit2/${paymentId}`)));
+}
+
+/** What the buyer signs (`eth_signTypedData_v4`) so the collector may pull exactly `amount` once, for this payment. */
+export function permitTransferFromTypedData(params: {
+  chainId: number;
+  token: Address;
+  amount: bigint;
+  spender: Address;
+  paymentId: string;
+  deadline: bigint;
+}): PermitTransferTypedData {
+  return {
+    domain: { name: 'Permit2', chainId: params.chainId, verifyingContract: PERMIT2_ADDRESS },
+    types: permitTransferFromTypes,
+    primaryType: 'PermitTransferFrom',
+    message: {
+      permitted: { token: params.token, amount: params.amount },
+      spender: params.spender,
+      nonce: permit2NonceForPayment(params.paymentId),
+      deadline: params.deadline,
+    },
+  };
+}
+
+/** How much of `token` the owner lets Permit2 move. */
+export function readPermit2Allowance(client: PublicClient, owner: Address, token: Address): Promise<bigint> {
+  return client.readContract({ address: token, abi: erc20Abi, functionName: 'allowance', args: [owner, PERMIT2_ADDRESS] });
+}
+
+/** The `eth_sendTransaction` request a buyer sends once per token so that Permit2 signatures can move it. */
+export function permit2ApprovalTransaction(params: { from: Address; token: Address }): { from: Address; to: Address; data: Hex } {
+  return {
+    from: params.from,
+    to: params.token,
+    data: encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [PERMIT2_ADDRESS, maxUint256] }),
+  };
+}
+
+/**
+ * Waits until the buyer's approval transaction is mined at the network's depth and succeeded, and checks that it
+ * was the owner's call on the token. The allowance itself is checked by `verifyPermitTransfer`.
+ */
+export async function waitForPermit2Approval(
+  client: PublicClient,
+  network: NetworkInfo,
+  params: { hash: Hex; owner: Address; token: Address; timeoutMs?: number },
+): Promise<void> {
+  let receipt;
+  try {
+    receipt = await client.waitForTransactionReceipt({
+      hash: params.hash,
+      confirmations: Math.max(network.confirmations, 1),
+      timeout: params.timeoutMs ?? 120_000,
+      pollingInterval: Math.min(Math.max(network.blockTimeMs / 2, 100), 2_000),
+    });
+  } catch (error) {
+    if (error instanceof WaitForTransactionReceiptTimeoutError || error instanceof TransactionReceiptNotFoundError) {
+      throw new PaymentRefusedError('approval_failed', `the approval transaction ${params.hash} was not mined in time`);
+    }
+    throw error;
+  }
+  if (receipt.status !== 'success') throw new PaymentRefusedError('approval_failed', `the approval transaction ${params.hash} reverted`);
+  if (!isAddressEqual(receipt.from, params.owner) || !receipt.to || !isAddressEqual(receipt.to, params.token)) {
+    throw new PaymentRefusedError('approval_failed', `the transaction ${params.hash} is not ${params.owner}'s approval of ${params.token}`);
+  }
+}
+
+export interface ExpectedPermitTransfer {
+  token: Address;
+  amount: bigint;
+  /** The collector, which both spends the permit and receives the tokens. */
+  collector: Address;
+  paymentId: string;
+  /** The buyer's account, when the payment names one. */
+  owner?: Address;
+}
+
+function refuseUnlessMatching(typedData: PermitTransferTypedData, expected: ExpectedPermitTransfer, chainId: number, now: Date): void {
+  const { message, domain } = typedData;
+  if (!isAddressEqual(domain.verifyingContract, PERMIT2_ADDRESS) || domain.chainId !== chainId || !isAddressEqual(message.permitted.token, expected.token)) {
+    throw new PaymentRefusedError('token_mismatch', `the permit is for ${message.permitted.token} on chain ${domain.chainId}, not the quoted ${expected.token} on chain ${chainId}`);
+  }
+  if (!isAddressEqual(message.spender, expected.collector)) {
+    throw new PaymentRefusedError('recipient_mismatch', `the permit lets ${message.spender} spend, not the collector ${expected.collector}`);
+  }
+  if (message.permitted.amount !== expected.amount) {
+    throw new PaymentRefusedError('amount_mismatch', `the permit is for ${message.permitted.amount} minor units, the quote is ${expected.amount}`);
+  }
+  if (message.nonce !== permit2NonceForPayment(expected.paymentId)) {
+    throw new PaymentRefusedError('not_bound_to_payment', `the permit's nonce does not belong to payment ${expected.paymentId}`);
+  }
+  if (message.deadline <= BigInt(Math.floor(now.getTime() / 1000))) {
+    throw new PaymentRefusedError('authorization_expired', `the permit expired at ${new Date(Number(message.deadline) * 1000).toISOString()}`);
+  }
+}
+
+/**
+ * Checks a signed permit against the quote and the chain: the owner's signature (plain account or ERC-1271
+ * contract wallet), that its nonce is unspent, the owner's balance and allowance to Permit2, in one round trip.
+ */
+export async function verifyPermitTransfer(
+  client: PublicClient,
+  params: { typedData: PermitTransferTypedData; owner: Address; signature: Hex; expected: ExpectedPermitTransfer; clock: Clock },
+): Promise<void> {
+  const { typedData, owner, signature, expected } = params;
+  const chainId = client.chain?.id;
+  if (chainId === undefined) throw new Error('the client has no chain');
+  refuseUnlessMatching(typedData, expected, chainId, params.clock.now());
+  if (expected.owner && !isAddressEqual(owner, expected.owner)) {
+    throw new PaymentRefusedError('payer_mismatch', `the permit is from ${owner}, the payment expects ${expected.owner}`);
+  }
+  const { nonce } = typedData.message;
+  const [signatureValid, nonceWord, balance, allowance] = await Promise.all([
+    client.verifyTypedData({ ...typedData, address: owner, signature }),
+    client.readContract({ address: PERMIT2_ADDRESS, abi: permit2Abi, functionName: 'nonceBitmap', args: [owner, nonce >> 8n] }),
+    client.readContract({ address: expected.token, abi: erc20Abi, functionName: 'balanceOf', args: [owner] }),
+    readPermit2Allowance(client, owner, expected.token),
+  ]);
+  if (!signatureValid) throw new PaymentRefusedError('invalid_signature', `the signature is not ${owner}'s signature of this permit`);
+  if ((nonceWord >> (nonce & 0xffn)) & 1n) throw new PaymentRefusedError('nonce_already_used', `the permit for payment ${expected.paymentId} has already been used`);
+  if (balance < expected.amount) throw new PaymentRefusedError('insufficient_balance', `${owner} holds ${balance} minor units, the payment needs ${expected.amount}`);
+  if (allowance < expected.amount) throw new PaymentRefusedError('allowance_missing', `${owner} lets Permit2 move ${allowance} minor units, the payment needs ${expected.amount}`);
+}
+
+function permitTransferCall(typedData: PermitTransferTypedData, owner: Address, signature: Hex) {
+  const { message } = typedData;
+  return {
+    abi: permit2Abi,
+    functionName: 'permitTransferFrom',
+    args: [
+      { permitted: message.permitted, nonce: message.nonce, deadline: message.deadline },
+      { to: message.spender, requestedAmount: message.permitted.amount },
+      owner,
+      signature,
+    ],
+  } as const;
+}
+
+/** Runs `permitTransferFrom` as the collector (Permit2 binds the signature to its caller) without sending it. */
+export async function simulatePermitTransfer(client: PublicClient, typedData: PermitTransferTypedData, owner: Address, signature: Hex): Promise<void> {
+  await simulateOrRefuse('permitTransferFrom', () =>
+    client.simulateContract({ account: typedData.message.spender, address: PERMIT2_ADDRESS, ...permitTransferCall(typedData, owner, signature) }),
+  );
+}
+
+/**
+ * Waits for the buyer's approval when there was one, then verifies, simulates and submits the permit through the
+ * relayer; the tokens go to the collector. Follow the result with `relayer.waitForOutcome(id)`.
+ */
+export async function relayPermitTransfer(
+  client: PublicClient,
+  relayer: Relayer,
+  network: NetworkInfo,
+  params: {
+    typedData: PermitTransferTypedData;
+    owner: Address;
+    signature: Hex;
+    expected: ExpectedPermitTransfer;
+    approvalHash?: Hex;
+    clock: Clock;
+  },
+): Promise<{ id: string; hash: Hex }> {
+  if (!isAddressEqual(params.expected.collector, relayer.address)) throw new Error('the expected collector is not the relayer’s account');
+  if (params.approvalHash) {
+    await waitForPermit2Approval(client, network, { hash: params.approvalHash, owner: params.owner, token: params.expected.token });
+  }
+  await verifyPermitTransfer(client, params);
+  await simulatePermitTransfer(client, params.typedData, params.owner, params.signature);
+  return relayer.submit({
+    chain: network.caip2,
+    to: PERMIT2_ADDRESS,
+    data: encodeFunctionData(permitTransferCall(params.typedData, params.owner, params.signature)),
+    purpose: 'permit2_transfer',
+    paymentId: params.expected.paymentId,
+  });
+}

@@ -1,0 +1,393 @@
+import { monotonicFactory } from 'ulid';
+import {
+  type Address,
+  type Hex,
+  keccak256,
+  type PublicClient,
+  type TransactionReceipt,
+  TransactionNotFoundError,
+  TransactionReceiptNotFoundError,
+} from 'viem';
+import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
+import type { Db } from '../../db/database.ts';
+import type { NetworkInfo } from '../registry.ts';
+import { EvmClients, evmChainId } from './clients.ts';
+import { type Eip1559Fees, replacementFees } from './replacementFees.ts';
+import {
+  attemptsOf,
+  ensureNonceCounter,
+  findTransaction,
+  hasNonceCounter,
+  markBroadcast,
+  markFailed,
+  markMined,
+  markReorged,
+  openTransactions,
+  recordReplacement,
+  recordWithNextNonce,
+  type SignedAttempt,
+  type StoredAttempt,
+  type StoredTransaction,
+} from './relayerStore.ts';
+
+export interface RelayRequest {
+  /** CAIP-2 id of the EVM network. */
+  chain: string;
+  to: Address;
+  data?: Hex;
+  value?: bigint;
+  /** What the transaction is for, e.g. `eip3009_receive`, `permit2_transfer`, `settlement`. */
+  purpose: string;
+  paymentId?: string;
+}
+
+export interface RecordedTransaction {
+  id: string;
+  /** Hash of the first signed version; a fee-bumped replacement lands under another hash. */
+  hash: Hex;
+  nonce: bigint;
+}
+
+export interface TransactionOutcome {
+  status: 'confirmed' | 'failed';
+  /** The hash that landed, or null when the transaction never did (its nonce was taken by another one). */
+  hash: Hex | null;
+  receipt: TransactionReceipt | null;
+  reason: string | null;
+}
+
+export interface ReconcileReport {
+  /** Hashes whose stored bytes were sent (again) to the node. */
+  sent: Hex[];
+  /** Replacements signed for stuck transactions: transaction id and new hash. */
+  replaced: { id: string; hash: Hex }[];
+  confirmed: string[];
+  /** Reverted at depth, or their nonce was used by a transaction the relayer did not sign. */
+  failed: string[];
+  /** Their block left the canonical chain (receipt gone or in another block). */
+  reorged: string[];
+  /** Networks that could not be reconciled this time, with the reason. */
+  errors: { chain: string; message: string }[];
+}
+
+export interface RelayerOptions {
+  db: Db;
+  /** The EVM networks the relayer sends on. */
+  networks: NetworkInfo[];
+  /** The collector key; it signs every transaction and is never logged. */
+  privateKey: Hex;
+  clients?: EvmClients;
+  /** A sent transaction still unmined after this long gets a fee-bumped replacement. Default: 30 block times, at least 30 s. */
+  stuckAfterMs?: number;
+  onProblem?: (message: string) => void;
+}
+
+const nextUlid = monotonicFactory();
+
+/** Headroom over the node's gas estimate, for state that changes between estimate and inclusion. */
+function withGasHeadroom(estimate: bigint): bigint {
+  return (estimate * 6n) / 5n;
+}
+
+function isFinal(transaction: StoredTransaction): boolean {
+  return transaction.status === 'confirmed' || transaction.status === 'failed';
+}
+
+function storedFees(attempt: StoredAttempt): Eip1559Fees {
+  return { maxFeePerGas: BigInt(attempt.max_fee_per_gas), maxPriorityFeePerGas: BigInt(attempt.max_priority_fee_per_gas) };
+}
+
+async function receiptOrNull(client: PublicClient, hash: Hex): Promise<TransactionReceipt | null> {
+  try {
+    return await client.getTransactionReceipt({ hash });
+  } catch (error) {
+    if (error instanceof TransactionReceiptNotFoundError) return null;
+    throw error;
+  }
+}
+
+async function nodeKnows(client: PublicClient, hash: Hex): Promise<boolean> {
+  try {
+    await client.getTransaction({ hash });
+    return true;
+  } catch (error) {
+    if (error instanceof TransactionNotFoundError) return false;
+    throw error;
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+type TrackResult = 'pending' | 'mined' | 'confirmed' | 'failed' | 'reorged';
+
+/**
+ * Sends the service's transactions from the collector. Each one is stored with its signed bytes before it is sent,
+ * with a nonce taken from a counter row in PostgreSQL, so any number of processes share the key without gaps or
+ * reuse, and a restart sends again exactly what was signed instead of signing something new.
+ */
+export class Relayer {
+  readonly address: Address;
+  private readonly account: PrivateKeyAccount;
+  private readonly db: Db;
+  private readonly clients: EvmClients;
+  private readonly networks = new Map<string, NetworkInfo>();
+  private readonly stuckAfterMs: number | undefined;
+  private readonly onProblem: (message: string) => void;
+
+  constructor(options: RelayerOptions) {
+    this.account = privateKeyToAccount(options.privateKey);
+    this.address = this.account.address;
+    this.db = options.db;
+    this.clients = options.clients ?? new EvmClients();
+    for (const network of options.networks) if (network.namespace === 'eip155') this.networks.set(network.caip2, network);
+    this.stuckAfterMs = options.stuckAfterMs;
+    this.onProblem = options.onProblem ?? (() => {});
+  }
+
+  /** Records and sends a transaction. Once recorded it is never lost: a failed send is retried by `reconcile()`. */
+  async submit(request: RelayRequest): Promise<{ id: string; hash: Hex }> {
+    const recorded = await this.record(request);
+    await this.broadcast(recorded.id);
+    return { id: recorded.id, hash: recorded.hash };
+  }
+
+  /**
+   * Estimates gas (which fails, recording nothing, when the call would revert), takes the next nonce, signs and
+   * stores the transaction. Nothing is sent.
+   */
+  async record(request: RelayRequest): Promise<RecordedTransaction> {
+    const network = this.network(request.chain);
+    const client = this.clients.for(network);
+    const data = request.data ?? '0x';
+    const value = request.value ?? 0n;
+    const [gasEstimate, fees, counterExists] = await Promise.all([
+      client.estimateGas({ account: this.address, to: request.to, data, value }),
+      client.estimateFeesPerGas(),
+      hasNonceCounter(this.db, network.caip2, this.address),
+    ]);
+    if (!counterExists) {
+      const pendingCount = await client.getTransactionCount({ address: this.address, blockTag: 'pending' });
+      await ensureNonceCounter(this.db, network.caip2, this.address, BigInt(pendingCount));
+    }
+    const transaction = {
+      id: `etx_${nextUlid()}`,
+      chain: network.caip2,
+      from: this.address,
+      to: request.to,
+      data,
+      value,
+      gas: withGasHeadroom(gasEstimate),
+      purpose: request.purpose,
+      paymentId: request.paymentId ?? null,
+    };
+    const { nonce, attempt } = await recordWithNextNonce(this.db, transaction, (nonce) =>
+      this.sign(network, { to: request.to, data, value, gas: transaction.gas, nonce }, fees),
+    );
+    return { id: transaction.id, hash: attempt.hash as Hex, nonce };
+  }
+
+  /** Sends the stored bytes of every version of the transaction not yet handed to the node. */
+  async broadcast(id: string): Promise<Hex[]> {
+    const transaction = await this.stored(id);
+    if (isFinal(transaction)) return [];
+    const client = this.clients.for(this.network(transaction.chain));
+    const sent: Hex[] = [];
+    for (const attempt of await attemptsOf(this.db, id)) {
+      if (attempt.status === 'recorded' && (await this.send(client, transaction, attempt))) sent.push(attempt.hash as Hex);
+    }
+    return sent;
+  }
+
+  /** Follows the transaction (sending, replacing, tracking its receipt) until it is final at the network's depth. */
+  async waitForOutcome(id: string, options: { timeoutMs?: number } = {}): Promise<TransactionOutcome> {
+    const deadline = Date.now() + (options.timeoutMs ?? 300_000);
+    for (;;) {
+      const transaction = await this.stored(id);
+      const network = this.network(transaction.chain);
+      if (isFinal(transaction)) return this.outcome(network, transaction);
+      if (Date.now() > deadline) throw new Error(`transaction ${id} is not final after ${options.timeoutMs ?? 300_000} ms`);
+      await this.track(network, transaction, emptyReport());
+      const tracked = await this.stored(id);
+      if (!isFinal(tracked)) await sleep(Math.min(Math.max(network.blockTimeMs / 2, 100), 2_000));
+    }
+  }
+
+  /**
+   * Brings every open transaction forward: sends what was recorded but never sent, sends again what the node
+   * dropped, replaces what is stuck, and tracks receipts to the configured depth, noticing reverts and reorgs.
+   * Run on start and periodically; safe to run in several processes at once.
+   */
+  async reconcile(): Promise<ReconcileReport> {
+    const report = emptyReport();
+    for (const network of this.networks.values()) {
+      try {
+        for (const transaction of await openTransactions(this.db, network.caip2, this.address)) {
+          await this.track(network, transaction, report);
+        }
+      } catch (error) {
+        const message = (error as Error).message;
+        report.errors.push({ chain: network.caip2, message });
+        this.onProblem(`reconciling ${network.caip2} failed: ${message}`);
+      }
+    }
+    return report;
+  }
+
+  /** Runs `reconcile()` now and then every `intervalMs` until stopped. */
+  reconcileEvery(intervalMs: number): { stop(): Promise<void> } {
+    let stopped = false;
+    const loop = (async () => {
+      while (!stopped) {
+        await this.reconcile().catch((error: Error) => this.onProblem(`reconcile failed: ${error.message}`));
+        const wake = Date.now() + intervalMs;
+        while (!stopped && Date.now() < wake) await sleep(Math.min(100, intervalMs));
+      }
+    })();
+    return {
+      stop: async () => {
+        stopped = true;
+        await loop;
+      },
+    };
+  }
+
+  private network(chain: string): NetworkInfo {
+    const network = this.networks.get(chain);
+    if (!network) throw new Error(`the relayer does not send on ${chain}`);
+    return network;
+  }
+
+  private async stored(id: string): Promise<StoredTransaction> {
+    const transaction = await findTransaction(this.db, id);
+    if (!transaction) throw new Error(`no relayed transaction ${id}`);
+    return transaction;
+  }
+
+  private async sign(
+    network: NetworkInfo,
+    call: { to: Address; data: Hex; value: bigint; gas: bigint; nonce: bigint },
+    fees: Eip1559Fees,
+  ): Promise<SignedAttempt> {
+    const rawTransaction = await this.account.signTransaction({
+      chainId: evmChainId(network),
+      type: 'eip1559',
+      nonce: Number(call.nonce),
+      to: call.to,
+      data: call.data,
+      value: call.value,
+      gas: call.gas,
+      maxFeePerGas: fees.maxFeePerGas,
+      maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+    });
+    return { hash: keccak256(rawTransaction), rawTransaction, ...fees };
+  }
+
+  /** Hands stored bytes to the node. A refusal because the node already has them still counts as sent. */
+  private async send(client: PublicClient, transaction: StoredTransaction, attempt: StoredAttempt): Promise<boolean> {
+    try {
+      await client.sendRawTransaction({ serializedTransaction: attempt.raw_transaction as Hex });
+    } catch (error) {
+      if (!(await nodeKnows(client, attempt.hash as Hex))) {
+        this.onProblem(`sending ${attempt.hash} (${transaction.id}) failed: ${(error as Error).message.split('\n')[0]}`);
+        return false;
+      }
+    }
+    await markBroadcast(this.db, transaction.id, attempt.hash);
+    return true;
+  }
+
+  private async track(network: NetworkInfo, transaction: StoredTransaction, report: ReconcileReport): Promise<TrackResult> {
+    const client = this.clients.for(network);
+    const attempts = await attemptsOf(this.db, transaction.id);
+    const [receipts, latestBlock, usedNonces] = await Promise.all([
+      Promise.all(attempts.map((attempt) => receiptOrNull(client, attempt.hash as Hex))),
+      client.getBlockNumber({ cacheTime: 0 }),
+      client.getTransactionCount({ address: this.address, blockTag: 'latest' }),
+    ]);
+    const receipt = receipts.find((found) => found !== null);
+    if (receipt) return this.recordReceipt(network, transaction, receipt, latestBlock, report);
+    if (transaction.receipt_block_number !== null) {
+      await markReorged(this.db, transaction.id);
+      report.reorged.push(transaction.id);
+      return 'reorged';
+    }
+    if (BigInt(usedNonces) > BigInt(transaction.nonce)) {
+      // The nonce is spent; look once more in case the block landed between the reads above.
+      const again = await Promise.all(attempts.map((attempt) => receiptOrNull(client, attempt.hash as Hex)));
+      const late = again.find((found) => found !== null);
+      if (late) return this.recordReceipt(network, transaction, late, await client.getBlockNumber({ cacheTime: 0 }), report);
+      await markFailed(this.db, transaction.id, `nonce ${transaction.nonce} was used by a transaction the relayer did not sign`);
+      report.failed.push(transaction.id);
+      return 'failed';
+    }
+    await this.pushPending(client, transaction, attempts, report);
+    return 'pending';
+  }
+
+  private async recordReceipt(
+    network: NetworkInfo,
+    transaction: StoredTransaction,
+    receipt: TransactionReceipt,
+    latestBlock: bigint,
+    report: ReconcileReport,
+  ): Promise<TrackResult> {
+    if (transaction.receipt_block_hash !== null && transaction.receipt_block_hash !== receipt.blockHash) report.reorged.push(transaction.id);
+    const deepEnough = latestBlock - receipt.blockNumber + 1n >= BigInt(Math.max(network.confirmations, 1));
+    const reverted = receipt.status !== 'success';
+    const status = !deepEnough ? 'broadcast' : reverted ? 'failed' : 'confirmed';
+    await markMined(this.db, transaction.id, {
+      hash: receipt.transactionHash,
+      blockNumber: receipt.blockNumber,
+      blockHash: receipt.blockHash,
+      status,
+      failureReason: reverted ? 'reverted' : null,
+    });
+    if (status === 'broadcast') return 'mined';
+    report[status].push(transaction.id);
+    return status;
+  }
+
+  /** A transaction with no receipt: make sure the node has it, and replace it when it has waited too long. */
+  private async pushPending(client: PublicClient, transaction: StoredTransaction, attempts: StoredAttempt[], report: ReconcileReport) {
+    for (const attempt of attempts) {
+      if (attempt.status === 'recorded' && (await this.send(client, transaction, attempt))) report.sent.push(attempt.hash as Hex);
+    }
+    const newest = attempts.at(-1);
+    if (!newest || newest.status === 'recorded') return;
+    if (!(await nodeKnows(client, newest.hash as Hex))) {
+      // Dropped from the node's pool: the same bytes are still valid and cannot land twice.
+      if (await this.send(client, transaction, { ...newest, status: 'recorded' })) report.sent.push(newest.hash as Hex);
+    }
+    const network = this.network(transaction.chain);
+    const stuckAfterMs = this.stuckAfterMs ?? Math.max(30 * network.blockTimeMs, 30_000);
+    if (newest.broadcast_at && Date.now() - newest.broadcast_at.getTime() >= stuckAfterMs) {
+      await this.replace(network, client, transaction, newest, report);
+    }
+  }
+
+  private async replace(network: NetworkInfo, client: PublicClient, transaction: StoredTransaction, stuck: StoredAttempt, report: ReconcileReport) {
+    const fees = replacementFees(storedFees(stuck), await client.estimateFeesPerGas());
+    const call = {
+      to: transaction.to_address as Address,
+      data: transaction.data as Hex,
+      value: BigInt(transaction.value),
+      gas: BigInt(transaction.gas),
+      nonce: BigInt(transaction.nonce),
+    };
+    const replacement = await this.sign(network, call, fees);
+    if (!(await recordReplacement(this.db, transaction.id, stuck.hash, replacement))) return;
+    report.replaced.push({ id: transaction.id, hash: replacement.hash as Hex });
+    const [stored] = (await attemptsOf(this.db, transaction.id)).filter((attempt) => attempt.hash === replacement.hash);
+    if (stored && (await this.send(client, transaction, stored))) report.sent.push(replacement.hash as Hex);
+  }
+
+  private async outcome(network: NetworkInfo, transaction: StoredTransaction): Promise<TransactionOutcome> {
+    const hash = transaction.mined_hash as Hex | null;
+    const receipt = hash ? await receiptOrNull(this.clients.for(network), hash) : null;
+    return { status: transaction.status === 'confirmed' ? 'confirmed' : 'failed', hash, receipt, reason: transaction.failure_reason };
+  }
+}
+
+function emptyReport(): ReconcileReport {
+  return { sent: [], replaced: [], confirmed: [], failed: [], reorged: [], errors: [] };
+}

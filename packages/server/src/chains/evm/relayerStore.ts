@@ -1,0 +1,235 @@
+import { sql, type Selectable } from 'kysely';
+import type { Db } from '../../db/database.ts';
+import type { EvmTransactionAttemptsTable, EvmTransactionsTable, EvmTransactionStatus } from '../../db/schema.ts';
+
+export type StoredTransaction = Selectable<EvmTransactionsTable>;
+export type StoredAttempt = Selectable<EvmTransactionAttemptsTable>;
+
+export interface NewTransaction {
+  id: string;
+  chain: string;
+  from: string;
+  to: string;
+  data: string;
+  value: bigint;
+  gas: bigint;
+  purpose: string;
+  paymentId: string | null;
+}
+
+export interface SignedAttempt {
+  hash: string;
+  rawTransaction: string;
+  maxFeePerGas: bigint;
+  maxPriorityFeePerGas: bigint;
+}
+
+/** Creates the sender's nonce counter at `startNonce` unless it exists; an existing counter is left as it is. */
+export async function ensureNonceCounter(db: Db, chain: string, address: string, startNonce: bigint): Promise<void> {
+  await db
+    .insertInto('evm_nonces')
+    .values({ chain, address: address.toLowerCase(), next_nonce: startNonce })
+    .onConflict((conflict) => conflict.columns(['chain', 'address']).doNothing())
+    .execute();
+}
+
+export async function hasNonceCounter(db: Db, chain: string, address: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('evm_nonces')
+    .select('next_nonce')
+    .where('chain', '=', chain)
+    .where('address', '=', address.toLowerCase())
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * Takes the sender's next nonce, signs with it and stores the transaction and its signed bytes, all in one
+ * database transaction: the counter row stays locked until commit, so concurrent callers in any process get
+ * consecutive nonces, and a failure anywhere (signing included) gives the nonce back.
+ */
+export async function recordWithNextNonce(
+  db: Db,
+  transaction: NewTransaction,
+  sign: (nonce: bigint) => Promise<SignedAttempt>,
+): Promise<{ nonce: bigint; attempt: SignedAttempt }> {
+  return db.transaction().execute(async (trx) => {
+    const counter = await trx
+      .selectFrom('evm_nonces')
+      .select('next_nonce')
+      .where('chain', '=', transaction.chain)
+      .where('address', '=', transaction.from.toLowerCase())
+      .forUpdate()
+      .executeTakeFirstOrThrow(() => new Error(`no nonce counter for ${transaction.from} on ${transaction.chain}`));
+    const nonce = BigInt(counter.next_nonce);
+    const attempt = await sign(nonce);
+    await trx
+      .insertInto('evm_transactions')
+      .values({
+        id: transaction.id,
+        chain: transaction.chain,
+        from_address: transaction.from.toLowerCase(),
+        nonce,
+        to_address: transaction.to.toLowerCase(),
+        data: transaction.data,
+        value: transaction.value,
+        gas: transaction.gas,
+        purpose: transaction.purpose,
+        payment_id: transaction.paymentId,
+      })
+      .execute();
+    await insertAttempt(trx, transaction.id, attempt);
+    await trx
+      .updateTable('evm_nonces')
+      .set({ next_nonce: nonce + 1n })
+      .where('chain', '=', transaction.chain)
+      .where('address', '=', transaction.from.toLowerCase())
+      .execute();
+    return { nonce, attempt };
+  });
+}
+
+async function insertAttempt(db: Db, transactionId: string, attempt: SignedAttempt): Promise<void> {
+  await db
+    .insertInto('evm_transaction_attempts')
+    .values({
+      hash: attempt.hash,
+      transaction_id: transactionId,
+      raw_transaction: attempt.rawTransaction,
+      max_fee_per_gas: attempt.maxFeePerGas,
+      max_priority_fee_per_gas: attempt.maxPriorityFeePerGas,
+    })
+    .execute();
+}
+
+/**
+ * Stores a fee-bumped replacement, unless another process replaced the transaction first (its newest attempt is
+ * then no longer `replacing`). Returns whether it was stored.
+ */
+export async function recordReplacement(db: Db, transactionId: string, replacing: string, attempt: SignedAttempt): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const open = await trx
+      .selectFrom('evm_transactions')
+      .select('status')
+      .where('id', '=', transactionId)
+      .forUpdate()
+      .executeTakeFirstOrThrow();
+    if (open.status !== 'recorded' && open.status !== 'broadcast') return false;
+    const newest = await newestAttempt(trx, transactionId);
+    if (newest?.hash !== replacing) return false;
+    await insertAttempt(trx, transactionId, attempt);
+    return true;
+  });
+}
+
+export async function findTransaction(db: Db, id: string): Promise<StoredTransaction | undefined> {
+  return db.selectFrom('evm_transactions').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** A sender's transactions that are not final yet, lowest nonce first (a later nonce cannot land before them). */
+export async function openTransactions(db: Db, chain: string, from: string): Promise<StoredTransaction[]> {
+  return db
+    .selectFrom('evm_transactions')
+    .selectAll()
+    .where('chain', '=', chain)
+    .where('from_address', '=', from.toLowerCase())
+    .where('status', 'in', ['recorded', 'broadcast'])
+    .orderBy('nonce')
+    .execute();
+}
+
+/** Every signed version of a transaction, oldest first. */
+export async function attemptsOf(db: Db, transactionId: string): Promise<StoredAttempt[]> {
+  return db
+    .selectFrom('evm_transaction_attempts')
+    .selectAll()
+    .where('transaction_id', '=', transactionId)
+    .orderBy('created_at')
+    .orderBy('hash')
+    .execute();
+}
+
+async function newestAttempt(db: Db, transactionId: string): Promise<StoredAttempt | undefined> {
+  const attempts = await attemptsOf(db, transactionId);
+  return attempts.at(-1);
+}
+
+/** Marks an attempt as handed to the node; the transaction leaves `recorded` with its first broadcast. */
+export async function markBroadcast(db: Db, transactionId: string, hash: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx
+      .updateTable('evm_transaction_attempts')
+      .set({ status: 'broadcast', broadcast_at: sql<Date>`coalesce(broadcast_at, now())` })
+      .where('hash', '=', hash)
+      .where('status', '=', 'recorded')
+      .execute();
+    await trx
+      .updateTable('evm_transactions')
+      .set({ status: 'broadcast', updated_at: sql<Date>`now()` })
+      .where('id', '=', transactionId)
+      .where('status', '=', 'recorded')
+      .execute();
+  });
+}
+
+export interface MinedState {
+  hash: string;
+  blockNumber: bigint;
+  blockHash: string;
+  /** Final status once deep enough; `broadcast` while it is mined but not yet at the required depth. */
+  status: EvmTransactionStatus;
+  failureReason: string | null;
+}
+
+/** Records which attempt landed, in which block, and whether that is final yet. The others are now replaced. */
+export async function markMined(db: Db, transactionId: string, mined: MinedState): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx
+      .updateTable('evm_transactions')
+      .set({
+        status: mined.status,
+        mined_hash: mined.hash,
+        receipt_block_number: mined.blockNumber,
+        receipt_block_hash: mined.blockHash,
+        failure_reason: mined.failureReason,
+        updated_at: sql<Date>`now()`,
+      })
+      .where('id', '=', transactionId)
+      .where('status', 'in', ['recorded', 'broadcast'])
+      .execute();
+    await trx.updateTable('evm_transaction_attempts').set({ status: 'mined' }).where('hash', '=', mined.hash).execute();
+    await trx
+      .updateTable('evm_transaction_attempts')
+      .set({ status: 'replaced' })
+      .where('transaction_id', '=', transactionId)
+      .where('hash', '!=', mined.hash)
+      .execute();
+  });
+}
+
+/** The block that held the transaction is no longer canonical: it is pending again and its attempts are live. */
+export async function markReorged(db: Db, transactionId: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx
+      .updateTable('evm_transactions')
+      .set({ status: 'broadcast', mined_hash: null, receipt_block_number: null, receipt_block_hash: null, updated_at: sql<Date>`now()` })
+      .where('id', '=', transactionId)
+      .where('status', 'in', ['recorded', 'broadcast'])
+      .execute();
+    await trx
+      .updateTable('evm_transaction_attempts')
+      .set({ status: sql<'recorded' | 'broadcast'>`CASE WHEN broadcast_at IS NULL THEN 'recorded' ELSE 'broadcast' END` })
+      .where('transaction_id', '=', transactionId)
+      .where('status', 'in', ['mined', 'replaced'])
+      .execute();
+  });
+}
+
+export async function markFailed(db: Db, transactionId: string, reason: string): Promise<void> {
+  await db
+    .updateTable('evm_transactions')
+    .set({ status: 'failed', failure_reason: reason, updated_at: sql<Date>`now()` })
+    .where('id', '=', transactionId)
+    .where('status', 'in', ['recorded', 'broadcast'])
+    .execute();
+}

@@ -1,0 +1,315 @@
+import {
+  getCompiledTransactionMessageDecoder,
+  getSignatureFromTransaction,
+  getTransactionEncoder,
+  isSolanaError,
+  partiallySignTransaction,
+  signature as toSignature,
+  SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE,
+  SOLANA_ERROR__JSON_RPC__SERVER_ERROR_TRANSACTION_SIGNATURE_VERIFICATION_FAILURE,
+  SOLANA_ERROR__TRANSACTION_ERROR__ALREADY_PROCESSED,
+  SOLANA_ERROR__TRANSACTION_ERROR__BLOCKHASH_NOT_FOUND,
+  type Base64EncodedWireTransaction,
+  type Commitment,
+  type Transaction,
+} from '@solana/kit';
+import type { Selectable } from 'kysely';
+import type { Db } from '../../db/database.ts';
+import type { SolanaTransactionsTable, SolanaTransactionStatus } from '../../db/schema.ts';
+import type { SolanaCollector } from './collectorKeyPair.ts';
+import {
+  BlockhashExpiredError,
+  SolanaTransactionConflictError,
+  SolanaTransactionFailedError,
+  SolanaTransactionRejectedError,
+} from './errors.ts';
+import type { SolanaRpc } from './rpc.ts';
+
+export type SolanaTransactionPurpose = 'payment' | 'settlement';
+export type SolanaJournalEntry = Selectable<SolanaTransactionsTable>;
+
+export interface SolanaTransactionSenderOptions {
+  db: Db;
+  rpc: SolanaRpc;
+  /** CAIP-2 id of the network `rpc` talks to; the journal is kept per network. */
+  network: string;
+  collector: SolanaCollector;
+  /** How final a transaction must be before it counts as confirmed. */
+  commitment: 'confirmed' | 'finalized';
+  /** Between status polls; about one slot. */
+  pollIntervalMs?: number;
+  /** Between re-sends of the same bytes while a transaction has not landed, as nodes may drop it. */
+  resendIntervalMs?: number;
+}
+
+export interface CosignRequest {
+  purpose: SolanaTransactionPurpose;
+  /** The payment (or settlement batch) id. */
+  reference: string;
+  /** The buyer-signed transaction, already checked by verifyBuyerSignedTransaction. */
+  transaction: Transaction;
+  lastValidBlockHeight: bigint;
+}
+
+export interface LandedSolanaTransaction {
+  signature: string;
+  slot: bigint;
+}
+
+export interface ReconciledSolanaTransaction {
+  purpose: SolanaTransactionPurpose;
+  reference: string;
+  signature: string;
+  status: SolanaTransactionStatus;
+  slot: bigint | null;
+  error: string | null;
+}
+
+type Assessment =
+  | { kind: 'reached'; slot: bigint }
+  | { kind: 'failed'; slot: bigint; reason: string }
+  | { kind: 'landing' }
+  | { kind: 'expired'; blockHeight: bigint }
+  | { kind: 'unseen' };
+
+const COMMITMENT_ORDER: Commitment[] = ['processed', 'confirmed', 'finalized'];
+const OPEN_STATUSES: SolanaTransactionStatus[] = ['recorded', 'sent'];
+const STATUS_BATCH = 256;
+const LIVE_REFERENCE_INDEX = 'solana_transactions_live_reference_idx';
+
+function describeError(error: unknown): string {
+  return JSON.stringify(error, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value));
+}
+
+function isUniqueViolation(error: unknown, constraint: string): boolean {
+  const pgError = error as { code?: string; constraint?: string };
+  return pgError.code === '23505' && pgError.constraint === constraint;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Co-signs buyer-signed transactions with the collector and sees them onto the chain. Every transaction is
+ * journaled with its complete signed bytes before it is first sent; only those bytes are ever (re-)sent, so at
+ * most one transaction per payment can land, and a restart picks up where the last process stopped.
+ */
+export class SolanaTransactionSender {
+  private readonly pollIntervalMs: number;
+  private readonly resendIntervalMs: number;
+
+  constructor(private readonly options: SolanaTransactionSenderOptions) {
+    this.pollIntervalMs = options.pollIntervalMs ?? 400;
+    this.resendIntervalMs = options.resendIntervalMs ?? 2_000;
+  }
+
+  /** Co-signs, journals, sends and waits for the configured commitment. */
+  async cosignAndSend(request: CosignRequest): Promise<LandedSolanaTransaction> {
+    const entry = await this.cosignAndRecord(request);
+    return this.sendAndConfirm(entry);
+  }
+
+  /**
+   * Adds the collector's signature and journals the complete transaction without sending it. A transaction already
+   * journaled (the same confirm repeated) is returned as it is.
+   */
+  async cosignAndRecord(request: CosignRequest): Promise<SolanaJournalEntry> {
+    const { db, rpc, network, collector } = this.options;
+    const signed = await partiallySignTransaction([collector.keyPair], request.transaction);
+    const feePayer = Object.keys(signed.signatures)[0];
+    if (feePayer !== collector.address) throw new Error('the collector must be the fee payer of a sponsored transaction');
+    const signature = getSignatureFromTransaction(signed);
+
+    const existing = await db.selectFrom('solana_transactions').selectAll().where('signature', '=', signature).executeTakeFirst();
+    if (existing) return this.sameReference(existing, request);
+
+    const blockHeight = await rpc.getBlockHeight({ commitment: 'confirmed' }).send();
+    if (blockHeight > request.lastValidBlockHeight) throw new BlockhashExpiredError(request.lastValidBlockHeight, blockHeight);
+
+    const { lifetimeToken: blockhash } = getCompiledTransactionMessageDecoder().decode(signed.messageBytes);
+    try {
+      const inserted = await db
+        .insertInto('solana_transactions')
+        .values({
+          network,
+          purpose: request.purpose,
+          reference: request.reference,
+          signature,
+          wire_transaction: Buffer.from(getTransactionEncoder().encode(signed)),
+          blockhash,
+          last_valid_block_height: request.lastValidBlockHeight,
+        })
+        .onConflict((conflict) => conflict.column('signature').doNothing())
+        .returningAll()
+        .executeTakeFirst();
+      if (inserted) return inserted;
+    } catch (error) {
+      if (!isUniqueViolation(error, LIVE_REFERENCE_INDEX)) throw error;
+      const live = await db
+        .selectFrom('solana_transactions')
+        .select('signature')
+        .where('purpose', '=', request.purpose)
+        .where('reference', '=', request.reference)
+        .where('status', 'in', ['recorded', 'sent', 'confirmed'])
+        .executeTakeFirst();
+      throw new SolanaTransactionConflictError(request.purpose, request.reference, live?.signature ?? 'unknown');
+    }
+    // A concurrent confirm of the same transaction journaled it first.
+    const raced = await db.selectFrom('solana_transactions').selectAll().where('signature', '=', signature).executeTakeFirstOrThrow();
+    return this.sameReference(raced, request);
+  }
+
+  /** Sends a journaled transaction (unless it was sent before) and waits until it lands, fails or expires. */
+  async sendAndConfirm(entry: SolanaJournalEntry): Promise<LandedSolanaTransaction> {
+    let current = entry;
+    let lastSentAt = 0;
+    for (;;) {
+      if (current.status === 'confirmed') return { signature: current.signature, slot: BigInt(current.slot ?? 0) };
+      if (current.status === 'failed') throw new SolanaTransactionFailedError(current.signature, current.error ?? 'unknown');
+      if (current.status === 'expired') {
+        throw new BlockhashExpiredError(BigInt(current.last_valid_block_height), BigInt(current.last_valid_block_height) + 1n);
+      }
+      const [assessment] = await this.assess([current]);
+      if (assessment?.kind === 'expired') {
+        await this.complete(current, 'expired', {});
+        throw new BlockhashExpiredError(BigInt(current.last_valid_block_height), assessment.blockHeight);
+      }
+      if (assessment?.kind === 'unseen' && Date.now() - lastSentAt >= this.resendIntervalMs) {
+        lastSentAt = Date.now();
+        await this.send(current);
+      } else if (assessment?.kind === 'reached' || assessment?.kind === 'failed') {
+        await this.recordOutcome(current, assessment);
+      } else {
+        await sleep(this.pollIntervalMs);
+      }
+      current = await this.options.db.selectFrom('solana_transactions').selectAll().where('id', '=', current.id).executeTakeFirstOrThrow();
+    }
+  }
+
+  /**
+   * One pass over this network's open journal entries, e.g. after a restart: records what landed, marks what can
+   * no longer land as expired, and re-sends the journaled bytes of the rest. Returns every entry it looked at.
+   */
+  async reconcile(): Promise<ReconciledSolanaTransaction[]> {
+    const { db, network } = this.options;
+    const open = await db
+      .selectFrom('solana_transactions')
+      .selectAll()
+      .where('network', '=', network)
+      .where('status', 'in', OPEN_STATUSES)
+      .orderBy('id')
+      .execute();
+    const results: ReconciledSolanaTransaction[] = [];
+    for (let start = 0; start < open.length; start += STATUS_BATCH) {
+      const batch = open.slice(start, start + STATUS_BATCH);
+      const assessments = await this.assess(batch);
+      for (const [index, entry] of batch.entries()) {
+        const assessment = assessments[index] as Assessment;
+        if (assessment.kind === 'expired') await this.complete(entry, 'expired', {});
+        else if (assessment.kind === 'reached' || assessment.kind === 'failed') await this.recordOutcome(entry, assessment);
+        else if (assessment.kind === 'unseen') await this.send(entry).catch((error: unknown) => {
+          if (!(error instanceof SolanaTransactionRejectedError)) throw error;
+        });
+        const after = await db.selectFrom('solana_transactions').selectAll().where('id', '=', entry.id).executeTakeFirstOrThrow();
+        results.push({
+          purpose: after.purpose,
+          reference: after.reference,
+          signature: after.signature,
+          status: after.status,
+          slot: after.slot === null ? null : BigInt(after.slot),
+          error: after.error,
+        });
+      }
+    }
+    return results;
+  }
+
+  private sameReference(entry: SolanaJournalEntry, request: CosignRequest): SolanaJournalEntry {
+    if (entry.purpose !== request.purpose || entry.reference !== request.reference) {
+      throw new SolanaTransactionConflictError(request.purpose, request.reference, entry.signature);
+    }
+    return entry;
+  }
+
+  /**
+   * Where each transaction stands. The block height is read before the statuses: a transaction not found after
+   * the chain passed its last valid block height can never land, so it is safe to call it expired.
+   */
+  private async assess(entries: SolanaJournalEntry[]): Promise<Assessment[]> {
+    const { rpc, commitment } = this.options;
+    const blockHeight = await rpc.getBlockHeight({ commitment: 'finalized' }).send();
+    const { value: statuses } = await rpc
+      .getSignatureStatuses(entries.map((entry) => toSignature(entry.signature)), { searchTransactionHistory: true })
+      .send();
+    return entries.map((entry, index): Assessment => {
+      const status = statuses[index];
+      if (status) {
+        if (status.err) return { kind: 'failed', slot: status.slot, reason: describeError(status.err) };
+        const reached = status.confirmationStatus !== null
+          && COMMITMENT_ORDER.indexOf(status.confirmationStatus) >= COMMITMENT_ORDER.indexOf(commitment);
+        return reached ? { kind: 'reached', slot: status.slot } : { kind: 'landing' };
+      }
+      return blockHeight > BigInt(entry.last_valid_block_height) ? { kind: 'expired', blockHeight } : { kind: 'unseen' };
+    });
+  }
+
+  private async recordOutcome(entry: SolanaJournalEntry, outcome: Extract<Assessment, { kind: 'reached' | 'failed' }>): Promise<void> {
+    if (outcome.kind === 'reached') await this.complete(entry, 'confirmed', { slot: outcome.slot });
+    else await this.complete(entry, 'failed', { slot: outcome.slot, error: outcome.reason });
+  }
+
+  private async complete(entry: SolanaJournalEntry, status: 'confirmed' | 'failed' | 'expired', fields: { slot?: bigint; error?: string }): Promise<void> {
+    await this.options.db
+      .updateTable('solana_transactions')
+      .set({ status, slot: fields.slot ?? null, error: fields.error ?? null, completed_at: new Date(), updated_at: new Date() })
+      .where('id', '=', entry.id)
+      .where('status', 'in', OPEN_STATUSES)
+      .execute();
+  }
+
+  /**
+   * Sends the journaled bytes with preflight. The attempt is counted before sending, so an entry still `recorded`
+   * was certainly never sent. A node's refusal on the very first attempt means no copy exists anywhere: the entry
+   * fails and the payment may build a new transaction. Refusals of later attempts are ignored (an earlier copy may
+   * still land), as are lost requests: the status polls and the expiry decide.
+   */
+  private async send(entry: SolanaJournalEntry): Promise<void> {
+    const { db, rpc } = this.options;
+    const counted = await db
+      .updateTable('solana_transactions')
+      .set((eb) => ({ send_attempts: eb('send_attempts', '+', 1), status: 'sent', first_sent_at: eb.fn.coalesce('first_sent_at', eb.val(new Date())), updated_at: new Date() }))
+      .where('id', '=', entry.id)
+      .where('status', 'in', OPEN_STATUSES)
+      .returning('send_attempts')
+      .executeTakeFirst();
+    if (!counted) return;
+    const wire = entry.wire_transaction.toString('base64') as Base64EncodedWireTransaction;
+    try {
+      await rpc.sendTransaction(wire, { encoding: 'base64', preflightCommitment: 'confirmed' }).send();
+    } catch (error) {
+      const refusal = refusalOf(error);
+      if (!refusal) return;
+      const failed = await db
+        .updateTable('solana_transactions')
+        .set({ status: 'failed', error: refusal.reason, completed_at: new Date(), updated_at: new Date() })
+        .where('id', '=', entry.id)
+        .where('status', '=', 'sent')
+        .where('send_attempts', '=', 1)
+        .returning('id')
+        .executeTakeFirst();
+      if (failed) throw new SolanaTransactionRejectedError(entry.signature, refusal.reason, refusal.logs);
+    }
+  }
+}
+
+/** A node's definite refusal of a transaction, or null when the outcome is open (lost request, already seen, blockhash unknown to this node). */
+function refusalOf(error: unknown): { reason: string; logs: readonly string[] } | null {
+  if (isSolanaError(error, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_TRANSACTION_SIGNATURE_VERIFICATION_FAILURE)) {
+    return { reason: 'signature verification failed', logs: [] };
+  }
+  if (!isSolanaError(error, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE)) return null;
+  const cause = error.cause;
+  if (isSolanaError(cause, SOLANA_ERROR__TRANSACTION_ERROR__BLOCKHASH_NOT_FOUND) || isSolanaError(cause, SOLANA_ERROR__TRANSACTION_ERROR__ALREADY_PROCESSED)) {
+    return null;
+  }
+  return { reason: cause instanceof Error ? cause.message : error.message, logs: error.context.logs ?? [] };
+}

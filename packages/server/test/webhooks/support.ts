@@ -1,0 +1,120 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:https';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { sql } from 'kysely';
+import { inject } from 'vitest';
+import { buildApp } from '../../src/app.ts';
+import { ChainRegistry, MAINNET_NETWORKS } from '../../src/chains/registry.ts';
+import { loadConfig } from '../../src/config.ts';
+import { type AppContext, systemClock } from '../../src/context.ts';
+import { connect, migrateToLatest } from '../../src/db/database.ts';
+import type { TestCertificate } from '../support/logoServer.ts';
+import type { TestServer } from '../support/testServer.ts';
+
+/**
+ * A database of its own for tests that run workers: every worker on a database claims any job of the tasks it
+ * knows, so workers started by other test files (with other receivers' settings) must not see these jobs.
+ */
+export async function createIsolatedDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `paygate_webhooks_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+  const urlOf = (database: string) => {
+    const url = new URL(inject('databaseUrl'));
+    url.pathname = `/${database}`;
+    return url.href;
+  };
+  // Through the maintenance database, so the run's own database is never in the way.
+  const onMaintenanceDatabase = async (statement: ReturnType<typeof sql>) => {
+    const admin = connect(urlOf('postgres'), 1);
+    try {
+      await statement.execute(admin);
+    } finally {
+      await admin.destroy();
+    }
+  };
+  await onMaintenanceDatabase(sql`CREATE DATABASE ${sql.id(name)}`);
+  const db = connect(urlOf(name), 2);
+  await migrateToLatest(db, urlOf(name));
+  await db.destroy();
+  return { url: urlOf(name), drop: () => onMaintenanceDatabase(sql`DROP DATABASE IF EXISTS ${sql.id(name)} WITH (FORCE)`) };
+}
+
+/** The real service on a real socket, like startTestServer, on the given database. */
+export async function startServerOn(databaseUrl: string, context: Partial<AppContext>): Promise<TestServer> {
+  const config = loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: databaseUrl, RATE_LIMIT_MAX: '100000' });
+  const db = connect(databaseUrl, 10);
+  const ctx: AppContext = { config, db, databaseUrl, chains: new ChainRegistry(MAINNET_NETWORKS), clock: systemClock, ...context };
+  const { app, close } = await buildApp(ctx);
+  const address = await app.listen({ port: 0, host: '127.0.0.1' });
+  ctx.config.baseUrl = address;
+  return {
+    url: address,
+    db,
+    ctx,
+    close: async () => {
+      await close();
+      await db.destroy();
+    },
+  };
+}
+
+export interface ReceivedRequest {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+  receivedAt: number;
+}
+
+/** What a receiver path answers: a status code, or 'hang' to never answer. */
+export type ReceiverBehaviour = (request: ReceivedRequest, countOnPath: number) => number | 'hang';
+
+export interface WebhookReceiver {
+  port: number;
+  urlFor(path: string): string;
+  on(path: string, behaviour: ReceiverBehaviour): void;
+  received(path: string): ReceivedRequest[];
+  close(): Promise<void>;
+}
+
+/** An HTTPS webhook receiver on 127.0.0.1 recording every request; paths answer 200 unless told otherwise. */
+export async function startWebhookReceiver(certificate: TestCertificate): Promise<WebhookReceiver> {
+  const behaviours = new Map<string, ReceiverBehaviour>();
+  const requests: ReceivedRequest[] = [];
+  const server: Server = createServer({ key: certificate.key, cert: certificate.cert }, (req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const path = req.url ?? '/';
+      const request = { path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), receivedAt: Date.now() };
+      requests.push(request);
+      const answer = (behaviours.get(path) ?? (() => 200))(request, requests.filter((r) => r.path === path).length);
+      if (answer !== 'hang') res.writeHead(answer, { 'content-type': 'text/plain' }).end('ok');
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  return {
+    port,
+    urlFor: (path) => `https://127.0.0.1:${port}${path}`,
+    on: (path, behaviour) => behaviours.set(path, behaviour),
+    received: (path) => requests.filter((request) => request.path === path),
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** Polls until `check` returns a value other than undefined or false, or fails after `timeoutMs`. */
+export async function waitFor<T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -350,7 +350,10 @@ export class Relayer {
   /** A transaction with no receipt: make sure the node has it, and replace it when it has waited too long. */
   private async pushPending(client: PublicClient, transaction: StoredTransaction, attempts: StoredAttempt[], report: ReconcileReport) {
     for (const attempt of attempts) {
-      if (attempt.status === 'recorded' && (await this.send(client, transaction, attempt))) report.sent.push(attempt.hash as Hex);
+      if (attempt.status !== 'recorded') continue;
+      // Sent just before a crash that kept it from being marked: the node has it, so it is not sent again.
+      if (await nodeKnows(client, attempt.hash as Hex)) await markBroadcast(this.db, transaction.id, attempt.hash);
+      else if (await this.send(client, transaction, attempt)) report.sent.push(attempt.hash as Hex);
     }
     const newest = attempts.at(-1);
     if (!newest || newest.status === 'recorded') return;

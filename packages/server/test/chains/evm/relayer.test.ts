@@ -1,0 +1,208 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { type Address, type Hex, type PublicClient } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { EvmClients } from '../../../src/chains/evm/clients.ts';
+import { Relayer } from '../../../src/chains/evm/relayer.ts';
+import { type EvmTestEnvironment, startEvmTestEnvironment } from './support/evmDevnet.ts';
+
+const RELAYER_PROCESS = fileURLToPath(new URL('./support/relayerProcess.ts', import.meta.url));
+
+interface RelayerChild {
+  child: ChildProcess;
+  /** The next JSON line the process prints. */
+  nextLine(): Promise<Record<string, unknown>>;
+  exited: Promise<number | null>;
+}
+
+describe('relayer', () => {
+  let env: EvmTestEnvironment;
+  const recipient = privateKeyToAccount(generatePrivateKey()).address;
+
+  beforeAll(async () => {
+    env = await startEvmTestEnvironment();
+  });
+  afterAll(() => env?.close());
+
+  function startRelayerProcess(args: string[]): RelayerChild {
+    const { BASE_URL: _viteBase, ...inherited } = process.env;
+    const child = spawn(process.execPath, ['--import', 'tsx', RELAYER_PROCESS, ...args], {
+      env: { ...inherited, DATABASE_URL: inject('databaseUrl'), RELAYER_NETWORKS: JSON.stringify(env.networks), RELAYER_KEY: env.collectorKey },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let buffered = '';
+    let errors = '';
+    const waiting: ((line: Record<string, unknown>) => void)[] = [];
+    const lines: Record<string, unknown>[] = [];
+    child.stdout?.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString();
+      for (let end = buffered.indexOf('\n'); end >= 0; end = buffered.indexOf('\n')) {
+        const line = JSON.parse(buffered.slice(0, end)) as Record<string, unknown>;
+        buffered = buffered.slice(end + 1);
+        const waiter = waiting.shift();
+        if (waiter) waiter(line);
+        else lines.push(line);
+      }
+    });
+    child.stderr?.on('data', (chunk: Buffer) => (errors += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    return {
+      child,
+      exited,
+      nextLine: () => {
+        const line = lines.shift();
+        if (line) return Promise.resolve(line);
+        return new Promise((resolve, reject) => {
+          waiting.push(resolve);
+          void exited.then((code) => reject(new Error(`relayer process exited (${code}): ${errors}`)));
+        });
+      },
+    };
+  }
+
+  async function kill(process: RelayerChild): Promise<void> {
+    process.child.kill('SIGKILL');
+    await process.exited;
+  }
+
+  /** A client of its own whose `eth_sendRawTransaction` calls are counted. */
+  function countingSends(): { clients: EvmClients; sends: () => number } {
+    let sends = 0;
+    const clients = new EvmClients({
+      onFetchRequest: async (request) => {
+        const body = JSON.parse(await request.clone().text()) as { method: string } | { method: string }[];
+        sends += (Array.isArray(body) ? body : [body]).filter((call) => call.method === 'eth_sendRawTransaction').length;
+      },
+    });
+    return { clients, sends: () => sends };
+  }
+
+  const minedNonce = (client: PublicClient) => client.getTransactionCount({ address: env.collector, blockTag: 'latest' });
+
+  async function nodeKnows(hash: Hex): Promise<boolean> {
+    return env.client.getTransaction({ hash }).then(
+      () => true,
+      () => false,
+    );
+  }
+
+  it('gives 50 concurrent submissions from two processes contiguous nonces, and all of them land', async () => {
+    const firstNonce = await minedNonce(env.client);
+    const other = startRelayerProcess(['submit', '25', recipient]);
+    expect(await other.nextLine()).toEqual({ ready: true });
+
+    other.child.stdin?.write('go\n');
+    const [ours, theirs] = await Promise.all([
+      Promise.all(Array.from({ length: 25 }, () => env.relayer.submit({ chain: env.network.caip2, to: recipient, value: 1n, purpose: 'test_concurrency' }))),
+      other.nextLine(),
+    ]);
+    expect(await other.exited).toBe(0);
+    const ids = [...ours.map((transaction) => transaction.id), ...(theirs.ids as string[])];
+    expect(new Set(ids).size).toBe(50);
+
+    const outcomes = await Promise.all(ids.map((id) => env.relayer.waitForOutcome(id)));
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(Array(50).fill('confirmed'));
+    const rows = await env.db.selectFrom('evm_transactions').select(['id', 'nonce', 'mined_hash']).where('id', 'in', ids).execute();
+    const nonces = rows.map((row) => Number(row.nonce)).sort((a, b) => a - b);
+    expect(nonces).toEqual(Array.from({ length: 50 }, (_, index) => firstNonce + index));
+    for (const row of rows) {
+      const onChain = await env.client.getTransaction({ hash: row.mined_hash as Hex });
+      expect(onChain.nonce).toBe(Number(row.nonce));
+    }
+    expect(await minedNonce(env.client)).toBe(firstNonce + 50);
+    expect(await env.client.getBalance({ address: recipient })).toBe(50n);
+  });
+
+  it('sends a transaction recorded by a process killed before it broadcast, exactly once, on reconcile', async () => {
+    const firstNonce = await minedNonce(env.client);
+    const crashed = startRelayerProcess(['record', recipient]);
+    const recorded = (await crashed.nextLine()) as { id: string; hash: Hex; nonce: string };
+    await kill(crashed);
+    expect(Number(recorded.nonce)).toBe(firstNonce);
+    expect(await nodeKnows(recorded.hash)).toBe(false);
+    expect(await env.db.selectFrom('evm_transactions').select('status').where('id', '=', recorded.id).executeTakeFirst()).toEqual({ status: 'recorded' });
+
+    const { clients, sends } = countingSends();
+    const restarted = new Relayer({ db: env.db, networks: env.networks, privateKey: env.collectorKey, clients });
+    const report = await restarted.reconcile();
+    expect(report.sent).toEqual([recorded.hash]);
+    expect(sends()).toBe(1);
+
+    const outcome = await restarted.waitForOutcome(recorded.id);
+    expect(outcome).toMatchObject({ status: 'confirmed', hash: recorded.hash });
+    expect((await restarted.reconcile()).sent).toEqual([]);
+    expect(sends()).toBe(1);
+    expect(await minedNonce(env.client)).toBe(firstNonce + 1);
+  });
+
+  it('finds a transaction broadcast by a process killed afterwards instead of sending it again', async () => {
+    const firstNonce = await minedNonce(env.client);
+    const crashed = startRelayerProcess(['record-broadcast', recipient]);
+    const recorded = (await crashed.nextLine()) as { id: string; hash: Hex };
+    await kill(crashed);
+    expect(await nodeKnows(recorded.hash)).toBe(true);
+
+    const { clients, sends } = countingSends();
+    const restarted = new Relayer({ db: env.db, networks: env.networks, privateKey: env.collectorKey, clients });
+    expect((await restarted.reconcile()).sent).toEqual([]);
+    const outcome = await restarted.waitForOutcome(recorded.id);
+
+    expect(outcome).toMatchObject({ status: 'confirmed', hash: recorded.hash });
+    expect(sends()).toBe(0);
+    expect(await minedNonce(env.client)).toBe(firstNonce + 1);
+  });
+
+  it('finds a transaction sent just before a crash that kept it from being marked as sent', async () => {
+    const firstNonce = await minedNonce(env.client);
+    const crashed = startRelayerProcess(['record', recipient]);
+    const recorded = (await crashed.nextLine()) as { id: string; hash: Hex };
+    await kill(crashed);
+    const { raw_transaction } = await env.db.selectFrom('evm_transaction_attempts').select('raw_transaction').where('hash', '=', recorded.hash).executeTakeFirstOrThrow();
+    await env.client.sendRawTransaction({ serializedTransaction: raw_transaction as Hex });
+
+    const { clients, sends } = countingSends();
+    const restarted = new Relayer({ db: env.db, networks: env.networks, privateKey: env.collectorKey, clients });
+    await restarted.reconcile();
+    const outcome = await restarted.waitForOutcome(recorded.id);
+
+    expect(outcome).toMatchObject({ status: 'confirmed', hash: recorded.hash });
+    expect(sends()).toBe(0);
+    expect(await minedNonce(env.client)).toBe(firstNonce + 1);
+  });
+
+  it('records nothing and spends no nonce when the call would revert', async () => {
+    const before = await env.db.selectFrom('evm_nonces').select('next_nonce').where('address', '=', env.collector.toLowerCase()).where('chain', '=', env.network.caip2).executeTakeFirstOrThrow();
+    const usdc = env.token('USDC').address as Address;
+    // transferFrom without an allowance reverts in FiatToken.
+    const data = `0x23b872dd${env.buyer('alice').address.slice(2).padStart(64, '0')}${recipient.slice(2).padStart(64, '0')}${'1'.padStart(64, '0')}` as Hex;
+    await expect(env.relayer.submit({ chain: env.network.caip2, to: usdc, data, purpose: 'test_revert' })).rejects.toThrow();
+    expect(await env.db.selectFrom('evm_nonces').select('next_nonce').where('address', '=', env.collector.toLowerCase()).where('chain', '=', env.network.caip2).executeTakeFirstOrThrow()).toEqual(before);
+  });
+
+  it('replaces a stuck transaction with the same nonce and higher fees; one of them lands', async () => {
+    const firstNonce = await minedNonce(env.client);
+    await env.client.request({ method: 'evm_setIntervalMining' as 'eth_chainId', params: [0] as never });
+    let stuck;
+    try {
+      stuck = await env.relayer.submit({ chain: env.network.caip2, to: recipient, value: 1n, purpose: 'test_stuck' });
+      const impatient = new Relayer({ db: env.db, networks: env.networks, privateKey: env.collectorKey, clients: env.clients, stuckAfterMs: 0 });
+      const report = await impatient.reconcile();
+      expect(report.replaced).toHaveLength(1);
+      expect(report.replaced[0]?.id).toBe(stuck.id);
+      expect(report.sent).toEqual([report.replaced[0]?.hash]);
+    } finally {
+      await env.client.request({ method: 'evm_setIntervalMining' as 'eth_chainId', params: [1] as never });
+    }
+
+    const outcome = await env.relayer.waitForOutcome(stuck.id);
+    const attempts = await env.db.selectFrom('evm_transaction_attempts').selectAll().where('transaction_id', '=', stuck.id).orderBy('created_at').execute();
+    expect(attempts).toHaveLength(2);
+    const [original, replacement] = attempts as [(typeof attempts)[0], (typeof attempts)[0]];
+    expect(BigInt(replacement.max_fee_per_gas)).toBeGreaterThan(BigInt(original.max_fee_per_gas));
+    expect(BigInt(replacement.max_priority_fee_per_gas)).toBeGreaterThan(BigInt(original.max_priority_fee_per_gas));
+    expect(outcome).toMatchObject({ status: 'confirmed', hash: replacement.hash });
+    expect(attempts.map((attempt) => attempt.status)).toEqual(['replaced', 'mined']);
+    expect(await minedNonce(env.client)).toBe(firstNonce + 1);
+  });
+});

@@ -2,8 +2,9 @@
 export class BlockhashExpiredError extends Error {
   override readonly name = 'BlockhashExpiredError';
 
-  constructor(readonly lastValidBlockHeight: bigint, readonly blockHeight: bigint) {
-    super(`the transaction's blockhash expired at block height ${lastValidBlockHeight} (now ${blockHeight})`);
+  /** `blockHeight` is the height at which the expiry was seen, null when it was recorded earlier. */
+  constructor(readonly lastValidBlockHeight: bigint, readonly blockHeight: bigint | null) {
+    super(`the transaction's blockhash expired after block height ${lastValidBlockHeight}${blockHeight === null ? '' : ` (now ${blockHeight})`}`);
   }
 }
 

@@ -158,16 +158,14 @@ export class SolanaTransactionSender {
     return this.sameReference(raced, request);
   }
 
-  /** Sends a journaled transaction (unless it was sent before) and waits until it lands, fails or expires. */
+  /** Sends a journaled transaction, re-sending the same bytes while it has not landed, until it lands, fails or expires. */
   async sendAndConfirm(entry: SolanaJournalEntry): Promise<LandedSolanaTransaction> {
     let current = entry;
     let lastSentAt = 0;
     for (;;) {
       if (current.status === 'confirmed') return { signature: current.signature, slot: BigInt(current.slot ?? 0) };
       if (current.status === 'failed') throw new SolanaTransactionFailedError(current.signature, current.error ?? 'unknown');
-      if (current.status === 'expired') {
-        throw new BlockhashExpiredError(BigInt(current.last_valid_block_height), BigInt(current.last_valid_block_height) + 1n);
-      }
+      if (current.status === 'expired') throw new BlockhashExpiredError(BigInt(current.last_valid_block_height), null);
       const [assessment] = await this.assess([current]);
       if (assessment?.kind === 'expired') {
         await this.complete(current, 'expired', {});

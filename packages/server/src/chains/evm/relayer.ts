@@ -309,6 +309,8 @@ export class Relayer {
     if (transaction.receipt_block_number !== null) {
       await markReorged(this.db, transaction.id);
       report.reorged.push(transaction.id);
+      // The node may have dropped it with the block: make sure it is pending again.
+      await this.pushPending(client, transaction, await attemptsOf(this.db, transaction.id), report);
       return 'reorged';
     }
     if (BigInt(usedNonces) > BigInt(transaction.nonce)) {

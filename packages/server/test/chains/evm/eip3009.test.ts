@@ -12,6 +12,7 @@ import { PaymentRefusedError } from '../../../src/chains/evm/errors.ts';
 import type { TokenInfo } from '../../../src/chains/registry.ts';
 import { systemClock } from '../../../src/context.ts';
 import { type Buyer, type EvmTestEnvironment, nowSeconds, startEvmTestEnvironment } from './support/evmDevnet.ts';
+import { ownedWalletAbi, ownedWalletBytecode } from './support/ownedWallet.ts';
 
 describe('EIP-3009 receiveWithAuthorization', () => {
   let env: EvmTestEnvironment;
@@ -136,5 +137,25 @@ describe('EIP-3009 receiveWithAuthorization', () => {
     const typedData = await authorization(token, dave.address, 1_000_000n);
     const signature = await dave.account.signTypedData(typedData);
     await expectRefusedWithoutMovingMoney(dave, token, () => relay(token, typedData, signature, { value: 1_000_000n }), 'insufficient_balance');
+  });
+  it('accepts an authorisation from a contract wallet (ERC-1271) and refuses one its owner did not sign', async () => {
+    const token = env.token('USDC');
+    const owner = env.buyer('alice');
+    const deployment = await owner.wallet.deployContract({ abi: ownedWalletAbi, bytecode: ownedWalletBytecode, args: [owner.address], account: owner.account, chain: null });
+    const { contractAddress } = await env.client.waitForTransactionReceipt({ hash: deployment, pollingInterval: 200 });
+    const walletAddress = contractAddress as Address;
+    await env.devnet.fund({ evm: [walletAddress] });
+    const wallet: Buyer = { ...owner, address: walletAddress };
+
+    const forged = await authorization(token, walletAddress, 1_000_000n);
+    const forgedSignature = await env.buyer('bob').account.signTypedData(forged);
+    await expectRefusedWithoutMovingMoney(wallet, token, () => relay(token, forged, forgedSignature, { value: 1_000_000n }), 'invalid_signature');
+
+    const value = 3_000_000n;
+    const before = await balancesOf(wallet, token);
+    const typedData = await authorization(token, walletAddress, value);
+    const { id } = await relay(token, typedData, await owner.account.signTypedData(typedData), { value, from: walletAddress });
+    expect((await env.relayer.waitForOutcome(id)).status).toBe('confirmed');
+    expect(await balancesOf(wallet, token)).toEqual({ buyer: before.buyer - value, collector: before.collector + value });
   });
 });

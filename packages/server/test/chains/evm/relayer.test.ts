@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { type Address, type Hex, type PublicClient } from 'viem';
+import { type Address, encodeFunctionData, type Hex, parseAbi, type PublicClient } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { EvmClients } from '../../../src/chains/evm/clients.ts';
@@ -204,5 +204,50 @@ describe('relayer', () => {
     expect(outcome).toMatchObject({ status: 'confirmed', hash: replacement.hash });
     expect(attempts.map((attempt) => attempt.status)).toEqual(['replaced', 'mined']);
     expect(await minedNonce(env.client)).toBe(firstNonce + 1);
+  });
+  it('reports a transaction that reverts on chain as failed', async () => {
+    const usdc = env.token('USDC').address as Address;
+    const abi = parseAbi(['function balanceOf(address) view returns (uint256)', 'function transfer(address to, uint256 value) returns (bool)']);
+    const balance = await env.client.readContract({ address: usdc, abi, functionName: 'balanceOf', args: [env.collector] });
+    const data = encodeFunctionData({ abi, functionName: 'transfer', args: [recipient, balance] });
+    // Both pass their gas estimate; only the first can still pay when it is mined.
+    const [first, second] = await Promise.all([
+      env.relayer.record({ chain: env.network.caip2, to: usdc, data, purpose: 'test_revert' }),
+      env.relayer.record({ chain: env.network.caip2, to: usdc, data, purpose: 'test_revert' }),
+    ]);
+    await env.relayer.broadcast(first.id);
+    await env.relayer.broadcast(second.id);
+
+    const outcomes = await Promise.all([env.relayer.waitForOutcome(first.id), env.relayer.waitForOutcome(second.id)]);
+
+    expect(outcomes.map((outcome) => outcome.status).sort()).toEqual(['confirmed', 'failed']);
+    const failed = outcomes.find((outcome) => outcome.status === 'failed');
+    expect(failed).toMatchObject({ reason: 'reverted', receipt: { status: 'reverted' } });
+    expect(await env.client.readContract({ address: usdc, abi, functionName: 'balanceOf', args: [recipient] })).toBe(balance);
+  });
+
+  it('notices a reorg that removes a mined transaction, and lands it again from the same bytes', async () => {
+    const deep = env.networks.map((network) => ({ ...network, confirmations: 1_000 }));
+    const patient = new Relayer({ db: env.db, networks: deep, privateKey: env.collectorKey, clients: env.clients });
+    const { id, hash } = await patient.submit({ chain: env.network.caip2, to: recipient, value: 1n, purpose: 'test_reorg' });
+    const receipt = await env.client.waitForTransactionReceipt({ hash, pollingInterval: 200 });
+    await patient.reconcile();
+    expect(await env.db.selectFrom('evm_transactions').select(['status', 'receipt_block_hash']).where('id', '=', id).executeTakeFirst()).toEqual({
+      status: 'broadcast',
+      receipt_block_hash: receipt.blockHash,
+    });
+
+    const latest = await env.client.getBlockNumber({ cacheTime: 0 });
+    await env.client.request({ method: 'anvil_rollback' as 'eth_chainId', params: [Number(latest - receipt.blockNumber + 1n)] as never });
+    const report = await patient.reconcile();
+
+    expect(report.reorged).toEqual([id]);
+    const again = await env.client.waitForTransactionReceipt({ hash, pollingInterval: 200 });
+    expect(again.blockHash).not.toBe(receipt.blockHash);
+    await patient.reconcile();
+    expect(await env.db.selectFrom('evm_transactions').select(['status', 'receipt_block_hash']).where('id', '=', id).executeTakeFirst()).toEqual({
+      status: 'broadcast',
+      receipt_block_hash: again.blockHash,
+    });
   });
 });

@@ -118,8 +118,6 @@ async function nodeKnows(client: PublicClient, hash: Hex): Promise<boolean> {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-type TrackResult = 'pending' | 'mined' | 'confirmed' | 'failed' | 'reorged';
-
 /**
  * Sends the service's transactions from the collector. Each one is stored with its signed bytes before it is sent,
  * with a nonce taken from a counter row in PostgreSQL, so any number of processes share the key without gaps or
@@ -296,7 +294,7 @@ export class Relayer {
     return true;
   }
 
-  private async track(network: NetworkInfo, transaction: StoredTransaction, report: ReconcileReport): Promise<TrackResult> {
+  private async track(network: NetworkInfo, transaction: StoredTransaction, report: ReconcileReport): Promise<void> {
     const client = this.clients.for(network);
     const attempts = await attemptsOf(this.db, transaction.id);
     const [receipts, latestBlock, usedNonces] = await Promise.all([
@@ -310,8 +308,7 @@ export class Relayer {
       await markReorged(this.db, transaction.id);
       report.reorged.push(transaction.id);
       // The node may have dropped it with the block: make sure it is pending again.
-      await this.pushPending(client, transaction, await attemptsOf(this.db, transaction.id), report);
-      return 'reorged';
+      return this.pushPending(client, transaction, await attemptsOf(this.db, transaction.id), report);
     }
     if (BigInt(usedNonces) > BigInt(transaction.nonce)) {
       // The nonce is spent; look once more in case the block landed between the reads above.
@@ -320,10 +317,9 @@ export class Relayer {
       if (late) return this.recordReceipt(network, transaction, late, await client.getBlockNumber({ cacheTime: 0 }), report);
       await markFailed(this.db, transaction.id, `nonce ${transaction.nonce} was used by a transaction the relayer did not sign`);
       report.failed.push(transaction.id);
-      return 'failed';
+      return;
     }
     await this.pushPending(client, transaction, attempts, report);
-    return 'pending';
   }
 
   private async recordReceipt(
@@ -332,7 +328,7 @@ export class Relayer {
     receipt: TransactionReceipt,
     latestBlock: bigint,
     report: ReconcileReport,
-  ): Promise<TrackResult> {
+  ): Promise<void> {
     if (transaction.receipt_block_hash !== null && transaction.receipt_block_hash !== receipt.blockHash) report.reorged.push(transaction.id);
     const deepEnough = latestBlock - receipt.blockNumber + 1n >= BigInt(Math.max(network.confirmations, 1));
     const reverted = receipt.status !== 'success';
@@ -344,13 +340,11 @@ export class Relayer {
       status,
       failureReason: reverted ? 'reverted' : null,
     });
-    if (status === 'broadcast') return 'mined';
-    report[status].push(transaction.id);
-    return status;
+    if (status !== 'broadcast') report[status].push(transaction.id);
   }
 
   /** A transaction with no receipt: make sure the node has it, and replace it when it has waited too long. */
-  private async pushPending(client: PublicClient, transaction: StoredTransaction, attempts: StoredAttempt[], report: ReconcileReport) {
+  private async pushPending(client: PublicClient, transaction: StoredTransaction, attempts: StoredAttempt[], report: ReconcileReport): Promise<void> {
     for (const attempt of attempts) {
       if (attempt.status !== 'recorded') continue;
       // Sent just before a crash that kept it from being marked: the node has it, so it is not sent again.

@@ -1,0 +1,38 @@
+export { PERMIT2_ADDRESS } from './abis.ts';
+export { AmountsByAccount, readBalances, readPermit2Allowances } from './balances.ts';
+export { createEvmPublicClient, EvmClients, evmChainId } from './clients.ts';
+export {
+  type Eip3009Token,
+  type ExpectedReceipt,
+  newAuthorizationNonce,
+  readEip3009Token,
+  type ReceiveAuthorization,
+  type ReceiveAuthorizationTypedData,
+  receiveWithAuthorizationTypedData,
+  relayReceiveWithAuthorization,
+  simulateReceiveWithAuthorization,
+  verifyReceiveAuthorization,
+} from './eip3009.ts';
+export { type PaymentRefusalCode, PaymentRefusedError } from './errors.ts';
+export { claimNativeTransfer, type NativeTransferState, verifyNativeTransfer } from './nativeTransfer.ts';
+export {
+  type ExpectedPermitTransfer,
+  permit2ApprovalTransaction,
+  permit2NonceForPayment,
+  type PermitTransferFrom,
+  type PermitTransferTypedData,
+  permitTransferFromTypedData,
+  readPermit2Allowance,
+  relayPermitTransfer,
+  simulatePermitTransfer,
+  verifyPermitTransfer,
+  waitForPermit2Approval,
+} from './permit2.ts';
+export {
+  type ReconcileReport,
+  type RecordedTransaction,
+  Relayer,
+  type RelayerOptions,
+  type RelayRequest,
+  type TransactionOutcome,
+} from './relayer.ts';

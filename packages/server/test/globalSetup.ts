@@ -11,26 +11,39 @@ declare module 'vitest' {
   }
 }
 
+const STALE_AFTER_MS = 6 * 60 * 60 * 1000;
+
 let embedded: EmbeddedDatabase | undefined;
+let runDatabase: string | undefined;
+
+async function withAdmin<T>(url: string, run: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await run(client);
+  } finally {
+    await client.end();
+  }
+}
 
 /**
  * One database per test run: DATABASE_URL when given, else a fresh database in an embedded PostgreSQL kept in
- * the system temp folder (initialised once, reused by later runs). Tests isolate themselves by partner.
+ * the system temp folder (initialised once, shared by concurrent runs). Tests isolate themselves by partner.
  */
 export async function setup(project: TestProject): Promise<void> {
   let url = process.env.DATABASE_URL;
   if (!url) {
-    const dataDir = path.join(os.tmpdir(), 'paygate-test-postgres');
-    const server = await startEmbeddedPostgres(dataDir, { database: 'postgres' });
-    embedded = server;
-    const runDatabase = `paygate_test_${Date.now()}_${process.pid}`;
-    const admin = new pg.Client({ connectionString: server.url });
-    await admin.connect();
-    const { rows } = await admin.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname LIKE 'paygate_test_%'");
-    for (const { datname } of rows) await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
-    await admin.query(`CREATE DATABASE "${runDatabase}"`);
-    await admin.end();
-    url = server.url.replace(/\/postgres$/, `/${runDatabase}`);
+    embedded = await startEmbeddedPostgres(path.join(os.tmpdir(), 'paygate-test-postgres'), { database: 'postgres' });
+    runDatabase = `paygate_test_${Date.now()}_${process.pid}`;
+    await withAdmin(embedded.url, async (admin) => {
+      const { rows } = await admin.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname LIKE 'paygate_test_%'");
+      for (const { datname } of rows) {
+        const startedAt = Number(datname.split('_')[2]);
+        if (Date.now() - startedAt > STALE_AFTER_MS) await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+      }
+      await admin.query(`CREATE DATABASE "${runDatabase}"`);
+    });
+    url = embedded.url.replace(/\/postgres$/, `/${runDatabase}`);
   }
   const db = connect(url, 2);
   await migrateToLatest(db, url);
@@ -38,6 +51,15 @@ export async function setup(project: TestProject): Promise<void> {
   project.provide('databaseUrl', url);
 }
 
+/** Drops this run's database; stops PostgreSQL only when no other run is using it. */
 export async function teardown(): Promise<void> {
-  await embedded?.stop();
+  if (!embedded || !runDatabase) return;
+  const othersRunning = await withAdmin(embedded.url, async (admin) => {
+    await admin.query(`DROP DATABASE IF EXISTS "${runDatabase}" WITH (FORCE)`);
+    const { rows } = await admin.query<{ count: string }>(
+      "SELECT count(*) FROM pg_database WHERE datname LIKE 'paygate_test_%'",
+    );
+    return Number(rows[0]?.count) > 0;
+  });
+  if (!othersRunning) await embedded.stop();
 }

@@ -17,6 +17,8 @@ import { registerValidators } from './http/validation.ts';
 import { API_VERSIONS, REFERENCE_VERSION } from './http/versions.ts';
 import { registerMerchantRoutes } from './merchants/routes.ts';
 import { registerWebhookRoutes } from './webhooks/routes.ts';
+import { registerPaymentRoutes } from './payments/routes.ts';
+import { PaymentStatusWaiter } from './payments/statusWaiter.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
 
@@ -132,12 +134,18 @@ export async function buildApp(ctx: AppContext): Promise<BuiltApp> {
 
   registerAuth(app, new CredentialVerifier(ctx.db, config.authCacheTtlMs));
   registerOpsRoutes(app, ctx, metrics);
-  registerMerchantRoutes(app, ctx, new CursorCodec(await serviceSecret(ctx.db, 'cursor-signing')));
+  const cursors = new CursorCodec(await serviceSecret(ctx.db, 'cursor-signing'));
+  const statusWaiter = new PaymentStatusWaiter(ctx.databaseUrl, (message) => app.log.warn(message));
+  await statusWaiter.start();
+  registerMerchantRoutes(app, ctx, cursors);
+  registerPaymentRoutes(app, ctx, cursors, statusWaiter);
   await registerWebhookRoutes(app, ctx);
 
   return {
     app,
     close: async () => {
+      // Long-polls answer at once instead of holding the shutdown for up to 30 s.
+      await statusWaiter.stop();
       await app.close();
       redis?.disconnect();
     },

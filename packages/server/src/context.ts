@@ -16,6 +16,8 @@ export const systemClock: Clock = { now: () => new Date() };
 export interface AppContext {
   config: Config;
   db: Db;
+  /** The database's connection URL, for the connections that cannot share the pool (LISTEN, job workers). */
+  databaseUrl: string;
   chains: ChainRegistry;
   clock: Clock;
   /** Overrides of the logo fetch, for tests only (a private test host, its CA, a DNS table). */

@@ -4,6 +4,8 @@ import { setUpChains } from './chains/chainConfig.ts';
 import { collectorAddresses, loadCollectorKeys } from './chains/collectorKeys.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { systemClock } from './context.ts';
+import { startWorkers } from './jobs/queue.ts';
+import { serviceTaskList } from './jobs/taskList.ts';
 import { type DatabaseHandle, DatabaseUnavailableError, migrateToLatest, openDatabase } from './db/database.ts';
 import { SCOPES } from './http/auth.ts';
 import { MERCHANT_STATUSES } from './merchants/merchantResource.ts';
@@ -80,8 +82,11 @@ async function start(): Promise<void> {
     await chains.devnet.fund({ evm: [collector.evm], solana: [collector.solana] });
   }
 
-  const { app, close } = await buildApp({ config, db: handle.db, chains: chains.registry, clock: systemClock });
+  const ctx = { config, db: handle.db, databaseUrl: handle.url, chains: chains.registry, clock: systemClock };
+  const { app, close } = await buildApp(ctx);
+  const workers = await startWorkers(handle.url, serviceTaskList(ctx), { onProblem: (message) => app.log.warn(message) });
   onShutdownSignal(async () => {
+    await workers.stop();
     await close();
     await handle.close();
     await chains.devnet?.stop();

@@ -91,8 +91,8 @@ describe('quick start on the embedded PostgreSQL', () => {
   });
   afterAll(() => fs.rm(dataDir, { recursive: true, force: true }));
 
-  it('starts with no DATABASE_URL, prints a demo key once, lets the CLI join its database, and stops cleanly', async () => {
-    const first = await startServerProcess({ DATA_DIR: dataDir });
+  it('starts with no DATABASE_URL on the devnet, prints a demo key once, lets the CLI join its database, and stops cleanly', async () => {
+    const first = await startServerProcess({ DATA_DIR: dataDir, CHAINS: 'devnet' });
     const apiKey = (await first.waitForOutput(/apiKey: +(\S+)/))[1];
     expect(apiKey).toMatch(/^sk_/);
     expect((await call(first, '/v1/merchants', { headers: { 'api-key': apiKey! } })).status).toBe(200);
@@ -106,7 +106,7 @@ describe('quick start on the embedded PostgreSQL', () => {
     const lockFile = await fs.readFile(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').catch(() => undefined);
     expect(lockFile).toBeUndefined();
 
-    const restarted = await startServerProcess({ DATA_DIR: dataDir });
+    const restarted = await startServerProcess({ DATA_DIR: dataDir, CHAINS: 'devnet' });
     expect((await call(restarted, '/v1/merchants', { headers: { 'api-key': apiKey! } })).status).toBe(200);
     const partners = await runCli(['partner', 'create', '--name', 'Third'], { DATA_DIR: dataDir });
     expect(partners.code).toBe(0);

@@ -22,3 +22,20 @@ export const SOLANA_USDC = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp/token:EPjFWd
 export const BASE_ACCOUNT = 'eip155:8453:0x1111111111111111111111111111111111111111';
 export const BASE_ACCOUNT_2 = 'eip155:8453:0x2222222222222222222222222222222222222222';
 export const SOLANA_ACCOUNT = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp:9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM';
+
+/** Creates a payment through the API for `merchantId`. */
+export async function createPayment(
+  server: { url: string },
+  apiKey: string,
+  merchantId: string,
+  body: Record<string, unknown> = {},
+  path = '/v1/payments',
+) {
+  const result = await call(server, path, {
+    method: 'POST',
+    headers: { 'api-key': apiKey, 'merchant-id': merchantId },
+    body: { amount: { unit: 'iso4217/USD', value: '1000' }, referenceId: `order-${randomUUID()}`, ...body },
+  });
+  if (result.status !== 201) throw new Error(`payment not created: ${result.status} ${result.text}`);
+  return result.body as { paymentId: string; gatewayUrl: string; status: string; expiresAt: number; isFinal: boolean; pollInMs?: number };
+}

@@ -20,10 +20,21 @@ function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   return { ...inherited, ...env };
 }
 
+/**
+ * Chains for server processes that do not test chains: the mainnet preset with an unreachable RPC URL (nothing
+ * calls it) and throwaway collector keys, so that no devnet starts.
+ */
+export const NO_CHAIN_ENV = {
+  CHAINS: 'mainnet',
+  RPC_URL_EIP155_8453: 'http://127.0.0.1:9',
+  COLLECTOR_EVM_PRIVATE_KEY: `0x${'11'.repeat(32)}`,
+  COLLECTOR_SOLANA_SEED: '22'.repeat(32),
+};
+
 /** Runs `paygate start` as its own process, as an operator would, and waits until it listens. */
 export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
   const child = spawn(process.execPath, [PAYGATE_BIN, 'start'], {
-    env: childEnv({ PORT: '0', LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '100000', ...env }),
+    env: childEnv({ PORT: '0', LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '100000', ...NO_CHAIN_ENV, ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

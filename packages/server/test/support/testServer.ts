@@ -1,4 +1,6 @@
+import type { TaskList } from 'graphile-worker';
 import { inject } from 'vitest';
+import { startWorkers } from '../../src/jobs/queue.ts';
 import { buildApp } from '../../src/app.ts';
 import { ChainRegistry, MAINNET_NETWORKS } from '../../src/chains/registry.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -15,7 +17,12 @@ export interface TestServer {
 
 /** A real service on a real socket and the run's real database; `env` overrides configuration variables. */
 export async function startTestServer(
-  options: { env?: Record<string, string>; context?: Partial<AppContext> } = {},
+  options: {
+    env?: Record<string, string>;
+    context?: Partial<AppContext>;
+    /** Background tasks this server's process runs; only these are claimed from the shared queue. */
+    tasks?: (ctx: AppContext) => TaskList;
+  } = {},
 ): Promise<TestServer> {
   const databaseUrl = inject('databaseUrl');
   const config = loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: databaseUrl, RATE_LIMIT_MAX: '100000', ...options.env });
@@ -23,6 +30,7 @@ export async function startTestServer(
   const ctx: AppContext = {
     config,
     db,
+    databaseUrl,
     chains: new ChainRegistry(MAINNET_NETWORKS),
     clock: systemClock,
     ...options.context,
@@ -30,11 +38,14 @@ export async function startTestServer(
   const { app, close } = await buildApp(ctx);
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   ctx.config.baseUrl = address;
+  ctx.config.checkoutUrl = address;
+  const workers = options.tasks ? await startWorkers(databaseUrl, options.tasks(ctx), { concurrency: 2 }) : undefined;
   return {
     url: address,
     db,
     ctx,
     close: async () => {
+      await workers?.stop();
       await close();
       await db.destroy();
     },

@@ -1,0 +1,210 @@
+import { type Static, Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Transaction } from 'kysely';
+import type { Database } from '../db/schema.ts';
+import type { App, AppContext } from '../context.ts';
+import { principalOf } from '../http/auth.ts';
+import { ApiError, type Issue } from '../http/errors.ts';
+import { runIdempotently, type StoredResponse } from '../http/idempotency.ts';
+import { errorResponses } from '../http/schemas.ts';
+import { sendStoredResponse } from '../http/storedResponse.ts';
+import { newId } from '../ids.ts';
+import { enqueueJob } from '../jobs/queue.ts';
+import { currencyOfUnit, fiatCurrency } from './currencies.ts';
+import { EXPIRE_PAYMENT_TASK } from './expiry.ts';
+import { MerchantIdHeader, merchantOfRequest, requireMerchantIdHeader } from './merchantHeader.ts';
+import type { MerchantRow, PaymentRow } from './paymentResource.ts';
+import { merchantPaymentStatusName, pollHintMs } from './stateMachine.ts';
+import { announcePayment } from './transitions.ts';
+
+const DEFAULT_LIFETIME_S = 15 * 60;
+const MIN_LIFETIME_S = 60;
+const MAX_LIFETIME_S = 24 * 60 * 60;
+
+const Amount = Type.Object(
+  {
+    unit: Type.String({ maxLength: 16, description: '`iso4217/<CODE>`, e.g. `iso4217/USD`' }),
+    value: Type.String({ maxLength: 32, description: 'Positive integer in the currency minor units, e.g. `1000` for 10.00 USD' }),
+  },
+  { additionalProperties: false },
+);
+
+const ReferenceId = Type.String({ minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$', description: 'Your id for the payment; unique per merchant' });
+const ExpiresAt = Type.Integer({ description: 'Unix seconds, 60 s to 24 h ahead; default 15 minutes' });
+
+const CheckoutBody = Type.Object(
+  {
+    amount: Amount,
+    referenceId: ReferenceId,
+    expiresAt: Type.Optional(ExpiresAt),
+    checkout: Type.Optional(
+      Type.Object(
+        { successUrl: Type.Optional(Type.String({ maxLength: 2048 })), errorUrl: Type.Optional(Type.String({ maxLength: 2048 })) },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+const PaymentsBody = Type.Object({ amount: Amount, referenceId: ReferenceId, expiresAt: Type.Optional(ExpiresAt) }, { additionalProperties: false });
+
+const CreatedPayment = Type.Object({
+  paymentId: Type.String(),
+  gatewayUrl: Type.String({ description: 'Checkout link for the buyer' }),
+  status: Type.String(),
+  expiresAt: Type.Integer({ description: 'Unix seconds' }),
+  isFinal: Type.Boolean(),
+  pollInMs: Type.Optional(Type.Integer()),
+});
+
+type CreateBody = Static<typeof CheckoutBody>;
+
+function httpsUrl(value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  try {
+    return new URL(value).protocol === 'https:' ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Checks the amount against its currency (D8): a known ISO 4217 code, a positive integer of minor units. */
+function validatedAmount(amount: CreateBody['amount']): { currency: string; value: bigint } {
+  const issues: Issue[] = [];
+  const code = currencyOfUnit(amount.unit);
+  if (!code || !fiatCurrency(code)) issues.push({ field: 'amount.unit', message: 'must be iso4217/ followed by a known ISO 4217 currency code' });
+  if (!/^[1-9][0-9]{0,17}$/.test(amount.value)) {
+    issues.push({ field: 'amount.value', message: 'must be a positive whole number of minor units (e.g. "1000" for 10.00 USD), at most 18 digits' });
+  }
+  if (issues.length) throw ApiError.validation(issues);
+  return { currency: code as string, value: BigInt(amount.value) };
+}
+
+function validatedExpiry(expiresAt: number | undefined, now: Date): Date {
+  const nowS = Math.floor(now.getTime() / 1000);
+  if (expiresAt === undefined) return new Date((nowS + DEFAULT_LIFETIME_S) * 1000);
+  if (expiresAt < nowS + MIN_LIFETIME_S || expiresAt > nowS + MAX_LIFETIME_S) {
+    throw ApiError.validation([{ field: 'expiresAt', message: 'must be unix seconds between 60 seconds and 24 hours from now' }]);
+  }
+  return new Date(expiresAt * 1000);
+}
+
+/**
+ * Creates a payment for a merchant (D8). The referenceId is idempotent per merchant: the same referenceId and
+ * amount return the existing payment (200), another amount is 409. Concurrent creates race on the unique
+ * (merchant, referenceId) index, so exactly one payment is made.
+ */
+async function createPayment(
+  ctx: AppContext,
+  trx: Transaction<Database>,
+  merchant: MerchantRow,
+  body: CreateBody,
+  family: 'checkout' | 'payments',
+): Promise<StoredResponse> {
+  const now = ctx.clock.now();
+  const amount = validatedAmount(body.amount);
+  const expiresAt = validatedExpiry(body.expiresAt, now);
+  const successUrl = httpsUrl(body.checkout?.successUrl);
+  const errorUrl = httpsUrl(body.checkout?.errorUrl);
+  const redirects = successUrl && errorUrl ? { success_url: successUrl, error_url: errorUrl } : {};
+
+  const respond = (payment: PaymentRow, status: number): StoredResponse => {
+    const pollInMs = pollHintMs(payment.status);
+    return {
+      status,
+      body: JSON.stringify({
+        paymentId: payment.id,
+        gatewayUrl: `${ctx.config.checkoutUrl}/${payment.id}`,
+        status: family === 'checkout' ? merchantPaymentStatusName(payment.status) : payment.status,
+        expiresAt: Math.floor(payment.expires_at.getTime() / 1000),
+        isFinal: pollInMs === undefined,
+        ...(pollInMs === undefined ? {} : { pollInMs }),
+      }),
+    };
+  };
+
+  {
+    const inserted = await trx
+      .insertInto('payments')
+      .values({
+        id: newId('pay'),
+        partner_id: merchant.partner_id,
+        merchant_id: merchant.id,
+        reference_id: body.referenceId,
+        fiat_currency: amount.currency,
+        fiat_value: amount.value,
+        expires_at: expiresAt,
+        created_at: now,
+        updated_at: now,
+        ...redirects,
+      })
+      .onConflict((conflict) => conflict.columns(['merchant_id', 'reference_id']).doNothing())
+      .returningAll()
+      .executeTakeFirst();
+    if (!inserted) {
+      const existing = await trx
+        .selectFrom('payments')
+        .selectAll()
+        .where('merchant_id', '=', merchant.id)
+        .where('reference_id', '=', body.referenceId)
+        .executeTakeFirstOrThrow();
+      if (existing.fiat_currency !== amount.currency || BigInt(existing.fiat_value) !== amount.value) {
+        throw new ApiError(409, 'idempotency_conflict', 'A payment with this referenceId and another amount already exists.', {
+          paymentId: existing.id,
+        });
+      }
+      return respond(existing, 200);
+    }
+    await enqueueJob(trx, EXPIRE_PAYMENT_TASK, { paymentId: inserted.id }, { runAt: expiresAt, jobKey: `expire:${inserted.id}` });
+    await announcePayment(trx, { chains: ctx.chains, baseUrl: ctx.config.baseUrl, now }, inserted, 'payment.created');
+    return respond(inserted, 201);
+  }
+}
+
+async function handleCreate(ctx: AppContext, request: FastifyRequest, body: CreateBody, reply: FastifyReply, family: 'checkout' | 'payments') {
+  // Read before any transaction opens: a request must never hold one pooled connection while waiting for another.
+  const merchant = await merchantOfRequest(ctx, request);
+  if (merchant.status !== 'active') throw new ApiError(403, 'forbidden', `Merchant ${merchant.id} is ${merchant.status} and cannot take payments.`);
+  const header = request.headers['idempotency-key'];
+  const key = Array.isArray(header) ? header[0] : header;
+  if (!key) return sendStoredResponse(reply, await ctx.db.transaction().execute((trx) => createPayment(ctx, trx, merchant, body, family)));
+  const { partnerId } = principalOf(request);
+  const response = await runIdempotently(
+    ctx.db,
+    { partnerId, scope: `POST ${request.routeOptions.url} ${request.headers['merchant-id']}`, key: key.slice(0, 255), fingerprint: body },
+    (trx) => createPayment(ctx, trx, merchant, body, family),
+  );
+  return sendStoredResponse(reply, response);
+}
+
+const createSchema = (summary: string, body: typeof CheckoutBody | typeof PaymentsBody) => ({
+  tags: ['payments'],
+  summary,
+  description:
+    'Same referenceId and amount returns the existing payment with 200; another amount is 409 idempotency_conflict. An Idempotency-Key header is honoured too.',
+  headers: Type.Intersect([MerchantIdHeader, Type.Object({ 'idempotency-key': Type.Optional(Type.String({ maxLength: 255 })) })]),
+  body,
+  response: { 200: CreatedPayment, 201: CreatedPayment, ...errorResponses(404, 409) },
+});
+
+export function registerCreatePayment(app: App, ctx: AppContext): void {
+  app.post(
+    '/v1/merchant/payment',
+    {
+      config: { auth: { scope: 'payments' } },
+      onRequest: requireMerchantIdHeader,
+      schema: createSchema('Create a payment for the checkout page (unpaid status named `pending`)', CheckoutBody),
+    },
+    (request, reply) => handleCreate(ctx, request, request.body, reply, 'checkout'),
+  );
+  app.post(
+    '/v1/payments',
+    {
+      config: { auth: { scope: 'payments' } },
+      onRequest: requireMerchantIdHeader,
+      schema: createSchema('Create a payment', PaymentsBody),
+    },
+    (request, reply) => handleCreate(ctx, request, request.body, reply, 'payments'),
+  );
+}
+

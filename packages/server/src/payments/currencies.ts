@@ -1,0 +1,45 @@
+export interface FiatCurrency {
+  code: string;
+  /** Digits of the minor unit (2 for USD, 0 for JPY, 3 for BHD). */
+  decimals: number;
+  name: string;
+  symbol: string;
+}
+
+const KNOWN_CODES = new Set(Intl.supportedValuesOf('currency'));
+const currencyNames = new Intl.DisplayNames(['en'], { type: 'currency' });
+const cache = new Map<string, FiatCurrency>();
+
+/** An ISO 4217 currency with its minor-unit digits, from the runtime's ICU data. */
+export function fiatCurrency(code: string): FiatCurrency | undefined {
+  if (!/^[A-Z]{3}$/.test(code) || !KNOWN_CODES.has(code)) return undefined;
+  let currency = cache.get(code);
+  if (!currency) {
+    const format = new Intl.NumberFormat('en', { style: 'currency', currency: code });
+    const symbol = format.formatToParts(0).find((part) => part.type === 'currency')?.value ?? code;
+    currency = {
+      code,
+      decimals: format.resolvedOptions().maximumFractionDigits ?? 2,
+      name: currencyNames.of(code) ?? code,
+      symbol,
+    };
+    cache.set(code, currency);
+  }
+  return currency;
+}
+
+/** The unit string of a fiat amount, `iso4217/USD` -> `USD`. */
+export function currencyOfUnit(unit: string): string | undefined {
+  return unit.startsWith('iso4217/') ? unit.slice('iso4217/'.length) : undefined;
+}
+
+/**
+ * Minor units as a number in standard units (1234 cents -> 12.34). Only for the interface's
+ * `stats.totalRevenue.amount`, the one place a number is asked for; the conversion is exact decimal text first.
+ */
+export function toStandardUnits(minor: bigint, decimals: number): number {
+  const negative = minor < 0n;
+  const digits = (negative ? -minor : minor).toString().padStart(decimals + 1, '0');
+  const text = decimals ? `${digits.slice(0, -decimals)}.${digits.slice(-decimals)}` : digits;
+  return Number(negative ? `-${text}` : text);
+}

@@ -1,0 +1,167 @@
+import { type Static, Type } from '@sinclair/typebox';
+import { type ExpressionBuilder, type SelectQueryBuilder, sql } from 'kysely';
+import type { App, AppContext } from '../context.ts';
+import type { Database } from '../db/schema.ts';
+import type { CursorCodec } from '../http/cursor.ts';
+import { ApiError } from '../http/errors.ts';
+import { errorResponses, Nullable } from '../http/schemas.ts';
+import { versionHas } from '../http/versions.ts';
+import { fiatCurrency, toStandardUnits } from './currencies.ts';
+import { MerchantIdHeader, merchantOfRequest, requireMerchantIdHeader } from './merchantHeader.ts';
+import { PaymentItem, toPaymentItem } from './paymentResource.ts';
+
+const LIST_STATUSES = ['requires_action', 'processing', 'succeeded', 'failed', 'expired'] as const;
+
+const ListPaymentsQuery = Type.Object(
+  {
+    startTs: Type.Optional(Type.String({ format: 'date-time', description: 'RFC 3339, inclusive' })),
+    endTs: Type.Optional(Type.String({ format: 'date-time', description: 'RFC 3339, exclusive' })),
+    token_symbol: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 16 }), { maxItems: 20, description: 'Repeat for several' })),
+    asset: Type.Optional(Type.String({ minLength: 1, maxLength: 16, deprecated: true, description: 'Deprecated: use token_symbol' })),
+    network: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'CAIP-2 chain ids, comma-separated' })),
+    sortBy: Type.Union([Type.Literal('date'), Type.Literal('amount')], { default: 'date' }),
+    sortDir: Type.Union([Type.Literal('asc'), Type.Literal('desc')], { default: 'desc' }),
+    cursor: Type.Optional(Type.String({ maxLength: 1024 })),
+    limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
+    status: Type.Optional(Type.Array(Type.Union(LIST_STATUSES.map((status) => Type.Literal(status))), { maxItems: 5 })),
+    referenceId: Type.Optional(
+      Type.String({ minLength: 3, maxLength: 35, pattern: '^[A-Za-z0-9 /:.,+-]+$', description: 'Case-insensitive substring' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+type ListQuery = Static<typeof ListPaymentsQuery>;
+
+const Stats = Type.Object({
+  totalRevenue: Type.Array(Type.Object({ amount: Type.Number({ description: 'Standard units, e.g. 12.34' }), currency: Type.String() })),
+  totalTransactions: Type.Integer(),
+  totalCustomers: Type.Integer(),
+});
+
+/** The list's view of a status at `now`: unpaid past expiry is expired, cancelled is failed (D9). */
+function listedStatus(now: Date) {
+  return sql<string>`CASE WHEN payments.status = 'requires_action' AND payments.expires_at <= ${now} THEN 'expired'
+    WHEN payments.status = 'cancelled' THEN 'failed' ELSE payments.status END`;
+}
+
+interface Filters {
+  merchantId: string;
+  start?: Date;
+  end?: Date;
+  symbols?: string[];
+  networks?: string[];
+  statuses?: string[];
+  referenceId?: string;
+  now: Date;
+}
+
+function filtersOf(query: ListQuery, merchantId: string, now: Date, version: string): Filters {
+  if (query.asset !== undefined && versionHas(version, 'asset-query-parameter-removed')) {
+    throw ApiError.validation([{ field: 'asset', message: `is removed in API version ${version}; use token_symbol` }]);
+  }
+  const symbols = [...(query.token_symbol ?? []), ...(query.asset ? [query.asset] : [])].map((symbol) => symbol.toUpperCase());
+  const networks = query.network?.split(',').map((network) => network.trim());
+  if (networks?.some((network) => !/^(eip155|solana):[-_a-zA-Z0-9]{1,32}$/.test(network))) {
+    throw ApiError.validation([{ field: 'network', message: 'must be CAIP-2 chain ids, comma-separated (e.g. eip155:8453)' }]);
+  }
+  const start = query.startTs ? new Date(query.startTs) : undefined;
+  const end = query.endTs ? new Date(query.endTs) : undefined;
+  if (start && end && start >= end) throw ApiError.validation([{ field: 'endTs', message: 'must be after startTs' }]);
+  return {
+    merchantId,
+    now,
+    ...(start ? { start } : {}),
+    ...(end ? { end } : {}),
+    ...(symbols.length ? { symbols } : {}),
+    ...(networks ? { networks } : {}),
+    ...(query.status?.length ? { statuses: [...new Set(query.status)] } : {}),
+    ...(query.referenceId ? { referenceId: query.referenceId } : {}),
+  };
+}
+
+function applyFilters<O>(query: SelectQueryBuilder<Database, 'payments', O>, filters: Filters) {
+  return query.where((eb: ExpressionBuilder<Database, 'payments'>) => {
+    const conditions = [eb('payments.merchant_id', '=', filters.merchantId)];
+    if (filters.start) conditions.push(eb('payments.created_at', '>=', filters.start));
+    if (filters.end) conditions.push(eb('payments.created_at', '<', filters.end));
+    if (filters.symbols) conditions.push(eb(eb.fn('upper', ['payments.token_symbol']), 'in', filters.symbols));
+    if (filters.networks) conditions.push(eb('payments.network', 'in', filters.networks));
+    if (filters.statuses) conditions.push(eb(listedStatus(filters.now), 'in', filters.statuses));
+    if (filters.referenceId) conditions.push(eb('payments.reference_id', 'ilike', `%${filters.referenceId}%`));
+    return eb.and(conditions);
+  });
+}
+
+export function registerListPayments(app: App, ctx: AppContext, cursors: CursorCodec): void {
+  app.get(
+    '/v1/merchants/payments',
+    {
+      config: { auth: { scope: 'payments' } },
+      onRequest: requireMerchantIdHeader,
+      schema: {
+        tags: ['payments'],
+        summary: "List a merchant's payments with statistics",
+        description: 'Statistics cover every payment matching the filters, not just the page. Defaults: sortBy=date, sortDir=desc.',
+        headers: MerchantIdHeader,
+        querystring: ListPaymentsQuery,
+        response: {
+          200: Type.Object({ data: Type.Array(PaymentItem), nextCursor: Nullable(Type.String()), stats: Stats }),
+          ...errorResponses(404, 502),
+        },
+      },
+    },
+    async (request, reply) => {
+      const merchant = await merchantOfRequest(ctx, request);
+      const now = ctx.clock.now();
+      const { sortBy, sortDir, limit, cursor } = request.query;
+      const filters = filtersOf(request.query, merchant.id, now, request.apiVersion ?? '');
+      if (request.query.asset !== undefined) reply.header('deprecation', 'true');
+
+      const { now: _now, ...stableFilters } = filters;
+      const fingerprint = JSON.stringify([stableFilters, sortBy, sortDir]);
+      const after = cursor === undefined ? undefined : cursors.decode<[string, string]>(cursor, fingerprint);
+      const sortColumn = sortBy === 'amount' ? sql`payments.fiat_value` : sql`payments.created_at`;
+      const sortCast = sortBy === 'amount' ? sql`bigint` : sql`timestamptz`;
+      const direction = sortDir === 'asc' ? sql`ASC` : sql`DESC`;
+
+      let page = applyFilters(ctx.db.selectFrom('payments').selectAll('payments').select(sql<string>`${sortColumn}::text`.as('sort_key')), filters);
+      if (after) {
+        const comparison = sortDir === 'asc' ? sql`>` : sql`<`;
+        page = page.where(sql<boolean>`(${sortColumn}, payments.id) ${comparison} (${after[0]}::${sortCast}, ${after[1]})`);
+      }
+      const rowsPromise = page.orderBy(sql`${sortColumn} ${direction}, payments.id ${direction}`).limit(limit + 1).execute();
+      const totalsPromise = applyFilters(
+        ctx.db.selectFrom('payments').select([
+          sql<string>`count(*)`.as('transactions'),
+          sql<string>`count(DISTINCT payments.buyer_account)`.as('customers'),
+        ]),
+        filters,
+      ).executeTakeFirstOrThrow();
+      const revenuePromise = applyFilters(
+        ctx.db.selectFrom('payments').select(['payments.fiat_currency', sql<string>`sum(payments.fiat_value)`.as('total')]),
+        filters,
+      )
+        .where(listedStatus(now), '=', 'succeeded')
+        .groupBy('payments.fiat_currency')
+        .orderBy('payments.fiat_currency')
+        .execute();
+      const [rows, totals, revenue] = await Promise.all([rowsPromise, totalsPromise, revenuePromise]);
+
+      const pageRows = rows.slice(0, limit);
+      const last = pageRows[pageRows.length - 1];
+      return {
+        data: pageRows.map((row) => toPaymentItem(row, merchant, ctx.chains, ctx.config.baseUrl, now)),
+        nextCursor: rows.length > limit && last ? cursors.encode([last.sort_key, last.id], fingerprint) : null,
+        stats: {
+          totalRevenue: revenue.map((entry) => ({
+            amount: toStandardUnits(BigInt(entry.total), fiatCurrency(entry.fiat_currency)?.decimals ?? 2),
+            currency: entry.fiat_currency,
+          })),
+          totalTransactions: Number(totals.transactions),
+          totalCustomers: Number(totals.customers),
+        },
+      };
+    },
+  );
+}

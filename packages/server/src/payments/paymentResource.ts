@@ -1,0 +1,166 @@
+import { Type } from '@sinclair/typebox';
+import type { Selectable } from 'kysely';
+import type { ChainRegistry } from '../chains/registry.ts';
+import type { MerchantsTable, PaymentsTable } from '../db/schema.ts';
+import { Nullable } from '../http/schemas.ts';
+import { logoUrl } from '../merchants/merchantResource.ts';
+import { fiatCurrency } from './currencies.ts';
+import { effectiveStatus, isTerminal, listStatusName, pollHintMs } from './stateMachine.ts';
+
+export type PaymentRow = Selectable<PaymentsTable>;
+export type MerchantRow = Selectable<MerchantsTable>;
+
+const AmountDisplay = Type.Object({
+  assetSymbol: Type.String(),
+  assetName: Type.String(),
+  decimals: Type.Integer(),
+  iconUrl: Type.Optional(Type.String()),
+  networkName: Type.Optional(Type.String()),
+  networkIconUrl: Type.Optional(Type.String()),
+});
+
+export const FiatAmount = Type.Object({
+  unit: Type.String({ description: '`iso4217/<CODE>`' }),
+  value: Type.String({ description: 'Minor units' }),
+  display: AmountDisplay,
+});
+
+export const TokenAmount = Type.Object({
+  unit: Type.String({ description: '`caip19/<asset id>`' }),
+  value: Type.String({ description: 'Minor units of the token' }),
+  display: Nullable(AmountDisplay),
+});
+
+export const PaymentItem = Type.Object({
+  paymentId: Type.String(),
+  merchant: Type.Object({ id: Type.String(), name: Type.Optional(Type.String()), iconUrl: Type.Optional(Nullable(Type.String())) }),
+  referenceId: Type.String(),
+  status: Type.Union(['requires_action', 'processing', 'succeeded', 'failed', 'expired'].map((status) => Type.Literal(status))),
+  isTerminal: Type.Boolean(),
+  fiatAmount: Type.Optional(FiatAmount),
+  tokenAmount: Type.Optional(TokenAmount),
+  buyer: Type.Optional(
+    Type.Object({
+      accountCaip10: Type.String(),
+      accountProviderName: Type.Optional(Type.String()),
+      accountProviderIcon: Type.Optional(Type.String()),
+    }),
+  ),
+  transaction: Type.Optional(
+    Type.Object({ networkId: Type.String(), hash: Type.Optional(Type.String()), nonce: Type.Optional(Type.Integer()) }),
+  ),
+  fees: Type.Optional(
+    Type.Object({ total: TokenAmount, fixed: Type.Optional(TokenAmount), percentage: Type.Optional(Type.String()) }),
+  ),
+  settlement: Type.Optional(
+    Type.Object({ settled: Type.Boolean(), amount: Type.Optional(TokenAmount), txHash: Type.Optional(Type.String()) }),
+  ),
+  createdAt: Type.String({ format: 'date-time' }),
+  lastUpdatedAt: Type.String({ format: 'date-time' }),
+  settledAt: Type.Optional(Type.String({ format: 'date-time' })),
+});
+
+export function fiatAmountOf(currencyCode: string, minorUnits: string) {
+  const currency = fiatCurrency(currencyCode);
+  return {
+    unit: `iso4217/${currencyCode}`,
+    value: minorUnits,
+    display: { assetSymbol: currency?.symbol ?? currencyCode, assetName: currency?.name ?? currencyCode, decimals: currency?.decimals ?? 2 },
+  };
+}
+
+export function tokenAmountOf(chains: ChainRegistry, asset: string, value: string) {
+  const token = chains.token(asset);
+  const network = token && chains.network(token.chain);
+  return {
+    unit: `caip19/${asset}`,
+    value,
+    display: token
+      ? {
+          assetSymbol: token.symbol,
+          assetName: token.name,
+          decimals: token.decimals,
+          ...(token.iconUrl ? { iconUrl: token.iconUrl } : {}),
+          ...(network ? { networkName: network.name } : {}),
+          ...(network?.iconUrl ? { networkIconUrl: network.iconUrl } : {}),
+        }
+      : null,
+  };
+}
+
+/** The payment as the merchant list and `GET /v1/payments/{id}` show it; objects without data are omitted. */
+export function toPaymentItem(row: PaymentRow, merchant: MerchantRow, chains: ChainRegistry, baseUrl: string, now: Date) {
+  const status = effectiveStatus(row.status, row.expires_at, now);
+  const token = (value: string | null) => (row.token_asset && value !== null ? tokenAmountOf(chains, row.token_asset, value) : undefined);
+  const tokenAmount = token(row.token_value);
+  const feeTotal = token(row.fee_total);
+  const feeFixed = token(row.fee_fixed);
+  const settledAmount = token(row.settlement_amount);
+  const settled = row.settlement_tx_hash !== null && row.settled_at !== null && settledAmount !== undefined;
+  return {
+    paymentId: row.id,
+    merchant: { id: merchant.id, name: merchant.name, iconUrl: merchant.logo_file ? logoUrl(baseUrl, merchant.logo_file) : null },
+    referenceId: row.reference_id,
+    status: listStatusName(status),
+    isTerminal: isTerminal(status),
+    fiatAmount: fiatAmountOf(row.fiat_currency, row.fiat_value),
+    ...(tokenAmount ? { tokenAmount } : {}),
+    ...(row.buyer_account
+      ? {
+          buyer: {
+            accountCaip10: row.buyer_account,
+            ...(row.buyer_provider_name ? { accountProviderName: row.buyer_provider_name } : {}),
+            ...(row.buyer_provider_icon ? { accountProviderIcon: row.buyer_provider_icon } : {}),
+          },
+        }
+      : {}),
+    ...(row.network
+      ? {
+          transaction: {
+            networkId: row.network.slice(row.network.indexOf(':') + 1),
+            ...(row.tx_hash ? { hash: row.tx_hash } : {}),
+            ...(row.tx_nonce !== null ? { nonce: Number(row.tx_nonce) } : {}),
+          },
+        }
+      : {}),
+    ...(feeTotal
+      ? {
+          fees: {
+            total: feeTotal,
+            ...(feeFixed ? { fixed: feeFixed } : {}),
+            ...(row.fee_percentage ? { percentage: row.fee_percentage } : {}),
+          },
+        }
+      : {}),
+    ...(status === 'succeeded'
+      ? { settlement: settled ? { settled: true, amount: settledAmount, txHash: row.settlement_tx_hash as string } : { settled: false } }
+      : {}),
+    createdAt: row.created_at.toISOString(),
+    lastUpdatedAt: row.updated_at.toISOString(),
+    ...(settled && row.settled_at ? { settledAt: row.settled_at.toISOString() } : {}),
+  };
+}
+
+export const PaymentStatusView = Type.Object({
+  status: Type.String(),
+  isFinal: Type.Boolean(),
+  pollInMs: Type.Optional(Type.Integer({ minimum: 0 })),
+  info: Nullable(Type.Object({ optionAmount: TokenAmount, txId: Type.String() })),
+  failureCode: Type.Optional(Type.String()),
+});
+
+/** The gateway-style status (D8, D10): `info` once succeeded, `failureCode` only when failed. */
+export function toStatusView(row: PaymentRow, chains: ChainRegistry, now: Date) {
+  const status = effectiveStatus(row.status, row.expires_at, now);
+  const pollInMs = pollHintMs(status);
+  return {
+    status,
+    isFinal: isTerminal(status),
+    ...(pollInMs === undefined ? {} : { pollInMs }),
+    info:
+      status === 'succeeded' && row.token_asset && row.token_value && row.tx_hash
+        ? { optionAmount: tokenAmountOf(chains, row.token_asset, row.token_value), txId: row.tx_hash }
+        : null,
+    ...(status === 'failed' ? { failureCode: row.failure_code ?? 'failed' } : {}),
+  };
+}

@@ -1,0 +1,186 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { runCommonRouteTests } from '../support/commonRouteTests.ts';
+import { createMerchant } from '../support/fixtures.ts';
+import { startServerProcess, type ServerProcess } from '../support/serverProcess.ts';
+import { call, expectErrorBody, newPartner, startTestServer, type TestPartner, type TestServer } from '../support/testServer.ts';
+
+const amount = { unit: 'iso4217/USD', value: '1000' };
+
+describe('creating payments', () => {
+  let server: TestServer;
+  let partner: TestPartner;
+  let merchantId: string;
+
+  const create = (body: Record<string, unknown>, path = '/v1/payments', headers: Record<string, string> = {}) =>
+    call(server, path, { method: 'POST', headers: { 'api-key': partner.apiKey, 'merchant-id': merchantId, ...headers }, body });
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    partner = await newPartner(server.db);
+    merchantId = (await createMerchant(server, partner.apiKey)).id;
+  });
+  afterAll(() => server.close());
+
+  describe('happy path', () => {
+    it('POST /v1/payments creates a payment waiting for the buyer, with a checkout link and a 15 minute expiry', async () => {
+      const before = Math.floor(Date.now() / 1000);
+      const result = await create({ amount, referenceId: 'order-1' });
+      expect(result.status, result.text).toBe(201);
+      const body = result.body;
+      expect(body.paymentId).toMatch(/^pay_[0-9A-Z]{26}$/);
+      expect(body.gatewayUrl).toBe(`${server.url}/${body.paymentId}`);
+      expect(body).toMatchObject({ status: 'requires_action', isFinal: false });
+      expect(body.pollInMs).toBeGreaterThan(0);
+      expect(body.expiresAt).toBeGreaterThanOrEqual(before + 900);
+      expect(body.expiresAt).toBeLessThanOrEqual(before + 901);
+      const row = await server.db.selectFrom('payments').selectAll().where('id', '=', body.paymentId).executeTakeFirstOrThrow();
+      expect([row.fiat_currency, row.fiat_value, row.reference_id, row.partner_id]).toEqual(['USD', '1000', 'order-1', partner.partnerId]);
+    });
+
+    it('POST /v1/merchant/payment names the unpaid state pending and keeps redirects only when both are HTTPS', async () => {
+      const both = await create(
+        { amount, referenceId: 'checkout-1', checkout: { successUrl: 'https://shop.example/ok', errorUrl: 'https://shop.example/ko' } },
+        '/v1/merchant/payment',
+      );
+      expect(both.status).toBe(201);
+      expect(both.body.status).toBe('pending');
+      const one = await create({ amount, referenceId: 'checkout-2', checkout: { successUrl: 'https://shop.example/ok', errorUrl: 'http://shop.example/ko' } }, '/v1/merchant/payment');
+      const rows = await server.db.selectFrom('payments').select(['id', 'success_url', 'error_url']).where('id', 'in', [both.body.paymentId, one.body.paymentId]).execute();
+      const byId = Object.fromEntries(rows.map((row) => [row.id, [row.success_url, row.error_url]]));
+      expect(byId[both.body.paymentId]).toEqual(['https://shop.example/ok', 'https://shop.example/ko']);
+      expect(byId[one.body.paymentId]).toEqual([null, null]);
+    });
+
+    it('honours currencies without minor units and a custom expiry', async () => {
+      const expiresAt = Math.floor(Date.now() / 1000) + 3600;
+      const result = await create({ amount: { unit: 'iso4217/JPY', value: '1500' }, referenceId: 'yen', expiresAt });
+      expect(result.status).toBe(201);
+      expect(result.body.expiresAt).toBe(expiresAt);
+    });
+
+    it('returns the existing payment for the same referenceId and amount, with 200', async () => {
+      const first = await create({ amount, referenceId: 'same-ref' });
+      const again = await create({ amount, referenceId: 'same-ref' });
+      expect([first.status, again.status]).toEqual([201, 200]);
+      expect(again.body.paymentId).toBe(first.body.paymentId);
+    });
+
+    it('replays an Idempotency-Key', async () => {
+      const key = randomUUID();
+      const first = await create({ amount, referenceId: 'keyed' }, '/v1/payments', { 'idempotency-key': key });
+      const again = await create({ amount, referenceId: 'keyed' }, '/v1/payments', { 'idempotency-key': key });
+      expect(again.text).toBe(first.text);
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+    });
+
+    it('100 concurrent creates with one referenceId make one payment', async () => {
+      const results = await Promise.all(Array.from({ length: 100 }, () => create({ amount, referenceId: 'hundred' })));
+      expect(results.filter((result) => result.status === 201)).toHaveLength(1);
+      expect(results.filter((result) => result.status === 200)).toHaveLength(99);
+      expect(new Set(results.map((result) => result.body.paymentId)).size).toBe(1);
+    });
+
+    it('records a payment.created event in the same transaction', async () => {
+      const { body } = await create({ amount, referenceId: 'evented' });
+      const events = await server.db.selectFrom('webhook_events').selectAll().where('partner_id', '=', partner.partnerId).execute();
+      const created = events.find((event) => event.type === 'payment.created' && JSON.stringify(event).includes(body.paymentId));
+      expect(created).toBeDefined();
+    });
+  });
+
+  describe('errors', () => {
+    it('refuses another amount for an existing referenceId with 409', async () => {
+      await create({ amount, referenceId: 'conflict' });
+      const result = await create({ amount: { unit: 'iso4217/USD', value: '2000' }, referenceId: 'conflict' });
+      expect([result.status, expectErrorBody(result).code]).toEqual([409, 'idempotency_conflict']);
+    });
+
+    it.each([
+      [{ amount: { unit: 'USD', value: '100' }, referenceId: 'x' }, 'amount.unit'],
+      [{ amount: { unit: 'iso4217/ABC', value: '100' }, referenceId: 'x' }, 'amount.unit'],
+      [{ amount: { unit: 'iso4217/usd', value: '100' }, referenceId: 'x' }, 'amount.unit'],
+      [{ amount: { unit: 'iso4217/USD', value: '0' }, referenceId: 'x' }, 'amount.value'],
+      [{ amount: { unit: 'iso4217/USD', value: '-5' }, referenceId: 'x' }, 'amount.value'],
+      [{ amount: { unit: 'iso4217/USD', value: '10.50' }, referenceId: 'x' }, 'amount.value'],
+      [{ amount: { unit: 'iso4217/USD', value: '1e3' }, referenceId: 'x' }, 'amount.value'],
+      [{ amount: { unit: 'iso4217/USD', value: 1000 }, referenceId: 'x' }, 'amount.value'],
+      [{ amount: { unit: 'iso4217/USD', value: '1'.repeat(19) }, referenceId: 'x' }, 'amount.value'],
+      [{ amount, referenceId: '' }, 'referenceId'],
+      [{ amount, referenceId: 'tab\there' }, 'referenceId'],
+      [{ amount }, 'referenceId'],
+      [{ referenceId: 'x' }, 'amount'],
+      [{ amount, referenceId: 'x', expiresAt: Math.floor(Date.now() / 1000) + 10 }, 'expiresAt'],
+      [{ amount, referenceId: 'x', expiresAt: Math.floor(Date.now() / 1000) + 25 * 3600 }, 'expiresAt'],
+      [{ amount, referenceId: 'x', checkout: { successUrl: 'https://a.example' } }, 'checkout'],
+    ])('refuses %j with params_validation on %s', async (body, field) => {
+      const result = await create(body);
+      expect([result.status, expectErrorBody(result).code]).toEqual([400, 'params_validation']);
+      expect(expectErrorBody(result).issues?.map((issue) => issue.field)).toContain(field);
+    });
+
+    it('needs Merchant-Id (401), an existing merchant of this partner (404) that is active (403)', async () => {
+      const missing = await call(server, '/v1/payments', { method: 'POST', headers: { 'api-key': partner.apiKey }, body: {} });
+      expect([missing.status, expectErrorBody(missing).code]).toEqual([401, 'missing_merchant_id']);
+      const unknown = await create({ amount, referenceId: 'x' }, '/v1/payments', { 'merchant-id': 'mrch_unknown' });
+      expect([unknown.status, expectErrorBody(unknown).code]).toEqual([404, 'not_found']);
+      const other = await newPartner(server.db, 'Other');
+      const theirs = await createMerchant(server, other.apiKey);
+      const foreign = await create({ amount, referenceId: 'x' }, '/v1/payments', { 'merchant-id': theirs.id });
+      expect([foreign.status, expectErrorBody(foreign).code]).toEqual([404, 'not_found']);
+      const suspended = await createMerchant(server, partner.apiKey);
+      await server.db.updateTable('merchants').set({ status: 'suspended' }).where('id', '=', suspended.id).execute();
+      const forbidden = await create({ amount, referenceId: 'x' }, '/v1/payments', { 'merchant-id': suspended.id });
+      expect([forbidden.status, expectErrorBody(forbidden).code]).toEqual([403, 'forbidden']);
+    });
+  });
+});
+
+describe('creating payments across two processes', () => {
+  let processes: ServerProcess[];
+  let server: TestServer;
+
+  beforeAll(async () => {
+    const env = { DATABASE_URL: inject('databaseUrl'), DEMO_PARTNER: 'never' };
+    processes = await Promise.all([startServerProcess(env), startServerProcess(env)]);
+    server = await startTestServer();
+  });
+  afterAll(async () => {
+    await Promise.all([...processes.map((process) => process.stop()), server.close()]);
+  });
+
+  it('100 concurrent creates with one referenceId over both processes make one payment', async () => {
+    const partner = await newPartner(server.db);
+    const merchant = await createMerchant(server, partner.apiKey);
+    const results = await Promise.all(
+      Array.from({ length: 100 }, (_, index) =>
+        call(processes[index % 2]!, '/v1/payments', {
+          method: 'POST',
+          headers: { 'api-key': partner.apiKey, 'merchant-id': merchant.id },
+          body: { amount, referenceId: 'across' },
+        }),
+      ),
+    );
+    expect(results.filter((result) => result.status === 201)).toHaveLength(1);
+    expect(results.filter((result) => result.status === 200)).toHaveLength(99);
+    expect(new Set(results.map((result) => result.body.paymentId)).size).toBe(1);
+    const rows = await server.db.selectFrom('payments').select('id').where('merchant_id', '=', merchant.id).execute();
+    expect(rows).toHaveLength(1);
+  });
+});
+
+for (const path of ['/v1/payments', '/v1/merchant/payment']) {
+  runCommonRouteTests({
+    name: `POST ${path}`,
+    scope: 'payments',
+    ownedResource: true,
+    request: async (server, partner) => ({
+      method: 'POST',
+      path,
+      headers: { 'merchant-id': (await createMerchant(server, partner.apiKey)).id },
+      get body() {
+        return { amount, referenceId: randomUUID() };
+      },
+    }),
+  });
+}

@@ -1,0 +1,201 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Clock } from '../../src/context.ts';
+import { EXPIRE_PAYMENT_TASK, expirePaymentTask } from '../../src/payments/expiry.ts';
+import { changePaymentStatus } from '../../src/payments/transitions.ts';
+import { runCommonRouteTests } from '../support/commonRouteTests.ts';
+import { createMerchant, createPayment } from '../support/fixtures.ts';
+import { startServerProcess, type ServerProcess } from '../support/serverProcess.ts';
+import { call, expectErrorBody, newPartner, startTestServer, type TestPartner, type TestServer } from '../support/testServer.ts';
+
+/** A clock the test moves by hand; it starts at the real time. */
+class ManualClock implements Clock {
+  private offsetMs = 0;
+  now(): Date {
+    return new Date(Date.now() + this.offsetMs);
+  }
+  advance(ms: number): void {
+    this.offsetMs += ms;
+  }
+}
+
+describe('payment status, reading and cancelling', () => {
+  let server: TestServer;
+  let partner: TestPartner;
+  let merchantId: string;
+  const clock = new ManualClock();
+
+  const headers = () => ({ 'api-key': partner.apiKey, 'merchant-id': merchantId });
+  const get = (path: string) => call(server, path, { headers: headers() });
+
+  beforeAll(async () => {
+    server = await startTestServer({ context: { clock }, tasks: (ctx) => ({ [EXPIRE_PAYMENT_TASK]: expirePaymentTask(ctx) }) });
+    partner = await newPartner(server.db);
+    merchantId = (await createMerchant(server, partner.apiKey)).id;
+  });
+  afterAll(() => server.close());
+
+  it('reports a new payment as pending on the merchant family and requires_action elsewhere', async () => {
+    const { paymentId } = await createPayment(server, partner.apiKey, merchantId);
+    expect((await get(`/v1/merchant/payment/${paymentId}/status`)).body).toEqual({ status: 'pending', isFinal: false });
+    const status = await get(`/v1/payments/${paymentId}/status`);
+    expect(status.body).toEqual({ status: 'requires_action', isFinal: false, pollInMs: 2000, info: null });
+  });
+
+  it('returns the list item shape from GET /v1/payments/{id}, omitting objects without data', async () => {
+    const { paymentId } = await createPayment(server, partner.apiKey, merchantId, { referenceId: 'shape-1', amount: { unit: 'iso4217/EUR', value: '1234' } });
+    const item = (await get(`/v1/payments/${paymentId}`)).body;
+    expect(Object.keys(item).sort()).toEqual(['createdAt', 'fiatAmount', 'isTerminal', 'lastUpdatedAt', 'merchant', 'paymentId', 'referenceId', 'status']);
+    expect(item).toMatchObject({
+      paymentId,
+      referenceId: 'shape-1',
+      status: 'requires_action',
+      isTerminal: false,
+      merchant: { id: merchantId, name: 'Corner Shop', iconUrl: null },
+      fiatAmount: { unit: 'iso4217/EUR', value: '1234', display: { assetSymbol: '€', assetName: 'Euro', decimals: 2 } },
+    });
+  });
+
+  it('cancels an unpaid payment once, records the event, and lists it as failed', async () => {
+    const { paymentId } = await createPayment(server, partner.apiKey, merchantId);
+    const cancelled = await call(server, `/v1/payments/${paymentId}/cancel`, { method: 'POST', headers: headers() });
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body).toEqual({ status: 'cancelled', isFinal: true, info: null });
+    const again = await call(server, `/v1/payments/${paymentId}/cancel`, { method: 'POST', headers: headers() });
+    expect(again.body.status).toBe('cancelled');
+    expect((await get(`/v1/payments/${paymentId}`)).body).toMatchObject({ status: 'failed', isTerminal: true });
+    const events = await server.db.selectFrom('webhook_events').select('type').where('partner_id', '=', partner.partnerId).where('body', 'like', `%${paymentId}%`).execute();
+    expect(events.map((event) => event.type).sort()).toEqual(['payment.cancelled', 'payment.created']);
+  });
+
+  it('refuses to cancel a payment that is processing or final with 400 invalid_state', async () => {
+    const { paymentId } = await createPayment(server, partner.apiKey, merchantId);
+    await changePaymentStatus({ db: server.db, chains: server.ctx.chains, baseUrl: server.url, now: new Date() }, paymentId, 'processing');
+    const result = await call(server, `/v1/payments/${paymentId}/cancel`, { method: 'POST', headers: headers() });
+    expect([result.status, expectErrorBody(result).code]).toEqual([400, 'invalid_state']);
+  });
+
+  it('reports unknown payments and other merchants’ payments as 404 payment_not_found', async () => {
+    const other = await createMerchant(server, partner.apiKey);
+    const { paymentId } = await createPayment(server, partner.apiKey, other.id);
+    for (const path of [`/v1/payments/${paymentId}`, `/v1/payments/pay_missing/status`, `/v1/merchant/payment/${paymentId}/status`]) {
+      const result = await get(path);
+      expect([result.status, expectErrorBody(result).code]).toEqual([404, 'payment_not_found']);
+    }
+  });
+
+  it('never reports a payment payable after expiresAt, even before the expiry job runs', async () => {
+    const { paymentId } = await createPayment(server, partner.apiKey, merchantId);
+    clock.advance(16 * 60 * 1000);
+    try {
+      expect((await get(`/v1/merchant/payment/${paymentId}/status`)).body).toEqual({ status: 'expired', isFinal: true });
+      expect((await get(`/v1/payments/${paymentId}/status`)).body).toEqual({ status: 'expired', isFinal: true, info: null });
+      expect((await get(`/v1/payments/${paymentId}`)).body).toMatchObject({ status: 'expired', isTerminal: true });
+      const cancel = await call(server, `/v1/payments/${paymentId}/cancel`, { method: 'POST', headers: headers() });
+      expect([cancel.status, cancel.body.code]).toEqual([400, 'invalid_state']);
+    } finally {
+      clock.advance(-16 * 60 * 1000);
+    }
+  });
+
+  it('the expiry job turns a payment past expiresAt into expired within a second of its due time', async () => {
+    const { paymentId } = await createPayment(server, partner.apiKey, merchantId);
+    // Make the payment due now in real time; the job, scheduled at the old expiresAt, is moved to match.
+    await server.db.updateTable('payments').set({ expires_at: new Date(Date.now() + 300) }).where('id', '=', paymentId).execute();
+    await server.db.executeQuery(
+      (await import('kysely')).sql`UPDATE graphile_worker._private_jobs SET run_at = now() + interval '300 milliseconds' WHERE key = ${`expire:${paymentId}`}`.compile(server.db),
+    );
+    const started = Date.now();
+    const status = await get(`/v1/payments/${paymentId}/status?maxPollMs=5000`);
+    expect(status.body.status).toBe('expired');
+    let stored = '';
+    while (Date.now() - started < 3000) {
+      stored = (await server.db.selectFrom('payments').select('status').where('id', '=', paymentId).executeTakeFirstOrThrow()).status;
+      if (stored === 'expired') break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(stored).toBe('expired');
+    process.stdout.write(`expiry job stored expired ${Date.now() - started - 300} ms after the due time\n`);
+  });
+
+  it('maxPollMs=0 answers at once and a change wakes a long-poll', async () => {
+    const { paymentId } = await createPayment(server, partner.apiKey, merchantId);
+    const immediate = Date.now();
+    await get(`/v1/payments/${paymentId}/status?maxPollMs=0`);
+    expect(Date.now() - immediate).toBeLessThan(1000);
+    const polling = get(`/v1/payments/${paymentId}/status?maxPollMs=20000`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await call(server, `/v1/payments/${paymentId}/cancel`, { method: 'POST', headers: headers() });
+    expect((await polling).body.status).toBe('cancelled');
+  });
+
+  it('refuses a negative maxPollMs', async () => {
+    const { paymentId } = await createPayment(server, partner.apiKey, merchantId);
+    const result = await get(`/v1/payments/${paymentId}/status?maxPollMs=-1`);
+    expect([result.status, expectErrorBody(result).code]).toEqual([400, 'params_validation']);
+  });
+});
+
+describe('long-poll across processes', () => {
+  let first: ServerProcess;
+  let second: ServerProcess;
+  let server: TestServer;
+
+  beforeAll(async () => {
+    const env = { DATABASE_URL: inject('databaseUrl'), DEMO_PARTNER: 'never' };
+    [first, second] = await Promise.all([startServerProcess(env), startServerProcess(env)]);
+    server = await startTestServer();
+  });
+  afterAll(async () => {
+    await Promise.all([first.stop(), second.stop(), server.close()]);
+  });
+
+  it('a change made through process B wakes a waiter on process A within 200 ms', async () => {
+    const partner = await newPartner(server.db);
+    const merchant = await createMerchant(server, partner.apiKey);
+    const headers = { 'api-key': partner.apiKey, 'merchant-id': merchant.id };
+    const { paymentId } = await createPayment(first, partner.apiKey, merchant.id);
+    const polling = call(first, `/v1/payments/${paymentId}/status?maxPollMs=20000`, { headers });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const changedAt = Date.now();
+    const cancel = await call(second, `/v1/payments/${paymentId}/cancel`, { method: 'POST', headers });
+    expect(cancel.status).toBe(200);
+    const woken = await polling;
+    const wakeUpMs = Date.now() - changedAt;
+    process.stdout.write(`long-poll wake-up across processes: ${wakeUpMs} ms\n`);
+    expect(woken.body.status).toBe('cancelled');
+    expect(wakeUpMs).toBeLessThan(200);
+  });
+
+  it('caps a long-poll at 30 s', async () => {
+    const partner = await newPartner(server.db);
+    const merchant = await createMerchant(server, partner.apiKey);
+    const { paymentId } = await createPayment(first, partner.apiKey, merchant.id);
+    const started = Date.now();
+    const result = await call(first, `/v1/payments/${paymentId}/status?maxPollMs=45000`, {
+      headers: { 'api-key': partner.apiKey, 'merchant-id': merchant.id },
+    });
+    const heldMs = Date.now() - started;
+    expect(result.body.status).toBe('requires_action');
+    expect(heldMs).toBeGreaterThanOrEqual(29_900);
+    expect(heldMs).toBeLessThan(40_000);
+  }, 50_000);
+});
+
+const statusRoutes: Array<[string, (paymentId: string) => string, string]> = [
+  ['GET /v1/merchant/payment/:id/status', (id) => `/v1/merchant/payment/${id}/status`, 'GET'],
+  ['GET /v1/payments/:id/status', (id) => `/v1/payments/${id}/status`, 'GET'],
+  ['GET /v1/payments/:id', (id) => `/v1/payments/${id}`, 'GET'],
+  ['POST /v1/payments/:id/cancel', (id) => `/v1/payments/${id}/cancel`, 'POST'],
+];
+for (const [name, path, method] of statusRoutes) {
+  runCommonRouteTests({
+    name,
+    scope: 'payments',
+    ownedResource: true,
+    request: async (server, partner) => {
+      const merchant = await createMerchant(server, partner.apiKey);
+      const { paymentId } = await createPayment(server, partner.apiKey, merchant.id);
+      return { method, path: path(paymentId), headers: { 'merchant-id': merchant.id } };
+    },
+  });
+}

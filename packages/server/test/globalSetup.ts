@@ -51,13 +51,13 @@ export async function setup(project: TestProject): Promise<void> {
   project.provide('databaseUrl', url);
 }
 
-/** Drops this run's database; stops PostgreSQL only when no other run is using it. */
+/** Drops this run's database; stops PostgreSQL only when no other run is connected to it. */
 export async function teardown(): Promise<void> {
   if (!embedded || !runDatabase) return;
   const othersRunning = await withAdmin(embedded.url, async (admin) => {
     await admin.query(`DROP DATABASE IF EXISTS "${runDatabase}" WITH (FORCE)`);
     const { rows } = await admin.query<{ count: string }>(
-      "SELECT count(*) FROM pg_database WHERE datname LIKE 'paygate_test_%'",
+      "SELECT count(*) FROM pg_stat_activity WHERE datname LIKE 'paygate_test_%'",
     );
     return Number(rows[0]?.count) > 0;
   });

@@ -240,6 +240,33 @@ export interface SolanaTransactionsTable {
   completed_at: Date | null;
 }
 
+export interface PaymentOptionsTable {
+  id: string;
+  payment_id: string;
+  account: string;
+  asset: string;
+  network: string;
+  method: string;
+  /** Token minor units; numeric arrives as a string. */
+  amount: ColumnType<string, string | bigint, string | bigint>;
+  quote_expires_at: Date | null;
+  /** JSON written as text: the actions offered, exactly as the wallet received them. */
+  actions: ColumnType<unknown, string, string>;
+  /** JSON written as text: what the buyer must sign (an EIP-3009 authorisation, the built Solana transfer). */
+  terms: ColumnType<unknown, string, string>;
+  created_at: CreatedAt;
+}
+
+export interface PaymentConfirmationsTable {
+  payment_id: string;
+  option_id: string;
+  results: ColumnType<unknown, string, string>;
+  /** The wallet app that confirmed, when it called with App-Id. */
+  provider_name: string | null;
+  provider_icon: string | null;
+  created_at: CreatedAt;
+}
+
 export interface Database {
   payments: PaymentsTable;
   partners: PartnersTable;
@@ -260,6 +287,8 @@ export interface Database {
   evm_transaction_attempts: EvmTransactionAttemptsTable;
   evm_used_transfers: EvmUsedTransfersTable;
   solana_transactions: SolanaTransactionsTable;
+  payment_options: PaymentOptionsTable;
+  payment_confirmations: PaymentConfirmationsTable;
 }
 
 

@@ -4,6 +4,7 @@ import * as payments from './0002_payments.ts';
 import * as webhooks from './0003_webhooks.ts';
 import * as evmRelayer from './0004_evm_relayer.ts';
 import * as solanaJournal from './0005_solana_journal.ts';
+import * as gateway from './0006_gateway.ts';
 
 /** Every schema change, in order; names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   '0003_webhooks': webhooks,
   '0004_evm_relayer': evmRelayer,
   '0005_solana_journal': solanaJournal,
+  '0006_gateway': gateway,
 };

@@ -18,6 +18,7 @@ import { API_VERSIONS, REFERENCE_VERSION } from './http/versions.ts';
 import { registerMerchantRoutes } from './merchants/routes.ts';
 import { registerWebhookRoutes } from './webhooks/routes.ts';
 import { registerPaymentRoutes } from './payments/routes.ts';
+import { registerGatewayRoutes } from './gateway/routes.ts';
 import { PaymentStatusWaiter } from './payments/statusWaiter.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
@@ -139,6 +140,7 @@ export async function buildApp(ctx: AppContext): Promise<BuiltApp> {
   await statusWaiter.start();
   registerMerchantRoutes(app, ctx, cursors);
   registerPaymentRoutes(app, ctx, cursors, statusWaiter);
+  registerGatewayRoutes(app, ctx, statusWaiter);
   await registerWebhookRoutes(app, ctx);
 
   return {

@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ChainRegistry } from './chains/registry.ts';
 import type { Config } from './config.ts';
 import type { Db } from './db/database.ts';
+import type { GatewayServices } from './gateway/services.ts';
 import type { LogoFetchOptions } from './merchants/logo.ts';
 import type { WebhookDeliveryOptions } from './webhooks/deliveryOptions.ts';
 
@@ -20,6 +21,8 @@ export interface AppContext {
   databaseUrl: string;
   chains: ChainRegistry;
   clock: Clock;
+  /** The chain services the wallet gateway pays through; without them the gateway offers and confirms nothing. */
+  gateway?: GatewayServices;
   /** Overrides of the logo fetch, for tests only (a private test host, its CA, a DNS table). */
   logoFetch?: Partial<LogoFetchOptions>;
   /** Overrides of webhook delivery, for tests only (a private receiver, its CA, short retries and timeouts). */

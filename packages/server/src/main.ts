@@ -2,8 +2,12 @@ import { Command, Option } from 'commander';
 import { buildApp } from './app.ts';
 import { setUpChains } from './chains/chainConfig.ts';
 import { collectorAddresses, loadCollectorKeys } from './chains/collectorKeys.ts';
+import { CoinbasePriceSource } from './chains/prices/coinbasePriceSource.ts';
+import { FixedPriceSource } from './chains/prices/fixedPriceSource.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { systemClock } from './context.ts';
+import { createGatewayServices } from './gateway/services.ts';
+import { gatewayTasks } from './gateway/submitPayment.ts';
 import { startWorkers } from './jobs/queue.ts';
 import { serviceTaskList } from './jobs/taskList.ts';
 import { type DatabaseHandle, DatabaseUnavailableError, migrateToLatest, openDatabase } from './db/database.ts';
@@ -61,6 +65,8 @@ function onShutdownSignal(shutdown: () => Promise<void>): void {
   }
 }
 
+const DEVNET_PRICES = { 'ETH/USD': '3000', 'ETH/EUR': '2760', 'SOL/USD': '150', 'SOL/EUR': '138', 'USDC/EUR': '0.92', 'USDT/EUR': '0.92', 'EURC/USD': '1.087' };
+
 function shouldCreateDemoPartner(config: Config, handle: DatabaseHandle): boolean {
   return config.demoPartner === 'always' || (config.demoPartner === 'auto' && handle.embedded);
 }
@@ -82,10 +88,22 @@ async function start(): Promise<void> {
     await chains.devnet.fund({ evm: [collector.evm], solana: [collector.solana] });
   }
 
-  const ctx = { config, db: handle.db, databaseUrl: handle.url, chains: chains.registry, clock: systemClock };
+  // The devnet has no market: its coins get fixed example prices; real chains are priced by an exchange-rate API.
+  const prices = chains.devnet ? new FixedPriceSource(DEVNET_PRICES) : new CoinbasePriceSource();
+  const gateway = await createGatewayServices({
+    db: handle.db,
+    networks: chains.registry.networks,
+    keys: collectorKeys,
+    prices,
+    onProblem: (message) => process.stderr.write(`paygate: ${message}\n`),
+  });
+  const ctx = { config, db: handle.db, databaseUrl: handle.url, chains: chains.registry, clock: systemClock, gateway };
   const { app, close } = await buildApp(ctx);
-  const workers = await startWorkers(handle.url, serviceTaskList(ctx), { onProblem: (message) => app.log.warn(message) });
+  const workers = await startWorkers(handle.url, { ...serviceTaskList(ctx), ...gatewayTasks(ctx) }, { onProblem: (message) => app.log.warn(message) });
+  // Transactions recorded by an earlier process are sent, tracked and settled by whichever process runs this.
+  const relayerReconcile = gateway.evm.relayer.reconcileEvery(15_000);
   onShutdownSignal(async () => {
+    await relayerReconcile.stop();
     await workers.stop();
     await close();
     await handle.close();

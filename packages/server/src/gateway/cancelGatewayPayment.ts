@@ -1,0 +1,46 @@
+import type { App, AppContext } from '../context.ts';
+import { ApiError } from '../http/errors.ts';
+import { errorResponses } from '../http/schemas.ts';
+import { PaymentStatusView, toStatusView } from '../payments/paymentResource.ts';
+import { changePaymentStatus, InvalidTransitionError } from '../payments/transitions.ts';
+import { gatewayPaymentOf, requirePayable } from './gatewayPayment.ts';
+import { GatewayPaymentParams } from './gatewaySchemas.ts';
+
+export function registerCancelGatewayPayment(app: App, ctx: AppContext): void {
+  app.post(
+    '/v1/gateway/payment/:id/cancel',
+    {
+      config: { auth: { scope: 'gateway', allowApp: true } },
+      schema: {
+        tags: ['gateway'],
+        summary: 'The buyer declines the payment',
+        description: 'An unpaid payment becomes cancelled; cancelling it again returns it unchanged.',
+        params: GatewayPaymentParams,
+        response: { 200: PaymentStatusView, ...errorResponses(404, 410) },
+      },
+    },
+    async (request) => {
+      const payment = await gatewayPaymentOf(ctx, request, request.params.id);
+      const now = ctx.clock.now();
+      if (payment.status === 'cancelled') return toStatusView(payment, ctx.chains, now);
+      requirePayable(payment, now);
+      // A confirmation already accepted is being submitted: the buyer can no longer decline.
+      const confirmed = await ctx.db.selectFrom('payment_confirmations').select('payment_id').where('payment_id', '=', payment.id).executeTakeFirst();
+      if (confirmed) throw new ApiError(400, 'invalid_state', 'The payment is being paid and can no longer be declined.');
+      try {
+        const { payment: cancelled } = await changePaymentStatus(
+          { db: ctx.db, chains: ctx.chains, baseUrl: ctx.config.baseUrl, now },
+          payment.id,
+          'cancelled',
+          { failure_code: 'declined_user' },
+        );
+        return toStatusView(cancelled, ctx.chains, now);
+      } catch (error) {
+        if (error instanceof InvalidTransitionError) {
+          throw new ApiError(400, 'invalid_state', `A ${error.from} payment cannot be declined.`, { status: error.from });
+        }
+        throw error;
+      }
+    },
+  );
+}

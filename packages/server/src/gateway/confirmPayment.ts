@@ -1,0 +1,97 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
+import type { App, AppContext } from '../context.ts';
+import { principalOf } from '../http/auth.ts';
+import { ApiError } from '../http/errors.ts';
+import { errorResponses } from '../http/schemas.ts';
+import { PaymentStatusView } from '../payments/paymentResource.ts';
+import { MAX_LONG_POLL_MS, type PaymentStatusWaiter } from '../payments/statusWaiter.ts';
+import { changePaymentStatus, InvalidTransitionError } from '../payments/transitions.ts';
+import { type BuyerProvider, checkAlignment, claimPayment, earlierConfirmation, processingChanges, verifyResults } from './confirmation.ts';
+import { gatewayPaymentOf, gatewayServicesOf, requirePayable, statusAfterLongPoll } from './gatewayPayment.ts';
+import { GatewayPaymentParams } from './gatewaySchemas.ts';
+import { offeredOption, requireLiveQuote } from './optionLookup.ts';
+
+const ConfirmBody = Type.Object(
+  {
+    optionId: Type.String({ maxLength: 64 }),
+    results: Type.Array(
+      Type.Object(
+        { type: Type.Literal('walletRpc'), data: Type.Array(Type.String({ maxLength: 20_000 }), { maxItems: 10 }) },
+        { additionalProperties: false },
+      ),
+      { maxItems: 10, description: "One per action of the option, in the option's order" },
+    ),
+    collectedData: Type.Optional(Type.Object({ fields: Type.Array(Type.Object({ id: Type.String(), value: Type.Unknown() })) })),
+  },
+  { additionalProperties: false },
+);
+
+const ConfirmQuery = Type.Object(
+  {
+    maxPollMs: Type.Optional(
+      Type.Integer({ minimum: 0, description: `Hold the request until the status changes, at most this long (capped at ${MAX_LONG_POLL_MS} ms)` }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** The wallet app a buyer confirmed from, named on the payment (D2, D9); none for a partner's own backend. */
+async function providerOf(ctx: AppContext, request: FastifyRequest): Promise<BuyerProvider> {
+  const principal = principalOf(request);
+  if (principal.kind !== 'app') return { name: null, icon: null };
+  const app = await ctx.db.selectFrom('apps').select(['name', 'icon_url']).where('id', '=', principal.appId).executeTakeFirst();
+  return { name: app?.name ?? null, icon: app?.icon_url ?? null };
+}
+
+export function registerConfirmPayment(app: App, ctx: AppContext, waiter: PaymentStatusWaiter): void {
+  app.post(
+    '/v1/gateway/payment/:id/confirm',
+    {
+      config: { auth: { scope: 'gateway', allowApp: true } },
+      schema: {
+        tags: ['gateway'],
+        summary: 'Pay with an option: submit the results of its actions',
+        description:
+          'The results are checked against exactly what the option offered and against the chain, then submitted; the payment becomes processing, then succeeded or failed. A refused confirm leaves the payment payable. Repeating the same confirm returns the current status and submits nothing again.',
+        params: GatewayPaymentParams,
+        querystring: ConfirmQuery,
+        body: ConfirmBody,
+        response: { 200: PaymentStatusView, ...errorResponses(404, 409, 410) },
+      },
+    },
+    async (request) => {
+      const { optionId, results } = request.body;
+      const payment = await gatewayPaymentOf(ctx, request, request.params.id);
+      const earlier = await earlierConfirmation(ctx, payment.id, optionId, results);
+      if (earlier === 'repeated') return statusAfterLongPoll(ctx, waiter, payment, payment.status, request.query.maxPollMs);
+      if (earlier === 'taken') throw new ApiError(400, 'invalid_state', 'Another confirmation of this payment was accepted already.', { status: payment.status });
+      requirePayable(payment, ctx.clock.now());
+
+      const option = await offeredOption(ctx.db, payment.id, optionId);
+      requireLiveQuote(option, ctx.clock.now());
+      checkAlignment(option, results);
+      await verifyResults(gatewayServicesOf(ctx), ctx.chains, option, results, ctx.clock.now());
+
+      const provider = await providerOf(ctx, request);
+      const claim = await claimPayment(ctx, payment.id, option, results, provider);
+      if (claim === 'taken') throw new ApiError(400, 'invalid_state', 'Another confirmation of this payment was accepted already.');
+      if (claim === 'not_payable') requirePayable(await gatewayPaymentOf(ctx, request, payment.id), ctx.clock.now());
+      if (claim === 'claimed') {
+        try {
+          await changePaymentStatus(
+            { db: ctx.db, chains: ctx.chains, baseUrl: ctx.config.baseUrl, now: ctx.clock.now() },
+            payment.id,
+            'processing',
+            processingChanges(ctx.chains, option, provider),
+          );
+        } catch (error) {
+          // The submission job got there first and the chain already decided.
+          if (!(error instanceof InvalidTransitionError)) throw error;
+        }
+      }
+      const current = await gatewayPaymentOf(ctx, request, payment.id);
+      return statusAfterLongPoll(ctx, waiter, current, 'processing', request.query.maxPollMs);
+    },
+  );
+}

@@ -1,0 +1,138 @@
+import type { Updateable } from 'kysely';
+import type { Hex } from 'viem';
+import { PaymentRefusedError, simulateReceiveWithAuthorization, verifyReceiveAuthorization } from '../chains/evm/index.ts';
+import type { ChainRegistry } from '../chains/registry.ts';
+import { BlockhashExpiredError, SignedTransactionRejectedError } from '../chains/solana/errors.ts';
+import { verifyBuyerSignedTransaction } from '../chains/solana/verifyBuyerSignedTransaction.ts';
+import type { AppContext } from '../context.ts';
+import type { Database, PaymentsTable } from '../db/schema.ts';
+import type { Transaction } from 'kysely';
+import { ApiError, type Issue } from '../http/errors.ts';
+import { enqueueJob } from '../jobs/queue.ts';
+import { effectiveStatus } from '../payments/stateMachine.ts';
+import type { OptionRow } from './optionLookup.ts';
+import { authorizationTypedData } from './paymentOptions.ts';
+import type { GatewayServices } from './services.ts';
+
+export const SUBMIT_PAYMENT_TASK = 'gateway_submit_payment';
+
+export interface WalletResult {
+  type: 'walletRpc';
+  data: string[];
+}
+
+export interface BuyerProvider {
+  name: string | null;
+  icon: string | null;
+}
+
+const SIGNATURE = /^0x(?:[0-9a-fA-F]{2}){65,4096}$/;
+
+/** One result per action of the option, in order, each with one value per wallet call the action stands for. */
+export function checkAlignment(option: OptionRow, results: WalletResult[]): void {
+  const issues: Issue[] = [];
+  if (results.length !== option.actions.length) {
+    issues.push({ field: 'results', message: `must hold ${option.actions.length} result(s), one per action of the option, in order` });
+  } else {
+    results.forEach((result, index) => {
+      if (result.data.length !== 1) issues.push({ field: `results.${index}.data`, message: 'must hold exactly one value' });
+    });
+  }
+  if (issues.length) throw ApiError.validation(issues, 'The results do not match the actions of the option.');
+}
+
+function refused(message: string, reason: string): ApiError {
+  return new ApiError(400, 'invalid_params', message, { reason });
+}
+
+/** Checks the buyer's results against the option's terms and the chain; nothing is written or sent. */
+export async function verifyResults(services: GatewayServices, chains: ChainRegistry, option: OptionRow, results: WalletResult[], now: Date): Promise<void> {
+  const value = results[0]?.data[0] as string;
+  const { terms } = option;
+  if (terms.kind === 'eip3009') {
+    if (!SIGNATURE.test(value)) throw ApiError.validation([{ field: 'results.0.data.0', message: 'must be a 0x-prefixed hex signature' }]);
+    const network = chains.network(option.network);
+    if (!network) throw new ApiError(400, 'invalid_state', `${option.network} is no longer accepted.`);
+    const client = services.evm.clients.for(network);
+    const typedData = authorizationTypedData(terms.authorization);
+    try {
+      await verifyReceiveAuthorization(client, {
+        typedData,
+        signature: value as Hex,
+        expected: { token: typedData.domain.verifyingContract, collector: services.evm.collector, value: BigInt(option.amount), from: typedData.message.from },
+        clock: { now: () => now },
+      });
+      await simulateReceiveWithAuthorization(client, typedData, value as Hex);
+    } catch (error) {
+      if (error instanceof PaymentRefusedError) throw refused(`The signed authorisation was refused: ${error.message}.`, error.code);
+      throw error;
+    }
+    return;
+  }
+  const solana = services.solana.networks.get(option.network);
+  if (!solana) throw new ApiError(400, 'invalid_state', `${option.network} is no longer accepted.`);
+  if (!terms.transfer) throw refused('Fetch the build action before confirming this option.', 'not_built');
+  try {
+    await verifyBuyerSignedTransaction({ signedTransactionBase64: value, expectedMessageBytesBase64: terms.transfer.messageBytesBase64, buyer: terms.buyer });
+  } catch (error) {
+    if (error instanceof SignedTransactionRejectedError) throw refused(`The signed transaction was refused: ${error.message}.`, error.problem);
+    throw error;
+  }
+  const blockHeight = await solana.rpc.getBlockHeight({ commitment: 'confirmed' }).send();
+  if (blockHeight > BigInt(terms.transfer.lastValidBlockHeight)) {
+    const expired = new BlockhashExpiredError(BigInt(terms.transfer.lastValidBlockHeight), blockHeight);
+    throw new ApiError(409, 'quote_expired', `${expired.message}; fetch the transaction again.`);
+  }
+}
+
+function sameResults(stored: unknown, results: WalletResult[]): boolean {
+  const normalise = (list: WalletResult[]) => JSON.stringify(list.map((result) => [result.type, result.data]));
+  return Array.isArray(stored) && normalise(stored as WalletResult[]) === normalise(results);
+}
+
+export type ClaimOutcome = 'claimed' | 'repeated' | 'taken' | 'not_payable';
+
+/** Whether this exact confirm was already accepted (`repeated`), another one was (`taken`), or none yet. */
+export async function earlierConfirmation(ctx: AppContext, paymentId: string, optionId: string, results: WalletResult[]): Promise<'repeated' | 'taken' | null> {
+  const existing = await ctx.db.selectFrom('payment_confirmations').selectAll().where('payment_id', '=', paymentId).executeTakeFirst();
+  if (!existing) return null;
+  return existing.option_id === optionId && sameResults(existing.results, results) ? 'repeated' : 'taken';
+}
+
+/**
+ * Records the confirmation and enqueues its submission in one transaction, under the payment's row lock: of
+ * racing confirms exactly one is claimed, and a claimed confirmation is always submitted, even after a restart.
+ */
+export async function claimPayment(ctx: AppContext, paymentId: string, option: OptionRow, results: WalletResult[], provider: BuyerProvider): Promise<ClaimOutcome> {
+  return ctx.db.transaction().execute(async (trx: Transaction<Database>) => {
+    const payment = await trx.selectFrom('payments').select(['status', 'expires_at']).where('id', '=', paymentId).forUpdate().executeTakeFirstOrThrow();
+    const existing = await trx.selectFrom('payment_confirmations').selectAll().where('payment_id', '=', paymentId).executeTakeFirst();
+    if (existing) return existing.option_id === option.id && sameResults(existing.results, results) ? 'repeated' : 'taken';
+    if (effectiveStatus(payment.status, payment.expires_at, ctx.clock.now()) !== 'requires_action') return 'not_payable';
+    await trx
+      .insertInto('payment_confirmations')
+      .values({
+        payment_id: paymentId,
+        option_id: option.id,
+        results: JSON.stringify(results),
+        provider_name: provider.name,
+        provider_icon: provider.icon,
+      })
+      .execute();
+    await enqueueJob(trx, SUBMIT_PAYMENT_TASK, { paymentId }, { jobKey: `submit:${paymentId}` });
+    return 'claimed';
+  });
+}
+
+/** What the payment records when it becomes `processing`: the buyer, the wallet app, the token and amount. */
+export function processingChanges(chains: ChainRegistry, option: Pick<OptionRow, 'account' | 'asset' | 'network' | 'amount'>, provider: BuyerProvider): Omit<Updateable<PaymentsTable>, 'status' | 'id'> {
+  return {
+    buyer_account: option.account,
+    buyer_provider_name: provider.name,
+    buyer_provider_icon: provider.icon,
+    token_asset: option.asset,
+    token_symbol: chains.token(option.asset)?.symbol ?? null,
+    network: option.network,
+    token_value: option.amount,
+  };
+}

@@ -1,0 +1,62 @@
+import { Type } from '@sinclair/typebox';
+import { buildSponsoredTransfer, solanaSignTransactionAction } from '../chains/solana/buildSponsoredTransfer.ts';
+import type { App, AppContext } from '../context.ts';
+import { ApiError } from '../http/errors.ts';
+import { errorResponses } from '../http/schemas.ts';
+import { gatewayPaymentOf, gatewayServicesOf, requirePayable } from './gatewayPayment.ts';
+import { GatewayPaymentParams, WalletRpcActionSchema } from './gatewaySchemas.ts';
+import { offeredOption, requireLiveQuote } from './optionLookup.ts';
+import { type OptionTerms, solanaBuildData, type StoredSolanaTransfer } from './paymentOptions.ts';
+
+const FetchBody = Type.Object(
+  { optionId: Type.String({ maxLength: 64 }), data: Type.String({ maxLength: 1000, description: 'The data of the build action' }) },
+  { additionalProperties: false },
+);
+
+export function registerFetchPaymentActions(app: App, ctx: AppContext): void {
+  app.post(
+    '/v1/gateway/payment/:id/fetch',
+    {
+      config: { auth: { scope: 'gateway', allowApp: true } },
+      schema: {
+        tags: ['gateway'],
+        summary: 'Resolve a build action into wallet actions',
+        description:
+          'For a Solana option: builds the transfer with a fresh blockhash and returns one solana_signTransaction. Fetching again builds a new transaction, and only the latest one can be confirmed.',
+        params: GatewayPaymentParams,
+        body: FetchBody,
+        response: { 200: Type.Object({ actions: Type.Array(WalletRpcActionSchema) }), ...errorResponses(404, 409, 410) },
+      },
+    },
+    async (request) => {
+      const payment = await gatewayPaymentOf(ctx, request, request.params.id);
+      requirePayable(payment, ctx.clock.now());
+      const option = await offeredOption(ctx.db, payment.id, request.body.optionId);
+      requireLiveQuote(option, ctx.clock.now());
+      const { terms } = option;
+      if (terms.kind !== 'spl' || request.body.data !== solanaBuildData(option.id)) {
+        throw ApiError.validation([{ field: 'data', message: "is not the data of one of this option's build actions" }]);
+      }
+      const services = gatewayServicesOf(ctx);
+      const solana = services.solana.networks.get(option.network);
+      if (!solana) throw new ApiError(503, 'service_unavailable', `Payments on ${option.network} are not configured on this service.`);
+      const built = await buildSponsoredTransfer({
+        rpc: solana.rpc,
+        collector: services.solana.collector.address,
+        buyer: terms.buyer,
+        mint: terms.mint,
+        decimals: terms.decimals,
+        amount: BigInt(option.amount),
+        paymentId: payment.id,
+      });
+      const transfer: StoredSolanaTransfer = {
+        transactionBase64: built.transactionBase64,
+        messageBytesBase64: built.messageBytesBase64,
+        lastValidBlockHeight: built.lastValidBlockHeight.toString(),
+      };
+      const updated: OptionTerms = { ...terms, transfer };
+      await ctx.db.updateTable('payment_options').set({ terms: JSON.stringify(updated) }).where('id', '=', option.id).execute();
+      return { actions: [{ type: 'walletRpc' as const, data: { chain_id: option.network, ...solanaSignTransactionAction(built) } }] };
+    },
+  );
+}

@@ -1,0 +1,72 @@
+import type { FastifyRequest } from 'fastify';
+import type { AppContext } from '../context.ts';
+import { ApiError } from '../http/errors.ts';
+import { principalOf } from '../http/auth.ts';
+import type { PaymentStatus } from '../db/schema.ts';
+import type { MerchantRow, PaymentRow } from '../payments/paymentResource.ts';
+import { toStatusView } from '../payments/paymentResource.ts';
+import { effectiveStatus, isTerminal } from '../payments/stateMachine.ts';
+import { MAX_LONG_POLL_MS, type PaymentStatusWaiter } from '../payments/statusWaiter.ts';
+import type { GatewayServices } from './services.ts';
+
+/** The payment `id` of the calling partner (by API key or wallet app); any other is not found. */
+export async function gatewayPaymentOf(ctx: AppContext, request: FastifyRequest, paymentId: string): Promise<PaymentRow> {
+  const { partnerId } = principalOf(request);
+  const payment = await ctx.db
+    .selectFrom('payments')
+    .selectAll()
+    .where('id', '=', paymentId)
+    .where('partner_id', '=', partnerId)
+    .executeTakeFirst();
+  if (!payment) throw ApiError.notFound(`Payment ${paymentId.slice(0, 64)} not found.`);
+  return payment;
+}
+
+export async function merchantOfPayment(ctx: AppContext, payment: PaymentRow): Promise<MerchantRow> {
+  return ctx.db.selectFrom('merchants').selectAll().where('id', '=', payment.merchant_id).executeTakeFirstOrThrow();
+}
+
+/** A payment a buyer can still pay: 410 once expired, 400 `invalid_state` once it left `requires_action`. */
+export function requirePayable(payment: PaymentRow, now: Date): void {
+  const status = effectiveStatus(payment.status, payment.expires_at, now);
+  if (status === 'expired') {
+    throw new ApiError(410, 'payment_expired', 'The payment has expired.', { expiresAt: Math.floor(payment.expires_at.getTime() / 1000) });
+  }
+  if (status !== 'requires_action') throw new ApiError(400, 'invalid_state', `A ${status} payment cannot be paid.`, { status });
+}
+
+/** The chain services, which a process without configured collectors does not have. */
+export function gatewayServicesOf(ctx: AppContext): GatewayServices {
+  if (!ctx.gateway) throw new ApiError(503, 'service_unavailable', 'Payments on chain are not configured on this service.');
+  return ctx.gateway;
+}
+
+/**
+ * The gateway status, held until it differs from `from` (the status the caller already knows) or `maxPollMs` runs
+ * out; a change committed by any process wakes it. An expiry wakes it too, though nothing is written then.
+ */
+export async function statusAfterLongPoll(
+  ctx: AppContext,
+  waiter: PaymentStatusWaiter,
+  payment: PaymentRow,
+  from: PaymentStatus,
+  maxPollMs: number | undefined,
+) {
+  const limitMs = Math.min(maxPollMs ?? 0, MAX_LONG_POLL_MS);
+  const initial = effectiveStatus(payment.status, payment.expires_at, ctx.clock.now());
+  if (limitMs === 0 || isTerminal(initial) || initial !== from) return toStatusView(payment, ctx.chains, ctx.clock.now());
+  const untilExpiryMs = payment.expires_at.getTime() - ctx.clock.now().getTime() + 50;
+  const wakeAt = Date.now() + (initial === 'requires_action' ? Math.min(limitMs, untilExpiryMs) : limitMs);
+  for (;;) {
+    const remaining = wakeAt - Date.now();
+    // Registered before the re-read, so a change committed in between still wakes this request.
+    const wait = waiter.waitForChange(payment.id, Math.max(remaining, 0));
+    const current = await ctx.db.selectFrom('payments').selectAll().where('id', '=', payment.id).executeTakeFirstOrThrow();
+    const now = ctx.clock.now();
+    if (effectiveStatus(current.status, current.expires_at, now) !== from || remaining <= 0 || waiter.stopped) {
+      wait.cancel();
+      return toStatusView(current, ctx.chains, now);
+    }
+    await wait.changed;
+  }
+}

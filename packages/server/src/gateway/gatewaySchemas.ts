@@ -1,0 +1,31 @@
+import { Type } from '@sinclair/typebox';
+import { Nullable } from '../http/schemas.ts';
+import { TokenAmount } from '../payments/paymentResource.ts';
+
+export const GatewayPaymentParams = Type.Object({ id: Type.String({ maxLength: 64, description: 'The paymentId' }) });
+
+export const WalletRpcActionSchema = Type.Object({
+  type: Type.Literal('walletRpc'),
+  data: Type.Object({
+    chain_id: Type.String({ description: 'CAIP-2 chain id' }),
+    method: Type.String(),
+    params: Type.String({ description: 'JSON-encoded parameters' }),
+  }),
+});
+
+export const BuildActionSchema = Type.Object({
+  type: Type.Literal('build'),
+  data: Type.Object({ data: Type.String({ description: 'Resolved into walletRpc actions by the fetch operation' }) }),
+});
+
+export const CollectDataSchema = Type.Object({ url: Type.String(), schema: Type.Record(Type.String(), Type.Unknown()) });
+
+export const PaymentOptionSchema = Type.Object({
+  id: Type.String({ description: 'Sent back as optionId' }),
+  account: Type.String({ description: 'The CAIP-10 account the option pays from' }),
+  amount: TokenAmount,
+  etaS: Type.Integer({ minimum: 0, description: 'Seconds from submission to confirmation' }),
+  expiresAt: Nullable(Type.Integer({ description: "Unix seconds when the quote ends; null for a token pegged to the payment's currency" })),
+  actions: Type.Array(Type.Union([WalletRpcActionSchema, BuildActionSchema])),
+  collectData: Nullable(CollectDataSchema),
+});

@@ -1,0 +1,60 @@
+import { Type } from '@sinclair/typebox';
+import type { App, AppContext } from '../context.ts';
+import { errorResponses, Nullable } from '../http/schemas.ts';
+import { logoUrl } from '../merchants/merchantResource.ts';
+import { FiatAmount, fiatAmountOf, type MerchantRow, type PaymentRow } from '../payments/paymentResource.ts';
+import { effectiveStatus } from '../payments/stateMachine.ts';
+import { gatewayPaymentOf, merchantOfPayment } from './gatewayPayment.ts';
+import { GatewayPaymentParams } from './gatewaySchemas.ts';
+
+export const GatewayPaymentView = Type.Object({
+  status: Type.String(),
+  amount: FiatAmount,
+  expiresAt: Type.Integer({ description: 'Unix seconds' }),
+  merchant: Type.Object({ name: Type.String(), iconUrl: Nullable(Type.String()) }),
+  buyer: Type.Optional(
+    Type.Object({
+      accountCaip10: Type.String(),
+      accountProviderName: Type.Optional(Type.String()),
+      accountProviderIcon: Type.Optional(Type.String()),
+    }),
+  ),
+});
+
+/** What a wallet shows before the buyer chooses how to pay (D10). */
+export function toGatewayPaymentView(payment: PaymentRow, merchant: MerchantRow, baseUrl: string, now: Date) {
+  return {
+    status: effectiveStatus(payment.status, payment.expires_at, now),
+    amount: fiatAmountOf(payment.fiat_currency, payment.fiat_value),
+    expiresAt: Math.floor(payment.expires_at.getTime() / 1000),
+    merchant: { name: merchant.name, iconUrl: merchant.logo_file ? logoUrl(baseUrl, merchant.logo_file) : null },
+    ...(payment.buyer_account
+      ? {
+          buyer: {
+            accountCaip10: payment.buyer_account,
+            ...(payment.buyer_provider_name ? { accountProviderName: payment.buyer_provider_name } : {}),
+            ...(payment.buyer_provider_icon ? { accountProviderIcon: payment.buyer_provider_icon } : {}),
+          },
+        }
+      : {}),
+  };
+}
+
+export function registerGetGatewayPayment(app: App, ctx: AppContext): void {
+  app.get(
+    '/v1/gateway/payment/:id',
+    {
+      config: { auth: { scope: 'gateway', allowApp: true } },
+      schema: {
+        tags: ['gateway'],
+        summary: 'A payment as the wallet displays it',
+        params: GatewayPaymentParams,
+        response: { 200: GatewayPaymentView, ...errorResponses(404) },
+      },
+    },
+    async (request) => {
+      const payment = await gatewayPaymentOf(ctx, request, request.params.id);
+      return toGatewayPaymentView(payment, await merchantOfPayment(ctx, payment), ctx.config.baseUrl, ctx.clock.now());
+    },
+  );
+}

@@ -1,0 +1,30 @@
+import type { App, AppContext } from '../context.ts';
+import { errorResponses } from '../http/schemas.ts';
+import { LongPollQuery } from '../payments/getPaymentStatus.ts';
+import { PaymentStatusView } from '../payments/paymentResource.ts';
+import { effectiveStatus } from '../payments/stateMachine.ts';
+import type { PaymentStatusWaiter } from '../payments/statusWaiter.ts';
+import { gatewayPaymentOf, statusAfterLongPoll } from './gatewayPayment.ts';
+import { GatewayPaymentParams } from './gatewaySchemas.ts';
+
+export function registerGetGatewayPaymentStatus(app: App, ctx: AppContext, waiter: PaymentStatusWaiter): void {
+  app.get(
+    '/v1/gateway/payment/:id/status',
+    {
+      config: { auth: { scope: 'gateway', allowApp: true } },
+      schema: {
+        tags: ['gateway'],
+        summary: 'Payment status for the wallet, with long-poll',
+        description: 'With maxPollMs the response waits until the status changes (in any service process), at most 30 s.',
+        params: GatewayPaymentParams,
+        querystring: LongPollQuery,
+        response: { 200: PaymentStatusView, ...errorResponses(404) },
+      },
+    },
+    async (request) => {
+      const payment = await gatewayPaymentOf(ctx, request, request.params.id);
+      const known = effectiveStatus(payment.status, payment.expires_at, ctx.clock.now());
+      return statusAfterLongPoll(ctx, waiter, payment, known, request.query.maxPollMs);
+    },
+  );
+}

@@ -1,0 +1,81 @@
+import { Type } from '@sinclair/typebox';
+import { type AccountId, parseAccountId } from '../chains/caip.ts';
+import type { App, AppContext } from '../context.ts';
+import { ApiError, type Issue } from '../http/errors.ts';
+import { errorResponses, Nullable } from '../http/schemas.ts';
+import { gatewayPaymentOf, gatewayServicesOf, merchantOfPayment, requirePayable } from './gatewayPayment.ts';
+import { CollectDataSchema, GatewayPaymentParams, PaymentOptionSchema } from './gatewaySchemas.ts';
+import { GatewayPaymentView, toGatewayPaymentView } from './getGatewayPayment.ts';
+import { offerOptions } from './paymentOptions.ts';
+
+const OptionsBody = Type.Object(
+  {
+    accounts: Type.Array(Type.String({ maxLength: 200 }), { minItems: 1, maxItems: 20, description: 'CAIP-10 accounts of the buyer' }),
+    refresh: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 100, description: 'Options whose quotes to refresh' })),
+  },
+  { additionalProperties: false },
+);
+
+const OptionsQuery = Type.Object(
+  { includePaymentInfo: Type.Optional(Type.Boolean({ description: 'Add the payment details to the response' })) },
+  { additionalProperties: false },
+);
+
+const OptionsResponse = Type.Object({
+  options: Type.Array(PaymentOptionSchema),
+  collectData: Nullable(CollectDataSchema),
+  paymentInfo: Type.Optional(GatewayPaymentView),
+});
+
+// Any CAIP-10 account; only the eip155 and solana namespaces are understood, others are ignored.
+const CAIP10 = /^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}:[-.%a-zA-Z0-9]{1,128}$/;
+
+/** The accounts this service can take payment from; a malformed account is a validation error. */
+function payableAccounts(ctx: AppContext, accounts: string[]): AccountId[] {
+  const issues: Issue[] = [];
+  const payable: AccountId[] = [];
+  accounts.forEach((account, index) => {
+    const namespace = account.slice(0, account.indexOf(':'));
+    const known = namespace === 'eip155' || namespace === 'solana';
+    const parsed = known ? parseAccountId(account) : undefined;
+    if (!CAIP10.test(account) || (known && !parsed)) {
+      issues.push({ field: `accounts.${index}`, message: 'must be a CAIP-10 account id with a valid address' });
+    } else if (parsed && ctx.chains.network(parsed.caip2) && !payable.some((seen) => seen.caip10 === parsed.caip10)) {
+      payable.push(parsed);
+    }
+  });
+  if (issues.length) throw ApiError.validation(issues);
+  return payable;
+}
+
+export function registerGetPaymentOptions(app: App, ctx: AppContext): void {
+  app.post(
+    '/v1/gateway/payment/:id/options',
+    {
+      config: { auth: { scope: 'gateway', allowApp: true } },
+      schema: {
+        tags: ['gateway'],
+        summary: 'The ways the given accounts can pay the payment',
+        description:
+          'One option per account and token the account holds enough of, on every configured chain of its namespace; each call quotes afresh. Accounts on other chains are ignored.',
+        params: GatewayPaymentParams,
+        querystring: OptionsQuery,
+        body: OptionsBody,
+        response: { 200: OptionsResponse, ...errorResponses(404, 410, 502) },
+      },
+    },
+    async (request) => {
+      const payment = await gatewayPaymentOf(ctx, request, request.params.id);
+      const accounts = payableAccounts(ctx, request.body.accounts);
+      requirePayable(payment, ctx.clock.now());
+      const options = accounts.length ? await offerOptions(ctx.db, ctx.chains, gatewayServicesOf(ctx), payment, accounts) : [];
+      return {
+        options,
+        collectData: null,
+        ...(request.query.includePaymentInfo
+          ? { paymentInfo: toGatewayPaymentView(payment, await merchantOfPayment(ctx, payment), ctx.config.baseUrl, ctx.clock.now()) }
+          : {}),
+      };
+    },
+  );
+}

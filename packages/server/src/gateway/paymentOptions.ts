@@ -1,0 +1,247 @@
+import type { Address, Hex } from 'viem';
+import type { AccountId } from '../chains/caip.ts';
+import { readBalances, type ReceiveAuthorizationTypedData, receiveWithAuthorizationTypedData } from '../chains/evm/index.ts';
+import { PriceUnavailableError, quoteTokenAmount, type TokenAmountQuote } from '../chains/prices/priceSource.ts';
+import type { ChainRegistry, NetworkInfo, PaymentMethod, TokenInfo } from '../chains/registry.ts';
+import { readSolanaBalances } from '../chains/solana/readSolanaBalances.ts';
+import { receiveWithAuthorizationTypes } from '../chains/evm/eip3009.ts';
+import type { Db } from '../db/database.ts';
+import { newId } from '../ids.ts';
+import { fiatCurrency } from '../payments/currencies.ts';
+import type { PaymentRow } from '../payments/paymentResource.ts';
+import { tokenAmountOf } from '../payments/paymentResource.ts';
+import type { GatewayServices } from './services.ts';
+
+/** The methods the gateway offers so far; tokens paid otherwise are not offered. */
+const OFFERED_METHODS: readonly PaymentMethod[] = ['eip3009', 'spl'];
+
+export type WalletRpcAction = { type: 'walletRpc'; data: { chain_id: string; method: string; params: string } };
+export type BuildAction = { type: 'build'; data: { data: string } };
+export type OptionAction = WalletRpcAction | BuildAction;
+
+/** An EIP-3009 authorisation as stored: integers as decimal strings. */
+export interface StoredAuthorization {
+  domain: ReceiveAuthorizationTypedData['domain'];
+  message: { from: Address; to: Address; value: string; validAfter: string; validBefore: string; nonce: Hex };
+}
+
+/** The Solana transfer last built for an option by the fetch operation. */
+export interface StoredSolanaTransfer {
+  transactionBase64: string;
+  messageBytesBase64: string;
+  lastValidBlockHeight: string;
+}
+
+/** What the buyer must sign for an option; a confirm is checked against exactly this. */
+export type OptionTerms =
+  | { kind: 'eip3009'; authorization: StoredAuthorization }
+  | { kind: 'spl'; buyer: string; mint: string; decimals: number; transfer: StoredSolanaTransfer | null };
+
+export interface OfferedOption {
+  id: string;
+  account: string;
+  amount: ReturnType<typeof tokenAmountOf>;
+  etaS: number;
+  expiresAt: number | null;
+  actions: OptionAction[];
+  collectData: null;
+}
+
+export function authorizationTypedData(stored: StoredAuthorization): ReceiveAuthorizationTypedData {
+  const { message } = stored;
+  return {
+    domain: stored.domain,
+    types: receiveWithAuthorizationTypes,
+    primaryType: 'ReceiveWithAuthorization',
+    message: {
+      from: message.from,
+      to: message.to,
+      value: BigInt(message.value),
+      validAfter: BigInt(message.validAfter),
+      validBefore: BigInt(message.validBefore),
+      nonce: message.nonce,
+    },
+  };
+}
+
+/** The `eth_signTypedData_v4` payload wallets expect: the domain type spelled out, integers as decimal strings. */
+function signTypedDataParams(stored: StoredAuthorization): string {
+  const typedData = {
+    types: {
+      EIP712Domain: [
+        { name: 'name', type: 'string' },
+        { name: 'version', type: 'string' },
+        { name: 'chainId', type: 'uint256' },
+        { name: 'verifyingContract', type: 'address' },
+      ],
+      ...receiveWithAuthorizationTypes,
+    },
+    primaryType: 'ReceiveWithAuthorization',
+    domain: stored.domain,
+    message: stored.message,
+  };
+  return JSON.stringify([stored.message.from, JSON.stringify(typedData)]);
+}
+
+/** The build action's `data`: names the option, so a fetch can only build what was offered. */
+export function solanaBuildData(optionId: string): string {
+  return `solana-transfer:${optionId}`;
+}
+
+/** Seconds from submission until the chain's configured confirmation depth, rounded up. */
+function etaSeconds(network: NetworkInfo): number {
+  return Math.max(1, Math.ceil((network.blockTimeMs * Math.max(network.confirmations, 1)) / 1000));
+}
+
+interface Candidate {
+  account: AccountId;
+  token: TokenInfo;
+  quote: TokenAmountQuote;
+}
+
+async function quotes(services: GatewayServices, payment: PaymentRow, tokens: TokenInfo[]): Promise<Map<string, TokenAmountQuote>> {
+  const currency = fiatCurrency(payment.fiat_currency);
+  const quoted = new Map<string, TokenAmountQuote>();
+  await Promise.all(
+    tokens.map(async (token) => {
+      try {
+        quoted.set(
+          token.caip19,
+          await quoteTokenAmount(services.prices, {
+            fiatCurrency: payment.fiat_currency,
+            fiatDecimals: currency?.decimals ?? 2,
+            fiatAmount: BigInt(payment.fiat_value),
+            token,
+          }),
+        );
+      } catch (error) {
+        // A token without a price now is simply not offered.
+        if (!(error instanceof PriceUnavailableError)) throw error;
+      }
+    }),
+  );
+  return quoted;
+}
+
+/** The (account, token) pairs of one network whose balance covers the quoted amount. */
+async function payableOnNetwork(services: GatewayServices, network: NetworkInfo, accounts: AccountId[], payment: PaymentRow): Promise<Candidate[]> {
+  const tokens = network.tokens.filter((token) => OFFERED_METHODS.includes(token.method));
+  if (!tokens.length || !network.rpcUrl) return [];
+  const quoted = await quotes(services, payment, tokens);
+  const priced = tokens.filter((token) => quoted.has(token.caip19));
+  if (!priced.length) return [];
+  const owners = [...new Set(accounts.map((account) => account.address))];
+  let balanceOf: (owner: string, token: TokenInfo) => bigint;
+  if (network.namespace === 'eip155') {
+    const balances = await readBalances(services.evm.clients.for(network), owners, priced);
+    balanceOf = (owner, token) => balances.of(owner, token);
+  } else {
+    const solana = services.solana.networks.get(network.caip2);
+    if (!solana) return [];
+    const balances = await readSolanaBalances(solana.rpc, owners, priced.map((token) => token.address));
+    balanceOf = (owner, token) => balances[owner]?.tokens[token.address] ?? 0n;
+  }
+  return accounts.flatMap((account) =>
+    priced.flatMap((token) => {
+      const quote = quoted.get(token.caip19) as TokenAmountQuote;
+      return balanceOf(account.address, token) >= quote.amount ? [{ account, token, quote }] : [];
+    }),
+  );
+}
+
+async function termsAndActions(
+  services: GatewayServices,
+  network: NetworkInfo,
+  candidate: Candidate,
+  optionId: string,
+  payment: PaymentRow,
+): Promise<{ terms: OptionTerms; actions: OptionAction[] }> {
+  const { account, token, quote } = candidate;
+  if (token.method === 'eip3009') {
+    const domain = await services.eip3009Token(services.evm.clients.for(network), token);
+    // Valid until the payment expires: a later submission could pay an expired payment.
+    const typedData = receiveWithAuthorizationTypedData({
+      token: domain,
+      from: account.address as Address,
+      to: services.evm.collector,
+      value: quote.amount,
+      validAfter: 0n,
+      validBefore: BigInt(Math.floor(payment.expires_at.getTime() / 1000)),
+    });
+    const { message } = typedData;
+    const authorization: StoredAuthorization = {
+      domain: typedData.domain,
+      message: {
+        ...message,
+        value: message.value.toString(),
+        validAfter: message.validAfter.toString(),
+        validBefore: message.validBefore.toString(),
+      },
+    };
+    return {
+      terms: { kind: 'eip3009', authorization },
+      actions: [{ type: 'walletRpc', data: { chain_id: network.caip2, method: 'eth_signTypedData_v4', params: signTypedDataParams(authorization) } }],
+    };
+  }
+  return {
+    terms: { kind: 'spl', buyer: account.address, mint: token.address, decimals: token.decimals, transfer: null },
+    actions: [{ type: 'build', data: { data: solanaBuildData(optionId) } }],
+  };
+}
+
+/**
+ * Quotes the payment in every offered token of every configured network of the given accounts, keeps the pairs the
+ * account's balance covers, and stores each option with its terms so a confirm is checked against them.
+ */
+export async function offerOptions(
+  db: Db,
+  chains: ChainRegistry,
+  services: GatewayServices,
+  payment: PaymentRow,
+  accounts: AccountId[],
+): Promise<OfferedOption[]> {
+  const byNetwork = new Map<string, AccountId[]>();
+  for (const account of accounts) byNetwork.set(account.caip2, [...(byNetwork.get(account.caip2) ?? []), account]);
+  const perNetwork = await Promise.all(
+    [...byNetwork].map(async ([caip2, networkAccounts]) => {
+      const network = chains.network(caip2) as NetworkInfo;
+      const candidates = await payableOnNetwork(services, network, networkAccounts, payment);
+      return Promise.all(
+        candidates.map(async (candidate) => {
+          const id = newId('opt');
+          const { terms, actions } = await termsAndActions(services, network, candidate, id, payment);
+          return { id, network, candidate, terms, actions };
+        }),
+      );
+    }),
+  );
+  const built = perNetwork.flat();
+  if (built.length) {
+    await db
+      .insertInto('payment_options')
+      .values(
+        built.map(({ id, network, candidate, terms, actions }) => ({
+          id,
+          payment_id: payment.id,
+          account: candidate.account.caip10,
+          asset: candidate.token.caip19,
+          network: network.caip2,
+          method: candidate.token.method,
+          amount: candidate.quote.amount,
+          quote_expires_at: candidate.quote.expiresAt,
+          actions: JSON.stringify(actions),
+          terms: JSON.stringify(terms),
+        })),
+      )
+      .execute();
+  }
+  return built.map(({ id, network, candidate, actions }) => ({
+    id,
+    account: candidate.account.caip10,
+    amount: tokenAmountOf(chains, candidate.token.caip19, candidate.quote.amount.toString()),
+    etaS: etaSeconds(network),
+    expiresAt: candidate.quote.expiresAt ? Math.floor(candidate.quote.expiresAt.getTime() / 1000) : null,
+    actions,
+    collectData: null,
+  }));
+}

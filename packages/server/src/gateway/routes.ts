@@ -1,0 +1,18 @@
+import type { App, AppContext } from '../context.ts';
+import type { PaymentStatusWaiter } from '../payments/statusWaiter.ts';
+import { registerCancelGatewayPayment } from './cancelGatewayPayment.ts';
+import { registerConfirmPayment } from './confirmPayment.ts';
+import { registerFetchPaymentActions } from './fetchPaymentActions.ts';
+import { registerGetGatewayPayment } from './getGatewayPayment.ts';
+import { registerGetGatewayPaymentStatus } from './getGatewayPaymentStatus.ts';
+import { registerGetPaymentOptions } from './getPaymentOptions.ts';
+
+/** The wallet-side gateway (D10 to D12): callable with an API key or a wallet app's App-Id and Client-Id. */
+export function registerGatewayRoutes(app: App, ctx: AppContext, waiter: PaymentStatusWaiter): void {
+  registerGetGatewayPayment(app, ctx);
+  registerGetPaymentOptions(app, ctx);
+  registerFetchPaymentActions(app, ctx);
+  registerConfirmPayment(app, ctx, waiter);
+  registerGetGatewayPaymentStatus(app, ctx, waiter);
+  registerCancelGatewayPayment(app, ctx);
+}

@@ -1,0 +1,127 @@
+import type { Task } from 'graphile-worker';
+import type { Hex } from 'viem';
+import { PaymentRefusedError, relayReceiveWithAuthorization } from '../chains/evm/index.ts';
+import {
+  BlockhashExpiredError,
+  SignedTransactionRejectedError,
+  SolanaTransactionFailedError,
+  SolanaTransactionRejectedError,
+} from '../chains/solana/errors.ts';
+import { verifyBuyerSignedTransaction } from '../chains/solana/verifyBuyerSignedTransaction.ts';
+import type { AppContext } from '../context.ts';
+import type { PaymentStatus } from '../db/schema.ts';
+import { changePaymentStatus, InvalidTransitionError } from '../payments/transitions.ts';
+import { processingChanges, SUBMIT_PAYMENT_TASK, type WalletResult } from './confirmation.ts';
+import type { OptionRow } from './optionLookup.ts';
+import { authorizationTypedData } from './paymentOptions.ts';
+import type { GatewayServices } from './services.ts';
+
+type SubmissionOutcome = { landed: true; hash: string; nonce: string | null } | { landed: false; failureCode: string };
+
+const EIP3009_PURPOSE = 'eip3009_receive';
+
+async function submitEip3009(ctx: AppContext, services: GatewayServices, paymentId: string, option: OptionRow, signature: Hex): Promise<SubmissionOutcome> {
+  if (option.terms.kind !== 'eip3009') throw new Error(`option ${option.id} is not an EIP-3009 option`);
+  const { relayer } = services.evm;
+  // A retried job finds the transaction it recorded before, so the authorisation is relayed once.
+  let transactionId = (
+    await ctx.db
+      .selectFrom('evm_transactions')
+      .select('id')
+      .where('payment_id', '=', paymentId)
+      .where('purpose', '=', EIP3009_PURPOSE)
+      .executeTakeFirst()
+  )?.id;
+  if (!transactionId) {
+    const network = ctx.chains.network(option.network);
+    if (!network) throw new Error(`${option.network} is not configured`);
+    const typedData = authorizationTypedData(option.terms.authorization);
+    try {
+      ({ id: transactionId } = await relayReceiveWithAuthorization(services.evm.clients.for(network), relayer, {
+        chain: network.caip2,
+        typedData,
+        signature,
+        expected: { token: typedData.domain.verifyingContract, collector: services.evm.collector, value: BigInt(option.amount), from: typedData.message.from },
+        clock: ctx.clock,
+        paymentId,
+      }));
+    } catch (error) {
+      // Refused before anything was sent (the buyer spent the balance meanwhile, the authorisation expired).
+      if (error instanceof PaymentRefusedError) return { landed: false, failureCode: error.code };
+      throw error;
+    }
+  }
+  const outcome = await relayer.waitForOutcome(transactionId);
+  if (outcome.status !== 'confirmed' || !outcome.hash) return { landed: false, failureCode: 'transaction_failed' };
+  const { nonce } = await ctx.db.selectFrom('evm_transactions').select('nonce').where('id', '=', transactionId).executeTakeFirstOrThrow();
+  return { landed: true, hash: outcome.hash, nonce };
+}
+
+async function submitSolana(services: GatewayServices, paymentId: string, option: OptionRow, signedTransaction: string): Promise<SubmissionOutcome> {
+  const { terms } = option;
+  if (terms.kind !== 'spl' || !terms.transfer) throw new Error(`option ${option.id} has no built Solana transfer`);
+  const solana = services.solana.networks.get(option.network);
+  if (!solana) throw new Error(`${option.network} is not configured`);
+  try {
+    const transaction = await verifyBuyerSignedTransaction({
+      signedTransactionBase64: signedTransaction,
+      expectedMessageBytesBase64: terms.transfer.messageBytesBase64,
+      buyer: terms.buyer,
+    });
+    // Journaled by signature: a retried job sends the same transaction again, never another one.
+    const landed = await solana.sender.cosignAndSend({
+      purpose: 'payment',
+      reference: paymentId,
+      transaction,
+      lastValidBlockHeight: BigInt(terms.transfer.lastValidBlockHeight),
+    });
+    return { landed: true, hash: landed.signature, nonce: null };
+  } catch (error) {
+    if (error instanceof SignedTransactionRejectedError) return { landed: false, failureCode: error.problem };
+    if (error instanceof BlockhashExpiredError) return { landed: false, failureCode: 'blockhash_expired' };
+    if (error instanceof SolanaTransactionRejectedError || error instanceof SolanaTransactionFailedError) {
+      return { landed: false, failureCode: 'transaction_failed' };
+    }
+    throw error;
+  }
+}
+
+/**
+ * Enqueued with the confirmation it submits: makes the payment `processing` if the confirming request could not,
+ * relays the buyer's authorisation or transaction through the chain layer, and records the chain's verdict.
+ * Safe to run again after a crash at any point: the chain layer's journals keep it to one submission.
+ */
+export function submitPaymentTask(ctx: AppContext): Task {
+  return async (payload) => {
+    const { paymentId } = payload as { paymentId: string };
+    const services = ctx.gateway;
+    if (!services) throw new Error('this process has no chain services to submit payments with');
+    const confirmation = await ctx.db.selectFrom('payment_confirmations').selectAll().where('payment_id', '=', paymentId).executeTakeFirst();
+    if (!confirmation) return;
+    const option = (await ctx.db.selectFrom('payment_options').selectAll().where('id', '=', confirmation.option_id).executeTakeFirstOrThrow()) as OptionRow;
+    const transition = (to: PaymentStatus, changes = {}) =>
+      changePaymentStatus({ db: ctx.db, chains: ctx.chains, baseUrl: ctx.config.baseUrl, now: ctx.clock.now() }, paymentId, to, changes);
+
+    const provider = { name: confirmation.provider_name, icon: confirmation.provider_icon };
+    try {
+      const { payment } = await transition('processing', processingChanges(ctx.chains, option, provider));
+      if (payment.status !== 'processing') return;
+    } catch (error) {
+      // Expired or cancelled before the confirming request could mark it: nothing may be submitted.
+      if (error instanceof InvalidTransitionError) return;
+      throw error;
+    }
+
+    const result = ((confirmation.results as WalletResult[])[0]?.data[0] ?? '') as string;
+    const outcome =
+      option.terms.kind === 'eip3009'
+        ? await submitEip3009(ctx, services, paymentId, option, result as Hex)
+        : await submitSolana(services, paymentId, option, result);
+    if (outcome.landed) await transition('succeeded', { tx_hash: outcome.hash, tx_nonce: outcome.nonce });
+    else await transition('failed', { failure_code: outcome.failureCode });
+  };
+}
+
+export function gatewayTasks(ctx: AppContext) {
+  return { [SUBMIT_PAYMENT_TASK]: submitPaymentTask(ctx) };
+}

@@ -1,0 +1,282 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { type Devnet, startDevnet } from '@paygate/devnet';
+import {
+  createKeyPairFromBytes,
+  getBase58Encoder,
+  getBase64EncodedWireTransaction,
+  getBase64Encoder,
+  getTransactionDecoder,
+  partiallySignTransaction,
+} from '@solana/kit';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { collectorAddresses } from '../../src/chains/collectorKeys.ts';
+import { networksFromDevnet } from '../../src/chains/devnetNetworks.ts';
+import { FixedPriceSource } from '../../src/chains/prices/fixedPriceSource.ts';
+import { ChainRegistry } from '../../src/chains/registry.ts';
+import type { Clock } from '../../src/context.ts';
+import { connect, type Db } from '../../src/db/database.ts';
+import { createGatewayServices } from '../../src/gateway/services.ts';
+import { gatewayTasks } from '../../src/gateway/submitPayment.ts';
+import { createApp } from '../../src/partners/partners.ts';
+import { createMerchant, createPayment } from '../support/fixtures.ts';
+import { call, expectErrorBody, newPartner, startTestServer, type TestPartner, type TestServer } from '../support/testServer.ts';
+
+/** A clock the test moves by hand; it starts at the real time. */
+class ManualClock implements Clock {
+  private offsetMs = 0;
+  now(): Date {
+    return new Date(Date.now() + this.offsetMs);
+  }
+  advance(ms: number): void {
+    this.offsetMs += ms;
+  }
+}
+
+/** What a wallet does with `eth_signTypedData_v4`: parse `[from, typedDataJson]` and sign the typed data. */
+async function signTypedDataAsWallet(privateKey: `0x${string}`, params: string): Promise<string> {
+  const [from, json] = JSON.parse(params) as [string, string];
+  const account = privateKeyToAccount(privateKey);
+  expect(from.toLowerCase()).toBe(account.address.toLowerCase());
+  const typedData = JSON.parse(json);
+  return account.signTypedData(typedData);
+}
+
+/** What a wallet does with `solana_signTransaction`: unwrap `[{transaction}]`, add its signature, return the whole transaction. */
+async function signSolanaAsWallet(secretKeyBase58: string, params: string): Promise<string> {
+  const [{ transaction }] = JSON.parse(params) as [{ transaction: string }];
+  const keyPair = await createKeyPairFromBytes(new Uint8Array(getBase58Encoder().encode(secretKeyBase58)));
+  const decoded = getTransactionDecoder().decode(getBase64Encoder().encode(transaction));
+  return getBase64EncodedWireTransaction(await partiallySignTransaction([keyPair], decoded));
+}
+
+describe('gateway payments on the devnet', () => {
+  let devnet: Devnet;
+  let dataDir: string;
+  let servicesDb: Db;
+  let server: TestServer;
+  let partner: TestPartner;
+  let merchantId: string;
+  let walletHeaders: Record<string, string>;
+  const clock = new ManualClock();
+
+  const buyer = (name: string) => {
+    const found = devnet.manifest.buyers.find((candidate) => candidate.name === name);
+    if (!found) throw new Error(`no devnet buyer ${name}`);
+    return found;
+  };
+  const evmChain = () => devnet.manifest.evm[0]!.caip2;
+  const evmAccount = (name: string) => `${evmChain()}:${buyer(name).evmAddress}`;
+  const solanaAccount = (name: string) => `${devnet.manifest.solana.caip2}:${buyer(name).solanaAddress}`;
+  const gateway = (paymentId: string, suffix: string, body?: unknown, headers = walletHeaders) =>
+    call(server, `/v1/gateway/payment/${paymentId}${suffix}`, body === undefined ? { headers } : { method: 'POST', headers, body });
+
+  beforeAll(async () => {
+    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'paygate-gateway-'));
+    devnet = await startDevnet({ dataDir });
+    const chains = new ChainRegistry(networksFromDevnet(devnet.manifest));
+    const keys = { evmPrivateKey: generatePrivateKey(), solanaSeedHex: randomBytes(32).toString('hex') };
+    const collector = await collectorAddresses(keys);
+    await devnet.fund({ evm: [collector.evm], solana: [collector.solana] });
+    servicesDb = connect(inject('databaseUrl'), 4);
+    const journalSuffix = randomBytes(4).toString('hex');
+    const services = await createGatewayServices({
+      db: servicesDb,
+      networks: chains.networks,
+      keys,
+      prices: new FixedPriceSource({ 'EURC/USD': '1.087' }, { clock }),
+      // Every devnet reports the same Solana id; this file's journal entries get a network name of their own.
+      solanaJournalNetwork: (caip2) => `${caip2}-${journalSuffix}`,
+    });
+    server = await startTestServer({ context: { chains, clock, gateway: services }, tasks: (ctx) => gatewayTasks(ctx) });
+    partner = await newPartner(server.db);
+    merchantId = (await createMerchant(server, partner.apiKey)).id;
+    const app = await createApp(server.db, partner.partnerId, 'Test Wallet', 'https://wallet.example/icon.png');
+    walletHeaders = { 'app-id': app.appId, 'client-id': 'device-1' };
+  }, 120_000);
+
+  afterAll(async () => {
+    await server?.close();
+    await servicesDb?.destroy();
+    await devnet?.stop();
+    await fs.rm(dataDir, { recursive: true, force: true });
+  });
+
+  const newPayment = () => createPayment(server, partner.apiKey, merchantId);
+
+  async function listed(paymentId: string) {
+    const list = await call(server, '/v1/merchants/payments?limit=200', { headers: { 'api-key': partner.apiKey, 'merchant-id': merchantId } });
+    expect(list.status, list.text).toBe(200);
+    return list.body.data.find((item: { paymentId: string }) => item.paymentId === paymentId);
+  }
+
+  it('shows the payment for display', async () => {
+    const { paymentId, expiresAt } = await newPayment();
+    const shown = await gateway(paymentId, '');
+    expect(shown.status, shown.text).toBe(200);
+    expect(shown.body).toEqual({
+      status: 'requires_action',
+      amount: { unit: 'iso4217/USD', value: '1000', display: { assetSymbol: '$', assetName: 'US Dollar', decimals: 2 } },
+      expiresAt,
+      merchant: { name: 'Corner Shop', iconUrl: null },
+    });
+  });
+
+  it('offers each token the account holds enough of: pegged without a quote end, priced with one', async () => {
+    const { paymentId } = await newPayment();
+    const result = await gateway(paymentId, '/options?includePaymentInfo=true', { accounts: [evmAccount('alice'), 'cosmos:hub-4:cosmos1abc'] });
+    expect(result.status, result.text).toBe(200);
+    const bySymbol = Object.fromEntries(result.body.options.map((option: any) => [option.amount.display.assetSymbol, option]));
+    expect(Object.keys(bySymbol).sort()).toEqual(['EURC', 'USDC']);
+    expect(bySymbol.USDC).toMatchObject({ account: evmAccount('alice'), amount: { value: '10000000' }, expiresAt: null, collectData: null });
+    expect(bySymbol.USDC.actions).toHaveLength(1);
+    expect(bySymbol.USDC.actions[0]).toMatchObject({ type: 'walletRpc', data: { chain_id: evmChain(), method: 'eth_signTypedData_v4' } });
+    // 10.00 USD at 1.087 USD per EURC, rounded up to the minor unit.
+    expect(bySymbol.EURC.amount.value).toBe('9199633');
+    expect(bySymbol.EURC.expiresAt).toBeGreaterThan(Math.floor(Date.now() / 1000));
+    expect(result.body.paymentInfo).toMatchObject({ status: 'requires_action', amount: { value: '1000' } });
+  });
+
+  it('gives a buyer with no balance no options, ignores unknown chains and refuses malformed accounts', async () => {
+    const { paymentId } = await newPayment();
+    const none = await gateway(paymentId, '/options', { accounts: [evmAccount('dave'), solanaAccount('dave'), 'eip155:999999:0x1111111111111111111111111111111111111111'] });
+    expect(none.status, none.text).toBe(200);
+    expect(none.body.options).toEqual([]);
+    const malformed = await gateway(paymentId, '/options', { accounts: [evmAccount('alice'), 'eip155:1:not-an-address'] });
+    expect(malformed.status).toBe(400);
+    expect(expectErrorBody(malformed)).toMatchObject({ code: 'params_validation', issues: [{ field: 'accounts.1' }] });
+  });
+
+  it('takes an EIP-3009 USDC payment to succeeded, with buyer, amount and transaction in the merchant list', async () => {
+    const { paymentId } = await newPayment();
+    const { body } = await gateway(paymentId, '/options', { accounts: [evmAccount('alice')] });
+    const option = body.options.find((candidate: any) => candidate.amount.display.assetSymbol === 'USDC');
+    const signature = await signTypedDataAsWallet(buyer('alice').evmPrivateKey, option.actions[0].data.params);
+
+    const confirmed = await gateway(paymentId, '/confirm?maxPollMs=20000', { optionId: option.id, results: [{ type: 'walletRpc', data: [signature] }] });
+    expect(confirmed.status, confirmed.text).toBe(200);
+    expect(confirmed.body).toMatchObject({ status: 'succeeded', isFinal: true, info: { optionAmount: { value: '10000000' } } });
+    expect(confirmed.body.info.txId).toMatch(/^0x[0-9a-f]{64}$/);
+
+    const again = await gateway(paymentId, '/confirm', { optionId: option.id, results: [{ type: 'walletRpc', data: [signature] }] });
+    expect(again.body).toMatchObject({ status: 'succeeded', info: { txId: confirmed.body.info.txId } });
+    const relayed = await server.db.selectFrom('evm_transactions').select('id').where('payment_id', '=', paymentId).execute();
+    expect(relayed).toHaveLength(1);
+
+    expect(await listed(paymentId)).toMatchObject({
+      status: 'succeeded',
+      buyer: { accountCaip10: evmAccount('alice'), accountProviderName: 'Test Wallet', accountProviderIcon: 'https://wallet.example/icon.png' },
+      tokenAmount: { unit: `caip19/${option.amount.unit.slice('caip19/'.length)}`, value: '10000000', display: { assetSymbol: 'USDC' } },
+      transaction: { networkId: evmChain().split(':')[1], hash: confirmed.body.info.txId },
+    });
+  });
+
+  it('refuses misaligned results and a wrong signature, leaving the payment payable', async () => {
+    const { paymentId } = await newPayment();
+    const { body } = await gateway(paymentId, '/options', { accounts: [evmAccount('bob')] });
+    const option = body.options.find((candidate: any) => candidate.amount.display.assetSymbol === 'USDC');
+    const signature = await signTypedDataAsWallet(buyer('bob').evmPrivateKey, option.actions[0].data.params);
+
+    const misaligned = await gateway(paymentId, '/confirm', {
+      optionId: option.id,
+      results: [{ type: 'walletRpc', data: [signature] }, { type: 'walletRpc', data: ['0x00'] }],
+    });
+    expect(misaligned.status).toBe(400);
+    expect(expectErrorBody(misaligned).code).toBe('params_validation');
+
+    const forged = await privateKeyToAccount(generatePrivateKey()).signTypedData(JSON.parse(JSON.parse(option.actions[0].data.params)[1]));
+    const wrong = await gateway(paymentId, '/confirm', { optionId: option.id, results: [{ type: 'walletRpc', data: [forged] }] });
+    expect(wrong.status).toBe(400);
+    expect(expectErrorBody(wrong)).toMatchObject({ code: 'invalid_params', details: { reason: 'invalid_signature' } });
+
+    expect((await gateway(paymentId, '/status')).body).toMatchObject({ status: 'requires_action', isFinal: false });
+    const paid = await gateway(paymentId, '/confirm?maxPollMs=20000', { optionId: option.id, results: [{ type: 'walletRpc', data: [signature] }] });
+    expect(paid.body.status).toBe('succeeded');
+  });
+
+  it('lets one of two racing confirms win; the other is refused as invalid_state', async () => {
+    const { paymentId } = await newPayment();
+    const { body } = await gateway(paymentId, '/options', { accounts: [evmAccount('alice'), evmAccount('bob')] });
+    const usdc = body.options.filter((candidate: any) => candidate.amount.display.assetSymbol === 'USDC');
+    const [aliceOption, bobOption] = [evmAccount('alice'), evmAccount('bob')].map((account) => usdc.find((option: any) => option.account === account));
+    const [aliceSignature, bobSignature] = await Promise.all([
+      signTypedDataAsWallet(buyer('alice').evmPrivateKey, aliceOption.actions[0].data.params),
+      signTypedDataAsWallet(buyer('bob').evmPrivateKey, bobOption.actions[0].data.params),
+    ]);
+    const results = await Promise.all([
+      gateway(paymentId, '/confirm', { optionId: aliceOption.id, results: [{ type: 'walletRpc', data: [aliceSignature] }] }),
+      gateway(paymentId, '/confirm', { optionId: bobOption.id, results: [{ type: 'walletRpc', data: [bobSignature] }] }),
+    ]);
+    const statuses = results.map((result) => result.status).sort();
+    expect(statuses, results.map((result) => result.text).join('\n')).toEqual([200, 400]);
+    expect(expectErrorBody(results.find((result) => result.status === 400)!).code).toBe('invalid_state');
+    const final = await gateway(paymentId, '/status?maxPollMs=20000');
+    expect(final.body.status === 'processing' ? (await gateway(paymentId, '/status?maxPollMs=20000')).body.status : final.body.status).toBe('succeeded');
+    expect(await server.db.selectFrom('evm_transactions').select('id').where('payment_id', '=', paymentId).execute()).toHaveLength(1);
+  });
+
+  it('takes a Solana USDC payment to succeeded through build, fetch and confirm, refusing an altered transaction', async () => {
+    const { paymentId } = await newPayment();
+    const { body } = await gateway(paymentId, '/options', { accounts: [solanaAccount('erin')] });
+    expect(body.options).toHaveLength(1);
+    const [option] = body.options;
+    expect(option.actions).toEqual([{ type: 'build', data: { data: expect.any(String) } }]);
+    const fetched = await gateway(paymentId, '/fetch', { optionId: option.id, data: option.actions[0].data.data });
+    expect(fetched.status, fetched.text).toBe(200);
+    expect(fetched.body.actions).toHaveLength(1);
+    expect(fetched.body.actions[0].data).toMatchObject({ chain_id: devnet.manifest.solana.caip2, method: 'solana_signTransaction' });
+    const params = fetched.body.actions[0].data.params;
+
+    // Signed by someone else: the buyer's slot holds a signature that does not verify.
+    const altered = await signSolanaAsWallet(buyer('bob').solanaSecretKey, params).catch(() => null);
+    const signedByErin = await signSolanaAsWallet(buyer('erin').solanaSecretKey, params);
+    const tampered = Buffer.from(signedByErin, 'base64');
+    tampered.writeUInt8((tampered.at(-1) as number) ^ 1, tampered.length - 1);
+    for (const bad of [altered, tampered.toString('base64')].filter((value): value is string => value !== null)) {
+      const refused = await gateway(paymentId, '/confirm', { optionId: option.id, results: [{ type: 'walletRpc', data: [bad] }] });
+      expect(refused.status, refused.text).toBe(400);
+      expect(expectErrorBody(refused).code).toBe('invalid_params');
+    }
+    expect((await gateway(paymentId, '/status')).body.status).toBe('requires_action');
+
+    const confirmed = await gateway(paymentId, '/confirm?maxPollMs=25000', { optionId: option.id, results: [{ type: 'walletRpc', data: [signedByErin] }] });
+    expect(confirmed.status, confirmed.text).toBe(200);
+    const status = confirmed.body.status === 'succeeded' ? confirmed.body : (await gateway(paymentId, '/status?maxPollMs=25000')).body;
+    expect(status).toMatchObject({ status: 'succeeded', isFinal: true, info: { optionAmount: { value: '10000000' } } });
+    expect(await listed(paymentId)).toMatchObject({
+      status: 'succeeded',
+      buyer: { accountCaip10: solanaAccount('erin'), accountProviderName: 'Test Wallet' },
+      tokenAmount: { value: '10000000', display: { assetSymbol: 'USDC' } },
+      transaction: { hash: status.info.txId },
+    });
+  });
+
+  it('lets the buyer decline, and refuses further payment as invalid_state', async () => {
+    const { paymentId } = await newPayment();
+    const declined = await gateway(paymentId, '/cancel', {});
+    expect(declined.body).toEqual({ status: 'cancelled', isFinal: true, info: null });
+    const options = await gateway(paymentId, '/options', { accounts: [evmAccount('alice')] });
+    expect(options.status).toBe(400);
+    expect(expectErrorBody(options).code).toBe('invalid_state');
+  });
+
+  it('answers 410 payment_expired once the payment expired', async () => {
+    const { paymentId } = await newPayment();
+    const { body } = await gateway(paymentId, '/options', { accounts: [evmAccount('alice')] });
+    const option = body.options[0];
+    clock.advance(3 * 60 * 60_000);
+    try {
+      const options = await gateway(paymentId, '/options', { accounts: [evmAccount('alice')] });
+      expect(options.status).toBe(410);
+      expect(expectErrorBody(options).code).toBe('payment_expired');
+      const confirm = await gateway(paymentId, '/confirm', { optionId: option.id, results: [{ type: 'walletRpc', data: ['0x00'] }] });
+      expect(confirm.status).toBe(410);
+      expect((await gateway(paymentId, '/status')).body).toMatchObject({ status: 'expired', isFinal: true });
+    } finally {
+      clock.advance(-3 * 60 * 60_000);
+    }
+  });
+});

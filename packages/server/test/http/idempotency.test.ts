@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createPartner } from '../../src/partners/partners.ts';
-import { startServerProcess, type ServerProcess } from '../support/serverProcess.ts';
+import { type ServerProcess, startTwoServerProcesses } from '../support/serverProcess.ts';
 import { call, newPartner, startTestServer, type TestPartner, type TestServer } from '../support/testServer.ts';
 
 const body = { merchantName: 'Concurrent Shop', merchantEmail: 'race@concurrent.shop' };
@@ -55,8 +55,7 @@ describe('Idempotency-Key across two server processes on one database', () => {
   let server: TestServer;
 
   beforeAll(async () => {
-    const env = { DATABASE_URL: inject('databaseUrl'), DEMO_PARTNER: 'never' };
-    [first, second] = await Promise.all([startServerProcess(env), startServerProcess(env)]);
+    [first, second] = await startTwoServerProcesses(inject('databaseUrl'));
     server = await startTestServer();
   });
   afterAll(async () => {

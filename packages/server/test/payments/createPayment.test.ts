@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { runCommonRouteTests } from '../support/commonRouteTests.ts';
 import { createMerchant } from '../support/fixtures.ts';
-import { startServerProcess, type ServerProcess } from '../support/serverProcess.ts';
+import { type ServerProcess, startTwoServerProcesses } from '../support/serverProcess.ts';
 import { call, expectErrorBody, newPartner, startTestServer, type TestPartner, type TestServer } from '../support/testServer.ts';
 
 const amount = { unit: 'iso4217/USD', value: '1000' };
@@ -141,8 +141,7 @@ describe('creating payments across two processes', () => {
   let server: TestServer;
 
   beforeAll(async () => {
-    const env = { DATABASE_URL: inject('databaseUrl'), DEMO_PARTNER: 'never' };
-    processes = await Promise.all([startServerProcess(env), startServerProcess(env)]);
+    processes = await startTwoServerProcesses(inject('databaseUrl'));
     server = await startTestServer();
   });
   afterAll(async () => {

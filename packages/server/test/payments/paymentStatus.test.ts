@@ -1,22 +1,11 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { Clock } from '../../src/context.ts';
 import { EXPIRE_PAYMENT_TASK, expirePaymentTask } from '../../src/payments/expiry.ts';
 import { changePaymentStatus } from '../../src/payments/transitions.ts';
 import { runCommonRouteTests } from '../support/commonRouteTests.ts';
 import { createMerchant, createPayment } from '../support/fixtures.ts';
-import { startServerProcess, type ServerProcess } from '../support/serverProcess.ts';
+import { ManualClock } from '../support/manualClock.ts';
+import { type ServerProcess, startTwoServerProcesses } from '../support/serverProcess.ts';
 import { call, expectErrorBody, newPartner, startTestServer, type TestPartner, type TestServer } from '../support/testServer.ts';
-
-/** A clock the test moves by hand; it starts at the real time. */
-class ManualClock implements Clock {
-  private offsetMs = 0;
-  now(): Date {
-    return new Date(Date.now() + this.offsetMs);
-  }
-  advance(ms: number): void {
-    this.offsetMs += ms;
-  }
-}
 
 describe('payment status, reading and cancelling', () => {
   let server: TestServer;
@@ -141,8 +130,7 @@ describe('long-poll across processes', () => {
   let server: TestServer;
 
   beforeAll(async () => {
-    const env = { DATABASE_URL: inject('databaseUrl'), DEMO_PARTNER: 'never' };
-    [first, second] = await Promise.all([startServerProcess(env), startServerProcess(env)]);
+    [first, second] = await startTwoServerProcesses(inject('databaseUrl'));
     server = await startTestServer();
   });
   afterAll(async () => {

@@ -91,3 +91,9 @@ export function runCli(args: string[], env: Record<string, string>): Promise<Cli
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
 }
+
+/** Two service processes on the run's database, for behaviour that must hold across processes. */
+export function startTwoServerProcesses(databaseUrl: string): Promise<[ServerProcess, ServerProcess]> {
+  const env = { DATABASE_URL: databaseUrl, DEMO_PARTNER: 'never' };
+  return Promise.all([startServerProcess(env), startServerProcess(env)]);
+}

@@ -263,6 +263,23 @@ describe('gateway payments on the devnet', () => {
     expect(expectErrorBody(options).code).toBe('invalid_state');
   });
 
+  it('answers 409 quote_expired for a priced option after its quote ended, leaving the payment payable', async () => {
+    const { paymentId } = await newPayment();
+    const { body } = await gateway(paymentId, '/options', { accounts: [evmAccount('alice')] });
+    const eurc = body.options.find((candidate: any) => candidate.amount.display.assetSymbol === 'EURC');
+    const signature = await signTypedDataAsWallet(buyer('alice').evmPrivateKey, eurc.actions[0].data.params);
+    const quoteLeftMs = eurc.expiresAt * 1000 - clock.now().getTime();
+    clock.advance(quoteLeftMs + 1000);
+    try {
+      const late = await gateway(paymentId, '/confirm', { optionId: eurc.id, results: [{ type: 'walletRpc', data: [signature] }] });
+      expect(late.status, late.text).toBe(409);
+      expect(expectErrorBody(late).code).toBe('quote_expired');
+      expect((await gateway(paymentId, '/status')).body.status).toBe('requires_action');
+    } finally {
+      clock.advance(-(quoteLeftMs + 1000));
+    }
+  });
+
   it('answers 410 payment_expired once the payment expired', async () => {
     const { paymentId } = await newPayment();
     const { body } = await gateway(paymentId, '/options', { accounts: [evmAccount('alice')] });

@@ -22,9 +22,11 @@ export async function startTestServer(
     context?: Partial<AppContext>;
     /** Background tasks this server's process runs; only these are claimed from the shared queue. */
     tasks?: (ctx: AppContext) => TaskList;
+    /** Another database than the run's, e.g. one of the test's own. */
+    databaseUrl?: string;
   } = {},
 ): Promise<TestServer> {
-  const databaseUrl = inject('databaseUrl');
+  const databaseUrl = options.databaseUrl ?? inject('databaseUrl');
   const config = loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: databaseUrl, RATE_LIMIT_MAX: '100000', ...options.env });
   const db = connect(databaseUrl, 10);
   const ctx: AppContext = {

@@ -5,8 +5,8 @@ import { sendWebhookRequest } from '../../src/webhooks/send.ts';
 import { createWebhookTasks } from '../../src/webhooks/tasks.ts';
 import { verifyWebhookSignature } from '../../src/webhooks/verifySignature.ts';
 import { createTestCertificate, type TestCertificate } from '../support/logoServer.ts';
-import { call, newPartner, type TestPartner, type TestServer } from '../support/testServer.ts';
-import { createIsolatedDatabase, startServerOn, startWebhookReceiver, waitFor, type WebhookReceiver } from './support.ts';
+import { call, newPartner, startTestServer, type TestPartner, type TestServer } from '../support/testServer.ts';
+import { createIsolatedDatabase, startWebhookReceiver, waitFor, type WebhookReceiver } from './support.ts';
 
 const ATTEMPT_TIMEOUT_MS = 1500;
 
@@ -42,14 +42,14 @@ describe('webhook delivery through real workers to a real HTTPS receiver', () =>
   beforeAll(async () => {
     [database, certificate] = await Promise.all([createIsolatedDatabase(), createTestCertificate()]);
     receiver = await startWebhookReceiver(certificate);
-    server = await startServerOn(database.url, {
+    server = await startTestServer({ databaseUrl: database.url, context: {
       webhookDelivery: {
         allowPrivateHosts: true,
         extraCaCertificates: [certificate.cert],
         timeoutMs: ATTEMPT_TIMEOUT_MS,
         retry: { firstDelayMs: 100, maxDelayMs: 400, giveUpAfterMs: 2500, jitter: 0.2 },
       },
-    });
+    } });
     partner = await newPartner(server.db);
   });
   afterAll(async () => {

@@ -4,13 +4,8 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
 import { inject } from 'vitest';
-import { buildApp } from '../../src/app.ts';
-import { ChainRegistry, MAINNET_NETWORKS } from '../../src/chains/registry.ts';
-import { loadConfig } from '../../src/config.ts';
-import { type AppContext, systemClock } from '../../src/context.ts';
 import { connect, migrateToLatest } from '../../src/db/database.ts';
 import type { TestCertificate } from '../support/logoServer.ts';
-import type { TestServer } from '../support/testServer.ts';
 
 /**
  * A database of its own for tests that run workers: every worker on a database claims any job of the tasks it
@@ -37,25 +32,6 @@ export async function createIsolatedDatabase(): Promise<{ url: string; drop(): P
   await migrateToLatest(db, urlOf(name));
   await db.destroy();
   return { url: urlOf(name), drop: () => onMaintenanceDatabase(sql`DROP DATABASE IF EXISTS ${sql.id(name)} WITH (FORCE)`) };
-}
-
-/** The real service on a real socket, like startTestServer, on the given database. */
-export async function startServerOn(databaseUrl: string, context: Partial<AppContext>): Promise<TestServer> {
-  const config = loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: databaseUrl, RATE_LIMIT_MAX: '100000' });
-  const db = connect(databaseUrl, 10);
-  const ctx: AppContext = { config, db, databaseUrl, chains: new ChainRegistry(MAINNET_NETWORKS), clock: systemClock, ...context };
-  const { app, close } = await buildApp(ctx);
-  const address = await app.listen({ port: 0, host: '127.0.0.1' });
-  ctx.config.baseUrl = address;
-  return {
-    url: address,
-    db,
-    ctx,
-    close: async () => {
-      await close();
-      await db.destroy();
-    },
-  };
 }
 
 export interface ReceivedRequest {

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { App, AppContext } from '../context.ts';
 import { principalOf } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
+import { recordEvent } from '../webhooks/events.ts';
 import { errorResponses, Nullable } from '../http/schemas.ts';
 import {
   fetchMerchantLogo,
@@ -47,18 +48,23 @@ export function registerUpdateMerchant(app: App, ctx: AppContext): void {
       }
       const merchant = await merchantOfPartner(ctx.db, partnerId, request.params.merchantId);
       const logoFile = iconUrl ? await storeLogo(ctx.db, await fetchMerchantLogo(ctx, iconUrl)) : iconUrl;
-      const row = await ctx.db
-        .updateTable('merchants')
-        .set({
-          ...(merchantName !== undefined ? { name: merchantName } : {}),
-          ...(merchantEmail !== undefined ? { email: merchantEmail } : {}),
-          ...(logoFile !== undefined ? { logo_file: logoFile } : {}),
-          updated_at: new Date(),
-        })
-        .where('id', '=', merchant.id)
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      return { merchant: toMerchant(row, ctx.config.baseUrl) };
+      const merchantView = await ctx.db.transaction().execute(async (trx) => {
+        const row = await trx
+          .updateTable('merchants')
+          .set({
+            ...(merchantName !== undefined ? { name: merchantName } : {}),
+            ...(merchantEmail !== undefined ? { email: merchantEmail } : {}),
+            ...(logoFile !== undefined ? { logo_file: logoFile } : {}),
+            updated_at: new Date(),
+          })
+          .where('id', '=', merchant.id)
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        const view = toMerchant(row, ctx.config.baseUrl);
+        await recordEvent(trx, { partnerId, merchantId: merchant.id, type: 'merchant.updated', object: view });
+        return view;
+      });
+      return { merchant: merchantView };
     },
   );
 }

@@ -1,4 +1,5 @@
 const benchmarks: Record<string, () => Promise<unknown>> = {
+  chains: async () => (await import('./chains.ts')).runChainsBenchmark(),
   merchants: async () => (await import('./merchants.ts')).runMerchantsBenchmark(),
 };
 

@@ -200,13 +200,16 @@ export class Relayer {
   async waitForOutcome(id: string, options: { timeoutMs?: number } = {}): Promise<TransactionOutcome> {
     const deadline = Date.now() + (options.timeoutMs ?? 300_000);
     for (;;) {
+      const roundStartedAt = Date.now();
       const transaction = await this.stored(id);
       const network = this.network(transaction.chain);
       if (isFinal(transaction)) return this.outcome(network, transaction);
       if (Date.now() > deadline) throw new Error(`transaction ${id} is not final after ${options.timeoutMs ?? 300_000} ms`);
       await this.track(network, transaction, emptyReport());
       const tracked = await this.stored(id);
-      if (!isFinal(tracked)) await sleep(Math.min(Math.max(network.blockTimeMs / 2, 100), 2_000));
+      // Polls four times a block, counting the round's own time, so a receipt is seen soon after its block.
+      const interval = Math.min(Math.max(network.blockTimeMs / 4, 50), 2_000);
+      if (!isFinal(tracked)) await sleep(Math.max(interval - (Date.now() - roundStartedAt), 0));
     }
   }
 

@@ -17,24 +17,13 @@ import { collectorAddresses } from '../../src/chains/collectorKeys.ts';
 import { networksFromDevnet } from '../../src/chains/devnetNetworks.ts';
 import { FixedPriceSource } from '../../src/chains/prices/fixedPriceSource.ts';
 import { ChainRegistry } from '../../src/chains/registry.ts';
-import type { Clock } from '../../src/context.ts';
 import { connect, type Db } from '../../src/db/database.ts';
 import { createGatewayServices } from '../../src/gateway/services.ts';
 import { gatewayTasks } from '../../src/gateway/submitPayment.ts';
 import { createApp } from '../../src/partners/partners.ts';
 import { createMerchant, createPayment } from '../support/fixtures.ts';
+import { ManualClock } from '../support/manualClock.ts';
 import { call, expectErrorBody, newPartner, startTestServer, type TestPartner, type TestServer } from '../support/testServer.ts';
-
-/** A clock the test moves by hand; it starts at the real time. */
-class ManualClock implements Clock {
-  private offsetMs = 0;
-  now(): Date {
-    return new Date(Date.now() + this.offsetMs);
-  }
-  advance(ms: number): void {
-    this.offsetMs += ms;
-  }
-}
 
 /** What a wallet does with `eth_signTypedData_v4`: parse `[from, typedDataJson]` and sign the typed data. */
 async function signTypedDataAsWallet(privateKey: `0x${string}`, params: string): Promise<string> {

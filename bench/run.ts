@@ -1,6 +1,7 @@
 const benchmarks: Record<string, () => Promise<unknown>> = {
   chains: async () => (await import('./chains.ts')).runChainsBenchmark(),
   merchants: async () => (await import('./merchants.ts')).runMerchantsBenchmark(),
+  payments: async () => (await import('./payments.ts')).runPaymentsBenchmark(),
 };
 
 const name = process.argv[2];

@@ -5,6 +5,7 @@ import * as webhooks from './0003_webhooks.ts';
 import * as evmRelayer from './0004_evm_relayer.ts';
 import * as solanaJournal from './0005_solana_journal.ts';
 import * as gateway from './0006_gateway.ts';
+import * as paymentListSearch from './0007_payment_list_search.ts';
 
 /** Every schema change, in order; names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '0004_evm_relayer': evmRelayer,
   '0005_solana_journal': solanaJournal,
   '0006_gateway': gateway,
+  '0007_payment_list_search': paymentListSearch,
 };

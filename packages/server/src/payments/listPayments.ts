@@ -21,7 +21,7 @@ const ListPaymentsQuery = Type.Object(
     network: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'CAIP-2 chain ids, comma-separated' })),
     sortBy: Type.Union([Type.Literal('date'), Type.Literal('amount')], { default: 'date' }),
     sortDir: Type.Union([Type.Literal('asc'), Type.Literal('desc')], { default: 'desc' }),
-    cursor: Type.Optional(Type.String({ maxLength: 1024 })),
+    cursor: Type.Optional(Type.String({ maxLength: 4096 })),
     limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
     status: Type.Optional(Type.Array(Type.Union(LIST_STATUSES.map((status) => Type.Literal(status))), { maxItems: 5 })),
     referenceId: Type.Optional(
@@ -107,6 +107,37 @@ function applyFilters<O>(query: SelectQueryBuilder<Database, 'payments', O>, fil
   });
 }
 
+type ListStats = Static<typeof Stats>;
+
+/** Statistics over every payment matching the filters, not just one page. */
+async function listStats(ctx: AppContext, filters: Filters): Promise<ListStats> {
+  const [totals, revenue] = await Promise.all([
+    applyFilters(
+      ctx.db.selectFrom('payments').select([
+        sql<string>`count(*)`.as('transactions'),
+        sql<string>`count(DISTINCT payments.buyer_account)`.as('customers'),
+      ]),
+      filters,
+    ).executeTakeFirstOrThrow(),
+    applyFilters(
+      ctx.db.selectFrom('payments').select(['payments.fiat_currency', sql<string>`sum(payments.fiat_value)`.as('total')]),
+      filters,
+    )
+      .where('payments.status', '=', 'succeeded')
+      .groupBy('payments.fiat_currency')
+      .orderBy('payments.fiat_currency')
+      .execute(),
+  ]);
+  return {
+    totalRevenue: revenue.map((entry) => ({
+      amount: toStandardUnits(BigInt(entry.total), fiatCurrency(entry.fiat_currency)?.decimals ?? 2),
+      currency: entry.fiat_currency,
+    })),
+    totalTransactions: Number(totals.transactions),
+    totalCustomers: Number(totals.customers),
+  };
+}
+
 export function registerListPayments(app: App, ctx: AppContext, cursors: CursorCodec): void {
   app.get(
     '/v1/merchants/payments',
@@ -116,7 +147,8 @@ export function registerListPayments(app: App, ctx: AppContext, cursors: CursorC
       schema: {
         tags: ['payments'],
         summary: "List a merchant's payments with statistics",
-        description: 'Statistics cover every payment matching the filters, not just the page. Defaults: sortBy=date, sortDir=desc.',
+        description:
+          'Statistics cover every payment matching the filters, not just the page; later pages carry the statistics of the first page in their cursor, so paging costs no recount. Defaults: sortBy=date, sortDir=desc.',
         headers: MerchantIdHeader,
         querystring: ListPaymentsQuery,
         response: {
@@ -134,7 +166,7 @@ export function registerListPayments(app: App, ctx: AppContext, cursors: CursorC
 
       const { now: _now, ...stableFilters } = filters;
       const fingerprint = JSON.stringify([stableFilters, sortBy, sortDir]);
-      const after = cursor === undefined ? undefined : cursors.decode<[string, string]>(cursor, fingerprint);
+      const after = cursor === undefined ? undefined : cursors.decode<[string, string, ListStats]>(cursor, fingerprint);
       const sortColumn = sortBy === 'amount' ? sql`payments.fiat_value` : sql`payments.created_at`;
       const sortCast = sortBy === 'amount' ? sql`bigint` : sql`timestamptz`;
       const direction = sortDir === 'asc' ? sql`ASC` : sql`DESC`;
@@ -145,36 +177,14 @@ export function registerListPayments(app: App, ctx: AppContext, cursors: CursorC
         page = page.where(sql<boolean>`(${sortColumn}, payments.id) ${comparison} (${after[0]}::${sortCast}, ${after[1]})`);
       }
       const rowsPromise = page.orderBy(sql`${sortColumn} ${direction}, payments.id ${direction}`).limit(limit + 1).execute();
-      const totalsPromise = applyFilters(
-        ctx.db.selectFrom('payments').select([
-          sql<string>`count(*)`.as('transactions'),
-          sql<string>`count(DISTINCT payments.buyer_account)`.as('customers'),
-        ]),
-        filters,
-      ).executeTakeFirstOrThrow();
-      const revenuePromise = applyFilters(
-        ctx.db.selectFrom('payments').select(['payments.fiat_currency', sql<string>`sum(payments.fiat_value)`.as('total')]),
-        filters,
-      )
-        .where('payments.status', '=', 'succeeded')
-        .groupBy('payments.fiat_currency')
-        .orderBy('payments.fiat_currency')
-        .execute();
-      const [rows, totals, revenue] = await Promise.all([rowsPromise, totalsPromise, revenuePromise]);
+      const [rows, stats] = await Promise.all([rowsPromise, after?.[2] ?? listStats(ctx, filters)]);
 
       const pageRows = rows.slice(0, limit);
       const last = pageRows[pageRows.length - 1];
       return {
         data: pageRows.map((row) => toPaymentItem(row, merchant, ctx.chains, ctx.config.baseUrl, now)),
-        nextCursor: rows.length > limit && last ? cursors.encode([last.sort_key, last.id], fingerprint) : null,
-        stats: {
-          totalRevenue: revenue.map((entry) => ({
-            amount: toStandardUnits(BigInt(entry.total), fiatCurrency(entry.fiat_currency)?.decimals ?? 2),
-            currency: entry.fiat_currency,
-          })),
-          totalTransactions: Number(totals.transactions),
-          totalCustomers: Number(totals.customers),
-        },
+        nextCursor: rows.length > limit && last ? cursors.encode([last.sort_key, last.id, stats], fingerprint) : null,
+        stats,
       };
     },
   );

@@ -20,7 +20,7 @@ export function registerCancelGatewayPayment(app: App, ctx: AppContext): void {
       },
     },
     async (request) => {
-      const payment = await gatewayPaymentOf(ctx, request, request.params.id);
+      const payment = await gatewayPaymentOf(ctx, request.params.id);
       const now = ctx.clock.now();
       if (payment.status === 'cancelled') return toStatusView(payment, ctx.chains, now);
       requirePayable(payment, now);

@@ -62,7 +62,7 @@ export function registerConfirmPayment(app: App, ctx: AppContext, waiter: Paymen
     },
     async (request) => {
       const { optionId, results } = request.body;
-      const payment = await gatewayPaymentOf(ctx, request, request.params.id);
+      const payment = await gatewayPaymentOf(ctx, request.params.id);
       const earlier = await earlierConfirmation(ctx, payment.id, optionId, results);
       if (earlier === 'repeated') return statusAfterLongPoll(ctx, waiter, payment, payment.status, request.query.maxPollMs);
       if (earlier === 'taken') throw new ApiError(400, 'invalid_state', 'Another confirmation of this payment was accepted already.', { status: payment.status });
@@ -76,7 +76,7 @@ export function registerConfirmPayment(app: App, ctx: AppContext, waiter: Paymen
       const provider = await providerOf(ctx, request);
       const claim = await claimPayment(ctx, payment.id, option, results, provider);
       if (claim === 'taken') throw new ApiError(400, 'invalid_state', 'Another confirmation of this payment was accepted already.');
-      if (claim === 'not_payable') requirePayable(await gatewayPaymentOf(ctx, request, payment.id), ctx.clock.now());
+      if (claim === 'not_payable') requirePayable(await gatewayPaymentOf(ctx, payment.id), ctx.clock.now());
       if (claim === 'claimed') {
         try {
           await changePaymentStatus(
@@ -90,7 +90,7 @@ export function registerConfirmPayment(app: App, ctx: AppContext, waiter: Paymen
           if (!(error instanceof InvalidTransitionError)) throw error;
         }
       }
-      const current = await gatewayPaymentOf(ctx, request, payment.id);
+      const current = await gatewayPaymentOf(ctx, payment.id);
       return statusAfterLongPoll(ctx, waiter, current, 'processing', request.query.maxPollMs);
     },
   );

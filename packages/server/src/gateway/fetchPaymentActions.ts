@@ -29,7 +29,7 @@ export function registerFetchPaymentActions(app: App, ctx: AppContext): void {
       },
     },
     async (request) => {
-      const payment = await gatewayPaymentOf(ctx, request, request.params.id);
+      const payment = await gatewayPaymentOf(ctx, request.params.id);
       requirePayable(payment, ctx.clock.now());
       const option = await offeredOption(ctx.db, payment.id, request.body.optionId);
       requireLiveQuote(option, ctx.clock.now());

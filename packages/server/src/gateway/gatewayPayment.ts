@@ -1,7 +1,5 @@
-import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { ApiError } from '../http/errors.ts';
-import { principalOf } from '../http/auth.ts';
 import type { PaymentStatus } from '../db/schema.ts';
 import type { MerchantRow, PaymentRow } from '../payments/paymentResource.ts';
 import { toStatusView } from '../payments/paymentResource.ts';
@@ -9,15 +7,12 @@ import { effectiveStatus, isTerminal } from '../payments/stateMachine.ts';
 import { MAX_LONG_POLL_MS, type PaymentStatusWaiter } from '../payments/statusWaiter.ts';
 import type { GatewayServices } from './services.ts';
 
-/** The payment `id` of the calling partner (by API key or wallet app); any other is not found. */
-export async function gatewayPaymentOf(ctx: AppContext, request: FastifyRequest, paymentId: string): Promise<PaymentRow> {
-  const { partnerId } = principalOf(request);
-  const payment = await ctx.db
-    .selectFrom('payments')
-    .selectAll()
-    .where('id', '=', paymentId)
-    .where('partner_id', '=', partnerId)
-    .executeTakeFirst();
+/**
+ * The payment `id`, whichever partner created it: a payment link is public, so any authenticated wallet may pay
+ * it (D2).
+ */
+export async function gatewayPaymentOf(ctx: AppContext, paymentId: string): Promise<PaymentRow> {
+  const payment = await ctx.db.selectFrom('payments').selectAll().where('id', '=', paymentId).executeTakeFirst();
   if (!payment) throw ApiError.notFound(`Payment ${paymentId.slice(0, 64)} not found.`);
   return payment;
 }

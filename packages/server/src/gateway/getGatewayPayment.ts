@@ -53,7 +53,7 @@ export function registerGetGatewayPayment(app: App, ctx: AppContext): void {
       },
     },
     async (request) => {
-      const payment = await gatewayPaymentOf(ctx, request, request.params.id);
+      const payment = await gatewayPaymentOf(ctx, request.params.id);
       return toGatewayPaymentView(payment, await merchantOfPayment(ctx, payment), ctx.config.baseUrl, ctx.clock.now());
     },
   );

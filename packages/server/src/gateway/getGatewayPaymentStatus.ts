@@ -22,7 +22,7 @@ export function registerGetGatewayPaymentStatus(app: App, ctx: AppContext, waite
       },
     },
     async (request) => {
-      const payment = await gatewayPaymentOf(ctx, request, request.params.id);
+      const payment = await gatewayPaymentOf(ctx, request.params.id);
       const known = effectiveStatus(payment.status, payment.expires_at, ctx.clock.now());
       return statusAfterLongPoll(ctx, waiter, payment, known, request.query.maxPollMs);
     },

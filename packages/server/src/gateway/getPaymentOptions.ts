@@ -65,7 +65,7 @@ export function registerGetPaymentOptions(app: App, ctx: AppContext): void {
       },
     },
     async (request) => {
-      const payment = await gatewayPaymentOf(ctx, request, request.params.id);
+      const payment = await gatewayPaymentOf(ctx, request.params.id);
       const accounts = payableAccounts(ctx, request.body.accounts);
       requirePayable(payment, ctx.clock.now());
       const options = accounts.length ? await offerOptions(ctx.db, ctx.chains, gatewayServicesOf(ctx), payment, accounts) : [];

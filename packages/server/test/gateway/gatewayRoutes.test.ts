@@ -15,7 +15,7 @@ runCommonRouteTests({
   name: 'GET /v1/gateway/payment/{id}',
   scope: 'gateway',
   allowApp: true,
-  ownedResource: true,
+  openToAllPartners: true,
   request: async (server, partner) => ({ method: 'GET', path: `/v1/gateway/payment/${await paymentOf(server, partner)}` }),
 });
 
@@ -23,7 +23,7 @@ runCommonRouteTests({
   name: 'POST /v1/gateway/payment/{id}/options',
   scope: 'gateway',
   allowApp: true,
-  ownedResource: true,
+  openToAllPartners: true,
   request: async (server, partner) => ({
     method: 'POST',
     path: `/v1/gateway/payment/${await paymentOf(server, partner)}/options`,
@@ -35,7 +35,7 @@ runCommonRouteTests({
   name: 'GET /v1/gateway/payment/{id}/status',
   scope: 'gateway',
   allowApp: true,
-  ownedResource: true,
+  openToAllPartners: true,
   request: async (server, partner) => ({ method: 'GET', path: `/v1/gateway/payment/${await paymentOf(server, partner)}/status` }),
 });
 
@@ -43,7 +43,7 @@ runCommonRouteTests({
   name: 'POST /v1/gateway/payment/{id}/cancel',
   scope: 'gateway',
   allowApp: true,
-  ownedResource: true,
+  openToAllPartners: true,
   // Cancelling again returns the cancelled payment, so every credential check acts on the same one.
   request: async (server, partner) => ({ method: 'POST', path: `/v1/gateway/payment/${await paymentOf(server, partner)}/cancel`, body: {} }),
 });

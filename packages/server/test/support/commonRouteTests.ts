@@ -19,6 +19,8 @@ export interface CommonRouteSpec {
   request: (server: TestServer, partner: TestPartner) => Promise<RouteRequest>;
   /** The route reads a resource owned by the partner, so another partner's key must get 404. */
   ownedResource?: boolean;
+  /** The resource is public to every partner (gateway payments, D2): another partner's key must succeed. */
+  openToAllPartners?: boolean;
 }
 
 function send(server: TestServer, request: RouteRequest, credentials: Record<string, string>): Promise<CallResult> {
@@ -83,6 +85,13 @@ export function runCommonRouteTests(spec: CommonRouteSpec): void {
     if (spec.ownedResource) {
       it("reports another partner's resource as not found", async () => {
         expectError(await send(server, request, { 'api-key': other.apiKey }), 404, 'not_found');
+      });
+    }
+
+    if (spec.openToAllPartners) {
+      it("lets another partner's credentials act on it", async () => {
+        const result = await send(server, request, { 'api-key': other.apiKey });
+        expect(result.status, result.text).toBeLessThan(300);
       });
     }
 

@@ -68,6 +68,20 @@ describe('operational endpoints and cross-cutting behaviour', () => {
     expect(result.headers.get('pay-version')).toBe('2026-02-18');
   });
 
+  it('refuses text PostgreSQL cannot store (a NUL character) with 400, not 500', async () => {
+    const headers = { 'api-key': partner.apiKey };
+    const search = await call(server, '/v1/merchants?search=%00', { headers });
+    expect([search.status, expectErrorBody(search).code]).toEqual([400, 'invalid_params']);
+    const path = await call(server, '/v1/merchants/mrch_%00', { headers });
+    expect([path.status, expectErrorBody(path).code]).toEqual([400, 'invalid_params']);
+    const body = await call(server, '/v1/merchants', {
+      method: 'POST',
+      headers: { ...headers, 'idempotency-key': 'nul' },
+      body: { merchantName: 'a\u0000b', merchantEmail: 'a@b.co' },
+    });
+    expect([body.status, expectErrorBody(body).code]).toEqual([400, 'invalid_params']);
+  });
+
   it('refuses a body over the limit with 413 invalid_params', async () => {
     const result = await call(server, '/v1/merchants', {
       method: 'POST',

@@ -103,9 +103,10 @@ async function start(): Promise<void> {
   // Transactions recorded by an earlier process are sent, tracked and settled by whichever process runs this.
   const relayerReconcile = gateway.evm.relayer.reconcileEvery(15_000);
   onShutdownSignal(async () => {
+    // HTTP first (long-polls answer at once, in-flight requests finish), then background work.
+    await close();
     await relayerReconcile.stop();
     await workers.stop();
-    await close();
     await handle.close();
     await chains.devnet?.stop();
   });

@@ -30,11 +30,13 @@ export function registerCreateMerchant(app: App, ctx: AppContext): void {
       const { partnerId } = principalOf(request);
       const key = requireIdempotencyKey(request.headers['idempotency-key']);
       const { merchantName, merchantEmail, iconUrl } = request.body;
+      // Fetched before the idempotency transaction, so a slow logo host never holds a pooled connection.
+      const logo = iconUrl ? await fetchMerchantLogo(ctx, iconUrl) : undefined;
       const response = await runIdempotently(
         ctx.db,
         { partnerId, scope: 'POST /v1/merchants', key, fingerprint: request.body },
         async (trx) => {
-          const logoFile = iconUrl ? await storeLogo(trx, await fetchMerchantLogo(ctx, iconUrl)) : null;
+          const logoFile = logo ? await storeLogo(trx, logo) : null;
           const row = await trx
             .insertInto('merchants')
             .values({ id: newId('mrch'), partner_id: partnerId, name: merchantName, email: merchantEmail, logo_file: logoFile })

@@ -38,8 +38,9 @@ export function registerGetPaymentStatus(app: App, ctx: AppContext, waiter: Paym
       const maxPollMs = Math.min(request.query.maxPollMs ?? 0, MAX_LONG_POLL_MS);
       if (maxPollMs === 0 || isTerminal(initial)) return toStatusView(first, ctx.chains, ctx.clock.now());
 
-      // Wake at the deadline, or just after the expiry, which changes the status without any write.
-      const wakeAt = Math.min(Date.now() + maxPollMs, Date.now() + first.expires_at.getTime() - ctx.clock.now().getTime() + 50);
+      // Wake at the deadline, or, for an unpaid payment, just after the expiry, which changes its status without any write.
+      const untilExpiryMs = first.expires_at.getTime() - ctx.clock.now().getTime() + 50;
+      const wakeAt = Date.now() + (initial === 'requires_action' ? Math.min(maxPollMs, untilExpiryMs) : maxPollMs);
       for (;;) {
         const remaining = wakeAt - Date.now();
         // Registered before the re-read, so a change committed in between still wakes this request.

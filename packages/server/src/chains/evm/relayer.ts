@@ -318,6 +318,11 @@ export class Relayer {
       const again = await Promise.all(attempts.map((attempt) => receiptOrNull(client, attempt.hash as Hex)));
       const late = again.find((found) => found !== null);
       if (late) return this.recordReceipt(network, transaction, late, await client.getBlockNumber({ cacheTime: 0 }), report);
+      // Final only once the nonce is spent below the confirmation depth: a lagging node behind a load balancer, or a
+      // shallow reorg, can hide the receipt of our own transaction for a while.
+      const depthBlock = latestBlock - BigInt(Math.max(network.confirmations, 1));
+      const spentAtDepth = depthBlock >= 0n ? await client.getTransactionCount({ address: this.address, blockNumber: depthBlock }) : 0;
+      if (BigInt(spentAtDepth) <= BigInt(transaction.nonce)) return;
       await markFailed(this.db, transaction.id, `nonce ${transaction.nonce} was used by a transaction the relayer did not sign`);
       report.failed.push(transaction.id);
       return;

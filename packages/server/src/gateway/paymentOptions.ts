@@ -11,6 +11,7 @@ import { fiatCurrency } from '../payments/currencies.ts';
 import type { PaymentRow } from '../payments/paymentResource.ts';
 import { tokenAmountOf } from '../payments/paymentResource.ts';
 import type { GatewayServices } from './services.ts';
+import { ApiError } from '../http/errors.ts';
 
 /** The methods the gateway offers so far; tokens paid otherwise are not offered. */
 const OFFERED_METHODS: readonly PaymentMethod[] = ['eip3009', 'spl'];
@@ -124,12 +125,18 @@ async function quotes(services: GatewayServices, payment: PaymentRow, tokens: To
 }
 
 /** The (account, token) pairs of one network whose balance covers the quoted amount. */
-async function payableOnNetwork(services: GatewayServices, network: NetworkInfo, accounts: AccountId[], payment: PaymentRow): Promise<Candidate[]> {
+async function payableOnNetwork(
+  services: GatewayServices,
+  network: NetworkInfo,
+  accounts: AccountId[],
+  payment: PaymentRow,
+): Promise<{ candidates: Candidate[]; unpriced: boolean }> {
   const tokens = network.tokens.filter((token) => OFFERED_METHODS.includes(token.method));
-  if (!tokens.length || !network.rpcUrl) return [];
+  if (!tokens.length || !network.rpcUrl) return { candidates: [], unpriced: false };
   const quoted = await quotes(services, payment, tokens);
   const priced = tokens.filter((token) => quoted.has(token.caip19));
-  if (!priced.length) return [];
+  // Nothing here could be priced: the price source failed or has no rate for the payment's currency.
+  if (!priced.length) return { candidates: [], unpriced: true };
   const owners = [...new Set(accounts.map((account) => account.address))];
   let balanceOf: (owner: string, token: TokenInfo) => bigint;
   if (network.namespace === 'eip155') {
@@ -137,16 +144,17 @@ async function payableOnNetwork(services: GatewayServices, network: NetworkInfo,
     balanceOf = (owner, token) => balances.of(owner, token);
   } else {
     const solana = services.solana.networks.get(network.caip2);
-    if (!solana) return [];
+    if (!solana) return { candidates: [], unpriced: false };
     const balances = await readSolanaBalances(solana.rpc, owners, priced.map((token) => token.address));
     balanceOf = (owner, token) => balances[owner]?.tokens[token.address] ?? 0n;
   }
-  return accounts.flatMap((account) =>
+  const candidates = accounts.flatMap((account) =>
     priced.flatMap((token) => {
       const quote = quoted.get(token.caip19) as TokenAmountQuote;
       return balanceOf(account.address, token) >= quote.amount ? [{ account, token, quote }] : [];
     }),
   );
+  return { candidates, unpriced: false };
 }
 
 async function termsAndActions(
@@ -205,17 +213,23 @@ export async function offerOptions(
   const perNetwork = await Promise.all(
     [...byNetwork].map(async ([caip2, networkAccounts]) => {
       const network = chains.network(caip2) as NetworkInfo;
-      const candidates = await payableOnNetwork(services, network, networkAccounts, payment);
-      return Promise.all(
+      const { candidates, unpriced } = await payableOnNetwork(services, network, networkAccounts, payment);
+      const options = await Promise.all(
         candidates.map(async (candidate) => {
           const id = newId('opt');
           const { terms, actions } = await termsAndActions(services, network, candidate, id, payment);
           return { id, network, candidate, terms, actions };
         }),
       );
+      return { options, unpriced };
     }),
   );
-  const built = perNetwork.flat();
+  const built = perNetwork.flatMap((network) => network.options);
+  if (!built.length && perNetwork.some((network) => network.unpriced)) {
+    throw new ApiError(502, 'bad_gateway', `No exchange rate could be had for ${payment.fiat_currency}; try again shortly.`, {
+      currency: payment.fiat_currency,
+    });
+  }
   if (built.length) {
     await db
       .insertInto('payment_options')

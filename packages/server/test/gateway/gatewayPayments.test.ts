@@ -139,6 +139,14 @@ describe('gateway payments on the devnet', () => {
     expect(expectErrorBody(malformed)).toMatchObject({ code: 'params_validation', issues: [{ field: 'accounts.1' }] });
   });
 
+  it('answers 502 bad_gateway when no token can be priced in the payment currency, leaving the payment payable', async () => {
+    // The price table has no GBP rate, and no offered token is pegged to GBP.
+    const { paymentId } = await createPayment(server, partner.apiKey, merchantId, { amount: { unit: 'iso4217/GBP', value: '1000' } });
+    const result = await gateway(paymentId, '/options', { accounts: [evmAccount('alice'), solanaAccount('alice')] });
+    expect([result.status, expectErrorBody(result).code]).toEqual([502, 'bad_gateway']);
+    expect((await gateway(paymentId, '/status')).body.status).toBe('requires_action');
+  });
+
   it('takes an EIP-3009 USDC payment to succeeded, with buyer, amount and transaction in the merchant list', async () => {
     const { paymentId } = await newPayment();
     const { body } = await gateway(paymentId, '/options', { accounts: [evmAccount('alice')] });

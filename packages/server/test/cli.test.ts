@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { call } from './support/testServer.ts';
-import { runCli, startServerProcess, type ServerProcess } from './support/serverProcess.ts';
+import { spawn } from 'node:child_process';
+import { childEnv, PAYGATE_BIN, runCli, startServerProcess, type ServerProcess } from './support/serverProcess.ts';
 
 describe('operator CLI against DATABASE_URL', () => {
   const env = () => ({ DATABASE_URL: inject('databaseUrl') });
@@ -112,5 +113,38 @@ describe('quick start on the embedded PostgreSQL', () => {
     expect(partners.code).toBe(0);
     expect(restarted.output()).not.toContain('apiKey:');
     expect(await restarted.stop()).toBe(0);
+  });
+});
+
+describe('paygate devnet', () => {
+  it('runs the local chains on their own, prints a manifest whose RPC endpoints answer, and stops on SIGTERM', async () => {
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'paygate-devnet-cli-'));
+    const child = spawn(process.execPath, [PAYGATE_BIN, 'devnet'], { env: childEnv({ DATA_DIR: dataDir }), stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      let stdout = '';
+      const manifest = await new Promise<{ evm: { rpcUrl: string; chainId: number }[]; solana: { rpcUrl: string } }>((resolve, reject) => {
+        child.stdout.on('data', (chunk: Buffer) => {
+          stdout += chunk.toString();
+          try {
+            resolve(JSON.parse(stdout));
+          } catch {
+            // The manifest is not complete yet.
+          }
+        });
+        child.once('exit', (code) => reject(new Error(`paygate devnet exited with ${code}`)));
+      });
+      expect(manifest.evm).toHaveLength(2);
+      const rpc = (url: string, method: string) =>
+        fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: [] }) }).then((response) => response.json());
+      expect(Number.parseInt((await rpc(manifest.evm[0]!.rpcUrl, 'eth_chainId')).result, 16)).toBe(manifest.evm[0]!.chainId);
+      expect((await rpc(manifest.solana.rpcUrl, 'getHealth')).result).toBe('ok');
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+      await expect(rpc(manifest.evm[0]!.rpcUrl, 'eth_chainId')).rejects.toThrow();
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      await fs.rm(dataDir, { recursive: true, force: true });
+    }
   });
 });

@@ -15,7 +15,7 @@ export interface ServerProcess {
 }
 
 /** The test runner's environment without the variables it sets for itself (Vite sets BASE_URL). */
-function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+export function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   const { BASE_URL: _viteBase, ...inherited } = process.env;
   return { ...inherited, ...env };
 }

@@ -267,6 +267,24 @@ export interface PaymentConfirmationsTable {
   created_at: CreatedAt;
 }
 
+/** Kept by triggers on `payments` (migration 0011); read by the payment list's statistics. */
+export interface PaymentDailyStatsTable {
+  merchant_id: string;
+  day: Date;
+  status: string;
+  fiat_currency: string;
+  token_symbol: string;
+  network: string;
+  payments: string;
+  fiat_total: string;
+}
+
+export interface MerchantBuyersTable {
+  merchant_id: string;
+  buyer_account: string;
+  payments: string;
+}
+
 export interface Database {
   payments: PaymentsTable;
   partners: PartnersTable;
@@ -289,6 +307,8 @@ export interface Database {
   solana_transactions: SolanaTransactionsTable;
   payment_options: PaymentOptionsTable;
   payment_confirmations: PaymentConfirmationsTable;
+  payment_daily_stats: PaymentDailyStatsTable;
+  merchant_buyers: MerchantBuyersTable;
 }
 
 

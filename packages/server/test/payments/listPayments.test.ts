@@ -136,6 +136,19 @@ describe('GET /v1/merchants/payments', () => {
       .insertInto('payments')
       .values(payments.map((payment) => ({ ...payment, partner_id: partner.partnerId, merchant_id: merchantId, updated_at: payment.created_at })))
       .execute();
+    // Statistics are kept as running totals: change some payments after insertion so the model also covers updates.
+    for (const payment of payments.filter((candidate) => candidate.status === 'requires_action').slice(0, 6)) {
+      Object.assign(payment, { status: 'succeeded', token_symbol: 'USDC', network: NETWORKS[0], buyer_account: `eip155:8453:0x${'b'.repeat(40)}` });
+      await server.db
+        .updateTable('payments')
+        .set({ status: payment.status, token_symbol: payment.token_symbol, network: payment.network, buyer_account: payment.buyer_account })
+        .where('id', '=', payment.id)
+        .execute();
+    }
+    for (const payment of payments.filter((candidate) => candidate.buyer_account !== null).slice(0, 4)) {
+      Object.assign(payment, { buyer_account: null, status: 'cancelled' });
+      await server.db.updateTable('payments').set({ buyer_account: null, status: 'cancelled' }).where('id', '=', payment.id).execute();
+    }
   });
   afterAll(() => server.close());
 
@@ -147,8 +160,9 @@ describe('GET /v1/merchants/payments', () => {
       statuses: sometimes(fc.uniqueArray(fc.constantFrom('requires_action', 'processing', 'succeeded', 'failed', 'expired'), { minLength: 1, maxLength: 3 })),
       symbols: sometimes(fc.uniqueArray(fc.constantFrom('USDC', 'usdt', 'EURC'), { minLength: 1, maxLength: 2 })),
       networks: sometimes(fc.uniqueArray(fc.constantFrom(...NETWORKS), { minLength: 1, maxLength: 2 })),
-      start: sometimes(fc.integer({ min: 0, max: 40 }).map((day) => BASE_TIME + day * DAY)),
-      end: sometimes(fc.integer({ min: 41, max: 70 }).map((day) => BASE_TIME + day * DAY)),
+      // Bounds inside a day as well as on its start: whole days and partial days are counted differently.
+      start: sometimes(fc.tuple(fc.integer({ min: 0, max: 40 }), fc.constantFrom(0, 30, 61, 3600)).map(([day, seconds]) => BASE_TIME + day * DAY + seconds * 1000)),
+      end: sometimes(fc.tuple(fc.integer({ min: 41, max: 70 }), fc.constantFrom(0, 45, 3600)).map(([day, seconds]) => BASE_TIME + day * DAY + seconds * 1000)),
       referenceId: sometimes(fc.constantFrom('order-1', 'ORDER-2', '-usd', '0-E')),
       sortBy: fc.constantFrom('date' as const, 'amount' as const),
       sortDir: fc.constantFrom('asc' as const, 'desc' as const),
@@ -182,6 +196,8 @@ describe('GET /v1/merchants/payments', () => {
           [{ symbols: ['usdt'], networks: [NETWORKS[0] as string], sortBy: 'amount', sortDir: 'desc', limit: 3 }],
           [{ referenceId: '-usd', start: BASE_TIME + 10 * DAY, end: BASE_TIME + 50 * DAY, sortBy: 'date', sortDir: 'desc', limit: 6 }],
           [{ sortBy: 'amount', sortDir: 'asc', limit: 9 }],
+          [{ statuses: ['requires_action'], start: BASE_TIME + 3 * DAY + 30_000, end: BASE_TIME + 55 * DAY + 45_000, sortBy: 'date', sortDir: 'asc', limit: 8 }],
+          [{ statuses: ['expired', 'failed'], symbols: ['USDC'], start: BASE_TIME + DAY + 61_000, sortBy: 'date', sortDir: 'desc', limit: 8 }],
         ] as [Query][],
       },
     );

@@ -6,6 +6,7 @@ import * as evmRelayer from './0004_evm_relayer.ts';
 import * as solanaJournal from './0005_solana_journal.ts';
 import * as gateway from './0006_gateway.ts';
 import * as paymentListSearch from './0007_payment_list_search.ts';
+import * as paymentStats from './0011_payment_stats.ts';
 
 /** Every schema change, in order; names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '0005_solana_journal': solanaJournal,
   '0006_gateway': gateway,
   '0007_payment_list_search': paymentListSearch,
+  '0011_payment_stats': paymentStats,
 };

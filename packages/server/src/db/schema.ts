@@ -261,6 +261,8 @@ export interface PaymentConfirmationsTable {
   payment_id: string;
   option_id: string;
   results: ColumnType<unknown, string, string>;
+  /** JSON written as text: the option's terms as this confirm checked them; the submission uses exactly these. */
+  terms: ColumnType<unknown, string, string>;
   /** The wallet app that confirmed, when it called with App-Id. */
   provider_name: string | null;
   provider_icon: string | null;

@@ -115,6 +115,8 @@ export async function claimPayment(ctx: AppContext, paymentId: string, option: O
         payment_id: paymentId,
         option_id: option.id,
         results: JSON.stringify(results),
+        // The terms just checked: a fetch may rebuild the option's Solana transfer while this confirm runs.
+        terms: JSON.stringify(option.terms),
         provider_name: provider.name,
         provider_icon: provider.icon,
       })

@@ -22,15 +22,17 @@ export function registerFetchPaymentActions(app: App, ctx: AppContext): void {
         tags: ['gateway'],
         summary: 'Resolve a build action into wallet actions',
         description:
-          'For a Solana option: builds the transfer with a fresh blockhash and returns one solana_signTransaction. Fetching again builds a new transaction, and only the latest one can be confirmed.',
+          'For a Solana option: builds the transfer with a fresh blockhash and returns one solana_signTransaction. Fetching again builds a new transaction, and only the latest one can be confirmed; once a confirm is accepted, fetch answers 400 invalid_state.',
         params: GatewayPaymentParams,
         body: FetchBody,
-        response: { 200: Type.Object({ actions: Type.Array(WalletRpcActionSchema) }), ...errorResponses(404, 409, 410) },
+        response: { 200: Type.Object({ actions: Type.Array(WalletRpcActionSchema) }), ...errorResponses(404, 409, 410, 502) },
       },
     },
     async (request) => {
       const payment = await gatewayPaymentOf(ctx, request.params.id);
       requirePayable(payment, ctx.clock.now());
+      const confirmed = await ctx.db.selectFrom('payment_confirmations').select('payment_id').where('payment_id', '=', payment.id).executeTakeFirst();
+      if (confirmed) throw new ApiError(400, 'invalid_state', 'The payment has been confirmed; nothing can be built for it any more.');
       const option = await offeredOption(ctx.db, payment.id, request.body.optionId);
       requireLiveQuote(option, ctx.clock.now());
       const { terms } = option;

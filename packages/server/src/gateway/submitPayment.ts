@@ -98,7 +98,9 @@ export function submitPaymentTask(ctx: AppContext): Task {
     if (!services) throw new Error('this process has no chain services to submit payments with');
     const confirmation = await ctx.db.selectFrom('payment_confirmations').selectAll().where('payment_id', '=', paymentId).executeTakeFirst();
     if (!confirmation) return;
-    const option = (await ctx.db.selectFrom('payment_options').selectAll().where('id', '=', confirmation.option_id).executeTakeFirstOrThrow()) as OptionRow;
+    const offered = await ctx.db.selectFrom('payment_options').selectAll().where('id', '=', confirmation.option_id).executeTakeFirstOrThrow();
+    // Submitted exactly as the accepted confirm checked it.
+    const option = { ...offered, terms: confirmation.terms } as OptionRow;
     const transition = (to: PaymentStatus, changes = {}) =>
       changePaymentStatus({ db: ctx.db, chains: ctx.chains, baseUrl: ctx.config.baseUrl, now: ctx.clock.now() }, paymentId, to, changes);
 

@@ -7,6 +7,7 @@ import * as solanaJournal from './0005_solana_journal.ts';
 import * as gateway from './0006_gateway.ts';
 import * as paymentListSearch from './0007_payment_list_search.ts';
 import * as paymentStats from './0011_payment_stats.ts';
+import * as confirmedTerms from './0012_confirmed_terms.ts';
 
 /** Every schema change, in order; names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '0006_gateway': gateway,
   '0007_payment_list_search': paymentListSearch,
   '0011_payment_stats': paymentStats,
+  '0012_confirmed_terms': confirmedTerms,
 };

@@ -1,0 +1,146 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildSponsoredTransfer } from '../../src/chains/solana/buildSponsoredTransfer.ts';
+import { solanaRpc } from '../../src/chains/solana/rpc.ts';
+import { SolanaTransactionSender } from '../../src/chains/solana/transactionSender.ts';
+import { verifyBuyerSignedTransaction } from '../../src/chains/solana/verifyBuyerSignedTransaction.ts';
+import { startServerProcess } from '../support/serverProcess.ts';
+import { expectErrorBody } from '../support/testServer.ts';
+import { type GatewayTestbed, signSolanaAsWallet, signTypedDataAsWallet, startGatewayTestbed } from './support/gatewayTestbed.ts';
+
+let bed: GatewayTestbed;
+
+beforeAll(async () => {
+  bed = await startGatewayTestbed();
+}, 180_000);
+
+afterAll(async () => {
+  await bed?.close();
+});
+
+async function lockWaiters(): Promise<number> {
+  const { rows } = await sql<{ count: string }>`
+    SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'
+  `.execute(bed.server.db);
+  return Number(rows[0]?.count);
+}
+
+async function untilLockWaiters(count: number): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while ((await lockWaiters()) < count) {
+    if (Date.now() > deadline) throw new Error(`fewer than ${count} requests ever waited for the payment's row lock`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Holds the payment's row lock, as a slow transaction of another request would, while `run` sends requests. */
+function whilePaymentLocked<T>(paymentId: string, run: () => Promise<T>): Promise<T> {
+  return bed.server.db.transaction().execute(async (trx) => {
+    await trx.selectFrom('payments').select('id').where('id', '=', paymentId).forUpdate().execute();
+    return run();
+  });
+}
+
+async function finalStatus(paymentId: string) {
+  for (;;) {
+    const status = await bed.gateway(paymentId, '/status?maxPollMs=25000');
+    expect(status.status, status.text).toBe(200);
+    if (status.body.isFinal) return status.body;
+  }
+}
+
+async function solanaOptionFetched(buyerName: string) {
+  const { paymentId } = await bed.newPayment();
+  const { body } = await bed.gateway(paymentId, '/options', { accounts: [bed.solanaAccount(buyerName)] });
+  const [option] = body.options;
+  const fetched = await bed.gateway(paymentId, '/fetch', { optionId: option.id, data: option.actions[0].data.data });
+  expect(fetched.status, fetched.text).toBe(200);
+  const signed = await signSolanaAsWallet(bed.buyer(buyerName).solanaSecretKey, fetched.body.actions[0].data.params);
+  return { paymentId, option, signed, fetchedParams: fetched.body.actions[0].data.params as string };
+}
+
+describe('a Solana option after an accepted confirm', () => {
+  it('refuses another fetch as invalid_state and pays with the signed transaction', async () => {
+    const { paymentId, option, signed } = await solanaOptionFetched('erin');
+    const confirmed = await bed.gateway(paymentId, '/confirm', { optionId: option.id, results: [{ type: 'walletRpc', data: [signed] }] });
+    expect(confirmed.status, confirmed.text).toBe(200);
+    const again = await bed.gateway(paymentId, '/fetch', { optionId: option.id, data: option.actions[0].data.data });
+    expect([again.status, expectErrorBody(again).code]).toEqual([400, 'invalid_state']);
+    expect(await finalStatus(paymentId)).toMatchObject({ status: 'succeeded' });
+  });
+
+  it('submits the transaction the confirm checked even when a fetch rebuilt the option meanwhile', async () => {
+    const { paymentId, option, signed, fetchedParams } = await solanaOptionFetched('alice');
+    const [confirmed, refetched] = await whilePaymentLocked(paymentId, async () => {
+      // The confirm has checked the signed transaction and waits to record itself; a fetch now builds a new one.
+      const confirming = bed.gateway(paymentId, '/confirm', { optionId: option.id, results: [{ type: 'walletRpc', data: [signed] }] });
+      await untilLockWaiters(1);
+      // Fetched again until a newer blockhash gives a transaction of its own.
+      for (;;) {
+        const rebuilt = await bed.gateway(paymentId, '/fetch', { optionId: option.id, data: option.actions[0].data.data });
+        if (rebuilt.status !== 200 || rebuilt.body.actions[0].data.params !== fetchedParams) return [confirming, rebuilt] as const;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    });
+    expect(refetched.status, refetched.text).toBe(200);
+    expect((await confirmed).status).toBe(200);
+    const final = await finalStatus(paymentId);
+    expect(final).toMatchObject({ status: 'succeeded' });
+    const stored = await bed.server.db.selectFrom('payment_confirmations').select('terms').where('payment_id', '=', paymentId).executeTakeFirstOrThrow();
+    const [{ transaction }] = JSON.parse(refetched.body.actions[0].data.params);
+    expect((stored.terms as { transfer: { transactionBase64: string } }).transfer.transactionBase64).not.toBe(transaction);
+  });
+});
+
+describe('journaled Solana transactions', () => {
+  it('are sent and settled by a service process started afterwards, which stops cleanly', async () => {
+    const solana = bed.devnet.manifest.solana;
+    const rpc = solanaRpc(solana.rpcUrl);
+    const erin = bed.buyer('erin');
+    const transfer = await buildSponsoredTransfer({
+      rpc,
+      collector: bed.services.solana.collector.address,
+      buyer: erin.solanaAddress,
+      mint: solana.tokens.find((token) => token.symbol === 'USDC')!.address,
+      decimals: 6,
+      amount: 1_000n,
+      paymentId: 'pay_reconcile_check',
+    });
+    const transaction = await verifyBuyerSignedTransaction({
+      signedTransactionBase64: await signSolanaAsWallet(erin.solanaSecretKey, JSON.stringify([{ transaction: transfer.transactionBase64 }])),
+      expectedMessageBytesBase64: transfer.messageBytesBase64,
+      buyer: erin.solanaAddress,
+    });
+    // Recorded by a process that then stopped before sending it.
+    const sender = new SolanaTransactionSender({ db: bed.server.db, rpc, network: solana.caip2, collector: bed.services.solana.collector, commitment: 'confirmed' });
+    const entry = await sender.cosignAndRecord({ purpose: 'payment', reference: 'pay_reconcile_check', transaction, lastValidBlockHeight: transfer.lastValidBlockHeight });
+    expect(entry.status).toBe('recorded');
+
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'paygate-reconcile-'));
+    const chainsFile = path.join(dir, 'chains.json');
+    await fs.writeFile(chainsFile, JSON.stringify(bed.chains.networks));
+    const service = await startServerProcess({
+      DATABASE_URL: bed.databaseUrl,
+      DATA_DIR: dir,
+      DEMO_PARTNER: 'never',
+      CHAINS: chainsFile,
+      COLLECTOR_EVM_PRIVATE_KEY: bed.keys.evmPrivateKey,
+      COLLECTOR_SOLANA_SEED: bed.keys.solanaSeedHex,
+    });
+    try {
+      const deadline = Date.now() + 30_000;
+      let status = entry.status;
+      while (status !== 'confirmed' && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        status = (await bed.server.db.selectFrom('solana_transactions').select('status').where('id', '=', entry.id).executeTakeFirstOrThrow()).status;
+      }
+      expect(status, service.output()).toBe('confirmed');
+    } finally {
+      expect(await service.stop()).toBe(0);
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+});

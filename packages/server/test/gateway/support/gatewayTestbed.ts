@@ -1,0 +1,146 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { type Devnet, type DevnetBuyer, startDevnet } from '@paygate/devnet';
+import {
+  createKeyPairFromBytes,
+  getBase58Encoder,
+  getBase64EncodedWireTransaction,
+  getBase64Encoder,
+  getTransactionDecoder,
+  partiallySignTransaction,
+} from '@solana/kit';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { expect } from 'vitest';
+import { type CollectorKeys, collectorAddresses } from '../../../src/chains/collectorKeys.ts';
+import { networksFromDevnet } from '../../../src/chains/devnetNetworks.ts';
+import { FixedPriceSource } from '../../../src/chains/prices/fixedPriceSource.ts';
+import { ChainRegistry } from '../../../src/chains/registry.ts';
+import { connect, type Db } from '../../../src/db/database.ts';
+import { createGatewayServices, type GatewayServices } from '../../../src/gateway/services.ts';
+import { gatewayTasks } from '../../../src/gateway/submitPayment.ts';
+import { startWorkers, type Workers } from '../../../src/jobs/queue.ts';
+import { createApp } from '../../../src/partners/partners.ts';
+import { createIsolatedDatabase } from '../../webhooks/support.ts';
+import { createMerchant, createPayment } from '../../support/fixtures.ts';
+import { ManualClock } from '../../support/manualClock.ts';
+import { call, type CallResult, newPartner, startTestServer, type TestPartner, type TestServer } from '../../support/testServer.ts';
+
+/** Example prices of the tokens that are not pegged to the payment's currency. */
+export const TEST_PRICES = { 'EURC/USD': '1.087', 'USDC/EUR': '0.92', 'USDT/EUR': '0.92', 'ETH/USD': '3000', 'ETH/EUR': '2760' };
+
+/** What a wallet does with `eth_signTypedData_v4`: parse `[from, typedDataJson]` and sign the typed data. */
+export async function signTypedDataAsWallet(privateKey: `0x${string}`, params: string): Promise<string> {
+  const [from, json] = JSON.parse(params) as [string, string];
+  const account = privateKeyToAccount(privateKey);
+  expect(from.toLowerCase()).toBe(account.address.toLowerCase());
+  return account.signTypedData(JSON.parse(json));
+}
+
+/** A signature of the same typed data by a key that is not the buyer's. */
+export function signTypedDataAsStranger(params: string): Promise<string> {
+  const [, json] = JSON.parse(params) as [string, string];
+  return privateKeyToAccount(generatePrivateKey()).signTypedData(JSON.parse(json));
+}
+
+/** What a wallet does with `solana_signTransaction`: unwrap `[{transaction}]`, add its signature, return the whole transaction. */
+export async function signSolanaAsWallet(secretKeyBase58: string, params: string): Promise<string> {
+  const [{ transaction }] = JSON.parse(params) as [{ transaction: string }];
+  const keyPair = await createKeyPairFromBytes(new Uint8Array(getBase58Encoder().encode(secretKeyBase58)));
+  const decoded = getTransactionDecoder().decode(getBase64Encoder().encode(transaction));
+  return getBase64EncodedWireTransaction(await partiallySignTransaction([keyPair], decoded));
+}
+
+export interface GatewayTestbed {
+  devnet: Devnet;
+  chains: ChainRegistry;
+  keys: CollectorKeys;
+  services: GatewayServices;
+  server: TestServer;
+  databaseUrl: string;
+  partner: TestPartner;
+  merchantId: string;
+  walletHeaders: Record<string, string>;
+  clock: ManualClock;
+  buyer(name: string): DevnetBuyer;
+  evmChain(): string;
+  evmAccount(name: string): string;
+  solanaAccount(name: string): string;
+  gateway(paymentId: string, suffix: string, body?: unknown): Promise<CallResult>;
+  newPayment(body?: Record<string, unknown>): ReturnType<typeof createPayment>;
+  listed(paymentId: string): Promise<any>;
+  /** Runs the gateway's background jobs with the given services (the testbed's own unless given). */
+  startWorkers(services?: GatewayServices): Promise<Workers>;
+  close(): Promise<void>;
+}
+
+/**
+ * A devnet, a database of its own (so no other test file's workers take these jobs), chain services with a
+ * manual clock, and a service on a socket with a partner, a merchant and a wallet app. Workers run only when the
+ * test starts them, so a test can choose with which chain services payments are submitted.
+ */
+export async function startGatewayTestbed(options: { workers?: boolean } = {}): Promise<GatewayTestbed> {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'paygate-gateway-'));
+  const devnet = await startDevnet({ dataDir });
+  const database = await createIsolatedDatabase();
+  const chains = new ChainRegistry(networksFromDevnet(devnet.manifest));
+  const keys: CollectorKeys = { evmPrivateKey: generatePrivateKey(), solanaSeedHex: randomBytes(32).toString('hex') };
+  const collector = await collectorAddresses(keys);
+  await devnet.fund({ evm: [collector.evm], solana: [collector.solana] });
+  const clock = new ManualClock();
+  const servicesDb: Db = connect(database.url, 4);
+  const services = await createGatewayServices({ db: servicesDb, networks: chains.networks, keys, prices: new FixedPriceSource(TEST_PRICES, { clock }) });
+  const server = await startTestServer({ databaseUrl: database.url, context: { chains, clock, gateway: services } });
+  const partner = await newPartner(server.db);
+  const merchantId = (await createMerchant(server, partner.apiKey)).id;
+  const app = await createApp(server.db, partner.partnerId, 'Test Wallet', 'https://wallet.example/icon.png');
+  const walletHeaders = { 'app-id': app.appId, 'client-id': 'device-1' };
+  const running: Workers[] = [];
+
+  const buyer = (name: string) => {
+    const found = devnet.manifest.buyers.find((candidate) => candidate.name === name);
+    if (!found) throw new Error(`no devnet buyer ${name}`);
+    return found;
+  };
+  const evmChain = () => devnet.manifest.evm[0]!.caip2;
+  const testbed: GatewayTestbed = {
+    devnet,
+    chains,
+    keys,
+    services,
+    server,
+    databaseUrl: database.url,
+    partner,
+    merchantId,
+    walletHeaders,
+    clock,
+    buyer,
+    evmChain,
+    evmAccount: (name) => `${evmChain()}:${buyer(name).evmAddress}`,
+    solanaAccount: (name) => `${devnet.manifest.solana.caip2}:${buyer(name).solanaAddress}`,
+    gateway: (paymentId, suffix, body) =>
+      call(server, `/v1/gateway/payment/${paymentId}${suffix}`, body === undefined ? { headers: walletHeaders } : { method: 'POST', headers: walletHeaders, body }),
+    newPayment: (body = {}) => createPayment(server, partner.apiKey, merchantId, body),
+    listed: async (paymentId) => {
+      const list = await call(server, '/v1/merchants/payments?limit=200', { headers: { 'api-key': partner.apiKey, 'merchant-id': merchantId } });
+      expect(list.status, list.text).toBe(200);
+      return list.body.data.find((item: { paymentId: string }) => item.paymentId === paymentId);
+    },
+    startWorkers: async (with_ = services) => {
+      const workers = await startWorkers(database.url, gatewayTasks({ ...server.ctx, gateway: with_ }), { concurrency: 4 });
+      running.push(workers);
+      return workers;
+    },
+    close: async () => {
+      for (const workers of running) await workers.stop().catch(() => {});
+      await server.close();
+      await servicesDb.destroy();
+      await devnet.stop();
+      await database.drop();
+      await fs.rm(dataDir, { recursive: true, force: true });
+    },
+  };
+  if (options.workers !== false) await testbed.startWorkers();
+  return testbed;
+}

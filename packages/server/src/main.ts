@@ -101,11 +101,11 @@ async function start(): Promise<void> {
   const { app, close } = await buildApp(ctx);
   const workers = await startWorkers(handle.url, { ...serviceTaskList(ctx), ...gatewayTasks(ctx) }, { onProblem: (message) => app.log.warn(message) });
   // Transactions recorded by an earlier process are sent, tracked and settled by whichever process runs this.
-  const relayerReconcile = gateway.evm.relayer.reconcileEvery(15_000);
+  const chainReconcile = gateway.reconcileEvery(15_000);
   onShutdownSignal(async () => {
     // HTTP first (long-polls answer at once, in-flight requests finish), then background work.
     await close();
-    await relayerReconcile.stop();
+    await chainReconcile.stop();
     await workers.stop();
     await handle.close();
     await chains.devnet?.stop();

@@ -19,8 +19,15 @@ export interface GatewayServices {
   prices: PriceSource;
   evm: { clients: EvmClients; relayer: Relayer; collector: Address };
   solana: { collector: SolanaCollector; networks: Map<string, SolanaNetworkServices> };
+  /** How often the job that submits a confirmed payment runs before the payment is marked failed. */
+  submitMaxAttempts: number;
   /** The token's EIP-712 domain as its contract reports it, read once per token. */
   eip3009Token(client: PublicClient, token: TokenInfo): Promise<Eip3009Token>;
+  /**
+   * Sends, tracks and settles the transactions any process journaled, on every chain, every `intervalMs` until
+   * stopped: what a crashed process left half done is finished by the others.
+   */
+  reconcileEvery(intervalMs: number): { stop(): Promise<void> };
 }
 
 export interface GatewayServicesOptions {
@@ -33,7 +40,29 @@ export interface GatewayServicesOptions {
    * database give each devnet its own; in production the CAIP-2 id itself.
    */
   solanaJournalNetwork?: (caip2: string) => string;
+  /** Attempts of the submission job (retried with exponential backoff); 25 unless given. */
+  submitMaxAttempts?: number;
   onProblem?: (message: string) => void;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Runs `pass` now and then every `intervalMs` until stopped; a failed pass is reported and the loop goes on. */
+function repeatUntilStopped(pass: () => Promise<unknown>, intervalMs: number, onProblem: (message: string) => void): { stop(): Promise<void> } {
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      await pass().catch((error: Error) => onProblem(`Solana reconcile failed: ${error.message}`));
+      const wake = Date.now() + intervalMs;
+      while (!stopped && Date.now() < wake) await sleep(Math.min(100, intervalMs));
+    }
+  })();
+  return {
+    stop: async () => {
+      stopped = true;
+      await loop;
+    },
+  };
 }
 
 export async function createGatewayServices(options: GatewayServicesOptions): Promise<GatewayServices> {
@@ -61,8 +90,10 @@ export async function createGatewayServices(options: GatewayServicesOptions): Pr
     networks.set(network.caip2, { rpc, sender });
   }
   const domains = new Map<string, Promise<Eip3009Token>>();
+  const onProblem = options.onProblem ?? (() => {});
   return {
     prices: options.prices,
+    submitMaxAttempts: options.submitMaxAttempts ?? 25,
     evm: { clients, relayer, collector: privateKeyToAccount(options.keys.evmPrivateKey).address },
     solana: { collector, networks },
     eip3009Token: (client, token) => {
@@ -73,6 +104,11 @@ export async function createGatewayServices(options: GatewayServicesOptions): Pr
         domains.set(token.caip19, domain);
       }
       return domain;
+    },
+    reconcileEvery: (intervalMs) => {
+      const evm = relayer.reconcileEvery(intervalMs);
+      const solana = repeatUntilStopped(() => Promise.all([...networks.values()].map(({ sender }) => sender.reconcile())), intervalMs, onProblem);
+      return { stop: async () => void (await Promise.all([evm.stop(), solana.stop()])) };
     },
   };
 }

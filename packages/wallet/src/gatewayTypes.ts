@@ -130,19 +130,25 @@ export interface LongPollOptions {
   maxPollMs?: number;
 }
 
-export interface ConfirmResponse {
+/** What a succeeded payment was paid with. */
+export interface SucceededInfo {
+  optionAmount: TokenAmount;
+  txId: string;
+}
+
+export interface PaymentStatus {
   status: GatewayPaymentStatusValue;
   isFinal: boolean;
   /** Delay before the next check while not final. */
   pollInMs?: number | null;
-}
-
-export interface PaymentStatus extends ConfirmResponse {
   /** Present when succeeded. */
-  info?: { optionAmount: TokenAmount; txId: string } | null;
+  info?: SucceededInfo | null;
   /** Present only when failed, e.g. `declined_user`. */
   failureCode?: string;
 }
+
+/** Confirm answers with the payment's status, as the status operation does. */
+export type ConfirmResponse = PaymentStatus;
 
 /** `GET /v1/gateway/payment/{id}`: what a wallet shows before the buyer chooses an option (D10). */
 export interface GatewayPayment {

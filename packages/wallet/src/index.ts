@@ -1,10 +1,5 @@
-export { PAYMENT_ID_PATTERN, isPaymentLink, parsePaymentLink } from './paymentLink.ts';
-export type { PaymentLink, PaymentLinkOptions } from './paymentLink.ts';
-export { GatewayClient, GatewayError, GatewayNetworkError } from './gatewayClient.ts';
-export type {
-  GatewayAuth,
-  GatewayClientOptions,
-  GatewayErrorIssue,
-  RetryOptions,
-} from './gatewayClient.ts';
-export type * from './gatewayTypes.ts';
+export * from './browser.ts';
+export { evmSignerFromAccount } from './evmAccountSigner.ts';
+export type { EvmAccountSignerOptions } from './evmAccountSigner.ts';
+export { solanaSignerFromKeyPair } from './solanaSigner.ts';
+export type { SolanaKeyPairSigner } from './solanaSigner.ts';

@@ -1,0 +1,181 @@
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { evmSignerFromAccount } from '../src/index.ts';
+import type { PaymentOption } from '../src/gatewayTypes.ts';
+import { BROWSER_ENTRY, bundleBrowserEntry, launchChromium, type PageServer, startPageServer } from './support/browserPage.ts';
+import { type DevnetGateway, startDevnetGateway } from './support/devnetGateway.ts';
+
+/**
+ * The browser wallet's side of EIP-1193, run in Node and exposed to the page: it sits on one chain at a time,
+ * switches when asked (4902 for chains it does not know), can be told to have its user reject (4001), and signs
+ * and sends with a devnet buyer's key.
+ */
+class DevnetBrowserWallet {
+  chainId: string;
+  readonly methods: string[] = [];
+  rejectNext = false;
+  readonly #signer;
+
+  constructor(privateKey: `0x${string}`, readonly rpcUrls: Record<string, string>, startChain: string) {
+    this.chainId = startChain;
+    this.#signer = evmSignerFromAccount(privateKeyToAccount(privateKey), { rpcUrls });
+  }
+
+  async handle(method: string, params: unknown[]): Promise<{ result?: unknown; error?: { code: number; message: string } }> {
+    this.methods.push(method);
+    if (method === 'eth_chainId') return { result: `0x${Number(this.chainId.split(':')[1]).toString(16)}` };
+    if (method === 'wallet_switchEthereumChain') {
+      const wanted = `eip155:${Number.parseInt((params[0] as { chainId: string }).chainId, 16)}`;
+      if (!this.rpcUrls[wanted]) return { error: { code: 4902, message: `Unrecognized chain ID ${wanted}` } };
+      this.chainId = wanted;
+      return { result: null };
+    }
+    if (this.rejectNext) {
+      this.rejectNext = false;
+      return { error: { code: 4001, message: 'User rejected the request.' } };
+    }
+    try {
+      return { result: await this.#signer.request({ chainId: this.chainId, method, params }) };
+    } catch (error) {
+      return { error: { code: -32603, message: (error as Error).message } };
+    }
+  }
+}
+
+let gw: DevnetGateway;
+let browser: Browser;
+let pageServer: PageServer;
+let bundleInputs: string[];
+
+beforeAll(async () => {
+  const bundle = await bundleBrowserEntry();
+  bundleInputs = Object.keys(bundle.metafile.inputs);
+  gw = await startDevnetGateway();
+  pageServer = await startPageServer(bundle.code, gw.server.url);
+  browser = await launchChromium();
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await pageServer?.close();
+  await gw?.close();
+});
+
+async function openPage(wallet?: DevnetBrowserWallet): Promise<Page> {
+  const page = await browser.newPage();
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(error.message));
+  if (wallet) {
+    await page.exposeFunction('devnetWallet', (method: string, params: unknown[]) => wallet.handle(method, params));
+    await page.addInitScript(() => {
+      const w = window as any;
+      w.ethereum = {
+        async request({ method, params }: { method: string; params?: unknown[] }) {
+          const answer = await w.devnetWallet(method, params ?? []);
+          if (answer.error) throw Object.assign(new Error(answer.error.message), { code: answer.error.code });
+          return answer.result;
+        },
+      };
+    });
+  }
+  await page.goto(pageServer.url);
+  await page.waitForFunction(() => (window as any).wallet !== undefined, undefined, { timeout: 10_000 }).catch(() => {
+    throw new Error(`the bundle did not load: ${problems.join('; ')}`);
+  });
+  return page;
+}
+
+describe('browser entry', () => {
+  it('bundles from the wallet sources alone: nothing Node-only, neither viem nor @solana/kit', () => {
+    const walletSrc = path.dirname(BROWSER_ENTRY);
+    expect(bundleInputs.length).toBeGreaterThan(3);
+    for (const input of bundleInputs) expect(path.resolve(input).startsWith(`${walletSrc}${path.sep}`), input).toBe(true);
+  });
+
+  it('parses payment links in Chromium', async () => {
+    const page = await openPage();
+    try {
+      const parsed = await page.evaluate(() => {
+        const { parsePaymentLink } = (window as any).wallet;
+        const checkoutUrl = 'https://pay.example.com';
+        const id = 'pay_01JABCDEFGHJKMNPQRSTVWXYZ0';
+        return [
+          `https://pay.example.com/${id}`,
+          `https://shop.pay.example.com/?pid=${id}`,
+          `wc:abc@2?relay-protocol=irn&pay=${encodeURIComponent(`https://pay.example.com/${id}`)}`,
+          id,
+          `https://evil-pay.example.com/${id}`,
+          `https://pay.example.com.attacker.com/${id}`,
+          `https://pay.example.com@evil.com/${id}`,
+        ].map((input) => parsePaymentLink(input, { checkoutUrl })?.paymentId ?? null);
+      });
+      const id = 'pay_01JABCDEFGHJKMNPQRSTVWXYZ0';
+      expect(parsed).toEqual([id, id, id, id, null, null, null]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('pays an EIP-3009 option from the page through an EIP-1193 wallet, switching it to the option chain first', async () => {
+    const { paymentId } = await gw.newPayment();
+    const otherChain = gw.devnet.manifest.evm[1]!.caip2;
+    const wallet = new DevnetBrowserWallet(gw.buyer('alice').evmPrivateKey, gw.rpcUrls, otherChain);
+    const page = await openPage(wallet);
+    try {
+      const outcome = await page.evaluate(
+        async ({ paymentId, account, app }) => {
+          const { GatewayClient, payWithOption, evmSignerFromEip1193 } = (window as any).wallet;
+          const client = new GatewayClient({ baseUrl: location.origin, auth: app });
+          const { options } = await client.getOptions(paymentId, { accounts: [account] });
+          const option = options.find((candidate: PaymentOption) => candidate.amount.display?.assetSymbol === 'USDC');
+          return payWithOption({ client, paymentId, option, signers: { eip155: evmSignerFromEip1193((window as any).ethereum) } });
+        },
+        { paymentId, account: `${gw.evmChain}:${gw.buyer('alice').evmAddress}`, app: gw.app },
+      );
+      expect(outcome).toMatchObject({ status: 'succeeded', info: { txId: expect.stringMatching(/^0x[0-9a-f]{64}$/) } });
+      expect(wallet.methods).toEqual(['eth_chainId', 'wallet_switchEthereumChain', 'eth_chainId', 'eth_signTypedData_v4']);
+      expect(wallet.chainId).toBe(gw.evmChain);
+      expect((await gw.listed(paymentId)).transaction.hash).toBe(outcome.info.txId);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('turns a rejection (4001) and an unknown chain (4902) into typed errors, leaving the payment payable', async () => {
+    const { paymentId } = await gw.newPayment();
+    const wallet = new DevnetBrowserWallet(gw.buyer('bob').evmPrivateKey, gw.rpcUrls, gw.evmChain);
+    wallet.rejectNext = true;
+    const page = await openPage(wallet);
+    try {
+      const errors = await page.evaluate(
+        async ({ paymentId, account, app }) => {
+          const w = (window as any).wallet;
+          const client = new w.GatewayClient({ baseUrl: location.origin, auth: app });
+          const { options } = await client.getOptions(paymentId, { accounts: [account] });
+          const option = options.find((candidate: PaymentOption) => candidate.amount.display?.assetSymbol === 'USDC');
+          const signers = { eip155: w.evmSignerFromEip1193((window as any).ethereum) };
+          const describe = (error: any) => ({
+            rejected: error instanceof w.UserRejectedError,
+            unknownChain: error instanceof w.UnknownChainError,
+            walletError: error instanceof w.WalletError,
+            code: error.code,
+            message: error.message,
+          });
+          const rejected = await w.payWithOption({ client, paymentId, option, signers }).catch(describe);
+          const elsewhere = { id: option.id, actions: [{ type: 'walletRpc', data: { chain_id: 'eip155:999', method: 'personal_sign', params: '["0x00","0x0"]' } }] };
+          const unknownChain = await w.payWithOption({ client, paymentId, option: elsewhere, signers }).catch(describe);
+          const status = await client.getStatus(paymentId);
+          return { rejected, unknownChain, status: status.status };
+        },
+        { paymentId, account: `${gw.evmChain}:${gw.buyer('bob').evmAddress}`, app: gw.app },
+      );
+      expect(errors.rejected).toMatchObject({ rejected: true, walletError: true, code: 'user_rejected', message: expect.stringContaining('rejected') });
+      expect(errors.unknownChain).toMatchObject({ unknownChain: true, walletError: true, code: 'unknown_chain', message: expect.stringContaining('eip155:999') });
+      expect(errors.status).toBe('requires_action');
+    } finally {
+      await page.close();
+    }
+  });
+});

@@ -12,6 +12,7 @@ import { enqueueJob } from '../jobs/queue.ts';
 import { effectiveStatus } from '../payments/stateMachine.ts';
 import type { OptionRow } from './optionLookup.ts';
 import { authorizationTypedData } from './paymentOptions.ts';
+import { readingChain } from './chainFailures.ts';
 import type { GatewayServices } from './services.ts';
 
 export const SUBMIT_PAYMENT_TASK = 'gateway_submit_payment';
@@ -45,8 +46,15 @@ function refused(message: string, reason: string): ApiError {
   return new ApiError(400, 'invalid_params', message, { reason });
 }
 
-/** Checks the buyer's results against the option's terms and the chain; nothing is written or sent. */
-export async function verifyResults(services: GatewayServices, chains: ChainRegistry, option: OptionRow, results: WalletResult[], now: Date): Promise<void> {
+/**
+ * Checks the buyer's results against the option's terms and the chain; nothing is written or sent. A failing node
+ * is 502 `bad_gateway`: the results may be fine, and the wallet may confirm again.
+ */
+export function verifyResults(services: GatewayServices, chains: ChainRegistry, option: OptionRow, results: WalletResult[], now: Date): Promise<void> {
+  return readingChain(option.network, () => checkResults(services, chains, option, results, now));
+}
+
+async function checkResults(services: GatewayServices, chains: ChainRegistry, option: OptionRow, results: WalletResult[], now: Date): Promise<void> {
   const value = results[0]?.data[0] as string;
   const { terms } = option;
   if (terms.kind === 'eip3009') {

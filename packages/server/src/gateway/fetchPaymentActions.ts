@@ -4,6 +4,7 @@ import type { App, AppContext } from '../context.ts';
 import { ApiError } from '../http/errors.ts';
 import { errorResponses } from '../http/schemas.ts';
 import { gatewayPaymentOf, gatewayServicesOf, requirePayable } from './gatewayPayment.ts';
+import { readingChain } from './chainFailures.ts';
 import { GatewayPaymentParams, WalletRpcActionSchema } from './gatewaySchemas.ts';
 import { offeredOption, requireLiveQuote } from './optionLookup.ts';
 import { type OptionTerms, solanaBuildData, type StoredSolanaTransfer } from './paymentOptions.ts';
@@ -42,7 +43,7 @@ export function registerFetchPaymentActions(app: App, ctx: AppContext): void {
       const services = gatewayServicesOf(ctx);
       const solana = services.solana.networks.get(option.network);
       if (!solana) throw new ApiError(503, 'service_unavailable', `Payments on ${option.network} are not configured on this service.`);
-      const built = await buildSponsoredTransfer({
+      const built = await readingChain(option.network, () => buildSponsoredTransfer({
         rpc: solana.rpc,
         collector: services.solana.collector.address,
         buyer: terms.buyer,
@@ -50,7 +51,7 @@ export function registerFetchPaymentActions(app: App, ctx: AppContext): void {
         decimals: terms.decimals,
         amount: BigInt(option.amount),
         paymentId: payment.id,
-      });
+      }));
       const transfer: StoredSolanaTransfer = {
         transactionBase64: built.transactionBase64,
         messageBytesBase64: built.messageBytesBase64,

@@ -11,6 +11,7 @@ import { fiatCurrency } from '../payments/currencies.ts';
 import type { PaymentRow } from '../payments/paymentResource.ts';
 import { tokenAmountOf } from '../payments/paymentResource.ts';
 import type { GatewayServices } from './services.ts';
+import { chainUnavailable, isChainRpcFailure } from './chainFailures.ts';
 import { ApiError } from '../http/errors.ts';
 
 /** The methods the gateway offers so far; tokens paid otherwise are not offered. */
@@ -210,7 +211,8 @@ export async function offerOptions(
 ): Promise<OfferedOption[]> {
   const byNetwork = new Map<string, AccountId[]>();
   for (const account of accounts) byNetwork.set(account.caip2, [...(byNetwork.get(account.caip2) ?? []), account]);
-  const perNetwork = await Promise.all(
+  // One network's node failing hides only that network's options.
+  const settled = await Promise.allSettled(
     [...byNetwork].map(async ([caip2, networkAccounts]) => {
       const network = chains.network(caip2) as NetworkInfo;
       const { candidates, unpriced } = await payableOnNetwork(services, network, networkAccounts, payment);
@@ -224,7 +226,13 @@ export async function offerOptions(
       return { options, unpriced };
     }),
   );
+  const failedNetworks = [...byNetwork.keys()].filter((_, index) => settled[index]?.status === 'rejected');
+  const unexpected = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected' && !isChainRpcFailure(outcome.reason));
+  if (unexpected) throw unexpected.reason;
+  const perNetwork = settled.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
   const built = perNetwork.flatMap((network) => network.options);
+  // None left to offer because a node failed: `options: []` would wrongly tell the buyer it cannot pay.
+  if (!built.length && failedNetworks.length) throw chainUnavailable(failedNetworks);
   if (!built.length && perNetwork.some((network) => network.unpriced)) {
     throw new ApiError(502, 'bad_gateway', `No exchange rate could be had for ${payment.fiat_currency}; try again shortly.`, {
       currency: payment.fiat_currency,

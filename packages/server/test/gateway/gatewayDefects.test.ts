@@ -1,15 +1,20 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { createServer } from 'node:net';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ChainRegistry } from '../../src/chains/registry.ts';
 import { buildSponsoredTransfer } from '../../src/chains/solana/buildSponsoredTransfer.ts';
 import { solanaRpc } from '../../src/chains/solana/rpc.ts';
 import { SolanaTransactionSender } from '../../src/chains/solana/transactionSender.ts';
 import { verifyBuyerSignedTransaction } from '../../src/chains/solana/verifyBuyerSignedTransaction.ts';
+import { connect } from '../../src/db/database.ts';
+import { createGatewayServices } from '../../src/gateway/services.ts';
 import { startServerProcess } from '../support/serverProcess.ts';
-import { expectErrorBody } from '../support/testServer.ts';
-import { type GatewayTestbed, signSolanaAsWallet, signTypedDataAsWallet, startGatewayTestbed } from './support/gatewayTestbed.ts';
+import { call, expectErrorBody, startTestServer, type TestServer } from '../support/testServer.ts';
+import { type GatewayTestbed, signSolanaAsWallet, signTypedDataAsWallet, startGatewayTestbed, TEST_PRICES } from './support/gatewayTestbed.ts';
+import { FixedPriceSource } from '../../src/chains/prices/fixedPriceSource.ts';
 
 let bed: GatewayTestbed;
 
@@ -142,5 +147,72 @@ describe('journaled Solana transactions', () => {
       expect(await service.stop()).toBe(0);
       await fs.rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+/** An address nothing listens on: connecting is refused at once. */
+async function closedPortUrl(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return `http://127.0.0.1:${port}`;
+}
+
+describe('a chain whose node is down', () => {
+  let degraded: TestServer;
+  let deadChain: string;
+
+  beforeAll(async () => {
+    // The same service and database, with the second EVM chain and Solana pointing at nodes that refuse connections.
+    deadChain = bed.devnet.manifest.evm[1]!.caip2;
+    const dead = await closedPortUrl();
+    const chains = new ChainRegistry(
+      bed.chains.networks.map((network) => (network.caip2 === deadChain || network.namespace === 'solana' ? { ...network, rpcUrl: dead } : network)),
+    );
+    const db = connect(bed.databaseUrl, 2);
+    const services = await createGatewayServices({ db, networks: chains.networks, keys: bed.keys, prices: new FixedPriceSource(TEST_PRICES, { clock: bed.clock }) });
+    degraded = await startTestServer({ databaseUrl: bed.databaseUrl, context: { chains, clock: bed.clock, gateway: services } });
+    const close = degraded.close;
+    degraded.close = async () => {
+      await close();
+      await db.destroy();
+    };
+  });
+
+  afterAll(() => degraded?.close());
+
+  const viaDegraded = (paymentId: string, suffix: string, body: unknown) =>
+    call(degraded, `/v1/gateway/payment/${paymentId}${suffix}`, { method: 'POST', headers: bed.walletHeaders, body });
+
+  it("still offers the other chains' options", async () => {
+    const { paymentId } = await bed.newPayment();
+    const alive = bed.evmAccount('alice');
+    const onDeadChain = `${deadChain}:${bed.buyer('alice').evmAddress}`;
+    const result = await viaDegraded(paymentId, '/options', { accounts: [onDeadChain, alive, bed.solanaAccount('alice')] });
+    expect(result.status, result.text).toBe(200);
+    expect(result.body.options.length).toBeGreaterThan(0);
+    expect(new Set(result.body.options.map((option: { account: string }) => option.account))).toEqual(new Set([alive]));
+  });
+
+  it('answers 502 bad_gateway when only dead chains were asked about, leaving the payment payable', async () => {
+    const { paymentId } = await bed.newPayment();
+    const result = await viaDegraded(paymentId, '/options', { accounts: [`${deadChain}:${bed.buyer('alice').evmAddress}`, bed.solanaAccount('alice')] });
+    expect([result.status, expectErrorBody(result).code], result.text).toEqual([502, 'bad_gateway']);
+    expect((await bed.gateway(paymentId, '/status')).body.status).toBe('requires_action');
+  });
+
+  it('answers 502 bad_gateway to a fetch and a confirm that need the dead node', async () => {
+    const { paymentId } = await bed.newPayment();
+    const { body } = await bed.gateway(paymentId, '/options', { accounts: [bed.solanaAccount('alice'), `${deadChain}:${bed.buyer('alice').evmAddress}`] });
+    const solanaOption = body.options.find((option: { account: string }) => option.account.startsWith('solana:'));
+    const fetch = await viaDegraded(paymentId, '/fetch', { optionId: solanaOption.id, data: solanaOption.actions[0].data.data });
+    expect([fetch.status, expectErrorBody(fetch).code], fetch.text).toEqual([502, 'bad_gateway']);
+
+    const evmOption = body.options.find((option: any) => option.account.startsWith(deadChain) && option.amount.display.assetSymbol === 'USDC');
+    const signature = await signTypedDataAsWallet(bed.buyer('alice').evmPrivateKey, evmOption.actions[0].data.params);
+    const confirm = await viaDegraded(paymentId, '/confirm', { optionId: evmOption.id, results: [{ type: 'walletRpc', data: [signature] }] });
+    expect([confirm.status, expectErrorBody(confirm).code], confirm.text).toEqual([502, 'bad_gateway']);
+    expect((await bed.gateway(paymentId, '/status')).body.status).toBe('requires_action');
   });
 });

@@ -111,6 +111,8 @@ export interface PaymentsTable {
   settlement_amount: string | null;
   settlement_tx_hash: string | null;
   settled_at: Date | null;
+  /** The settlement batch that holds the payment (migration 0008). */
+  settlement_batch_id: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }
@@ -287,6 +289,52 @@ export interface MerchantBuyersTable {
   payments: string;
 }
 
+export interface PartnerFeeSchedulesTable {
+  partner_id: string;
+  /** Decimal percent, e.g. `1.5`. */
+  percentage: string;
+  updated_at: UpdatedAt;
+}
+
+export interface PartnerFixedFeesTable {
+  partner_id: string;
+  currency: string;
+  /** Minor units of the currency; int8 arrives as a string. */
+  amount: ColumnType<string, string | bigint, string | bigint>;
+}
+
+export type SettlementBatchStatus = 'claimed' | 'sent' | 'confirmed' | 'failed';
+
+export interface SettlementBatchesTable {
+  id: string;
+  merchant_id: string;
+  /** CAIP-19 id of the token. */
+  asset: string;
+  network: string;
+  /** CAIP-10 account, copied from the merchant's destination when the batch was made. */
+  destination: string;
+  amount: ColumnType<string, string | bigint, string | bigint>;
+  status: ColumnType<SettlementBatchStatus, SettlementBatchStatus | undefined, SettlementBatchStatus>;
+  tx_hash: string | null;
+  failure_reason: string | null;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+  completed_at: Date | null;
+}
+
+export interface SettlementBatchPaymentsTable {
+  batch_id: string;
+  payment_id: string;
+  amount: ColumnType<string, string | bigint, string | bigint>;
+}
+
+export interface SettlementShortfallsTable {
+  asset: string;
+  needed: ColumnType<string, string | bigint, string | bigint>;
+  held: ColumnType<string, string | bigint, string | bigint>;
+  observed_at: UpdatedAt;
+}
+
 export interface Database {
   payments: PaymentsTable;
   partners: PartnersTable;
@@ -309,6 +357,11 @@ export interface Database {
   solana_transactions: SolanaTransactionsTable;
   payment_options: PaymentOptionsTable;
   payment_confirmations: PaymentConfirmationsTable;
+  partner_fee_schedules: PartnerFeeSchedulesTable;
+  partner_fixed_fees: PartnerFixedFeesTable;
+  settlement_batches: SettlementBatchesTable;
+  settlement_batch_payments: SettlementBatchPaymentsTable;
+  settlement_shortfalls: SettlementShortfallsTable;
   payment_daily_stats: PaymentDailyStatsTable;
   merchant_buyers: MerchantBuyersTable;
 }

@@ -9,6 +9,8 @@ import { runIdempotently, type StoredResponse } from '../http/idempotency.ts';
 import { errorResponses } from '../http/schemas.ts';
 import { sendStoredResponse } from '../http/storedResponse.ts';
 import { newId } from '../ids.ts';
+import { minimumAmountFor } from '../settlement/feeSchedules.ts';
+import { formatMinorUnits } from '../settlement/fees.ts';
 import { enqueueJob } from '../jobs/queue.ts';
 import { currencyOfUnit, fiatCurrency } from './currencies.ts';
 import { EXPIRE_PAYMENT_TASK } from './expiry.ts';
@@ -104,6 +106,14 @@ async function createPayment(
   const now = ctx.clock.now();
   const amount = validatedAmount(body.amount);
   const expiresAt = validatedExpiry(body.expiresAt, now);
+  const minimum = await minimumAmountFor(trx, merchant.partner_id, amount.currency);
+  if (amount.value < minimum) {
+    const decimals = fiatCurrency(amount.currency)?.decimals ?? 2;
+    throw ApiError.validation(
+      [{ field: 'amount.value', message: `must be at least ${minimum} (${formatMinorUnits(minimum, decimals)} ${amount.currency}) to cover the fees` }],
+      `The amount is below the minimum of ${formatMinorUnits(minimum, decimals)} ${amount.currency} that covers the partner's fixed fee.`,
+    );
+  }
   const successUrl = httpsUrl(body.checkout?.successUrl);
   const errorUrl = httpsUrl(body.checkout?.errorUrl);
   const redirects = successUrl && errorUrl ? { success_url: successUrl, error_url: errorUrl } : {};

@@ -2,6 +2,7 @@ import { sql, type Transaction, type Updateable } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { Database, PaymentStatus, PaymentsTable } from '../db/schema.ts';
 import { recordEvent } from '../webhooks/events.ts';
+import { feeColumnsOnSuccess } from '../settlement/feeSchedules.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import { toPaymentItem, type PaymentRow } from './paymentResource.ts';
 import { canTransition } from './stateMachine.ts';
@@ -56,9 +57,11 @@ export async function changePaymentStatus(
     const current = await trx.selectFrom('payments').selectAll().where('id', '=', paymentId).forUpdate().executeTakeFirstOrThrow();
     if (current.status === to) return { payment: current, changed: false };
     if (!canTransition(current.status, to)) throw new InvalidTransitionError(current.status, to);
+    // Fees are fixed when the payment succeeds, from the partner's schedule at that moment (D15).
+    const fees = to === 'succeeded' ? await feeColumnsOnSuccess(trx, { ...current, ...changes } as PaymentRow) : {};
     const payment = await trx
       .updateTable('payments')
-      .set({ ...changes, status: to, updated_at: context.now })
+      .set({ ...changes, ...fees, status: to, updated_at: context.now })
       .where('id', '=', paymentId)
       .returningAll()
       .executeTakeFirstOrThrow();

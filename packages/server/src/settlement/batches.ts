@@ -1,0 +1,215 @@
+import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
+import { monotonicFactory } from 'ulid';
+import type { Db } from '../db/database.ts';
+import type { Database, SettlementBatchesTable, SolanaTransactionsTable } from '../db/schema.ts';
+import { announcePayment, type TransitionContext } from '../payments/transitions.ts';
+
+export type BatchRow = Selectable<SettlementBatchesTable>;
+
+/** The purpose under which the chain layer's journals record settlement transfers, referenced by batch id. */
+export const SETTLEMENT_PURPOSE = 'settlement';
+
+const nextUlid = monotonicFactory();
+
+function newBatchId(): string {
+  return `stb_${nextUlid()}`;
+}
+
+/** Payments waiting for settlement whose merchant has a destination for their asset, summed per (merchant, asset). */
+export async function unsettledGroups(db: Db): Promise<{ merchantId: string; asset: string; amount: bigint }[]> {
+  const rows = await db
+    .selectFrom('payments as payment')
+    .innerJoin('crypto_settlements as destination', (join) =>
+      join.onRef('destination.merchant_id', '=', 'payment.merchant_id').onRef('destination.asset', '=', 'payment.token_asset'),
+    )
+    .select(['payment.merchant_id', 'payment.token_asset', sql<string>`sum(payment.settlement_amount)::text`.as('amount')])
+    .where('payment.status', '=', 'succeeded')
+    .where('payment.settlement_batch_id', 'is', null)
+    .where('payment.settled_at', 'is', null)
+    .where(sql<boolean>`payment.settlement_amount > 0`)
+    .groupBy(['payment.merchant_id', 'payment.token_asset'])
+    .orderBy('payment.merchant_id')
+    .execute();
+  return rows.map((row) => ({ merchantId: row.merchant_id, asset: row.token_asset as string, amount: BigInt(row.amount) }));
+}
+
+export type ClaimOutcome = { kind: 'claimed'; batchId: string; amount: bigint } | { kind: 'short'; needed: bigint } | { kind: 'nothing' };
+
+/**
+ * Claims a merchant's unsettled payments in one asset into a new batch, in one transaction: the batch (amount,
+ * destination as it is now) and its payments are written together, or nothing is. Refused when the collector's
+ * balance `held` does not cover this batch plus the asset's batches not yet settled.
+ */
+export async function claimBatch(
+  db: Db,
+  request: { merchantId: string; asset: string; network: string; held: bigint; now: Date },
+): Promise<ClaimOutcome> {
+  return db.transaction().execute(async (trx) => {
+    const destination = await trx
+      .selectFrom('crypto_settlements')
+      .select('destination')
+      .where('merchant_id', '=', request.merchantId)
+      .where('asset', '=', request.asset)
+      .executeTakeFirst();
+    if (!destination) return { kind: 'nothing' } as const;
+    const payments = await trx
+      .selectFrom('payments')
+      .select(['id', 'settlement_amount'])
+      .where('merchant_id', '=', request.merchantId)
+      .where('token_asset', '=', request.asset)
+      .where('status', '=', 'succeeded')
+      .where('settlement_batch_id', 'is', null)
+      .where('settled_at', 'is', null)
+      .where(sql<boolean>`settlement_amount > 0`)
+      .orderBy('id')
+      .forUpdate()
+      .skipLocked()
+      .execute();
+    if (!payments.length) return { kind: 'nothing' } as const;
+    const amount = payments.reduce((sum, payment) => sum + BigInt(payment.settlement_amount as string), 0n);
+    const open = await trx
+      .selectFrom('settlement_batches')
+      .select(sql<string>`coalesce(sum(amount), 0)::text`.as('amount'))
+      .where('asset', '=', request.asset)
+      .where('status', 'in', ['claimed', 'sent'])
+      .executeTakeFirstOrThrow();
+    const needed = amount + BigInt(open.amount);
+    if (needed > request.held) return { kind: 'short', needed } as const;
+
+    const batchId = newBatchId();
+    await trx
+      .insertInto('settlement_batches')
+      .values({
+        id: batchId,
+        merchant_id: request.merchantId,
+        asset: request.asset,
+        network: request.network,
+        destination: destination.destination,
+        amount,
+        created_at: request.now,
+        updated_at: request.now,
+      })
+      .execute();
+    await trx
+      .insertInto('settlement_batch_payments')
+      .values(payments.map((payment) => ({ batch_id: batchId, payment_id: payment.id, amount: payment.settlement_amount as string })))
+      .execute();
+    await trx
+      .updateTable('payments')
+      .set({ settlement_batch_id: batchId })
+      .where('id', 'in', payments.map((payment) => payment.id))
+      .execute();
+    return { kind: 'claimed', batchId, amount } as const;
+  });
+}
+
+/** Batches whose transfer is not final yet, oldest first. */
+export function openBatches(db: Db): Promise<BatchRow[]> {
+  return db.selectFrom('settlement_batches').selectAll().where('status', 'in', ['claimed', 'sent']).orderBy('created_at').orderBy('id').execute();
+}
+
+/** Locks an open batch for the caller's transaction; another process already working on it is skipped. */
+export function lockOpenBatch(trx: Transaction<Database>, batchId: string): Promise<BatchRow | undefined> {
+  return trx
+    .selectFrom('settlement_batches')
+    .selectAll()
+    .where('id', '=', batchId)
+    .where('status', 'in', ['claimed', 'sent'])
+    .forUpdate()
+    .skipLocked()
+    .executeTakeFirst();
+}
+
+export async function markBatchSent(trx: Transaction<Database>, batchId: string, now: Date): Promise<void> {
+  await trx.updateTable('settlement_batches').set({ status: 'sent', updated_at: now }).where('id', '=', batchId).where('status', '=', 'claimed').execute();
+}
+
+/** The batch's EVM transfer that may still land or has landed; `failed` when its only transfers failed. */
+export async function liveEvmTransfer(db: Kysely<Database>, batchId: string): Promise<{ id: string } | 'failed' | undefined> {
+  const transfers = await db
+    .selectFrom('evm_transactions')
+    .select(['id', 'status'])
+    .where('purpose', '=', SETTLEMENT_PURPOSE)
+    .where('payment_id', '=', batchId)
+    .execute();
+  const live = transfers.find((transfer) => transfer.status !== 'failed');
+  if (live) return { id: live.id };
+  return transfers.length ? 'failed' : undefined;
+}
+
+/**
+ * The batch's Solana transfer that may still land or has landed; `failed` when one failed on chain. Transfers that
+ * expired unseen never landed and do not count: the batch gets a fresh one.
+ */
+export async function liveSolanaTransfer(
+  db: Kysely<Database>,
+  batchId: string,
+): Promise<Selectable<SolanaTransactionsTable> | 'failed' | undefined> {
+  const transfers = await db
+    .selectFrom('solana_transactions')
+    .selectAll()
+    .where('purpose', '=', SETTLEMENT_PURPOSE)
+    .where('reference', '=', batchId)
+    .orderBy('id')
+    .execute();
+  const live = transfers.find((transfer) => ['recorded', 'sent', 'confirmed'].includes(transfer.status));
+  if (live) return live;
+  return transfers.some((transfer) => transfer.status === 'failed') ? 'failed' : undefined;
+}
+
+/**
+ * The batch's transfer is confirmed: the batch and every payment in it are settled with its hash, and a
+ * `payment.settled` event is recorded per payment, in one transaction. Returns false when it was settled already.
+ */
+export async function settleBatch(db: Db, context: Omit<TransitionContext, 'db'>, batchId: string, txHash: string): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const batch = await trx.selectFrom('settlement_batches').select('id').where('id', '=', batchId).where('status', '=', 'sent').forUpdate().executeTakeFirst();
+    if (!batch) return false;
+    await trx
+      .updateTable('settlement_batches')
+      .set({ status: 'confirmed', tx_hash: txHash, completed_at: context.now, updated_at: context.now })
+      .where('id', '=', batchId)
+      .execute();
+    const payments = await trx
+      .updateTable('payments')
+      .set({ settlement_tx_hash: txHash, settled_at: context.now, updated_at: context.now })
+      .where('settlement_batch_id', '=', batchId)
+      .where('settled_at', 'is', null)
+      .returningAll()
+      .orderBy('id')
+      .execute();
+    for (const payment of payments) await announcePayment(trx, context, payment, 'payment.settled');
+    return true;
+  });
+}
+
+/** The batch's transfer cannot land: its payments are released to a later batch (nothing left the collector). */
+export async function failBatch(trx: Transaction<Database>, batchId: string, reason: string, now: Date): Promise<void> {
+  await trx
+    .updateTable('settlement_batches')
+    .set({ status: 'failed', failure_reason: reason.slice(0, 1000), completed_at: now, updated_at: now })
+    .where('id', '=', batchId)
+    .where('status', 'in', ['claimed', 'sent'])
+    .execute();
+  await trx.updateTable('payments').set({ settlement_batch_id: null }).where('settlement_batch_id', '=', batchId).execute();
+}
+
+export async function recordShortfall(db: Db, asset: string, needed: bigint, held: bigint): Promise<void> {
+  await db
+    .insertInto('settlement_shortfalls')
+    .values({ asset, needed, held })
+    .onConflict((conflict) => conflict.column('asset').doUpdateSet({ needed, held, observed_at: sql<Date>`now()` }))
+    .execute();
+}
+
+/** Forgets the shortfalls of every asset except those still short. */
+export async function clearShortfalls(db: Db, stillShort: string[]): Promise<void> {
+  let query = db.deleteFrom('settlement_shortfalls');
+  if (stillShort.length) query = query.where('asset', 'not in', stillShort);
+  await query.execute();
+}
+
+export async function shortfalls(db: Db): Promise<{ asset: string; needed: bigint; held: bigint }[]> {
+  const rows = await db.selectFrom('settlement_shortfalls').selectAll().execute();
+  return rows.map((row) => ({ asset: row.asset, needed: BigInt(row.needed), held: BigInt(row.held) }));
+}

@@ -1,0 +1,121 @@
+import { type Kysely, sql } from 'kysely';
+import type { Db } from '../db/database.ts';
+import type { Database } from '../db/schema.ts';
+import type { PaymentRow } from '../payments/paymentResource.ts';
+import { computeFees, type FeeSchedule, FeeScheduleError, minimumPaymentAmount, parsePercentage, ZERO_PERCENTAGE } from './fees.ts';
+
+/** Replaces a partner's whole fee schedule; it applies to payments that succeed from now on. */
+export async function setFeeSchedule(db: Db, partnerId: string, schedule: FeeSchedule): Promise<FeeSchedule> {
+  const { text: percentage } = parsePercentage(schedule.percentage);
+  const currencies = schedule.fixed.map((fee) => fee.currency);
+  if (new Set(currencies).size !== currencies.length) throw new FeeScheduleError('give at most one fixed fee per currency');
+  return db.transaction().execute(async (trx) => {
+    const partner = await trx.selectFrom('partners').select('id').where('id', '=', partnerId).executeTakeFirst();
+    if (!partner) throw new FeeScheduleError(`partner ${partnerId} does not exist`);
+    await trx
+      .insertInto('partner_fee_schedules')
+      .values({ partner_id: partnerId, percentage })
+      .onConflict((conflict) => conflict.column('partner_id').doUpdateSet({ percentage, updated_at: sql<Date>`now()` }))
+      .execute();
+    await trx.deleteFrom('partner_fixed_fees').where('partner_id', '=', partnerId).execute();
+    if (schedule.fixed.length) {
+      await trx
+        .insertInto('partner_fixed_fees')
+        .values(schedule.fixed.map((fee) => ({ partner_id: partnerId, currency: fee.currency, amount: fee.amount })))
+        .execute();
+    }
+    return { percentage, fixed: [...schedule.fixed].sort((a, b) => a.currency.localeCompare(b.currency)) };
+  });
+}
+
+/** The partner's schedule as it applies to one currency: the percentage and that currency's fixed fee. */
+export async function feesForCurrency(db: Kysely<Database>, partnerId: string, currency: string): Promise<{ percentage: string; fixedFiat: bigint }> {
+  const row = await db
+    .selectFrom('partner_fee_schedules as schedule')
+    .leftJoin('partner_fixed_fees as fixed', (join) =>
+      join.onRef('fixed.partner_id', '=', 'schedule.partner_id').on('fixed.currency', '=', currency),
+    )
+    .select(['schedule.percentage', 'fixed.amount'])
+    .where('schedule.partner_id', '=', partnerId)
+    .executeTakeFirst();
+  return { percentage: row?.percentage ?? ZERO_PERCENTAGE, fixedFiat: BigInt(row?.amount ?? 0) };
+}
+
+export async function feeSchedule(db: Db, partnerId: string): Promise<FeeSchedule> {
+  const schedule = await db.selectFrom('partner_fee_schedules').select('percentage').where('partner_id', '=', partnerId).executeTakeFirst();
+  const fixed = await db.selectFrom('partner_fixed_fees').select(['currency', 'amount']).where('partner_id', '=', partnerId).orderBy('currency').execute();
+  return { percentage: schedule?.percentage ?? ZERO_PERCENTAGE, fixed: fixed.map((fee) => ({ currency: fee.currency, amount: BigInt(fee.amount) })) };
+}
+
+/** The smallest amount, in minor units of `currency`, that the partner's fees leave something of (D8). */
+export async function minimumAmountFor(db: Kysely<Database>, partnerId: string, currency: string): Promise<bigint> {
+  const { percentage, fixedFiat } = await feesForCurrency(db, partnerId, currency);
+  return minimumPaymentAmount(fixedFiat, parsePercentage(percentage).value);
+}
+
+/**
+ * The fee and settlement columns a payment gets when it succeeds, from its partner's schedule at that moment;
+ * called inside the transaction that makes it succeeded. `payment` carries the token amount paid.
+ */
+export async function feeColumnsOnSuccess(
+  trx: Kysely<Database>,
+  payment: Pick<PaymentRow, 'partner_id' | 'fiat_currency' | 'fiat_value' | 'token_value'>,
+): Promise<Pick<PaymentRow, 'fee_total' | 'fee_fixed' | 'fee_percentage' | 'settlement_amount'> | Record<string, never>> {
+  if (payment.token_value === null) return {};
+  const { percentage, fixedFiat } = await feesForCurrency(trx, payment.partner_id, payment.fiat_currency);
+  const fees = computeFees({
+    tokenAmount: BigInt(payment.token_value),
+    fiatAmount: BigInt(payment.fiat_value),
+    fixedFiat,
+    percentage: parsePercentage(percentage).value,
+  });
+  return {
+    fee_total: fees.total.toString(),
+    fee_fixed: fees.fixed.toString(),
+    fee_percentage: percentage,
+    settlement_amount: fees.net.toString(),
+  };
+}
+
+export interface FeeReportLine {
+  asset: string;
+  symbol: string | null;
+  payments: number;
+  /** Token minor units: every fee charged, those of settled payments, and those still awaiting settlement. */
+  total: string;
+  settled: string;
+  unsettled: string;
+}
+
+/** The fees the service kept per asset for a partner's succeeded payments; they stay with the collector. */
+export async function feesReport(db: Db, partnerId: string): Promise<{ partnerId: string; schedule: FeeSchedule; fees: FeeReportLine[] }> {
+  const partner = await db.selectFrom('partners').select('id').where('id', '=', partnerId).executeTakeFirst();
+  if (!partner) throw new FeeScheduleError(`partner ${partnerId} does not exist`);
+  const rows = await db
+    .selectFrom('payments')
+    .select([
+      'token_asset',
+      sql<string | null>`max(token_symbol)`.as('symbol'),
+      sql<string>`count(*)`.as('payments'),
+      sql<string>`coalesce(sum(fee_total), 0)::text`.as('total'),
+      sql<string>`coalesce(sum(fee_total) FILTER (WHERE settled_at IS NOT NULL), 0)::text`.as('settled'),
+    ])
+    .where('partner_id', '=', partnerId)
+    .where('status', '=', 'succeeded')
+    .where('fee_total', 'is not', null)
+    .groupBy('token_asset')
+    .orderBy('token_asset')
+    .execute();
+  return {
+    partnerId,
+    schedule: await feeSchedule(db, partnerId),
+    fees: rows.map((row) => ({
+      asset: row.token_asset as string,
+      symbol: row.symbol,
+      payments: Number(row.payments),
+      total: row.total,
+      settled: row.settled,
+      unsettled: (BigInt(row.total) - BigInt(row.settled)).toString(),
+    })),
+  };
+}

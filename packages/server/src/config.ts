@@ -10,6 +10,8 @@ export interface Config {
   redisUrl: string | undefined;
   /** `devnet`, `mainnet`, or a JSON file of networks. */
   chains: string;
+  /** Where token prices come from (D13): the fixed example table or Coinbase's exchange rates. */
+  priceSource: 'fixed' | 'coinbase';
   demoPartner: 'auto' | 'always' | 'never';
   logLevel: string;
   bodyLimitBytes: number;
@@ -61,6 +63,11 @@ export function loadConfig(env: Env = process.env): Config {
   if (!['auto', 'always', 'never'].includes(demoPartner)) {
     throw new ConfigError(`DEMO_PARTNER must be auto, always or never, got "${demoPartner}"`);
   }
+  const chains = env.CHAINS || 'devnet';
+  const priceSource = env.PRICE_SOURCE || (chains === 'devnet' ? 'fixed' : 'coinbase');
+  if (priceSource !== 'fixed' && priceSource !== 'coinbase') {
+    throw new ConfigError(`PRICE_SOURCE must be fixed or coinbase, got "${priceSource}"`);
+  }
   return {
     port,
     host: env.HOST || '127.0.0.1',
@@ -69,7 +76,8 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: path.resolve(env.DATA_DIR || '.paygate'),
     databaseUrl: env.DATABASE_URL || undefined,
     redisUrl: env.REDIS_URL || undefined,
-    chains: env.CHAINS || 'devnet',
+    chains,
+    priceSource,
     demoPartner: demoPartner as Config['demoPartner'],
     logLevel: env.LOG_LEVEL || 'info',
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),

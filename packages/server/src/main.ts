@@ -88,8 +88,8 @@ async function start(): Promise<void> {
     await chains.devnet.fund({ evm: [collector.evm], solana: [collector.solana] });
   }
 
-  // The devnet has no market: its coins get fixed example prices; real chains are priced by an exchange-rate API.
-  const prices = chains.devnet ? new FixedPriceSource(DEVNET_PRICES) : new CoinbasePriceSource();
+  // Local chains have no market: their coins get fixed example prices; real chains are priced by an exchange-rate API.
+  const prices = config.priceSource === 'fixed' ? new FixedPriceSource(DEVNET_PRICES) : new CoinbasePriceSource();
   const gateway = await createGatewayServices({
     db: handle.db,
     networks: chains.registry.networks,

@@ -216,3 +216,42 @@ describe('a chain whose node is down', () => {
     expect((await bed.gateway(paymentId, '/status')).body.status).toBe('requires_action');
   });
 });
+
+describe('a cancel racing a confirm', () => {
+  it('loses to the confirm recorded first: one of them wins, the other gets 400 invalid_state', async () => {
+    const { paymentId } = await bed.newPayment();
+    const { body } = await bed.gateway(paymentId, '/options', { accounts: [bed.evmAccount('bob')] });
+    const option = body.options.find((candidate: any) => candidate.amount.display.assetSymbol === 'USDC');
+    const signature = await signTypedDataAsWallet(bed.buyer('bob').evmPrivateKey, option.actions[0].data.params);
+    const [confirmed, cancelled] = await whilePaymentLocked(paymentId, async () => {
+      // The confirm has checked the signature and waits to record itself; the cancel arrives after it.
+      const confirming = bed.gateway(paymentId, '/confirm', { optionId: option.id, results: [{ type: 'walletRpc', data: [signature] }] });
+      await untilLockWaiters(1);
+      const cancelling = bed.gateway(paymentId, '/cancel', {});
+      await untilLockWaiters(2);
+      return [confirming, cancelling] as const;
+    });
+    const [confirm, cancel] = [await confirmed, await cancelled];
+    expect(confirm.status, confirm.text).toBe(200);
+    expect([cancel.status, expectErrorBody(cancel).code], cancel.text).toEqual([400, 'invalid_state']);
+    expect(await finalStatus(paymentId)).toMatchObject({ status: 'succeeded' });
+  });
+
+  it('wins when it is recorded first, and the confirm gets 400 invalid_state', async () => {
+    const { paymentId } = await bed.newPayment();
+    const { body } = await bed.gateway(paymentId, '/options', { accounts: [bed.evmAccount('bob')] });
+    const option = body.options.find((candidate: any) => candidate.amount.display.assetSymbol === 'USDC');
+    const signature = await signTypedDataAsWallet(bed.buyer('bob').evmPrivateKey, option.actions[0].data.params);
+    const [cancelled, confirmed] = await whilePaymentLocked(paymentId, async () => {
+      const cancelling = bed.gateway(paymentId, '/cancel', {});
+      await untilLockWaiters(1);
+      const confirming = bed.gateway(paymentId, '/confirm', { optionId: option.id, results: [{ type: 'walletRpc', data: [signature] }] });
+      await untilLockWaiters(2);
+      return [cancelling, confirming] as const;
+    });
+    const [cancel, confirm] = [await cancelled, await confirmed];
+    expect(cancel.body, cancel.text).toEqual({ status: 'cancelled', isFinal: true, info: null });
+    expect([confirm.status, expectErrorBody(confirm).code], confirm.text).toEqual([400, 'invalid_state']);
+    expect(await bed.server.db.selectFrom('evm_transactions').select('id').where('payment_id', '=', paymentId).execute()).toEqual([]);
+  });
+});

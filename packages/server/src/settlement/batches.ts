@@ -176,8 +176,8 @@ export async function settleBatch(db: Db, context: Omit<TransitionContext, 'db'>
       .where('settlement_batch_id', '=', batchId)
       .where('settled_at', 'is', null)
       .returningAll()
-      .orderBy('id')
       .execute();
+    payments.sort((a, b) => a.id.localeCompare(b.id));
     for (const payment of payments) await announcePayment(trx, context, payment, 'payment.settled');
     return true;
   });

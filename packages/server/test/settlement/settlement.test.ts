@@ -1,0 +1,211 @@
+import { encodeFunctionData, erc20Abi, type Address } from 'viem';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/context.ts';
+import { setFeeSchedule } from '../../src/settlement/feeSchedules.ts';
+import { computeFees, parsePercentage } from '../../src/settlement/fees.ts';
+import { SettlementWorker } from '../../src/settlement/worker.ts';
+import { type GatewayTestbed, startGatewayTestbed } from '../gateway/support/gatewayTestbed.ts';
+import { createMerchant } from '../support/fixtures.ts';
+import { call, expectErrorBody } from '../support/testServer.ts';
+import {
+  addDestination,
+  changeDestination,
+  newEvmDestination,
+  newSolanaDestination,
+  paymentItem,
+  payInUsdc,
+  usdcAssets,
+  usdcBalance,
+} from './support.ts';
+
+/** Fees of a USD payment paid 1:1 in a 6-decimal USD stablecoin under 1.5 % + 0.30 USD. */
+function expectedFees(fiatMinor: bigint) {
+  return computeFees({ tokenAmount: fiatMinor * 10_000n, fiatAmount: fiatMinor, fixedFiat: 30n, percentage: parsePercentage('1.5').value });
+}
+
+describe('settlement on the devnet', () => {
+  let testbed: GatewayTestbed;
+  let worker: SettlementWorker;
+  const problems: string[] = [];
+
+  beforeAll(async () => {
+    testbed = await startGatewayTestbed();
+    await setFeeSchedule(testbed.server.db, testbed.partner.partnerId, { percentage: '1.5', fixed: [{ currency: 'USD', amount: 30n }] });
+    worker = new SettlementWorker({
+      db: testbed.server.db,
+      chains: testbed.chains,
+      services: testbed.services,
+      clock: systemClock,
+      baseUrl: () => testbed.server.url,
+      minimumBatch: '0',
+      onProblem: (message) => problems.push(message),
+    });
+  }, 180_000);
+
+  afterAll(async () => {
+    await testbed?.close();
+  });
+
+  const merchantHeaders = (merchantId: string) => ({ 'api-key': testbed.partner.apiKey, 'merchant-id': merchantId });
+
+  it('refuses a payment too small to cover the fees, naming the minimum', async () => {
+    // 1.5 % + 0.30 USD: the merchant keeps something from 0.31 USD on (30 * 100 / 98.5 = 30.4..., so 31 cents).
+    const tooSmall = await call(testbed.server, '/v1/payments', {
+      method: 'POST',
+      headers: merchantHeaders(testbed.merchantId),
+      body: { amount: { unit: 'iso4217/USD', value: '30' }, referenceId: 'too-small' },
+    });
+    expect(tooSmall.status, tooSmall.text).toBe(400);
+    expect(expectErrorBody(tooSmall)).toMatchObject({ code: 'params_validation', issues: [{ field: 'amount.value', message: expect.stringContaining('31 (0.31 USD)') }] });
+    const smallest = await call(testbed.server, '/v1/payments', {
+      method: 'POST',
+      headers: merchantHeaders(testbed.merchantId),
+      body: { amount: { unit: 'iso4217/USD', value: '31' }, referenceId: 'smallest' },
+    });
+    expect(smallest.status, smallest.text).toBe(201);
+    // A currency without a fixed fee only needs the percentage covered.
+    const euros = await call(testbed.server, '/v1/payments', {
+      method: 'POST',
+      headers: merchantHeaders(testbed.merchantId),
+      body: { amount: { unit: 'iso4217/EUR', value: '1' }, referenceId: 'one-euro-cent' },
+    });
+    expect(euros.status, euros.text).toBe(201);
+  });
+
+  it('settles N USDC payments on an EVM chain and on Solana: each destination receives exactly the net sum, once', async () => {
+    const merchantId = (await createMerchant(testbed.server, testbed.partner.apiKey)).id;
+    const assets = usdcAssets(testbed);
+    const evmDestination = newEvmDestination(testbed);
+    const solanaDestination = await newSolanaDestination(testbed);
+    await addDestination(testbed, merchantId, assets.evm.caip19, evmDestination);
+    await addDestination(testbed, merchantId, assets.solana.caip19, solanaDestination);
+
+    const evmAmounts = [1000n, 2345n, 99n];
+    const solanaAmounts = [1500n, 777n, 31n];
+    const evmPayments = [];
+    for (const amount of evmAmounts) evmPayments.push(await payInUsdc(testbed, merchantId, 'evm', amount));
+    const solanaPayments = [];
+    for (const amount of solanaAmounts) solanaPayments.push(await payInUsdc(testbed, merchantId, 'solana', amount, 'erin'));
+
+    // Fees are fixed when the payment succeeds; nothing is settled before the worker runs.
+    const first = await paymentItem(testbed, merchantId, evmPayments[0]!);
+    expect(first).toMatchObject({
+      status: 'succeeded',
+      fees: {
+        total: { unit: `caip19/${assets.evm.caip19}`, value: '450000', display: { assetSymbol: 'USDC' } },
+        fixed: { value: '300000' },
+        percentage: '1.5',
+      },
+      settlement: { settled: false },
+    });
+    expect(first.settlement).toEqual({ settled: false });
+    expect(first.settledAt).toBeUndefined();
+
+    const before = { evm: await usdcBalance(testbed, evmDestination), solana: await usdcBalance(testbed, solanaDestination) };
+    expect(before).toEqual({ evm: 0n, solana: 0n });
+    const round = await worker.runOnce();
+    expect(problems).toEqual([]);
+    expect(round.created).toHaveLength(2);
+    expect(round.settled.sort()).toEqual([...round.created].sort());
+
+    const netSum = (amounts: bigint[]) => amounts.reduce((sum, amount) => sum + expectedFees(amount).net, 0n);
+    expect(await usdcBalance(testbed, evmDestination)).toBe(netSum(evmAmounts));
+    expect(await usdcBalance(testbed, solanaDestination)).toBe(netSum(solanaAmounts));
+
+    const batches = await testbed.server.db.selectFrom('settlement_batches').selectAll().where('merchant_id', '=', merchantId).execute();
+    expect(batches.map((batch) => batch.status)).toEqual(['confirmed', 'confirmed']);
+    for (const [paymentIds, amounts, asset] of [
+      [evmPayments, evmAmounts, assets.evm.caip19],
+      [solanaPayments, solanaAmounts, assets.solana.caip19],
+    ] as const) {
+      const batch = batches.find((candidate) => candidate.asset === asset)!;
+      expect(BigInt(batch.amount)).toBe(netSum([...amounts]));
+      for (const [index, paymentId] of paymentIds.entries()) {
+        const item = await paymentItem(testbed, merchantId, paymentId);
+        const fees = expectedFees(amounts[index]!);
+        expect(item.fees).toMatchObject({ total: { value: fees.total.toString() }, fixed: { value: fees.fixed.toString() }, percentage: '1.5' });
+        expect(item.settlement).toEqual({ settled: true, amount: { unit: `caip19/${asset}`, value: fees.net.toString(), display: expect.any(Object) }, txHash: batch.tx_hash });
+        expect(new Date(item.settledAt).getTime()).toBeGreaterThanOrEqual(new Date(item.createdAt).getTime());
+      }
+    }
+    // One transfer per batch on each chain's journal, and one payment.settled event per payment.
+    expect(await testbed.server.db.selectFrom('evm_transactions').select('id').where('purpose', '=', 'settlement').where('payment_id', 'in', batches.map((b) => b.id)).execute()).toHaveLength(1);
+    expect(await testbed.server.db.selectFrom('solana_transactions').select('id').where('purpose', '=', 'settlement').where('reference', 'in', batches.map((b) => b.id)).execute()).toHaveLength(1);
+    const events = await testbed.server.db.selectFrom('webhook_events').select('body').where('merchant_id', '=', merchantId).where('type', '=', 'payment.settled').execute();
+    const settledEvents = events.map((event) => JSON.parse(event.body).data.object);
+    expect(settledEvents.map((object) => object.paymentId).sort()).toEqual([...evmPayments, ...solanaPayments].sort());
+    expect(settledEvents.every((object) => object.settlement.settled === true && object.status === 'succeeded')).toBe(true);
+
+    // Another round finds nothing to do and sends nothing more.
+    const again = await worker.runOnce();
+    expect(again).toEqual({ created: [], settled: [], shortOf: [] });
+    expect(await usdcBalance(testbed, evmDestination)).toBe(netSum(evmAmounts));
+    expect(await usdcBalance(testbed, solanaDestination)).toBe(netSum(solanaAmounts));
+  });
+
+  it('keeps a payment without a destination unsettled, settles it once one exists, and sends later batches to a changed destination', async () => {
+    const merchantId = (await createMerchant(testbed.server, testbed.partner.apiKey)).id;
+    const { evm } = usdcAssets(testbed);
+    const early = await payInUsdc(testbed, merchantId, 'evm', 1200n, 'bob');
+    await worker.runOnce();
+    expect((await paymentItem(testbed, merchantId, early)).settlement).toEqual({ settled: false });
+    expect(await testbed.server.db.selectFrom('settlement_batches').select('id').where('merchant_id', '=', merchantId).execute()).toEqual([]);
+
+    const firstAddress = newEvmDestination(testbed);
+    const destinationId = await addDestination(testbed, merchantId, evm.caip19, firstAddress);
+    await worker.runOnce();
+    const settledEarly = await paymentItem(testbed, merchantId, early);
+    expect(settledEarly.settlement).toMatchObject({ settled: true, amount: { value: expectedFees(1200n).net.toString() } });
+    expect(await usdcBalance(testbed, firstAddress)).toBe(expectedFees(1200n).net);
+
+    const secondAddress = newEvmDestination(testbed);
+    await changeDestination(testbed, merchantId, destinationId, secondAddress);
+    const later = await payInUsdc(testbed, merchantId, 'evm', 800n, 'bob');
+    await worker.runOnce();
+    const settledLater = await paymentItem(testbed, merchantId, later);
+    expect(settledLater.settlement).toMatchObject({ settled: true, amount: { value: expectedFees(800n).net.toString() } });
+    expect(settledLater.settlement.txHash).not.toBe(settledEarly.settlement.txHash);
+    expect(await usdcBalance(testbed, secondAddress)).toBe(expectedFees(800n).net);
+    expect(await usdcBalance(testbed, firstAddress)).toBe(expectedFees(1200n).net);
+    const destinations = await testbed.server.db.selectFrom('settlement_batches').select('destination').where('merchant_id', '=', merchantId).orderBy('created_at').execute();
+    expect(destinations.map((row) => row.destination)).toEqual([firstAddress, secondAddress]);
+  });
+
+  it('holds a batch back while the collector holds too little, reports the shortfall in /metrics, and pays in full once funded', async () => {
+    const merchantId = (await createMerchant(testbed.server, testbed.partner.apiKey)).id;
+    const { evm } = usdcAssets(testbed);
+    const destination = newEvmDestination(testbed);
+    await addDestination(testbed, merchantId, evm.caip19, destination);
+    const paymentId = await payInUsdc(testbed, merchantId, 'evm', 2000n, 'alice');
+    const net = expectedFees(2000n).net;
+
+    // The collector's USDC leaves through the relayer (its nonces stay in step), all but less than this batch.
+    const collector = testbed.services.evm.collector;
+    const { relayer } = testbed.services.evm;
+    const held = await usdcBalance(testbed, `${testbed.evmChain()}:${collector}`);
+    const keep = net - 1n;
+    const drained = await relayer.submit({
+      chain: testbed.evmChain(),
+      to: evm.address as Address,
+      data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [testbed.buyer('dave').evmAddress as Address, held - keep] }),
+      purpose: 'test_drain',
+    });
+    expect((await relayer.waitForOutcome(drained.id)).status).toBe('confirmed');
+
+    const short = await worker.runOnce();
+    expect(short).toEqual({ created: [], settled: [], shortOf: [evm.caip19] });
+    expect(problems.some((message) => message.includes(`collector holds ${keep} of ${evm.caip19}`))).toBe(true);
+    expect((await paymentItem(testbed, merchantId, paymentId)).settlement).toEqual({ settled: false });
+    expect(await usdcBalance(testbed, destination)).toBe(0n);
+    const metrics = await call(testbed.server, '/metrics');
+    expect(metrics.text).toContain(`paygate_settlement_collector_shortfall{asset="${evm.caip19}"} 1`);
+
+    await testbed.devnet.fund({ evm: [collector] });
+    const funded = await worker.runOnce();
+    expect(funded.created).toHaveLength(1);
+    expect(funded.shortOf).toEqual([]);
+    expect(await usdcBalance(testbed, destination)).toBe(net);
+    expect((await paymentItem(testbed, merchantId, paymentId)).settlement).toMatchObject({ settled: true });
+    expect((await call(testbed.server, '/metrics')).text).not.toContain('paygate_settlement_collector_shortfall{');
+  });
+});

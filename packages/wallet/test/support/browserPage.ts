@@ -72,7 +72,7 @@ export async function startPageServer(bundle: string, serviceUrl: string | null)
         for (const [name, value] of Object.entries(req.headers)) {
           if (typeof value === 'string' && !['host', 'connection', 'content-length'].includes(name)) headers.set(name, value);
         }
-        const body = req.method === 'GET' ? undefined : await readBody(req);
+        const body = req.method === 'GET' ? undefined : new Uint8Array(await readBody(req));
         const answer = await fetch(`${serviceUrl}${url}`, { method: req.method, headers, body });
         res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
         res.end(Buffer.from(await answer.arrayBuffer()));

@@ -112,6 +112,7 @@ export async function earlierConfirmation(ctx: AppContext, paymentId: string, op
  * racing confirms exactly one is claimed, and a claimed confirmation is always submitted, even after a restart.
  */
 export async function claimPayment(ctx: AppContext, paymentId: string, option: OptionRow, results: WalletResult[], provider: BuyerProvider): Promise<ClaimOutcome> {
+  const submitMaxAttempts = ctx.gateway?.submitMaxAttempts;
   return ctx.db.transaction().execute(async (trx: Transaction<Database>) => {
     const payment = await trx.selectFrom('payments').select(['status', 'expires_at']).where('id', '=', paymentId).forUpdate().executeTakeFirstOrThrow();
     const existing = await trx.selectFrom('payment_confirmations').selectAll().where('payment_id', '=', paymentId).executeTakeFirst();
@@ -129,7 +130,7 @@ export async function claimPayment(ctx: AppContext, paymentId: string, option: O
         provider_icon: provider.icon,
       })
       .execute();
-    await enqueueJob(trx, SUBMIT_PAYMENT_TASK, { paymentId }, { jobKey: `submit:${paymentId}` });
+    await enqueueJob(trx, SUBMIT_PAYMENT_TASK, { paymentId }, { jobKey: `submit:${paymentId}`, maxAttempts: submitMaxAttempts });
     return 'claimed';
   });
 }

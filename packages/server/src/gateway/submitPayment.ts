@@ -87,40 +87,61 @@ async function submitSolana(services: GatewayServices, paymentId: string, option
 }
 
 /**
- * Enqueued with the confirmation it submits: makes the payment `processing` if the confirming request could not,
- * relays the buyer's authorisation or transaction through the chain layer, and records the chain's verdict.
- * Safe to run again after a crash at any point: the chain layer's journals keep it to one submission.
+ * Makes the payment `processing` if the confirming request could not, relays the buyer's authorisation or
+ * transaction through the chain layer, and records the chain's verdict. Safe to run again after a crash at any
+ * point: the chain layer's journals keep it to one submission.
+ */
+async function submitConfirmedPayment(ctx: AppContext, services: GatewayServices, paymentId: string): Promise<void> {
+  const confirmation = await ctx.db.selectFrom('payment_confirmations').selectAll().where('payment_id', '=', paymentId).executeTakeFirst();
+  if (!confirmation) return;
+  const offered = await ctx.db.selectFrom('payment_options').selectAll().where('id', '=', confirmation.option_id).executeTakeFirstOrThrow();
+  // Submitted exactly as the accepted confirm checked it.
+  const option = { ...offered, terms: confirmation.terms } as OptionRow;
+  const transition = (to: PaymentStatus, changes = {}) => changePaymentStatus(transitionContext(ctx), paymentId, to, changes);
+
+  const provider = { name: confirmation.provider_name, icon: confirmation.provider_icon };
+  try {
+    const { payment } = await transition('processing', processingChanges(ctx.chains, option, provider));
+    if (payment.status !== 'processing') return;
+  } catch (error) {
+    // Expired or cancelled before the confirming request could mark it: nothing may be submitted.
+    if (error instanceof InvalidTransitionError) return;
+    throw error;
+  }
+
+  const result = ((confirmation.results as WalletResult[])[0]?.data[0] ?? '') as string;
+  const outcome =
+    option.terms.kind === 'eip3009'
+      ? await submitEip3009(ctx, services, paymentId, option, result as Hex)
+      : await submitSolana(services, paymentId, option, result);
+  if (outcome.landed) await transition('succeeded', { tx_hash: outcome.hash, tx_nonce: outcome.nonce });
+  else await transition('failed', { failure_code: outcome.failureCode });
+}
+
+function transitionContext(ctx: AppContext) {
+  return { db: ctx.db, chains: ctx.chains, baseUrl: ctx.config.baseUrl, now: ctx.clock.now() };
+}
+
+/**
+ * Enqueued with the confirmation it submits, retried with backoff while the chain or its node fails. When the
+ * last attempt fails too, the payment becomes `failed` instead of staying `processing` for ever.
  */
 export function submitPaymentTask(ctx: AppContext): Task {
-  return async (payload) => {
+  return async (payload, helpers) => {
     const { paymentId } = payload as { paymentId: string };
     const services = ctx.gateway;
     if (!services) throw new Error('this process has no chain services to submit payments with');
-    const confirmation = await ctx.db.selectFrom('payment_confirmations').selectAll().where('payment_id', '=', paymentId).executeTakeFirst();
-    if (!confirmation) return;
-    const offered = await ctx.db.selectFrom('payment_options').selectAll().where('id', '=', confirmation.option_id).executeTakeFirstOrThrow();
-    // Submitted exactly as the accepted confirm checked it.
-    const option = { ...offered, terms: confirmation.terms } as OptionRow;
-    const transition = (to: PaymentStatus, changes = {}) =>
-      changePaymentStatus({ db: ctx.db, chains: ctx.chains, baseUrl: ctx.config.baseUrl, now: ctx.clock.now() }, paymentId, to, changes);
-
-    const provider = { name: confirmation.provider_name, icon: confirmation.provider_icon };
     try {
-      const { payment } = await transition('processing', processingChanges(ctx.chains, option, provider));
-      if (payment.status !== 'processing') return;
+      await submitConfirmedPayment(ctx, services, paymentId);
     } catch (error) {
-      // Expired or cancelled before the confirming request could mark it: nothing may be submitted.
-      if (error instanceof InvalidTransitionError) return;
+      if (helpers.job.attempts >= helpers.job.max_attempts) {
+        await changePaymentStatus(transitionContext(ctx), paymentId, 'failed', { failure_code: 'submission_failed' }).catch((refused: unknown) => {
+          // Never made processing (or already final): there is nothing to fail.
+          if (!(refused instanceof InvalidTransitionError)) throw refused;
+        });
+      }
       throw error;
     }
-
-    const result = ((confirmation.results as WalletResult[])[0]?.data[0] ?? '') as string;
-    const outcome =
-      option.terms.kind === 'eip3009'
-        ? await submitEip3009(ctx, services, paymentId, option, result as Hex)
-        : await submitSolana(services, paymentId, option, result);
-    if (outcome.landed) await transition('succeeded', { tx_hash: outcome.hash, tx_nonce: outcome.nonce });
-    else await transition('failed', { failure_code: outcome.failureCode });
   };
 }
 

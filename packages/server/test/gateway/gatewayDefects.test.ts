@@ -19,7 +19,8 @@ import { FixedPriceSource } from '../../src/chains/prices/fixedPriceSource.ts';
 let bed: GatewayTestbed;
 
 beforeAll(async () => {
-  bed = await startGatewayTestbed();
+  // Two attempts, so that a submission whose chain stays down runs out of them within the test.
+  bed = await startGatewayTestbed({ submitMaxAttempts: 2 });
 }, 180_000);
 
 afterAll(async () => {
@@ -254,4 +255,33 @@ describe('a cancel racing a confirm', () => {
     expect([confirm.status, expectErrorBody(confirm).code], confirm.text).toEqual([400, 'invalid_state']);
     expect(await bed.server.db.selectFrom('evm_transactions').select('id').where('payment_id', '=', paymentId).execute()).toEqual([]);
   });
+});
+
+describe('a submission whose chain stays down', () => {
+  it('marks the payment failed once its last attempt failed', async () => {
+    const dead = await closedPortUrl();
+    const deadChains = new ChainRegistry(bed.chains.networks.map((network) => ({ ...network, rpcUrl: dead })));
+    const db = connect(bed.databaseUrl, 2);
+    const deadServices = await createGatewayServices({ db, networks: deadChains.networks, keys: bed.keys, prices: new FixedPriceSource(TEST_PRICES) });
+    // The confirm is checked by the service while the chain answers; the submission runs where it no longer does.
+    await bed.stopWorkers();
+    await bed.startWorkers({ chains: deadChains, gateway: deadServices });
+    try {
+      const { paymentId } = await bed.newPayment();
+      const { body } = await bed.gateway(paymentId, '/options', { accounts: [bed.evmAccount('alice')] });
+      const option = body.options.find((candidate: any) => candidate.amount.display.assetSymbol === 'USDC');
+      const signature = await signTypedDataAsWallet(bed.buyer('alice').evmPrivateKey, option.actions[0].data.params);
+      const confirmed = await bed.gateway(paymentId, '/confirm', { optionId: option.id, results: [{ type: 'walletRpc', data: [signature] }] });
+      expect(confirmed.body, confirmed.text).toMatchObject({ status: 'processing', isFinal: false });
+
+      expect(await finalStatus(paymentId)).toMatchObject({ status: 'failed', isFinal: true });
+      const payment = await bed.server.db.selectFrom('payments').select(['status', 'failure_code']).where('id', '=', paymentId).executeTakeFirstOrThrow();
+      expect(payment).toEqual({ status: 'failed', failure_code: 'submission_failed' });
+      expect((await bed.listed(paymentId)).status).toBe('failed');
+    } finally {
+      await bed.stopWorkers();
+      await bed.startWorkers();
+      await db.destroy();
+    }
+  }, 60_000);
 });

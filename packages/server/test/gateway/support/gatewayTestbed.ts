@@ -17,6 +17,7 @@ import { type CollectorKeys, collectorAddresses } from '../../../src/chains/coll
 import { networksFromDevnet } from '../../../src/chains/devnetNetworks.ts';
 import { FixedPriceSource } from '../../../src/chains/prices/fixedPriceSource.ts';
 import { ChainRegistry } from '../../../src/chains/registry.ts';
+import type { AppContext } from '../../../src/context.ts';
 import { connect, type Db } from '../../../src/db/database.ts';
 import { createGatewayServices, type GatewayServices } from '../../../src/gateway/services.ts';
 import { gatewayTasks } from '../../../src/gateway/submitPayment.ts';
@@ -70,8 +71,10 @@ export interface GatewayTestbed {
   gateway(paymentId: string, suffix: string, body?: unknown): Promise<CallResult>;
   newPayment(body?: Record<string, unknown>): ReturnType<typeof createPayment>;
   listed(paymentId: string): Promise<any>;
-  /** Runs the gateway's background jobs with the given services (the testbed's own unless given). */
-  startWorkers(services?: GatewayServices): Promise<Workers>;
+  /** Runs the gateway's background jobs, with the testbed's chains and services unless others are given. */
+  startWorkers(overrides?: Pick<AppContext, 'chains' | 'gateway'>): Promise<Workers>;
+  /** Stops every worker the testbed runs. */
+  stopWorkers(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -80,7 +83,7 @@ export interface GatewayTestbed {
  * manual clock, and a service on a socket with a partner, a merchant and a wallet app. Workers run only when the
  * test starts them, so a test can choose with which chain services payments are submitted.
  */
-export async function startGatewayTestbed(options: { workers?: boolean } = {}): Promise<GatewayTestbed> {
+export async function startGatewayTestbed(options: { workers?: boolean; submitMaxAttempts?: number } = {}): Promise<GatewayTestbed> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'paygate-gateway-'));
   const devnet = await startDevnet({ dataDir });
   const database = await createIsolatedDatabase();
@@ -90,7 +93,13 @@ export async function startGatewayTestbed(options: { workers?: boolean } = {}): 
   await devnet.fund({ evm: [collector.evm], solana: [collector.solana] });
   const clock = new ManualClock();
   const servicesDb: Db = connect(database.url, 4);
-  const services = await createGatewayServices({ db: servicesDb, networks: chains.networks, keys, prices: new FixedPriceSource(TEST_PRICES, { clock }) });
+  const services = await createGatewayServices({
+    db: servicesDb,
+    networks: chains.networks,
+    keys,
+    prices: new FixedPriceSource(TEST_PRICES, { clock }),
+    ...(options.submitMaxAttempts ? { submitMaxAttempts: options.submitMaxAttempts } : {}),
+  });
   const server = await startTestServer({ databaseUrl: database.url, context: { chains, clock, gateway: services } });
   const partner = await newPartner(server.db);
   const merchantId = (await createMerchant(server, partner.apiKey)).id;
@@ -127,13 +136,16 @@ export async function startGatewayTestbed(options: { workers?: boolean } = {}): 
       expect(list.status, list.text).toBe(200);
       return list.body.data.find((item: { paymentId: string }) => item.paymentId === paymentId);
     },
-    startWorkers: async (with_ = services) => {
-      const workers = await startWorkers(database.url, gatewayTasks({ ...server.ctx, gateway: with_ }), { concurrency: 4 });
+    startWorkers: async (overrides) => {
+      const workers = await startWorkers(database.url, gatewayTasks({ ...server.ctx, ...overrides }), { concurrency: 4 });
       running.push(workers);
       return workers;
     },
+    stopWorkers: async () => {
+      for (const workers of running.splice(0)) await workers.stop();
+    },
     close: async () => {
-      for (const workers of running) await workers.stop().catch(() => {});
+      await testbed.stopWorkers();
       await server.close();
       await servicesDb.destroy();
       await devnet.stop();

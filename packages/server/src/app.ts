@@ -20,6 +20,7 @@ import { registerWebhookRoutes } from './webhooks/routes.ts';
 import { registerPaymentRoutes } from './payments/routes.ts';
 import { registerGatewayRoutes } from './gateway/routes.ts';
 import { PaymentStatusWaiter } from './payments/statusWaiter.ts';
+import { registerSettlementMetrics } from './settlement/metrics.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
 
@@ -135,6 +136,7 @@ export async function buildApp(ctx: AppContext): Promise<BuiltApp> {
 
   registerAuth(app, new CredentialVerifier(ctx.db, config.authCacheTtlMs));
   registerOpsRoutes(app, ctx, metrics);
+  registerSettlementMetrics(metrics, ctx.db);
   const cursors = new CursorCodec(await serviceSecret(ctx.db, 'cursor-signing'));
   const statusWaiter = new PaymentStatusWaiter(ctx.databaseUrl, (message) => app.log.warn(message));
   await statusWaiter.start();

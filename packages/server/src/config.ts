@@ -20,6 +20,8 @@ export interface Config {
   authCacheTtlMs: number;
   databasePoolSize: number;
   logo: { allowPrivateHosts: boolean; extraCaFile: string | undefined; timeoutMs: number };
+  /** Batching of merchant settlements (D16): how often batches are made and sent, and the smallest one sent. */
+  settlement: { intervalMs: number; minimumBatch: string };
 }
 
 export class ConfigError extends Error {}
@@ -41,6 +43,13 @@ function boolean(env: Env, name: string, fallback: boolean): boolean {
   if (['1', 'true', 'yes'].includes(raw)) return true;
   if (['0', 'false', 'no'].includes(raw)) return false;
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+function decimal(env: Env, name: string, fallback: string): string {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d{1,30}(?:\.\d{1,18})?$/.test(raw)) throw new ConfigError(`${name} must be a decimal number such as 10 or 0.5, got "${raw}"`);
+  return raw;
 }
 
 function httpUrl(env: Env, name: string, fallback: string): string {
@@ -92,6 +101,11 @@ export function loadConfig(env: Env = process.env): Config {
       allowPrivateHosts: boolean(env, 'LOGO_ALLOW_PRIVATE_HOSTS', false),
       extraCaFile: env.LOGO_EXTRA_CA_FILE || undefined,
       timeoutMs: integer(env, 'LOGO_FETCH_TIMEOUT_MS', 8_000, 100, 60_000),
+    },
+    settlement: {
+      // Seconds on the devnet so a demo sees merchants paid; fewer, larger batches cost less gas on real chains.
+      intervalMs: integer(env, 'SETTLEMENT_INTERVAL_MS', (env.CHAINS || 'devnet') === 'devnet' ? 10_000 : 900_000, 100, 86_400_000),
+      minimumBatch: decimal(env, 'SETTLEMENT_MIN_BATCH', '0'),
     },
   };
 }

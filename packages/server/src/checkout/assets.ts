@@ -1,0 +1,63 @@
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+export interface CheckoutAsset {
+  /** Content-hashed file name, e.g. `checkout.3f2a9c1b0d4e5f67.js`; a new build gets a new name. */
+  name: string;
+  contentType: string;
+  body: Buffer;
+}
+
+export interface CheckoutAssets {
+  script: CheckoutAsset;
+  style: CheckoutAsset;
+  byName: Map<string, CheckoutAsset>;
+}
+
+function hashed(stem: string, extension: string, contentType: string, body: Buffer): CheckoutAsset {
+  const digest = createHash('sha256').update(body).digest('hex').slice(0, 16);
+  return { name: `${stem}.${digest}.${extension}`, contentType, body };
+}
+
+async function bundleClientScript(): Promise<Buffer> {
+  const result = await build({
+    entryPoints: [fileURLToPath(new URL('./client/checkout.ts', import.meta.url))],
+    bundle: true,
+    write: false,
+    format: 'iife',
+    platform: 'browser',
+    target: ['es2020'],
+    minify: true,
+    legalComments: 'none',
+    logLevel: 'silent',
+  });
+  const [output] = result.outputFiles;
+  if (!output) throw new Error('esbuild produced no checkout script');
+  return Buffer.from(output.contents);
+}
+
+async function buildAssets(): Promise<CheckoutAssets> {
+  const [script, style] = await Promise.all([
+    bundleClientScript().then((body) => hashed('checkout', 'js', 'text/javascript; charset=utf-8', body)),
+    readFile(fileURLToPath(new URL('./client/checkout.css', import.meta.url))).then((body) =>
+      hashed('checkout', 'css', 'text/css; charset=utf-8', body),
+    ),
+  ]);
+  return { script, style, byName: new Map([script, style].map((asset) => [asset.name, asset])) };
+}
+
+let built: Promise<CheckoutAssets> | undefined;
+
+/**
+ * The page's script (bundled with the wallet SDK's browser build) and stylesheet, built once per process on
+ * first use: bundling costs a moment that processes which never serve a page should not pay.
+ */
+export function checkoutAssets(): Promise<CheckoutAssets> {
+  built ??= buildAssets().catch((error: unknown) => {
+    built = undefined;
+    throw error;
+  });
+  return built;
+}

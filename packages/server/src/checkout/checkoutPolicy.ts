@@ -1,0 +1,25 @@
+import type { Config } from '../config.ts';
+
+/** The path part of `CHECKOUT_URL` (D1) without a trailing slash: `` for `http://host`, `/pay` for `https://host/pay/`. */
+export function checkoutPathPrefix(checkoutUrl: string): string {
+  return new URL(checkoutUrl).pathname.replace(/\/+$/, '');
+}
+
+/**
+ * The page's Content-Security-Policy: its own script and stylesheet only (no inline code), images and API calls
+ * to this service alone (logos and the gateway live at `BASE_URL`, which may be another origin), nothing framed.
+ */
+export function checkoutContentSecurityPolicy(config: Pick<Config, 'baseUrl' | 'checkoutUrl'>): string {
+  const apiOrigin = new URL(config.baseUrl).origin;
+  const service = apiOrigin === new URL(config.checkoutUrl).origin ? "'self'" : `'self' ${apiOrigin}`;
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    `img-src ${service}`,
+    `connect-src ${service}`,
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}

@@ -1,0 +1,114 @@
+import type { PaymentStatus } from '../db/schema.ts';
+import type { FiatCurrency } from '../payments/currencies.ts';
+
+const FALLBACK_LOCALE = 'en';
+
+/**
+ * The buyer's preferred locale that this runtime can format numbers in, from an `Accept-Language` header
+ * (highest quality first, ties in header order); `en` when none fits.
+ */
+export function preferredLocale(acceptLanguage: string | undefined): string {
+  if (!acceptLanguage) return FALLBACK_LOCALE;
+  const ranked = acceptLanguage
+    .slice(0, 512)
+    .split(',')
+    .slice(0, 20)
+    .map((entry, index) => {
+      const [tag = '', ...params] = entry.trim().split(';');
+      const q = params.map((param) => /^\s*q=([0-9.]+)\s*$/.exec(param)?.[1]).find((value) => value !== undefined);
+      const quality = q === undefined ? 1 : Number(q);
+      return { tag: tag.trim(), quality: Number.isFinite(quality) ? quality : 0, index };
+    })
+    .filter((entry) => entry.quality > 0 && entry.tag && entry.tag !== '*')
+    .sort((a, b) => b.quality - a.quality || a.index - b.index);
+  for (const { tag } of ranked) {
+    try {
+      const [supported] = Intl.NumberFormat.supportedLocalesOf([tag]);
+      if (supported) return supported;
+    } catch {
+      // Not a well-formed language tag: try the next one.
+    }
+  }
+  return FALLBACK_LOCALE;
+}
+
+/** Minor units as exact decimal text (`1234`, 2 digits -> `12.34`), so formatting never goes through a float. */
+export function minorUnitsToDecimal(minor: string, decimals: number): string {
+  const digits = BigInt(minor).toString().padStart(decimals + 1, '0');
+  return decimals ? `${digits.slice(0, -decimals)}.${digits.slice(-decimals)}` : digits;
+}
+
+/** A fiat amount in minor units, formatted for the buyer's locale with exactly the currency's ISO 4217 digits. */
+export function formatFiatAmount(minor: string, currency: FiatCurrency, locale: string): string {
+  const format = new Intl.NumberFormat(locale, {
+    style: 'currency',
+    currency: currency.code,
+    minimumFractionDigits: currency.decimals,
+    maximumFractionDigits: currency.decimals,
+  });
+  // A decimal string is formatted exactly (Intl.NumberFormat v3); Intl's own typing only names numbers.
+  return format.format(minorUnitsToDecimal(minor, currency.decimals) as unknown as number);
+}
+
+export interface TokenDisplay {
+  assetSymbol: string;
+  decimals: number;
+  networkName?: string;
+}
+
+/** A token amount in minor units for the buyer, e.g. `10.5 USDC on Base`; trailing zeros are dropped. */
+export function formatTokenAmount(minor: string, display: TokenDisplay, locale: string): string {
+  const format = new Intl.NumberFormat(locale, { maximumFractionDigits: Math.min(display.decimals, 20) });
+  const number = format.format(minorUnitsToDecimal(minor, display.decimals) as unknown as number);
+  return `${number} ${display.assetSymbol}${display.networkName ? ` on ${display.networkName}` : ''}`;
+}
+
+/** Time left before `expiresAt` as `m:ss` (or `h:mm:ss`), `0:00` once past. */
+export function formatTimeLeft(expiresAt: Date, now: Date): string {
+  const totalSeconds = Math.max(0, Math.floor((expiresAt.getTime() - now.getTime()) / 1000));
+  const hours = Math.floor(totalSeconds / 3600);
+  const minutes = Math.floor((totalSeconds % 3600) / 60);
+  const seconds = String(totalSeconds % 60).padStart(2, '0');
+  return hours ? `${hours}:${String(minutes).padStart(2, '0')}:${seconds}` : `${minutes}:${seconds}`;
+}
+
+export interface RedirectTargets {
+  success: string;
+  error: string;
+}
+
+function httpsWithPaymentId(url: string | null, paymentId: string): string | undefined {
+  if (!url) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return undefined;
+  }
+  if (parsed.protocol !== 'https:') return undefined;
+  parsed.searchParams.set('paymentId', paymentId);
+  return parsed.toString();
+}
+
+/**
+ * Where final states send the buyer (interface, checkout redirect rule): only when both URLs are valid HTTPS,
+ * each with the payment id added as `paymentId`; otherwise no redirect at all.
+ */
+export function redirectTargets(successUrl: string | null, errorUrl: string | null, paymentId: string): RedirectTargets | undefined {
+  const success = httpsWithPaymentId(successUrl, paymentId);
+  const error = httpsWithPaymentId(errorUrl, paymentId);
+  return success && error ? { success, error } : undefined;
+}
+
+/** The redirect for a status: success for `succeeded`, error for the other final states, none before that. */
+export function redirectFor(status: PaymentStatus, targets: RedirectTargets | undefined): string | undefined {
+  if (!targets) return undefined;
+  if (status === 'succeeded') return targets.success;
+  return status === 'failed' || status === 'expired' || status === 'cancelled' ? targets.error : undefined;
+}
+
+/** How often a page without JavaScript reloads to show a new status; none once final. */
+export function refreshSecondsFor(status: PaymentStatus): number | undefined {
+  if (status === 'requires_action') return 5;
+  return status === 'processing' ? 3 : undefined;
+}

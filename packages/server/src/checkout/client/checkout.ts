@@ -1,0 +1,132 @@
+import { type Eip1193Provider, GatewayClient, type PaymentStatus } from '../../../../wallet/src/browser.ts';
+import { formatTimeLeft, formatTokenAmount } from '../checkoutView.ts';
+import { setUpBrowserWallet } from './browserWallet.ts';
+
+type Status = PaymentStatus['status'];
+
+const FINAL: ReadonlySet<Status> = new Set(['succeeded', 'failed', 'expired', 'cancelled']);
+const ANNOUNCEMENTS: Record<Status, string> = {
+  requires_action: 'Waiting for your payment.',
+  processing: 'Payment sent; confirming on the network.',
+  succeeded: 'Payment complete.',
+  failed: 'Payment failed.',
+  expired: 'Payment expired.',
+  cancelled: 'Payment cancelled.',
+};
+/** The longest the gateway may hold a status request; it answers at once on any change. */
+const LONG_POLL_MS = 25_000;
+/** Time for a screen reader to announce a final status before the buyer is sent back to the merchant. */
+const REDIRECT_DELAY_MS = 2_500;
+
+declare global {
+  interface Window {
+    ethereum?: Eip1193Provider;
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** A random id for this browser (the gateway's `Client-Id`), kept across visits where storage allows. */
+function browserClientId(): string {
+  const fresh = () => `web-${Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, '0')).join('')}`;
+  try {
+    const stored = localStorage.getItem('paygate.clientId');
+    if (stored && /^[A-Za-z0-9._:-]{1,128}$/.test(stored)) return stored;
+    const id = fresh();
+    localStorage.setItem('paygate.clientId', id);
+    return id;
+  } catch {
+    return fresh();
+  }
+}
+
+function start(root: HTMLElement): void {
+  const data = root.dataset;
+  const paymentId = data.paymentId!;
+  const locale = data.locale ?? 'en';
+  const expiresAt = new Date(Number(data.expiresAt));
+  // The server's clock decides expiry; the countdown follows it, not a possibly wrong local clock.
+  const clockOffsetMs = Number(data.serverNow) - Date.now();
+  const redirects = data.successUrl && data.errorUrl ? { success: data.successUrl, error: data.errorUrl } : undefined;
+  const client = new GatewayClient({ baseUrl: data.apiBase!, auth: { appId: data.appId!, clientId: browserClientId() } });
+  const announcer = document.getElementById('status-announcer');
+  const timeLeft = document.getElementById('time-left');
+  const timeLeftLine = document.getElementById('time-left-line');
+  let status = data.status as Status;
+  let redirectScheduled = false;
+
+  function redirectIfFinal(): void {
+    if (!redirects || redirectScheduled || !FINAL.has(status)) return;
+    redirectScheduled = true;
+    const target = status === 'succeeded' ? redirects.success : redirects.error;
+    setTimeout(() => window.location.assign(target), REDIRECT_DELAY_MS);
+  }
+
+  function applyStatus(view: PaymentStatus): void {
+    if (view.status === 'succeeded' && view.info?.optionAmount.display) {
+      const paidWith = document.getElementById('paid-with');
+      if (paidWith) {
+        paidWith.textContent = `Paid with ${formatTokenAmount(view.info.optionAmount.value, view.info.optionAmount.display, locale)}.`;
+        paidWith.hidden = false;
+      }
+    }
+    if (view.status === status) return;
+    status = view.status;
+    root.dataset.status = status;
+    root.querySelectorAll<HTMLElement>('[data-view]').forEach((section) => {
+      section.hidden = section.dataset.view !== status;
+    });
+    if (timeLeftLine) timeLeftLine.hidden = status !== 'requires_action';
+    if (announcer) announcer.textContent = ANNOUNCEMENTS[status];
+    document.getElementById(`heading-${status}`)?.focus();
+    redirectIfFinal();
+  }
+
+  function tick(): void {
+    if (timeLeft) timeLeft.textContent = formatTimeLeft(expiresAt, new Date(Date.now() + clockOffsetMs));
+  }
+
+  /** Follows the status with the gateway's long-poll: the first call syncs at once, later ones wait for a change. */
+  async function followStatus(): Promise<void> {
+    let maxPollMs = 0;
+    let failures = 0;
+    while (!FINAL.has(status)) {
+      const started = Date.now();
+      try {
+        const view = await client.getStatus(paymentId, { maxPollMs });
+        const before = status;
+        applyStatus(view);
+        failures = 0;
+        maxPollMs = LONG_POLL_MS;
+        if (before === status && Date.now() - started < 1_000) await sleep(view.pollInMs ?? 2_000);
+      } catch {
+        failures += 1;
+        await sleep(Math.min(1_000 * 2 ** failures, 30_000));
+      }
+    }
+  }
+
+  tick();
+  const countdown = setInterval(() => {
+    if (FINAL.has(status)) clearInterval(countdown);
+    else tick();
+  }, 1_000);
+  redirectIfFinal();
+  void followStatus();
+
+  if (status === 'requires_action' && window.ethereum && typeof window.ethereum.request === 'function') {
+    setUpBrowserWallet({
+      provider: window.ethereum,
+      client,
+      paymentId,
+      evmChains: (data.evmChains ?? '').split(',').filter(Boolean),
+      locale,
+      onStatus: applyStatus,
+    });
+  }
+}
+
+const root = document.getElementById('checkout');
+if (root?.dataset.paymentId) start(root);

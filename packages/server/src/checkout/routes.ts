@@ -1,0 +1,13 @@
+import type { App, AppContext } from '../context.ts';
+import { checkoutPathPrefix } from './checkoutPolicy.ts';
+import { registerCheckoutGatewayCors } from './gatewayCors.ts';
+import { registerServeCheckoutAsset } from './serveCheckoutAsset.ts';
+import { registerShowCheckoutPage } from './showCheckoutPage.ts';
+
+/** Buyer pages at the path of `CHECKOUT_URL` (D1), beside the API on the same process, which they call. */
+export function registerCheckoutRoutes(app: App, ctx: AppContext): void {
+  const prefix = checkoutPathPrefix(ctx.config.checkoutUrl);
+  registerShowCheckoutPage(app, ctx, prefix);
+  registerServeCheckoutAsset(app, prefix);
+  registerCheckoutGatewayCors(app, ctx.config);
+}

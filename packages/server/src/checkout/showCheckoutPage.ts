@@ -1,0 +1,94 @@
+import QRCode from 'qrcode';
+import type { FastifyReply } from 'fastify';
+import type { App, AppContext } from '../context.ts';
+import { logoUrl } from '../merchants/merchantResource.ts';
+import { fiatCurrency } from '../payments/currencies.ts';
+import { toStatusView } from '../payments/paymentResource.ts';
+import { effectiveStatus } from '../payments/stateMachine.ts';
+import { checkoutAssets } from './assets.ts';
+import { ensureCheckoutAppId } from './checkoutApp.ts';
+import { type PageAssets, renderCheckoutPage, renderNotFoundPage } from './checkoutPage.ts';
+import { checkoutContentSecurityPolicy } from './checkoutPolicy.ts';
+import { formatFiatAmount, formatTimeLeft, formatTokenAmount, preferredLocale, redirectTargets } from './checkoutView.ts';
+
+/** Ids that look like payment ids; anything else at the checkout root is left to the API's own 404. */
+const PAYMENT_ID = /^pay_[A-Za-z0-9_-]{1,128}$/;
+
+async function qrCodeSvg(link: string): Promise<string> {
+  const svg = await QRCode.toString(link, { type: 'svg', errorCorrectionLevel: 'M', margin: 4 });
+  return svg.replace('<svg ', '<svg role="img" aria-label="QR code of the payment link" focusable="false" ');
+}
+
+/**
+ * The buyer checkout page at `{checkout_url}/<paymentId>` and `{checkout_url}/?pid=<paymentId>` (D1): who is
+ * paid, how much, time left, a QR code of the link, the live status and the browser wallet; 404 page otherwise.
+ */
+export function registerShowCheckoutPage(app: App, ctx: AppContext, prefix: string): void {
+  let checkoutAppId: Promise<string> | undefined;
+  const appId = () => {
+    checkoutAppId ??= ensureCheckoutAppId(ctx.db).catch((error: unknown) => {
+      checkoutAppId = undefined;
+      throw error;
+    });
+    return checkoutAppId;
+  };
+  const evmChains = ctx.chains.networks.filter((network) => network.namespace === 'eip155').map((network) => network.caip2);
+
+  async function respond(reply: FastifyReply, acceptLanguage: string | undefined, paymentId: string | undefined) {
+    const built = await checkoutAssets();
+    const assets: PageAssets = {
+      scriptUrl: `${prefix}/assets/checkout/${built.script.name}`,
+      styleUrl: `${prefix}/assets/checkout/${built.style.name}`,
+    };
+    reply
+      .header('content-security-policy', checkoutContentSecurityPolicy(ctx.config))
+      .header('cache-control', 'no-store')
+      .type('text/html; charset=utf-8');
+    const payment =
+      paymentId && PAYMENT_ID.test(paymentId)
+        ? await ctx.db.selectFrom('payments').selectAll().where('id', '=', paymentId).executeTakeFirst()
+        : undefined;
+    if (!payment) return reply.code(404).send(renderNotFoundPage(assets));
+    const merchant = await ctx.db.selectFrom('merchants').selectAll().where('id', '=', payment.merchant_id).executeTakeFirstOrThrow();
+
+    const now = ctx.clock.now();
+    const locale = preferredLocale(acceptLanguage);
+    const status = effectiveStatus(payment.status, payment.expires_at, now);
+    const currency = fiatCurrency(payment.fiat_currency);
+    const amountText = currency ? formatFiatAmount(payment.fiat_value, currency, locale) : `${payment.fiat_value} ${payment.fiat_currency}`;
+    const paid = toStatusView(payment, ctx.chains, now).info?.optionAmount;
+    const paymentLink = `${ctx.config.checkoutUrl}/${payment.id}`;
+    return reply.send(
+      renderCheckoutPage({
+        paymentId: payment.id,
+        paymentLink,
+        status,
+        merchantName: merchant.name,
+        logoUrl: merchant.logo_file ? logoUrl(ctx.config.baseUrl, merchant.logo_file) : null,
+        amountText,
+        expiresAt: payment.expires_at,
+        now,
+        timeLeftText: formatTimeLeft(payment.expires_at, now),
+        qrSvg: await qrCodeSvg(paymentLink),
+        redirect: redirectTargets(payment.success_url, payment.error_url, payment.id),
+        paidText: paid?.display ? formatTokenAmount(paid.value, paid.display, locale) : undefined,
+        locale,
+        apiBaseUrl: ctx.config.baseUrl,
+        appId: await appId(),
+        evmChains,
+        assets,
+      }),
+    );
+  }
+
+  const config = { auth: false as const };
+  app.get(`${prefix}/:paymentId(${PAYMENT_ID.source})`, { config, schema: { hide: true } }, async (request, reply) =>
+    respond(reply, request.headers['accept-language'], (request.params as { paymentId: string }).paymentId),
+  );
+  for (const path of new Set([`${prefix}/`, prefix || '/'])) {
+    app.get(path, { config, schema: { hide: true } }, async (request, reply) => {
+      const pid = (request.query as Record<string, unknown>).pid;
+      return respond(reply, request.headers['accept-language'], typeof pid === 'string' ? pid : undefined);
+    });
+  }
+}

@@ -1,0 +1,395 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { type Devnet, startDevnet } from '@paygate/devnet';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import sharp from 'sharp';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { collectorAddresses } from '../../src/chains/collectorKeys.ts';
+import { networksFromDevnet } from '../../src/chains/devnetNetworks.ts';
+import { FixedPriceSource } from '../../src/chains/prices/fixedPriceSource.ts';
+import { ChainRegistry } from '../../src/chains/registry.ts';
+import { connect, type Db } from '../../src/db/database.ts';
+import { createGatewayServices } from '../../src/gateway/services.ts';
+import { gatewayTasks } from '../../src/gateway/submitPayment.ts';
+import { expirePaymentTask } from '../../src/payments/expiry.ts';
+import { changePaymentStatus } from '../../src/payments/transitions.ts';
+import { createApp } from '../../src/partners/partners.ts';
+import { createMerchant, createPayment } from '../support/fixtures.ts';
+import { createTestCertificate, type LogoServer, serveBytes, startLogoServer } from '../support/logoServer.ts';
+import { ManualClock } from '../support/manualClock.ts';
+import { call, newPartner, startTestServer, type TestPartner, type TestServer } from '../support/testServer.ts';
+import { decodeQr, injectDevnetWallet, launchChromium, recordTraffic, saveScreenshots, VIEWPORTS } from './support/browser.ts';
+
+const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost']);
+
+describe('buyer checkout page in Chromium on the devnet', () => {
+  let devnet: Devnet;
+  let dataDir: string;
+  let servicesDb: Db;
+  let server: TestServer;
+  let partner: TestPartner;
+  let merchantId: string;
+  let walletHeaders: Record<string, string>;
+  let browser: Browser;
+  let httpsSites: LogoServer;
+  let merchantSite: string;
+  const clock = new ManualClock();
+  const traffic: ReturnType<typeof recordTraffic>[] = [];
+
+  const buyer = (name: string) => {
+    const found = devnet.manifest.buyers.find((candidate) => candidate.name === name);
+    if (!found) throw new Error(`no devnet buyer ${name}`);
+    return found;
+  };
+  const evmChain = () => devnet.manifest.evm[0]!;
+  const transition = { get db() { return server.db; }, get chains() { return server.ctx.chains; }, get baseUrl() { return server.url; }, get now() { return clock.now(); } };
+
+  beforeAll(async () => {
+    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'paygate-checkout-'));
+    const certificate = await createTestCertificate();
+    const logo = await sharp({ create: { width: 512, height: 512, channels: 3, background: '#0f766e' } }).png().toBuffer();
+    httpsSites = await startLogoServer({ host: '127.0.0.1', certificate, routes: { '/logo.png': serveBytes(logo, 'image/png') } });
+    merchantSite = `https://localhost:${httpsSites.port}`;
+
+    devnet = await startDevnet({ dataDir });
+    const chains = new ChainRegistry(networksFromDevnet(devnet.manifest));
+    const keys = { evmPrivateKey: generatePrivateKey(), solanaSeedHex: randomBytes(32).toString('hex') };
+    const collector = await collectorAddresses(keys);
+    await devnet.fund({ evm: [collector.evm], solana: [collector.solana] });
+    servicesDb = connect(inject('databaseUrl'), 4);
+    const journalSuffix = randomBytes(4).toString('hex');
+    const services = await createGatewayServices({
+      db: servicesDb,
+      networks: chains.networks,
+      keys,
+      prices: new FixedPriceSource({ 'EURC/USD': '1.087' }, { clock }),
+      solanaJournalNetwork: (caip2) => `${caip2}-${journalSuffix}`,
+    });
+    server = await startTestServer({
+      context: { chains, clock, gateway: services, logoFetch: { allowPrivateHosts: true, extraCaCertificates: [certificate.cert] } },
+      tasks: (ctx) => gatewayTasks(ctx),
+    });
+    partner = await newPartner(server.db);
+    merchantId = (
+      await createMerchant(server, partner.apiKey, {
+        merchantName: 'Corner Shop',
+        merchantEmail: 'owner@corner-shop.com',
+        iconUrl: `${merchantSite}/logo.png`,
+      })
+    ).id;
+    const app = await createApp(server.db, partner.partnerId, 'Test Wallet');
+    walletHeaders = { 'app-id': app.appId, 'client-id': 'device-1' };
+    browser = await launchChromium();
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    await servicesDb?.destroy();
+    await devnet?.stop();
+    await httpsSites?.close();
+    await fs.rm(dataDir, { recursive: true, force: true });
+  });
+
+  async function newContext(options: { javaScriptEnabled?: boolean; locale?: string } = {}): Promise<BrowserContext> {
+    const context = await browser.newContext({
+      viewport: VIEWPORTS.phone,
+      ignoreHTTPSErrors: true,
+      javaScriptEnabled: options.javaScriptEnabled ?? true,
+      locale: options.locale ?? 'en-US',
+    });
+    traffic.push(recordTraffic(context));
+    return context;
+  }
+
+  async function openPage(link: string, options: Parameters<typeof newContext>[0] = {}): Promise<{ context: BrowserContext; page: Page }> {
+    const context = await newContext(options);
+    const page = await context.newPage();
+    const response = await page.goto(link);
+    expect(response?.status()).toBe(200);
+    return { context, page };
+  }
+
+  /** Resolves once the page holds a status long-poll open (after its first, immediate sync call). */
+  async function longPollOpen(paymentId: string): Promise<void> {
+    const requests = traffic.at(-1)!.requests;
+    await expect.poll(() => requests.some((url) => url.includes(`/v1/gateway/payment/${paymentId}/status?maxPollMs=25000`)), { timeout: 10_000 }).toBe(true);
+  }
+
+  const visibleHeading = (page: Page) => page.locator('[data-view]:not([hidden]) h2');
+
+  async function payThroughGateway(paymentId: string, buyerName: string) {
+    const accounts = [`${evmChain().caip2}:${buyer(buyerName).evmAddress}`];
+    const options = await call(server, `/v1/gateway/payment/${paymentId}/options`, { method: 'POST', headers: walletHeaders, body: { accounts } });
+    expect(options.status, options.text).toBe(200);
+    const usdc = options.body.options.find((option: any) => option.amount.display.assetSymbol === 'USDC');
+    const [from, typedData] = JSON.parse(usdc.actions[0].data.params) as [string, string];
+    expect(from.toLowerCase()).toBe(buyer(buyerName).evmAddress.toLowerCase());
+    const signature = await privateKeyToAccount(buyer(buyerName).evmPrivateKey).signTypedData(JSON.parse(typedData));
+    const confirmed = await call(server, `/v1/gateway/payment/${paymentId}/confirm`, {
+      method: 'POST',
+      headers: walletHeaders,
+      body: { optionId: usdc.id, results: [{ type: 'walletRpc', data: [signature] }] },
+    });
+    expect(confirmed.status, confirmed.text).toBe(200);
+  }
+
+  const checkoutPayment = (checkout?: Record<string, string>) =>
+    createPayment(server, partner.apiKey, merchantId, checkout ? { checkout } : {}, '/v1/merchant/payment');
+
+  it('shows merchant, logo, amount, time left and a QR code that decodes to the payment link', async () => {
+    const { gatewayUrl, paymentId } = await createPayment(server, partner.apiKey, merchantId);
+    expect(gatewayUrl).toBe(`${server.url}/${paymentId}`);
+    const { context, page } = await openPage(gatewayUrl);
+    await expect.poll(() => page.locator('#checkout').getAttribute('data-status')).toBe('requires_action');
+    expect(await page.locator('h1').textContent()).toBe('Corner Shop');
+    expect(await page.locator('#amount').textContent()).toBe('$10.00');
+    expect(await page.locator('#time-left').textContent()).toMatch(/^1[45]:\d\d$/);
+    const logo = page.locator('img.logo');
+    expect(await logo.getAttribute('src')).toMatch(new RegExp(`^${server.url}/assets/logos/[0-9a-f]{64}\\.png$`));
+    expect(await logo.evaluate((image: HTMLImageElement) => image.complete && image.naturalWidth)).toBe(512);
+    expect(await visibleHeading(page).textContent()).toBe('Scan to pay');
+
+    const qr = await page.locator('.qr svg').screenshot();
+    expect(await decodeQr(qr)).toBe(gatewayUrl);
+    const wholePage = await page.screenshot({ fullPage: true });
+    expect(await decodeQr(wholePage)).toBe(gatewayUrl);
+    await saveScreenshots(page, 'requires_action');
+    await context.close();
+  });
+
+  it('serves the same page at /?pid= and formats the amount for the Accept-Language locale', async () => {
+    const { paymentId } = await createPayment(server, partner.apiKey, merchantId, { amount: { unit: 'iso4217/EUR', value: '123456' } });
+    const { context, page } = await openPage(`${server.url}/?pid=${paymentId}`, { locale: 'de-DE' });
+    expect(await page.locator('#amount').textContent()).toBe('1.234,56\u00a0€');
+    expect(await page.locator('#checkout').getAttribute('data-payment-id')).toBe(paymentId);
+    await context.close();
+  });
+
+  it('renders processing, succeeded, failed and cancelled views, phone and desktop', async () => {
+    const processing = await createPayment(server, partner.apiKey, merchantId);
+    await changePaymentStatus(transition, processing.paymentId, 'processing');
+    const failed = await createPayment(server, partner.apiKey, merchantId);
+    await changePaymentStatus(transition, failed.paymentId, 'processing');
+    await changePaymentStatus(transition, failed.paymentId, 'failed', { failure_code: 'reverted' });
+    const cancelled = await createPayment(server, partner.apiKey, merchantId);
+    expect((await call(server, `/v1/gateway/payment/${cancelled.paymentId}/cancel`, { method: 'POST', headers: walletHeaders })).status).toBe(200);
+    const succeeded = await createPayment(server, partner.apiKey, merchantId);
+    await payThroughGateway(succeeded.paymentId, 'alice');
+
+    const expected = [
+      [processing, 'processing', 'Payment sent'],
+      [failed, 'failed', 'Payment failed'],
+      [cancelled, 'cancelled', 'Payment cancelled'],
+      [succeeded, 'succeeded', 'Payment complete'],
+    ] as const;
+    for (const [payment, status, heading] of expected) {
+      const { context, page } = await openPage(payment.gatewayUrl);
+      expect(await page.locator('#checkout').getAttribute('data-status')).toBe(status);
+      expect(await visibleHeading(page).textContent()).toBe(heading);
+      expect(await page.locator('[data-view]:not([hidden])').count()).toBe(1);
+      expect(await page.locator('#time-left-line').isVisible()).toBe(false);
+      if (status === 'succeeded') expect(await page.locator('#paid-with').textContent()).toMatch(/^Paid with 10 USDC on /);
+      await saveScreenshots(page, status);
+      await context.close();
+    }
+  });
+
+  it('moves to succeeded without a reload while the payment is paid through the gateway', async () => {
+    const { gatewayUrl, paymentId } = await createPayment(server, partner.apiKey, merchantId);
+    const { context, page } = await openPage(gatewayUrl);
+    let navigations = 0;
+    page.on('framenavigated', (frame) => {
+      if (frame === page.mainFrame()) navigations += 1;
+    });
+    await page.evaluate(() => ((window as any).loadedOnce = true));
+    // The page's first status call syncs at once; the next one is the long-poll that must wake on payment.
+    await longPollOpen(paymentId);
+    await payThroughGateway(paymentId, 'bob');
+    await expect.poll(() => visibleHeading(page).textContent(), { timeout: 30_000 }).toBe('Payment complete');
+    expect(await page.evaluate(() => (window as any).loadedOnce)).toBe(true);
+    expect(navigations).toBe(0);
+    expect(await page.locator('#status-announcer').textContent()).toBe('Payment complete.');
+    expect(await page.locator('#paid-with').textContent()).toMatch(/^Paid with 10 USDC on /);
+    await context.close();
+  });
+
+  it('pays with an injected browser wallet: connect, pick, recover from wallet errors, sign, succeed, return to the merchant', async () => {
+    const { gatewayUrl, paymentId } = await checkoutPayment({ successUrl: `${merchantSite}/done`, errorUrl: `${merchantSite}/sorry` });
+    const context = await newContext();
+    const page = await context.newPage();
+    const chain = evmChain();
+    const wallet = await injectDevnetWallet(page, {
+      privateKey: buyer('erin').evmPrivateKey,
+      chain: { chainId: chain.chainId, rpcUrl: chain.rpcUrl, name: chain.name },
+      script: { unknownChainOnce: true, rejectSignatureOnce: true },
+    });
+    await page.goto(gatewayUrl);
+
+    const connectButton = page.getByRole('button', { name: 'Pay with a browser wallet' });
+    await connectButton.click();
+    const options = page.getByRole('radio');
+    await expect.poll(() => options.count()).toBeGreaterThan(0);
+    const labels = await page.locator('.option').allTextContents();
+    expect(labels.some((label) => label.startsWith('10 USDC'))).toBe(true);
+    expect(await page.locator('#wallet-options-legend').textContent()).toContain(wallet.address.slice(0, 6));
+    await saveScreenshots(page, 'browser-wallet-options');
+
+    const pick = async () => {
+      await page.getByRole('radio', { name: new RegExp(`^10 USDC\\s*${chain.name}$`) }).check();
+      await page.getByRole('button', { name: 'Pay', exact: true }).click();
+    };
+    const alert = page.getByRole('alert');
+    const retry = page.getByRole('button', { name: 'Try again' });
+
+    // The wallet does not know the devnet chain yet: explained, and the buyer can retry.
+    await pick();
+    await expect.poll(() => alert.textContent()).toContain(`could not switch to the ${chain.name} network`);
+    await saveScreenshots(page, 'browser-wallet-unknown-chain');
+    await retry.click();
+    // The buyer declines the signature: explained, nothing paid, retry possible.
+    await expect.poll(() => options.count()).toBeGreaterThan(0);
+    await pick();
+    await expect.poll(() => alert.textContent()).toContain('You declined the request in your wallet');
+    expect((await call(server, `/v1/gateway/payment/${paymentId}/status`, { headers: walletHeaders })).body.status).toBe('requires_action');
+    await retry.click();
+    await expect.poll(() => options.count()).toBeGreaterThan(0);
+    await pick();
+
+    await page.waitForURL(`${merchantSite}/done?paymentId=${paymentId}`, { timeout: 45_000 });
+    expect(wallet.calls).toContain('eth_signTypedData_v4');
+    expect(wallet.calls.filter((method) => method === 'wallet_switchEthereumChain').length).toBeGreaterThanOrEqual(2);
+    const status = await call(server, `/v1/gateway/payment/${paymentId}/status`, { headers: walletHeaders });
+    expect(status.body).toMatchObject({ status: 'succeeded', isFinal: true });
+    const listed = await call(server, `/v1/payments/${paymentId}`, { headers: { 'api-key': partner.apiKey, 'merchant-id': merchantId } });
+    expect(listed.body.buyer.accountCaip10.toLowerCase()).toBe(`${chain.caip2}:${wallet.address}`.toLowerCase());
+    await context.close();
+  });
+
+  it('redirects a final payment to errorUrl only when both URLs are HTTPS; otherwise stays on the generic view', async () => {
+    const both = await checkoutPayment({ successUrl: `${merchantSite}/done`, errorUrl: `${merchantSite}/sorry` });
+    const missing = await checkoutPayment({ successUrl: `${merchantSite}/done` });
+    const plainHttp = await checkoutPayment({ successUrl: `${merchantSite}/done`, errorUrl: 'http://localhost/sorry' });
+    for (const payment of [both, missing, plainHttp]) {
+      expect((await call(server, `/v1/gateway/payment/${payment.paymentId}/cancel`, { method: 'POST', headers: walletHeaders })).status).toBe(200);
+    }
+
+    const redirected = await openPage(both.gatewayUrl);
+    expect(await redirected.page.getByRole('link', { name: 'Continue to Corner Shop' }).getAttribute('href')).toBe(
+      `${merchantSite}/sorry?paymentId=${both.paymentId}`,
+    );
+    await redirected.page.waitForURL(`${merchantSite}/sorry?paymentId=${both.paymentId}`, { timeout: 10_000 });
+    await redirected.context.close();
+
+    for (const payment of [missing, plainHttp]) {
+      const { context, page } = await openPage(payment.gatewayUrl);
+      expect(await visibleHeading(page).textContent()).toBe('Payment cancelled');
+      expect(await page.locator('#checkout').getAttribute('data-success-url')).toBeNull();
+      expect(await page.locator('.redirect-note').count()).toBe(0);
+      // Longer than the page waits before redirecting.
+      await page.waitForTimeout(4_000);
+      expect(page.url()).toBe(payment.gatewayUrl);
+      await context.close();
+    }
+  });
+
+  it('shows the expired view live when the payment expires while open', async () => {
+    const { gatewayUrl, paymentId } = await createPayment(server, partner.apiKey, merchantId, {
+      expiresAt: Math.floor(clock.now().getTime() / 1000) + 65,
+    });
+    const { context, page } = await openPage(gatewayUrl);
+    expect(await page.locator('#time-left').textContent()).toMatch(/^[01]:\d\d$/);
+    await longPollOpen(paymentId);
+    clock.advance(66_000);
+    await expirePaymentTask(server.ctx)({ paymentId }, {} as never);
+    await expect.poll(() => visibleHeading(page).textContent(), { timeout: 30_000 }).toBe('Payment expired');
+    expect(await page.locator('#time-left-line').isVisible()).toBe(false);
+    await saveScreenshots(page, 'expired');
+    await context.close();
+
+    const reopened = await openPage(gatewayUrl);
+    expect(await reopened.page.locator('#checkout').getAttribute('data-status')).toBe('expired');
+    await reopened.context.close();
+  });
+
+  it('works without JavaScript: shows the status and refreshes until the payment is final', async () => {
+    const { gatewayUrl, paymentId } = await createPayment(server, partner.apiKey, merchantId);
+    const { context, page } = await openPage(gatewayUrl, { javaScriptEnabled: false });
+    expect(await visibleHeading(page).textContent()).toBe('Scan to pay');
+    expect(await page.locator('#time-left').textContent()).toMatch(/^1[45]:\d\d$/);
+    expect(await page.locator('#browser-wallet').isVisible()).toBe(false);
+    await payThroughGateway(paymentId, 'alice');
+    await expect.poll(() => visibleHeading(page).textContent(), { timeout: 20_000 }).toBe('Payment complete');
+    await saveScreenshots(page, 'succeeded-without-javascript');
+    await context.close();
+  });
+
+  it('answers an unknown payment with a clear 404 page, at both link forms', async () => {
+    const context = await newContext();
+    const page = await context.newPage();
+    for (const link of [`${server.url}/pay_01JZZZZZZZZZZZZZZZZZZZZZZZ`, `${server.url}/?pid=pay_nope`, `${server.url}/?pid=`, `${server.url}/`]) {
+      const response = await page.goto(link);
+      expect(response?.status(), link).toBe(404);
+      expect(response?.headers()['content-type']).toMatch(/^text\/html/);
+      expect(await page.locator('h1').textContent()).toBe('Payment not found');
+      expect(await page.content()).not.toMatch(/at .*\.ts:\d+|Error:/);
+    }
+    await saveScreenshots(page, 'not-found');
+    await context.close();
+    // Anything at the root that is not a payment id stays the API's JSON 404.
+    const other = await call(server, '/not-a-payment');
+    expect([other.status, other.body.code]).toEqual([404, 'not_found']);
+  });
+
+  it('works with CHECKOUT_URL on another origin than BASE_URL: CSP names the API, the gateway allows that origin only', async () => {
+    const { config } = server.ctx;
+    const apiOrigin = new URL(server.url).origin;
+    config.checkoutUrl = `http://localhost:${new URL(server.url).port}`;
+    try {
+      const { gatewayUrl, paymentId } = await createPayment(server, partner.apiKey, merchantId);
+      expect(new URL(gatewayUrl).origin).toBe(config.checkoutUrl);
+      const preflight = await call(server, `/v1/gateway/payment/${paymentId}/status`, {
+        method: 'OPTIONS',
+        headers: { origin: config.checkoutUrl, 'access-control-request-method': 'GET', 'access-control-request-headers': 'app-id,client-id' },
+      });
+      expect(preflight.status).toBe(204);
+      expect(preflight.headers.get('access-control-allow-origin')).toBe(config.checkoutUrl);
+      expect(preflight.headers.get('access-control-allow-headers')).toContain('client-id');
+      const stranger = await call(server, `/v1/gateway/payment/${paymentId}/status`, { headers: { ...walletHeaders, origin: 'https://evil.example' } });
+      expect(stranger.headers.get('access-control-allow-origin')).toBeNull();
+
+      const { context, page } = await openPage(gatewayUrl);
+      const policy = (await page.request.get(gatewayUrl)).headers()['content-security-policy'];
+      expect(policy).toContain(`connect-src 'self' ${apiOrigin};`);
+      expect(await page.locator('img.logo').evaluate((image: HTMLImageElement) => image.naturalWidth)).toBe(512);
+      await longPollOpen(paymentId);
+      await payThroughGateway(paymentId, 'alice');
+      await expect.poll(() => visibleHeading(page).textContent(), { timeout: 30_000 }).toBe('Payment complete');
+      await context.close();
+    } finally {
+      config.checkoutUrl = server.url;
+    }
+  });
+
+  it('sends a strict Content-Security-Policy and makes no request beyond this service', async () => {
+    const { gatewayUrl } = await createPayment(server, partner.apiKey, merchantId);
+    const page = await call(server, new URL(gatewayUrl).pathname);
+    const policy = page.headers.get('content-security-policy') ?? '';
+    expect(policy).toContain("default-src 'none'");
+    expect(policy).toContain("script-src 'self'");
+    expect(policy).toContain("style-src 'self'");
+    expect(policy).toContain("connect-src 'self'");
+    expect(policy).not.toContain('unsafe-inline');
+    expect(page.text).not.toMatch(/<script>|<script(?![^>]*\ssrc=)[^>]*>|\sstyle=|\son[a-z]+=/i);
+
+    const requested = traffic.flatMap((entry) => entry.requests);
+    expect(requested.length).toBeGreaterThan(20);
+    const foreign = requested.filter((url) => !url.startsWith('data:') && !LOCAL_HOSTS.has(new URL(url).hostname));
+    expect(foreign).toEqual([]);
+    const violations = traffic.flatMap((entry) => entry.consoleErrors).filter((text) => /Content Security Policy/i.test(text));
+    expect(violations).toEqual([]);
+  });
+});

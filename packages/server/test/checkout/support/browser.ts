@@ -1,0 +1,155 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import jsQRModule from 'jsqr';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import sharp from 'sharp';
+import { createWalletClient, defineChain, http } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+
+// jsqr is CommonJS exporting the function itself; its typings describe an ES default export.
+const jsQR = jsQRModule as unknown as typeof jsQRModule.default;
+
+/** Screenshots for a person to look at, in a git-ignored folder. */
+export const ARTIFACTS_DIR = fileURLToPath(new URL('../../../test-artifacts/checkout/', import.meta.url));
+
+export const VIEWPORTS = {
+  phone: { width: 375, height: 812 },
+  desktop: { width: 1280, height: 900 },
+} as const;
+
+/** Debian's chromium, headless; playwright-core never downloads a browser. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
+}
+
+/** Every request a context makes and every console error (CSP violations are reported there). */
+export function recordTraffic(context: BrowserContext) {
+  const requests: string[] = [];
+  const consoleErrors: string[] = [];
+  context.on('request', (request) => requests.push(request.url()));
+  context.on('console', (message) => {
+    if (message.type() === 'error') consoleErrors.push(message.text());
+  });
+  return { requests, consoleErrors };
+}
+
+/** Saves a full-page screenshot of the current page at the phone and desktop widths. */
+export async function saveScreenshots(page: Page, name: string): Promise<void> {
+  await fs.mkdir(ARTIFACTS_DIR, { recursive: true });
+  const original = page.viewportSize();
+  for (const [label, size] of Object.entries(VIEWPORTS)) {
+    await page.setViewportSize(size);
+    await page.screenshot({ path: path.join(ARTIFACTS_DIR, `${name}-${label}.png`), fullPage: true });
+  }
+  if (original) await page.setViewportSize(original);
+}
+
+/** Decodes the QR code in a PNG screenshot, or undefined when none is found. */
+export async function decodeQr(png: Buffer): Promise<string | undefined> {
+  const { data, info } = await sharp(png).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  return jsQR(new Uint8ClampedArray(data.buffer, data.byteOffset, data.length), info.width, info.height)?.data;
+}
+
+interface ProviderError {
+  code: number;
+  message: string;
+}
+
+/** Failures the injected wallet produces once each, as a real wallet would when the buyer declines or lacks a network. */
+export interface WalletScript {
+  /** `wallet_switchEthereumChain` answers 4902 once; the network counts as added afterwards. */
+  unknownChainOnce?: boolean;
+  /** The first signature request answers 4001 (the buyer declined). */
+  rejectSignatureOnce?: boolean;
+}
+
+/**
+ * An EIP-1193 provider in the page (`window.ethereum`) backed by a devnet buyer's key in the test process: it
+ * signs typed data and sends transactions to anvil. It starts on chain 1, so paying makes the page switch chains.
+ */
+export async function injectDevnetWallet(
+  page: Page,
+  options: { privateKey: `0x${string}`; chain: { chainId: number; rpcUrl: string; name: string }; script?: WalletScript },
+) {
+  const account = privateKeyToAccount(options.privateKey);
+  const chain = defineChain({
+    id: options.chain.chainId,
+    name: options.chain.name,
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [options.chain.rpcUrl] } },
+  });
+  const walletClient = createWalletClient({ account, chain, transport: http(options.chain.rpcUrl) });
+  const calls: string[] = [];
+  let currentChain = 1;
+  const knownChains = new Set([1]);
+  const script = { ...options.script };
+  if (!script.unknownChainOnce) knownChains.add(options.chain.chainId);
+
+  async function handle(method: string, params: any[]): Promise<unknown> {
+    switch (method) {
+      case 'eth_requestAccounts':
+      case 'eth_accounts':
+        return [account.address];
+      case 'eth_chainId':
+        return `0x${currentChain.toString(16)}`;
+      case 'wallet_switchEthereumChain': {
+        const wanted = Number.parseInt(params[0].chainId, 16);
+        if (!knownChains.has(wanted)) {
+          // The buyer then adds the network in the wallet, so the next attempt can switch.
+          knownChains.add(wanted);
+          throw { code: 4902, message: `Unrecognized chain ID ${params[0].chainId}.` } satisfies ProviderError;
+        }
+        currentChain = wanted;
+        return null;
+      }
+      case 'eth_signTypedData_v4': {
+        if (script.rejectSignatureOnce) {
+          script.rejectSignatureOnce = false;
+          throw { code: 4001, message: 'User rejected the request.' } satisfies ProviderError;
+        }
+        const [from, json] = params as [string, string];
+        if (from.toLowerCase() !== account.address.toLowerCase()) throw { code: 4100, message: 'Unknown account' };
+        if (currentChain !== options.chain.chainId) throw { code: 4901, message: 'Wrong chain' };
+        return account.signTypedData(JSON.parse(json));
+      }
+      case 'eth_sendTransaction': {
+        const [tx] = params as [{ to: `0x${string}`; data?: `0x${string}`; value?: `0x${string}` }];
+        return walletClient.sendTransaction({ to: tx.to, data: tx.data, value: tx.value ? BigInt(tx.value) : undefined });
+      }
+      default:
+        throw { code: 4200, message: `Unsupported method ${method}` } satisfies ProviderError;
+    }
+  }
+
+  await page.exposeFunction('__devnetWallet', async (method: string, paramsJson: string) => {
+    calls.push(method);
+    try {
+      return { result: await handle(method, JSON.parse(paramsJson)) };
+    } catch (error) {
+      const { code, message } = error as ProviderError;
+      return { error: { code: typeof code === 'number' ? code : -32603, message: String(message ?? error) } };
+    }
+  });
+  await page.addInitScript(() => {
+    (window as any).ethereum = {
+      request: async ({ method, params }: { method: string; params?: unknown[] }) => {
+        const answer = await (window as any).__devnetWallet(method, JSON.stringify(params ?? []));
+        if (answer.error) throw Object.assign(new Error(answer.error.message), { code: answer.error.code });
+        return answer.result;
+      },
+    };
+  });
+  return { address: account.address, calls };
+}

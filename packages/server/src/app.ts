@@ -19,6 +19,7 @@ import { registerMerchantRoutes } from './merchants/routes.ts';
 import { registerWebhookRoutes } from './webhooks/routes.ts';
 import { registerPaymentRoutes } from './payments/routes.ts';
 import { registerGatewayRoutes } from './gateway/routes.ts';
+import { registerCollectFormRoutes } from './checkout/collect/collectFormRoutes.ts';
 import { registerCheckoutRoutes } from './checkout/routes.ts';
 import { PaymentStatusWaiter } from './payments/statusWaiter.ts';
 import { registerSettlementMetrics } from './settlement/metrics.ts';
@@ -144,6 +145,7 @@ export async function buildApp(ctx: AppContext): Promise<BuiltApp> {
   registerMerchantRoutes(app, ctx, cursors);
   registerPaymentRoutes(app, ctx, cursors, statusWaiter);
   registerGatewayRoutes(app, ctx, statusWaiter);
+  await registerCollectFormRoutes(app, ctx);
   registerCheckoutRoutes(app, ctx);
   await registerWebhookRoutes(app, ctx);
 

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { DataEncryptionKey } from './gateway/dataCollection/encryption.ts';
 
 export interface Config {
   port: number;
@@ -22,6 +23,8 @@ export interface Config {
   logo: { allowPrivateHosts: boolean; extraCaFile: string | undefined; timeoutMs: number };
   /** Batching of merchant settlements (D16): how often batches are made and sent, and the smallest one sent. */
   settlement: { intervalMs: number; minimumBatch: string };
+  /** Encrypts buyer data at rest; from DATA_ENCRYPTION_KEY, or kept in DATA_DIR by `start` on a local setup. */
+  dataEncryptionKey: DataEncryptionKey | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -62,6 +65,16 @@ function httpUrl(env: Env, name: string, fallback: string): string {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`${name} must use http or https`);
   return url.toString().replace(/\/+$/, '');
+}
+
+function dataEncryptionKey(env: Env): DataEncryptionKey | undefined {
+  const raw = env.DATA_ENCRYPTION_KEY;
+  if (!raw) return undefined;
+  try {
+    return DataEncryptionKey.parse(raw, 'DATA_ENCRYPTION_KEY');
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
 }
 
 /** Reads the service configuration from environment variables; every variable is listed in the README. */
@@ -107,5 +120,6 @@ export function loadConfig(env: Env = process.env): Config {
       intervalMs: integer(env, 'SETTLEMENT_INTERVAL_MS', (env.CHAINS || 'devnet') === 'devnet' ? 10_000 : 900_000, 100, 86_400_000),
       minimumBatch: decimal(env, 'SETTLEMENT_MIN_BATCH', '0'),
     },
+    dataEncryptionKey: dataEncryptionKey(env),
   };
 }

@@ -8,6 +8,14 @@ import { type Config, ConfigError, loadConfig } from './config.ts';
 import { systemClock } from './context.ts';
 import { createGatewayServices } from './gateway/services.ts';
 import { gatewayTasks } from './gateway/submitPayment.ts';
+import { dataEncryptionKeyInDataDir } from './gateway/dataCollection/encryption.ts';
+import { DataThresholdError, formatDataThreshold } from './gateway/dataCollection/threshold.ts';
+import {
+  parseMerchantDataThreshold,
+  parsePartnerDataThreshold,
+  setMerchantDataThreshold,
+  setPartnerDataThreshold,
+} from './gateway/dataCollection/thresholdSettings.ts';
 import { startWorkers } from './jobs/queue.ts';
 import { serviceTaskList } from './jobs/taskList.ts';
 import { crashPointFromEnv } from './settlement/crashPoint.ts';
@@ -87,6 +95,8 @@ async function start(): Promise<void> {
 
   const chains = await setUpChains(config.chains, config.dataDir, process.env);
   const collectorKeys = await loadCollectorKeys(process.env, config.dataDir, chains.devnet !== undefined);
+  // One machine holds the data and the key on a local setup; elsewhere DATA_ENCRYPTION_KEY is shared by all processes.
+  if (!config.dataEncryptionKey && (handle.embedded || chains.devnet)) config.dataEncryptionKey = await dataEncryptionKeyInDataDir(config.dataDir);
   if (chains.devnet) {
     const collector = await collectorAddresses(collectorKeys);
     await chains.devnet.fund({ evm: [collector.evm], solana: [collector.solana] });
@@ -176,6 +186,16 @@ function buildCli(): Command {
     .requiredOption('--name <name>', 'display name')
     .action(({ name }: { name: string }) => withDatabase(async ({ db }) => printJson(await createPartner(db, name))));
   partner
+    .command('set-data-threshold <partnerId> <threshold>')
+    .description('ask buyers for their details above a fiat amount: USD:100000 (minor units), 100000 (in the payment currency) or none')
+    .action((partnerId: string, text: string) =>
+      withDatabase(async ({ db }) => {
+        const threshold = parsePartnerDataThreshold(text);
+        await setPartnerDataThreshold(db, partnerId, threshold);
+        printJson({ partnerId, dataThreshold: threshold ? formatDataThreshold(threshold) : 'none' });
+      }),
+    );
+  partner
     .command('pin-version <partnerId> <version>')
     .description("set the API version a partner's requests use by default")
     .action((partnerId: string, version: string) =>
@@ -248,9 +268,19 @@ function buildCli(): Command {
       withDatabase(async ({ db }) => printJson(await createApp(db, partnerId, name, icon))),
     );
 
-  program
-    .command('merchant')
-    .description('merchants')
+  const merchant = program.command('merchant').description('merchants');
+  merchant
+    .command('set-data-threshold <merchantId> <threshold>')
+    .description("the merchant's own buyer-data threshold: USD:100000, 100000, none (never ask) or inherit (the partner's)")
+    .action((merchantId: string, text: string) =>
+      withDatabase(async ({ db }) => {
+        const setting = parseMerchantDataThreshold(text);
+        await setMerchantDataThreshold(db, merchantId, setting);
+        const shown = setting.kind === 'threshold' ? formatDataThreshold(setting.threshold) : setting.kind === 'never' ? 'none' : 'inherit';
+        printJson({ merchantId, dataThreshold: shown });
+      }),
+    );
+  merchant
     .command('set-status <merchantId>')
     .addArgument(new Command().createArgument('<status>', 'new status').choices(MERCHANT_STATUSES))
     .action((merchantId: string, status: (typeof MERCHANT_STATUSES)[number]) =>
@@ -293,6 +323,7 @@ buildCli()
       error instanceof CliError ||
       error instanceof PartnerError ||
       error instanceof FeeScheduleError ||
+      error instanceof DataThresholdError ||
       error instanceof ConfigError ||
       error instanceof DatabaseUnavailableError;
     // Exit once the message is written: a piped stderr is asynchronous and an early exit would cut it.

@@ -7,6 +7,9 @@ export interface PartnersTable {
   id: string;
   name: string;
   pinned_version: string;
+  /** Buyer data is asked above this fiat amount (D14); null: never. A null currency means the payment's own. */
+  data_threshold_currency: string | null;
+  data_threshold_amount: ColumnType<string | null, string | bigint | null | undefined, string | bigint | null>;
   created_at: CreatedAt;
 }
 
@@ -35,6 +38,10 @@ export interface MerchantsTable {
   email: string;
   status: Generated<'active' | 'inactive' | 'suspended'>;
   logo_file: string | null;
+  /** The merchant's own buyer-data threshold, over the partner's unless `inherit` (D14). */
+  data_threshold_override: Generated<'inherit' | 'never' | 'threshold'>;
+  data_threshold_currency: string | null;
+  data_threshold_amount: ColumnType<string | null, string | bigint | null | undefined, string | bigint | null>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }
@@ -256,7 +263,23 @@ export interface PaymentOptionsTable {
   actions: ColumnType<unknown, string, string>;
   /** JSON written as text: what the buyer must sign (an EIP-3009 authorisation, the built Solana transfer). */
   terms: ColumnType<unknown, string, string>;
+  /** The payment was above its buyer-data threshold when this option was offered (D14). */
+  requires_buyer_data: Generated<boolean>;
   created_at: CreatedAt;
+}
+
+/** Buyer data given for a payment, encrypted with AES-256-GCM; `scope` is a CAIP-10 account or `*` (any). */
+export interface BuyerDataTable {
+  payment_id: string;
+  scope: string;
+  source: 'form' | 'confirm';
+  /** Which key encrypted the row: a fingerprint, never the key. */
+  key_id: string;
+  nonce: Buffer;
+  ciphertext: Buffer;
+  auth_tag: Buffer;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
 }
 
 export interface PaymentConfirmationsTable {
@@ -365,6 +388,7 @@ export interface Database {
   solana_transactions: SolanaTransactionsTable;
   payment_options: PaymentOptionsTable;
   payment_confirmations: PaymentConfirmationsTable;
+  buyer_data: BuyerDataTable;
   partner_fee_schedules: PartnerFeeSchedulesTable;
   partner_fixed_fees: PartnerFixedFeesTable;
   settlement_batches: SettlementBatchesTable;

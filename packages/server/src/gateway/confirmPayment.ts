@@ -11,6 +11,7 @@ import { type BuyerProvider, checkAlignment, claimPayment, earlierConfirmation, 
 import { gatewayPaymentOf, gatewayServicesOf, requirePayable, statusAfterLongPoll } from './gatewayPayment.ts';
 import { GatewayPaymentParams } from './gatewaySchemas.ts';
 import { offeredOption, requireLiveQuote } from './optionLookup.ts';
+import { requireBuyerData } from './dataCollection/buyerData.ts';
 
 const ConfirmBody = Type.Object(
   {
@@ -71,6 +72,7 @@ export function registerConfirmPayment(app: App, ctx: AppContext, waiter: Paymen
       const option = await offeredOption(ctx.db, payment.id, optionId);
       requireLiveQuote(option, ctx.clock.now());
       checkAlignment(option, results);
+      await requireBuyerData(ctx, payment, option, request.body.collectedData);
       await verifyResults(gatewayServicesOf(ctx), ctx.chains, option, results, ctx.clock.now());
 
       const provider = await providerOf(ctx, request);

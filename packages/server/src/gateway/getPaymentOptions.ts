@@ -7,6 +7,7 @@ import { gatewayPaymentOf, gatewayServicesOf, merchantOfPayment, requirePayable 
 import { CollectDataSchema, GatewayPaymentParams, PaymentOptionSchema } from './gatewaySchemas.ts';
 import { GatewayPaymentView, toGatewayPaymentView } from './getGatewayPayment.ts';
 import { offerOptions } from './paymentOptions.ts';
+import { buyerDataRequest } from './dataCollection/buyerData.ts';
 
 const OptionsBody = Type.Object(
   {
@@ -68,10 +69,11 @@ export function registerGetPaymentOptions(app: App, ctx: AppContext): void {
       const payment = await gatewayPaymentOf(ctx, request.params.id);
       const accounts = payableAccounts(ctx, request.body.accounts);
       requirePayable(payment, ctx.clock.now());
-      const options = accounts.length ? await offerOptions(ctx.db, ctx.chains, gatewayServicesOf(ctx), payment, accounts) : [];
+      const buyerData = await buyerDataRequest(ctx, payment);
+      const options = accounts.length ? await offerOptions(ctx.db, ctx.chains, gatewayServicesOf(ctx), payment, accounts, buyerData) : [];
       return {
         options,
-        collectData: null,
+        collectData: buyerData?.paymentForm ?? null,
         ...(request.query.includePaymentInfo
           ? { paymentInfo: toGatewayPaymentView(payment, await merchantOfPayment(ctx, payment), ctx.config.baseUrl, ctx.clock.now()) }
           : {}),

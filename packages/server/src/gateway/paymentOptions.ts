@@ -11,6 +11,7 @@ import { fiatCurrency } from '../payments/currencies.ts';
 import type { PaymentRow } from '../payments/paymentResource.ts';
 import { tokenAmountOf } from '../payments/paymentResource.ts';
 import type { GatewayServices } from './services.ts';
+import type { BuyerDataRequest, CollectData } from './dataCollection/buyerData.ts';
 import { chainUnavailable, isChainRpcFailure } from './chainFailures.ts';
 import { ApiError } from '../http/errors.ts';
 
@@ -46,7 +47,7 @@ export interface OfferedOption {
   etaS: number;
   expiresAt: number | null;
   actions: OptionAction[];
-  collectData: null;
+  collectData: CollectData | null;
 }
 
 export function authorizationTypedData(stored: StoredAuthorization): ReceiveAuthorizationTypedData {
@@ -208,6 +209,7 @@ export async function offerOptions(
   services: GatewayServices,
   payment: PaymentRow,
   accounts: AccountId[],
+  buyerData: BuyerDataRequest | null = null,
 ): Promise<OfferedOption[]> {
   const byNetwork = new Map<string, AccountId[]>();
   for (const account of accounts) byNetwork.set(account.caip2, [...(byNetwork.get(account.caip2) ?? []), account]);
@@ -253,6 +255,7 @@ export async function offerOptions(
           quote_expires_at: candidate.quote.expiresAt,
           actions: JSON.stringify(actions),
           terms: JSON.stringify(terms),
+          requires_buyer_data: buyerData !== null,
         })),
       )
       .execute();
@@ -264,6 +267,6 @@ export async function offerOptions(
     etaS: etaSeconds(network),
     expiresAt: candidate.quote.expiresAt ? Math.floor(candidate.quote.expiresAt.getTime() / 1000) : null,
     actions,
-    collectData: null,
+    collectData: buyerData?.forAccount(candidate.account.caip10) ?? null,
   }));
 }

@@ -7,6 +7,7 @@ import * as solanaJournal from './0005_solana_journal.ts';
 import * as gateway from './0006_gateway.ts';
 import * as paymentListSearch from './0007_payment_list_search.ts';
 import * as feesSettlement from './0008_fees_settlement.ts';
+import * as buyerDataCollection from './0009_buyer_data_collection.ts';
 import * as checkout from './0010_checkout.ts';
 import * as paymentStats from './0011_payment_stats.ts';
 import * as confirmedTerms from './0012_confirmed_terms.ts';
@@ -21,6 +22,7 @@ export const migrations: Record<string, Migration> = {
   '0006_gateway': gateway,
   '0007_payment_list_search': paymentListSearch,
   '0008_fees_settlement': feesSettlement,
+  '0009_buyer_data_collection': buyerDataCollection,
   '0010_checkout': checkout,
   '0011_payment_stats': paymentStats,
   '0012_confirmed_terms': confirmedTerms,

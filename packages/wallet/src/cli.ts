@@ -4,7 +4,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { privateKeyToAccount } from 'viem/accounts';
 import { evmSignerFromAccount } from './evmAccountSigner.ts';
 import { GatewayClient, GatewayError, type GatewayAuth } from './gatewayClient.ts';
-import type { PaymentOption } from './gatewayTypes.ts';
+import type { CollectedData, PaymentOption } from './gatewayTypes.ts';
 import { parsePaymentLink } from './paymentLink.ts';
 import { payWithOption } from './payWithOption.ts';
 import type { Signers } from './signers.ts';
@@ -31,6 +31,7 @@ interface PayOptions {
   gatewayUrl: string;
   checkoutUrl?: string;
   maxPollMs: number;
+  collectedData?: CollectedData;
 }
 
 class CliError extends Error {}
@@ -140,7 +141,19 @@ async function pay(link: string, options: PayOptions): Promise<boolean> {
     const choices = offered.length ? `; offered: ${offered.map(describeOption).join(', ')}` : '; the accounts hold too little to pay';
     throw new CliError(`no option matches${options.token ? ` --token ${options.token}` : ''}${options.network ? ` --network ${options.network}` : ''}${choices}`);
   }
-  const result = await payWithOption({ client, paymentId, option, signers: wallet.signers, maxPollMs: options.maxPollMs });
+  if (option.collectData && !options.collectedData) {
+    throw new CliError(
+      `this payment needs buyer data: open ${option.collectData.url} and pay from a wallet, or pass --collected-data '{"fields":[{"id":...,"value":...}]}'`,
+    );
+  }
+  const result = await payWithOption({
+    client,
+    paymentId,
+    option,
+    signers: wallet.signers,
+    maxPollMs: options.maxPollMs,
+    ...(options.collectedData ? { collectedData: options.collectedData } : {}),
+  });
   process.stdout.write(`${JSON.stringify({ paymentId, status: result.status, txId: result.info?.txId ?? null })}\n`);
   return result.status === 'succeeded';
 }
@@ -155,6 +168,19 @@ function nonNegativeInteger(value: string): number {
   const parsed = Number(value);
   if (!Number.isSafeInteger(parsed) || parsed < 0) throw new CliError(`not a non-negative integer: ${value}`);
   return parsed;
+}
+
+function collectedDataOf(value: string): CollectedData {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw new CliError('--collected-data is not JSON');
+  }
+  if (typeof parsed !== 'object' || parsed === null || !Array.isArray((parsed as { fields?: unknown }).fields)) {
+    throw new CliError('--collected-data must be {"fields":[{"id":...,"value":...}]}');
+  }
+  return parsed as CollectedData;
 }
 
 function buildCli(): Command {
@@ -178,6 +204,7 @@ function buildCli(): Command {
     .option('--rpc-url <chain=url>', 'RPC URL of an EVM chain, e.g. eip155:8453=https://...; repeatable', (value: string, list: string[]) => [...list, value], [])
     .addOption(new Option('--gateway-url <url>', "the service's base URL").env('PAYGATE_GATEWAY_URL').default('http://localhost:8080'))
     .addOption(new Option('--checkout-url <url>', 'checkout URL payment links start with (default: the gateway URL)').env('PAYGATE_CHECKOUT_URL'))
+    .addOption(new Option('--collected-data <json>', 'buyer data the payment asks for, as {"fields":[{"id","value"}]}').argParser(collectedDataOf))
     .addOption(new Option('--max-poll-ms <ms>', 'long-poll time per status request').default(25_000).argParser(nonNegativeInteger))
     .action(async (link: string, options: PayOptions) => {
       if (!(await pay(link, options))) process.exitCode = 1;

@@ -102,7 +102,7 @@ async function executeAll(actions: WalletRpcAction[], signers: Signers): Promise
 }
 
 function unknownTypeError(action: Action): UnsupportedActionError {
-  return new UnsupportedActionError('-', String((action as { type?: unknown }).type), 'unknown action type');
+  return new UnsupportedActionError('', `an action of type ${String((action as { type?: unknown }).type)}`, 'unknown action type');
 }
 
 /**

@@ -19,8 +19,9 @@ export class UnsupportedActionError extends WalletError {
   readonly chainId: string;
   readonly method: string;
 
+  /** `chainId` is empty for an action of unknown type, which names no chain. */
   constructor(chainId: string, method: string, reason: string) {
-    super('unsupported_action', `Cannot execute ${method} on ${chainId}: ${reason}`);
+    super('unsupported_action', `Cannot execute ${method}${chainId ? ` on ${chainId}` : ''}: ${reason}`);
     this.chainId = chainId;
     this.method = method;
   }

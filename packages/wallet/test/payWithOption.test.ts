@@ -1,5 +1,5 @@
 import { getBase64Encoder, getTransactionDecoder } from '@solana/kit';
-import { createPublicClient, http, parseEther, recoverTypedDataAddress, verifyMessage } from 'viem';
+import { createPublicClient, encodeFunctionData, erc20Abi, http, maxUint256, parseEther, recoverTypedDataAddress, verifyMessage } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PaymentOption, PaymentStatus, WalletRpcAction } from '../src/gatewayTypes.ts';
@@ -9,6 +9,7 @@ import {
   GatewayClient,
   InvalidActionError,
   MissingSignerError,
+  TransactionRevertedError,
   payWithOption,
   solanaSignerFromKeyPair,
   UnknownChainError,
@@ -217,6 +218,10 @@ describe('payWithOption on the devnet', () => {
       expect(error).toBeInstanceOf(UnsupportedActionError);
       expect(error).toMatchObject({ code: 'unsupported_action', method });
     }
+    const unknownType = { type: 'signMessage', data: { message: 'hi' } } as unknown as WalletRpcAction;
+    const typeError = await caught(payWithOption({ client: gw.client, paymentId, option: { id: option.id, actions: [...option.actions, unknownType] }, signers }));
+    expect(typeError).toBeInstanceOf(UnsupportedActionError);
+    expect((typeError as Error).message).toBe('Cannot execute an action of type signMessage: unknown action type');
     expect(calls).toEqual([]);
     expect(await gw.client.getStatus(paymentId)).toMatchObject({ status: 'requires_action' });
   });
@@ -235,6 +240,28 @@ describe('evmSignerFromAccount on the devnet', () => {
     // No waiting here: the receipt must already exist.
     expect((await reader.getTransactionReceipt({ hash: hash as `0x${string}` })).status).toBe('success');
     expect(await reader.getBalance({ address: recipient })).toBe(parseEther('0.5'));
+  });
+
+  it('sends a Permit2 approval (the first action of an allowance option) and reports a reverted transaction', async () => {
+    const chain = gw.devnet.manifest.evm[0]!;
+    const usdt = chain.tokens.find((token) => token.symbol === 'USDT')!.address as `0x${string}`;
+    const carol = gw.buyer('carol').evmAddress as `0x${string}`;
+    const reader = createPublicClient({ transport: http(chain.rpcUrl) });
+    const allowance = () => reader.readContract({ address: usdt, abi: erc20Abi, functionName: 'allowance', args: [carol, chain.permit2 as `0x${string}`] });
+    expect(await allowance()).toBe(0n);
+
+    const approve = encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [chain.permit2 as `0x${string}`, maxUint256] });
+    await evmSigner('carol').request({ chainId: chain.caip2, method: 'eth_sendTransaction', params: [{ from: carol, to: usdt, data: approve }] });
+    expect(await allowance()).toBe(maxUint256);
+
+    // More than carol holds, with the gas given so the transaction is mined rather than refused by estimation.
+    const overdraw = encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [gw.buyer('alice').evmAddress as `0x${string}`, 10n ** 30n] });
+    const reverted = await caught(
+      evmSigner('carol').request({ chainId: chain.caip2, method: 'eth_sendTransaction', params: [{ from: carol, to: usdt, data: overdraw, gas: '0x30000' }] }),
+    );
+    expect(reverted).toBeInstanceOf(TransactionRevertedError);
+    const txHash = (reverted as TransactionRevertedError).txHash as `0x${string}`;
+    expect((await reader.getTransactionReceipt({ hash: txHash })).status).toBe('reverted');
   });
 
   it('signs personal_sign messages for its own address only', async () => {

@@ -98,6 +98,8 @@ export async function buildApp(ctx: AppContext): Promise<BuiltApp> {
   );
 
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false }) : undefined;
+  // Requests go on unlimited while Redis is away (skipOnError); say so in the log rather than on stderr.
+  redis?.on('error', (error: Error) => app.log.warn(`rate limit store (Redis) unavailable, requests are not rate limited: ${error.message}`));
   await app.register(rateLimit, {
     global: true,
     max: config.rateLimit.max,

@@ -1,5 +1,7 @@
-import { Logger, run, runMigrations, type Runner, type TaskList } from 'graphile-worker';
+import { EventEmitter } from 'node:events';
+import { Logger, run, runMigrations, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
 import { type Kysely, sql } from 'kysely';
+import { WorkerLiveness, type WorkerLivenessOptions } from './workerLiveness.ts';
 
 export type { TaskList };
 
@@ -35,23 +37,44 @@ export interface Workers {
   stop(): Promise<void>;
 }
 
-/** Runs the task list in this process; every process runs workers, and jobs are claimed through the database. */
+/**
+ * Runs the task list in this process; every process runs workers, and jobs are claimed through the database. Jobs
+ * left locked by a process that died are returned to the queue by the other processes (see WorkerLiveness).
+ */
 export async function startWorkers(
   connectionString: string,
   taskList: TaskList,
-  options: { concurrency?: number; onProblem?: (message: string) => void } = {},
+  options: { concurrency?: number; onProblem?: (message: string) => void; liveness?: WorkerLivenessOptions } = {},
 ): Promise<Workers> {
   const report = options.onProblem ?? (() => {});
-  const runner: Runner = await run({
-    connectionString,
-    logger: new Logger(() => (level, message) => {
-      if (level === 'error' || level === 'warning') report(message);
-    }),
-    taskList,
-    concurrency: options.concurrency ?? 4,
-    pollInterval: 1000,
-    noHandleSignals: true,
-    noPreparedStatements: false,
+  const liveness = await WorkerLiveness.start(connectionString, { onProblem: report, ...options.liveness });
+  const events: WorkerEvents = new EventEmitter();
+  // Jobs are locked in the name of the worker pool, not of its individual workers.
+  events.on('pool:create', ({ workerPool }) => {
+    liveness.hold(workerPool.id).catch((error: Error) => report(`worker pool ${workerPool.id} could not take its liveness lock: ${error.message}`));
   });
-  return { stop: () => runner.stop() };
+  let runner: Runner;
+  try {
+    runner = await run({
+      connectionString,
+      logger: new Logger(() => (level, message) => {
+        if (level === 'error' || level === 'warning') report(message);
+      }),
+      taskList,
+      concurrency: options.concurrency ?? 4,
+      pollInterval: 1000,
+      noHandleSignals: true,
+      noPreparedStatements: false,
+      events,
+    });
+  } catch (error) {
+    await liveness.stop();
+    throw error;
+  }
+  return {
+    stop: async () => {
+      await runner.stop();
+      await liveness.stop();
+    },
+  };
 }

@@ -29,7 +29,9 @@ export function connect(url: string, poolSize: number): Db {
 /** Applies the service's migrations and installs the job queue's schema. */
 export async function migrateToLatest(db: Db, url: string): Promise<string[]> {
   await migrateJobQueue(url);
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  // Migration numbers are reserved per feature and land when the feature does, so a lower number may arrive after
+  // a higher one was applied; each runs once whatever the order.
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations }, allowUnorderedMigrations: true });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((result) => result.status === 'Success').map((result) => result.migrationName);

@@ -46,6 +46,16 @@ function quantity(value: unknown, field: string): bigint | undefined {
   return BigInt(value);
 }
 
+/** A typed-data domain's chainId may be a number, a decimal string or a hex string. */
+function sameChainNumber(value: unknown, expected: number): boolean {
+  if (typeof value !== 'number' && typeof value !== 'string' && typeof value !== 'bigint') return false;
+  try {
+    return BigInt(value) === BigInt(expected);
+  } catch {
+    return false;
+  }
+}
+
 /** `[from, typedData]` where typedData is JSON text (or an object, as some dapps send); its domain must be this chain's. */
 function typedDataOf(account: LocalAccount, chainId: string, params: unknown[]): TypedDataDefinition {
   requireOwnAddress(account, params[0], 'eth_signTypedData_v4');
@@ -64,7 +74,7 @@ function typedDataOf(account: LocalAccount, chainId: string, params: unknown[]):
   }
   const domainChainId = (domain as { chainId?: unknown } | undefined)?.chainId;
   // A signature bound to another chain could be replayed there; refuse it as wallets do.
-  if (domainChainId !== undefined && String(domainChainId) !== String(evmChainNumber(chainId))) {
+  if (domainChainId !== undefined && !sameChainNumber(domainChainId, evmChainNumber(chainId))) {
     throw new InvalidActionError(`eth_signTypedData_v4 domain is for chain ${String(domainChainId)}, not ${chainId}`);
   }
   return typedData as TypedDataDefinition;

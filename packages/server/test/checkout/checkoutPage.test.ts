@@ -1,7 +1,9 @@
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { type Devnet, startDevnet } from '@paygate/devnet';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import sharp from 'sharp';
@@ -20,10 +22,22 @@ import { createApp } from '../../src/partners/partners.ts';
 import { createMerchant, createPayment } from '../support/fixtures.ts';
 import { createTestCertificate, type LogoServer, serveBytes, startLogoServer } from '../support/logoServer.ts';
 import { ManualClock } from '../support/manualClock.ts';
+import { childEnv } from '../support/serverProcess.ts';
 import { call, newPartner, startTestServer, type TestPartner, type TestServer } from '../support/testServer.ts';
 import { decodeQr, injectDevnetWallet, launchChromium, recordTraffic, saveScreenshots, VIEWPORTS } from './support/browser.ts';
 
 const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost']);
+const WALLET_BIN = fileURLToPath(new URL('../../../wallet/bin/paygate-wallet.js', import.meta.url));
+
+/** Runs `paygate-wallet` as its own process, as a buyer's phone wallet stand-in; resolves with its exit and output. */
+function runWalletCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [WALLET_BIN, ...args], { env: childEnv({}), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
+}
 
 describe('buyer checkout page in Chromium on the devnet', () => {
   let devnet: Devnet;
@@ -198,7 +212,7 @@ describe('buyer checkout page in Chromium on the devnet', () => {
     }
   });
 
-  it('moves to succeeded without a reload while the payment is paid through the gateway', async () => {
+  it('moves to succeeded without a reload while paygate-wallet pays the link', async () => {
     const { gatewayUrl, paymentId } = await createPayment(server, partner.apiKey, merchantId);
     const { context, page } = await openPage(gatewayUrl);
     let navigations = 0;
@@ -208,7 +222,16 @@ describe('buyer checkout page in Chromium on the devnet', () => {
     await page.evaluate(() => ((window as any).loadedOnce = true));
     // The page's first status call syncs at once; the next one is the long-poll that must wake on payment.
     await longPollOpen(paymentId);
-    await payThroughGateway(paymentId, 'bob');
+    const paid = await runWalletCli([
+      'pay',
+      gatewayUrl,
+      '--gateway-url',
+      server.url,
+      ...['--app-id', walletHeaders['app-id']!, '--client-id', 'cli-1'],
+      ...['--devnet-dir', dataDir, '--buyer', 'bob', '--network', evmChain().caip2, '--token', 'USDC'],
+    ]);
+    expect(paid.code, paid.stderr).toBe(0);
+    expect(JSON.parse(paid.stdout)).toMatchObject({ paymentId, status: 'succeeded' });
     await expect.poll(() => visibleHeading(page).textContent(), { timeout: 30_000 }).toBe('Payment complete');
     expect(await page.evaluate(() => (window as any).loadedOnce)).toBe(true);
     expect(navigations).toBe(0);

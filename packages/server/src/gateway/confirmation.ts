@@ -1,7 +1,7 @@
 import type { Updateable } from 'kysely';
 import type { Hex } from 'viem';
-import { PaymentRefusedError, simulateReceiveWithAuthorization, verifyReceiveAuthorization } from '../chains/evm/index.ts';
-import type { ChainRegistry } from '../chains/registry.ts';
+import { claimNativeTransfer, PaymentRefusedError, simulateReceiveWithAuthorization, verifyReceiveAuthorization } from '../chains/evm/index.ts';
+import type { ChainRegistry, NetworkInfo } from '../chains/registry.ts';
 import { BlockhashExpiredError, SignedTransactionRejectedError } from '../chains/solana/errors.ts';
 import { verifyBuyerSignedTransaction } from '../chains/solana/verifyBuyerSignedTransaction.ts';
 import type { AppContext } from '../context.ts';
@@ -13,6 +13,9 @@ import { effectiveStatus } from '../payments/stateMachine.ts';
 import type { OptionRow } from './optionLookup.ts';
 import { authorizationTypedData } from './paymentOptions.ts';
 import { readingChain } from './chainFailures.ts';
+import { verifyNativeResult } from './nativePayments.ts';
+import { verifyPermit2Results } from './permit2Payments.ts';
+import { SIGNATURE, TRANSACTION_HASH } from './walletResultFormats.ts';
 import type { GatewayServices } from './services.ts';
 
 export const SUBMIT_PAYMENT_TASK = 'gateway_submit_payment';
@@ -26,8 +29,6 @@ export interface BuyerProvider {
   name: string | null;
   icon: string | null;
 }
-
-const SIGNATURE = /^0x(?:[0-9a-fA-F]{2}){65,4096}$/;
 
 /** One result per action of the option, in order, each with one value per wallet call the action stands for. */
 export function checkAlignment(option: OptionRow, results: WalletResult[]): void {
@@ -54,29 +55,53 @@ export function verifyResults(services: GatewayServices, chains: ChainRegistry, 
   return readingChain(option.network, () => checkResults(services, chains, option, results, now));
 }
 
+/** The value of result `index`, refused unless it has the form the action's method returns. */
+function resultValue(results: WalletResult[], index: number, form: RegExp, described: string): Hex {
+  const value = results[index]?.data[0] ?? '';
+  if (!form.test(value)) throw ApiError.validation([{ field: `results.${index}.data.0`, message: `must be ${described}` }]);
+  return value as Hex;
+}
+
+function evmNetworkOf(chains: ChainRegistry, option: OptionRow): NetworkInfo {
+  const network = chains.network(option.network);
+  if (!network) throw new ApiError(400, 'invalid_state', `${option.network} is no longer accepted.`);
+  return network;
+}
+
 async function checkResults(services: GatewayServices, chains: ChainRegistry, option: OptionRow, results: WalletResult[], now: Date): Promise<void> {
-  const value = results[0]?.data[0] as string;
   const { terms } = option;
-  if (terms.kind === 'eip3009') {
-    if (!SIGNATURE.test(value)) throw ApiError.validation([{ field: 'results.0.data.0', message: 'must be a 0x-prefixed hex signature' }]);
-    const network = chains.network(option.network);
-    if (!network) throw new ApiError(400, 'invalid_state', `${option.network} is no longer accepted.`);
-    const client = services.evm.clients.for(network);
-    const typedData = authorizationTypedData(terms.authorization);
-    try {
+  try {
+    if (terms.kind === 'eip3009') {
+      const signature = resultValue(results, 0, SIGNATURE, 'a 0x-prefixed hex signature');
+      const client = services.evm.clients.for(evmNetworkOf(chains, option));
+      const typedData = authorizationTypedData(terms.authorization);
       await verifyReceiveAuthorization(client, {
         typedData,
-        signature: value as Hex,
+        signature,
         expected: { token: typedData.domain.verifyingContract, collector: services.evm.collector, value: BigInt(option.amount), from: typedData.message.from },
         clock: { now: () => now },
       });
-      await simulateReceiveWithAuthorization(client, typedData, value as Hex);
-    } catch (error) {
-      if (error instanceof PaymentRefusedError) throw refused(`The signed authorisation was refused: ${error.message}.`, error.code);
-      throw error;
+      await simulateReceiveWithAuthorization(client, typedData, signature);
+      return;
     }
-    return;
+    if (terms.kind === 'permit2') {
+      const approvalHash = terms.approval ? resultValue(results, 0, TRANSACTION_HASH, 'the hash of the approval transaction') : null;
+      const signature = resultValue(results, results.length - 1, SIGNATURE, 'a 0x-prefixed hex signature');
+      const network = evmNetworkOf(chains, option);
+      await verifyPermit2Results(services.evm.clients.for(network), network, terms, { approvalHash, signature }, now);
+      return;
+    }
+    if (terms.kind === 'native') {
+      const hash = resultValue(results, 0, TRANSACTION_HASH, 'the hash of the transfer transaction');
+      const network = evmNetworkOf(chains, option);
+      await verifyNativeResult(services.evm.clients.for(network), network, terms, hash);
+      return;
+    }
+  } catch (error) {
+    if (error instanceof PaymentRefusedError) throw refused(`The ${terms.kind === 'eip3009' ? 'signed authorisation' : 'payment'} was refused: ${error.message}.`, error.code);
+    throw error;
   }
+  const value = results[0]?.data[0] as string;
   const solana = services.solana.networks.get(option.network);
   if (!solana) throw new ApiError(400, 'invalid_state', `${option.network} is no longer accepted.`);
   if (!terms.transfer) throw refused('Fetch the build action before confirming this option.', 'not_built');
@@ -118,6 +143,13 @@ export async function claimPayment(ctx: AppContext, paymentId: string, option: O
     const existing = await trx.selectFrom('payment_confirmations').selectAll().where('payment_id', '=', paymentId).executeTakeFirst();
     if (existing) return existing.option_id === option.id && sameResults(existing.results, results) ? 'repeated' : 'taken';
     if (effectiveStatus(payment.status, payment.expires_at, ctx.clock.now()) !== 'requires_action') return 'not_payable';
+    if (option.terms.kind === 'native') {
+      // In this transaction: a transfer pays one payment only, even when two payments' confirms race with it.
+      const hash = (results[0]?.data[0] ?? '') as Hex;
+      await claimNativeTransfer(trx, option.network, hash, paymentId).catch((error: unknown) => {
+        throw error instanceof PaymentRefusedError ? refused(`The payment was refused: ${error.message}.`, error.code) : error;
+      });
+    }
     await trx
       .insertInto('payment_confirmations')
       .values({

@@ -1,8 +1,8 @@
 import type { Address, Hex } from 'viem';
 import type { AccountId } from '../chains/caip.ts';
-import { readBalances, type ReceiveAuthorizationTypedData, receiveWithAuthorizationTypedData } from '../chains/evm/index.ts';
+import { evmChainId, type ReceiveAuthorizationTypedData, receiveWithAuthorizationTypedData } from '../chains/evm/index.ts';
 import { PriceUnavailableError, quoteTokenAmount, type TokenAmountQuote } from '../chains/prices/priceSource.ts';
-import type { ChainRegistry, NetworkInfo, PaymentMethod, TokenInfo } from '../chains/registry.ts';
+import type { ChainRegistry, NetworkInfo, TokenInfo } from '../chains/registry.ts';
 import { readSolanaBalances } from '../chains/solana/readSolanaBalances.ts';
 import { receiveWithAuthorizationTypes } from '../chains/evm/eip3009.ts';
 import type { Db } from '../db/database.ts';
@@ -13,10 +13,18 @@ import { tokenAmountOf } from '../payments/paymentResource.ts';
 import type { GatewayServices } from './services.ts';
 import type { BuyerDataRequest, CollectData } from './dataCollection/buyerData.ts';
 import { chainUnavailable, isChainRpcFailure } from './chainFailures.ts';
+import { readEvmPayability } from './evmPayability.ts';
+import { nativeOffer, type NativeTerms } from './nativePayments.ts';
+import { permit2Offer, type Permit2Terms } from './permit2Payments.ts';
 import { ApiError } from '../http/errors.ts';
 
-/** The methods the gateway offers so far; tokens paid otherwise are not offered. */
-const OFFERED_METHODS: readonly PaymentMethod[] = ['eip3009', 'spl'];
+/**
+ * Whether the gateway offers a token: on EVM chains EIP-3009 and Permit2 tokens and the native coin when the network
+ * lists it (D11), on Solana SPL tokens (D12).
+ */
+function isOffered(network: NetworkInfo, token: TokenInfo): boolean {
+  return network.namespace === 'eip155' ? ['eip3009', 'permit2', 'native'].includes(token.method) : token.method === 'spl';
+}
 
 export type WalletRpcAction = { type: 'walletRpc'; data: { chain_id: string; method: string; params: string } };
 export type BuildAction = { type: 'build'; data: { data: string } };
@@ -38,7 +46,9 @@ export interface StoredSolanaTransfer {
 /** What the buyer must sign for an option; a confirm is checked against exactly this. */
 export type OptionTerms =
   | { kind: 'eip3009'; authorization: StoredAuthorization }
-  | { kind: 'spl'; buyer: string; mint: string; decimals: number; transfer: StoredSolanaTransfer | null };
+  | { kind: 'spl'; buyer: string; mint: string; decimals: number; transfer: StoredSolanaTransfer | null }
+  | Permit2Terms
+  | NativeTerms;
 
 export interface OfferedOption {
   id: string;
@@ -100,6 +110,8 @@ interface Candidate {
   account: AccountId;
   token: TokenInfo;
   quote: TokenAmountQuote;
+  /** A Permit2 option whose allowance is short starts with an approval. */
+  needsApproval: boolean;
 }
 
 async function quotes(services: GatewayServices, payment: PaymentRow, tokens: TokenInfo[]): Promise<Map<string, TokenAmountQuote>> {
@@ -126,34 +138,37 @@ async function quotes(services: GatewayServices, payment: PaymentRow, tokens: To
   return quoted;
 }
 
-/** The (account, token) pairs of one network whose balance covers the quoted amount. */
+/** The (account, token) pairs of one network whose balances cover the quoted amount (and the buyer's gas). */
 async function payableOnNetwork(
   services: GatewayServices,
   network: NetworkInfo,
   accounts: AccountId[],
   payment: PaymentRow,
 ): Promise<{ candidates: Candidate[]; unpriced: boolean }> {
-  const tokens = network.tokens.filter((token) => OFFERED_METHODS.includes(token.method));
+  const tokens = network.tokens.filter((token) => isOffered(network, token));
   if (!tokens.length || !network.rpcUrl) return { candidates: [], unpriced: false };
   const quoted = await quotes(services, payment, tokens);
   const priced = tokens.filter((token) => quoted.has(token.caip19));
   // Nothing here could be priced: the price source failed or has no rate for the payment's currency.
   if (!priced.length) return { candidates: [], unpriced: true };
   const owners = [...new Set(accounts.map((account) => account.address))];
-  let balanceOf: (owner: string, token: TokenInfo) => bigint;
+  let canPay: (owner: string, token: TokenInfo, amount: bigint) => boolean;
+  let needsApproval: (owner: string, token: TokenInfo, amount: bigint) => boolean = () => false;
   if (network.namespace === 'eip155') {
-    const balances = await readBalances(services.evm.clients.for(network), owners, priced);
-    balanceOf = (owner, token) => balances.of(owner, token);
+    const payability = await readEvmPayability(services.evm.clients.for(network), owners, priced);
+    canPay = payability.canPay;
+    needsApproval = payability.needsApproval;
   } else {
     const solana = services.solana.networks.get(network.caip2);
     if (!solana) return { candidates: [], unpriced: false };
     const balances = await readSolanaBalances(solana.rpc, owners, priced.map((token) => token.address));
-    balanceOf = (owner, token) => balances[owner]?.tokens[token.address] ?? 0n;
+    canPay = (owner, token, amount) => (balances[owner]?.tokens[token.address] ?? 0n) >= amount;
   }
   const candidates = accounts.flatMap((account) =>
     priced.flatMap((token) => {
       const quote = quoted.get(token.caip19) as TokenAmountQuote;
-      return balanceOf(account.address, token) >= quote.amount ? [{ account, token, quote }] : [];
+      if (!canPay(account.address, token, quote.amount)) return [];
+      return [{ account, token, quote, needsApproval: needsApproval(account.address, token, quote.amount) }];
     }),
   );
   return { candidates, unpriced: false };
@@ -167,6 +182,23 @@ async function termsAndActions(
   payment: PaymentRow,
 ): Promise<{ terms: OptionTerms; actions: OptionAction[] }> {
   const { account, token, quote } = candidate;
+  if (token.method === 'permit2') {
+    return permit2Offer({
+      network,
+      chainId: evmChainId(network),
+      owner: account.address as Address,
+      token: token.address as Address,
+      amount: quote.amount,
+      collector: services.evm.collector,
+      paymentId: payment.id,
+      // Valid until the payment expires, like an EIP-3009 authorisation.
+      deadline: payment.expires_at,
+      needsApproval: candidate.needsApproval,
+    });
+  }
+  if (token.method === 'native') {
+    return nativeOffer({ network, from: account.address as Address, collector: services.evm.collector, value: quote.amount });
+  }
   if (token.method === 'eip3009') {
     const domain = await services.eip3009Token(services.evm.clients.for(network), token);
     // Valid until the payment expires: a later submission could pay an expired payment.

@@ -1,6 +1,7 @@
 import type { Task } from 'graphile-worker';
 import type { Hex } from 'viem';
-import { PaymentRefusedError, relayReceiveWithAuthorization } from '../chains/evm/index.ts';
+import { PaymentRefusedError, relayPermitTransfer, relayReceiveWithAuthorization } from '../chains/evm/index.ts';
+import type { NetworkInfo } from '../chains/registry.ts';
 import {
   BlockhashExpiredError,
   SignedTransactionRejectedError,
@@ -13,38 +14,25 @@ import type { PaymentStatus } from '../db/schema.ts';
 import { changePaymentStatus, InvalidTransitionError } from '../payments/transitions.ts';
 import { processingChanges, SUBMIT_PAYMENT_TASK, type WalletResult } from './confirmation.ts';
 import type { OptionRow } from './optionLookup.ts';
+import { waitForNativeTransfer } from './nativePayments.ts';
 import { authorizationTypedData } from './paymentOptions.ts';
+import { permitTypedData } from './permit2Payments.ts';
 import type { GatewayServices } from './services.ts';
 
 type SubmissionOutcome = { landed: true; hash: string; nonce: string | null } | { landed: false; failureCode: string };
 
-const EIP3009_PURPOSE = 'eip3009_receive';
-
-async function submitEip3009(ctx: AppContext, services: GatewayServices, paymentId: string, option: OptionRow, signature: Hex): Promise<SubmissionOutcome> {
-  if (option.terms.kind !== 'eip3009') throw new Error(`option ${option.id} is not an EIP-3009 option`);
+/**
+ * Relays one transaction for the payment through the relayer, unless a retried job finds the one it recorded
+ * before (so an authorisation or permit is relayed once), then waits for the chain's verdict.
+ */
+async function relayOnce(ctx: AppContext, services: GatewayServices, paymentId: string, purpose: string, relay: () => Promise<{ id: string }>): Promise<SubmissionOutcome> {
   const { relayer } = services.evm;
-  // A retried job finds the transaction it recorded before, so the authorisation is relayed once.
   let transactionId = (
-    await ctx.db
-      .selectFrom('evm_transactions')
-      .select('id')
-      .where('payment_id', '=', paymentId)
-      .where('purpose', '=', EIP3009_PURPOSE)
-      .executeTakeFirst()
+    await ctx.db.selectFrom('evm_transactions').select('id').where('payment_id', '=', paymentId).where('purpose', '=', purpose).executeTakeFirst()
   )?.id;
   if (!transactionId) {
-    const network = ctx.chains.network(option.network);
-    if (!network) throw new Error(`${option.network} is not configured`);
-    const typedData = authorizationTypedData(option.terms.authorization);
     try {
-      ({ id: transactionId } = await relayReceiveWithAuthorization(services.evm.clients.for(network), relayer, {
-        chain: network.caip2,
-        typedData,
-        signature,
-        expected: { token: typedData.domain.verifyingContract, collector: services.evm.collector, value: BigInt(option.amount), from: typedData.message.from },
-        clock: ctx.clock,
-        paymentId,
-      }));
+      ({ id: transactionId } = await relay());
     } catch (error) {
       // Refused before anything was sent (the buyer spent the balance meanwhile, the authorisation expired).
       if (error instanceof PaymentRefusedError) return { landed: false, failureCode: error.code };
@@ -55,6 +43,62 @@ async function submitEip3009(ctx: AppContext, services: GatewayServices, payment
   if (outcome.status !== 'confirmed' || !outcome.hash) return { landed: false, failureCode: 'transaction_failed' };
   const { nonce } = await ctx.db.selectFrom('evm_transactions').select('nonce').where('id', '=', transactionId).executeTakeFirstOrThrow();
   return { landed: true, hash: outcome.hash, nonce };
+}
+
+function evmNetwork(ctx: AppContext, option: OptionRow): NetworkInfo {
+  const network = ctx.chains.network(option.network);
+  if (!network) throw new Error(`${option.network} is not configured`);
+  return network;
+}
+
+function submitEip3009(ctx: AppContext, services: GatewayServices, paymentId: string, option: OptionRow, signature: Hex): Promise<SubmissionOutcome> {
+  if (option.terms.kind !== 'eip3009') throw new Error(`option ${option.id} is not an EIP-3009 option`);
+  const typedData = authorizationTypedData(option.terms.authorization);
+  return relayOnce(ctx, services, paymentId, 'eip3009_receive', () =>
+    relayReceiveWithAuthorization(services.evm.clients.for(evmNetwork(ctx, option)), services.evm.relayer, {
+      chain: option.network,
+      typedData,
+      signature,
+      expected: { token: typedData.domain.verifyingContract, collector: services.evm.collector, value: BigInt(option.amount), from: typedData.message.from },
+      clock: ctx.clock,
+      paymentId,
+    }),
+  );
+}
+
+/** Waits for the buyer's approval when the option had one, then relays the permit from the collector. */
+function submitPermit2(ctx: AppContext, services: GatewayServices, paymentId: string, option: OptionRow, values: string[]): Promise<SubmissionOutcome> {
+  const { terms } = option;
+  if (terms.kind !== 'permit2') throw new Error(`option ${option.id} is not a Permit2 option`);
+  const { permit } = terms;
+  const network = evmNetwork(ctx, option);
+  return relayOnce(ctx, services, paymentId, 'permit2_transfer', () =>
+    relayPermitTransfer(services.evm.clients.for(network), services.evm.relayer, network, {
+      typedData: permitTypedData(permit),
+      owner: permit.owner,
+      signature: values.at(-1) as Hex,
+      expected: { token: permit.token, amount: BigInt(permit.amount), collector: permit.spender, paymentId, owner: permit.owner },
+      ...(terms.approval ? { approvalHash: values[0] as Hex } : {}),
+      clock: ctx.clock,
+    }),
+  );
+}
+
+/** How long one attempt waits for a native transfer to be mined deep enough; the job is retried after that. */
+const NATIVE_TRANSFER_WAIT_MS = 300_000;
+
+/** The buyer sent the coins itself: the payment succeeds once that transfer is mined at the network's depth. */
+async function settleNativeTransfer(ctx: AppContext, services: GatewayServices, option: OptionRow, hash: Hex): Promise<SubmissionOutcome> {
+  if (option.terms.kind !== 'native') throw new Error(`option ${option.id} is not a native-coin option`);
+  const network = evmNetwork(ctx, option);
+  try {
+    const state = await waitForNativeTransfer(services.evm.clients.for(network), network, option.terms, hash, NATIVE_TRANSFER_WAIT_MS);
+    if (state.state !== 'confirmed') throw new Error(`transaction ${hash} is not mined ${network.confirmations} deep yet`);
+  } catch (error) {
+    if (error instanceof PaymentRefusedError) return { landed: false, failureCode: error.code };
+    throw error;
+  }
+  return { landed: true, hash, nonce: null };
 }
 
 async function submitSolana(services: GatewayServices, paymentId: string, option: OptionRow, signedTransaction: string): Promise<SubmissionOutcome> {
@@ -109,11 +153,17 @@ async function submitConfirmedPayment(ctx: AppContext, services: GatewayServices
     throw error;
   }
 
-  const result = ((confirmation.results as WalletResult[])[0]?.data[0] ?? '') as string;
+  const values = (confirmation.results as WalletResult[]).map((result) => result.data[0] ?? '');
+  const result = values[0] ?? '';
+  const kind = option.terms.kind;
   const outcome =
-    option.terms.kind === 'eip3009'
+    kind === 'eip3009'
       ? await submitEip3009(ctx, services, paymentId, option, result as Hex)
-      : await submitSolana(services, paymentId, option, result);
+      : kind === 'permit2'
+        ? await submitPermit2(ctx, services, paymentId, option, values)
+        : kind === 'native'
+          ? await settleNativeTransfer(ctx, services, option, result as Hex)
+          : await submitSolana(services, paymentId, option, result);
   if (outcome.landed) await transition('succeeded', { tx_hash: outcome.hash, tx_nonce: outcome.nonce });
   else await transition('failed', { failure_code: outcome.failureCode });
 }

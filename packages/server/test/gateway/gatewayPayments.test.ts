@@ -119,7 +119,8 @@ describe('gateway payments on the devnet', () => {
     const result = await gateway(paymentId, '/options?includePaymentInfo=true', { accounts: [evmAccount('alice'), 'cosmos:hub-4:cosmos1abc'] });
     expect(result.status, result.text).toBe(200);
     const bySymbol = Object.fromEntries(result.body.options.map((option: any) => [option.amount.display.assetSymbol, option]));
-    expect(Object.keys(bySymbol).sort()).toEqual(['EURC', 'USDC']);
+    // No ETH: this file's price table has no ETH price.
+    expect(Object.keys(bySymbol).sort()).toEqual(['EURC', 'USDC', 'USDT']);
     expect(bySymbol.USDC).toMatchObject({ account: evmAccount('alice'), amount: { value: '10000000' }, expiresAt: null, collectData: null });
     expect(bySymbol.USDC.actions).toHaveLength(1);
     expect(bySymbol.USDC.actions[0]).toMatchObject({ type: 'walletRpc', data: { chain_id: evmChain(), method: 'eth_signTypedData_v4' } });

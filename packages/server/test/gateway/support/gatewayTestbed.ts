@@ -11,6 +11,7 @@ import {
   getTransactionDecoder,
   partiallySignTransaction,
 } from '@solana/kit';
+import { createWalletClient, defineChain, type Hex, http } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { expect } from 'vitest';
 import { type CollectorKeys, collectorAddresses } from '../../../src/chains/collectorKeys.ts';
@@ -43,6 +44,21 @@ export async function signTypedDataAsWallet(privateKey: `0x${string}`, params: s
 export function signTypedDataAsStranger(params: string): Promise<string> {
   const [, json] = JSON.parse(params) as [string, string];
   return privateKeyToAccount(generatePrivateKey()).signTypedData(JSON.parse(json));
+}
+
+/** What a wallet does with `eth_sendTransaction`: parse `[{from, to, data?, value?}]`, sign and send it, return the hash. */
+export async function sendTransactionAsWallet(privateKey: `0x${string}`, chain: { chainId: number; rpcUrl: string }, params: string): Promise<Hex> {
+  const [request] = JSON.parse(params) as [{ from: string; to: Hex; data?: Hex; value?: Hex }];
+  const account = privateKeyToAccount(privateKey);
+  expect(request.from.toLowerCase()).toBe(account.address.toLowerCase());
+  const devnetChain = defineChain({
+    id: chain.chainId,
+    name: 'devnet',
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [chain.rpcUrl] } },
+  });
+  const wallet = createWalletClient({ account, chain: devnetChain, transport: http(chain.rpcUrl) });
+  return wallet.sendTransaction({ to: request.to, ...(request.data ? { data: request.data } : {}), ...(request.value ? { value: BigInt(request.value) } : {}) });
 }
 
 /** What a wallet does with `solana_signTransaction`: unwrap `[{transaction}]`, add its signature, return the whole transaction. */

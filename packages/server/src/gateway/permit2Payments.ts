@@ -1,0 +1,165 @@
+import { type Address, decodeFunctionData, type Hex, isAddressEqual, type PublicClient, TransactionNotFoundError } from 'viem';
+import { erc20Abi } from '../chains/evm/abis.ts';
+import {
+  PERMIT2_ADDRESS,
+  permit2ApprovalTransaction,
+  PaymentRefusedError,
+  type PermitTransferTypedData,
+  permitTransferFromTypedData,
+  simulatePermitTransfer,
+  verifyPermitTransfer,
+} from '../chains/evm/index.ts';
+import { permitTransferFromTypes } from '../chains/evm/permit2.ts';
+import type { NetworkInfo } from '../chains/registry.ts';
+import type { WalletRpcAction } from './paymentOptions.ts';
+import { seenWithin } from './walletResultFormats.ts';
+
+/** A Permit2 transfer as offered: integers as decimal strings. */
+export interface StoredPermit {
+  chainId: number;
+  owner: Address;
+  token: Address;
+  amount: string;
+  /** The collector, which spends the permit and receives the tokens. */
+  spender: Address;
+  /** The permit's nonce derives from it, which binds the signature to this payment. */
+  paymentId: string;
+  deadline: string;
+}
+
+/** `approval`: the option starts with the buyer's `approve` of Permit2, its allowance being short when offered. */
+export interface Permit2Terms {
+  kind: 'permit2';
+  permit: StoredPermit;
+  approval: boolean;
+}
+
+export function permitTypedData(permit: StoredPermit): PermitTransferTypedData {
+  return permitTransferFromTypedData({
+    chainId: permit.chainId,
+    token: permit.token,
+    amount: BigInt(permit.amount),
+    spender: permit.spender,
+    paymentId: permit.paymentId,
+    deadline: BigInt(permit.deadline),
+  });
+}
+
+/** The `eth_signTypedData_v4` payload wallets expect: the domain type spelled out, integers as decimal strings. */
+function signPermitParams(permit: StoredPermit): string {
+  const { domain, message } = permitTypedData(permit);
+  const typedData = {
+    types: {
+      EIP712Domain: [
+        { name: 'name', type: 'string' },
+        { name: 'chainId', type: 'uint256' },
+        { name: 'verifyingContract', type: 'address' },
+      ],
+      ...permitTransferFromTypes,
+    },
+    primaryType: 'PermitTransferFrom',
+    domain,
+    message: {
+      permitted: { token: message.permitted.token, amount: message.permitted.amount.toString() },
+      spender: message.spender,
+      nonce: message.nonce.toString(),
+      deadline: message.deadline.toString(),
+    },
+  };
+  return JSON.stringify([permit.owner, JSON.stringify(typedData)]);
+}
+
+/**
+ * The actions of a Permit2 option (D11): the permit of exactly `amount` to the collector, valid until the payment
+ * expires and bound to it by its nonce; preceded by an `approve` of Permit2 when the allowance is short.
+ */
+export function permit2Offer(params: {
+  network: NetworkInfo;
+  chainId: number;
+  owner: Address;
+  token: Address;
+  amount: bigint;
+  collector: Address;
+  paymentId: string;
+  deadline: Date;
+  needsApproval: boolean;
+}): { terms: Permit2Terms; actions: WalletRpcAction[] } {
+  const permit: StoredPermit = {
+    chainId: params.chainId,
+    owner: params.owner,
+    token: params.token,
+    amount: params.amount.toString(),
+    spender: params.collector,
+    paymentId: params.paymentId,
+    deadline: Math.floor(params.deadline.getTime() / 1000).toString(),
+  };
+  const chain_id = params.network.caip2;
+  const sign: WalletRpcAction = { type: 'walletRpc', data: { chain_id, method: 'eth_signTypedData_v4', params: signPermitParams(permit) } };
+  if (!params.needsApproval) return { terms: { kind: 'permit2', permit, approval: false }, actions: [sign] };
+  const approve: WalletRpcAction = {
+    type: 'walletRpc',
+    data: { chain_id, method: 'eth_sendTransaction', params: JSON.stringify([permit2ApprovalTransaction({ from: params.owner, token: params.token })]) },
+  };
+  return { terms: { kind: 'permit2', permit, approval: true }, actions: [approve, sign] };
+}
+
+/** How long a confirm waits for the node to know a transaction the wallet just sent. */
+export function sightingWaitMs(network: NetworkInfo): number {
+  return Math.min(Math.max(2 * network.blockTimeMs, 5_000), 15_000);
+}
+
+/**
+ * Checks the approval the buyer sent: the owner's own call of `approve(Permit2, amount or more)` on the token. It
+ * may not be mined yet; the submission waits for it.
+ */
+async function checkApprovalTransaction(client: PublicClient, network: NetworkInfo, hash: Hex, permit: StoredPermit): Promise<void> {
+  const transaction = await seenWithin(sightingWaitMs(network), 250, () =>
+    client.getTransaction({ hash }).catch((error: unknown) => {
+      if (error instanceof TransactionNotFoundError) return null;
+      throw error;
+    }),
+  );
+  if (!transaction) throw new PaymentRefusedError('approval_failed', `the node does not know the approval transaction ${hash}`);
+  if (!isAddressEqual(transaction.from, permit.owner) || !transaction.to || !isAddressEqual(transaction.to, permit.token)) {
+    throw new PaymentRefusedError('approval_failed', `the transaction ${hash} is not ${permit.owner}'s call of ${permit.token}`);
+  }
+  let call;
+  try {
+    call = decodeFunctionData({ abi: erc20Abi, data: transaction.input });
+  } catch {
+    call = null;
+  }
+  if (call?.functionName !== 'approve' || !isAddressEqual(call.args[0], PERMIT2_ADDRESS) || call.args[1] < BigInt(permit.amount)) {
+    throw new PaymentRefusedError('approval_failed', `the transaction ${hash} does not approve Permit2 for ${permit.amount} minor units`);
+  }
+}
+
+/**
+ * Checks a Permit2 option's results against its terms and the chain: the approval (when the option has one) and
+ * the buyer's signature of exactly the offered permit, its nonce unspent and the balance there. Without a pending
+ * approval the transfer is also simulated. Throws PaymentRefusedError.
+ */
+export async function verifyPermit2Results(
+  client: PublicClient,
+  network: NetworkInfo,
+  terms: Permit2Terms,
+  values: { approvalHash: Hex | null; signature: Hex },
+  now: Date,
+): Promise<void> {
+  const { permit } = terms;
+  if (values.approvalHash) await checkApprovalTransaction(client, network, values.approvalHash, permit);
+  const typedData = permitTypedData(permit);
+  try {
+    await verifyPermitTransfer(client, {
+      typedData,
+      owner: permit.owner,
+      signature: values.signature,
+      expected: { token: permit.token, amount: BigInt(permit.amount), collector: permit.spender, paymentId: permit.paymentId, owner: permit.owner },
+      clock: { now: () => now },
+    });
+    await simulatePermitTransfer(client, typedData, permit.owner, values.signature);
+  } catch (error) {
+    // The allowance comes with the approval, which may still be on its way; the submission checks again once it is mined.
+    if (!(terms.approval && error instanceof PaymentRefusedError && error.code === 'allowance_missing')) throw error;
+  }
+}

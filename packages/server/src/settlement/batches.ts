@@ -45,6 +45,9 @@ export async function claimBatch(
   request: { merchantId: string; asset: string; network: string; held: bigint; now: Date },
 ): Promise<ClaimOutcome> {
   return db.transaction().execute(async (trx) => {
+    // One claim per asset at a time across processes, so each sees the batches the others made before checking
+    // them against the collector's balance.
+    await sql`SELECT pg_advisory_xact_lock(hashtext(${`settlement:${request.asset}`}))`.execute(trx);
     const destination = await trx
       .selectFrom('crypto_settlements')
       .select('destination')

@@ -145,6 +145,38 @@ describe('settlement across a crash of the service process', () => {
     }, 240_000);
   }
 
+  it('makes exactly one solana transfer when the process is killed the moment the journal marks its transfer sent', async () => {
+    const merchantId = (await createMerchant(testbed.server, testbed.partner.apiKey)).id;
+    const destination = await newSolanaDestination(testbed);
+    await addDestination(testbed, merchantId, usdcAssets(testbed).solana.caip19, destination);
+    const paymentId = await payInUsdc(testbed, merchantId, 'solana', 2100n, 'alice');
+
+    // No crash point: killed from outside the moment the journal says the transfer went to the node.
+    const first = await startService();
+    const deadline = Date.now() + 60_000;
+    let sentEntry: { status: string } | undefined;
+    while (!sentEntry) {
+      const [batch] = await batchesOf(merchantId);
+      sentEntry = batch
+        ? await testbed.server.db.selectFrom('solana_transactions').select('status').where('reference', '=', batch.id).where('status', 'in', ['sent', 'confirmed']).executeTakeFirst()
+        : undefined;
+      if (Date.now() > deadline) throw new Error(`no transfer sent:\n${first.output()}`);
+      if (!sentEntry) await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    first.child.kill('SIGKILL');
+    await new Promise((resolve) => (first.child.exitCode !== null || first.child.signalCode !== null ? resolve(null) : first.child.once('exit', resolve)));
+
+    const second = await startService();
+    await untilSettled(merchantId, second);
+    await second.stop();
+    const [batch, ...others] = await batchesOf(merchantId);
+    expect(others).toEqual([]);
+    expect(await usdcBalance(testbed, destination)).toBe(net(2100n));
+    const entries = await testbed.server.db.selectFrom('solana_transactions').select(['status', 'signature']).where('reference', '=', batch!.id).execute();
+    expect(entries).toEqual([{ status: 'confirmed', signature: batch!.tx_hash }]);
+    expect((await paymentItem(testbed, merchantId, paymentId)).settlement).toMatchObject({ settled: true, txHash: batch!.tx_hash });
+  }, 240_000);
+
   it('reports the fees kept by the collector with the operator command', async () => {
     const report = await runCli(['fees', 'report', '--partner', testbed.partner.partnerId], serviceEnv());
     expect(report.code, report.stderr).toBe(0);

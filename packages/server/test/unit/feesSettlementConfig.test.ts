@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+import { crashPointFromEnv } from '../../src/settlement/crashPoint.ts';
+
+describe('settlement configuration', () => {
+  it('settles every 10 s on the devnet and every 15 min on real chains unless told otherwise', () => {
+    expect(loadConfig({}).settlement).toEqual({ intervalMs: 10_000, minimumBatch: '0' });
+    expect(loadConfig({ CHAINS: 'mainnet' }).settlement.intervalMs).toBe(900_000);
+    expect(loadConfig({ SETTLEMENT_INTERVAL_MS: '2500', SETTLEMENT_MIN_BATCH: '12.5' }).settlement).toEqual({ intervalMs: 2500, minimumBatch: '12.5' });
+  });
+
+  it('refuses intervals and minimum batches that are not numbers in range', () => {
+    for (const env of [{ SETTLEMENT_INTERVAL_MS: '10s' }, { SETTLEMENT_INTERVAL_MS: '50' }, { SETTLEMENT_MIN_BATCH: '-1' }, { SETTLEMENT_MIN_BATCH: '1e3' }]) {
+      expect(() => loadConfig(env), JSON.stringify(env)).toThrow(ConfigError);
+    }
+  });
+
+  it('knows only the named test crash points', () => {
+    expect(crashPointFromEnv({})).toBeUndefined();
+    expect(crashPointFromEnv({ PAYGATE_TEST_SETTLEMENT_CRASH: 'broadcast' })).toBe('broadcast');
+    expect(() => crashPointFromEnv({ PAYGATE_TEST_SETTLEMENT_CRASH: 'anywhere' })).toThrow(/recorded, broadcast/);
+  });
+});

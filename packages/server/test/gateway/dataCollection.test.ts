@@ -334,6 +334,27 @@ describe('buyer data collection (D14)', () => {
     expect(await closed.text()).toContain('This payment can no longer be paid');
   });
 
+  it('takes data once for the whole payment through the top-level form, after which any account confirms without it', async () => {
+    const { paymentId } = await newPayment();
+    const { response } = await usdcOption(paymentId);
+    const posted = await fetch(response.collectData.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ ...ANSWERS, termsAccepted: 'on' }),
+    });
+    expect(posted.status).toBe(200);
+    expect(await posted.text()).toContain('Details received');
+    expect(await readBuyerData(server.db, key, paymentId, '*')).toEqual({ ...ANSWERS, termsAccepted: true });
+
+    const { option, response: after } = await usdcOption(paymentId, evmAccount('erin'));
+    expect(option.collectData).toBeNull();
+    expect(after.collectData).not.toBeNull();
+    // The data requirement is met, so what is refused is the (deliberately forged) signature.
+    const forged = await privateKeyToAccount(generatePrivateKey()).signTypedData(JSON.parse(JSON.parse(option.actions[0].data.params)[1]));
+    const refused = await gateway(paymentId, '/confirm', { optionId: option.id, results: [{ type: 'walletRpc', data: [forged] }] });
+    expect(expectErrorBody(refused)).toMatchObject({ code: 'invalid_params', details: { reason: 'invalid_signature' } });
+  });
+
   it('refuses forged, altered, other-account and expired links with a clear page and IC_ERROR, storing nothing', async () => {
     const { paymentId, expiresAt } = await newPayment();
     const { option } = await usdcOption(paymentId);

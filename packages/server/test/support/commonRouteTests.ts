@@ -21,6 +21,8 @@ export interface CommonRouteSpec {
   ownedResource?: boolean;
   /** The resource is public to every partner (gateway payments, D2): another partner's key must succeed. */
   openToAllPartners?: boolean;
+  /** The server to run against when the route needs more than a plain one (e.g. chains); it is closed afterwards. */
+  server?: () => Promise<TestServer>;
 }
 
 function send(server: TestServer, request: RouteRequest, credentials: Record<string, string>): Promise<CallResult> {
@@ -50,7 +52,7 @@ export function runCommonRouteTests(spec: CommonRouteSpec): void {
     let request: RouteRequest;
 
     beforeAll(async () => {
-      server = await startTestServer();
+      server = spec.server ? await spec.server() : await startTestServer();
       partner = await newPartner(server.db);
       other = await newPartner(server.db, 'Other partner');
       request = await spec.request(server, partner);

@@ -24,7 +24,7 @@ import { createTestCertificate, type LogoServer, serveBytes, startLogoServer } f
 import { ManualClock } from '../support/manualClock.ts';
 import { childEnv } from '../support/serverProcess.ts';
 import { call, newPartner, startTestServer, type TestPartner, type TestServer } from '../support/testServer.ts';
-import { decodeQr, injectDevnetWallet, launchChromium, recordTraffic, saveScreenshots, VIEWPORTS } from './support/browser.ts';
+import { contrastRatio, decodeQr, injectDevnetWallet, launchChromium, recordTraffic, saveScreenshots, textColours, VIEWPORTS } from './support/browser.ts';
 
 const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost']);
 const WALLET_BIN = fileURLToPath(new URL('../../../wallet/bin/paygate-wallet.js', import.meta.url));
@@ -289,6 +289,43 @@ describe('buyer checkout page in Chromium on the devnet', () => {
     expect(status.body).toMatchObject({ status: 'succeeded', isFinal: true });
     const listed = await call(server, `/v1/payments/${paymentId}`, { headers: { 'api-key': partner.apiKey, 'merchant-id': merchantId } });
     expect(listed.body.buyer.accountCaip10.toLowerCase()).toBe(`${chain.caip2}:${wallet.address}`.toLowerCase());
+    await context.close();
+  });
+
+  it('is usable by keyboard and screen reader, with text contrast of at least 4.5:1', async () => {
+    const { gatewayUrl } = await createPayment(server, partner.apiKey, merchantId);
+    const context = await newContext();
+    const page = await context.newPage();
+    const chain = evmChain();
+    await injectDevnetWallet(page, { privateKey: buyer('erin').evmPrivateKey, chain: { chainId: chain.chainId, rpcUrl: chain.rpcUrl, name: chain.name } });
+    await page.goto(gatewayUrl);
+    expect(await page.locator('html').getAttribute('lang')).toBe('en');
+    expect(await page.getByRole('main').count()).toBe(1);
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Corner Shop');
+    expect(await page.getByRole('img', { name: 'QR code of the payment link' }).count()).toBe(1);
+    expect(await page.getByRole('status').count()).toBe(1);
+
+    // Tab reaches the wallet button with a visible focus ring; Enter connects; the options are radios with names.
+    const connect = page.getByRole('button', { name: 'Pay with a browser wallet' });
+    for (let presses = 0; presses < 10 && !(await connect.evaluate((button) => button === document.activeElement)); presses++) {
+      await page.keyboard.press('Tab');
+    }
+    expect(await connect.evaluate((button) => button === document.activeElement)).toBe(true);
+    expect(await connect.evaluate((button) => getComputedStyle(button).outlineStyle)).toBe('solid');
+    await page.keyboard.press('Enter');
+    const firstOption = page.getByRole('radio').first();
+    await expect.poll(() => firstOption.evaluate((radio) => radio === document.activeElement)).toBe(true);
+    expect(await page.getByRole('group', { name: /^Pay from 0x/ }).count()).toBe(1);
+    await page.keyboard.press('ArrowDown');
+    expect(await page.getByRole('radio').nth(1).isChecked()).toBe(true);
+
+    for (const viewport of Object.values(VIEWPORTS)) {
+      await page.setViewportSize(viewport);
+      const colours = await textColours(page);
+      expect(colours.length).toBeGreaterThan(8);
+      const weak = colours.filter(({ color, background }) => contrastRatio(color, background) < 4.5);
+      expect(weak).toEqual([]);
+    }
     await context.close();
   });
 

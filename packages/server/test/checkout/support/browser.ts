@@ -45,15 +45,58 @@ export function recordTraffic(context: BrowserContext) {
   return { requests, consoleErrors };
 }
 
-/** Saves a full-page screenshot of the current page at the phone and desktop widths. */
+/**
+ * Saves a full-page screenshot of the current page at the phone and desktop widths, and checks that nothing is
+ * wider than either screen (no sideways scrolling on a 375 px phone).
+ */
 export async function saveScreenshots(page: Page, name: string): Promise<void> {
   await fs.mkdir(ARTIFACTS_DIR, { recursive: true });
   const original = page.viewportSize();
   for (const [label, size] of Object.entries(VIEWPORTS)) {
     await page.setViewportSize(size);
+    const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
+    if (scrollWidth > size.width) throw new Error(`${name} is ${scrollWidth} px wide on a ${size.width} px ${label} screen`);
     await page.screenshot({ path: path.join(ARTIFACTS_DIR, `${name}-${label}.png`), fullPage: true });
   }
   if (original) await page.setViewportSize(original);
+}
+
+/** WCAG contrast ratio of two CSS `rgb()`/`rgba()` colours (alpha ignored). */
+export function contrastRatio(foreground: string, background: string): number {
+  const luminance = (color: string) => {
+    const [r, g, b] = (color.match(/[\d.]+/g) ?? []).slice(0, 3).map((part) => {
+      const channel = Number(part) / 255;
+      return channel <= 0.03928 ? channel / 12.92 : ((channel + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+  };
+  const [light, dark] = [luminance(foreground), luminance(background)].sort((a, b) => b - a);
+  return (light! + 0.05) / (dark! + 0.05);
+}
+
+/** Text colour and effective background colour of every visible element that holds text directly. */
+export function textColours(page: Page): Promise<{ text: string; color: string; background: string }[]> {
+  return page.evaluate(() => {
+    const backgroundOf = (element: Element | null): string => {
+      for (let current = element; current; current = current.parentElement) {
+        const color = getComputedStyle(current).backgroundColor;
+        if (color && color !== 'rgba(0, 0, 0, 0)' && color !== 'transparent') return color;
+      }
+      return 'rgb(255, 255, 255)';
+    };
+    const found: { text: string; color: string; background: string }[] = [];
+    document.querySelectorAll('body *').forEach((element) => {
+      const ownText = Array.from(element.childNodes)
+        .filter((node) => node.nodeType === Node.TEXT_NODE)
+        .map((node) => node.textContent ?? '')
+        .join('')
+        .trim();
+      const box = element.getBoundingClientRect();
+      if (!ownText || box.width === 0 || box.height === 0 || element.closest('[hidden], .visually-hidden')) return;
+      found.push({ text: ownText.slice(0, 40), color: getComputedStyle(element).color, background: backgroundOf(element) });
+    });
+    return found;
+  });
 }
 
 /** Decodes the QR code in a PNG screenshot, or undefined when none is found. */

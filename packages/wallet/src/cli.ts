@@ -138,7 +138,9 @@ async function pay(link: string, options: PayOptions): Promise<boolean> {
   );
   const option = matching[0];
   if (!option) {
-    const choices = offered.length ? `; offered: ${offered.map(describeOption).join(', ')}` : '; the accounts hold too little to pay';
+    const choices = offered.length
+      ? `; offered: ${offered.map(describeOption).join(', ')}`
+      : `; none offered to ${wallet.accounts.join(', ')}: they hold too little, or the service does not pay on their chains`;
     throw new CliError(`no option matches${options.token ? ` --token ${options.token}` : ''}${options.network ? ` --network ${options.network}` : ''}${choices}`);
   }
   if (option.collectData && !options.collectedData) {

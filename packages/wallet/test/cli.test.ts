@@ -78,7 +78,7 @@ describe('paygate-wallet pay', () => {
     const noAuth = ['--gateway-url', gw.server.url, '--devnet-dir', gw.devnetDir];
     const cases: Array<[string[], RegExp]> = [
       [['pay', gatewayUrl.replace('127.0.0.1', 'localhost'), ...connection], /not a payment link of/],
-      [['pay', gatewayUrl, ...connection, '--buyer', 'dave'], /no option matches; the accounts hold too little/],
+      [['pay', gatewayUrl, ...connection, '--buyer', 'dave'], /no option matches; none offered to eip155:.*: they hold too little/],
       [['pay', gatewayUrl, ...connection, '--token', 'DOGE'], /no option matches --token DOGE; offered: .*USDC/],
       [['pay', gatewayUrl, ...noAuth, '--api-key', 'pk_wrong'], /the gateway answered 401 invalid_api_key/],
       [['pay', gatewayUrl, ...noAuth], /pass --api-key, or --app-id with --client-id/],

@@ -116,6 +116,42 @@ describe('payWithOption on the devnet', () => {
     });
   });
 
+  it('pays a Permit2 option whose allowance is short: the approval is sent and mined, then the permit signed', async () => {
+    const { paymentId } = await gw.newPayment();
+    const option = await optionFor(paymentId, evmAccount('carol'), 'USDT');
+    expect(option.actions.map((action) => action.type === 'walletRpc' && action.data.method)).toEqual(['eth_sendTransaction', 'eth_signTypedData_v4']);
+    const calls: string[] = [];
+
+    const paid = await payWithOption({ client: gw.client, paymentId, option, signers: recording(evmSigner('carol'), solanaSigner('alice'), calls) });
+
+    expect(calls).toEqual(['eip155:eth_sendTransaction', 'eip155:eth_signTypedData_v4']);
+    expect(paid).toMatchObject({ status: 'succeeded', info: { txId: expect.stringMatching(/^0x[0-9a-f]{64}$/) } });
+    expect(await gw.listed(paymentId)).toMatchObject({
+      status: 'succeeded',
+      buyer: { accountCaip10: evmAccount('carol') },
+      tokenAmount: { display: { assetSymbol: 'USDT' } },
+    });
+  });
+
+  it('pays a Permit2 option with one signature when the allowance is there already', async () => {
+    const { paymentId } = await gw.newPayment();
+    const option = await optionFor(paymentId, evmAccount('alice'), 'USDT');
+    expect(option.actions.map((action) => action.type === 'walletRpc' && action.data.method)).toEqual(['eth_signTypedData_v4']);
+    const paid = await payWithOption({ client: gw.client, paymentId, option, signers: { eip155: evmSigner('alice') } });
+    expect(paid).toMatchObject({ status: 'succeeded', info: { optionAmount: { value: '10000000' } } });
+  });
+
+  it('pays a native coin option with a transaction sent from the buyer', async () => {
+    const { paymentId } = await gw.newPayment();
+    const option = await optionFor(paymentId, evmAccount('alice'), 'ETH');
+    expect(option.actions.map((action) => action.type === 'walletRpc' && action.data.method)).toEqual(['eth_sendTransaction']);
+    const paid = await payWithOption({ client: gw.client, paymentId, option, signers: { eip155: evmSigner('alice') } });
+    expect(paid).toMatchObject({ status: 'succeeded', info: { optionAmount: { value: option.amount.value } } });
+    const reader = createPublicClient({ transport: http(gw.rpcUrls[gw.evmChain]) });
+    const transaction = await reader.getTransaction({ hash: paid.info!.txId as `0x${string}` });
+    expect([transaction.from.toLowerCase(), transaction.value]).toEqual([gw.buyer('alice').evmAddress.toLowerCase(), BigInt(option.amount.value)]);
+  });
+
   it('executes a mixed option (an EVM action, then a Solana build) in order, each result usable on its own payment', async () => {
     const [evmPayment, solanaPayment] = await Promise.all([gw.newPayment(), gw.newPayment()]);
     const evmOption = await optionFor(evmPayment.paymentId, evmAccount('bob'), 'USDC');
@@ -243,7 +279,8 @@ describe('evmSignerFromAccount on the devnet', () => {
   });
 
   it('sends a Permit2 approval (the first action of an allowance option) and reports a reverted transaction', async () => {
-    const chain = gw.devnet.manifest.evm[0]!;
+    // The second chain: on the first one carol's allowance is the Permit2 payment test's.
+    const chain = gw.devnet.manifest.evm[1]!;
     const usdt = chain.tokens.find((token) => token.symbol === 'USDT')!.address as `0x${string}`;
     const carol = gw.buyer('carol').evmAddress as `0x${string}`;
     const reader = createPublicClient({ transport: http(chain.rpcUrl) });

@@ -52,7 +52,7 @@ export async function startDevnetGateway(): Promise<DevnetGateway> {
     db: servicesDb,
     networks: chains.networks,
     keys,
-    prices: new FixedPriceSource({ 'EURC/USD': '1.087' }),
+    prices: new FixedPriceSource({ 'EURC/USD': '1.087', 'ETH/USD': '3000' }),
     // Every devnet reports the same Solana id; this devnet's journal entries get a network name of their own.
     solanaJournalNetwork: (caip2) => `${caip2}-${journalSuffix}`,
   });

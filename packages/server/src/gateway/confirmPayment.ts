@@ -23,7 +23,12 @@ const ConfirmBody = Type.Object(
       ),
       { maxItems: 10, description: "One per action of the option, in the option's order" },
     ),
-    collectedData: Type.Optional(Type.Object({ fields: Type.Array(Type.Object({ id: Type.String(), value: Type.Unknown() })) })),
+    collectedData: Type.Optional(
+      Type.Object(
+        { fields: Type.Array(Type.Object({ id: Type.String({ maxLength: 64 }), value: Type.Unknown() }), { maxItems: 20 }) },
+        { description: "Buyer data per the option's collectData.schema, when the wallet built its own form instead of showing collectData.url" },
+      ),
+    ),
   },
   { additionalProperties: false },
 );
@@ -58,7 +63,7 @@ export function registerConfirmPayment(app: App, ctx: AppContext, waiter: Paymen
         params: GatewayPaymentParams,
         querystring: ConfirmQuery,
         body: ConfirmBody,
-        response: { 200: PaymentStatusView, ...errorResponses(404, 409, 410) },
+        response: { 200: PaymentStatusView, ...errorResponses(404, 409, 410, 502) },
       },
     },
     async (request) => {

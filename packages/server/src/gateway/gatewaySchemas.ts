@@ -18,7 +18,13 @@ export const BuildActionSchema = Type.Object({
   data: Type.Object({ data: Type.String({ description: 'Resolved into walletRpc actions by the fetch operation' }) }),
 });
 
-export const CollectDataSchema = Type.Object({ url: Type.String(), schema: Type.Record(Type.String(), Type.Unknown()) });
+export const CollectDataSchema = Type.Object(
+  {
+    url: Type.String({ description: 'The form to show in a WebView until it signals IC_COMPLETE; scoped to the account (or, at the top level, the whole payment)' }),
+    schema: Type.Record(Type.String(), Type.Unknown(), { description: 'JSON Schema (draft-07) of the buyer data, for a wallet that builds its own form' }),
+  },
+  { description: 'Buyer data asked for this payment (D14)' },
+);
 
 export const PaymentOptionSchema = Type.Object({
   id: Type.String({ description: 'Sent back as optionId' }),

@@ -29,8 +29,7 @@ export function connect(url: string, poolSize: number): Db {
 /** Applies the service's migrations and installs the job queue's schema. */
 export async function migrateToLatest(db: Db, url: string): Promise<string[]> {
   await migrateJobQueue(url);
-  // Migration numbers are reserved per feature and land when the feature does, so a lower number may arrive after
-  // a higher one was applied; each runs once whatever the order.
+  // A database may have applied a higher-numbered migration before a lower one shipped; each still runs exactly once.
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations }, allowUnorderedMigrations: true });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));

@@ -176,7 +176,7 @@ describe('pegged tokens and balances', () => {
 });
 
 describe('refused confirms leave the payment payable', () => {
-  it('refuses misaligned results, a result for an unknown method and a wrong signature, then pays', async () => {
+  it('refuses misaligned results, a result for an unknown method, a transaction that is not the approval and a wrong signature, then pays', async () => {
     const { paymentId } = await bed.newPayment();
     const option = await optionIn(paymentId, bed.evmAccount('bob'), 'USDT');
     expect(option.actions).toHaveLength(2);
@@ -193,6 +193,13 @@ describe('refused confirms leave the payment payable', () => {
     // A signature where the approval's transaction hash belongs.
     const wrongKind = await bed.gateway(paymentId, '/confirm', { optionId: option.id, results: results(signature, signature) });
     expect(expectErrorBody(wrongKind)).toMatchObject({ code: 'params_validation', issues: [{ field: 'results.0.data.0' }] });
+    await expectPayable(paymentId);
+
+    // A real transaction of the buyer's, but not its approval of Permit2.
+    const bob = bed.buyer('bob');
+    const notAnApproval = await sendTransactionAsWallet(bob.evmPrivateKey, evmChain(), JSON.stringify([{ from: bob.evmAddress, to: bob.evmAddress, value: '0x1' }]));
+    const unapproved = await bed.gateway(paymentId, '/confirm', { optionId: option.id, results: results(notAnApproval, signature) });
+    expect(expectErrorBody(unapproved)).toMatchObject({ code: 'invalid_params', details: { reason: 'approval_failed' } });
     await expectPayable(paymentId);
 
     const alicePermit = await optionIn(paymentId, bed.evmAccount('alice'), 'USDT');

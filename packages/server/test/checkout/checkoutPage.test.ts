@@ -292,6 +292,29 @@ describe('buyer checkout page in Chromium on the devnet', () => {
     await context.close();
   });
 
+  it('pays a token without EIP-3009 from the browser wallet: approval transaction, then the Permit2 signature', async () => {
+    const { gatewayUrl, paymentId } = await createPayment(server, partner.apiKey, merchantId);
+    const context = await newContext();
+    const page = await context.newPage();
+    const chain = evmChain();
+    const wallet = await injectDevnetWallet(page, { privateKey: buyer('carol').evmPrivateKey, chain: { chainId: chain.chainId, rpcUrl: chain.rpcUrl, name: chain.name } });
+    await page.goto(gatewayUrl);
+    await page.getByRole('button', { name: 'Pay with a browser wallet' }).click();
+    const usdt = page.getByRole('radio', { name: new RegExp(`^10 USDT\\s*${chain.name}$`) });
+    await expect.poll(() => usdt.count()).toBe(1);
+    await usdt.check();
+    await page.getByRole('button', { name: 'Pay', exact: true }).click();
+    await expect.poll(() => visibleHeading(page).textContent(), { timeout: 60_000 }).toBe('Payment complete');
+    expect(wallet.calls.filter((method) => method === 'eth_sendTransaction' || method === 'eth_signTypedData_v4')).toEqual([
+      'eth_sendTransaction',
+      'eth_signTypedData_v4',
+    ]);
+    expect(await page.locator('#paid-with').textContent()).toBe(`Paid with 10 USDT on ${chain.name}.`);
+    const status = await call(server, `/v1/gateway/payment/${paymentId}/status`, { headers: walletHeaders });
+    expect(status.body).toMatchObject({ status: 'succeeded', isFinal: true });
+    await context.close();
+  });
+
   it('is usable by keyboard and screen reader, with text contrast of at least 4.5:1', async () => {
     const { gatewayUrl } = await createPayment(server, partner.apiKey, merchantId);
     const context = await newContext();

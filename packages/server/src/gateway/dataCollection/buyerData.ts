@@ -109,6 +109,7 @@ export interface BuyerDataRequest {
 /** What the options response asks for, or null when the payment needs no buyer data. */
 export async function buyerDataRequest(ctx: AppContext, payment: PaymentRow): Promise<BuyerDataRequest | null> {
   if (!(await paymentNeedsBuyerData(ctx, payment))) return null;
+  // Refused now (503) rather than after the buyer filled in a form the service cannot store.
   dataEncryptionKeyOf(ctx);
   const [tokens, given] = await Promise.all([formTokensOf(ctx), scopesWithData(ctx.db, payment.id)]);
   const schema = buyerDataSchema(ctx.clock.now());

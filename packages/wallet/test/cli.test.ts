@@ -72,9 +72,23 @@ describe('paygate-wallet pay', () => {
     expect(await gw.listed(paymentId)).toMatchObject({ buyer: { accountCaip10: `${gw.solanaChain}:${gw.buyer('erin').solanaAddress}` } });
   });
 
+  it('sends --collected-data with the confirm when the payment asks for buyer data', async () => {
+    const { paymentId, gatewayUrl } = await gw.newPaymentNeedingData();
+    const fields = [
+      { id: 'fullName', value: 'Ada Lovelace' },
+      { id: 'dateOfBirth', value: '1990-12-10' },
+      { id: 'placeOfBirth', value: 'Marylebone, London' },
+      { id: 'termsAccepted', value: true },
+    ];
+    const run = await runWallet(['pay', gatewayUrl, ...connection, '--buyer', 'bob', '--token', 'USDC', '--collected-data', JSON.stringify({ fields })]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ paymentId, status: 'succeeded' });
+  });
+
   it('fails with one clear line and exit 1, leaving the payment payable', async () => {
     const { paymentId, gatewayUrl } = await gw.newPayment();
 
+    const needingData = await gw.newPaymentNeedingData();
     const noAuth = ['--gateway-url', gw.server.url, '--devnet-dir', gw.devnetDir];
     const cases: Array<[string[], RegExp]> = [
       [['pay', gatewayUrl.replace('127.0.0.1', 'localhost'), ...connection], /not a payment link of/],
@@ -82,6 +96,7 @@ describe('paygate-wallet pay', () => {
       [['pay', gatewayUrl, ...connection, '--token', 'DOGE'], /no option matches --token DOGE; offered: .*USDC/],
       [['pay', gatewayUrl, ...noAuth, '--api-key', 'pk_wrong'], /the gateway answered 401 invalid_api_key/],
       [['pay', gatewayUrl, ...noAuth], /pass --api-key, or --app-id with --client-id/],
+      [['pay', needingData.gatewayUrl, ...connection, '--token', 'USDC'], /this payment needs buyer data: open http:\/\/\S+\/collect\/\S+ and pay from a wallet, or pass --collected-data/],
       [['pay', gatewayUrl, ...connection.slice(0, -2), '--devnet-dir', path.join(gw.devnetDir, 'missing')], /no keys/],
     ];
     // Processes run side by side: each spends most of its time compiling the sources.
@@ -89,5 +104,6 @@ describe('paygate-wallet pay', () => {
     runs.forEach((run, index) => expectOneLineError(run, cases[index]![1]));
 
     expect((await gw.client.getStatus(paymentId)).status).toBe('requires_action');
+    expect((await gw.client.getStatus(needingData.paymentId)).status).toBe('requires_action');
   });
 });

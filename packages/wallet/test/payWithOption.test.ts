@@ -7,6 +7,7 @@ import {
   evmSignerFromAccount,
   executeOptionActions,
   GatewayClient,
+  GatewayError,
   InvalidActionError,
   MissingSignerError,
   TransactionRevertedError,
@@ -219,6 +220,29 @@ describe('payWithOption on the devnet', () => {
     } finally {
       await gateway.close();
     }
+  });
+
+  it('sends collectedData with the confirm when the option asks for buyer data', async () => {
+    const { paymentId } = await gw.newPaymentNeedingData();
+    const option = await optionFor(paymentId, evmAccount('erin'), 'USDC');
+    expect(option.collectData).toMatchObject({ url: expect.stringContaining('/collect/') });
+    const signers = { eip155: evmSigner('erin') };
+
+    const without = await caught(payWithOption({ client: gw.client, paymentId, option, signers }));
+    expect(without).toBeInstanceOf(GatewayError);
+    expect(without).toMatchObject({ status: 400, code: 'params_validation', issues: [{ field: 'collectedData' }] });
+    expect((await gw.client.getStatus(paymentId)).status).toBe('requires_action');
+
+    const collectedData = {
+      fields: [
+        { id: 'fullName', value: 'Ada Lovelace' },
+        { id: 'dateOfBirth', value: '1990-12-10' },
+        { id: 'placeOfBirth', value: 'Marylebone, London' },
+        { id: 'termsAccepted', value: true },
+      ],
+    };
+    const paid = await payWithOption({ client: gw.client, paymentId, option, signers, collectedData });
+    expect(paid.status).toBe('succeeded');
   });
 
   it('raises on a missing signer instead of skipping the action, leaving the payment payable', async () => {

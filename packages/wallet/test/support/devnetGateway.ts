@@ -12,6 +12,7 @@ import { ChainRegistry } from '../../../server/src/chains/registry.ts';
 import { connect, type Db } from '../../../server/src/db/database.ts';
 import { createGatewayServices } from '../../../server/src/gateway/services.ts';
 import { gatewayTasks } from '../../../server/src/gateway/submitPayment.ts';
+import { setMerchantDataThreshold } from '../../../server/src/gateway/dataCollection/thresholdSettings.ts';
 import { createApp } from '../../../server/src/partners/partners.ts';
 import { createMerchant, createPayment } from '../../../server/test/support/fixtures.ts';
 import { call, newPartner, startTestServer, type TestPartner, type TestServer } from '../../../server/test/support/testServer.ts';
@@ -33,6 +34,8 @@ export interface DevnetGateway {
   solanaChain: string;
   rpcUrls: Record<string, string>;
   newPayment(body?: Record<string, unknown>): Promise<{ paymentId: string; gatewayUrl: string }>;
+  /** A 10.00 USD payment of a merchant that asks buyer data above 5.00 USD: its options carry collectData. */
+  newPaymentNeedingData(): Promise<{ paymentId: string; gatewayUrl: string }>;
   /** The payment as the merchant's list shows it. */
   listed(paymentId: string): Promise<any>;
   close(): Promise<void>;
@@ -56,9 +59,15 @@ export async function startDevnetGateway(): Promise<DevnetGateway> {
     // Every devnet reports the same Solana id; this devnet's journal entries get a network name of their own.
     solanaJournalNetwork: (caip2) => `${caip2}-${journalSuffix}`,
   });
-  const server = await startTestServer({ context: { chains, gateway: services }, tasks: (ctx) => gatewayTasks(ctx) });
+  const server = await startTestServer({
+    env: { DATA_ENCRYPTION_KEY: randomBytes(32).toString('hex') },
+    context: { chains, gateway: services },
+    tasks: (ctx) => gatewayTasks(ctx),
+  });
   const partner = await newPartner(server.db);
   const merchantId = (await createMerchant(server, partner.apiKey)).id;
+  const dataMerchantId = (await createMerchant(server, partner.apiKey, { merchantName: 'Data Shop', merchantEmail: 'owner@data-shop.com' })).id;
+  await setMerchantDataThreshold(server.db, dataMerchantId, { kind: 'threshold', threshold: { currency: 'USD', amount: 500n } });
   const created = await createApp(server.db, partner.partnerId, 'Wallet SDK test', 'https://wallet.example/icon.png');
   const app = { appId: created.appId, clientId: 'device-1' };
   const rpcUrls = Object.fromEntries(devnet.manifest.evm.map((chain) => [chain.caip2, chain.rpcUrl]));
@@ -79,6 +88,7 @@ export async function startDevnetGateway(): Promise<DevnetGateway> {
     solanaChain: devnet.manifest.solana.caip2,
     rpcUrls,
     newPayment: (body) => createPayment(server, partner.apiKey, merchantId, body),
+    newPaymentNeedingData: () => createPayment(server, partner.apiKey, dataMerchantId),
     async listed(paymentId) {
       const list = await call(server, '/v1/merchants/payments?limit=200', { headers: { 'api-key': partner.apiKey, 'merchant-id': merchantId } });
       if (list.status !== 200) throw new Error(`payment list failed: ${list.status} ${list.text}`);

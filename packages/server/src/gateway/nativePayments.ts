@@ -2,8 +2,7 @@ import { type Address, type Hex, numberToHex, type PublicClient } from 'viem';
 import { type NativeTransferState, PaymentRefusedError, verifyNativeTransfer } from '../chains/evm/index.ts';
 import type { NetworkInfo } from '../chains/registry.ts';
 import type { WalletRpcAction } from './paymentOptions.ts';
-import { sightingWaitMs } from './permit2Payments.ts';
-import { seenWithin } from './walletResultFormats.ts';
+import { seenWithin, sightingWaitMs } from './walletResultFormats.ts';
 
 /** A native-coin transfer as offered: `value` in the coin's minor unit (wei), as a decimal string. */
 export interface NativeTerms {

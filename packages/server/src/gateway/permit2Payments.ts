@@ -12,7 +12,7 @@ import {
 import { permitTransferFromTypes } from '../chains/evm/permit2.ts';
 import type { NetworkInfo } from '../chains/registry.ts';
 import type { WalletRpcAction } from './paymentOptions.ts';
-import { seenWithin } from './walletResultFormats.ts';
+import { seenWithin, sightingWaitMs } from './walletResultFormats.ts';
 
 /** A Permit2 transfer as offered: integers as decimal strings. */
 export interface StoredPermit {
@@ -101,11 +101,6 @@ export function permit2Offer(params: {
     data: { chain_id, method: 'eth_sendTransaction', params: JSON.stringify([permit2ApprovalTransaction({ from: params.owner, token: params.token })]) },
   };
   return { terms: { kind: 'permit2', permit, approval: true }, actions: [approve, sign] };
-}
-
-/** How long a confirm waits for the node to know a transaction the wallet just sent. */
-export function sightingWaitMs(network: NetworkInfo): number {
-  return Math.min(Math.max(2 * network.blockTimeMs, 5_000), 15_000);
 }
 
 /**

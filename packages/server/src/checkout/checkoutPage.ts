@@ -97,6 +97,9 @@ ${model.qrSvg}
     </fieldset>
     <button type="submit" class="button primary" id="wallet-pay">Pay</button>
   </form>
+  <div class="wallet-collect" id="wallet-collect" hidden>
+    <p>This payment asks for a few details about you before you pay. They go to the payment service only.</p>
+  </div>
   <p class="wallet-progress" id="wallet-progress" hidden></p>
   <div class="wallet-error" id="wallet-error" role="alert" hidden>
     <p id="wallet-error-text"></p>

@@ -9,7 +9,7 @@ describe("the checkout page's own wallet app", () => {
   beforeAll(async () => {
     server = await startTestServer();
   });
-  afterAll(() => server.close());
+  afterAll(() => server?.close());
 
   it('is created once, even by concurrent first calls, under a service partner without API keys', async () => {
     const ids = await Promise.all([ensureCheckoutAppId(server.db), ensureCheckoutAppId(server.db), ensureCheckoutAppId(server.db)]);

@@ -19,6 +19,7 @@ import { gatewayTasks } from '../../src/gateway/submitPayment.ts';
 import { expirePaymentTask } from '../../src/payments/expiry.ts';
 import { changePaymentStatus } from '../../src/payments/transitions.ts';
 import { createApp } from '../../src/partners/partners.ts';
+import { setPartnerDataThreshold } from '../../src/gateway/dataCollection/thresholdSettings.ts';
 import { createMerchant, createPayment } from '../support/fixtures.ts';
 import { createTestCertificate, type LogoServer, serveBytes, startLogoServer } from '../support/logoServer.ts';
 import { ManualClock } from '../support/manualClock.ts';
@@ -83,6 +84,7 @@ describe('buyer checkout page in Chromium on the devnet', () => {
       solanaJournalNetwork: (caip2) => `${caip2}-${journalSuffix}`,
     });
     server = await startTestServer({
+      env: { DATA_ENCRYPTION_KEY: randomBytes(32).toString('hex') },
       context: { chains, clock, gateway: services, logoFetch: { allowPrivateHosts: true, extraCaCertificates: [certificate.cert] } },
       tasks: (ctx) => gatewayTasks(ctx),
     });
@@ -312,6 +314,39 @@ describe('buyer checkout page in Chromium on the devnet', () => {
     expect(await page.locator('#paid-with').textContent()).toBe(`Paid with 10 USDT on ${chain.name}.`);
     const status = await call(server, `/v1/gateway/payment/${paymentId}/status`, { headers: walletHeaders });
     expect(status.body).toMatchObject({ status: 'succeeded', isFinal: true });
+    await context.close();
+  });
+
+  it("asks for the buyer's details in the service's form before the browser wallet pays, when the payment needs them", async () => {
+    const asking = await newPartner(server.db, 'Partner asking for buyer data');
+    await setPartnerDataThreshold(server.db, asking.partnerId, { currency: 'USD', amount: 500n });
+    const askingMerchant = (await createMerchant(server, asking.apiKey)).id;
+    const { gatewayUrl, paymentId } = await createPayment(server, asking.apiKey, askingMerchant);
+    const context = await newContext();
+    const page = await context.newPage();
+    const chain = evmChain();
+    const wallet = await injectDevnetWallet(page, { privateKey: buyer('erin').evmPrivateKey, chain: { chainId: chain.chainId, rpcUrl: chain.rpcUrl, name: chain.name } });
+    await page.goto(gatewayUrl);
+    await page.getByRole('button', { name: 'Pay with a browser wallet' }).click();
+    const usdc = page.getByRole('radio', { name: new RegExp(`^10 USDC\\s*${chain.name}$`) });
+    await expect.poll(() => usdc.count()).toBe(1);
+    await usdc.check();
+    await page.getByRole('button', { name: 'Pay', exact: true }).click();
+
+    const form = page.frameLocator('iframe[title="Your details for this payment"]');
+    await form.getByLabel('Full name').fill('Erin Example');
+    await saveScreenshots(page, 'browser-wallet-buyer-details');
+    expect(wallet.calls).not.toContain('eth_signTypedData_v4');
+    await form.getByLabel('Date of birth').fill('1990-04-01');
+    await form.getByLabel('Place of residence').fill('Lisbon, Portugal');
+    await form.getByLabel('I accept the terms of this payment').check();
+    await form.getByRole('button', { name: 'Continue' }).click();
+
+    await expect.poll(() => visibleHeading(page).textContent(), { timeout: 45_000 }).toBe('Payment complete');
+    expect(wallet.calls).toContain('eth_signTypedData_v4');
+    expect(await page.locator('iframe').count()).toBe(0);
+    const stored = await server.db.selectFrom('buyer_data').select('scope').where('payment_id', '=', paymentId).execute();
+    expect(stored).toHaveLength(1);
     await context.close();
   });
 

@@ -14,7 +14,7 @@ describe('checkout pages under a CHECKOUT_URL with a path', () => {
     partner = await newPartner(server.db);
     merchantId = (await createMerchant(server, partner.apiKey)).id;
   });
-  afterAll(() => server.close());
+  afterAll(() => server?.close());
 
   it('serves the page at {checkout_url}/<id> and {checkout_url}/?pid=<id>, with its assets under the same path', async () => {
     const { paymentId, gatewayUrl } = await createPayment(server, partner.apiKey, merchantId);

@@ -101,7 +101,7 @@ describe('checkout policy', () => {
   it('allows only its own scripts and styles, and the API origin for images and calls', () => {
     const same = checkoutContentSecurityPolicy({ baseUrl: 'https://pay.example', checkoutUrl: 'https://pay.example/checkout' });
     expect(same).toBe(
-      "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+      "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; frame-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
     );
     const split = checkoutContentSecurityPolicy({ baseUrl: 'https://api.example', checkoutUrl: 'https://checkout.example' });
     expect(split).toContain("connect-src 'self' https://api.example;");
@@ -166,6 +166,13 @@ describe('checkout page markup', () => {
     const generic = renderCheckoutPage({ ...model, status: 'succeeded', redirect: undefined });
     expect(generic).not.toContain('http-equiv="refresh"');
     expect(generic).not.toContain('Continue to');
+  });
+
+  it('shows the merchant initial when there is no logo', () => {
+    expect(renderCheckoutPage(model)).toContain('<span class="logo logo-initial" aria-hidden="true">&lt;</span>');
+    expect(renderCheckoutPage({ ...model, logoUrl: 'https://pay.example/assets/logos/a.png' })).toContain(
+      '<img class="logo" src="https://pay.example/assets/logos/a.png" alt="" width="64" height="64">',
+    );
   });
 
   it('renders a plain not-found page', () => {

@@ -44,6 +44,7 @@ export function setUpBrowserWallet(setup: BrowserWalletSetup): void {
   const list = element('wallet-option-list');
   const payButton = element<HTMLButtonElement>('wallet-pay');
   const progress = element('wallet-progress');
+  const collectBox = element('wallet-collect');
   const errorBox = element('wallet-error');
   const errorText = element('wallet-error-text');
   const retryButton = element<HTMLButtonElement>('wallet-retry');
@@ -135,11 +136,52 @@ export function setUpBrowserWallet(setup: BrowserWalletSetup): void {
     }
   }
 
+  /**
+   * The service's own form for buyer details (D14), framed in the page; resolves true once it signals
+   * IC_COMPLETE (the answers went straight to the service), false after IC_ERROR, which is shown.
+   */
+  function collectBuyerData(url: string): Promise<boolean> {
+    const frame = document.createElement('iframe');
+    frame.src = url;
+    frame.title = 'Your details for this payment';
+    collectBox.querySelector('iframe')?.remove();
+    collectBox.append(frame);
+    collectBox.hidden = false;
+    showProgress(undefined);
+    frame.focus();
+    const origin = new URL(url, window.location.href).origin;
+    return new Promise((resolve) => {
+      const onMessage = (event: MessageEvent) => {
+        const signal = event.data as { type?: unknown; reason?: unknown } | null;
+        if (event.source !== frame.contentWindow || event.origin !== origin || !signal) return;
+        if (signal.type !== 'IC_COMPLETE' && signal.type !== 'IC_ERROR') return;
+        window.removeEventListener('message', onMessage);
+        collectBox.hidden = true;
+        frame.remove();
+        if (signal.type === 'IC_COMPLETE') {
+          resolve(true);
+          return;
+        }
+        showError(
+          signal.reason === 'link_expired'
+            ? 'The time to give your details ran out. Try again to get a new form.'
+            : 'Your details could not be taken for this payment. Try again, or scan the QR code with a phone wallet.',
+        );
+        resolve(false);
+      };
+      window.addEventListener('message', onMessage);
+    });
+  }
+
   async function pay(optionId: string): Promise<void> {
     const option = options.find((candidate) => candidate.id === optionId);
     if (!option) return;
     payButton.disabled = true;
     form.hidden = true;
+    if (option.collectData && !(await collectBuyerData(option.collectData.url))) {
+      payButton.disabled = false;
+      return;
+    }
     showProgress('Confirm the payment in your wallet…');
     try {
       await payWithOption({

@@ -12,7 +12,7 @@ import {
   partiallySignTransaction,
 } from '@solana/kit';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectorAddresses } from '../../src/chains/collectorKeys.ts';
 import { networksFromDevnet } from '../../src/chains/devnetNetworks.ts';
 import { FixedPriceSource } from '../../src/chains/prices/fixedPriceSource.ts';
@@ -23,6 +23,7 @@ import { gatewayTasks } from '../../src/gateway/submitPayment.ts';
 import { createApp } from '../../src/partners/partners.ts';
 import { createMerchant, createPayment } from '../support/fixtures.ts';
 import { ManualClock } from '../support/manualClock.ts';
+import { createIsolatedDatabase } from '../webhooks/support.ts';
 import { call, expectErrorBody, newPartner, startTestServer, type TestPartner, type TestServer } from '../support/testServer.ts';
 
 /** What a wallet does with `eth_signTypedData_v4`: parse `[from, typedDataJson]` and sign the typed data. */
@@ -45,6 +46,7 @@ async function signSolanaAsWallet(secretKeyBase58: string, params: string): Prom
 describe('gateway payments on the devnet', () => {
   let devnet: Devnet;
   let dataDir: string;
+  let database: Awaited<ReturnType<typeof createIsolatedDatabase>>;
   let servicesDb: Db;
   let server: TestServer;
   let partner: TestPartner;
@@ -70,7 +72,9 @@ describe('gateway payments on the devnet', () => {
     const keys = { evmPrivateKey: generatePrivateKey(), solanaSeedHex: randomBytes(32).toString('hex') };
     const collector = await collectorAddresses(keys);
     await devnet.fund({ evm: [collector.evm], solana: [collector.solana] });
-    servicesDb = connect(inject('databaseUrl'), 4);
+    // A database of its own: gateway workers of other files, paying on other devnets, must not take this file's jobs.
+    database = await createIsolatedDatabase();
+    servicesDb = connect(database.url, 4);
     const journalSuffix = randomBytes(4).toString('hex');
     const services = await createGatewayServices({
       db: servicesDb,
@@ -80,7 +84,7 @@ describe('gateway payments on the devnet', () => {
       // Every devnet reports the same Solana id; this file's journal entries get a network name of their own.
       solanaJournalNetwork: (caip2) => `${caip2}-${journalSuffix}`,
     });
-    server = await startTestServer({ context: { chains, clock, gateway: services }, tasks: (ctx) => gatewayTasks(ctx) });
+    server = await startTestServer({ databaseUrl: database.url, context: { chains, clock, gateway: services }, tasks: (ctx) => gatewayTasks(ctx) });
     partner = await newPartner(server.db);
     merchantId = (await createMerchant(server, partner.apiKey)).id;
     const app = await createApp(server.db, partner.partnerId, 'Test Wallet', 'https://wallet.example/icon.png');
@@ -91,6 +95,7 @@ describe('gateway payments on the devnet', () => {
     await server?.close();
     await servicesDb?.destroy();
     await devnet?.stop();
+    await database?.drop();
     await fs.rm(dataDir, { recursive: true, force: true });
   });
 

@@ -46,8 +46,8 @@ export function formatFiatAmount(minor: string, currency: FiatCurrency, locale: 
     minimumFractionDigits: currency.decimals,
     maximumFractionDigits: currency.decimals,
   });
-  // A decimal string is formatted exactly (Intl.NumberFormat v3); Intl's own typing only names numbers.
-  return format.format(minorUnitsToDecimal(minor, currency.decimals) as unknown as number);
+  // A decimal string is formatted exactly (Intl.NumberFormat v3), never through a float.
+  return format.format(minorUnitsToDecimal(minor, currency.decimals) as Intl.StringNumericLiteral);
 }
 
 export interface TokenDisplay {
@@ -59,7 +59,7 @@ export interface TokenDisplay {
 /** A token amount in minor units for the buyer, e.g. `10.5 USDC on Base`; trailing zeros are dropped. */
 export function formatTokenAmount(minor: string, display: TokenDisplay, locale: string): string {
   const format = new Intl.NumberFormat(locale, { maximumFractionDigits: Math.min(display.decimals, 20) });
-  const number = format.format(minorUnitsToDecimal(minor, display.decimals) as unknown as number);
+  const number = format.format(minorUnitsToDecimal(minor, display.decimals) as Intl.StringNumericLiteral);
   return `${number} ${display.assetSymbol}${display.networkName ? ` on ${display.networkName}` : ''}`;
 }
 

@@ -51,14 +51,15 @@ export async function setup(project: TestProject): Promise<void> {
   project.provide('databaseUrl', url);
 }
 
-/** Drops this run's database; stops PostgreSQL only when no other run is connected to it. */
+/**
+ * Drops this run's database; stops PostgreSQL only when no other run's database exists. A run's database lives from
+ * its setup to its teardown, so it marks the run even between tests, when it holds no connection.
+ */
 export async function teardown(): Promise<void> {
   if (!embedded || !runDatabase) return;
   const othersRunning = await withAdmin(embedded.url, async (admin) => {
     await admin.query(`DROP DATABASE IF EXISTS "${runDatabase}" WITH (FORCE)`);
-    const { rows } = await admin.query<{ count: string }>(
-      "SELECT count(*) FROM pg_stat_activity WHERE datname LIKE 'paygate_test_%'",
-    );
+    const { rows } = await admin.query<{ count: string }>("SELECT count(*) FROM pg_database WHERE datname LIKE 'paygate_test_%'");
     return Number(rows[0]?.count) > 0;
   });
   if (!othersRunning) await embedded.stop();

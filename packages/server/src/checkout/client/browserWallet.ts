@@ -6,7 +6,7 @@ import {
   type PaymentStatus,
   payWithOption,
   UserRejectedError,
-} from '../../../../wallet/src/browser.ts';
+} from '@paygate/wallet/browser';
 import { formatTokenAmount } from '../checkoutView.ts';
 import { explainWalletError } from './walletMessages.ts';
 

@@ -1,4 +1,4 @@
-import { type Eip1193Provider, GatewayClient, type PaymentStatus } from '../../../../wallet/src/browser.ts';
+import { type Eip1193Provider, GatewayClient, type PaymentStatus } from '@paygate/wallet/browser';
 import { formatTimeLeft, formatTokenAmount } from '../checkoutView.ts';
 import { setUpBrowserWallet } from './browserWallet.ts';
 

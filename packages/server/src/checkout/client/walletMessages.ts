@@ -7,7 +7,7 @@ import {
   UnsupportedActionError,
   UserRejectedError,
   WalletProviderError,
-} from '../../../../wallet/src/browser.ts';
+} from '@paygate/wallet/browser';
 
 /**
  * What went wrong with a browser-wallet payment, in words a buyer can act on; every case ends in a retry, so

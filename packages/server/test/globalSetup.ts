@@ -15,6 +15,8 @@ const STALE_AFTER_MS = 6 * 60 * 60 * 1000;
 
 let embedded: EmbeddedDatabase | undefined;
 let runDatabase: string | undefined;
+/** Held for the whole run on its own database, so other runs see this one as running even between tests. */
+let presence: pg.Client | undefined;
 
 async function withAdmin<T>(url: string, run: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
@@ -44,6 +46,8 @@ export async function setup(project: TestProject): Promise<void> {
       await admin.query(`CREATE DATABASE "${runDatabase}"`);
     });
     url = embedded.url.replace(/\/postgres$/, `/${runDatabase}`);
+    presence = new pg.Client({ connectionString: url, application_name: 'paygate test run' });
+    await presence.connect();
   }
   const db = connect(url, 2);
   await migrateToLatest(db, url);
@@ -52,15 +56,19 @@ export async function setup(project: TestProject): Promise<void> {
 }
 
 /**
- * Drops this run's database; stops PostgreSQL only when no other run's database exists. A run's database lives from
- * its setup to its teardown, so it marks the run even between tests, when it holds no connection.
+ * Drops this run's database. The run that started the embedded PostgreSQL owns its process, so it stops it, but only
+ * once every other run on it has finished (each holds a connection to its database until its own teardown).
  */
 export async function teardown(): Promise<void> {
   if (!embedded || !runDatabase) return;
-  const othersRunning = await withAdmin(embedded.url, async (admin) => {
-    await admin.query(`DROP DATABASE IF EXISTS "${runDatabase}" WITH (FORCE)`);
-    const { rows } = await admin.query<{ count: string }>("SELECT count(*) FROM pg_database WHERE datname LIKE 'paygate_test_%'");
-    return Number(rows[0]?.count) > 0;
-  });
-  if (!othersRunning) await embedded.stop();
+  await presence?.end();
+  const runsStillOpen = () =>
+    withAdmin(embedded!.url, async (admin) => {
+      const { rows } = await admin.query<{ count: string }>("SELECT count(*) FROM pg_stat_activity WHERE datname LIKE 'paygate_test_%'");
+      return Number(rows[0]?.count);
+    });
+  await withAdmin(embedded.url, (admin) => admin.query(`DROP DATABASE IF EXISTS "${runDatabase}" WITH (FORCE)`));
+  if (!embedded.startedHere) return;
+  while ((await runsStillOpen()) > 0) await new Promise((resolve) => setTimeout(resolve, 1000));
+  await embedded.stop();
 }

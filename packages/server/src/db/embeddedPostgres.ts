@@ -16,6 +16,8 @@ interface ClusterSettings {
 
 export interface EmbeddedDatabase {
   url: string;
+  /** This process started PostgreSQL (rather than joining one another process runs). */
+  startedHere: boolean;
   /** Stops PostgreSQL if this process started it; leaves a server another process started running. */
   stop(): Promise<void>;
 }
@@ -112,7 +114,7 @@ export async function startEmbeddedPostgres(
   if (runningPort !== undefined) {
     const joined = { ...settings, port: runningPort };
     await ensureDatabase(joined, database);
-    return { url: connectionUrl(joined, database), stop: async () => {} };
+    return { url: connectionUrl(joined, database), startedHere: false, stop: async () => {} };
   }
 
   if (await portAcceptsConnections(settings.port)) {
@@ -137,5 +139,5 @@ export async function startEmbeddedPostgres(
   }
   await cluster.start();
   await ensureDatabase(settings, database);
-  return { url: connectionUrl(settings, database), stop: () => cluster.stop() };
+  return { url: connectionUrl(settings, database), startedHere: true, stop: () => cluster.stop() };
 }

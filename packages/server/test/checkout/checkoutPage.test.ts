@@ -8,7 +8,7 @@ import { type Devnet, startDevnet } from '@paygate/devnet';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectorAddresses } from '../../src/chains/collectorKeys.ts';
 import { networksFromDevnet } from '../../src/chains/devnetNetworks.ts';
 import { FixedPriceSource } from '../../src/chains/prices/fixedPriceSource.ts';
@@ -26,6 +26,7 @@ import { ManualClock } from '../support/manualClock.ts';
 import { childEnv } from '../support/serverProcess.ts';
 import { call, newPartner, startTestServer, type TestPartner, type TestServer } from '../support/testServer.ts';
 import { contrastRatio, decodeQr, injectDevnetWallet, launchChromium, recordTraffic, saveScreenshots, textColours, VIEWPORTS } from './support/browser.ts';
+import { createIsolatedDatabase } from '../support/isolatedDatabase.ts';
 
 const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost']);
 const WALLET_BIN = fileURLToPath(new URL('../../../wallet/bin/paygate-wallet.js', import.meta.url));
@@ -43,6 +44,7 @@ function runWalletCli(args: string[]): Promise<{ code: number | null; stdout: st
 describe('buyer checkout page in Chromium on the devnet', () => {
   let devnet: Devnet;
   let dataDir: string;
+  let database: Awaited<ReturnType<typeof createIsolatedDatabase>>;
   let servicesDb: Db;
   let server: TestServer;
   let partner: TestPartner;
@@ -74,7 +76,9 @@ describe('buyer checkout page in Chromium on the devnet', () => {
     const keys = { evmPrivateKey: generatePrivateKey(), solanaSeedHex: randomBytes(32).toString('hex') };
     const collector = await collectorAddresses(keys);
     await devnet.fund({ evm: [collector.evm], solana: [collector.solana] });
-    servicesDb = connect(inject('databaseUrl'), 4);
+    // A database of its own: gateway workers of other files, paying on other devnets, must not take this file's jobs.
+    database = await createIsolatedDatabase();
+    servicesDb = connect(database.url, 4);
     const journalSuffix = randomBytes(4).toString('hex');
     const services = await createGatewayServices({
       db: servicesDb,
@@ -84,6 +88,7 @@ describe('buyer checkout page in Chromium on the devnet', () => {
       solanaJournalNetwork: (caip2) => `${caip2}-${journalSuffix}`,
     });
     server = await startTestServer({
+      databaseUrl: database.url,
       env: { DATA_ENCRYPTION_KEY: randomBytes(32).toString('hex') },
       context: { chains, clock, gateway: services, logoFetch: { allowPrivateHosts: true, extraCaCertificates: [certificate.cert] } },
       tasks: (ctx) => gatewayTasks(ctx),
@@ -105,6 +110,7 @@ describe('buyer checkout page in Chromium on the devnet', () => {
     await browser?.close();
     await server?.close();
     await servicesDb?.destroy();
+    await database?.drop();
     await devnet?.stop();
     await httpsSites?.close();
     await fs.rm(dataDir, { recursive: true, force: true });

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { type Devnet, startDevnet } from '@paygate/devnet';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectorAddresses } from '../../src/chains/collectorKeys.ts';
 import { networksFromDevnet } from '../../src/chains/devnetNetworks.ts';
 import { FixedPriceSource } from '../../src/chains/prices/fixedPriceSource.ts';
@@ -23,6 +23,7 @@ import { createMerchant, createPayment } from '../support/fixtures.ts';
 import { ManualClock } from '../support/manualClock.ts';
 import { runCli } from '../support/serverProcess.ts';
 import { call, expectErrorBody, newPartner, startTestServer, type TestPartner, type TestServer } from '../support/testServer.ts';
+import { createIsolatedDatabase } from '../support/isolatedDatabase.ts';
 
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 
@@ -43,6 +44,7 @@ async function signTypedDataAsWallet(privateKey: `0x${string}`, params: string):
 describe('buyer data collection (D14)', () => {
   let devnet: Devnet;
   let dataDir: string;
+  let database: Awaited<ReturnType<typeof createIsolatedDatabase>>;
   let servicesDb: Db;
   let server: TestServer;
   let partner: TestPartner;
@@ -54,7 +56,7 @@ describe('buyer data collection (D14)', () => {
   const keyHex = randomBytes(32).toString('hex');
   const key = DataEncryptionKey.parse(keyHex, 'test key');
   const clock = new ManualClock();
-  const cliEnv = () => ({ DATABASE_URL: inject('databaseUrl') });
+  const cliEnv = () => ({ DATABASE_URL: database.url });
 
   const buyer = (name: string) => {
     const found = devnet.manifest.buyers.find((candidate) => candidate.name === name);
@@ -86,7 +88,9 @@ describe('buyer data collection (D14)', () => {
     const keys = { evmPrivateKey: generatePrivateKey(), solanaSeedHex: randomBytes(32).toString('hex') };
     const collector = await collectorAddresses(keys);
     await devnet.fund({ evm: [collector.evm], solana: [collector.solana] });
-    servicesDb = connect(inject('databaseUrl'), 4);
+    // A database of its own: gateway workers of other files, paying on other devnets, must not take this file's jobs.
+    database = await createIsolatedDatabase();
+    servicesDb = connect(database.url, 4);
     const journalSuffix = randomBytes(4).toString('hex');
     const services = await createGatewayServices({
       db: servicesDb,
@@ -96,6 +100,7 @@ describe('buyer data collection (D14)', () => {
       solanaJournalNetwork: (caip2) => `${caip2}-${journalSuffix}`,
     });
     server = await startTestServer({
+      databaseUrl: database.url,
       env: { DATA_ENCRYPTION_KEY: keyHex },
       context: { chains, clock, gateway: services },
       tasks: (ctx) => gatewayTasks(ctx),
@@ -124,6 +129,7 @@ describe('buyer data collection (D14)', () => {
     await new Promise((resolve) => hostPage?.close(resolve));
     await server?.close();
     await servicesDb?.destroy();
+    await database?.drop();
     await devnet?.stop();
     await fs.rm(dataDir, { recursive: true, force: true });
   });
@@ -392,7 +398,7 @@ describe('buyer data collection (D14)', () => {
   });
 
   it('answers 503 when buyer data is due but no encryption key is configured', async () => {
-    const keyless = await startTestServer();
+    const keyless = await startTestServer({ databaseUrl: database.url });
     try {
       const { paymentId } = await createPayment(keyless, partner.apiKey, merchantId);
       const options = await call(keyless, `/v1/gateway/payment/${paymentId}/options`, { method: 'POST', headers: walletHeaders, body: { accounts: [evmAccount('alice')] } });

@@ -23,8 +23,8 @@ import { gatewayTasks } from '../../src/gateway/submitPayment.ts';
 import { createApp } from '../../src/partners/partners.ts';
 import { createMerchant, createPayment } from '../support/fixtures.ts';
 import { ManualClock } from '../support/manualClock.ts';
-import { createIsolatedDatabase } from '../webhooks/support.ts';
 import { call, expectErrorBody, newPartner, startTestServer, type TestPartner, type TestServer } from '../support/testServer.ts';
+import { createIsolatedDatabase } from '../support/isolatedDatabase.ts';
 
 /** What a wallet does with `eth_signTypedData_v4`: parse `[from, typedDataJson]` and sign the typed data. */
 async function signTypedDataAsWallet(privateKey: `0x${string}`, params: string): Promise<string> {

@@ -4,7 +4,8 @@ import { verifyWebhookSignature } from '../../src/webhooks/verifySignature.ts';
 import { createMerchant, createPayment } from '../support/fixtures.ts';
 import { createTestCertificate } from '../support/logoServer.ts';
 import { call, newPartner, startTestServer, type TestPartner, type TestServer } from '../support/testServer.ts';
-import { createIsolatedDatabase, startWebhookReceiver, waitFor, type WebhookReceiver } from './support.ts';
+import { startWebhookReceiver, waitFor, type WebhookReceiver } from './support.ts';
+import { createIsolatedDatabase } from '../support/isolatedDatabase.ts';
 
 describe('webhooks for changes made through the API', () => {
   let database: Awaited<ReturnType<typeof createIsolatedDatabase>>;

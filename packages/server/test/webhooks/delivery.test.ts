@@ -6,7 +6,8 @@ import { createWebhookTasks } from '../../src/webhooks/tasks.ts';
 import { verifyWebhookSignature } from '../../src/webhooks/verifySignature.ts';
 import { createTestCertificate, type TestCertificate } from '../support/logoServer.ts';
 import { call, newPartner, startTestServer, type TestPartner, type TestServer } from '../support/testServer.ts';
-import { createIsolatedDatabase, startWebhookReceiver, waitFor, type WebhookReceiver } from './support.ts';
+import { startWebhookReceiver, waitFor, type WebhookReceiver } from './support.ts';
+import { createIsolatedDatabase } from '../support/isolatedDatabase.ts';
 
 const ATTEMPT_TIMEOUT_MS = 1500;
 

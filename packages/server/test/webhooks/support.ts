@@ -1,38 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:https';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { sql } from 'kysely';
-import { inject } from 'vitest';
-import { connect, migrateToLatest } from '../../src/db/database.ts';
 import type { TestCertificate } from '../support/logoServer.ts';
-
-/**
- * A database of its own for tests that run workers: every worker on a database claims any job of the tasks it
- * knows, so workers started by other test files (with other receivers' settings) must not see these jobs.
- */
-export async function createIsolatedDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `paygate_webhooks_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
-  const urlOf = (database: string) => {
-    const url = new URL(inject('databaseUrl'));
-    url.pathname = `/${database}`;
-    return url.href;
-  };
-  // Through the maintenance database, so the run's own database is never in the way.
-  const onMaintenanceDatabase = async (statement: ReturnType<typeof sql>) => {
-    const admin = connect(urlOf('postgres'), 1);
-    try {
-      await statement.execute(admin);
-    } finally {
-      await admin.destroy();
-    }
-  };
-  await onMaintenanceDatabase(sql`CREATE DATABASE ${sql.id(name)}`);
-  const db = connect(urlOf(name), 2);
-  await migrateToLatest(db, urlOf(name));
-  await db.destroy();
-  return { url: urlOf(name), drop: () => onMaintenanceDatabase(sql`DROP DATABASE IF EXISTS ${sql.id(name)} WITH (FORCE)`) };
-}
 
 export interface ReceivedRequest {
   path: string;

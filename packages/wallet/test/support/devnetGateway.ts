@@ -4,7 +4,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { type Devnet, type DevnetBuyer, startDevnet } from '@paygate/devnet';
 import { generatePrivateKey } from 'viem/accounts';
-import { inject } from 'vitest';
 import { collectorAddresses } from '../../../server/src/chains/collectorKeys.ts';
 import { networksFromDevnet } from '../../../server/src/chains/devnetNetworks.ts';
 import { FixedPriceSource } from '../../../server/src/chains/prices/fixedPriceSource.ts';
@@ -17,6 +16,7 @@ import { createApp } from '../../../server/src/partners/partners.ts';
 import { createMerchant, createPayment } from '../../../server/test/support/fixtures.ts';
 import { call, newPartner, startTestServer, type TestPartner, type TestServer } from '../../../server/test/support/testServer.ts';
 import { GatewayClient } from '../../src/gatewayClient.ts';
+import { createIsolatedDatabase } from '../../../server/test/support/isolatedDatabase.ts';
 
 /** A real service paying on a real devnet, with a partner, a merchant and a wallet app to pay from. */
 export interface DevnetGateway {
@@ -49,7 +49,9 @@ export async function startDevnetGateway(): Promise<DevnetGateway> {
   const keys = { evmPrivateKey: generatePrivateKey(), solanaSeedHex: randomBytes(32).toString('hex') };
   const collector = await collectorAddresses(keys);
   await devnet.fund({ evm: [collector.evm], solana: [collector.solana] });
-  const servicesDb: Db = connect(inject('databaseUrl'), 4);
+  // A database of its own: gateway workers of other files, paying on other devnets, must not take this one's jobs.
+  const database = await createIsolatedDatabase();
+  const servicesDb: Db = connect(database.url, 4);
   const journalSuffix = randomBytes(4).toString('hex');
   const services = await createGatewayServices({
     db: servicesDb,
@@ -60,6 +62,7 @@ export async function startDevnetGateway(): Promise<DevnetGateway> {
     solanaJournalNetwork: (caip2) => `${caip2}-${journalSuffix}`,
   });
   const server = await startTestServer({
+    databaseUrl: database.url,
     env: { DATA_ENCRYPTION_KEY: randomBytes(32).toString('hex') },
     context: { chains, gateway: services },
     tasks: (ctx) => gatewayTasks(ctx),
@@ -97,6 +100,7 @@ export async function startDevnetGateway(): Promise<DevnetGateway> {
     async close() {
       await server.close();
       await servicesDb.destroy();
+      await database.drop();
       await devnet.stop();
       await fs.rm(dataDir, { recursive: true, force: true });
     },

@@ -24,10 +24,10 @@ import { createGatewayServices, type GatewayServices } from '../../../src/gatewa
 import { gatewayTasks } from '../../../src/gateway/submitPayment.ts';
 import { startWorkers, type Workers } from '../../../src/jobs/queue.ts';
 import { createApp } from '../../../src/partners/partners.ts';
-import { createIsolatedDatabase } from '../../webhooks/support.ts';
 import { createMerchant, createPayment } from '../../support/fixtures.ts';
 import { ManualClock } from '../../support/manualClock.ts';
 import { call, type CallResult, newPartner, startTestServer, type TestPartner, type TestServer } from '../../support/testServer.ts';
+import { createIsolatedDatabase } from '../../support/isolatedDatabase.ts';
 
 /** Example prices of the tokens that are not pegged to the payment's currency. */
 export const TEST_PRICES = { 'EURC/USD': '1.087', 'USDC/EUR': '0.92', 'USDT/EUR': '0.92', 'ETH/USD': '3000', 'ETH/EUR': '2760' };

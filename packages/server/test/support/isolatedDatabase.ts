@@ -1,0 +1,31 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { inject } from 'vitest';
+import { connect, migrateToLatest } from '../../src/db/database.ts';
+
+/**
+ * A database of its own for tests that run workers: every worker on a database claims any job of the tasks it
+ * knows, so workers started by other test files (with other chains, keys or receivers) must not see these jobs.
+ */
+export async function createIsolatedDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `paygate_isolated_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+  const urlOf = (database: string) => {
+    const url = new URL(inject('databaseUrl'));
+    url.pathname = `/${database}`;
+    return url.href;
+  };
+  // Through the maintenance database, so the run's own database is never in the way.
+  const onMaintenanceDatabase = async (statement: ReturnType<typeof sql>) => {
+    const admin = connect(urlOf('postgres'), 1);
+    try {
+      await statement.execute(admin);
+    } finally {
+      await admin.destroy();
+    }
+  };
+  await onMaintenanceDatabase(sql`CREATE DATABASE ${sql.id(name)}`);
+  const db = connect(urlOf(name), 2);
+  await migrateToLatest(db, urlOf(name));
+  await db.destroy();
+  return { url: urlOf(name), drop: () => onMaintenanceDatabase(sql`DROP DATABASE IF EXISTS ${sql.id(name)} WITH (FORCE)`) };
+}

@@ -8,6 +8,7 @@ import { type SolanaCollector, solanaCollector } from '../chains/solana/collecto
 import { type SolanaRpc, solanaRpc } from '../chains/solana/rpc.ts';
 import { SolanaTransactionSender } from '../chains/solana/transactionSender.ts';
 import type { Db } from '../db/database.ts';
+import { repeatEvery } from '../jobs/repeatEvery.ts';
 
 export interface SolanaNetworkServices {
   rpc: SolanaRpc;
@@ -45,25 +46,7 @@ export interface GatewayServicesOptions {
   onProblem?: (message: string) => void;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Runs `pass` now and then every `intervalMs` until stopped; a failed pass is reported and the loop goes on. */
-function repeatUntilStopped(pass: () => Promise<unknown>, intervalMs: number, onProblem: (message: string) => void): { stop(): Promise<void> } {
-  let stopped = false;
-  const loop = (async () => {
-    while (!stopped) {
-      await pass().catch((error: Error) => onProblem(`Solana reconcile failed: ${error.message}`));
-      const wake = Date.now() + intervalMs;
-      while (!stopped && Date.now() < wake) await sleep(Math.min(100, intervalMs));
-    }
-  })();
-  return {
-    stop: async () => {
-      stopped = true;
-      await loop;
-    },
-  };
-}
 
 export async function createGatewayServices(options: GatewayServicesOptions): Promise<GatewayServices> {
   const clients = new EvmClients();
@@ -107,7 +90,11 @@ export async function createGatewayServices(options: GatewayServicesOptions): Pr
     },
     reconcileEvery: (intervalMs) => {
       const evm = relayer.reconcileEvery(intervalMs);
-      const solana = repeatUntilStopped(() => Promise.all([...networks.values()].map(({ sender }) => sender.reconcile())), intervalMs, onProblem);
+      const solana = repeatEvery(
+        () => Promise.all([...networks.values()].map(({ sender }) => sender.reconcile())),
+        intervalMs,
+        (error) => onProblem(`Solana reconcile failed: ${error.message}`),
+      );
       return { stop: async () => void (await Promise.all([evm.stop(), solana.stop()])) };
     },
   };

@@ -2,6 +2,7 @@ import { type Address, getAddress } from 'viem';
 import { parseAccountId } from '../chains/caip.ts';
 import { readBalances } from '../chains/evm/index.ts';
 import type { ChainRegistry, TokenInfo } from '../chains/registry.ts';
+import { type RepeatingTask, repeatEvery } from '../jobs/repeatEvery.ts';
 import { BlockhashExpiredError, SolanaTransactionFailedError, SolanaTransactionRejectedError } from '../chains/solana/errors.ts';
 import { readSolanaBalances } from '../chains/solana/readSolanaBalances.ts';
 import type { Clock } from '../context.ts';
@@ -51,7 +52,6 @@ export interface SettlementRound {
   shortOf: string[];
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Pays merchants what they are owed (D16): groups succeeded, unsettled payments per (merchant, asset) into batches
@@ -77,23 +77,13 @@ export class SettlementWorker {
   }
 
   /** Runs a round now and then every `intervalMs` until stopped. */
-  runEvery(intervalMs: number): { stop(): Promise<void> } {
-    let stopped = false;
-    const loop = (async () => {
-      while (!stopped) {
-        await this.runOnce().catch((error: Error) => this.onProblem(`settlement round failed: ${error.message}`));
-        const wake = Date.now() + intervalMs;
-        while (!stopped && Date.now() < wake) await sleep(Math.min(100, intervalMs));
-      }
-    })();
-    return {
-      // A round may be waiting on a transfer; shutdown need not: the journals let the next process finish it.
-      stop: async () => {
-        stopped = true;
-        await Promise.race([loop, sleep(5_000)]);
-      },
-    };
+  runEvery(intervalMs: number): RepeatingTask {
+    // A round may be waiting on a transfer; shutdown need not: the journals let the next process finish it.
+    return repeatEvery(() => this.runOnce(), intervalMs, (error) => this.onProblem(`settlement round failed: ${error.message}`), {
+      stopWaitMs: 5_000,
+    });
   }
+
 
   private async createBatches(round: SettlementRound): Promise<void> {
     const { db, chains, clock } = this.options;

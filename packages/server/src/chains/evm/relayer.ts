@@ -10,6 +10,7 @@ import {
 } from 'viem';
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import type { Db } from '../../db/database.ts';
+import { type RepeatingTask, repeatEvery } from '../../jobs/repeatEvery.ts';
 import type { NetworkInfo } from '../registry.ts';
 import { EvmClients, evmChainId } from './clients.ts';
 import { type Eip1559Fees, replacementFees } from './replacementFees.ts';
@@ -235,22 +236,10 @@ export class Relayer {
   }
 
   /** Runs `reconcile()` now and then every `intervalMs` until stopped. */
-  reconcileEvery(intervalMs: number): { stop(): Promise<void> } {
-    let stopped = false;
-    const loop = (async () => {
-      while (!stopped) {
-        await this.reconcile().catch((error: Error) => this.onProblem(`reconcile failed: ${error.message}`));
-        const wake = Date.now() + intervalMs;
-        while (!stopped && Date.now() < wake) await sleep(Math.min(100, intervalMs));
-      }
-    })();
-    return {
-      stop: async () => {
-        stopped = true;
-        await loop;
-      },
-    };
+  reconcileEvery(intervalMs: number): RepeatingTask {
+    return repeatEvery(() => this.reconcile(), intervalMs, (error) => this.onProblem(`reconcile failed: ${error.message}`));
   }
+
 
   private network(chain: string): NetworkInfo {
     const network = this.networks.get(chain);

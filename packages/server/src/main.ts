@@ -19,6 +19,7 @@ import {
 import { startWorkers } from './jobs/queue.ts';
 import { serviceTaskList } from './jobs/taskList.ts';
 import { crashPointFromEnv } from './settlement/crashPoint.ts';
+import { foldPaymentStatsEvery } from './payments/paymentStatsFold.ts';
 import { feesReport, setFeeSchedule } from './settlement/feeSchedules.ts';
 import { FeeScheduleError, parseFixedFee } from './settlement/fees.ts';
 import { SettlementWorker } from './settlement/worker.ts';
@@ -116,11 +117,13 @@ async function start(): Promise<void> {
   const workers = await startWorkers(handle.url, { ...serviceTaskList(ctx), ...gatewayTasks(ctx) }, { onProblem: (message) => app.log.warn(message) });
   // Transactions recorded by an earlier process are sent, tracked and settled by whichever process runs this.
   const chainReconcile = gateway.reconcileEvery(15_000);
+  const statsFold = foldPaymentStatsEvery(handle.db, 5_000, (message) => app.log.warn(message));
   let settlement: { stop(): Promise<void> } | undefined;
   onShutdownSignal(async () => {
     // HTTP first (long-polls answer at once, in-flight requests finish), then background work.
     await close();
     await chainReconcile.stop();
+    await statsFold.stop();
     await settlement?.stop();
     await workers.stop();
     await handle.close();

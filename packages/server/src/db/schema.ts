@@ -294,7 +294,10 @@ export interface PaymentConfirmationsTable {
   created_at: CreatedAt;
 }
 
-/** Kept by triggers on `payments` (migration 0011); read by the payment list's statistics. */
+/**
+ * Payment statistics per day: triggers on `payments` append deltas to `payment_stats_deltas`, folded into
+ * `payment_daily_stats` in the background; the payment list's statistics sum both.
+ */
 export interface PaymentDailyStatsTable {
   merchant_id: string;
   day: Date;
@@ -396,6 +399,7 @@ export interface Database {
   settlement_shortfalls: SettlementShortfallsTable;
   payment_daily_stats: PaymentDailyStatsTable;
   merchant_buyers: MerchantBuyersTable;
+  payment_stats_deltas: PaymentDailyStatsTable;
 }
 
 

@@ -147,7 +147,8 @@ const utcDay = (at: Date) => new Date(Math.floor(at.getTime() / DAY_MS) * DAY_MS
 const isoDay = (day: Date) => day.toISOString().slice(0, 10);
 
 /**
- * Payments and revenue over the filtered set: whole UTC days from the daily totals, the partial first and last day
+ * Payments and revenue over the filtered set: whole UTC days from the daily totals (folded and not yet folded
+ * deltas), the partial first and last day
  * from the payments themselves. The daily totals count every unpaid payment as expired; the few still payable at
  * `now` are then moved back, found by the partial index on unpaid payments.
  */
@@ -162,8 +163,11 @@ async function totalsOf(ctx: AppContext, filters: Filters): Promise<CurrencyTota
   }
 
   const storedStatuses = filters.statuses && [...new Set(filters.statuses.flatMap((status) => STORED_STATUSES_OF[status] ?? []))];
+  const statsColumns = ['merchant_id', 'day', 'status', 'fiat_currency', 'token_symbol', 'network', 'payments', 'fiat_total'] as const;
   let days = ctx.db
-    .selectFrom('payment_daily_stats')
+    .selectFrom((eb) =>
+      eb.selectFrom('payment_daily_stats').select(statsColumns).unionAll(eb.selectFrom('payment_stats_deltas').select(statsColumns)).as('stats'),
+    )
     .select([
       'fiat_currency',
       sql<string>`sum(payments)`.as('payments'),

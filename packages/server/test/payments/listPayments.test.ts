@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PaymentStatus } from '../../src/db/schema.ts';
 import { newId } from '../../src/ids.ts';
+import { foldPaymentStats } from '../../src/payments/paymentStatsFold.ts';
 import { runCommonRouteTests } from '../support/commonRouteTests.ts';
 import { createMerchant } from '../support/fixtures.ts';
 import { call, expectErrorBody, newPartner, startTestServer, type TestPartner, type TestServer } from '../support/testServer.ts';
@@ -136,7 +137,10 @@ describe('GET /v1/merchants/payments', () => {
       .insertInto('payments')
       .values(payments.map((payment) => ({ ...payment, partner_id: partner.partnerId, merchant_id: merchantId, updated_at: payment.created_at })))
       .execute();
-    // Statistics are kept as running totals: change some payments after insertion so the model also covers updates.
+    // Other processes on this database may fold too; at least this file's inserts are folded here.
+    expect(await foldPaymentStats(server.db)).toBeGreaterThanOrEqual(payments.length);
+    // Statistics are kept as running totals: change some payments after insertion so the model also covers updates,
+    // left as deltas not yet folded.
     for (const payment of payments.filter((candidate) => candidate.status === 'requires_action').slice(0, 6)) {
       Object.assign(payment, { status: 'succeeded', token_symbol: 'USDC', network: NETWORKS[0], buyer_account: `eip155:8453:0x${'b'.repeat(40)}` });
       await server.db
@@ -202,6 +206,17 @@ describe('GET /v1/merchants/payments', () => {
       },
     );
     expect(queriesWithResults).toBeGreaterThan(10);
+  });
+
+  it('gives the same statistics before and after the pending deltas are folded into the daily totals', async () => {
+    const pendingDeltas = async () =>
+      Number((await server.db.selectFrom('payment_stats_deltas').select((eb) => eb.fn.countAll<string>().as('count')).where('merchant_id', '=', merchantId).executeTakeFirstOrThrow()).count);
+    const before = await list('status=succeeded&status=failed&limit=1');
+    await foldPaymentStats(server.db);
+    expect(await pendingDeltas()).toBe(0);
+    const after = await list('status=succeeded&status=failed&limit=1');
+    expect(after.body.stats).toEqual(before.body.stats);
+    expect(after.body.stats).toEqual(expected(payments, { statuses: ['succeeded', 'failed'], sortBy: 'date', sortDir: 'desc', limit: 1 }, new Date()).stats);
   });
 
   it('shows the Payment item shape and states the version', async () => {

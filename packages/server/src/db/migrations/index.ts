@@ -11,6 +11,7 @@ import * as buyerDataCollection from './0009_buyer_data_collection.ts';
 import * as checkout from './0010_checkout.ts';
 import * as paymentStats from './0011_payment_stats.ts';
 import * as confirmedTerms from './0012_confirmed_terms.ts';
+import * as paymentStatsDeltas from './0013_payment_stats_deltas.ts';
 
 /** Every schema change, in order; names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   '0010_checkout': checkout,
   '0011_payment_stats': paymentStats,
   '0012_confirmed_terms': confirmedTerms,
+  '0013_payment_stats_deltas': paymentStatsDeltas,
 };

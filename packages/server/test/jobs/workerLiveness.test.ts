@@ -28,6 +28,7 @@ describe('jobs of a crashed process', () => {
   let db: Db;
   let liveness: WorkerLiveness;
   let workers: Workers | undefined;
+  let child: ChildProcess | undefined;
   const task = `test_hold_${randomBytes(4).toString('hex')}`;
   const lockOf = async () => {
     const { rows } = await sql<{ locked_by: string | null }>`
@@ -42,6 +43,7 @@ describe('jobs of a crashed process', () => {
     liveness = await WorkerLiveness.start(inject('databaseUrl'), { sweepIntervalMs: 3_600_000, minLockAgeMs: 0 });
   });
   afterAll(async () => {
+    child?.kill('SIGKILL');
     await workers?.stop();
     await liveness.stop();
     await db.destroy();
@@ -49,14 +51,14 @@ describe('jobs of a crashed process', () => {
 
   it('stay locked while the process lives, return to the queue once it dies, and then run elsewhere', async () => {
     await enqueueJob(db, task, {});
-    const child = await spawnHoldingWorker(inject('databaseUrl'), task);
+    child = await spawnHoldingWorker(inject('databaseUrl'), task);
     const [held] = await lockOf();
     expect(held?.locked_by).toMatch(/^pool-/);
 
     await liveness.sweep();
     expect(await lockOf()).toEqual([{ locked_by: held?.locked_by }]);
 
-    const exited = new Promise((resolve) => child.once('exit', resolve));
+    const exited = new Promise((resolve) => child?.once('exit', resolve));
     child.kill('SIGKILL');
     await exited;
     // The job queue alone would leave it locked for 4 hours.

@@ -1,10 +1,11 @@
-import { encodeFunctionData, erc20Abi, type Address } from 'viem';
+import { randomUUID } from 'node:crypto';
+import { createPublicClient, encodeFunctionData, erc20Abi, http, type Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/context.ts';
 import { setFeeSchedule } from '../../src/settlement/feeSchedules.ts';
 import { computeFees, parsePercentage } from '../../src/settlement/fees.ts';
 import { SettlementWorker } from '../../src/settlement/worker.ts';
-import { type GatewayTestbed, startGatewayTestbed } from '../gateway/support/gatewayTestbed.ts';
+import { type GatewayTestbed, sendTransactionAsWallet, startGatewayTestbed } from '../gateway/support/gatewayTestbed.ts';
 import { createMerchant } from '../support/fixtures.ts';
 import { call, expectErrorBody } from '../support/testServer.ts';
 import {
@@ -142,6 +143,44 @@ describe('settlement on the devnet', () => {
     expect(await usdcBalance(testbed, evmDestination)).toBe(netSum(evmAmounts));
     expect(await usdcBalance(testbed, solanaDestination)).toBe(netSum(solanaAmounts));
   }, 180_000);
+
+  it('settles a payment in the native coin with a plain value transfer of the net amount', async () => {
+    const merchantId = (await createMerchant(testbed.server, testbed.partner.apiKey)).id;
+    const chain = testbed.devnet.manifest.evm[0]!;
+    const ether = testbed.chains.network(chain.caip2)!.tokens.find((token) => token.method === 'native')!;
+    const destination = newEvmDestination(testbed);
+    await addDestination(testbed, merchantId, ether.caip19, destination);
+
+    const created = await call(testbed.server, '/v1/payments', {
+      method: 'POST',
+      headers: merchantHeaders(merchantId),
+      body: { amount: { unit: 'iso4217/USD', value: '2500' }, referenceId: `order-${randomUUID()}` },
+    });
+    expect(created.status, created.text).toBe(201);
+    const { paymentId } = created.body;
+    const { body } = await testbed.gateway(paymentId, '/options', { accounts: [testbed.evmAccount('bob')] });
+    const option = body.options.find((candidate: any) => candidate.amount.unit === `caip19/${ether.caip19}`);
+    expect(option, JSON.stringify(body)).toBeDefined();
+    const hash = await sendTransactionAsWallet(testbed.buyer('bob').evmPrivateKey, chain, option.actions[0].data.params);
+    const confirmed = await testbed.gateway(paymentId, '/confirm?maxPollMs=20000', { optionId: option.id, results: [{ type: 'walletRpc', data: [hash] }] });
+    expect(confirmed.status, confirmed.text).toBe(200);
+    for (let round = 0; round < 10 && (await testbed.gateway(paymentId, '/status?maxPollMs=20000')).body.status !== 'succeeded'; round += 1);
+
+    const paid = await paymentItem(testbed, merchantId, paymentId);
+    expect(paid).toMatchObject({ status: 'succeeded', settlement: { settled: false } });
+    // 25.00 USD at 3,000 USD per ETH; the fixed 0.30 USD is taken at the payment's own rate.
+    const fees = computeFees({ tokenAmount: BigInt(option.amount.value), fiatAmount: 2500n, fixedFiat: 30n, percentage: parsePercentage('1.5').value });
+    expect(paid.fees).toMatchObject({ total: { unit: `caip19/${ether.caip19}`, value: fees.total.toString() } });
+
+    await worker.runOnce();
+    expect(problems).toEqual([]);
+    const settled = await paymentItem(testbed, merchantId, paymentId);
+    expect(settled.settlement).toMatchObject({ settled: true, amount: { value: fees.net.toString() } });
+    const client = createPublicClient({ transport: http(chain.rpcUrl) });
+    expect(await client.getBalance({ address: destination.split(':')[2] as Address })).toBe(fees.net);
+    const transfer = await client.getTransaction({ hash: settled.settlement.txHash });
+    expect([transfer.to?.toLowerCase(), transfer.value, transfer.input]).toEqual([destination.split(':')[2]!.toLowerCase(), fees.net, '0x']);
+  });
 
   it('keeps a payment without a destination unsettled, settles it once one exists, and sends later batches to a changed destination', async () => {
     const merchantId = (await createMerchant(testbed.server, testbed.partner.apiKey)).id;

@@ -36,11 +36,6 @@ export interface GatewayServicesOptions {
   networks: NetworkInfo[];
   keys: CollectorKeys;
   prices: PriceSource;
-  /**
-   * The Solana journal's network name for a CAIP-2 id. Every devnet reports the same id, so tests sharing one
-   * database give each devnet its own; in production the CAIP-2 id itself.
-   */
-  solanaJournalNetwork?: (caip2: string) => string;
   /** Attempts of the submission job (retried with exponential backoff); 25 unless given. */
   submitMaxAttempts?: number;
   onProblem?: (message: string) => void;
@@ -65,7 +60,7 @@ export async function createGatewayServices(options: GatewayServicesOptions): Pr
     const sender = new SolanaTransactionSender({
       db: options.db,
       rpc,
-      network: options.solanaJournalNetwork?.(network.caip2) ?? network.caip2,
+      network: network.caip2,
       collector,
       commitment: 'confirmed',
       pollIntervalMs: Math.max(100, Math.min(network.blockTimeMs, 1000)),

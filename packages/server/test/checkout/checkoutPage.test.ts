@@ -1,21 +1,12 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Devnet, startDevnet } from '@paygate/devnet';
+import type { Devnet } from '@paygate/devnet';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import sharp from 'sharp';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { collectorAddresses } from '../../src/chains/collectorKeys.ts';
-import { networksFromDevnet } from '../../src/chains/devnetNetworks.ts';
-import { FixedPriceSource } from '../../src/chains/prices/fixedPriceSource.ts';
-import { ChainRegistry } from '../../src/chains/registry.ts';
-import { connect, type Db } from '../../src/db/database.ts';
-import { createGatewayServices } from '../../src/gateway/services.ts';
-import { gatewayTasks } from '../../src/gateway/submitPayment.ts';
+import { connect } from '../../src/db/database.ts';
 import { expirePaymentTask } from '../../src/payments/expiry.ts';
 import { changePaymentStatus } from '../../src/payments/transitions.ts';
 import { createApp } from '../../src/partners/partners.ts';
@@ -24,9 +15,9 @@ import { createMerchant, createPayment } from '../support/fixtures.ts';
 import { createTestCertificate, type LogoServer, serveBytes, startLogoServer } from '../support/logoServer.ts';
 import { ManualClock } from '../support/manualClock.ts';
 import { childEnv } from '../support/serverProcess.ts';
-import { call, newPartner, startTestServer, type TestPartner, type TestServer } from '../support/testServer.ts';
+import { call, newPartner, type TestPartner, type TestServer } from '../support/testServer.ts';
 import { contrastRatio, decodeQr, injectDevnetWallet, launchChromium, recordTraffic, saveScreenshots, textColours, VIEWPORTS } from './support/browser.ts';
-import { createIsolatedDatabase } from '../support/isolatedDatabase.ts';
+import { type DevnetService, startDevnetService } from '../support/devnetService.ts';
 
 const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost']);
 const WALLET_BIN = fileURLToPath(new URL('../../../wallet/bin/paygate-wallet.js', import.meta.url));
@@ -42,10 +33,8 @@ function runWalletCli(args: string[]): Promise<{ code: number | null; stdout: st
 }
 
 describe('buyer checkout page in Chromium on the devnet', () => {
+  let testService: DevnetService;
   let devnet: Devnet;
-  let dataDir: string;
-  let database: Awaited<ReturnType<typeof createIsolatedDatabase>>;
-  let servicesDb: Db;
   let server: TestServer;
   let partner: TestPartner;
   let merchantId: string;
@@ -65,34 +54,18 @@ describe('buyer checkout page in Chromium on the devnet', () => {
   const transition = { get db() { return server.db; }, get chains() { return server.ctx.chains; }, get baseUrl() { return server.url; }, get now() { return clock.now(); } };
 
   beforeAll(async () => {
-    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'paygate-checkout-'));
     const certificate = await createTestCertificate();
     const logo = await sharp({ create: { width: 512, height: 512, channels: 3, background: '#0f766e' } }).png().toBuffer();
     httpsSites = await startLogoServer({ host: '127.0.0.1', certificate, routes: { '/logo.png': serveBytes(logo, 'image/png') } });
     merchantSite = `https://localhost:${httpsSites.port}`;
 
-    devnet = await startDevnet({ dataDir });
-    const chains = new ChainRegistry(networksFromDevnet(devnet.manifest));
-    const keys = { evmPrivateKey: generatePrivateKey(), solanaSeedHex: randomBytes(32).toString('hex') };
-    const collector = await collectorAddresses(keys);
-    await devnet.fund({ evm: [collector.evm], solana: [collector.solana] });
-    // A database of its own: gateway workers of other files, paying on other devnets, must not take this file's jobs.
-    database = await createIsolatedDatabase();
-    servicesDb = connect(database.url, 4);
-    const journalSuffix = randomBytes(4).toString('hex');
-    const services = await createGatewayServices({
-      db: servicesDb,
-      networks: chains.networks,
-      keys,
-      prices: new FixedPriceSource({ 'EURC/USD': '1.087' }, { clock }),
-      solanaJournalNetwork: (caip2) => `${caip2}-${journalSuffix}`,
-    });
-    server = await startTestServer({
-      databaseUrl: database.url,
+    testService = await startDevnetService({
+      prices: { 'EURC/USD': '1.087' },
+      clock,
       env: { DATA_ENCRYPTION_KEY: randomBytes(32).toString('hex') },
-      context: { chains, clock, gateway: services, logoFetch: { allowPrivateHosts: true, extraCaCertificates: [certificate.cert] } },
-      tasks: (ctx) => gatewayTasks(ctx),
+      context: { logoFetch: { allowPrivateHosts: true, extraCaCertificates: [certificate.cert] } },
     });
+    ({ devnet, server } = testService);
     partner = await newPartner(server.db);
     merchantId = (
       await createMerchant(server, partner.apiKey, {
@@ -108,12 +81,8 @@ describe('buyer checkout page in Chromium on the devnet', () => {
 
   afterAll(async () => {
     await browser?.close();
-    await server?.close();
-    await servicesDb?.destroy();
-    await database?.drop();
-    await devnet?.stop();
+    await testService?.close();
     await httpsSites?.close();
-    await fs.rm(dataDir, { recursive: true, force: true });
   });
 
   async function newContext(options: { javaScriptEnabled?: boolean; locale?: string } = {}): Promise<BrowserContext> {
@@ -236,7 +205,7 @@ describe('buyer checkout page in Chromium on the devnet', () => {
       '--gateway-url',
       server.url,
       ...['--app-id', walletHeaders['app-id']!, '--client-id', 'cli-1'],
-      ...['--devnet-dir', dataDir, '--buyer', 'bob', '--network', evmChain().caip2, '--token', 'USDC'],
+      ...['--devnet-dir', testService.devnetDir, '--buyer', 'bob', '--network', evmChain().caip2, '--token', 'USDC'],
     ]);
     expect(paid.code, paid.stderr).toBe(0);
     expect(JSON.parse(paid.stdout)).toMatchObject({ paymentId, status: 'succeeded' });

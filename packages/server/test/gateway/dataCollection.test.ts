@@ -1,31 +1,21 @@
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import { type Devnet, startDevnet } from '@paygate/devnet';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Devnet } from '@paygate/devnet';
+import type { Browser, Page } from 'playwright-core';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { collectorAddresses } from '../../src/chains/collectorKeys.ts';
-import { networksFromDevnet } from '../../src/chains/devnetNetworks.ts';
-import { FixedPriceSource } from '../../src/chains/prices/fixedPriceSource.ts';
-import { ChainRegistry } from '../../src/chains/registry.ts';
-import { connect, type Db } from '../../src/db/database.ts';
 import { formTokensOf, readBuyerData } from '../../src/gateway/dataCollection/buyerData.ts';
 import { setPartnerDataThreshold } from '../../src/gateway/dataCollection/thresholdSettings.ts';
 import { DataEncryptionKey } from '../../src/gateway/dataCollection/encryption.ts';
-import { createGatewayServices } from '../../src/gateway/services.ts';
-import { gatewayTasks } from '../../src/gateway/submitPayment.ts';
 import { createApp } from '../../src/partners/partners.ts';
 import { createMerchant, createPayment } from '../support/fixtures.ts';
 import { ManualClock } from '../support/manualClock.ts';
 import { runCli } from '../support/serverProcess.ts';
 import { call, expectErrorBody, newPartner, startTestServer, type TestPartner, type TestServer } from '../support/testServer.ts';
-import { createIsolatedDatabase } from '../support/isolatedDatabase.ts';
+import { launchChromium } from '../checkout/support/browser.ts';
+import { type DevnetService, startDevnetService } from '../support/devnetService.ts';
 
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 
 /** Each host bridge as a wallet would install it, reporting what it receives to the test through `__record`. */
 const BRIDGES = {
@@ -42,10 +32,8 @@ async function signTypedDataAsWallet(privateKey: `0x${string}`, params: string):
 }
 
 describe('buyer data collection (D14)', () => {
+  let testService: DevnetService;
   let devnet: Devnet;
-  let dataDir: string;
-  let database: Awaited<ReturnType<typeof createIsolatedDatabase>>;
-  let servicesDb: Db;
   let server: TestServer;
   let partner: TestPartner;
   let merchantId: string;
@@ -56,7 +44,7 @@ describe('buyer data collection (D14)', () => {
   const keyHex = randomBytes(32).toString('hex');
   const key = DataEncryptionKey.parse(keyHex, 'test key');
   const clock = new ManualClock();
-  const cliEnv = () => ({ DATABASE_URL: database.url });
+  const cliEnv = () => ({ DATABASE_URL: testService.databaseUrl });
 
   const buyer = (name: string) => {
     const found = devnet.manifest.buyers.find((candidate) => candidate.name === name);
@@ -82,36 +70,15 @@ describe('buyer data collection (D14)', () => {
   }
 
   beforeAll(async () => {
-    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'paygate-data-collection-'));
-    devnet = await startDevnet({ dataDir });
-    const chains = new ChainRegistry(networksFromDevnet(devnet.manifest));
-    const keys = { evmPrivateKey: generatePrivateKey(), solanaSeedHex: randomBytes(32).toString('hex') };
-    const collector = await collectorAddresses(keys);
-    await devnet.fund({ evm: [collector.evm], solana: [collector.solana] });
-    // A database of its own: gateway workers of other files, paying on other devnets, must not take this file's jobs.
-    database = await createIsolatedDatabase();
-    servicesDb = connect(database.url, 4);
-    const journalSuffix = randomBytes(4).toString('hex');
-    const services = await createGatewayServices({
-      db: servicesDb,
-      networks: chains.networks,
-      keys,
-      prices: new FixedPriceSource({ 'EURC/USD': '1.087', 'USDC/EUR': '0.92' }, { clock }),
-      solanaJournalNetwork: (caip2) => `${caip2}-${journalSuffix}`,
-    });
-    server = await startTestServer({
-      databaseUrl: database.url,
-      env: { DATA_ENCRYPTION_KEY: keyHex },
-      context: { chains, clock, gateway: services },
-      tasks: (ctx) => gatewayTasks(ctx),
-    });
+    testService = await startDevnetService({ prices: { 'EURC/USD': '1.087', 'USDC/EUR': '0.92' }, clock, env: { DATA_ENCRYPTION_KEY: keyHex } });
+    ({ devnet, server } = testService);
     partner = await newPartner(server.db, 'Data partner');
     merchantId = (await createMerchant(server, partner.apiKey)).id;
     // 5.00 USD: every 10.00 USD test payment of this partner asks for buyer data.
     await setPartnerDataThreshold(server.db, partner.partnerId, { currency: 'USD', amount: 500n });
     const app = await createApp(server.db, partner.partnerId, 'Test Wallet');
     walletHeaders = { 'app-id': app.appId, 'client-id': 'device-1' };
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    browser = await launchChromium();
     // A web wallet on another origin that shows the form in an iframe.
     hostPage = http.createServer((request, response) => {
       const formUrl = new URL(request.url ?? '/', 'http://host').searchParams.get('form') ?? '';
@@ -127,11 +94,7 @@ describe('buyer data collection (D14)', () => {
   afterAll(async () => {
     await browser?.close();
     await new Promise((resolve) => hostPage?.close(resolve));
-    await server?.close();
-    await servicesDb?.destroy();
-    await database?.drop();
-    await devnet?.stop();
-    await fs.rm(dataDir, { recursive: true, force: true });
+    await testService?.close();
   });
 
   /** A browser page whose bridge calls land in `signals`, in order. */
@@ -398,7 +361,7 @@ describe('buyer data collection (D14)', () => {
   });
 
   it('answers 503 when buyer data is due but no encryption key is configured', async () => {
-    const keyless = await startTestServer({ databaseUrl: database.url });
+    const keyless = await startTestServer({ databaseUrl: testService.databaseUrl });
     try {
       const { paymentId } = await createPayment(keyless, partner.apiKey, merchantId);
       const options = await call(keyless, `/v1/gateway/payment/${paymentId}/options`, { method: 'POST', headers: walletHeaders, body: { accounts: [evmAccount('alice')] } });

@@ -1,53 +1,16 @@
-import { randomBytes } from 'node:crypto';
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { type Devnet, startDevnet } from '@paygate/devnet';
-import {
-  createKeyPairFromBytes,
-  getBase58Encoder,
-  getBase64EncodedWireTransaction,
-  getBase64Encoder,
-  getTransactionDecoder,
-  partiallySignTransaction,
-} from '@solana/kit';
+import type { Devnet } from '@paygate/devnet';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { collectorAddresses } from '../../src/chains/collectorKeys.ts';
-import { networksFromDevnet } from '../../src/chains/devnetNetworks.ts';
-import { FixedPriceSource } from '../../src/chains/prices/fixedPriceSource.ts';
-import { ChainRegistry } from '../../src/chains/registry.ts';
-import { connect, type Db } from '../../src/db/database.ts';
-import { createGatewayServices } from '../../src/gateway/services.ts';
-import { gatewayTasks } from '../../src/gateway/submitPayment.ts';
 import { createApp } from '../../src/partners/partners.ts';
 import { createMerchant, createPayment } from '../support/fixtures.ts';
 import { ManualClock } from '../support/manualClock.ts';
-import { call, expectErrorBody, newPartner, startTestServer, type TestPartner, type TestServer } from '../support/testServer.ts';
-import { createIsolatedDatabase } from '../support/isolatedDatabase.ts';
-
-/** What a wallet does with `eth_signTypedData_v4`: parse `[from, typedDataJson]` and sign the typed data. */
-async function signTypedDataAsWallet(privateKey: `0x${string}`, params: string): Promise<string> {
-  const [from, json] = JSON.parse(params) as [string, string];
-  const account = privateKeyToAccount(privateKey);
-  expect(from.toLowerCase()).toBe(account.address.toLowerCase());
-  const typedData = JSON.parse(json);
-  return account.signTypedData(typedData);
-}
-
-/** What a wallet does with `solana_signTransaction`: unwrap `[{transaction}]`, add its signature, return the whole transaction. */
-async function signSolanaAsWallet(secretKeyBase58: string, params: string): Promise<string> {
-  const [{ transaction }] = JSON.parse(params) as [{ transaction: string }];
-  const keyPair = await createKeyPairFromBytes(new Uint8Array(getBase58Encoder().encode(secretKeyBase58)));
-  const decoded = getTransactionDecoder().decode(getBase64Encoder().encode(transaction));
-  return getBase64EncodedWireTransaction(await partiallySignTransaction([keyPair], decoded));
-}
+import { signSolanaAsWallet, signTypedDataAsWallet } from './support/gatewayTestbed.ts';
+import { type DevnetService, startDevnetService } from '../support/devnetService.ts';
+import { call, expectErrorBody, newPartner, type TestPartner, type TestServer } from '../support/testServer.ts';
 
 describe('gateway payments on the devnet', () => {
+  let testService: DevnetService;
   let devnet: Devnet;
-  let dataDir: string;
-  let database: Awaited<ReturnType<typeof createIsolatedDatabase>>;
-  let servicesDb: Db;
   let server: TestServer;
   let partner: TestPartner;
   let merchantId: string;
@@ -66,25 +29,8 @@ describe('gateway payments on the devnet', () => {
     call(server, `/v1/gateway/payment/${paymentId}${suffix}`, body === undefined ? { headers } : { method: 'POST', headers, body });
 
   beforeAll(async () => {
-    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'paygate-gateway-'));
-    devnet = await startDevnet({ dataDir });
-    const chains = new ChainRegistry(networksFromDevnet(devnet.manifest));
-    const keys = { evmPrivateKey: generatePrivateKey(), solanaSeedHex: randomBytes(32).toString('hex') };
-    const collector = await collectorAddresses(keys);
-    await devnet.fund({ evm: [collector.evm], solana: [collector.solana] });
-    // A database of its own: gateway workers of other files, paying on other devnets, must not take this file's jobs.
-    database = await createIsolatedDatabase();
-    servicesDb = connect(database.url, 4);
-    const journalSuffix = randomBytes(4).toString('hex');
-    const services = await createGatewayServices({
-      db: servicesDb,
-      networks: chains.networks,
-      keys,
-      prices: new FixedPriceSource({ 'EURC/USD': '1.087' }, { clock }),
-      // Every devnet reports the same Solana id; this file's journal entries get a network name of their own.
-      solanaJournalNetwork: (caip2) => `${caip2}-${journalSuffix}`,
-    });
-    server = await startTestServer({ databaseUrl: database.url, context: { chains, clock, gateway: services }, tasks: (ctx) => gatewayTasks(ctx) });
+    testService = await startDevnetService({ prices: { 'EURC/USD': '1.087' }, clock });
+    ({ devnet, server } = testService);
     partner = await newPartner(server.db);
     merchantId = (await createMerchant(server, partner.apiKey)).id;
     const app = await createApp(server.db, partner.partnerId, 'Test Wallet', 'https://wallet.example/icon.png');
@@ -92,11 +38,7 @@ describe('gateway payments on the devnet', () => {
   }, 120_000);
 
   afterAll(async () => {
-    await server?.close();
-    await servicesDb?.destroy();
-    await devnet?.stop();
-    await database?.drop();
-    await fs.rm(dataDir, { recursive: true, force: true });
+    await testService?.close();
   });
 
   const newPayment = () => createPayment(server, partner.apiKey, merchantId);

@@ -1,22 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { type Devnet, type DevnetBuyer, startDevnet } from '@paygate/devnet';
-import { generatePrivateKey } from 'viem/accounts';
-import { collectorAddresses } from '../../../server/src/chains/collectorKeys.ts';
-import { networksFromDevnet } from '../../../server/src/chains/devnetNetworks.ts';
-import { FixedPriceSource } from '../../../server/src/chains/prices/fixedPriceSource.ts';
-import { ChainRegistry } from '../../../server/src/chains/registry.ts';
-import { connect, type Db } from '../../../server/src/db/database.ts';
-import { createGatewayServices } from '../../../server/src/gateway/services.ts';
-import { gatewayTasks } from '../../../server/src/gateway/submitPayment.ts';
+import type { Devnet, DevnetBuyer } from '@paygate/devnet';
 import { setMerchantDataThreshold } from '../../../server/src/gateway/dataCollection/thresholdSettings.ts';
 import { createApp } from '../../../server/src/partners/partners.ts';
 import { createMerchant, createPayment } from '../../../server/test/support/fixtures.ts';
-import { call, newPartner, startTestServer, type TestPartner, type TestServer } from '../../../server/test/support/testServer.ts';
+import { call, newPartner, type TestPartner, type TestServer } from '../../../server/test/support/testServer.ts';
 import { GatewayClient } from '../../src/gatewayClient.ts';
-import { createIsolatedDatabase } from '../../../server/test/support/isolatedDatabase.ts';
+import { startDevnetService } from '../../../server/test/support/devnetService.ts';
 
 /** A real service paying on a real devnet, with a partner, a merchant and a wallet app to pay from. */
 export interface DevnetGateway {
@@ -42,30 +31,9 @@ export interface DevnetGateway {
 }
 
 export async function startDevnetGateway(): Promise<DevnetGateway> {
-  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'paygate-wallet-'));
-  const devnetDir = path.join(dataDir, 'devnet');
-  const devnet = await startDevnet({ dataDir: devnetDir });
-  const chains = new ChainRegistry(networksFromDevnet(devnet.manifest));
-  const keys = { evmPrivateKey: generatePrivateKey(), solanaSeedHex: randomBytes(32).toString('hex') };
-  const collector = await collectorAddresses(keys);
-  await devnet.fund({ evm: [collector.evm], solana: [collector.solana] });
-  // A database of its own: gateway workers of other files, paying on other devnets, must not take this one's jobs.
-  const database = await createIsolatedDatabase();
-  const servicesDb: Db = connect(database.url, 4);
-  const journalSuffix = randomBytes(4).toString('hex');
-  const services = await createGatewayServices({
-    db: servicesDb,
-    networks: chains.networks,
-    keys,
-    prices: new FixedPriceSource({ 'EURC/USD': '1.087', 'ETH/USD': '3000' }),
-    // Every devnet reports the same Solana id; this devnet's journal entries get a network name of their own.
-    solanaJournalNetwork: (caip2) => `${caip2}-${journalSuffix}`,
-  });
-  const server = await startTestServer({
-    databaseUrl: database.url,
+  const { devnet, devnetDir, server, close } = await startDevnetService({
+    prices: { 'EURC/USD': '1.087', 'ETH/USD': '3000' },
     env: { DATA_ENCRYPTION_KEY: randomBytes(32).toString('hex') },
-    context: { chains, gateway: services },
-    tasks: (ctx) => gatewayTasks(ctx),
   });
   const partner = await newPartner(server.db);
   const merchantId = (await createMerchant(server, partner.apiKey)).id;
@@ -98,11 +66,7 @@ export async function startDevnetGateway(): Promise<DevnetGateway> {
       return list.body.data.find((item: { paymentId: string }) => item.paymentId === paymentId);
     },
     async close() {
-      await server.close();
-      await servicesDb.destroy();
-      await database.drop();
-      await devnet.stop();
-      await fs.rm(dataDir, { recursive: true, force: true });
+      await close();
     },
   };
 }

@@ -1,8 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { type Devnet, type DevnetBuyer, startDevnet } from '@paygate/devnet';
+import type { Devnet, DevnetBuyer } from '@paygate/devnet';
 import {
   createKeyPairFromBytes,
   getBase58Encoder,
@@ -14,20 +10,17 @@ import {
 import { createWalletClient, defineChain, type Hex, http } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { expect } from 'vitest';
-import { type CollectorKeys, collectorAddresses } from '../../../src/chains/collectorKeys.ts';
-import { networksFromDevnet } from '../../../src/chains/devnetNetworks.ts';
-import { FixedPriceSource } from '../../../src/chains/prices/fixedPriceSource.ts';
-import { ChainRegistry } from '../../../src/chains/registry.ts';
+import type { CollectorKeys } from '../../../src/chains/collectorKeys.ts';
+import type { ChainRegistry } from '../../../src/chains/registry.ts';
 import type { AppContext } from '../../../src/context.ts';
-import { connect, type Db } from '../../../src/db/database.ts';
-import { createGatewayServices, type GatewayServices } from '../../../src/gateway/services.ts';
+import type { GatewayServices } from '../../../src/gateway/services.ts';
 import { gatewayTasks } from '../../../src/gateway/submitPayment.ts';
 import { startWorkers, type Workers } from '../../../src/jobs/queue.ts';
 import { createApp } from '../../../src/partners/partners.ts';
 import { createMerchant, createPayment } from '../../support/fixtures.ts';
 import { ManualClock } from '../../support/manualClock.ts';
-import { call, type CallResult, newPartner, startTestServer, type TestPartner, type TestServer } from '../../support/testServer.ts';
-import { createIsolatedDatabase } from '../../support/isolatedDatabase.ts';
+import { startDevnetService } from '../../support/devnetService.ts';
+import { call, type CallResult, newPartner, type TestPartner, type TestServer } from '../../support/testServer.ts';
 
 /** Example prices of the tokens that are not pegged to the payment's currency. */
 export const TEST_PRICES = { 'EURC/USD': '1.087', 'USDC/EUR': '0.92', 'USDT/EUR': '0.92', 'ETH/USD': '3000', 'ETH/EUR': '2760' };
@@ -100,23 +93,13 @@ export interface GatewayTestbed {
  * test starts them, so a test can choose with which chain services payments are submitted.
  */
 export async function startGatewayTestbed(options: { workers?: boolean; submitMaxAttempts?: number } = {}): Promise<GatewayTestbed> {
-  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'paygate-gateway-'));
-  const devnet = await startDevnet({ dataDir });
-  const database = await createIsolatedDatabase();
-  const chains = new ChainRegistry(networksFromDevnet(devnet.manifest));
-  const keys: CollectorKeys = { evmPrivateKey: generatePrivateKey(), solanaSeedHex: randomBytes(32).toString('hex') };
-  const collector = await collectorAddresses(keys);
-  await devnet.fund({ evm: [collector.evm], solana: [collector.solana] });
   const clock = new ManualClock();
-  const servicesDb: Db = connect(database.url, 4);
-  const services = await createGatewayServices({
-    db: servicesDb,
-    networks: chains.networks,
-    keys,
-    prices: new FixedPriceSource(TEST_PRICES, { clock }),
+  const { devnet, chains, keys, services, server, databaseUrl, close } = await startDevnetService({
+    prices: TEST_PRICES,
+    clock,
+    workers: false,
     ...(options.submitMaxAttempts ? { submitMaxAttempts: options.submitMaxAttempts } : {}),
   });
-  const server = await startTestServer({ databaseUrl: database.url, context: { chains, clock, gateway: services } });
   const partner = await newPartner(server.db);
   const merchantId = (await createMerchant(server, partner.apiKey)).id;
   const app = await createApp(server.db, partner.partnerId, 'Test Wallet', 'https://wallet.example/icon.png');
@@ -135,7 +118,7 @@ export async function startGatewayTestbed(options: { workers?: boolean; submitMa
     keys,
     services,
     server,
-    databaseUrl: database.url,
+    databaseUrl,
     partner,
     merchantId,
     walletHeaders,
@@ -153,7 +136,7 @@ export async function startGatewayTestbed(options: { workers?: boolean; submitMa
       return list.body.data.find((item: { paymentId: string }) => item.paymentId === paymentId);
     },
     startWorkers: async (overrides) => {
-      const workers = await startWorkers(database.url, gatewayTasks({ ...server.ctx, ...overrides }), { concurrency: 4 });
+      const workers = await startWorkers(databaseUrl, gatewayTasks({ ...server.ctx, ...overrides }), { concurrency: 4 });
       running.push(workers);
       return workers;
     },
@@ -162,11 +145,7 @@ export async function startGatewayTestbed(options: { workers?: boolean; submitMa
     },
     close: async () => {
       await testbed.stopWorkers();
-      await server.close();
-      await servicesDb.destroy();
-      await devnet.stop();
-      await database.drop();
-      await fs.rm(dataDir, { recursive: true, force: true });
+      await close();
     },
   };
   if (options.workers !== false) await testbed.startWorkers();

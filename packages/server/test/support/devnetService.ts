@@ -1,0 +1,83 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { type Devnet, startDevnet } from '@paygate/devnet';
+import { generatePrivateKey } from 'viem/accounts';
+import { type CollectorKeys, collectorAddresses } from '../../src/chains/collectorKeys.ts';
+import { networksFromDevnet } from '../../src/chains/devnetNetworks.ts';
+import { FixedPriceSource } from '../../src/chains/prices/fixedPriceSource.ts';
+import { ChainRegistry } from '../../src/chains/registry.ts';
+import type { AppContext, Clock } from '../../src/context.ts';
+import { connect, type Db } from '../../src/db/database.ts';
+import { createGatewayServices, type GatewayServices } from '../../src/gateway/services.ts';
+import { gatewayTasks } from '../../src/gateway/submitPayment.ts';
+import { createIsolatedDatabase } from './isolatedDatabase.ts';
+import { startTestServer, type TestServer } from './testServer.ts';
+
+export interface DevnetService {
+  devnet: Devnet;
+  /** Where the devnet keeps its manifest (for `paygate-wallet --devnet-dir`). */
+  devnetDir: string;
+  chains: ChainRegistry;
+  keys: CollectorKeys;
+  services: GatewayServices;
+  server: TestServer;
+  databaseUrl: string;
+  close(): Promise<void>;
+}
+
+export interface DevnetServiceOptions {
+  /** Fixed prices for the tokens that are not pegged to the payment's currency, e.g. `{'EURC/USD': '1.087'}`. */
+  prices: Record<string, string>;
+  clock?: Clock;
+  env?: Record<string, string>;
+  context?: Partial<AppContext>;
+  /** Run the gateway's submission workers with the server (default true). */
+  workers?: boolean;
+  submitMaxAttempts?: number;
+}
+
+/**
+ * A devnet with a funded collector, a database of its own (gateway workers of other test files, paying on other
+ * devnets, must not take its jobs), the chain services, and the service on a socket.
+ */
+export async function startDevnetService(options: DevnetServiceOptions): Promise<DevnetService> {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'paygate-devnet-service-'));
+  const devnet = await startDevnet({ dataDir });
+  const database = await createIsolatedDatabase();
+  const chains = new ChainRegistry(networksFromDevnet(devnet.manifest));
+  const keys: CollectorKeys = { evmPrivateKey: generatePrivateKey(), solanaSeedHex: randomBytes(32).toString('hex') };
+  const collector = await collectorAddresses(keys);
+  await devnet.fund({ evm: [collector.evm], solana: [collector.solana] });
+  const servicesDb: Db = connect(database.url, 4);
+  const services = await createGatewayServices({
+    db: servicesDb,
+    networks: chains.networks,
+    keys,
+    prices: new FixedPriceSource(options.prices, options.clock ? { clock: options.clock } : {}),
+    ...(options.submitMaxAttempts ? { submitMaxAttempts: options.submitMaxAttempts } : {}),
+  });
+  const server = await startTestServer({
+    databaseUrl: database.url,
+    ...(options.env ? { env: options.env } : {}),
+    context: { chains, gateway: services, ...(options.clock ? { clock: options.clock } : {}), ...options.context },
+    ...(options.workers === false ? {} : { tasks: (ctx: AppContext) => gatewayTasks(ctx) }),
+  });
+  return {
+    devnet,
+    devnetDir: dataDir,
+    chains,
+    keys,
+    services,
+    server,
+    databaseUrl: database.url,
+    close: async () => {
+      await server.close();
+      await servicesDb.destroy();
+      await devnet.stop();
+      await database.drop();
+      await fs.rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -3,7 +3,6 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Metafile } from 'esbuild';
-import { type Browser, chromium } from 'playwright-core';
 
 export const BROWSER_ENTRY = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src/browser.ts');
 
@@ -21,20 +20,7 @@ export async function bundleBrowserEntry(): Promise<{ code: string; metafile: Me
   return { code: result.outputFiles[0]!.text, metafile: result.metafile };
 }
 
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
-}
+export { launchChromium } from '../../../server/test/checkout/support/browser.ts';
 
 function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {

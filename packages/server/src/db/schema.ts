@@ -315,6 +315,16 @@ export interface MerchantBuyersTable {
   payments: string;
 }
 
+/** Buyer accounts per token (upper case), network and stored status; '' where the payment has none (migration 0015). */
+export interface PaymentBuyersTable {
+  merchant_id: string;
+  token_symbol: string;
+  network: string;
+  status: string;
+  buyer_account: string;
+  payments: string;
+}
+
 /** Wallet apps the service owns, by purpose (migration 0010). */
 export interface ServiceAppsTable {
   purpose: string;
@@ -399,6 +409,7 @@ export interface Database {
   settlement_shortfalls: SettlementShortfallsTable;
   payment_daily_stats: PaymentDailyStatsTable;
   merchant_buyers: MerchantBuyersTable;
+  payment_buyers: PaymentBuyersTable;
   payment_stats_deltas: PaymentDailyStatsTable;
 }
 

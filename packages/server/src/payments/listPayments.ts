@@ -212,24 +212,42 @@ async function totalsOf(ctx: AppContext, filters: Filters): Promise<CurrencyTota
   return totals;
 }
 
-/** Distinct buyer accounts over the filtered set; unfiltered, the kept per-merchant buyer table answers alone. */
+/** The stored statuses of `payment_buyers` that make up a listed status; absent where the time of the request decides. */
+const BUYER_GROUP_STATUSES: Record<string, string[] | undefined> = {
+  processing: ['processing'],
+  succeeded: ['succeeded'],
+  failed: ['failed', 'cancelled'],
+};
+
+/**
+ * Distinct buyer accounts over the filtered set. Unfiltered, the kept per-merchant buyer table answers alone;
+ * narrowed only by token, network and settled statuses, the per-group buyer table does; otherwise the payments.
+ */
 async function customersOf(ctx: AppContext, filters: Filters): Promise<number> {
-  const { merchantId: _merchantId, now: _now, ...narrowing } = filters;
-  if (Object.keys(narrowing).length === 0) {
+  const { merchantId, symbols, networks, statuses, now: _now, ...narrowing } = filters;
+  const countRows = (query: SelectQueryBuilder<Database, never, object>) =>
+    ctx.db.selectFrom(query.as('buyers')).select(sql<string>`count(*)`.as('customers')).executeTakeFirstOrThrow();
+  if (!symbols && !networks && !statuses && Object.keys(narrowing).length === 0) {
     const { customers } = await ctx.db
       .selectFrom('merchant_buyers')
       .select(sql<string>`count(*)`.as('customers'))
-      .where('merchant_id', '=', filters.merchantId)
+      .where('merchant_id', '=', merchantId)
       .executeTakeFirstOrThrow();
     return Number(customers);
+  }
+  const groupStatuses = statuses?.map((status) => BUYER_GROUP_STATUSES[status]);
+  if (Object.keys(narrowing).length === 0 && !groupStatuses?.includes(undefined)) {
+    let groups = ctx.db.selectFrom('payment_buyers').select('buyer_account').distinct().where('merchant_id', '=', merchantId);
+    if (symbols) groups = groups.where('token_symbol', 'in', symbols);
+    if (networks) groups = groups.where('network', 'in', networks);
+    if (groupStatuses) groups = groups.where('status', 'in', groupStatuses.flatMap((stored) => stored ?? []));
+    return Number((await countRows(groups)).customers);
   }
   // A hashed DISTINCT in a subquery reads the covering indexes; count(DISTINCT ...) would sort every row.
   const buyers = applyFilters(ctx.db.selectFrom('payments').select('payments.buyer_account'), filters)
     .where('payments.buyer_account', 'is not', null)
-    .distinct()
-    .as('buyers');
-  const { customers } = await ctx.db.selectFrom(buyers).select(sql<string>`count(*)`.as('customers')).executeTakeFirstOrThrow();
-  return Number(customers);
+    .distinct();
+  return Number((await countRows(buyers)).customers);
 }
 
 /** Statistics over every payment matching the filters, not just one page. */

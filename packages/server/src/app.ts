@@ -22,6 +22,7 @@ import { registerGatewayRoutes } from './gateway/routes.ts';
 import { registerCollectFormRoutes } from './checkout/collect/collectFormRoutes.ts';
 import { registerCheckoutRoutes } from './checkout/routes.ts';
 import { PaymentStatusWaiter } from './payments/statusWaiter.ts';
+import { DatabaseNotifications, registerNotificationMetrics } from './db/notifications.ts';
 import { registerSettlementMetrics } from './settlement/metrics.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
@@ -142,8 +143,10 @@ export async function buildApp(ctx: AppContext): Promise<BuiltApp> {
   registerOpsRoutes(app, ctx, metrics);
   registerSettlementMetrics(metrics, ctx.db);
   const cursors = new CursorCodec(await serviceSecret(ctx.db, 'cursor-signing'));
-  const statusWaiter = new PaymentStatusWaiter(ctx.databaseUrl, (message) => app.log.warn(message));
-  await statusWaiter.start();
+  const notifications = new DatabaseNotifications(ctx.databaseUrl, (message) => app.log.warn(message));
+  const statusWaiter = new PaymentStatusWaiter(notifications);
+  await notifications.start();
+  registerNotificationMetrics(metrics, notifications);
   registerMerchantRoutes(app, ctx, cursors);
   registerPaymentRoutes(app, ctx, cursors, statusWaiter);
   registerGatewayRoutes(app, ctx, statusWaiter);
@@ -155,7 +158,8 @@ export async function buildApp(ctx: AppContext): Promise<BuiltApp> {
     app,
     close: async () => {
       // Long-polls answer at once instead of holding the shutdown for up to 30 s.
-      await statusWaiter.stop();
+      statusWaiter.stop();
+      await notifications.stop();
       await app.close();
       redis?.disconnect();
     },

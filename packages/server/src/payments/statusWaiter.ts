@@ -1,31 +1,24 @@
-import pg from 'pg';
+import type { DatabaseNotifications } from '../db/notifications.ts';
 import { PAYMENT_STATUS_CHANNEL } from './transitions.ts';
 
 export const MAX_LONG_POLL_MS = 30_000;
 
 /**
- * Long-poll wake-ups through PostgreSQL LISTEN/NOTIFY: one listening connection per process, however many
- * requests wait, so a change committed by any process wakes the waiters of every process.
+ * Long-poll wake-ups through the process's one notifications listener, however many requests wait, so a change
+ * committed by any process wakes the waiters of every process.
  */
 export class PaymentStatusWaiter {
-  private client: pg.Client | undefined;
   private readonly waiters = new Map<string, Set<() => void>>();
   private stopping = false;
-  private reconnectTimer: NodeJS.Timeout | undefined;
 
-  constructor(
-    private readonly databaseUrl: string,
-    private readonly onProblem: (message: string) => void = () => {},
-  ) {}
-
-  async start(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.databaseUrl });
-    client.on('notification', (message) => message.payload && this.wake(message.payload));
-    client.on('error', (error) => this.reconnect(`listener connection lost: ${error.message}`));
-    client.on('end', () => this.reconnect('listener connection ended'));
-    await client.connect();
-    await client.query(`LISTEN ${PAYMENT_STATUS_CHANNEL}`);
-    this.client = client;
+  constructor(notifications: DatabaseNotifications) {
+    notifications.subscribe(PAYMENT_STATUS_CHANNEL, {
+      notification: (paymentId) => this.wake(paymentId),
+      // While disconnected, notifications are missed: every waiter re-reads now.
+      listening: (listening) => {
+        if (!listening) this.wakeAll();
+      },
+    });
   }
 
   /** Resolves when the payment may have changed, or after `timeoutMs`; register before reading the state. */
@@ -63,13 +56,9 @@ export class PaymentStatusWaiter {
     return count;
   }
 
-  async stop(): Promise<void> {
+  stop(): void {
     this.stopping = true;
-    clearTimeout(this.reconnectTimer);
-    for (const id of [...this.waiters.keys()]) this.wake(id);
-    const client = this.client;
-    this.client = undefined;
-    await client?.end().catch(() => {});
+    this.wakeAll();
   }
 
   private wake(paymentId: string): void {
@@ -78,15 +67,7 @@ export class PaymentStatusWaiter {
     for (const wake of [...set]) wake();
   }
 
-  /** While disconnected, notifications are missed: wake every waiter so it re-reads, then listen again. */
-  private reconnect(reason: string): void {
-    if (this.stopping || this.reconnectTimer) return;
-    this.onProblem(reason);
-    this.client = undefined;
+  private wakeAll(): void {
     for (const id of [...this.waiters.keys()]) this.wake(id);
-    this.reconnectTimer = setTimeout(() => {
-      this.reconnectTimer = undefined;
-      this.start().catch((error: Error) => this.reconnect(`listener reconnect failed: ${error.message}`));
-    }, 1000);
   }
 }

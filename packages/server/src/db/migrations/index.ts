@@ -12,6 +12,7 @@ import * as checkout from './0010_checkout.ts';
 import * as paymentStats from './0011_payment_stats.ts';
 import * as confirmedTerms from './0012_confirmed_terms.ts';
 import * as paymentStatsDeltas from './0013_payment_stats_deltas.ts';
+import * as merchantChangeNotifications from './0014_merchant_change_notifications.ts';
 import * as paymentBuyers from './0015_payment_buyers.ts';
 
 /** Every schema change, in order; names are permanent once released. */
@@ -29,5 +30,6 @@ export const migrations: Record<string, Migration> = {
   '0011_payment_stats': paymentStats,
   '0012_confirmed_terms': confirmedTerms,
   '0013_payment_stats_deltas': paymentStatsDeltas,
+  '0014_merchant_change_notifications': merchantChangeNotifications,
   '0015_payment_buyers': paymentBuyers,
 };

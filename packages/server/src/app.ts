@@ -23,6 +23,7 @@ import { registerCollectFormRoutes } from './checkout/collect/collectFormRoutes.
 import { registerCheckoutRoutes } from './checkout/routes.ts';
 import { PaymentStatusWaiter } from './payments/statusWaiter.ts';
 import { DatabaseNotifications, registerNotificationMetrics } from './db/notifications.ts';
+import { MERCHANT_CHANGED_CHANNEL, registerMerchantCacheMetrics } from './merchants/merchantCache.ts';
 import { registerSettlementMetrics } from './settlement/metrics.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
@@ -145,8 +146,10 @@ export async function buildApp(ctx: AppContext): Promise<BuiltApp> {
   const cursors = new CursorCodec(await serviceSecret(ctx.db, 'cursor-signing'));
   const notifications = new DatabaseNotifications(ctx.databaseUrl, (message) => app.log.warn(message));
   const statusWaiter = new PaymentStatusWaiter(notifications);
+  notifications.subscribe(MERCHANT_CHANGED_CHANNEL, ctx.merchants);
   await notifications.start();
   registerNotificationMetrics(metrics, notifications);
+  registerMerchantCacheMetrics(metrics, ctx.merchants);
   registerMerchantRoutes(app, ctx, cursors);
   registerPaymentRoutes(app, ctx, cursors, statusWaiter);
   registerGatewayRoutes(app, ctx, statusWaiter);

@@ -19,6 +19,7 @@ export interface Config {
   trustProxy: boolean;
   rateLimit: { max: number; windowMs: number };
   authCacheTtlMs: number;
+  merchantCacheTtlMs: number;
   databasePoolSize: number;
   logo: { allowPrivateHosts: boolean; extraCaFile: string | undefined; timeoutMs: number };
   /** Batching of merchant settlements (D16): how often batches are made and sent, and the smallest one sent. */
@@ -109,6 +110,7 @@ export function loadConfig(env: Env = process.env): Config {
       windowMs: integer(env, 'RATE_LIMIT_WINDOW_MS', 60_000, 100, 3_600_000),
     },
     authCacheTtlMs: integer(env, 'AUTH_CACHE_TTL_MS', 5_000, 0, 60_000),
+    merchantCacheTtlMs: integer(env, 'MERCHANT_CACHE_TTL_MS', 5_000, 0, 60_000),
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 20, 2, 500),
     logo: {
       allowPrivateHosts: boolean(env, 'LOGO_ALLOW_PRIVATE_HOSTS', false),

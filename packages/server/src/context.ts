@@ -5,6 +5,7 @@ import type { Config } from './config.ts';
 import type { Db } from './db/database.ts';
 import type { GatewayServices } from './gateway/services.ts';
 import type { LogoFetchOptions } from './merchants/logo.ts';
+import type { MerchantCache } from './merchants/merchantCache.ts';
 import type { WebhookDeliveryOptions } from './webhooks/deliveryOptions.ts';
 
 export interface Clock {
@@ -21,6 +22,8 @@ export interface AppContext {
   databaseUrl: string;
   chains: ChainRegistry;
   clock: Clock;
+  /** Merchant rows for the hot read paths; serves from memory only while this process receives their changes. */
+  merchants: MerchantCache;
   /** The chain services the wallet gateway pays through; without them the gateway offers and confirms nothing. */
   gateway?: GatewayServices;
   /** Overrides of the logo fetch, for tests only (a private test host, its CA, a DNS table). */

@@ -26,6 +26,7 @@ import { SettlementWorker } from './settlement/worker.ts';
 import { type DatabaseHandle, DatabaseUnavailableError, migrateToLatest, openDatabase } from './db/database.ts';
 import { SCOPES } from './http/auth.ts';
 import { MERCHANT_STATUSES } from './merchants/merchantResource.ts';
+import { MerchantCache } from './merchants/merchantCache.ts';
 import { newId } from './ids.ts';
 import {
   createApiKey,
@@ -112,7 +113,8 @@ async function start(): Promise<void> {
     prices,
     onProblem: (message) => process.stderr.write(`paygate: ${message}\n`),
   });
-  const ctx = { config, db: handle.db, databaseUrl: handle.url, chains: chains.registry, clock: systemClock, gateway };
+  const merchants = new MerchantCache(handle.db, { ttlMs: config.merchantCacheTtlMs });
+  const ctx = { config, db: handle.db, databaseUrl: handle.url, chains: chains.registry, clock: systemClock, merchants, gateway };
   const { app, close } = await buildApp(ctx);
   const workers = await startWorkers(handle.url, { ...serviceTaskList(ctx), ...gatewayTasks(ctx) }, { onProblem: (message) => app.log.warn(message) });
   // Transactions recorded by an earlier process are sent, tracked and settled by whichever process runs this.

@@ -18,7 +18,9 @@ export async function gatewayPaymentOf(ctx: AppContext, paymentId: string): Prom
 }
 
 export async function merchantOfPayment(ctx: AppContext, payment: PaymentRow): Promise<MerchantRow> {
-  return ctx.db.selectFrom('merchants').selectAll().where('id', '=', payment.merchant_id).executeTakeFirstOrThrow();
+  const merchant = await ctx.merchants.get(payment.merchant_id);
+  if (!merchant) throw new Error(`merchant ${payment.merchant_id} of payment ${payment.id} does not exist`);
+  return merchant;
 }
 
 /** A payment a buyer can still pay: 410 once expired, 400 `invalid_state` once it left `requires_action`. */

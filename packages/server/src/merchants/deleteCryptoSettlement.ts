@@ -19,7 +19,7 @@ export function registerDeleteCryptoSettlement(app: App, ctx: AppContext): void 
       },
     },
     async (request, reply) => {
-      const merchant = await merchantOfPartner(ctx.db, principalOf(request).partnerId, request.params.merchantId);
+      const merchant = await merchantOfPartner(ctx.merchants, principalOf(request).partnerId, request.params.merchantId);
       const deleted = await ctx.db
         .deleteFrom('crypto_settlements')
         .where('id', '=', request.params.id)

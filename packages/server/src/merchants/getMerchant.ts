@@ -16,7 +16,7 @@ export function registerGetMerchant(app: App, ctx: AppContext): void {
       },
     },
     async (request) => {
-      const row = await merchantOfPartner(ctx.db, principalOf(request).partnerId, request.params.merchantId);
+      const row = await merchantOfPartner(ctx.merchants, principalOf(request).partnerId, request.params.merchantId);
       return { merchant: toMerchant(row, ctx.config.baseUrl) };
     },
   );

@@ -5,6 +5,7 @@ import type { Db } from '../db/database.ts';
 import type { MerchantsTable } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
 import { Nullable } from '../http/schemas.ts';
+import type { MerchantCache } from './merchantCache.ts';
 import { fetchLogo, LogoRejectedError, type FetchedLogo } from './logo.ts';
 import { readFileSync } from 'node:fs';
 
@@ -44,15 +45,13 @@ export function toMerchant(row: Selectable<MerchantsTable>, baseUrl: string) {
   };
 }
 
-/** The partner's merchant; another partner's merchant is reported exactly like a missing one (D2). */
-export async function merchantOfPartner(db: Db, partnerId: string, merchantId: string) {
-  const row = await db
-    .selectFrom('merchants')
-    .selectAll()
-    .where('id', '=', merchantId)
-    .where('partner_id', '=', partnerId)
-    .executeTakeFirst();
-  if (!row) throw ApiError.notFound(`Merchant ${merchantId.slice(0, 64)} not found.`);
+/**
+ * The partner's merchant, from the process's merchant cache; another partner's merchant is reported exactly like a
+ * missing one (D2). Reads that must see the latest or locked row inside a transaction query the database instead.
+ */
+export async function merchantOfPartner(merchants: MerchantCache, partnerId: string, merchantId: string) {
+  const row = await merchants.get(merchantId);
+  if (!row || row.partner_id !== partnerId) throw ApiError.notFound(`Merchant ${merchantId.slice(0, 64)} not found.`);
   return row;
 }
 

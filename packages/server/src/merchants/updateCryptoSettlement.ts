@@ -26,7 +26,7 @@ export function registerUpdateCryptoSettlement(app: App, ctx: AppContext): void 
       },
     },
     async (request) => {
-      const merchant = await merchantOfPartner(ctx.db, principalOf(request).partnerId, request.params.merchantId);
+      const merchant = await merchantOfPartner(ctx.merchants, principalOf(request).partnerId, request.params.merchantId);
       const current = await ctx.db
         .selectFrom('crypto_settlements')
         .selectAll()

@@ -46,7 +46,7 @@ export function registerUpdateMerchant(app: App, ctx: AppContext): void {
       if (merchantName === undefined && merchantEmail === undefined && iconUrl === undefined) {
         throw ApiError.validation([{ field: 'body', message: 'send at least one of merchantName, merchantEmail, iconUrl' }]);
       }
-      const merchant = await merchantOfPartner(ctx.db, partnerId, request.params.merchantId);
+      const merchant = await merchantOfPartner(ctx.merchants, partnerId, request.params.merchantId);
       const logoFile = iconUrl ? await storeLogo(ctx.db, await fetchMerchantLogo(ctx, iconUrl)) : iconUrl;
       const merchantView = await ctx.db.transaction().execute(async (trx) => {
         const row = await trx
@@ -64,6 +64,7 @@ export function registerUpdateMerchant(app: App, ctx: AppContext): void {
         await recordEvent(trx, { partnerId, merchantId: merchant.id, type: 'merchant.updated', object: view });
         return view;
       });
+      ctx.merchants.invalidate(merchant.id);
       return { merchant: merchantView };
     },
   );

@@ -25,5 +25,5 @@ export async function requireMerchantIdHeader(request: FastifyRequest): Promise<
 
 /** The caller's merchant named by `Merchant-Id`; another partner's merchant is reported as missing. */
 export async function merchantOfRequest(ctx: AppContext, request: FastifyRequest): Promise<MerchantRow> {
-  return merchantOfPartner(ctx.db, principalOf(request).partnerId, merchantIdOf(request) ?? '');
+  return merchantOfPartner(ctx.merchants, principalOf(request).partnerId, merchantIdOf(request) ?? '');
 }

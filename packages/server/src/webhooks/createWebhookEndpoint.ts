@@ -75,7 +75,7 @@ export function registerCreateWebhookEndpoint(app: App, ctx: AppContext): void {
       const { url, events, merchantId } = request.body;
       const problem = urlProblem(url, allowPrivateHosts);
       if (problem) throw ApiError.validation([{ field: 'url', message: problem }]);
-      if (merchantId !== undefined) await merchantOfPartner(ctx.db, partnerId, merchantId);
+      if (merchantId !== undefined) await merchantOfPartner(ctx.merchants, partnerId, merchantId);
       const row = await ctx.db.transaction().execute(async (trx) => {
         // Serialises concurrent creations for the account, so the limit holds.
         await trx.selectFrom('partners').select('id').where('id', '=', partnerId).forUpdate().execute();

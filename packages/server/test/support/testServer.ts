@@ -6,6 +6,7 @@ import { ChainRegistry, MAINNET_NETWORKS } from '../../src/chains/registry.ts';
 import { loadConfig } from '../../src/config.ts';
 import { type AppContext, systemClock } from '../../src/context.ts';
 import { connect, type Db } from '../../src/db/database.ts';
+import { MerchantCache } from '../../src/merchants/merchantCache.ts';
 import { createPartner } from '../../src/partners/partners.ts';
 
 export interface TestServer {
@@ -35,6 +36,7 @@ export async function startTestServer(
     databaseUrl,
     chains: new ChainRegistry(MAINNET_NETWORKS),
     clock: systemClock,
+    merchants: new MerchantCache(db, { ttlMs: config.merchantCacheTtlMs }),
     ...options.context,
   };
   const { app, close } = await buildApp(ctx);

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Db } from '../db/database.ts';
 import { ApiError } from './errors.ts';
@@ -21,13 +21,15 @@ declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal | undefined;
     apiVersion: string | undefined;
+    /** The presented API key's hash once computed; null when the request has no key. */
+    apiKeyHash: string | null | undefined;
   }
 }
 
 const CLIENT_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export function hashApiKey(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
+  return hash('sha256', secret, 'hex');
 }
 
 function singleHeader(request: FastifyRequest, name: string): string | undefined {
@@ -36,12 +38,21 @@ function singleHeader(request: FastifyRequest, name: string): string | undefined
 }
 
 /** The API key of a request: `Api-Key`, or `Authorization: Bearer <key>` as an alias (D2). */
-export function presentedApiKey(request: FastifyRequest): string | undefined {
+function presentedApiKey(request: FastifyRequest): string | undefined {
   const apiKey = singleHeader(request, 'api-key');
   if (apiKey) return apiKey;
   const authorization = singleHeader(request, 'authorization');
   const bearer = authorization && /^Bearer\s+(\S+)\s*$/i.exec(authorization);
   return bearer ? bearer[1] : undefined;
+}
+
+/** The hash of the request's API key, computed once per request (rate limiting and authentication both need it). */
+export function presentedApiKeyHash(request: FastifyRequest): string | null {
+  if (request.apiKeyHash === undefined) {
+    const apiKey = presentedApiKey(request);
+    request.apiKeyHash = apiKey === undefined ? null : hashApiKey(apiKey);
+  }
+  return request.apiKeyHash;
 }
 
 interface CachedCredential<T> {
@@ -66,8 +77,7 @@ export class CredentialVerifier {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async apiKey(secret: string): Promise<KeyRecord | undefined> {
-    const hash = hashApiKey(secret);
+  async apiKey(hash: string): Promise<KeyRecord | undefined> {
     return this.cached(this.keys, hash, async () => {
       const row = await this.db
         .selectFrom('api_keys')
@@ -112,9 +122,9 @@ export class CredentialVerifier {
 }
 
 async function authenticate(request: FastifyRequest, auth: Exclude<RouteAuth, false>, verifier: CredentialVerifier) {
-  const apiKey = presentedApiKey(request);
+  const apiKeyHash = presentedApiKeyHash(request);
   const appId = singleHeader(request, 'app-id');
-  if (apiKey && appId) {
+  if (apiKeyHash && appId) {
     throw new ApiError(400, 'conflicting_auth_headers', 'Send either Api-Key or App-Id, not both.');
   }
   if (appId) {
@@ -130,8 +140,8 @@ async function authenticate(request: FastifyRequest, auth: Exclude<RouteAuth, fa
     if (!auth.allowApp) throw new ApiError(403, 'forbidden', 'An App-Id may call gateway endpoints only.');
     return { kind: 'app' as const, clientId, ...app };
   }
-  if (!apiKey) throw new ApiError(401, 'missing_api_key', 'Send your API key in the Api-Key header.');
-  const key = await verifier.apiKey(apiKey);
+  if (!apiKeyHash) throw new ApiError(401, 'missing_api_key', 'Send your API key in the Api-Key header.');
+  const key = await verifier.apiKey(apiKeyHash);
   if (!key) throw new ApiError(401, 'invalid_api_key', 'The API key is not valid or has been revoked.');
   if (!key.scopes.includes(auth.scope)) {
     throw new ApiError(403, 'forbidden', `This API key lacks the "${auth.scope}" scope.`);
@@ -146,13 +156,14 @@ async function authenticate(request: FastifyRequest, auth: Exclude<RouteAuth, fa
 export function registerAuth(app: FastifyInstance, verifier: CredentialVerifier): void {
   app.decorateRequest('principal', undefined);
   app.decorateRequest('apiVersion', undefined);
+  app.decorateRequest('apiKeyHash', undefined);
   app.addHook('onRequest', async (request) => {
     const auth = request.routeOptions.config.auth;
     if (!auth) return;
     request.principal = await authenticate(request, auth, verifier);
     request.apiVersion = resolveVersion(requestedVersion(request.headers), request.principal.pinnedVersion);
   });
-  app.addHook('onSend', async (request, reply) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     let version = request.apiVersion;
     if (!version) {
       try {
@@ -162,6 +173,7 @@ export function registerAuth(app: FastifyInstance, verifier: CredentialVerifier)
       }
     }
     reply.header('pay-version', version);
+    done(null, payload);
   });
 }
 

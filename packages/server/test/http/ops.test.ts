@@ -62,6 +62,25 @@ describe('operational endpoints and cross-cutting behaviour', () => {
     expect(generated.headers.get('request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it('sends the JSON API security headers on API responses, errors included, and no page headers', async () => {
+    const answers = [
+      await call(server, '/v1/merchants', { headers: { 'api-key': partner.apiKey } }),
+      await call(server, '/v1/merchants'),
+      await call(server, '/v1/nothing-here'),
+    ];
+    expect(answers.map((answer) => answer.status)).toEqual([200, 401, 404]);
+    for (const answer of answers) {
+      expect(answer.headers.get('content-type')).toContain('application/json');
+      expect(answer.headers.get('cache-control')).toBe('no-store');
+      expect(answer.headers.get('content-security-policy')).toBe("default-src 'none'; frame-ancestors 'none'");
+      expect(answer.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(answer.headers.get('x-frame-options')).toBe('DENY');
+      expect(answer.headers.get('strict-transport-security')).toContain('max-age=');
+      expect(answer.headers.get('request-id')).toMatch(/^[0-9a-f-]{36}$/);
+      expect(answer.headers.get('referrer-policy')).toBeNull();
+    }
+  });
+
   it('answers an unknown route with 404 not_found and the error body', async () => {
     const result = await call(server, '/v1/nothing-here');
     expect([result.status, expectErrorBody(result).code]).toEqual([404, 'not_found']);

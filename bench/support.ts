@@ -1,7 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { rpcUrlVariable } from '../packages/server/src/chains/chainConfig.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -36,6 +38,31 @@ export async function spawnListening(args: string[], env: Record<string, string>
         child.kill('SIGTERM');
       }),
   };
+}
+
+/**
+ * `paygate start` as in production: the mainnet token registry and no local chains, so nothing but the measured
+ * requests runs in the process. No path measured calls an RPC or moves funds, so the RPC URLs point nowhere and
+ * the collector keys are throw-away.
+ */
+export function startMainnetService(databaseUrl: string, dataDir: string, networks: string[]): Promise<Spawned> {
+  const rpcUrls = Object.fromEntries(networks.map((network) => [rpcUrlVariable(network), 'http://127.0.0.1:9']));
+  return spawnListening(
+    [path.join(ROOT, 'packages/server/bin/paygate.js'), 'start'],
+    {
+      DATABASE_URL: databaseUrl,
+      DATA_DIR: dataDir,
+      PORT: '0',
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_MAX: '1000000000',
+      DEMO_PARTNER: 'never',
+      CHAINS: 'mainnet',
+      ...rpcUrls,
+      COLLECTOR_EVM_PRIVATE_KEY: `0x${randomBytes(32).toString('hex')}`,
+      COLLECTOR_SOLANA_SEED: randomBytes(32).toString('hex'),
+    },
+    /paygate listening at (http:\/\/\S+)/,
+  );
 }
 
 export interface LoadResult {

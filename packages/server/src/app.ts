@@ -1,26 +1,29 @@
 import { randomUUID } from 'node:crypto';
-import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyRequest } from 'fastify';
+import Fastify from 'fastify';
 import helmet from 'helmet';
 import { Redis } from 'ioredis';
-import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { App, AppContext } from './context.ts';
-import { CredentialVerifier, presentedApiKeyHash, registerAuth, type RouteAuth } from './http/auth.ts';
-import { ApiError, registerErrorHandlers } from './http/errors.ts';
+import { CredentialVerifier, registerAuth, type RouteAuth } from './http/auth.ts';
+import { MemoryRateLimitStore, RateLimiter, RedisRateLimitStore } from './http/rateLimit.ts';
+import { registerErrorHandlers } from './http/errors.ts';
 import { CursorCodec } from './http/cursor.ts';
 import { registerOpsRoutes } from './http/ops.ts';
+import { requestLogger } from './http/requestLogger.ts';
+import { registerRequestMetrics } from './http/requestMetrics.ts';
 import { serviceSecret } from './db/serviceSecrets.ts';
 import { registerValidators } from './http/validation.ts';
-import { API_VERSIONS, REFERENCE_VERSION } from './http/versions.ts';
+import { API_VERSIONS, echoedVersion, REFERENCE_VERSION } from './http/versions.ts';
 import { registerMerchantRoutes } from './merchants/routes.ts';
 import { registerWebhookRoutes } from './webhooks/routes.ts';
 import { registerPaymentRoutes } from './payments/routes.ts';
 import { registerGatewayRoutes } from './gateway/routes.ts';
 import { registerCollectFormRoutes } from './checkout/collect/collectFormRoutes.ts';
 import { registerCheckoutRoutes } from './checkout/routes.ts';
+import { checkoutGatewayCors } from './checkout/gatewayCors.ts';
 import { PaymentStatusWaiter } from './payments/statusWaiter.ts';
 import { DatabaseNotifications, registerNotificationMetrics } from './db/notifications.ts';
 import { MERCHANT_CHANGED_CHANNEL, registerMerchantCacheMetrics } from './merchants/merchantCache.ts';
@@ -41,15 +44,6 @@ const API_SECURITY_HEADERS = {
   'x-frame-options': 'DENY',
 };
 
-/** Rate limits apply per credential: per API key, per wallet app and client, else per address. */
-function rateLimitKey(request: FastifyRequest): string {
-  const apiKeyHash = presentedApiKeyHash(request);
-  if (apiKeyHash) return `key:${apiKeyHash.slice(0, 32)}`;
-  const appId = request.headers['app-id'];
-  if (typeof appId === 'string') return `app:${appId.slice(0, 64)}:${String(request.headers['client-id']).slice(0, 128)}`;
-  return `ip:${request.ip}`;
-}
-
 function securityFor(auth: RouteAuth | undefined) {
   if (!auth) return [];
   const keys = [{ ApiKey: [] }, { BearerApiKey: [] }];
@@ -66,6 +60,7 @@ export async function buildApp(ctx: AppContext): Promise<BuiltApp> {
   const { config } = ctx;
   const app = Fastify({
     logger: { level: config.logLevel, redact: ['req.headers["api-key"]', 'req.headers.authorization'] },
+    childLoggerFactory: requestLogger,
     bodyLimit: config.bodyLimitBytes,
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
@@ -79,32 +74,9 @@ export async function buildApp(ctx: AppContext): Promise<BuiltApp> {
   app.removeContentTypeParser('text/plain');
   registerValidators(app);
   registerErrorHandlers(app);
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header('request-id', request.id);
-    done();
-  });
-
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics });
-  const requestDuration = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'HTTP request duration by route and status',
-    labelNames: ['method', 'route', 'status'],
-    registers: [metrics],
-  });
-  // One labelled series per method, route and status, looked up by a plain key: labels() sorts and joins per call.
-  const durationSeries = new Map<string, ReturnType<typeof requestDuration.labels>>();
-  app.addHook('onResponse', (request, reply, done) => {
-    const route = request.routeOptions.url ?? 'unmatched';
-    const key = `${request.method} ${reply.statusCode} ${route}`;
-    let series = durationSeries.get(key);
-    if (!series) {
-      series = requestDuration.labels(request.method, route, String(reply.statusCode));
-      durationSeries.set(key, series);
-    }
-    series.observe(reply.elapsedTime / 1000);
-    done();
-  });
+  registerRequestMetrics(app, metrics);
 
   // One helmet middleware built at start: @fastify/helmet rebuilds it (and re-parses the CSP) on every request.
   const applyPageSecurityHeaders = helmet({
@@ -117,30 +89,27 @@ export async function buildApp(ctx: AppContext): Promise<BuiltApp> {
       },
     },
   });
+  const answeredCheckoutCors = checkoutGatewayCors(config);
+  // Every response carries its request id and an API version (D3); authentication replaces the version with the
+  // one the request runs under. One hook for all of it: each hook is a step of every request.
   app.addHook('onRequest', (request, reply, done) => {
+    reply.header('request-id', request.id);
+    reply.header('pay-version', echoedVersion(request.headers));
     if (!request.url.startsWith('/v1/')) {
       applyPageSecurityHeaders(request.raw, reply.raw, (error?: unknown) => done(error as Error | undefined));
       return;
     }
     reply.headers(API_SECURITY_HEADERS);
+    if (request.headers.origin !== undefined && answeredCheckoutCors(request, reply)) return;
     done();
   });
 
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false }) : undefined;
-  // Requests go on unlimited while Redis is away (skipOnError); say so in the log rather than on stderr.
+  // Requests go on unlimited while Redis is away; say so in the log rather than on stderr.
   redis?.on('error', (error: Error) => app.log.warn(`rate limit store (Redis) unavailable, requests are not rate limited: ${error.message}`));
-  await app.register(rateLimit, {
-    global: true,
-    max: config.rateLimit.max,
-    timeWindow: config.rateLimit.windowMs,
-    keyGenerator: rateLimitKey,
-    ...(redis ? { redis, nameSpace: 'paygate-rate-limit:' } : {}),
-    skipOnError: true,
-    errorResponseBuilder: (_request, context) =>
-      new ApiError(429, 'rate_limited', `Too many requests; retry in ${Math.ceil(context.ttl / 1000)} s.`, {
-        limit: context.max,
-      }),
-  });
+  const rateLimitStore = redis ? new RedisRateLimitStore(redis) : new MemoryRateLimitStore();
+  const limiter = new RateLimiter(rateLimitStore, config.rateLimit.max, config.rateLimit.windowMs);
+  registerAuth(app, new CredentialVerifier(ctx.db, config.authCacheTtlMs), limiter);
 
   await app.register(swagger, {
     openapi: {
@@ -167,7 +136,6 @@ export async function buildApp(ctx: AppContext): Promise<BuiltApp> {
   });
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, uiConfig: { deepLinking: false } });
 
-  registerAuth(app, new CredentialVerifier(ctx.db, config.authCacheTtlMs));
   registerOpsRoutes(app, ctx, metrics);
   registerSettlementMetrics(metrics, ctx.db);
   const cursors = new CursorCodec(await serviceSecret(ctx.db, 'cursor-signing'));

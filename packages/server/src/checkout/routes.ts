@@ -1,13 +1,14 @@
 import type { App, AppContext } from '../context.ts';
 import { checkoutPathPrefix } from './checkoutPolicy.ts';
-import { registerCheckoutGatewayCors } from './gatewayCors.ts';
 import { registerServeCheckoutAsset } from './serveCheckoutAsset.ts';
 import { registerShowCheckoutPage } from './showCheckoutPage.ts';
 
-/** Buyer pages at the path of `CHECKOUT_URL` (D1), beside the API on the same process, which they call. */
+/**
+ * Buyer pages at the path of `CHECKOUT_URL` (D1), beside the API on the same process, which they call (cross-origin
+ * calls to the gateway are allowed by `checkoutGatewayCors` in the service's request hook).
+ */
 export function registerCheckoutRoutes(app: App, ctx: AppContext): void {
   const prefix = checkoutPathPrefix(ctx.config.checkoutUrl);
   registerShowCheckoutPage(app, ctx, prefix);
   registerServeCheckoutAsset(app, prefix);
-  registerCheckoutGatewayCors(app, ctx.config);
 }

@@ -1,8 +1,11 @@
 import { hash } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../db/database.ts';
 import { ApiError } from './errors.ts';
-import { REFERENCE_VERSION, requestedVersion, resolveVersion } from './versions.ts';
+import { andThen, type Eventually } from './eventually.ts';
+import type { RateLimiter } from './rateLimit.ts';
+import { appendRouteHook } from './routeHooks.ts';
+import { requestedVersion, resolveVersion } from './versions.ts';
 
 export const SCOPES = ['merchants', 'payments', 'gateway'] as const;
 export type Scope = (typeof SCOPES)[number];
@@ -17,12 +20,12 @@ export type Principal =
 declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: RouteAuth;
+    /** `false` exempts the route from rate limiting (health checks, metrics). */
+    rateLimit?: false;
   }
   interface FastifyRequest {
     principal: Principal | undefined;
     apiVersion: string | undefined;
-    /** The presented API key's hash once computed; null when the request has no key. */
-    apiKeyHash: string | null | undefined;
   }
 }
 
@@ -46,26 +49,18 @@ function presentedApiKey(request: FastifyRequest): string | undefined {
   return bearer ? bearer[1] : undefined;
 }
 
-/** The hash of the request's API key, computed once per request (rate limiting and authentication both need it). */
-export function presentedApiKeyHash(request: FastifyRequest): string | null {
-  if (request.apiKeyHash === undefined) {
-    const apiKey = presentedApiKey(request);
-    request.apiKeyHash = apiKey === undefined ? null : hashApiKey(apiKey);
-  }
-  return request.apiKeyHash;
-}
-
 interface CachedCredential<T> {
   value: T | undefined;
   expiresAt: number;
 }
 
-type KeyRecord = { partnerId: string; keyId: string; scopes: Scope[]; pinnedVersion: string };
+type KeyRecord = Extract<Principal, { kind: 'apiKey' }>;
 type AppRecord = { partnerId: string; appId: string; pinnedVersion: string };
 
 /**
  * Verifies credentials against the database and remembers the answer for `ttlMs`, so authentication costs no
- * database round-trip per request; a revoked key stops working within `ttlMs`.
+ * database round-trip per request; a revoked key stops working within `ttlMs`. A remembered answer is returned
+ * synchronously: the request then goes on without waiting for a promise.
  */
 export class CredentialVerifier {
   private readonly keys = new Map<string, CachedCredential<KeyRecord>>();
@@ -77,7 +72,7 @@ export class CredentialVerifier {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async apiKey(hash: string): Promise<KeyRecord | undefined> {
+  apiKey(hash: string): Eventually<KeyRecord | undefined> {
     return this.cached(this.keys, hash, async () => {
       const row = await this.db
         .selectFrom('api_keys')
@@ -87,12 +82,12 @@ export class CredentialVerifier {
         .where('api_keys.revoked_at', 'is', null)
         .executeTakeFirst();
       return row
-        ? { partnerId: row.partner_id, keyId: row.id, scopes: row.scopes as Scope[], pinnedVersion: row.pinned_version }
+        ? { kind: 'apiKey' as const, partnerId: row.partner_id, keyId: row.id, scopes: row.scopes as Scope[], pinnedVersion: row.pinned_version }
         : undefined;
     });
   }
 
-  async app(appId: string): Promise<AppRecord | undefined> {
+  app(appId: string): Eventually<AppRecord | undefined> {
     return this.cached(this.apps, appId, async () => {
       const row = await this.db
         .selectFrom('apps')
@@ -104,76 +99,116 @@ export class CredentialVerifier {
     });
   }
 
-  private async cached<T>(
+  private cached<T>(
     cache: Map<string, CachedCredential<T>>,
     key: string,
     load: () => Promise<T | undefined>,
-  ): Promise<T | undefined> {
+  ): Eventually<T | undefined> {
     const now = this.now();
     const hit = cache.get(key);
     if (hit && hit.expiresAt > now) return hit.value;
-    const value = await load();
-    if (this.ttlMs > 0) {
-      if (cache.size > 10_000) cache.clear();
-      cache.set(key, { value, expiresAt: now + this.ttlMs });
-    }
-    return value;
+    return load().then((value) => {
+      if (this.ttlMs > 0) {
+        if (cache.size > 10_000) cache.clear();
+        cache.set(key, { value, expiresAt: now + this.ttlMs });
+      }
+      return value;
+    });
   }
 }
 
-async function authenticate(request: FastifyRequest, auth: Exclude<RouteAuth, false>, verifier: CredentialVerifier) {
-  const apiKeyHash = presentedApiKeyHash(request);
+/** Who is calling, or why the call is refused. */
+type Verdict = Principal | ApiError;
+
+function refused(status: number, code: string, message: string): ApiError {
+  return new ApiError(status, code, message);
+}
+
+function authenticate(request: FastifyRequest, auth: Exclude<RouteAuth, false>, verifier: CredentialVerifier): Eventually<Verdict> {
+  const apiKey = presentedApiKey(request);
   const appId = singleHeader(request, 'app-id');
-  if (apiKeyHash && appId) {
-    throw new ApiError(400, 'conflicting_auth_headers', 'Send either Api-Key or App-Id, not both.');
-  }
+  if (apiKey && appId) return refused(400, 'conflicting_auth_headers', 'Send either Api-Key or App-Id, not both.');
   if (appId) {
     const clientId = singleHeader(request, 'client-id');
-    if (!clientId) throw new ApiError(401, 'missing_client_id', 'App-Id requires a Client-Id header.');
+    if (!clientId) return refused(401, 'missing_client_id', 'App-Id requires a Client-Id header.');
     if (!CLIENT_ID.test(clientId)) {
-      throw ApiError.validation([
+      return ApiError.validation([
         { field: 'header client-id', message: 'must be 1 to 128 characters of letters, digits, . _ : -' },
       ]);
     }
-    const app = await verifier.app(appId);
-    if (!app) throw new ApiError(401, 'invalid_app_id', 'The App-Id is not known.');
-    if (!auth.allowApp) throw new ApiError(403, 'forbidden', 'An App-Id may call gateway endpoints only.');
-    return { kind: 'app' as const, clientId, ...app };
+    return andThen(verifier.app(appId), (app): Verdict => {
+      if (!app) return refused(401, 'invalid_app_id', 'The App-Id is not known.');
+      if (!auth.allowApp) return refused(403, 'forbidden', 'An App-Id may call gateway endpoints only.');
+      return { kind: 'app', clientId, ...app };
+    });
   }
-  if (!apiKeyHash) throw new ApiError(401, 'missing_api_key', 'Send your API key in the Api-Key header.');
-  const key = await verifier.apiKey(apiKeyHash);
-  if (!key) throw new ApiError(401, 'invalid_api_key', 'The API key is not valid or has been revoked.');
-  if (!key.scopes.includes(auth.scope)) {
-    throw new ApiError(403, 'forbidden', `This API key lacks the "${auth.scope}" scope.`);
-  }
-  return { kind: 'apiKey' as const, ...key };
+  if (!apiKey) return refused(401, 'missing_api_key', 'Send your API key in the Api-Key header.');
+  return andThen(verifier.apiKey(hashApiKey(apiKey)), (key): Verdict => {
+    if (!key) return refused(401, 'invalid_api_key', 'The API key is not valid or has been revoked.');
+    if (!key.scopes.includes(auth.scope)) {
+      return refused(403, 'forbidden', `This API key lacks the "${auth.scope}" scope.`);
+    }
+    return key;
+  });
 }
 
 /**
- * Authenticates every request to a route that declares `config.auth`, then resolves its API version; the
- * resolved version is echoed in `Pay-Version` on every response, errors included (D3).
+ * Rate limits count per verified credential: per API key, per wallet app and client. Everything else, including
+ * requests that authentication refuses, counts per address, so guessing keys is limited too.
  */
-export function registerAuth(app: FastifyInstance, verifier: CredentialVerifier): void {
+function rateLimitKey(request: FastifyRequest, principal: Principal | undefined): string {
+  if (principal?.kind === 'apiKey') return `key:${principal.keyId}`;
+  if (principal?.kind === 'app') return `app:${principal.appId}:${principal.clientId}`;
+  return `ip:${request.ip}`;
+}
+
+/**
+ * One hook per route: authenticates the caller of a route that declares `config.auth`, counts the request against
+ * its rate limit (unless the route sets `config.rateLimit: false`), then resolves its API version and names it in
+ * `Pay-Version` (D3; a response refused before that names the requested version, see app.ts). It completes
+ * synchronously when the credential is cached and the rate-limit store is in memory.
+ */
+export function registerAuth(app: FastifyInstance, verifier: CredentialVerifier, limiter: RateLimiter): void {
   app.decorateRequest('principal', undefined);
   app.decorateRequest('apiVersion', undefined);
-  app.decorateRequest('apiKeyHash', undefined);
-  app.addHook('onRequest', async (request) => {
-    const auth = request.routeOptions.config.auth;
-    if (!auth) return;
-    request.principal = await authenticate(request, auth, verifier);
-    request.apiVersion = resolveVersion(requestedVersion(request.headers), request.principal.pinnedVersion);
-  });
-  app.addHook('onSend', (request, reply, payload, done) => {
-    let version = request.apiVersion;
-    if (!version) {
-      try {
-        version = requestedVersion(request.headers) ?? REFERENCE_VERSION;
-      } catch {
-        version = REFERENCE_VERSION;
-      }
+  // The steps are made once and take the request as arguments, instead of closures made for every request.
+  const settle = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    verdict: Verdict | undefined,
+    done: (error?: Error) => void,
+  ) => {
+    if (!verdict) return done();
+    if (verdict instanceof ApiError) return done(verdict);
+    try {
+      request.apiVersion = resolveVersion(requestedVersion(request.headers), verdict.pinnedVersion);
+    } catch (error) {
+      return done(error as ApiError);
     }
-    reply.header('pay-version', version);
-    done(null, payload);
+    request.principal = verdict;
+    reply.header('pay-version', request.apiVersion);
+    done();
+  };
+  const admit = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    verdict: Verdict | undefined,
+    limited: boolean,
+    done: (error?: Error) => void,
+  ) => {
+    if (!limited) return settle(request, reply, verdict, done);
+    limiter.hit(rateLimitKey(request, verdict instanceof ApiError ? undefined : verdict), reply, (refusal) =>
+      refusal ? done(refusal) : settle(request, reply, verdict, done),
+    );
+  };
+  app.addHook('onRoute', (route) => {
+    const auth = route.config?.auth;
+    const limited = route.config?.rateLimit !== false;
+    appendRouteHook(route, 'onRequest', (request, reply, done) => {
+      const verdict = auth ? authenticate(request, auth, verifier) : undefined;
+      if (verdict instanceof Promise) verdict.then((settled) => admit(request, reply, settled, limited, done), done);
+      else admit(request, reply, verdict, limited, done);
+    });
   });
 }
 

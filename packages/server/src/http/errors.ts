@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { validationIssues } from './validation.ts';
+import { echoedVersion } from './versions.ts';
 
 export interface Issue {
   field: string;
@@ -81,6 +82,8 @@ export function toApiError(error: unknown, request: FastifyRequest): ApiError {
 export function registerErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error, request, reply: FastifyReply) => {
     const apiError = toApiError(error, request);
+    // Refused before the request hooks ran (an unparsable URL, say): the response still names a version (D3).
+    if (!reply.hasHeader('pay-version')) reply.header('pay-version', echoedVersion(request.headers));
     if (apiError.status === 429 && !reply.hasHeader('retry-after')) reply.header('retry-after', '1');
     return reply.status(apiError.status).type('application/json; charset=utf-8').send(errorBody(apiError));
   });

@@ -47,12 +47,14 @@ export function versionHas(version: string, change: VersionChange): boolean {
   return API_VERSIONS.find((entry) => entry.version === version)?.changes.includes(change) ?? false;
 }
 
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(',') : value;
+}
+
 /** The version a request asked for (`Pay-Version`, or its alias `WCP-Version`), checked for form only. */
 export function requestedVersion(headers: Record<string, string | string[] | undefined>): string | undefined {
-  const values = [headers['pay-version'], headers['wcp-version']].map((value) =>
-    Array.isArray(value) ? value.join(',') : value,
-  );
-  const [pay, wcp] = values;
+  const pay = headerValue(headers['pay-version']);
+  const wcp = headerValue(headers['wcp-version']);
   if (pay !== undefined && wcp !== undefined && pay !== wcp) {
     throw new ApiError(400, 'invalid_api_version', 'Pay-Version and WCP-Version disagree; send one of them.');
   }
@@ -71,6 +73,15 @@ export function requestedVersion(headers: Record<string, string | string[] | und
     });
   }
   return requested;
+}
+
+/** The version a response names before (or without) authentication: the requested one when valid, else the reference. */
+export function echoedVersion(headers: Record<string, string | string[] | undefined>): string {
+  try {
+    return requestedVersion(headers) ?? REFERENCE_VERSION;
+  } catch {
+    return REFERENCE_VERSION;
+  }
 }
 
 /** The version a partner's request runs under: the requested one, never older than the partner's pin. */

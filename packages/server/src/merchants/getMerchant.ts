@@ -1,7 +1,8 @@
 import type { App, AppContext } from '../context.ts';
 import { principalOf } from '../http/auth.ts';
+import { andThen } from '../http/eventually.ts';
 import { errorResponses } from '../http/schemas.ts';
-import { MerchantEnvelope, MerchantIdParams, merchantOfPartner, toMerchant } from './merchantResource.ts';
+import { MerchantEnvelope, MerchantIdParams, merchantOfPartner, cachedMerchantView } from './merchantResource.ts';
 
 export function registerGetMerchant(app: App, ctx: AppContext): void {
   app.get(
@@ -15,9 +16,9 @@ export function registerGetMerchant(app: App, ctx: AppContext): void {
         response: { 200: MerchantEnvelope, ...errorResponses(404) },
       },
     },
-    async (request) => {
-      const row = await merchantOfPartner(ctx.merchants, principalOf(request).partnerId, request.params.merchantId);
-      return { merchant: toMerchant(row, ctx.config.baseUrl) };
-    },
+    (request) =>
+      andThen(merchantOfPartner(ctx.merchants, principalOf(request).partnerId, request.params.merchantId), (row) => ({
+        merchant: cachedMerchantView(row, ctx.config.baseUrl),
+      })),
   );
 }

@@ -2,6 +2,7 @@ import type { Selectable } from 'kysely';
 import { Counter, type Registry } from 'prom-client';
 import type { Db } from '../db/database.ts';
 import type { ChannelSubscriber } from '../db/notifications.ts';
+import type { Eventually } from '../http/eventually.ts';
 import type { MerchantsTable } from '../db/schema.ts';
 
 /** Notified with the merchant id by a trigger on every insert, update and delete of a merchant (migration 0014). */
@@ -47,12 +48,17 @@ export class MerchantCache implements ChannelSubscriber {
     this.now = options.now ?? Date.now;
   }
 
-  async get(merchantId: string): Promise<CachedMerchant | undefined> {
+  /** The merchant's row; synchronously when it is in memory. */
+  get(merchantId: string): Eventually<CachedMerchant | undefined> {
     const entry = this.entries.get(merchantId);
     if (entry && entry.expiresAt > this.now()) {
       this.reads.memory++;
       return entry.row;
     }
+    return this.load(merchantId);
+  }
+
+  private async load(merchantId: string): Promise<CachedMerchant | undefined> {
     const generation = this.generation;
     this.reads.database++;
     const row = await this.db.selectFrom('merchants').selectAll().where('id', '=', merchantId).executeTakeFirst();

@@ -5,7 +5,8 @@ import type { Db } from '../db/database.ts';
 import type { MerchantsTable } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
 import { Nullable } from '../http/schemas.ts';
-import type { MerchantCache } from './merchantCache.ts';
+import { andThen, type Eventually } from '../http/eventually.ts';
+import type { CachedMerchant, MerchantCache } from './merchantCache.ts';
 import { fetchLogo, LogoRejectedError, type FetchedLogo } from './logo.ts';
 import { readFileSync } from 'node:fs';
 
@@ -45,14 +46,27 @@ export function toMerchant(row: Selectable<MerchantsTable>, baseUrl: string) {
   };
 }
 
+const cachedViews = new WeakMap<CachedMerchant, ReturnType<typeof toMerchant>>();
+
+/**
+ * The API view of a row from the merchant cache, made once per cached row: the cache hands out the same row object
+ * until the merchant changes, and GET /v1/merchants/{id} is the hottest read.
+ */
+export function cachedMerchantView(row: CachedMerchant, baseUrl: string): ReturnType<typeof toMerchant> {
+  let view = cachedViews.get(row);
+  if (!view) cachedViews.set(row, (view = toMerchant(row, baseUrl)));
+  return view;
+}
+
 /**
  * The partner's merchant, from the process's merchant cache; another partner's merchant is reported exactly like a
  * missing one (D2). Reads that must see the latest or locked row inside a transaction query the database instead.
  */
-export async function merchantOfPartner(merchants: MerchantCache, partnerId: string, merchantId: string) {
-  const row = await merchants.get(merchantId);
-  if (!row || row.partner_id !== partnerId) throw ApiError.notFound(`Merchant ${merchantId.slice(0, 64)} not found.`);
-  return row;
+export function merchantOfPartner(merchants: MerchantCache, partnerId: string, merchantId: string): Eventually<CachedMerchant> {
+  return andThen(merchants.get(merchantId), (row) => {
+    if (!row || row.partner_id !== partnerId) throw ApiError.notFound(`Merchant ${merchantId.slice(0, 64)} not found.`);
+    return row;
+  });
 }
 
 const extraCaCache = new Map<string, string[]>();

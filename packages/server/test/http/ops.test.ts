@@ -134,4 +134,42 @@ describe('rate limiting', () => {
     const other = await newPartner(server.db, 'Unthrottled');
     expect((await call(server, '/v1/merchants', { headers: { 'api-key': other.apiKey } })).status).toBe(200);
   });
+
+  it('tells each caller where it stands, and names the API version on the refusal', async () => {
+    const caller = await newPartner(server.db, 'Counted');
+    const seen = [];
+    for (let attempt = 0; attempt < 4; attempt++) {
+      const response = await call(server, '/v1/merchants', { headers: { 'api-key': caller.apiKey } });
+      seen.push([
+        response.status,
+        response.headers.get('x-ratelimit-limit'),
+        response.headers.get('x-ratelimit-remaining'),
+        response.headers.get('pay-version'),
+      ]);
+      expect(Number(response.headers.get('x-ratelimit-reset'))).toBeGreaterThan(0);
+    }
+    expect(seen).toEqual([
+      [200, '3', '2', '2026-02-18'],
+      [200, '3', '1', '2026-02-18'],
+      [200, '3', '0', '2026-02-18'],
+      [429, '3', '0', '2026-02-18'],
+    ]);
+  });
+
+  it('counts requests with unknown keys per address, so guessing keys is limited too', async () => {
+    const statuses: number[] = [];
+    for (let attempt = 0; attempt < 4; attempt++) {
+      const response = await call(server, '/v1/merchants', { headers: { 'api-key': `sk_guess_${attempt}` } });
+      statuses.push(response.status);
+    }
+    expect(statuses).toEqual([401, 401, 401, 429]);
+    const caller = await newPartner(server.db, 'Same address, own key');
+    expect((await call(server, '/v1/merchants', { headers: { 'api-key': caller.apiKey } })).status).toBe(200);
+  });
+
+  it('never limits health checks', async () => {
+    const statuses: number[] = [];
+    for (let attempt = 0; attempt < 5; attempt++) statuses.push((await call(server, '/healthz')).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 200]);
+  });
 });

@@ -1,0 +1,100 @@
+import type { FastifyReply } from 'fastify';
+import type { Redis, Result } from 'ioredis';
+import { ApiError } from './errors.ts';
+
+/** A key's count in its current window. */
+export interface WindowCount {
+  count: number;
+  resetInMs: number;
+}
+
+/** Counts requests per key in fixed windows; `done` gets an error when the count could not be kept. */
+export interface RateLimitStore {
+  hit(key: string, windowMs: number, done: (error: Error | null, count?: WindowCount) => void): void;
+}
+
+/**
+ * Windows in process memory, answered synchronously. The map is kept in order of window start, so when it is full
+ * the entry dropped is the oldest window, which has most likely ended already.
+ */
+export class MemoryRateLimitStore implements RateLimitStore {
+  private readonly windows = new Map<string, { count: number; endsAt: number }>();
+
+  constructor(
+    private readonly maxKeys = 100_000,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  hit(key: string, windowMs: number, done: (error: Error | null, count?: WindowCount) => void): void {
+    const now = this.now();
+    let window = this.windows.get(key);
+    if (!window || window.endsAt <= now) {
+      this.windows.delete(key);
+      if (this.windows.size >= this.maxKeys) this.windows.delete(this.windows.keys().next().value as string);
+      window = { count: 0, endsAt: now + windowMs };
+      this.windows.set(key, window);
+    }
+    window.count++;
+    done(null, { count: window.count, resetInMs: window.endsAt - now });
+  }
+}
+
+/** One round-trip per request: count, start the window's expiry on its first request, report the time left. */
+const HIT_SCRIPT = `
+local count = redis.call('INCR', KEYS[1])
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
+end
+return {count, ttl}`;
+
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    paygateRateLimitHit(key: string, windowMs: number): Result<[number, number], Context>;
+  }
+}
+
+/** Windows in Redis, shared by every process of the service. */
+export class RedisRateLimitStore implements RateLimitStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix = 'paygate-rate-limit:',
+  ) {
+    redis.defineCommand('paygateRateLimitHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
+  }
+
+  hit(key: string, windowMs: number, done: (error: Error | null, count?: WindowCount) => void): void {
+    this.redis.paygateRateLimitHit(this.prefix + key, windowMs).then(
+      ([count, resetInMs]) => done(null, { count, resetInMs }),
+      (error: Error) => done(error),
+    );
+  }
+}
+
+/**
+ * `max` requests per key and window. Every counted response says where the caller stands (`X-RateLimit-Limit`,
+ * `-Remaining`, `-Reset` in seconds); one over the limit is refused with 429 `rate_limited` and `Retry-After`.
+ * When the store cannot count (Redis away), requests are served unlimited rather than refused; the store's
+ * connection reports that in the log.
+ */
+export class RateLimiter {
+  constructor(
+    private readonly store: RateLimitStore,
+    readonly max: number,
+    readonly windowMs: number,
+  ) {}
+
+  hit(key: string, reply: FastifyReply, done: (error?: ApiError) => void): void {
+    this.store.hit(key, this.windowMs, (error, count) => {
+      if (error || !count) return done();
+      const resetSeconds = Math.max(1, Math.ceil(count.resetInMs / 1000));
+      reply.header('x-ratelimit-limit', this.max);
+      reply.header('x-ratelimit-remaining', Math.max(0, this.max - count.count));
+      reply.header('x-ratelimit-reset', resetSeconds);
+      if (count.count <= this.max) return done();
+      reply.header('retry-after', resetSeconds);
+      done(new ApiError(429, 'rate_limited', `Too many requests; retry in ${resetSeconds} s.`, { limit: this.max }));
+    });
+  }
+}

@@ -6,6 +6,7 @@ import { CoinbasePriceSource } from './chains/prices/coinbasePriceSource.ts';
 import { FixedPriceSource } from './chains/prices/fixedPriceSource.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { systemClock } from './context.ts';
+import { ChainFollowers } from './chains/chainFollowers.ts';
 import { createGatewayServices } from './gateway/services.ts';
 import { gatewayTasks } from './gateway/submitPayment.ts';
 import { dataEncryptionKeyInDataDir } from './gateway/dataCollection/encryption.ts';
@@ -111,20 +112,22 @@ async function start(): Promise<void> {
     networks: chains.registry.networks,
     keys: collectorKeys,
     prices,
+    baseUrl: () => config.baseUrl,
+    clock: systemClock,
     onProblem: (message) => process.stderr.write(`paygate: ${message}\n`),
   });
   const merchants = new MerchantCache(handle.db, { ttlMs: config.merchantCacheTtlMs });
   const ctx = { config, db: handle.db, databaseUrl: handle.url, chains: chains.registry, clock: systemClock, merchants, gateway };
   const { app, close } = await buildApp(ctx);
   const workers = await startWorkers(handle.url, { ...serviceTaskList(ctx), ...gatewayTasks(ctx) }, { onProblem: (message) => app.log.warn(message) });
-  // Transactions recorded by an earlier process are sent, tracked and settled by whichever process runs this.
-  const chainReconcile = gateway.reconcileEvery(15_000);
+  // One process at a time follows each network: it finishes what any process sent, a crashed one's included.
+  const followers = new ChainFollowers(handle.url, gateway.followers, { onProblem: (message) => app.log.warn(message) });
   const statsFold = foldPaymentStatsEvery(handle.db, 5_000, (message) => app.log.warn(message));
   let settlement: { stop(): Promise<void> } | undefined;
   onShutdownSignal(async () => {
     // HTTP first (long-polls answer at once, in-flight requests finish), then background work.
     await close();
-    await chainReconcile.stop();
+    await followers.stop();
     await statsFold.stop();
     await settlement?.stop();
     await workers.stop();

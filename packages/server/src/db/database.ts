@@ -1,4 +1,4 @@
-import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, sql, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.ts';
 import { startEmbeddedPostgres } from './embeddedPostgres.ts';
@@ -17,6 +17,11 @@ export interface DatabaseHandle {
   /** Whether the service runs on its own embedded PostgreSQL (no DATABASE_URL). */
   embedded: boolean;
   close(): Promise<void>;
+}
+
+/** Runs `work` inside the caller's transaction when `db` is one (so its locks and checks hold), else in a new one. */
+export function inTransaction<T>(db: Db, work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+  return db.isTransaction ? work(db as Transaction<Database>) : db.transaction().execute(work);
 }
 
 export function connect(url: string, poolSize: number): Db {

@@ -223,6 +223,26 @@ export interface EvmUsedTransfersTable {
   created_at: CreatedAt;
 }
 
+export type ChainWatchKind = 'native_payment' | 'permit2_approval';
+export type ChainWatchStatus = 'pending' | 'confirmed' | 'failed' | 'expired';
+
+/** A buyer's own transaction a payment waits on, found and followed by the network's follower. */
+export interface ChainWatchesTable {
+  chain: string;
+  tx_hash: string;
+  payment_id: string;
+  kind: ChainWatchKind;
+  not_before: Date;
+  deadline: Date;
+  status: ColumnType<ChainWatchStatus, ChainWatchStatus | undefined, ChainWatchStatus>;
+  /** Set while the transaction is in a block that is not yet at the network's depth, and once final. */
+  block_number: ColumnType<string | null, string | bigint | null | undefined, string | bigint | null>;
+  block_hash: string | null;
+  failure_reason: string | null;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
 export type SolanaTransactionStatus = 'recorded' | 'sent' | 'confirmed' | 'failed' | 'expired';
 
 export interface SolanaTransactionsTable {
@@ -398,6 +418,7 @@ export interface Database {
   evm_transactions: EvmTransactionsTable;
   evm_transaction_attempts: EvmTransactionAttemptsTable;
   evm_used_transfers: EvmUsedTransfersTable;
+  chain_watches: ChainWatchesTable;
   solana_transactions: SolanaTransactionsTable;
   payment_options: PaymentOptionsTable;
   payment_confirmations: PaymentConfirmationsTable;

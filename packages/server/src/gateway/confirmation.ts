@@ -5,7 +5,11 @@ import type { ChainRegistry, NetworkInfo } from '../chains/registry.ts';
 import { BlockhashExpiredError, SignedTransactionRejectedError } from '../chains/solana/errors.ts';
 import { verifyBuyerSignedTransaction } from '../chains/solana/verifyBuyerSignedTransaction.ts';
 import type { AppContext } from '../context.ts';
-import type { Database, PaymentsTable } from '../db/schema.ts';
+import type { Db } from '../db/database.ts';
+import type { ChainWatchKind, Database, PaymentsTable } from '../db/schema.ts';
+import { watchTransaction } from '../chains/evm/watches.ts';
+import type { PaymentRow } from '../payments/paymentResource.ts';
+import { changePaymentStatus, type TransitionContext } from '../payments/transitions.ts';
 import type { Transaction } from 'kysely';
 import { ApiError, type Issue } from '../http/errors.ts';
 import { enqueueJob } from '../jobs/queue.ts';
@@ -150,6 +154,19 @@ export async function claimPayment(ctx: AppContext, paymentId: string, option: O
         throw error instanceof PaymentRefusedError ? refused(`The payment was refused: ${error.message}.`, error.code) : error;
       });
     }
+    const watched = buyerTransaction(option, results);
+    if (watched) {
+      const deadlineMs = ctx.gateway?.buyerTransferDeadlineMs ?? 0;
+      await watchTransaction(trx, {
+        chain: option.network,
+        txHash: watched.hash,
+        paymentId,
+        kind: watched.kind,
+        // The native transfer was made for this option; an approval may be older.
+        notBefore: watched.kind === 'native_payment' ? option.created_at : new Date(0),
+        deadline: new Date(ctx.clock.now().getTime() + deadlineMs),
+      });
+    }
     await trx
       .insertInto('payment_confirmations')
       .values({
@@ -165,6 +182,43 @@ export async function claimPayment(ctx: AppContext, paymentId: string, option: O
     await enqueueJob(trx, SUBMIT_PAYMENT_TASK, { paymentId }, { jobKey: `submit:${paymentId}`, maxAttempts: submitMaxAttempts });
     return 'claimed';
   });
+}
+
+/** The transaction the buyer sent itself that the payment waits on, if the option has one. */
+function buyerTransaction(option: OptionRow, results: WalletResult[]): { kind: ChainWatchKind; hash: string } | null {
+  if (option.terms.kind === 'native') return { kind: 'native_payment', hash: results[0]?.data[0] ?? '' };
+  if (option.terms.kind === 'permit2' && option.terms.approval) return { kind: 'permit2_approval', hash: results[0]?.data[0] ?? '' };
+  return null;
+}
+
+/** The confirmation a payment accepted, with its option exactly as that confirm checked it. */
+export interface AcceptedConfirmation {
+  option: OptionRow;
+  results: WalletResult[];
+  provider: BuyerProvider;
+}
+
+export async function acceptedConfirmation(db: Db, paymentId: string): Promise<AcceptedConfirmation | undefined> {
+  const confirmation = await db.selectFrom('payment_confirmations').selectAll().where('payment_id', '=', paymentId).executeTakeFirst();
+  if (!confirmation) return undefined;
+  const offered = await db.selectFrom('payment_options').selectAll().where('id', '=', confirmation.option_id).executeTakeFirstOrThrow();
+  return {
+    // Submitted exactly as the accepted confirm checked it: a later fetch may have rebuilt the option's terms.
+    option: { ...offered, terms: confirmation.terms } as OptionRow,
+    results: confirmation.results as WalletResult[],
+    provider: { name: confirmation.provider_name, icon: confirmation.provider_icon },
+  };
+}
+
+/**
+ * Makes the payment `processing` with what its accepted confirmation names, unless it is already past that.
+ * Throws InvalidTransitionError when it expired or was cancelled before it could be.
+ */
+export async function markProcessing(context: TransitionContext, accepted: AcceptedConfirmation, paymentId: string): Promise<PaymentRow> {
+  const current = await context.db.selectFrom('payments').selectAll().where('id', '=', paymentId).executeTakeFirstOrThrow();
+  if (current.status !== 'requires_action') return current;
+  const { payment } = await changePaymentStatus(context, paymentId, 'processing', processingChanges(context.chains, accepted.option, accepted.provider));
+  return payment;
 }
 
 /** What the payment records when it becomes `processing`: the buyer, the wallet app, the token and amount. */

@@ -1,14 +1,16 @@
 import type { Address, PublicClient } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import type { ChainFollower } from '../chains/chainFollowers.ts';
 import type { CollectorKeys } from '../chains/collectorKeys.ts';
+import { EvmFollower } from '../chains/evm/follower.ts';
 import { EvmClients, type Eip3009Token, readEip3009Token, Relayer } from '../chains/evm/index.ts';
 import type { PriceSource } from '../chains/prices/priceSource.ts';
-import type { NetworkInfo, TokenInfo } from '../chains/registry.ts';
+import { ChainRegistry, type NetworkInfo, type TokenInfo } from '../chains/registry.ts';
 import { type SolanaCollector, solanaCollector } from '../chains/solana/collectorKeyPair.ts';
 import { type SolanaRpc, solanaRpc } from '../chains/solana/rpc.ts';
 import { SolanaTransactionSender } from '../chains/solana/transactionSender.ts';
 import type { Db } from '../db/database.ts';
-import { repeatEvery } from '../jobs/repeatEvery.ts';
+import { paymentTransferOutcomes } from './transferOutcomes.ts';
 
 export interface SolanaNetworkServices {
   rpc: SolanaRpc;
@@ -22,13 +24,12 @@ export interface GatewayServices {
   solana: { collector: SolanaCollector; networks: Map<string, SolanaNetworkServices> };
   /** How often the job that submits a confirmed payment runs before the payment is marked failed. */
   submitMaxAttempts: number;
+  /** How long a payment waits for a transaction the buyer sends itself (a native transfer, a Permit2 approval) to be mined. */
+  buyerTransferDeadlineMs: number;
+  /** One follower per network, which moves every open transaction of that network forward (see ChainFollowers). */
+  followers: ChainFollower[];
   /** The token's EIP-712 domain as its contract reports it, read once per token. */
   eip3009Token(client: PublicClient, token: TokenInfo): Promise<Eip3009Token>;
-  /**
-   * Sends, tracks and settles the transactions any process journaled, on every chain, every `intervalMs` until
-   * stopped: what a crashed process left half done is finished by the others.
-   */
-  reconcileEvery(intervalMs: number): { stop(): Promise<void> };
 }
 
 export interface GatewayServicesOptions {
@@ -38,20 +39,30 @@ export interface GatewayServicesOptions {
   prices: PriceSource;
   /** Attempts of the submission job (retried with exponential backoff); 25 unless given. */
   submitMaxAttempts?: number;
+  /** 15 minutes unless given. */
+  buyerTransferDeadlineMs?: number;
+  /** Links in the events of payment changes name the service's base URL, known once it listens. */
+  baseUrl?: () => string;
+  clock?: { now(): Date };
   onProblem?: (message: string) => void;
 }
 
-
+const clamp = (value: number, min: number, max: number) => Math.min(Math.max(value, min), max);
 
 export async function createGatewayServices(options: GatewayServicesOptions): Promise<GatewayServices> {
-  const clients = new EvmClients();
-  const relayer = new Relayer({
-    db: options.db,
-    networks: options.networks,
-    privateKey: options.keys.evmPrivateKey,
-    clients,
-    ...(options.onProblem ? { onProblem: options.onProblem } : {}),
+  const onProblem = options.onProblem ?? (() => {});
+  const clock = options.clock ?? { now: () => new Date() };
+  const submitMaxAttempts = options.submitMaxAttempts ?? 25;
+  const onFinal = paymentTransferOutcomes({
+    chains: new ChainRegistry(options.networks),
+    baseUrl: options.baseUrl ?? (() => ''),
+    clock,
+    submitMaxAttempts,
+    onProblem,
   });
+  const clients = new EvmClients();
+  const relayer = new Relayer({ db: options.db, networks: options.networks, privateKey: options.keys.evmPrivateKey, clients, onFinal, onProblem });
+  const followers: ChainFollower[] = [];
   const collector = await solanaCollector(options.keys);
   const networks = new Map<string, SolanaNetworkServices>();
   for (const network of options.networks) {
@@ -63,15 +74,29 @@ export async function createGatewayServices(options: GatewayServicesOptions): Pr
       network: network.caip2,
       collector,
       commitment: 'confirmed',
-      pollIntervalMs: Math.max(100, Math.min(network.blockTimeMs, 1000)),
+      pollIntervalMs: clamp(network.blockTimeMs, 100, 1000),
+      onFinal,
     });
     networks.set(network.caip2, { rpc, sender });
+    followers.push({ chain: network.caip2, step: () => sender.follow(), busyIntervalMs: clamp(network.blockTimeMs, 100, 1000), idleIntervalMs: 1000 });
+  }
+  for (const network of options.networks) {
+    if (network.namespace !== 'eip155' || !network.rpcUrl) continue;
+    const follower = new EvmFollower({ db: options.db, network, client: clients.for(network), relayer, onFinal, clock, onProblem });
+    followers.push({
+      chain: network.caip2,
+      step: () => follower.step(),
+      // A few passes per block while something is open, one per block otherwise.
+      busyIntervalMs: clamp(network.blockTimeMs / 4, 100, 2_000),
+      idleIntervalMs: clamp(network.blockTimeMs, 250, 12_000),
+    });
   }
   const domains = new Map<string, Promise<Eip3009Token>>();
-  const onProblem = options.onProblem ?? (() => {});
   return {
     prices: options.prices,
-    submitMaxAttempts: options.submitMaxAttempts ?? 25,
+    submitMaxAttempts,
+    buyerTransferDeadlineMs: options.buyerTransferDeadlineMs ?? 15 * 60_000,
+    followers,
     evm: { clients, relayer, collector: privateKeyToAccount(options.keys.evmPrivateKey).address },
     solana: { collector, networks },
     eip3009Token: (client, token) => {
@@ -82,15 +107,6 @@ export async function createGatewayServices(options: GatewayServicesOptions): Pr
         domains.set(token.caip19, domain);
       }
       return domain;
-    },
-    reconcileEvery: (intervalMs) => {
-      const evm = relayer.reconcileEvery(intervalMs);
-      const solana = repeatEvery(
-        () => Promise.all([...networks.values()].map(({ sender }) => sender.reconcile())),
-        intervalMs,
-        (error) => onProblem(`Solana reconcile failed: ${error.message}`),
-      );
-      return { stop: async () => void (await Promise.all([evm.stop(), solana.stop()])) };
     },
   };
 }

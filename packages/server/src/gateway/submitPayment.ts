@@ -2,47 +2,38 @@ import type { Task } from 'graphile-worker';
 import type { Hex } from 'viem';
 import { PaymentRefusedError, relayPermitTransfer, relayReceiveWithAuthorization } from '../chains/evm/index.ts';
 import type { NetworkInfo } from '../chains/registry.ts';
-import {
-  BlockhashExpiredError,
-  SignedTransactionRejectedError,
-  SolanaTransactionFailedError,
-  SolanaTransactionRejectedError,
-} from '../chains/solana/errors.ts';
+import { BlockhashExpiredError, SignedTransactionRejectedError, SolanaTransactionRejectedError } from '../chains/solana/errors.ts';
 import { verifyBuyerSignedTransaction } from '../chains/solana/verifyBuyerSignedTransaction.ts';
 import type { AppContext } from '../context.ts';
-import type { PaymentStatus } from '../db/schema.ts';
 import { changePaymentStatus, InvalidTransitionError } from '../payments/transitions.ts';
-import { processingChanges, SUBMIT_PAYMENT_TASK, type WalletResult } from './confirmation.ts';
+import { type AcceptedConfirmation, acceptedConfirmation, markProcessing, SUBMIT_PAYMENT_TASK } from './confirmation.ts';
 import type { OptionRow } from './optionLookup.ts';
-import { waitForNativeTransfer } from './nativePayments.ts';
 import { authorizationTypedData } from './paymentOptions.ts';
 import { permitTypedData } from './permit2Payments.ts';
 import type { GatewayServices } from './services.ts';
 
-type SubmissionOutcome = { landed: true; hash: string; nonce: string | null } | { landed: false; failureCode: string };
+/** A submission refused before anything was sent fails the payment with this code; null once handed on. */
+type Submission = { refused: string } | null;
 
 /**
- * Relays one transaction for the payment through the relayer, unless a retried job finds the one it recorded
- * before (so an authorisation or permit is relayed once), then waits for the chain's verdict.
+ * Sends one transaction for the payment through the relayer, unless a retried job finds the one it recorded
+ * before (so an authorisation or permit is relayed once; its stored bytes are sent again if they never were).
+ * The network's follower sees it land and makes the payment final.
  */
-async function relayOnce(ctx: AppContext, services: GatewayServices, paymentId: string, purpose: string, relay: () => Promise<{ id: string }>): Promise<SubmissionOutcome> {
-  const { relayer } = services.evm;
-  let transactionId = (
-    await ctx.db.selectFrom('evm_transactions').select('id').where('payment_id', '=', paymentId).where('purpose', '=', purpose).executeTakeFirst()
-  )?.id;
-  if (!transactionId) {
-    try {
-      ({ id: transactionId } = await relay());
-    } catch (error) {
-      // Refused before anything was sent (the buyer spent the balance meanwhile, the authorisation expired).
-      if (error instanceof PaymentRefusedError) return { landed: false, failureCode: error.code };
-      throw error;
-    }
+async function relayOnce(ctx: AppContext, services: GatewayServices, paymentId: string, purpose: string, relay: () => Promise<unknown>): Promise<Submission> {
+  const recorded = await ctx.db.selectFrom('evm_transactions').select('id').where('payment_id', '=', paymentId).where('purpose', '=', purpose).executeTakeFirst();
+  if (recorded) {
+    await services.evm.relayer.broadcast(recorded.id);
+    return null;
   }
-  const outcome = await relayer.waitForOutcome(transactionId);
-  if (outcome.status !== 'confirmed' || !outcome.hash) return { landed: false, failureCode: 'transaction_failed' };
-  const { nonce } = await ctx.db.selectFrom('evm_transactions').select('nonce').where('id', '=', transactionId).executeTakeFirstOrThrow();
-  return { landed: true, hash: outcome.hash, nonce };
+  try {
+    await relay();
+    return null;
+  } catch (error) {
+    // Refused before anything was sent (the buyer spent the balance meanwhile, the authorisation expired).
+    if (error instanceof PaymentRefusedError) return { refused: error.code };
+    throw error;
+  }
 }
 
 function evmNetwork(ctx: AppContext, option: OptionRow): NetworkInfo {
@@ -51,7 +42,7 @@ function evmNetwork(ctx: AppContext, option: OptionRow): NetworkInfo {
   return network;
 }
 
-function submitEip3009(ctx: AppContext, services: GatewayServices, paymentId: string, option: OptionRow, signature: Hex): Promise<SubmissionOutcome> {
+function submitEip3009(ctx: AppContext, services: GatewayServices, paymentId: string, option: OptionRow, signature: Hex): Promise<Submission> {
   if (option.terms.kind !== 'eip3009') throw new Error(`option ${option.id} is not an EIP-3009 option`);
   const typedData = authorizationTypedData(option.terms.authorization);
   return relayOnce(ctx, services, paymentId, 'eip3009_receive', () =>
@@ -66,10 +57,23 @@ function submitEip3009(ctx: AppContext, services: GatewayServices, paymentId: st
   );
 }
 
-/** Waits for the buyer's approval when the option had one, then relays the permit from the collector. */
-function submitPermit2(ctx: AppContext, services: GatewayServices, paymentId: string, option: OptionRow, values: string[]): Promise<SubmissionOutcome> {
+/**
+ * Relays the permit from the collector. An option that began with the buyer's approval waits for it without a job:
+ * the follower watches the approval and queues this job again once it is mined at the network's depth.
+ */
+async function submitPermit2(ctx: AppContext, services: GatewayServices, paymentId: string, option: OptionRow, values: string[]): Promise<Submission> {
   const { terms } = option;
   if (terms.kind !== 'permit2') throw new Error(`option ${option.id} is not a Permit2 option`);
+  if (terms.approval) {
+    const approval = await ctx.db
+      .selectFrom('chain_watches')
+      .select('status')
+      .where('chain', '=', option.network)
+      .where('tx_hash', '=', (values[0] ?? '').toLowerCase())
+      .where('payment_id', '=', paymentId)
+      .executeTakeFirst();
+    if (approval?.status !== 'confirmed') return null;
+  }
   const { permit } = terms;
   const network = evmNetwork(ctx, option);
   return relayOnce(ctx, services, paymentId, 'permit2_transfer', () =>
@@ -78,30 +82,13 @@ function submitPermit2(ctx: AppContext, services: GatewayServices, paymentId: st
       owner: permit.owner,
       signature: values.at(-1) as Hex,
       expected: { token: permit.token, amount: BigInt(permit.amount), collector: permit.spender, paymentId, owner: permit.owner },
-      ...(terms.approval ? { approvalHash: values[0] as Hex } : {}),
       clock: ctx.clock,
     }),
   );
 }
 
-/** How long one attempt waits for a native transfer to be mined deep enough; the job is retried after that. */
-const NATIVE_TRANSFER_WAIT_MS = 300_000;
-
-/** The buyer sent the coins itself: the payment succeeds once that transfer is mined at the network's depth. */
-async function settleNativeTransfer(ctx: AppContext, services: GatewayServices, option: OptionRow, hash: Hex): Promise<SubmissionOutcome> {
-  if (option.terms.kind !== 'native') throw new Error(`option ${option.id} is not a native-coin option`);
-  const network = evmNetwork(ctx, option);
-  try {
-    const state = await waitForNativeTransfer(services.evm.clients.for(network), network, option.terms, hash, NATIVE_TRANSFER_WAIT_MS);
-    if (state.state !== 'confirmed') throw new Error(`transaction ${hash} is not mined ${network.confirmations} deep yet`);
-  } catch (error) {
-    if (error instanceof PaymentRefusedError) return { landed: false, failureCode: error.code };
-    throw error;
-  }
-  return { landed: true, hash, nonce: null };
-}
-
-async function submitSolana(services: GatewayServices, paymentId: string, option: OptionRow, signedTransaction: string): Promise<SubmissionOutcome> {
+/** Co-signs and sends the buyer's transaction once; journaled by signature, so a retried job sends the same one. */
+async function submitSolana(services: GatewayServices, paymentId: string, option: OptionRow, signedTransaction: string): Promise<Submission> {
   const { terms } = option;
   if (terms.kind !== 'spl' || !terms.transfer) throw new Error(`option ${option.id} has no built Solana transfer`);
   const solana = services.solana.networks.get(option.network);
@@ -112,64 +99,60 @@ async function submitSolana(services: GatewayServices, paymentId: string, option
       expectedMessageBytesBase64: terms.transfer.messageBytesBase64,
       buyer: terms.buyer,
     });
-    // Journaled by signature: a retried job sends the same transaction again, never another one.
-    const landed = await solana.sender.cosignAndSend({
+    await solana.sender.cosignRecordAndSend({
       purpose: 'payment',
       reference: paymentId,
       transaction,
       lastValidBlockHeight: BigInt(terms.transfer.lastValidBlockHeight),
     });
-    return { landed: true, hash: landed.signature, nonce: null };
+    return null;
   } catch (error) {
-    if (error instanceof SignedTransactionRejectedError) return { landed: false, failureCode: error.problem };
-    if (error instanceof BlockhashExpiredError) return { landed: false, failureCode: 'blockhash_expired' };
-    if (error instanceof SolanaTransactionRejectedError || error instanceof SolanaTransactionFailedError) {
-      return { landed: false, failureCode: 'transaction_failed' };
-    }
+    if (error instanceof SignedTransactionRejectedError) return { refused: error.problem };
+    if (error instanceof BlockhashExpiredError) return { refused: 'blockhash_expired' };
+    // The node refused the first send: the journal marked it failed, and that failed the payment with it.
+    if (error instanceof SolanaTransactionRejectedError) return null;
     throw error;
   }
 }
 
+function submit(ctx: AppContext, services: GatewayServices, paymentId: string, accepted: AcceptedConfirmation): Promise<Submission> {
+  const { option } = accepted;
+  const values = accepted.results.map((result) => result.data[0] ?? '');
+  switch (option.terms.kind) {
+    case 'eip3009':
+      return submitEip3009(ctx, services, paymentId, option, values[0] as Hex);
+    case 'permit2':
+      return submitPermit2(ctx, services, paymentId, option, values);
+    case 'native':
+      // The buyer sent it: the follower watches it from the confirmation on.
+      return Promise.resolve(null);
+    case 'spl':
+      return submitSolana(services, paymentId, option, values[0] ?? '');
+  }
+}
+
+function transitionContext(ctx: AppContext) {
+  return { db: ctx.db, chains: ctx.chains, baseUrl: ctx.config.baseUrl, now: ctx.clock.now() };
+}
+
 /**
- * Makes the payment `processing` if the confirming request could not, relays the buyer's authorisation or
- * transaction through the chain layer, and records the chain's verdict. Safe to run again after a crash at any
- * point: the chain layer's journals keep it to one submission.
+ * Makes the payment `processing` if the confirming request could not, and hands the buyer's authorisation or
+ * transaction to the chain layer, which journals and sends it; nothing here waits for a block. Safe to run again
+ * after a crash at any point: the journals keep it to one submission.
  */
 async function submitConfirmedPayment(ctx: AppContext, services: GatewayServices, paymentId: string): Promise<void> {
-  const confirmation = await ctx.db.selectFrom('payment_confirmations').selectAll().where('payment_id', '=', paymentId).executeTakeFirst();
-  if (!confirmation) return;
-  const offered = await ctx.db.selectFrom('payment_options').selectAll().where('id', '=', confirmation.option_id).executeTakeFirstOrThrow();
-  // Submitted exactly as the accepted confirm checked it.
-  const option = { ...offered, terms: confirmation.terms } as OptionRow;
-  const transition = (to: PaymentStatus, changes = {}) => changePaymentStatus(transitionContext(ctx), paymentId, to, changes);
-
-  const provider = { name: confirmation.provider_name, icon: confirmation.provider_icon };
+  const accepted = await acceptedConfirmation(ctx.db, paymentId);
+  if (!accepted) return;
   try {
-    const { payment } = await transition('processing', processingChanges(ctx.chains, option, provider));
+    const payment = await markProcessing(transitionContext(ctx), accepted, paymentId);
     if (payment.status !== 'processing') return;
   } catch (error) {
     // Expired or cancelled before the confirming request could mark it: nothing may be submitted.
     if (error instanceof InvalidTransitionError) return;
     throw error;
   }
-
-  const values = (confirmation.results as WalletResult[]).map((result) => result.data[0] ?? '');
-  const result = values[0] ?? '';
-  const kind = option.terms.kind;
-  const outcome =
-    kind === 'eip3009'
-      ? await submitEip3009(ctx, services, paymentId, option, result as Hex)
-      : kind === 'permit2'
-        ? await submitPermit2(ctx, services, paymentId, option, values)
-        : kind === 'native'
-          ? await settleNativeTransfer(ctx, services, option, result as Hex)
-          : await submitSolana(services, paymentId, option, result);
-  if (outcome.landed) await transition('succeeded', { tx_hash: outcome.hash, tx_nonce: outcome.nonce });
-  else await transition('failed', { failure_code: outcome.failureCode });
-}
-
-function transitionContext(ctx: AppContext) {
-  return { db: ctx.db, chains: ctx.chains, baseUrl: ctx.config.baseUrl, now: ctx.clock.now() };
+  const submission = await submit(ctx, services, paymentId, accepted);
+  if (submission) await changePaymentStatus(transitionContext(ctx), paymentId, 'failed', { failure_code: submission.refused });
 }
 
 /**

@@ -1,5 +1,5 @@
 import { sql, type Transaction, type Updateable } from 'kysely';
-import type { Db } from '../db/database.ts';
+import { type Db, inTransaction } from '../db/database.ts';
 import type { Database, PaymentStatus, PaymentsTable } from '../db/schema.ts';
 import { recordEvent } from '../webhooks/events.ts';
 import { feeColumnsOnSuccess } from '../settlement/feeSchedules.ts';
@@ -53,10 +53,7 @@ export async function changePaymentStatus(
   to: PaymentStatus,
   changes: Omit<Updateable<PaymentsTable>, 'status' | 'id'> = {},
 ): Promise<{ payment: PaymentRow; changed: boolean }> {
-  // Inside the caller's transaction when given one (so the caller's row locks and checks hold), else in its own.
-  const inTransaction = <T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T> =>
-    context.db.isTransaction ? work(context.db as Transaction<Database>) : context.db.transaction().execute(work);
-  return inTransaction(async (trx) => {
+  return inTransaction(context.db, async (trx) => {
     const current = await trx.selectFrom('payments').selectAll().where('id', '=', paymentId).forUpdate().executeTakeFirstOrThrow();
     if (current.status === to) return { payment: current, changed: false };
     if (!canTransition(current.status, to)) throw new InvalidTransitionError(current.status, to);

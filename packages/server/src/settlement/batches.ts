@@ -1,6 +1,6 @@
 import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import { monotonicFactory } from 'ulid';
-import type { Db } from '../db/database.ts';
+import { type Db, inTransaction } from '../db/database.ts';
 import type { Database, SettlementBatchesTable, SolanaTransactionsTable } from '../db/schema.ts';
 import { announcePayment, type TransitionContext } from '../payments/transitions.ts';
 
@@ -128,15 +128,18 @@ export async function markBatchSent(trx: Transaction<Database>, batchId: string,
 }
 
 /** The batch's EVM transfer that may still land or has landed; `failed` when its only transfers failed. */
-export async function liveEvmTransfer(db: Kysely<Database>, batchId: string): Promise<{ id: string } | 'failed' | undefined> {
+export async function liveEvmTransfer(
+  db: Kysely<Database>,
+  batchId: string,
+): Promise<{ id: string; status: string; minedHash: string | null } | 'failed' | undefined> {
   const transfers = await db
     .selectFrom('evm_transactions')
-    .select(['id', 'status'])
+    .select(['id', 'status', 'mined_hash'])
     .where('purpose', '=', SETTLEMENT_PURPOSE)
     .where('payment_id', '=', batchId)
     .execute();
   const live = transfers.find((transfer) => transfer.status !== 'failed');
-  if (live) return { id: live.id };
+  if (live) return { id: live.id, status: live.status, minedHash: live.mined_hash };
   return transfers.length ? 'failed' : undefined;
 }
 
@@ -165,7 +168,7 @@ export async function liveSolanaTransfer(
  * `payment.settled` event is recorded per payment, in one transaction. Returns false when it was settled already.
  */
 export async function settleBatch(db: Db, context: Omit<TransitionContext, 'db'>, batchId: string, txHash: string): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const batch = await trx.selectFrom('settlement_batches').select('id').where('id', '=', batchId).where('status', '=', 'sent').forUpdate().executeTakeFirst();
     if (!batch) return false;
     await trx

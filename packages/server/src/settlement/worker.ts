@@ -3,7 +3,7 @@ import { parseAccountId } from '../chains/caip.ts';
 import { readBalances } from '../chains/evm/index.ts';
 import type { ChainRegistry, TokenInfo } from '../chains/registry.ts';
 import { type RepeatingTask, repeatEvery } from '../jobs/repeatEvery.ts';
-import { BlockhashExpiredError, SolanaTransactionFailedError, SolanaTransactionRejectedError } from '../chains/solana/errors.ts';
+import { SolanaTransactionRejectedError } from '../chains/solana/errors.ts';
 import { readSolanaBalances } from '../chains/solana/readSolanaBalances.ts';
 import type { Clock } from '../context.ts';
 import type { Db } from '../db/database.ts';
@@ -27,6 +27,13 @@ import {
 import { transferCrashPoint, type TransferCrashPoint } from './crashPoint.ts';
 import { buildSolanaSettlementTransfer, evmTransferCall } from './transfers.ts';
 
+/** The transfer of the batch's amount to its destination. */
+function settlementCall(token: TokenInfo, batch: BatchRow) {
+  const destination = parseAccountId(batch.destination);
+  if (!destination) throw new Error(`destination ${batch.destination} is not a valid account`);
+  return evmTransferCall(token, getAddress(destination.address) as Address, BigInt(batch.amount));
+}
+
 export interface SettlementWorkerOptions {
   db: Db;
   chains: ChainRegistry;
@@ -37,16 +44,14 @@ export interface SettlementWorkerOptions {
   /** The smallest batch worth a transfer, in whole tokens as decimal text (`"0"`: any amount). */
   minimumBatch: string;
   onProblem?: (message: string) => void;
-  /** How long one round waits for a transfer to become final before leaving it to the next round. */
-  transferTimeoutMs?: number;
   /** Test-only: stop the process at this point of a transfer (see crashPoint.ts). */
   crashAt?: TransferCrashPoint;
 }
 
 export interface SettlementRound {
-  /** Batches made this round. */
+  /** Batches made this round; their transfers are sent, and settled by the networks' followers once final. */
   created: string[];
-  /** Batches whose transfer was confirmed this round. */
+  /** Batches found settled this round (their transfer was final before its outcome could be applied with it). */
   settled: string[];
   /** Assets whose batches were held back because the collector held too little. */
   shortOf: string[];
@@ -57,8 +62,9 @@ export interface SettlementRound {
  * Pays merchants what they are owed (D16): groups succeeded, unsettled payments per (merchant, asset) into batches
  * and sends one transfer per batch from the collector through the chain layer's journals. A batch and its
  * payments are recorded in one transaction; its transfer is journaled before it is sent and looked up by the
- * batch id before another is made, so a crash at any point gives exactly one transfer. Runs in every process;
- * batches are claimed with row locks.
+ * batch id before another is made, so a crash at any point gives exactly one transfer. Nothing here waits for a
+ * block: the network's follower settles the batch when its transfer is final. Runs in every process; batches are
+ * claimed with row locks.
  */
 export class SettlementWorker {
   private readonly onProblem: (message: string) => void;
@@ -78,7 +84,6 @@ export class SettlementWorker {
 
   /** Runs a round now and then every `intervalMs` until stopped. */
   runEvery(intervalMs: number): RepeatingTask {
-    // A round may be waiting on a transfer; shutdown need not: the journals let the next process finish it.
     return repeatEvery(() => this.runOnce(), intervalMs, (error) => this.onProblem(`settlement round failed: ${error.message}`), {
       stopWaitMs: 5_000,
     });
@@ -131,10 +136,14 @@ export class SettlementWorker {
     return token.chain.startsWith('solana:') ? this.driveSolana(batch, token) : this.driveEvm(batch, token);
   }
 
+  /**
+   * Journals the batch's transfer unless it has one and sends it; the network's follower settles the batch once the
+   * transfer is final. Returns whether the batch turned out settled already.
+   */
   private async driveEvm(batch: BatchRow, token: TokenInfo): Promise<boolean> {
     const { db, services } = this.options;
     const { relayer } = services.evm;
-    const transactionId = await db.transaction().execute(async (trx) => {
+    const next = await db.transaction().execute(async (trx) => {
       const locked = await lockOpenBatch(trx, batch.id);
       if (!locked) return null;
       const live = await liveEvmTransfer(trx, batch.id);
@@ -142,29 +151,23 @@ export class SettlementWorker {
         await failBatch(trx, batch.id, 'the transfer failed on chain', this.options.clock.now());
         return null;
       }
-      let id = live?.id;
-      if (!id) {
-        const destination = parseAccountId(locked.destination);
-        if (!destination) throw new Error(`destination ${locked.destination} is not a valid account`);
-        // The relayer journals the signed transfer in its own transaction; this batch's row lock keeps any other
-        // process from making a second one before the link below commits, and the lookup above finds it after a crash.
-        ({ id } = await relayer.record({
-          chain: token.chain,
-          ...evmTransferCall(token, getAddress(destination.address) as Address, BigInt(locked.amount)),
-          purpose: SETTLEMENT_PURPOSE,
-          paymentId: batch.id,
-        }));
+      const landedHash = live?.status === 'confirmed' ? live.minedHash : null;
+      if (landedHash) {
+        // Confirmed before its outcome was applied with it (a transfer of an older version of the service).
+        await markBatchSent(trx, batch.id, this.options.clock.now());
+        return { landed: true, hash: landedHash } as const;
       }
+      // The relayer journals the signed transfer in its own transaction; this batch's row lock keeps any other
+      // process from making a second one before the link below commits, and the lookup above finds it after a crash.
+      const id = live ? live.id : (await relayer.record({ chain: token.chain, ...settlementCall(token, locked), purpose: SETTLEMENT_PURPOSE, paymentId: batch.id })).id;
       await markBatchSent(trx, batch.id, this.options.clock.now());
-      return id;
+      return { landed: false, id } as const;
     });
-    if (!transactionId) return false;
+    if (!next) return false;
+    if (next.landed) return settleBatch(db, this.announcer(), batch.id, next.hash);
     transferCrashPoint(this.options.crashAt, 'recorded');
-    await relayer.broadcast(transactionId);
+    await relayer.broadcast(next.id);
     transferCrashPoint(this.options.crashAt, 'broadcast');
-    const outcome = await relayer.waitForOutcome(transactionId, { timeoutMs: this.options.transferTimeoutMs ?? 120_000 });
-    if (outcome.status === 'confirmed' && outcome.hash) return settleBatch(db, this.announcer(), batch.id, outcome.hash);
-    await db.transaction().execute((trx) => failBatch(trx, batch.id, outcome.reason ?? 'the transfer failed on chain', this.options.clock.now()));
     return false;
   }
 
@@ -205,19 +208,13 @@ export class SettlementWorker {
       return journaled;
     });
     if (!entry) return false;
+    if (entry.status === 'confirmed') return settleBatch(db, this.announcer(), batch.id, entry.signature);
     transferCrashPoint(this.options.crashAt, 'recorded');
-    try {
-      const landed = await solana.sender.sendAndConfirm(entry);
-      return settleBatch(db, this.announcer(), batch.id, landed.signature);
-    } catch (error) {
-      // Expired unseen: it can never land, so the next round journals a fresh transfer for the same batch.
-      if (error instanceof BlockhashExpiredError) return false;
-      if (error instanceof SolanaTransactionFailedError || error instanceof SolanaTransactionRejectedError) {
-        await db.transaction().execute((trx) => failBatch(trx, batch.id, error.message, this.options.clock.now()));
-        return false;
-      }
-      throw error;
-    }
+    // Sent once here; the network's follower sends it again while unseen, and settles or releases the batch.
+    if (entry.status === 'recorded') await solana.sender.sendJournaled(entry).catch((error: unknown) => {
+      if (!(error instanceof SolanaTransactionRejectedError)) throw error;
+    });
+    return false;
   }
 
   private canSend(token: TokenInfo): boolean {

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { type Devnet, startDevnet } from '@paygate/devnet';
 import { generatePrivateKey } from 'viem/accounts';
+import { ChainFollowers } from '../../src/chains/chainFollowers.ts';
 import { type CollectorKeys, collectorAddresses } from '../../src/chains/collectorKeys.ts';
 import { networksFromDevnet } from '../../src/chains/devnetNetworks.ts';
 import { FixedPriceSource } from '../../src/chains/prices/fixedPriceSource.ts';
@@ -33,9 +34,10 @@ export interface DevnetServiceOptions {
   clock?: Clock;
   env?: Record<string, string>;
   context?: Partial<AppContext>;
-  /** Run the gateway's submission workers with the server (default true). */
+  /** Run the gateway's submission workers and the chain followers with the server (default true). */
   workers?: boolean;
   submitMaxAttempts?: number;
+  buyerTransferDeadlineMs?: number;
 }
 
 /**
@@ -51,12 +53,16 @@ export async function startDevnetService(options: DevnetServiceOptions): Promise
   const collector = await collectorAddresses(keys);
   await devnet.fund({ evm: [collector.evm], solana: [collector.solana] });
   const servicesDb: Db = connect(database.url, 4);
+  let serverUrl = '';
   const services = await createGatewayServices({
     db: servicesDb,
     networks: chains.networks,
     keys,
     prices: new FixedPriceSource(options.prices, options.clock ? { clock: options.clock } : {}),
+    baseUrl: () => serverUrl,
+    ...(options.clock ? { clock: options.clock } : {}),
     ...(options.submitMaxAttempts ? { submitMaxAttempts: options.submitMaxAttempts } : {}),
+    ...(options.buyerTransferDeadlineMs ? { buyerTransferDeadlineMs: options.buyerTransferDeadlineMs } : {}),
   });
   const server = await startTestServer({
     databaseUrl: database.url,
@@ -64,6 +70,8 @@ export async function startDevnetService(options: DevnetServiceOptions): Promise
     context: { chains, gateway: services, ...(options.clock ? { clock: options.clock } : {}), ...options.context },
     ...(options.workers === false ? {} : { tasks: (ctx: AppContext) => gatewayTasks(ctx) }),
   });
+  serverUrl = server.url;
+  const followers = options.workers === false ? undefined : new ChainFollowers(database.url, services.followers);
   return {
     devnet,
     devnetDir: dataDir,
@@ -73,6 +81,7 @@ export async function startDevnetService(options: DevnetServiceOptions): Promise
     server,
     databaseUrl: database.url,
     close: async () => {
+      await followers?.stop();
       await server.close();
       await servicesDb.destroy();
       await devnet.stop();

@@ -152,8 +152,8 @@ export async function simulateReceiveWithAuthorization(client: PublicClient, typ
 }
 
 /**
- * Verifies, simulates and submits the buyer's authorisation through the relayer. Returns the relayed transaction;
- * follow it with `relayer.waitForOutcome(id)`.
+ * Verifies, simulates and submits the buyer's authorisation through the relayer. Returns the relayed transaction, which
+ * the network's follower sees land.
  */
 export async function relayReceiveWithAuthorization(
   client: PublicClient,

@@ -26,7 +26,6 @@ export {
   relayPermitTransfer,
   simulatePermitTransfer,
   verifyPermitTransfer,
-  waitForPermit2Approval,
 } from './permit2.ts';
 export {
   type ReconcileReport,

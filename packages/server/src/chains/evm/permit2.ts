@@ -8,8 +8,6 @@ import {
   maxUint256,
   type PublicClient,
   stringToHex,
-  TransactionReceiptNotFoundError,
-  WaitForTransactionReceiptTimeoutError,
 } from 'viem';
 import type { Clock } from '../../context.ts';
 import type { NetworkInfo } from '../registry.ts';
@@ -88,35 +86,6 @@ export function permit2ApprovalTransaction(params: { from: Address; token: Addre
     to: params.token,
     data: encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [PERMIT2_ADDRESS, maxUint256] }),
   };
-}
-
-/**
- * Waits until the buyer's approval transaction is mined at the network's depth and succeeded, and checks that it
- * was the owner's call on the token. The allowance itself is checked by `verifyPermitTransfer`.
- */
-export async function waitForPermit2Approval(
-  client: PublicClient,
-  network: NetworkInfo,
-  params: { hash: Hex; owner: Address; token: Address; timeoutMs?: number },
-): Promise<void> {
-  let receipt;
-  try {
-    receipt = await client.waitForTransactionReceipt({
-      hash: params.hash,
-      confirmations: Math.max(network.confirmations, 1),
-      timeout: params.timeoutMs ?? 120_000,
-      pollingInterval: Math.min(Math.max(network.blockTimeMs / 2, 100), 2_000),
-    });
-  } catch (error) {
-    if (error instanceof WaitForTransactionReceiptTimeoutError || error instanceof TransactionReceiptNotFoundError) {
-      throw new PaymentRefusedError('approval_failed', `the approval transaction ${params.hash} was not mined in time`);
-    }
-    throw error;
-  }
-  if (receipt.status !== 'success') throw new PaymentRefusedError('approval_failed', `the approval transaction ${params.hash} reverted`);
-  if (!isAddressEqual(receipt.from, params.owner) || !receipt.to || !isAddressEqual(receipt.to, params.token)) {
-    throw new PaymentRefusedError('approval_failed', `the transaction ${params.hash} is not ${params.owner}'s approval of ${params.token}`);
-  }
 }
 
 export interface ExpectedPermitTransfer {
@@ -198,8 +167,8 @@ export async function simulatePermitTransfer(client: PublicClient, typedData: Pe
 }
 
 /**
- * Waits for the buyer's approval when there was one, then verifies, simulates and submits the permit through the
- * relayer; the tokens go to the collector. Follow the result with `relayer.waitForOutcome(id)`.
+ * Verifies, simulates and submits the permit through the relayer (the buyer's approval of Permit2, when it needed
+ * one, is mined already); the tokens go to the collector. The network's follower sees it land.
  */
 export async function relayPermitTransfer(
   client: PublicClient,
@@ -210,14 +179,10 @@ export async function relayPermitTransfer(
     owner: Address;
     signature: Hex;
     expected: ExpectedPermitTransfer;
-    approvalHash?: Hex;
     clock: Clock;
   },
 ): Promise<{ id: string; hash: Hex }> {
   if (!isAddressEqual(params.expected.collector, relayer.address)) throw new Error('the expected collector is not the relayer’s account');
-  if (params.approvalHash) {
-    await waitForPermit2Approval(client, network, { hash: params.approvalHash, owner: params.owner, token: params.expected.token });
-  }
   await verifyPermitTransfer(client, params);
   await simulatePermitTransfer(client, params.typedData, params.owner, params.signature);
   return relayer.submit({

@@ -10,8 +10,8 @@ import {
 } from 'viem';
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import type { Db } from '../../db/database.ts';
-import { type RepeatingTask, repeatEvery } from '../../jobs/repeatEvery.ts';
 import type { NetworkInfo } from '../registry.ts';
+import type { TransferOutcomeHandler } from '../transferOutcomes.ts';
 import { EvmClients, evmChainId } from './clients.ts';
 import { type Eip1559Fees, replacementFees } from './replacementFees.ts';
 import {
@@ -21,8 +21,10 @@ import {
   hasNonceCounter,
   markBroadcast,
   markFailed,
+  markIncludedFinal,
   markMined,
   markReorged,
+  type OnFinalTransaction,
   openTransactions,
   recordReplacement,
   recordWithNextNonce,
@@ -80,6 +82,8 @@ export interface RelayerOptions {
   clients?: EvmClients;
   /** A sent transaction still unmined after this long gets a fee-bumped replacement. Default: 30 block times, at least 30 s. */
   stuckAfterMs?: number;
+  /** What a transaction's final state means for the service, applied in the transaction that records it. */
+  onFinal?: TransferOutcomeHandler;
   onProblem?: (message: string) => void;
 }
 
@@ -132,6 +136,9 @@ export class Relayer {
   private readonly networks = new Map<string, NetworkInfo>();
   private readonly stuckAfterMs: number | undefined;
   private readonly onProblem: (message: string) => void;
+  private readonly onFinal: OnFinalTransaction;
+  /** Fee estimates per network, reused for the rest of the block they were read in. */
+  private readonly fees = new Map<string, { readAt: number; fees: Promise<Eip1559Fees> }>();
 
   constructor(options: RelayerOptions) {
     this.account = privateKeyToAccount(options.privateKey);
@@ -141,6 +148,18 @@ export class Relayer {
     for (const network of options.networks) if (network.namespace === 'eip155') this.networks.set(network.caip2, network);
     this.stuckAfterMs = options.stuckAfterMs;
     this.onProblem = options.onProblem ?? (() => {});
+    const onFinal = options.onFinal;
+    this.onFinal = async (trx, transaction) => {
+      await onFinal?.(trx, {
+        chain: transaction.chain,
+        purpose: transaction.purpose,
+        reference: transaction.payment_id,
+        status: transaction.status === 'confirmed' ? 'confirmed' : 'failed',
+        hash: transaction.mined_hash,
+        nonce: transaction.nonce,
+        reason: transaction.failure_reason,
+      });
+    };
   }
 
   /** Records and sends a transaction. Once recorded it is never lost: a failed send is retried by `reconcile()`. */
@@ -161,7 +180,7 @@ export class Relayer {
     const value = request.value ?? 0n;
     const [gasEstimate, fees, counterExists] = await Promise.all([
       client.estimateGas({ account: this.address, to: request.to, data, value }),
-      client.estimateFeesPerGas(),
+      this.currentFees(network, client),
       hasNonceCounter(this.db, network.caip2, this.address),
     ]);
     if (!counterExists) {
@@ -197,7 +216,11 @@ export class Relayer {
     return sent;
   }
 
-  /** Follows the transaction (sending, replacing, tracking its receipt) until it is final at the network's depth. */
+  /**
+   * Follows one transaction (sending, replacing, tracking its receipt) until it is final at the network's depth,
+   * polling for it alone: for the chain layer's own tests and benchmarks. The service leaves this to the network's
+   * follower, which moves every open transaction forward from one read of each block.
+   */
   async waitForOutcome(id: string, options: { timeoutMs?: number } = {}): Promise<TransactionOutcome> {
     const deadline = Date.now() + (options.timeoutMs ?? 300_000);
     for (;;) {
@@ -235,11 +258,31 @@ export class Relayer {
     return report;
   }
 
-  /** Runs `reconcile()` now and then every `intervalMs` until stopped. */
-  reconcileEvery(intervalMs: number): RepeatingTask {
-    return repeatEvery(() => this.reconcile(), intervalMs, (error) => this.onProblem(`reconcile failed: ${error.message}`));
+  /**
+   * Checks one open transaction on its own (its receipts and the sender's nonce), for a follower that has not seen
+   * the blocks it may be in: sends, replaces and records it as `reconcile()` does.
+   */
+  async check(transaction: StoredTransaction): Promise<void> {
+    await this.track(this.network(transaction.chain), transaction, emptyReport());
   }
 
+  /** Records the receipt a follower found in a block it read; final at once when that block is already deep enough. */
+  async recordInclusion(transaction: StoredTransaction, receipt: TransactionReceipt, latestBlock: bigint): Promise<void> {
+    await this.recordReceipt(this.network(transaction.chain), transaction, receipt, latestBlock, emptyReport());
+  }
+
+  /** The transaction's block reached the network's depth on the canonical chain: it is final. */
+  async finishIncluded(transaction: StoredTransaction): Promise<void> {
+    if (transaction.receipt_block_hash === null) throw new Error(`transaction ${transaction.id} is not mined`);
+    await markIncludedFinal(this.db, transaction.id, transaction.receipt_block_hash, this.onFinal);
+  }
+
+  /** The transaction's block left the canonical chain: it is pending again, and the node is given its bytes again. */
+  async reorgedOut(transaction: StoredTransaction): Promise<void> {
+    await markReorged(this.db, transaction.id);
+    const client = this.clients.for(this.network(transaction.chain));
+    await this.pushPending(client, transaction, await attemptsOf(this.db, transaction.id), emptyReport());
+  }
 
   private network(chain: string): NetworkInfo {
     const network = this.networks.get(chain);
@@ -270,6 +313,16 @@ export class Relayer {
       maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
     });
     return { hash: keccak256(rawTransaction), rawTransaction, ...fees };
+  }
+
+  /** The network's fee estimate, read at most once per block time and shared by every transaction signed meanwhile. */
+  private currentFees(network: NetworkInfo, client: PublicClient): Promise<Eip1559Fees> {
+    const cached = this.fees.get(network.caip2);
+    if (cached && Date.now() - cached.readAt < network.blockTimeMs) return cached.fees;
+    const fees = client.estimateFeesPerGas();
+    fees.catch(() => this.fees.delete(network.caip2));
+    this.fees.set(network.caip2, { readAt: Date.now(), fees });
+    return fees;
   }
 
   /** Hands stored bytes to the node. A refusal because the node already has them still counts as sent. */
@@ -312,7 +365,7 @@ export class Relayer {
       const depthBlock = latestBlock - BigInt(Math.max(network.confirmations, 1));
       const spentAtDepth = depthBlock >= 0n ? await client.getTransactionCount({ address: this.address, blockNumber: depthBlock }) : 0;
       if (BigInt(spentAtDepth) <= BigInt(transaction.nonce)) return;
-      await markFailed(this.db, transaction.id, `nonce ${transaction.nonce} was used by a transaction the relayer did not sign`);
+      await markFailed(this.db, transaction.id, `nonce ${transaction.nonce} was used by a transaction the relayer did not sign`, this.onFinal);
       report.failed.push(transaction.id);
       return;
     }
@@ -330,13 +383,12 @@ export class Relayer {
     const deepEnough = latestBlock - receipt.blockNumber + 1n >= BigInt(Math.max(network.confirmations, 1));
     const reverted = receipt.status !== 'success';
     const status = !deepEnough ? 'broadcast' : reverted ? 'failed' : 'confirmed';
-    await markMined(this.db, transaction.id, {
-      hash: receipt.transactionHash,
-      blockNumber: receipt.blockNumber,
-      blockHash: receipt.blockHash,
-      status,
-      failureReason: reverted ? 'reverted' : null,
-    });
+    await markMined(
+      this.db,
+      transaction.id,
+      { hash: receipt.transactionHash, blockNumber: receipt.blockNumber, blockHash: receipt.blockHash, status, failureReason: reverted ? 'reverted' : null },
+      this.onFinal,
+    );
     if (status !== 'broadcast') report[status].push(transaction.id);
   }
 

@@ -1,9 +1,12 @@
-import { sql, type Selectable } from 'kysely';
+import { sql, type Selectable, type Transaction } from 'kysely';
 import type { Db } from '../../db/database.ts';
-import type { EvmTransactionAttemptsTable, EvmTransactionsTable, EvmTransactionStatus } from '../../db/schema.ts';
+import type { Database, EvmTransactionAttemptsTable, EvmTransactionsTable, EvmTransactionStatus } from '../../db/schema.ts';
 
 export type StoredTransaction = Selectable<EvmTransactionsTable>;
 export type StoredAttempt = Selectable<EvmTransactionAttemptsTable>;
+
+/** Called inside the transaction that makes a relayed transaction final, with its final row. */
+export type OnFinalTransaction = (trx: Transaction<Database>, transaction: StoredTransaction) => Promise<void>;
 
 export interface NewTransaction {
   id: string;
@@ -138,6 +141,23 @@ export async function openTransactions(db: Db, chain: string, from: string): Pro
     .execute();
 }
 
+export type OpenTransaction = StoredTransaction & { hashes: string[]; last_broadcast_at: Date | null };
+
+/** A sender's open transactions on a chain with the hash of every signed version and when one was last sent. */
+export async function openTransactionsWithHashes(db: Db, chain: string, from: string): Promise<OpenTransaction[]> {
+  return db
+    .selectFrom('evm_transactions as transaction')
+    .innerJoin('evm_transaction_attempts as attempt', 'attempt.transaction_id', 'transaction.id')
+    .selectAll('transaction')
+    .select([sql<string[]>`array_agg(attempt.hash)`.as('hashes'), sql<Date | null>`max(attempt.broadcast_at)`.as('last_broadcast_at')])
+    .where('transaction.chain', '=', chain)
+    .where('transaction.from_address', '=', from.toLowerCase())
+    .where('transaction.status', 'in', ['recorded', 'broadcast'])
+    .groupBy('transaction.id')
+    .orderBy('transaction.nonce')
+    .execute();
+}
+
 /** Every signed version of a transaction, oldest first. */
 export async function attemptsOf(db: Db, transactionId: string): Promise<StoredAttempt[]> {
   return db
@@ -181,10 +201,13 @@ export interface MinedState {
   failureReason: string | null;
 }
 
-/** Records which attempt landed, in which block, and whether that is final yet. The others are now replaced. */
-export async function markMined(db: Db, transactionId: string, mined: MinedState): Promise<void> {
+/**
+ * Records which attempt landed, in which block, and whether that is final yet. The others are now replaced. A
+ * final state runs `onFinal` in the same transaction.
+ */
+export async function markMined(db: Db, transactionId: string, mined: MinedState, onFinal?: OnFinalTransaction): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    await trx
+    const updated = await trx
       .updateTable('evm_transactions')
       .set({
         status: mined.status,
@@ -196,7 +219,8 @@ export async function markMined(db: Db, transactionId: string, mined: MinedState
       })
       .where('id', '=', transactionId)
       .where('status', 'in', ['recorded', 'broadcast'])
-      .execute();
+      .returningAll()
+      .executeTakeFirst();
     await trx.updateTable('evm_transaction_attempts').set({ status: 'mined' }).where('hash', '=', mined.hash).execute();
     await trx
       .updateTable('evm_transaction_attempts')
@@ -204,6 +228,29 @@ export async function markMined(db: Db, transactionId: string, mined: MinedState
       .where('transaction_id', '=', transactionId)
       .where('hash', '!=', mined.hash)
       .execute();
+    if (updated && updated.status !== 'broadcast') await onFinal?.(trx, updated);
+  });
+}
+
+/**
+ * Makes a mined transaction final once its block is at the network's depth: confirmed, or failed when it reverted.
+ * Only while it is still recorded in `blockHash`, so a reorg noticed meanwhile wins. Runs `onFinal` in the same
+ * transaction.
+ */
+export async function markIncludedFinal(db: Db, transactionId: string, blockHash: string, onFinal?: OnFinalTransaction): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const updated = await trx
+      .updateTable('evm_transactions')
+      .set({
+        status: sql<EvmTransactionStatus>`CASE WHEN failure_reason IS NULL THEN 'confirmed' ELSE 'failed' END`,
+        updated_at: sql<Date>`now()`,
+      })
+      .where('id', '=', transactionId)
+      .where('status', '=', 'broadcast')
+      .where('receipt_block_hash', '=', blockHash)
+      .returningAll()
+      .executeTakeFirst();
+    if (updated) await onFinal?.(trx, updated);
   });
 }
 
@@ -212,7 +259,7 @@ export async function markReorged(db: Db, transactionId: string): Promise<void> 
   await db.transaction().execute(async (trx) => {
     await trx
       .updateTable('evm_transactions')
-      .set({ status: 'broadcast', mined_hash: null, receipt_block_number: null, receipt_block_hash: null, updated_at: sql<Date>`now()` })
+      .set({ status: 'broadcast', mined_hash: null, receipt_block_number: null, receipt_block_hash: null, failure_reason: null, updated_at: sql<Date>`now()` })
       .where('id', '=', transactionId)
       .where('status', 'in', ['recorded', 'broadcast'])
       .execute();
@@ -225,11 +272,15 @@ export async function markReorged(db: Db, transactionId: string): Promise<void> 
   });
 }
 
-export async function markFailed(db: Db, transactionId: string, reason: string): Promise<void> {
-  await db
-    .updateTable('evm_transactions')
-    .set({ status: 'failed', failure_reason: reason, updated_at: sql<Date>`now()` })
-    .where('id', '=', transactionId)
-    .where('status', 'in', ['recorded', 'broadcast'])
-    .execute();
+export async function markFailed(db: Db, transactionId: string, reason: string, onFinal?: OnFinalTransaction): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const updated = await trx
+      .updateTable('evm_transactions')
+      .set({ status: 'failed', failure_reason: reason, updated_at: sql<Date>`now()` })
+      .where('id', '=', transactionId)
+      .where('status', 'in', ['recorded', 'broadcast'])
+      .returningAll()
+      .executeTakeFirst();
+    if (updated) await onFinal?.(trx, updated);
+  });
 }

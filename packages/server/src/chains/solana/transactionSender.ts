@@ -13,9 +13,10 @@ import {
   type Commitment,
   type Transaction,
 } from '@solana/kit';
-import type { Selectable } from 'kysely';
+import type { Transaction as KyselyTransaction, Selectable } from 'kysely';
 import type { Db } from '../../db/database.ts';
-import type { SolanaTransactionsTable, SolanaTransactionStatus } from '../../db/schema.ts';
+import type { Database, SolanaTransactionsTable, SolanaTransactionStatus } from '../../db/schema.ts';
+import type { TransferOutcomeHandler } from '../transferOutcomes.ts';
 import type { SolanaCollector } from './collectorKeyPair.ts';
 import {
   BlockhashExpiredError,
@@ -40,6 +41,8 @@ export interface SolanaTransactionSenderOptions {
   pollIntervalMs?: number;
   /** Between re-sends of the same bytes while a transaction has not landed, as nodes may drop it. */
   resendIntervalMs?: number;
+  /** What a transaction's final state means for the service, applied in the transaction that records it. */
+  onFinal?: TransferOutcomeHandler;
 }
 
 export interface CosignRequest {
@@ -158,6 +161,21 @@ export class SolanaTransactionSender {
     return this.sameReference(raced, request);
   }
 
+  /**
+   * Co-signs, journals and sends once, without waiting: the network's follower sees it land, fail or expire. A node's
+   * refusal of the first send throws SolanaTransactionRejectedError (the entry has failed).
+   */
+  async cosignRecordAndSend(request: CosignRequest): Promise<SolanaJournalEntry> {
+    const entry = await this.cosignAndRecord(request);
+    if (OPEN_STATUSES.includes(entry.status)) await this.send(entry);
+    return entry;
+  }
+
+  /** Sends a journaled transaction once; see `send`. */
+  async sendJournaled(entry: SolanaJournalEntry): Promise<void> {
+    await this.send(entry);
+  }
+
   /** Sends a journaled transaction, re-sending the same bytes while it has not landed, until it lands, fails or expires. */
   async sendAndConfirm(entry: SolanaJournalEntry): Promise<LandedSolanaTransaction> {
     let current = entry;
@@ -221,6 +239,37 @@ export class SolanaTransactionSender {
     return results;
   }
 
+  /**
+   * One pass of the network's follower: the status of every open entry in batches of 256 (two RPC calls per batch,
+   * however many payments wait), recording what landed, failed or expired; the journaled bytes of entries not seen
+   * yet are sent again at most every `resendIntervalMs`, and entries a crash left unsent are sent.
+   */
+  async follow(): Promise<{ busy: boolean }> {
+    const { db, network } = this.options;
+    const open = await db
+      .selectFrom('solana_transactions')
+      .selectAll()
+      .where('network', '=', network)
+      .where('status', 'in', OPEN_STATUSES)
+      .orderBy('id')
+      .execute();
+    for (let start = 0; start < open.length; start += STATUS_BATCH) {
+      const batch = open.slice(start, start + STATUS_BATCH);
+      const assessments = await this.assess(batch);
+      for (const [index, entry] of batch.entries()) {
+        const assessment = assessments[index] as Assessment;
+        if (assessment.kind === 'expired') await this.complete(entry, 'expired', {});
+        else if (assessment.kind === 'reached' || assessment.kind === 'failed') await this.recordOutcome(entry, assessment);
+        else if (assessment.kind === 'unseen' && Date.now() - entry.updated_at.getTime() >= this.resendIntervalMs) {
+          await this.send(entry).catch((error: unknown) => {
+            if (!(error instanceof SolanaTransactionRejectedError)) throw error;
+          });
+        }
+      }
+    }
+    return { busy: open.length > 0 };
+  }
+
   private sameReference(entry: SolanaJournalEntry, request: CosignRequest): SolanaJournalEntry {
     if (entry.purpose !== request.purpose || entry.reference !== request.reference) {
       throw new SolanaTransactionConflictError(request.purpose, request.reference, entry.signature);
@@ -255,13 +304,53 @@ export class SolanaTransactionSender {
     else await this.complete(entry, 'failed', { slot: outcome.slot, error: outcome.reason });
   }
 
+  /** Records the entry's end and, in the same transaction, what it means for the service. */
   private async complete(entry: SolanaJournalEntry, status: 'confirmed' | 'failed' | 'expired', fields: { slot?: bigint; error?: string }): Promise<void> {
-    await this.options.db
-      .updateTable('solana_transactions')
-      .set({ status, slot: fields.slot ?? null, error: fields.error ?? null, completed_at: new Date(), updated_at: new Date() })
-      .where('id', '=', entry.id)
-      .where('status', 'in', OPEN_STATUSES)
-      .execute();
+    await this.end(status, (trx) =>
+      trx
+        .updateTable('solana_transactions')
+        .set({ status, slot: fields.slot ?? null, error: fields.error ?? null, completed_at: new Date(), updated_at: new Date() })
+        .where('id', '=', entry.id)
+        .where('status', 'in', OPEN_STATUSES)
+        .returningAll()
+        .executeTakeFirst(),
+    );
+  }
+
+  /** A refusal of the first send: no copy exists anywhere, so the entry has failed. Returns whether it was the first. */
+  private failOnFirstSend(entry: SolanaJournalEntry, reason: string): Promise<boolean> {
+    return this.end('failed', (trx) =>
+      trx
+        .updateTable('solana_transactions')
+        .set({ status: 'failed', error: reason, completed_at: new Date(), updated_at: new Date() })
+        .where('id', '=', entry.id)
+        .where('status', '=', 'sent')
+        .where('send_attempts', '=', 1)
+        .returningAll()
+        .executeTakeFirst(),
+    );
+  }
+
+  private async end(
+    status: 'confirmed' | 'failed' | 'expired',
+    update: (trx: KyselyTransaction<Database>) => Promise<SolanaJournalEntry | undefined>,
+  ): Promise<boolean> {
+    const { db, onFinal } = this.options;
+    return db.transaction().execute(async (trx) => {
+      const completed = await update(trx);
+      if (!completed) return false;
+      if (!onFinal) return true;
+      await onFinal(trx, {
+        chain: completed.network,
+        purpose: completed.purpose,
+        reference: completed.reference,
+        status,
+        hash: completed.signature,
+        nonce: null,
+        reason: completed.error,
+      });
+      return true;
+    });
   }
 
   /**
@@ -286,14 +375,7 @@ export class SolanaTransactionSender {
     } catch (error) {
       const refusal = refusalOf(error);
       if (!refusal) return;
-      const failed = await db
-        .updateTable('solana_transactions')
-        .set({ status: 'failed', error: refusal.reason, completed_at: new Date(), updated_at: new Date() })
-        .where('id', '=', entry.id)
-        .where('status', '=', 'sent')
-        .where('send_attempts', '=', 1)
-        .returning('id')
-        .executeTakeFirst();
+      const failed = await this.failOnFirstSend(entry, refusal.reason);
       if (failed) throw new SolanaTransactionRejectedError(entry.signature, refusal.reason, refusal.logs);
     }
   }

@@ -16,6 +16,7 @@ import * as merchantChangeNotifications from './0014_merchant_change_notificatio
 import * as paymentBuyers from './0015_payment_buyers.ts';
 import * as paymentListTimeCover from './0016_payment_list_time_cover.ts';
 import * as serialStatsFold from './0017_serial_stats_fold.ts';
+import * as chainWatches from './0018_chain_watches.ts';
 
 /** Every schema change, in order; names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -36,4 +37,5 @@ export const migrations: Record<string, Migration> = {
   '0015_payment_buyers': paymentBuyers,
   '0016_payment_list_time_cover': paymentListTimeCover,
   '0017_serial_stats_fold': serialStatsFold,
+  '0018_chain_watches': chainWatches,
 };

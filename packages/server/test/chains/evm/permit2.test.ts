@@ -34,14 +34,13 @@ describe('Permit2 signature transfers', () => {
     });
   }
 
-  function relay(paymentId: string, typedData: PermitTransferTypedData, owner: Address, signature: Hex, quote: { amount: bigint; approvalHash?: Hex }) {
+  function relay(paymentId: string, typedData: PermitTransferTypedData, owner: Address, signature: Hex, quote: { amount: bigint }) {
     return relayPermitTransfer(env.client, env.relayer, env.network, {
       typedData,
       owner,
       signature,
       expected: { token: usdt().address as Address, amount: quote.amount, collector: env.collector, paymentId },
       clock: systemClock,
-      ...(quote.approvalHash ? { approvalHash: quote.approvalHash } : {}),
     });
   }
 
@@ -89,8 +88,9 @@ describe('Permit2 signature transfers', () => {
     const typedData = permitFor('pay_permit2_bob', amount);
     const signature = await bob.account.signTypedData(typedData);
 
-    // Submitted right away, as a wallet's confirm would be: the approval is not mined yet.
-    const { id } = await relay('pay_permit2_bob', typedData, bob.address, signature, { amount, approvalHash });
+    // The permit is relayed once the approval is mined (the gateway's follower watches it for a payment).
+    await env.client.waitForTransactionReceipt({ hash: approvalHash });
+    const { id } = await relay('pay_permit2_bob', typedData, bob.address, signature, { amount });
     const outcome = await env.relayer.waitForOutcome(id);
 
     expect(outcome.status).toBe('confirmed');

@@ -15,6 +15,7 @@ import type { ChainRegistry } from '../../../src/chains/registry.ts';
 import type { AppContext } from '../../../src/context.ts';
 import type { GatewayServices } from '../../../src/gateway/services.ts';
 import { gatewayTasks } from '../../../src/gateway/submitPayment.ts';
+import { ChainFollowers } from '../../../src/chains/chainFollowers.ts';
 import { startWorkers, type Workers } from '../../../src/jobs/queue.ts';
 import { createApp } from '../../../src/partners/partners.ts';
 import { createMerchant, createPayment } from '../../support/fixtures.ts';
@@ -92,13 +93,16 @@ export interface GatewayTestbed {
  * manual clock, and a service on a socket with a partner, a merchant and a wallet app. Workers run only when the
  * test starts them, so a test can choose with which chain services payments are submitted.
  */
-export async function startGatewayTestbed(options: { workers?: boolean; submitMaxAttempts?: number } = {}): Promise<GatewayTestbed> {
+export async function startGatewayTestbed(
+  options: { workers?: boolean; submitMaxAttempts?: number; buyerTransferDeadlineMs?: number } = {},
+): Promise<GatewayTestbed> {
   const clock = new ManualClock();
   const { devnet, chains, keys, services, server, databaseUrl, close } = await startDevnetService({
     prices: TEST_PRICES,
     clock,
     workers: false,
     ...(options.submitMaxAttempts ? { submitMaxAttempts: options.submitMaxAttempts } : {}),
+    ...(options.buyerTransferDeadlineMs ? { buyerTransferDeadlineMs: options.buyerTransferDeadlineMs } : {}),
   });
   const partner = await newPartner(server.db);
   const merchantId = (await createMerchant(server, partner.apiKey)).id;
@@ -136,7 +140,9 @@ export async function startGatewayTestbed(options: { workers?: boolean; submitMa
       return list.body.data.find((item: { paymentId: string }) => item.paymentId === paymentId);
     },
     startWorkers: async (overrides) => {
-      const workers = await startWorkers(databaseUrl, gatewayTasks({ ...server.ctx, ...overrides }), { concurrency: 4 });
+      const jobs = await startWorkers(databaseUrl, gatewayTasks({ ...server.ctx, ...overrides }), { concurrency: 4 });
+      const followers = new ChainFollowers(databaseUrl, (overrides?.gateway ?? services).followers);
+      const workers = { stop: async () => void (await Promise.all([jobs.stop(), followers.stop()])) };
       running.push(workers);
       return workers;
     },

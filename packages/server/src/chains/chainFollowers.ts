@@ -1,0 +1,116 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
+
+/** First key of every follower's advisory lock, apart from other advisory locks ("pgfw"). */
+const LOCK_SPACE = 0x70676677;
+
+export interface ChainFollower {
+  /** CAIP-2 id of the network it follows; one process at a time follows it. */
+  readonly chain: string;
+  /** One pass over the network; `busy` when something is open on it (the next pass comes sooner). */
+  step(): Promise<{ busy: boolean }>;
+  /** Between passes while something is open, and while nothing is. */
+  readonly busyIntervalMs: number;
+  readonly idleIntervalMs: number;
+}
+
+export interface ChainFollowersOptions {
+  /** How often a process that does not follow a network tries to take it over. */
+  takeoverIntervalMs?: number;
+  onProblem?: (message: string) => void;
+}
+
+/**
+ * Runs each network's follower in at most one process at a time. Every process tries to take each network's
+ * session advisory lock on a connection of its own; PostgreSQL drops the lock the moment its holder's connection
+ * or process dies, so another process takes the network over within `takeoverIntervalMs`. Correctness never rests
+ * on the lock (every write a follower makes is conditional on the state it read); it keeps the RPC calls at one
+ * reader per network.
+ */
+export class ChainFollowers {
+  private client: pg.Client | null = null;
+  private connecting: Promise<pg.Client> | null = null;
+  private locking: Promise<unknown> = Promise.resolve();
+  private readonly leading = new Set<string>();
+  private stopped = false;
+  private readonly loops: Promise<void>[];
+  private readonly takeoverIntervalMs: number;
+  private readonly onProblem: (message: string) => void;
+
+  constructor(
+    private readonly connectionString: string,
+    followers: ChainFollower[],
+    options: ChainFollowersOptions = {},
+  ) {
+    this.takeoverIntervalMs = options.takeoverIntervalMs ?? 2_000;
+    this.onProblem = options.onProblem ?? (() => {});
+    this.loops = followers.map((follower) => this.run(follower));
+  }
+
+  /** The networks this process follows now. */
+  followed(): string[] {
+    return [...this.leading];
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await Promise.all(this.loops);
+    const client = this.client;
+    this.client = null;
+    this.leading.clear();
+    await client?.end().catch(() => {});
+  }
+
+  private async run(follower: ChainFollower): Promise<void> {
+    while (!this.stopped) {
+      const startedAt = Date.now();
+      let waitMs = this.takeoverIntervalMs;
+      try {
+        if (!this.leading.has(follower.chain) && (await this.tryLead(follower.chain))) this.leading.add(follower.chain);
+        if (this.leading.has(follower.chain)) {
+          const { busy } = await follower.step();
+          waitMs = busy ? follower.busyIntervalMs : follower.idleIntervalMs;
+        }
+      } catch (error) {
+        this.onProblem(`following ${follower.chain} failed: ${(error as Error).message}`);
+      }
+      const until = startedAt + waitMs;
+      while (!this.stopped && Date.now() < until) await sleep(Math.min(100, until - Date.now()));
+    }
+  }
+
+  private async tryLead(chain: string): Promise<boolean> {
+    // One query at a time on the shared connection.
+    const attempt = this.locking.then(async () => {
+      const client = await this.connection();
+      const { rows } = await client.query<{ taken: boolean }>('SELECT pg_try_advisory_lock($1, hashtext($2)) AS taken', [LOCK_SPACE, `follow:${chain}`]);
+      return rows[0]?.taken === true;
+    });
+    this.locking = attempt.catch(() => false);
+    return attempt;
+  }
+
+  /** The lock connection; when it breaks, every lock on it is gone, so this process follows nothing until it takes them again. */
+  private connection(): Promise<pg.Client> {
+    if (this.client) return Promise.resolve(this.client);
+    this.connecting ??= (async () => {
+      const client = new pg.Client({ connectionString: this.connectionString, application_name: 'paygate chain followers' });
+      const lost = (why: string) => {
+        if (this.client !== client) return;
+        this.client = null;
+        this.leading.clear();
+        if (!this.stopped) this.onProblem(`chain follower lock connection lost (${why}); following nothing until it is back`);
+      };
+      client.on('error', (error) => lost(error.message));
+      client.on('end', () => lost('closed'));
+      try {
+        await client.connect();
+      } finally {
+        this.connecting = null;
+      }
+      this.client = client;
+      return client;
+    })();
+    return this.connecting;
+  }
+}

@@ -1,0 +1,278 @@
+import { type Hex, type PublicClient, type TransactionReceipt, TransactionReceiptNotFoundError } from 'viem';
+import type { Db } from '../../db/database.ts';
+import type { NetworkInfo } from '../registry.ts';
+import type { TransferOutcomeHandler } from '../transferOutcomes.ts';
+import type { Relayer } from './relayer.ts';
+import { type OpenTransaction, openTransactionsWithHashes } from './relayerStore.ts';
+import { type ChainWatch, clearWatchInclusion, finishWatch, MINED_BEFORE_OPTION, openWatches, recordWatchInclusion } from './watches.ts';
+
+export interface EvmFollowerOptions {
+  db: Db;
+  network: NetworkInfo;
+  client: PublicClient;
+  relayer: Relayer;
+  onFinal: TransferOutcomeHandler;
+  clock: { now(): Date };
+  onProblem?: (message: string) => void;
+  /** More new blocks than this at once (a long pause, a new leader far behind) are not read one by one. */
+  maxBlocksPerStep?: number;
+}
+
+/** What a step did, for tests and metrics. */
+export interface FollowerStep {
+  /** Something was open on the network. */
+  busy: boolean;
+  head: bigint;
+  blocksRead: number;
+  /** Blocks that left the canonical chain. */
+  reorgedBlocks: number;
+}
+
+type Watched = { kind: 'relayed'; transaction: OpenTransaction } | { kind: 'watch'; watch: ChainWatch };
+
+/** Blocks kept beyond the network's depth, to find where a reorg forked. */
+const EXTRA_REMEMBERED_BLOCKS = 32n;
+
+async function receiptOrNull(client: PublicClient, hash: Hex): Promise<TransactionReceipt | null> {
+  try {
+    return await client.getTransactionReceipt({ hash });
+  } catch (error) {
+    if (error instanceof TransactionReceiptNotFoundError) return null;
+    throw error;
+  }
+}
+
+/**
+ * Follows one EVM network for the whole service: reads each new block once and moves every open transaction of
+ * that network forward from it (the relayer's submissions and settlements, and the buyers' own transfers that
+ * payments wait on): inclusion, depth, revert, reorg, and the deadline of a transfer that never comes. Its RPC calls
+ * grow with blocks and with transactions found, not with how often or how long anything waits. One process
+ * follows a network at a time (see ChainFollowers); every write is conditional on the state it read, so a second
+ * follower for a moment does no harm.
+ */
+export class EvmFollower {
+  private readonly depth: bigint;
+  private readonly maxBlocksPerStep: bigint;
+  /** Canonical block hashes by number, as far back as a reorg below the depth could reach. */
+  private readonly recent = new Map<bigint, string>();
+  private lastRead: bigint | null = null;
+  /** Watches already looked up on their own: a buyer may have sent its transfer before the watch existed. */
+  private readonly lookedUp = new Set<string>();
+  /** When each open transaction not in a block was last checked on its own (resend, replace, nonce taken). */
+  private readonly lastChecked = new Map<string, number>();
+
+  constructor(private readonly options: EvmFollowerOptions) {
+    this.depth = BigInt(Math.max(options.network.confirmations, 1));
+    this.maxBlocksPerStep = BigInt(options.maxBlocksPerStep ?? 64);
+  }
+
+  get network(): NetworkInfo {
+    return this.options.network;
+  }
+
+  /** One pass: read the head and the new blocks, and move every open transaction of the network forward. */
+  async step(): Promise<FollowerStep> {
+    const { db, network, client, relayer } = this.options;
+    const head = await client.getBlockNumber({ cacheTime: 0 });
+    // Read after the head: a transaction the relayer records from now on is sent afterwards, so it lands above it.
+    const [relayed, watches] = await Promise.all([openTransactionsWithHashes(db, network.caip2, relayer.address), openWatches(db, network.caip2)]);
+    const result: FollowerStep = { busy: relayed.length > 0 || watches.length > 0, head, blocksRead: 0, reorgedBlocks: 0 };
+    if (!result.busy) {
+      this.forget(head);
+      return result;
+    }
+    if (this.lastRead === null || head - this.lastRead > this.maxBlocksPerStep) {
+      await this.catchUp(relayed, watches, head);
+      return result;
+    }
+    if (head < this.lastRead) result.reorgedBlocks += await this.rewindTo(head, relayed, watches);
+    await this.lookUpNewWatches(watches);
+
+    const byHash = new Map<string, Watched[]>();
+    const add = (hash: string, watched: Watched) => byHash.set(hash, [...(byHash.get(hash) ?? []), watched]);
+    for (const transaction of relayed) for (const hash of transaction.hashes) add(hash.toLowerCase(), { kind: 'relayed', transaction });
+    for (const watch of watches) add(watch.tx_hash, { kind: 'watch', watch });
+    for (let number = this.lastRead + 1n; number <= head; number += 1n) {
+      const block = await client.getBlock({ blockNumber: number, includeTransactions: false });
+      result.blocksRead += 1;
+      const parent = this.recent.get(number - 1n);
+      if (parent !== undefined && parent !== block.parentHash) {
+        // The chain we read forked below this block: drop what we knew above the fork and read on from there.
+        result.reorgedBlocks += await this.rewindTo(number - 1n, relayed, watches);
+        return result;
+      }
+      this.remember(number, block.hash);
+      for (const hash of block.transactions) {
+        const found = byHash.get(hash.toLowerCase());
+        if (found) await this.guarded(`transaction ${hash}`, () => this.found(found, hash, { number, hash: block.hash, timestamp: block.timestamp }, head));
+      }
+      this.lastRead = number;
+    }
+    await this.finishDeepEnough(head);
+    await this.expireWatches();
+    await this.checkStragglers(relayed);
+    return result;
+  }
+
+  /** Nothing is open: nothing needs blocks until something is, and then only blocks after this head. */
+  private forget(head: bigint): void {
+    this.lastRead = head;
+    this.recent.clear();
+    this.lookedUp.clear();
+    this.lastChecked.clear();
+  }
+
+  /** Without the blocks in between, every open transaction is looked up on its own once; from then on blocks are read. */
+  private async catchUp(relayed: OpenTransaction[], watches: ChainWatch[], head: bigint): Promise<void> {
+    this.recent.clear();
+    for (const transaction of relayed) await this.guarded(`transaction ${transaction.id}`, () => this.options.relayer.check(transaction));
+    this.lookedUp.clear();
+    await this.lookUpNewWatches(watches);
+    this.lastRead = head;
+    await this.finishDeepEnough(head);
+    await this.expireWatches();
+  }
+
+  private async lookUpNewWatches(watches: ChainWatch[]): Promise<void> {
+    for (const watch of watches) {
+      if (this.lookedUp.has(watch.tx_hash) || watch.block_hash !== null) continue;
+      await this.guarded(`transaction ${watch.tx_hash}`, async () => {
+        const receipt = await receiptOrNull(this.options.client, watch.tx_hash as Hex);
+        if (receipt) {
+          const block = await this.options.client.getBlock({ blockHash: receipt.blockHash, includeTransactions: false });
+          await this.recordWatch(watch, receipt, { number: block.number, hash: block.hash, timestamp: block.timestamp });
+        }
+        this.lookedUp.add(watch.tx_hash);
+      });
+    }
+  }
+
+  private async found(found: Watched[], hash: Hex, block: { number: bigint; hash: string; timestamp: bigint }, head: bigint): Promise<void> {
+    const receipt = await receiptOrNull(this.options.client, hash);
+    for (const item of found) {
+      if (!receipt || receipt.blockHash !== block.hash) {
+        // The node served the block but not its receipt (a lagging node behind a load balancer): look it up on its own.
+        if (item.kind === 'watch') this.lookedUp.delete(item.watch.tx_hash);
+        else this.lastChecked.delete(item.transaction.id);
+      } else if (item.kind === 'relayed') await this.options.relayer.recordInclusion(item.transaction, receipt, head);
+      else await this.recordWatch(item.watch, receipt, block);
+    }
+  }
+
+  /** One transaction's trouble (a node error, a row another process changed) is reported and does not hold up the rest. */
+  private async guarded(what: string, work: () => Promise<void>): Promise<void> {
+    try {
+      await work();
+    } catch (error) {
+      this.options.onProblem?.(`following ${what} on ${this.options.network.caip2} failed: ${(error as Error).message}`);
+    }
+  }
+
+  private async recordWatch(watch: ChainWatch, receipt: TransactionReceipt, block: { number: bigint; hash: string; timestamp: bigint }): Promise<void> {
+    const notBefore = BigInt(Math.floor(watch.not_before.getTime() / 1000));
+    const reason =
+      receipt.status !== 'success'
+        ? 'reverted'
+        : block.timestamp < notBefore
+          ? MINED_BEFORE_OPTION
+          : null;
+    await recordWatchInclusion(this.options.db, watch, { number: block.number, hash: block.hash }, reason);
+  }
+
+  /** Makes final what sits at the network's depth on the canonical chain; what a reorg removed is looked for again. */
+  private async finishDeepEnough(head: bigint): Promise<void> {
+    const { db, network, relayer, onFinal } = this.options;
+    const [relayed, watches] = await Promise.all([openTransactionsWithHashes(db, network.caip2, relayer.address), openWatches(db, network.caip2)]);
+    for (const transaction of relayed) {
+      const { receipt_block_number: number, receipt_block_hash: hash } = transaction;
+      if (number === null || hash === null) continue;
+      await this.guarded(`transaction ${transaction.id}`, async () => {
+        const canonical = await this.canonicalAtDepth(BigInt(number), head);
+        if (canonical === null) return;
+        if (canonical === hash) await relayer.finishIncluded(transaction);
+        else await relayer.reorgedOut(transaction);
+      });
+    }
+    for (const watch of watches) {
+      const { block_number: number, block_hash: hash } = watch;
+      if (number === null || hash === null) continue;
+      await this.guarded(`transaction ${watch.tx_hash}`, async () => {
+        const canonical = await this.canonicalAtDepth(BigInt(number), head);
+        if (canonical === null) return;
+        if (canonical !== hash) await clearWatchInclusion(db, watch);
+        else await finishWatch(db, watch, { status: watch.failure_reason ? 'failed' : 'confirmed', reason: watch.failure_reason }, onFinal);
+      });
+    }
+  }
+
+  /** The canonical hash at `number` once it is deep enough, else null. */
+  private async canonicalAtDepth(number: bigint, head: bigint): Promise<string | null> {
+    if (head - number + 1n < this.depth) return null;
+    const known = this.recent.get(number);
+    if (known !== undefined) return known;
+    const block = await this.options.client.getBlock({ blockNumber: number, includeTransactions: false });
+    return block.hash;
+  }
+
+  private async expireWatches(): Promise<void> {
+    const { db, network, clock, onFinal } = this.options;
+    const now = clock.now();
+    for (const watch of await openWatches(db, network.caip2)) {
+      if (watch.block_hash !== null || watch.deadline.getTime() > now.getTime()) continue;
+      await this.guarded(`transaction ${watch.tx_hash}`, () =>
+        finishWatch(db, watch, { status: 'expired', reason: `not mined by ${watch.deadline.toISOString()}` }, onFinal),
+      );
+    }
+  }
+
+  /**
+   * Transactions the relayer recorded but did not send (a crash in between), and sent ones that no block has held
+   * for a while (dropped by the node, stuck on a low fee, or their nonce taken), are checked on their own, each at
+   * most once per few blocks.
+   */
+  private async checkStragglers(relayed: OpenTransaction[]): Promise<void> {
+    const now = Date.now();
+    const patienceMs = Math.max(3 * this.options.network.blockTimeMs, 5_000);
+    for (const transaction of relayed) {
+      if (transaction.receipt_block_number !== null) continue;
+      const since = (transaction.last_broadcast_at ?? transaction.created_at).getTime();
+      const checked = this.lastChecked.get(transaction.id) ?? 0;
+      if (now - since < patienceMs || now - checked < patienceMs) continue;
+      this.lastChecked.set(transaction.id, now);
+      await this.guarded(`transaction ${transaction.id}`, () => this.options.relayer.check(transaction));
+    }
+  }
+
+  /**
+   * The chain now ends at or below `number` on another branch: finds the highest block both share, forgets what
+   * was known above it, and puts what was in the dropped blocks back to pending. Returns how many blocks left.
+   */
+  private async rewindTo(number: bigint, relayed: OpenTransaction[], watches: ChainWatch[]): Promise<number> {
+    let fork = number;
+    while (this.recent.has(fork)) {
+      const block = await this.options.client.getBlock({ blockNumber: fork, includeTransactions: false });
+      if (block.hash === this.recent.get(fork)) break;
+      fork -= 1n;
+    }
+    let dropped = 0;
+    for (const known of [...this.recent.keys()]) {
+      if (known > fork) {
+        this.recent.delete(known);
+        dropped += 1;
+      }
+    }
+    for (const transaction of relayed) {
+      if (transaction.receipt_block_number !== null && BigInt(transaction.receipt_block_number) > fork) await this.options.relayer.reorgedOut(transaction);
+    }
+    for (const watch of watches) {
+      if (watch.block_number !== null && BigInt(watch.block_number) > fork) await clearWatchInclusion(this.options.db, watch);
+    }
+    this.lastRead = fork;
+    return dropped;
+  }
+
+  private remember(number: bigint, hash: string): void {
+    this.recent.set(number, hash);
+    this.recent.delete(number - this.depth - EXTRA_REMEMBERED_BLOCKS);
+  }
+}

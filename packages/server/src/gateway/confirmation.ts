@@ -94,7 +94,7 @@ async function checkResults(services: GatewayServices, chains: ChainRegistry, op
     if (terms.kind === 'native') {
       const hash = resultValue(results, 0, TRANSACTION_HASH, 'the hash of the transfer transaction');
       const network = evmNetworkOf(chains, option);
-      await verifyNativeResult(services.evm.clients.for(network), network, terms, hash);
+      await verifyNativeResult(services.evm.clients.for(network), network, { terms, created_at: option.created_at }, hash);
       return;
     }
   } catch (error) {

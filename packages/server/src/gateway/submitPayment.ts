@@ -92,7 +92,8 @@ async function settleNativeTransfer(ctx: AppContext, services: GatewayServices, 
   if (option.terms.kind !== 'native') throw new Error(`option ${option.id} is not a native-coin option`);
   const network = evmNetwork(ctx, option);
   try {
-    const state = await waitForNativeTransfer(services.evm.clients.for(network), network, option.terms, hash, NATIVE_TRANSFER_WAIT_MS);
+    const native = { terms: option.terms, created_at: option.created_at };
+    const state = await waitForNativeTransfer(services.evm.clients.for(network), network, native, hash, NATIVE_TRANSFER_WAIT_MS);
     if (state.state !== 'confirmed') throw new Error(`transaction ${hash} is not mined ${network.confirmations} deep yet`);
   } catch (error) {
     if (error instanceof PaymentRefusedError) return { landed: false, failureCode: error.code };

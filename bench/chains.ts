@@ -25,6 +25,8 @@ import { networksFromDevnet } from '../packages/server/src/chains/devnetNetworks
 import {
   EvmClients,
   type Eip3009Token,
+  NATIVE_TRANSFER_GAS,
+  nativeTransferReference,
   permitTransferFromTypedData,
   readEip3009Token,
   receiveWithAuthorizationTypedData,
@@ -234,6 +236,8 @@ async function payWithPermit2(bench: EvmBench, buyer: EvmBuyer): Promise<Sample>
 
 async function payWithNativeTransfer(bench: EvmBench, buyer: EvmBuyer): Promise<Sample> {
   const value = parseEther('0.001');
+  const reference = nativeTransferReference(`opt_bench_${randomUUID()}`);
+  const offeredAt = new Date();
   const [nonce, fees] = await Promise.all([
     bench.client.getTransactionCount({ address: buyer.address, blockTag: 'pending' }),
     bench.client.estimateFeesPerGas(),
@@ -244,7 +248,8 @@ async function payWithNativeTransfer(bench: EvmBench, buyer: EvmBuyer): Promise<
     nonce,
     to: bench.collector,
     value,
-    gas: 21_000n,
+    data: reference,
+    gas: NATIVE_TRANSFER_GAS,
     ...fees,
   });
   const signed = performance.now();
@@ -252,7 +257,7 @@ async function payWithNativeTransfer(bench: EvmBench, buyer: EvmBuyer): Promise<
   const toNode = performance.now();
   // The service polls a buyer's transfer as the relayer polls its own: every half block.
   for (let poll = 0; poll < 120; poll++) {
-    const state = await verifyNativeTransfer(bench.client, bench.network, hash, { from: buyer.address, to: bench.collector, value });
+    const state = await verifyNativeTransfer(bench.client, bench.network, hash, { from: buyer.address, to: bench.collector, value, reference, offeredAt });
     if (state.state === 'confirmed') return { toNodeMs: toNode - signed, totalMs: performance.now() - signed };
     await sleep(bench.network.blockTimeMs / 2);
   }

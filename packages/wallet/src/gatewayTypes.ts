@@ -49,7 +49,7 @@ export interface WalletRpcAction {
     /** CAIP-2 chain id, e.g. `eip155:8453` or `solana:<genesis>`. */
     chain_id: string;
     method: string;
-    /** JSON-encoded parameters. */
+    /** JSON-encoded parameters, for the wallet as they are (a native-coin transfer's `data` is its option's reference). */
     params: string;
   };
 }

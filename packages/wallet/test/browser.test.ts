@@ -15,6 +15,8 @@ import { type DevnetGateway, startDevnetGateway } from './support/devnetGateway.
 class DevnetBrowserWallet {
   chainId: string;
   readonly methods: string[] = [];
+  /** The transactions the page asked the wallet to send, as the wallet received them. */
+  readonly sentTransactions: unknown[] = [];
   rejectNext = false;
   readonly #signer;
 
@@ -36,6 +38,7 @@ class DevnetBrowserWallet {
       this.rejectNext = false;
       return { error: { code: 4001, message: 'User rejected the request.' } };
     }
+    if (method === 'eth_sendTransaction') this.sentTransactions.push(params[0]);
     try {
       return { result: await this.#signer.request({ chainId: this.chainId, method, params }) };
     } catch (error) {
@@ -138,6 +141,31 @@ describe('browser entry', () => {
       expect(wallet.methods).toEqual(['eth_chainId', 'wallet_switchEthereumChain', 'eth_chainId', 'eth_signTypedData_v4']);
       expect(wallet.chainId).toBe(gw.evmChain);
       expect((await gw.listed(paymentId)).transaction.hash).toBe(outcome.info.txId);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it("pays a native coin option from the page through an EIP-1193 wallet, handing it the option's reference as data", async () => {
+    const { paymentId } = await gw.newPayment();
+    const wallet = new DevnetBrowserWallet(gw.buyer('alice').evmPrivateKey, gw.rpcUrls, gw.evmChain);
+    const page = await openPage(wallet);
+    try {
+      const { outcome, params } = await page.evaluate(
+        async ({ paymentId, account, app }) => {
+          const { GatewayClient, payWithOption, evmSignerFromEip1193 } = (window as any).wallet;
+          const client = new GatewayClient({ baseUrl: location.origin, auth: app });
+          const { options } = await client.getOptions(paymentId, { accounts: [account] });
+          const option = options.find((candidate: PaymentOption) => candidate.amount.display?.assetSymbol === 'ETH');
+          const outcome = await payWithOption({ client, paymentId, option, signers: { eip155: evmSignerFromEip1193((window as any).ethereum) } });
+          return { outcome, params: option.actions[0].data.params as string };
+        },
+        { paymentId, account: `${gw.evmChain}:${gw.buyer('alice').evmAddress}`, app: gw.app },
+      );
+      expect(outcome).toMatchObject({ status: 'succeeded' });
+      const [offered] = JSON.parse(params) as [{ data: string }];
+      expect(offered.data).toMatch(/^0x[0-9a-f]{64}$/);
+      expect(wallet.sentTransactions).toEqual([offered]);
     } finally {
       await page.close();
     }

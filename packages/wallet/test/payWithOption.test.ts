@@ -142,15 +142,21 @@ describe('payWithOption on the devnet', () => {
     expect(paid).toMatchObject({ status: 'succeeded', info: { optionAmount: { value: '10000000' } } });
   });
 
-  it('pays a native coin option with a transaction sent from the buyer', async () => {
+  it("pays a native coin option with a transaction sent from the buyer, carrying the option's reference as its data", async () => {
     const { paymentId } = await gw.newPayment();
     const option = await optionFor(paymentId, evmAccount('alice'), 'ETH');
     expect(option.actions.map((action) => action.type === 'walletRpc' && action.data.method)).toEqual(['eth_sendTransaction']);
+    const [request] = JSON.parse((option.actions[0] as WalletRpcAction).data.params) as [{ data: string }];
+    expect(request.data).toMatch(/^0x[0-9a-f]{64}$/);
     const paid = await payWithOption({ client: gw.client, paymentId, option, signers: { eip155: evmSigner('alice') } });
     expect(paid).toMatchObject({ status: 'succeeded', info: { optionAmount: { value: option.amount.value } } });
     const reader = createPublicClient({ transport: http(gw.rpcUrls[gw.evmChain]) });
     const transaction = await reader.getTransaction({ hash: paid.info!.txId as `0x${string}` });
-    expect([transaction.from.toLowerCase(), transaction.value]).toEqual([gw.buyer('alice').evmAddress.toLowerCase(), BigInt(option.amount.value)]);
+    expect([transaction.from.toLowerCase(), transaction.value, transaction.input]).toEqual([
+      gw.buyer('alice').evmAddress.toLowerCase(),
+      BigInt(option.amount.value),
+      request.data,
+    ]);
   });
 
   it('executes a mixed option (an EVM action, then a Solana build) in order, each result usable on its own payment', async () => {

@@ -17,7 +17,7 @@ import { effectiveStatus } from '../payments/stateMachine.ts';
 import type { OptionRow } from './optionLookup.ts';
 import { authorizationTypedData } from './paymentOptions.ts';
 import { readingChain } from './chainFailures.ts';
-import { verifyNativeResult } from './nativePayments.ts';
+import { earliestBlockTime, verifyNativeResult } from './nativePayments.ts';
 import { verifyPermit2Results } from './permit2Payments.ts';
 import { SIGNATURE, TRANSACTION_HASH } from './walletResultFormats.ts';
 import type { GatewayServices } from './services.ts';
@@ -98,7 +98,7 @@ async function checkResults(services: GatewayServices, chains: ChainRegistry, op
     if (terms.kind === 'native') {
       const hash = resultValue(results, 0, TRANSACTION_HASH, 'the hash of the transfer transaction');
       const network = evmNetworkOf(chains, option);
-      await verifyNativeResult(services.evm.clients.for(network), network, terms, hash);
+      await verifyNativeResult(services.evm.clients.for(network), network, { terms, created_at: option.created_at }, hash);
       return;
     }
   } catch (error) {
@@ -163,7 +163,7 @@ export async function claimPayment(ctx: AppContext, paymentId: string, option: O
         paymentId,
         kind: watched.kind,
         // The native transfer was made for this option; an approval may be older.
-        notBefore: watched.kind === 'native_payment' ? option.created_at : new Date(0),
+        notBefore: option.terms.kind === 'native' ? earliestBlockTime({ terms: option.terms, created_at: option.created_at }) : new Date(0),
         deadline: new Date(ctx.clock.now().getTime() + deadlineMs),
       });
     }

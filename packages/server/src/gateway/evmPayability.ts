@@ -1,11 +1,9 @@
 import type { Address, PublicClient } from 'viem';
-import { readBalances, readPermit2Allowances } from '../chains/evm/index.ts';
+import { NATIVE_TRANSFER_GAS, readBalances, readPermit2Allowances } from '../chains/evm/index.ts';
 import type { TokenInfo } from '../chains/registry.ts';
 
 /** Gas of an ERC-20 `approve` (about 46,000 for common tokens), with room for tokens that spend more. */
 const APPROVAL_GAS = 100_000n;
-/** Gas of a plain coin transfer to an account. */
-const NATIVE_TRANSFER_GAS = 21_000n;
 
 /** What one read of an EVM network tells about the buyers' ability to pay in each token. */
 export interface EvmPayability {

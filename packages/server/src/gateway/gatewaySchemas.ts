@@ -9,7 +9,10 @@ export const WalletRpcActionSchema = Type.Object({
   data: Type.Object({
     chain_id: Type.String({ description: 'CAIP-2 chain id' }),
     method: Type.String(),
-    params: Type.String({ description: 'JSON-encoded parameters' }),
+    params: Type.String({
+      description:
+        "JSON-encoded parameters, for the wallet as they are: a native-coin option's eth_sendTransaction carries the option's reference in data, which the confirm checks on chain",
+    }),
   }),
 });
 

@@ -1,52 +1,73 @@
 import { type Address, type Hex, numberToHex, type PublicClient } from 'viem';
-import { type NativeTransferState, PaymentRefusedError, verifyNativeTransfer } from '../chains/evm/index.ts';
+import {
+  blockTimestamps,
+  type ExpectedNativeTransfer,
+  nativeTransferReference,
+  PaymentRefusedError,
+  verifyNativeTransfer,
+} from '../chains/evm/index.ts';
 import type { NetworkInfo } from '../chains/registry.ts';
 import type { WalletRpcAction } from './paymentOptions.ts';
 import { seenWithin, sightingWaitMs } from './walletResultFormats.ts';
 
-/** A native-coin transfer as offered: `value` in the coin's minor unit (wei), as a decimal string. */
+/**
+ * A native-coin transfer as offered: `value` in the coin's minor unit (wei), as a decimal string; `data` the
+ * option's reference, which the transfer carries as calldata. Options offered before references have no `data`.
+ */
 export interface NativeTerms {
   kind: 'native';
   from: Address;
   to: Address;
   value: string;
+  data?: Hex;
 }
 
-/** The one action of a native-coin option (D11): the buyer sends exactly `value` to the collector. */
-export function nativeOffer(params: { network: NetworkInfo; from: Address; collector: Address; value: bigint }): {
+/** The one action of a native-coin option (D11): the buyer sends exactly `value` to the collector, with the option's reference. */
+export function nativeOffer(params: { network: NetworkInfo; optionId: string; from: Address; collector: Address; value: bigint }): {
   terms: NativeTerms;
   actions: WalletRpcAction[];
 } {
-  const terms: NativeTerms = { kind: 'native', from: params.from, to: params.collector, value: params.value.toString() };
-  const transaction = { from: params.from, to: params.collector, value: numberToHex(params.value) };
+  const data = nativeTransferReference(params.optionId);
+  const terms: NativeTerms = { kind: 'native', from: params.from, to: params.collector, value: params.value.toString(), data };
+  const transaction = { from: params.from, to: params.collector, value: numberToHex(params.value), data };
   return {
     terms,
     actions: [{ type: 'walletRpc', data: { chain_id: params.network.caip2, method: 'eth_sendTransaction', params: JSON.stringify([transaction]) } }],
   };
 }
 
-function expectedTransfer(terms: NativeTerms) {
-  return { from: terms.from, to: terms.to, value: BigInt(terms.value) };
+/** The option a native transfer is checked against: its terms and when it was offered. */
+export interface NativeOption {
+  terms: NativeTerms;
+  created_at: Date;
 }
 
 /**
- * Checks the buyer's transfer by its hash: from the buyer, to the collector, exactly the quoted value. It may
- * still be unmined. That it pays no other payment is checked when the confirm is recorded. Throws PaymentRefusedError.
+ * The oldest block that may hold a transfer for the option. A block's timestamp is when its slot began, which can
+ * be a few seconds before a transaction it includes was sent; the reference already rules out anything older.
  */
-export async function verifyNativeResult(client: PublicClient, network: NetworkInfo, terms: NativeTerms, hash: Hex): Promise<void> {
+export function earliestBlockTime(option: NativeOption): Date {
+  return new Date(option.created_at.getTime() - 30_000);
+}
+
+function expectedTransfer(option: NativeOption): ExpectedNativeTransfer {
+  const { terms } = option;
+  // Such a transfer is bound to no option: whoever holds its hash could claim it for a payment of the same amount.
+  if (!terms.data) throw new PaymentRefusedError('option_outdated', 'the option was offered without a transfer reference; ask for options again');
+  return { from: terms.from, to: terms.to, value: BigInt(terms.value), reference: terms.data, offeredAt: earliestBlockTime(option) };
+}
+
+/**
+ * Checks the buyer's transfer by its hash: from the buyer, to the collector, exactly the quoted value, with the
+ * option's reference, and not mined before the option was offered. It may still be unmined. That it pays no other
+ * payment is checked when the confirm is recorded. Throws PaymentRefusedError.
+ */
+export async function verifyNativeResult(client: PublicClient, network: NetworkInfo, option: NativeOption, hash: Hex): Promise<void> {
+  const expected = expectedTransfer(option);
+  const timestampOf = blockTimestamps(client);
   const state = await seenWithin(sightingWaitMs(network), 250, async () => {
-    const seen = await verifyNativeTransfer(client, network, hash, expectedTransfer(terms));
+    const seen = await verifyNativeTransfer(client, network, hash, expected, timestampOf);
     return seen.state === 'not_found' ? null : seen;
   });
   if (!state) throw new PaymentRefusedError('transfer_not_found', `the node does not know the transaction ${hash}`);
-}
-
-/** Waits until the transfer is mined at the network's depth, or `waitMs` passes. Throws PaymentRefusedError. */
-export async function waitForNativeTransfer(client: PublicClient, network: NetworkInfo, terms: NativeTerms, hash: Hex, waitMs: number): Promise<NativeTransferState> {
-  const intervalMs = Math.min(Math.max(network.blockTimeMs / 4, 100), 2_000);
-  const confirmed = await seenWithin(waitMs, intervalMs, async () => {
-    const state = await verifyNativeTransfer(client, network, hash, expectedTransfer(terms));
-    return state.state === 'confirmed' ? state : null;
-  });
-  return confirmed ?? { state: 'pending', confirmations: 0 };
 }

@@ -197,7 +197,7 @@ async function termsAndActions(
     });
   }
   if (token.method === 'native') {
-    return nativeOffer({ network, from: account.address as Address, collector: services.evm.collector, value: quote.amount });
+    return nativeOffer({ network, optionId, from: account.address as Address, collector: services.evm.collector, value: quote.amount });
   }
   if (token.method === 'eip3009') {
     const domain = await services.eip3009Token(services.evm.clients.for(network), token);

@@ -1,6 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
+import type { Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectErrorBody } from '../support/testServer.ts';
+import { nativeTransferReference } from '../../src/chains/evm/nativeTransfer.ts';
+import type { NetworkInfo } from '../../src/chains/registry.ts';
+import { type CallResult, expectErrorBody } from '../support/testServer.ts';
 import {
   type GatewayTestbed,
   sendTransactionAsWallet,
@@ -60,6 +64,27 @@ async function expectPayable(paymentId: string): Promise<void> {
   expect((await bed.gateway(paymentId, '/status')).body).toMatchObject({ status: 'requires_action', isFinal: false });
 }
 
+/** A confirm the service refuses: 400 `invalid_params`, and why. */
+async function refusedReason(confirm: Promise<CallResult>): Promise<string> {
+  const response = await confirm;
+  expect(response.status, response.text).toBe(400);
+  expect(expectErrorBody(response).code).toBe('invalid_params');
+  return response.body.details?.reason;
+}
+
+/** Waits until the devnet has mined the transaction. */
+async function mined(hash: string): Promise<void> {
+  const client = bed.services.evm.clients.for(bed.chains.network(bed.evmChain()) as NetworkInfo);
+  await client.waitForTransactionReceipt({ hash: hash as Hex, pollingInterval: 200 });
+}
+
+/** The buyer's own coin transfer to the collector, as a wallet sends it, with or without calldata. */
+function sendCoins(buyerName: string, value: string, data?: Hex): Promise<string> {
+  const buyer = bed.buyer(buyerName);
+  const transaction = { from: buyer.evmAddress, to: bed.services.evm.collector, value: `0x${BigInt(value).toString(16)}`, ...(data ? { data } : {}) };
+  return sendTransactionAsWallet(buyer.evmPrivateKey, evmChain(), JSON.stringify([transaction]));
+}
+
 describe('Permit2 options (USDT)', () => {
   it('pays with one signature when the allowance is there, succeeded from a single long-polled confirm and listed', async () => {
     const { paymentId } = await bed.newPayment();
@@ -103,7 +128,7 @@ describe('Permit2 options (USDT)', () => {
 });
 
 describe('native coin options (ETH)', () => {
-  it('pays with one transfer to the collector, priced through the price source with a quote end', async () => {
+  it('pays with one transfer to the collector carrying the option reference, priced through the price source with a quote end', async () => {
     const { paymentId } = await bed.newPayment();
     const option = await optionIn(paymentId, bed.evmAccount('bob'), 'ETH');
     // 10.00 USD at 3000 USD per ETH, rounded up to the wei.
@@ -111,7 +136,7 @@ describe('native coin options (ETH)', () => {
     expect(option.expiresAt).toBeGreaterThan(Math.floor(bed.clock.now().getTime() / 1000));
     expect(option.actions.map((action: any) => action.data.method)).toEqual(['eth_sendTransaction']);
     const [request] = JSON.parse(option.actions[0].data.params);
-    expect(request).toMatchObject({ from: bed.buyer('bob').evmAddress, value: '0xbd7a625405556' });
+    expect(request).toMatchObject({ from: bed.buyer('bob').evmAddress, value: '0xbd7a625405556', data: nativeTransferReference(option.id) });
 
     const [hash] = await payAsWallet('bob', option);
     const status = await confirmAndWait(paymentId, option.id, [hash as string]);
@@ -124,7 +149,28 @@ describe('native coin options (ETH)', () => {
     });
   });
 
-  it('refuses a transfer hash that already paid another payment, leaving the second payment payable', async () => {
+  it("refuses another partner's confirm with the buyer's transfer for a payment of the same amount; the payment it was made for succeeds", async () => {
+    const partnerA = await bed.otherPartner('Partner A');
+    // The buyer pays partner B's payment (the testbed's partner) in ETH; B has not confirmed yet.
+    const paymentOfB = await bed.newPayment();
+    const optionOfB = await optionIn(paymentOfB.paymentId, bed.evmAccount('bob'), 'ETH');
+    const [hash] = await payAsWallet('bob', optionOfB);
+
+    // Partner A names the buyer's account, which needs no proof of ownership, and confirms with the buyer's hash.
+    const paymentOfA = await partnerA.newPayment();
+    const optionsOfA = await partnerA.gateway(paymentOfA.paymentId, '/options', { accounts: [bed.evmAccount('bob')] });
+    const optionOfA = optionsOfA.body.options.find((candidate: any) => symbolOf(candidate) === 'ETH');
+    expect(optionOfA.amount.value).toBe(optionOfB.amount.value);
+    await mined(hash as string);
+    const claimed = partnerA.gateway(paymentOfA.paymentId, '/confirm', { optionId: optionOfA.id, results: results(hash as string) });
+    expect(await refusedReason(claimed)).toBe('reference_mismatch');
+    expect((await partnerA.gateway(paymentOfA.paymentId, '/status')).body).toMatchObject({ status: 'requires_action', isFinal: false });
+
+    expect((await confirmAndWait(paymentOfB.paymentId, optionOfB.id, [hash as string])).status).toBe('succeeded');
+    expect((await partnerA.gateway(paymentOfA.paymentId, '/status')).body.status).toBe('requires_action');
+  });
+
+  it('refuses the transfer made for another payment of the same merchant; the claim of a hash holds even if a reference matched', async () => {
     const first = await bed.newPayment();
     const firstOption = await optionIn(first.paymentId, bed.evmAccount('bob'), 'ETH');
     const [hash] = await payAsWallet('bob', firstOption);
@@ -133,10 +179,60 @@ describe('native coin options (ETH)', () => {
     const second = await bed.newPayment();
     const secondOption = await optionIn(second.paymentId, bed.evmAccount('bob'), 'ETH');
     expect(secondOption.amount.value).toBe(firstOption.amount.value);
-    const reused = await bed.gateway(second.paymentId, '/confirm', { optionId: secondOption.id, results: results(hash as string) });
-    expect(reused.status, reused.text).toBe(400);
-    expect(expectErrorBody(reused)).toMatchObject({ code: 'invalid_params', details: { reason: 'transfer_already_used' } });
+    const reused = bed.gateway(second.paymentId, '/confirm', { optionId: secondOption.id, results: results(hash as string) });
+    expect(await refusedReason(reused)).toBe('reference_mismatch');
     await expectPayable(second.paymentId);
+
+    // Were the second option the first's twin (its reference, offered as early), the used-transfers table would still refuse the hash.
+    await sql`
+      UPDATE payment_options AS second SET terms = jsonb_set(second.terms, '{data}', first.terms -> 'data'), created_at = first.created_at
+      FROM payment_options AS first WHERE first.id = ${firstOption.id} AND second.id = ${secondOption.id}
+    `.execute(bed.server.db);
+    const claimedTwice = bed.gateway(second.paymentId, '/confirm', { optionId: secondOption.id, results: results(hash as string) });
+    expect(await refusedReason(claimedTwice)).toBe('transfer_already_used');
+    await expectPayable(second.paymentId);
+  });
+
+  it('refuses a plain transfer of the quoted value to the collector, made without the reference', async () => {
+    const { paymentId } = await bed.newPayment();
+    const option = await optionIn(paymentId, bed.evmAccount('bob'), 'ETH');
+    const plain = await sendCoins('bob', option.amount.value);
+    const refused = bed.gateway(paymentId, '/confirm', { optionId: option.id, results: results(plain) });
+    expect(await refusedReason(refused)).toBe('reference_mismatch');
+    await expectPayable(paymentId);
+  });
+
+  it('refuses a transfer mined before its option was offered, and takes it once the option is older', async () => {
+    const { paymentId } = await bed.newPayment();
+    const option = await optionIn(paymentId, bed.evmAccount('bob'), 'ETH');
+    const [hash] = await payAsWallet('bob', option);
+    await mined(hash as string);
+    const offeredAt = async (at: Date) => {
+      await sql`UPDATE payment_options SET created_at = ${at} WHERE id = ${option.id}`.execute(bed.server.db);
+    };
+
+    await offeredAt(new Date(Date.now() + 3_600_000));
+    const early = bed.gateway(paymentId, '/confirm', { optionId: option.id, results: results(hash as string) });
+    expect(await refusedReason(early)).toBe('transfer_predates_option');
+    await expectPayable(paymentId);
+
+    await offeredAt(new Date(Date.now() - 60_000));
+    expect((await confirmAndWait(paymentId, option.id, [hash as string])).status).toBe('succeeded');
+  });
+
+  it('refuses a confirm of an option offered before transfers carried a reference: ask for options again', async () => {
+    const { paymentId } = await bed.newPayment();
+    const option = await optionIn(paymentId, bed.evmAccount('bob'), 'ETH');
+    await bed.server.db
+      .updateTable('payment_options')
+      .set({ terms: sql<string>`terms - 'data'` })
+      .where('id', '=', option.id)
+      .execute();
+    // What the option's action asked for then: the coins alone.
+    const plain = await sendCoins('bob', option.amount.value);
+    const outdated = bed.gateway(paymentId, '/confirm', { optionId: option.id, results: results(plain) });
+    expect(await refusedReason(outdated)).toBe('option_outdated');
+    await expectPayable(paymentId);
   });
 
   it('answers 409 quote_expired after the quote ended, leaving the payment payable', async () => {

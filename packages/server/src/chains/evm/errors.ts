@@ -15,7 +15,10 @@ export type PaymentRefusalCode =
   | 'simulation_failed'
   | 'transfer_not_found'
   | 'transfer_reverted'
-  | 'transfer_already_used';
+  | 'transfer_already_used'
+  | 'reference_mismatch'
+  | 'transfer_predates_option'
+  | 'option_outdated';
 
 export class PaymentRefusedError extends Error {
   override readonly name = 'PaymentRefusedError';

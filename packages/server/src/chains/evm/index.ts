@@ -14,7 +14,15 @@ export {
   verifyReceiveAuthorization,
 } from './eip3009.ts';
 export { type PaymentRefusalCode, PaymentRefusedError } from './errors.ts';
-export { claimNativeTransfer, type NativeTransferState, verifyNativeTransfer } from './nativeTransfer.ts';
+export {
+  blockTimestamps,
+  claimNativeTransfer,
+  type ExpectedNativeTransfer,
+  NATIVE_TRANSFER_GAS,
+  nativeTransferReference,
+  type NativeTransferState,
+  verifyNativeTransfer,
+} from './nativeTransfer.ts';
 export {
   type ExpectedPermitTransfer,
   permit2ApprovalTransaction,

@@ -63,6 +63,15 @@ export async function signSolanaAsWallet(secretKeyBase58: string, params: string
   return getBase64EncodedWireTransaction(await partiallySignTransaction([keyPair], decoded));
 }
 
+/** A partner beside the testbed's own, with its own merchant and wallet app, on the same service. */
+export interface OtherPartner {
+  partner: TestPartner;
+  merchantId: string;
+  newPayment(body?: Record<string, unknown>): ReturnType<typeof createPayment>;
+  /** A gateway call with this partner's wallet app. */
+  gateway(paymentId: string, suffix: string, body?: unknown): Promise<CallResult>;
+}
+
 export interface GatewayTestbed {
   devnet: Devnet;
   chains: ChainRegistry;
@@ -81,6 +90,7 @@ export interface GatewayTestbed {
   gateway(paymentId: string, suffix: string, body?: unknown): Promise<CallResult>;
   newPayment(body?: Record<string, unknown>): ReturnType<typeof createPayment>;
   listed(paymentId: string): Promise<any>;
+  otherPartner(name: string): Promise<OtherPartner>;
   /** Runs the gateway's background jobs, with the testbed's chains and services unless others are given. */
   startWorkers(overrides?: Pick<AppContext, 'chains' | 'gateway'>): Promise<Workers>;
   /** Stops every worker the testbed runs. */
@@ -109,6 +119,8 @@ export async function startGatewayTestbed(
   const app = await createApp(server.db, partner.partnerId, 'Test Wallet', 'https://wallet.example/icon.png');
   const walletHeaders = { 'app-id': app.appId, 'client-id': 'device-1' };
   const running: Workers[] = [];
+  const gatewayCall = (headers: Record<string, string>) => (paymentId: string, suffix: string, body?: unknown) =>
+    call(server, `/v1/gateway/payment/${paymentId}${suffix}`, body === undefined ? { headers } : { method: 'POST', headers, body });
 
   const buyer = (name: string) => {
     const found = devnet.manifest.buyers.find((candidate) => candidate.name === name);
@@ -131,13 +143,22 @@ export async function startGatewayTestbed(
     evmChain,
     evmAccount: (name) => `${evmChain()}:${buyer(name).evmAddress}`,
     solanaAccount: (name) => `${devnet.manifest.solana.caip2}:${buyer(name).solanaAddress}`,
-    gateway: (paymentId, suffix, body) =>
-      call(server, `/v1/gateway/payment/${paymentId}${suffix}`, body === undefined ? { headers: walletHeaders } : { method: 'POST', headers: walletHeaders, body }),
+    gateway: gatewayCall(walletHeaders),
     newPayment: (body = {}) => createPayment(server, partner.apiKey, merchantId, body),
     listed: async (paymentId) => {
       const list = await call(server, '/v1/merchants/payments?limit=200', { headers: { 'api-key': partner.apiKey, 'merchant-id': merchantId } });
       expect(list.status, list.text).toBe(200);
       return list.body.data.find((item: { paymentId: string }) => item.paymentId === paymentId);
+    },
+    otherPartner: async (name) => {
+      const other = await newPartner(server.db, name);
+      const otherMerchantId = (await createMerchant(server, other.apiKey, { merchantName: `${name} shop`, merchantEmail: 'owner@other-shop.com' })).id;
+      return {
+        partner: other,
+        merchantId: otherMerchantId,
+        newPayment: (body = {}) => createPayment(server, other.apiKey, otherMerchantId, body),
+        gateway: gatewayCall({ 'app-id': other.appId, 'client-id': 'device-2' }),
+      };
     },
     startWorkers: async (overrides) => {
       const jobs = await startWorkers(databaseUrl, gatewayTasks({ ...server.ctx, ...overrides }), { concurrency: 4 });

@@ -52,6 +52,8 @@ function securityFor(auth: RouteAuth | undefined) {
 
 export interface BuiltApp {
   app: App;
+  /** The registry `/metrics` serves, for what the process adds beside the app (its chain followers). */
+  metrics: Registry;
   close(): Promise<void>;
 }
 
@@ -154,6 +156,7 @@ export async function buildApp(ctx: AppContext): Promise<BuiltApp> {
 
   return {
     app,
+    metrics,
     close: async () => {
       // Long-polls answer at once instead of holding the shutdown for up to 30 s.
       statusWaiter.stop();

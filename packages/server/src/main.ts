@@ -118,10 +118,11 @@ async function start(): Promise<void> {
   });
   const merchants = new MerchantCache(handle.db, { ttlMs: config.merchantCacheTtlMs });
   const ctx = { config, db: handle.db, databaseUrl: handle.url, chains: chains.registry, clock: systemClock, merchants, gateway };
-  const { app, close } = await buildApp(ctx);
+  const { app, metrics, close } = await buildApp(ctx);
   const workers = await startWorkers(handle.url, { ...serviceTaskList(ctx), ...gatewayTasks(ctx) }, { onProblem: (message) => app.log.warn(message) });
   // One process at a time follows each network: it finishes what any process sent, a crashed one's included.
   const followers = new ChainFollowers(handle.url, gateway.followers, { onProblem: (message) => app.log.warn(message) });
+  followers.registerMetrics(metrics);
   const statsFold = foldPaymentStatsEvery(handle.db, 5_000, (message) => app.log.warn(message));
   let settlement: { stop(): Promise<void> } | undefined;
   onShutdownSignal(async () => {

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
+import { Gauge, type Registry } from 'prom-client';
 
 /** First key of every follower's advisory lock, apart from other advisory locks ("pgfw"). */
 const LOCK_SPACE = 0x70676677;
@@ -34,6 +35,7 @@ export class ChainFollowers {
   private readonly leading = new Set<string>();
   private stopped = false;
   private readonly loops: Promise<void>[];
+  private readonly chains: string[];
   private readonly takeoverIntervalMs: number;
   private readonly onProblem: (message: string) => void;
 
@@ -44,12 +46,30 @@ export class ChainFollowers {
   ) {
     this.takeoverIntervalMs = options.takeoverIntervalMs ?? 2_000;
     this.onProblem = options.onProblem ?? (() => {});
+    this.chains = followers.map((follower) => follower.chain);
     this.loops = followers.map((follower) => this.run(follower));
   }
 
   /** The networks this process follows now. */
   followed(): string[] {
     return [...this.leading];
+  }
+
+  /**
+   * `paygate_chain_follower_leading{chain}`: 1 for each network this process follows, 0 for those another process
+   * follows. Across all processes each network should show 1 exactly once; none means its transactions wait.
+   */
+  registerMetrics(registry: Registry): void {
+    const followers = this;
+    new Gauge({
+      name: 'paygate_chain_follower_leading',
+      help: 'Whether this process follows the network (1) or another process does (0)',
+      labelNames: ['chain'],
+      registers: [registry],
+      collect() {
+        for (const chain of followers.chains) this.labels(chain).set(followers.leading.has(chain) ? 1 : 0);
+      },
+    });
   }
 
   async stop(): Promise<void> {

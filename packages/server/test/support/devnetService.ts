@@ -38,6 +38,8 @@ export interface DevnetServiceOptions {
   workers?: boolean;
   submitMaxAttempts?: number;
   buyerTransferDeadlineMs?: number;
+  /** Every network's confirmation depth, instead of the devnet's. */
+  confirmations?: number;
 }
 
 /**
@@ -48,7 +50,8 @@ export async function startDevnetService(options: DevnetServiceOptions): Promise
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'paygate-devnet-service-'));
   const devnet = await startDevnet({ dataDir });
   const database = await createIsolatedDatabase();
-  const chains = new ChainRegistry(networksFromDevnet(devnet.manifest));
+  const networks = networksFromDevnet(devnet.manifest);
+  const chains = new ChainRegistry(options.confirmations ? networks.map((network) => ({ ...network, confirmations: options.confirmations as number })) : networks);
   const keys: CollectorKeys = { evmPrivateKey: generatePrivateKey(), solanaSeedHex: randomBytes(32).toString('hex') };
   const collector = await collectorAddresses(keys);
   await devnet.fund({ evm: [collector.evm], solana: [collector.solana] });

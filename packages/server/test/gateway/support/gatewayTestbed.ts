@@ -104,7 +104,7 @@ export interface GatewayTestbed {
  * test starts them, so a test can choose with which chain services payments are submitted.
  */
 export async function startGatewayTestbed(
-  options: { workers?: boolean; submitMaxAttempts?: number; buyerTransferDeadlineMs?: number } = {},
+  options: { workers?: boolean; submitMaxAttempts?: number; buyerTransferDeadlineMs?: number; confirmations?: number } = {},
 ): Promise<GatewayTestbed> {
   const clock = new ManualClock();
   const { devnet, chains, keys, services, server, databaseUrl, close } = await startDevnetService({
@@ -113,6 +113,7 @@ export async function startGatewayTestbed(
     workers: false,
     ...(options.submitMaxAttempts ? { submitMaxAttempts: options.submitMaxAttempts } : {}),
     ...(options.buyerTransferDeadlineMs ? { buyerTransferDeadlineMs: options.buyerTransferDeadlineMs } : {}),
+    ...(options.confirmations ? { confirmations: options.confirmations } : {}),
   });
   const partner = await newPartner(server.db);
   const merchantId = (await createMerchant(server, partner.apiKey)).id;

@@ -1,3 +1,4 @@
+import pMap from 'p-map';
 import { type Hex, type PublicClient, type TransactionReceipt, TransactionReceiptNotFoundError } from 'viem';
 import type { Db } from '../../db/database.ts';
 import type { NetworkInfo } from '../registry.ts';
@@ -30,6 +31,13 @@ export interface FollowerStep {
 
 type Watched = { kind: 'relayed'; transaction: OpenTransaction } | { kind: 'watch'; watch: ChainWatch };
 
+/**
+ * Transactions worked on at once within a pass: their receipt reads go out as one JSON-RPC batch, and each one's
+ * database transaction runs on its own pooled connection, so a block holding a thousand payments is not a thousand
+ * round trips in a row.
+ */
+const CONCURRENCY = 8;
+
 /** Blocks kept beyond the network's depth, to find where a reorg forked. */
 const EXTRA_REMEMBERED_BLOCKS = 32n;
 
@@ -58,6 +66,8 @@ export class EvmFollower {
   private lastRead: bigint | null = null;
   /** Watches already looked up on their own: a buyer may have sent its transfer before the watch existed. */
   private readonly lookedUp = new Set<string>();
+  /** Blocks below the remembered ones read during this pass, by number. */
+  private readonly reading = new Map<bigint, Promise<string>>();
   /** When each open transaction not in a block was last checked on its own (resend, replace, nonce taken). */
   private readonly lastChecked = new Map<string, number>();
 
@@ -73,6 +83,7 @@ export class EvmFollower {
   /** One pass: read the head and the new blocks, and move every open transaction of the network forward. */
   async step(): Promise<FollowerStep> {
     const { db, network, client, relayer } = this.options;
+    this.reading.clear();
     const head = await client.getBlockNumber({ cacheTime: 0 });
     // Read after the head: a transaction the relayer records from now on is sent afterwards, so it lands above it.
     const [relayed, watches] = await Promise.all([openTransactionsWithHashes(db, network.caip2, relayer.address), openWatches(db, network.caip2)]);
@@ -102,10 +113,12 @@ export class EvmFollower {
         return result;
       }
       this.remember(number, block.hash);
-      for (const hash of block.transactions) {
+      const ours = block.transactions.flatMap((hash) => {
         const found = byHash.get(hash.toLowerCase());
-        if (found) await this.guarded(`transaction ${hash}`, () => this.found(found, hash, { number, hash: block.hash, timestamp: block.timestamp }, head));
-      }
+        return found ? [{ hash, found }] : [];
+      });
+      const seenIn = { number, hash: block.hash, timestamp: block.timestamp };
+      await pMap(ours, ({ hash, found }) => this.guarded(`transaction ${hash}`, () => this.found(found, hash, seenIn, head)), { concurrency: CONCURRENCY });
       this.lastRead = number;
     }
     await this.finishDeepEnough(head);
@@ -183,35 +196,48 @@ export class EvmFollower {
   private async finishDeepEnough(head: bigint): Promise<void> {
     const { db, network, relayer, onFinal } = this.options;
     const [relayed, watches] = await Promise.all([openTransactionsWithHashes(db, network.caip2, relayer.address), openWatches(db, network.caip2)]);
-    for (const transaction of relayed) {
-      const { receipt_block_number: number, receipt_block_hash: hash } = transaction;
-      if (number === null || hash === null) continue;
-      await this.guarded(`transaction ${transaction.id}`, async () => {
-        const canonical = await this.canonicalAtDepth(BigInt(number), head);
-        if (canonical === null) return;
-        if (canonical === hash) await relayer.finishIncluded(transaction);
-        else await relayer.reorgedOut(transaction);
-      });
-    }
-    for (const watch of watches) {
-      const { block_number: number, block_hash: hash } = watch;
-      if (number === null || hash === null) continue;
-      await this.guarded(`transaction ${watch.tx_hash}`, async () => {
-        const canonical = await this.canonicalAtDepth(BigInt(number), head);
-        if (canonical === null) return;
-        if (canonical !== hash) await clearWatchInclusion(db, watch);
-        else await finishWatch(db, watch, { status: watch.failure_reason ? 'failed' : 'confirmed', reason: watch.failure_reason }, onFinal);
-      });
-    }
+    await pMap(
+      relayed,
+      (transaction) => {
+        const { receipt_block_number: number, receipt_block_hash: hash } = transaction;
+        if (number === null || hash === null) return;
+        return this.guarded(`transaction ${transaction.id}`, async () => {
+          const canonical = await this.canonicalAtDepth(BigInt(number), head);
+          if (canonical === null) return;
+          if (canonical === hash) await relayer.finishIncluded(transaction);
+          else await relayer.reorgedOut(transaction);
+        });
+      },
+      { concurrency: CONCURRENCY },
+    );
+    await pMap(
+      watches,
+      (watch) => {
+        const { block_number: number, block_hash: hash } = watch;
+        if (number === null || hash === null) return;
+        return this.guarded(`transaction ${watch.tx_hash}`, async () => {
+          const canonical = await this.canonicalAtDepth(BigInt(number), head);
+          if (canonical === null) return;
+          if (canonical !== hash) await clearWatchInclusion(db, watch);
+          else await finishWatch(db, watch, { status: watch.failure_reason ? 'failed' : 'confirmed', reason: watch.failure_reason }, onFinal);
+        });
+      },
+      { concurrency: CONCURRENCY },
+    );
   }
 
-  /** The canonical hash at `number` once it is deep enough, else null. */
+  /** The canonical hash at `number` once it is deep enough, else null; a block not read yet is read once. */
   private async canonicalAtDepth(number: bigint, head: bigint): Promise<string | null> {
     if (head - number + 1n < this.depth) return null;
     const known = this.recent.get(number);
     if (known !== undefined) return known;
-    const block = await this.options.client.getBlock({ blockNumber: number, includeTransactions: false });
-    return block.hash;
+    let reading = this.reading.get(number);
+    if (!reading) {
+      reading = this.options.client.getBlock({ blockNumber: number, includeTransactions: false }).then((block) => block.hash);
+      reading.catch(() => this.reading.delete(number));
+      this.reading.set(number, reading);
+    }
+    return reading;
   }
 
   private async expireWatches(): Promise<void> {

@@ -14,6 +14,7 @@ import {
   type Transaction,
 } from '@solana/kit';
 import type { Transaction as KyselyTransaction, Selectable } from 'kysely';
+import pMap from 'p-map';
 import type { Db } from '../../db/database.ts';
 import type { Database, SolanaTransactionsTable, SolanaTransactionStatus } from '../../db/schema.ts';
 import type { TransferOutcomeHandler } from '../transferOutcomes.ts';
@@ -256,16 +257,22 @@ export class SolanaTransactionSender {
     for (let start = 0; start < open.length; start += STATUS_BATCH) {
       const batch = open.slice(start, start + STATUS_BATCH);
       const assessments = await this.assess(batch);
-      for (const [index, entry] of batch.entries()) {
-        const assessment = assessments[index] as Assessment;
-        if (assessment.kind === 'expired') await this.complete(entry, 'expired', {});
-        else if (assessment.kind === 'reached' || assessment.kind === 'failed') await this.recordOutcome(entry, assessment);
-        else if (assessment.kind === 'unseen' && Date.now() - entry.updated_at.getTime() >= this.resendIntervalMs) {
-          await this.send(entry).catch((error: unknown) => {
-            if (!(error instanceof SolanaTransactionRejectedError)) throw error;
-          });
-        }
-      }
+      // Each entry's end commits with its payment's change: several at once, on pooled connections; one entry's
+      // trouble is reported after the others are done, not before.
+      await pMap(
+        batch.entries(),
+        async ([index, entry]) => {
+          const assessment = assessments[index] as Assessment;
+          if (assessment.kind === 'expired') await this.complete(entry, 'expired', {});
+          else if (assessment.kind === 'reached' || assessment.kind === 'failed') await this.recordOutcome(entry, assessment);
+          else if (assessment.kind === 'unseen' && Date.now() - entry.updated_at.getTime() >= this.resendIntervalMs) {
+            await this.send(entry).catch((error: unknown) => {
+              if (!(error instanceof SolanaTransactionRejectedError)) throw error;
+            });
+          }
+        },
+        { concurrency: 8, stopOnError: false },
+      );
     }
     return { busy: open.length > 0 };
   }

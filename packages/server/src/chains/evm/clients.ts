@@ -19,13 +19,15 @@ function viemChain(network: NetworkInfo) {
 }
 
 /**
- * A read client for a network. Requests issued in the same tick go out as one JSON-RPC batch, so reading many
- * balances or checking several facts about one authorisation costs one round trip.
+ * A read client for a network. Contract reads issued in the same tick are one Multicall3 call (deployless: its code
+ * is sent with the call, so no chain needs it deployed), and all requests of a tick go out as one JSON-RPC batch:
+ * reading a buyer's balances of every token is one call and one round trip, and hosted nodes bill per call.
  */
 export function createEvmPublicClient(network: NetworkInfo, transport: Omit<HttpTransportConfig, 'batch'> = {}): PublicClient {
   const chain = viemChain(network);
   return createPublicClient({
     chain,
+    batch: { multicall: { deployless: true } },
     transport: http(network.rpcUrl, { ...transport, batch: { batchSize: 1000, wait: 0 } }),
     // Confirmation tracking polls receipts itself; viem's own block polling is not used.
     pollingInterval: Math.max(250, Math.min(network.blockTimeMs, 4000)),

@@ -4,7 +4,7 @@ import type { Clock } from '../../context.ts';
 import { eip3009Abi, erc20Abi } from './abis.ts';
 import { PaymentRefusedError } from './errors.ts';
 import type { Relayer } from './relayer.ts';
-import { simulateOrRefuse } from './simulation.ts';
+import { isExecutionRevert, revertReason } from './simulation.ts';
 
 /** The EIP-712 domain of an EIP-3009 token, as the token contract itself reports it. */
 export interface Eip3009Token {
@@ -117,26 +117,53 @@ function refuseUnlessMatching(typedData: ReceiveAuthorizationTypedData, expected
 }
 
 /**
- * Checks a signed authorisation against the quote and the chain, reading signature validity (plain accounts
- * and ERC-1271 contract wallets), the nonce's state and the payer's balance in one round trip.
+ * Checks what can be checked without the chain's state: the terms against the quote, the validity window, and the
+ * signature (recovered locally for plain accounts; an ERC-1271 contract wallet is asked on chain).
+ */
+async function checkSignedTerms(client: PublicClient, params: { typedData: ReceiveAuthorizationTypedData; signature: Hex; expected: ExpectedReceipt; clock: Clock }): Promise<void> {
+  const { typedData, signature, expected } = params;
+  const chainId = client.chain?.id;
+  if (chainId === undefined) throw new Error('the client has no chain');
+  refuseUnlessMatching(typedData, expected, chainId, params.clock.now());
+  const { from } = typedData.message;
+  if (!(await client.verifyTypedData({ ...typedData, address: from, signature, mode: 'eoa' }))) {
+    throw new PaymentRefusedError('invalid_signature', `the signature is not ${from}'s signature of this authorisation`);
+  }
+}
+
+/**
+ * Why the token refuses the authorisation, read only once it did: a used or cancelled nonce or too small a
+ * balance, else the contract's own words.
+ */
+async function explainRefusal(client: PublicClient, typedData: ReceiveAuthorizationTypedData, cause: unknown): Promise<PaymentRefusedError> {
+  const { from, value, nonce } = typedData.message;
+  const token = typedData.domain.verifyingContract;
+  const [nonceUsed, balance] = await Promise.all([
+    client.readContract({ address: token, abi: eip3009Abi, functionName: 'authorizationState', args: [from, nonce] }),
+    client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [from] }),
+  ]);
+  if (nonceUsed) return new PaymentRefusedError('nonce_already_used', `the authorisation nonce ${nonce} has already been used or cancelled`);
+  if (balance < value) return new PaymentRefusedError('insufficient_balance', `${from} holds ${balance} minor units, the payment needs ${value}`);
+  return new PaymentRefusedError('simulation_failed', `receiveWithAuthorization would fail on chain: ${revertReason(cause)}`);
+}
+
+/**
+ * Checks a signed authorisation against the quote and the chain: its terms and signature, then one simulation of
+ * `receiveWithAuthorization` as the collector (the only account allowed to call it), which covers the nonce and
+ * the payer's balance. For a plain account that is one RPC call.
  */
 export async function verifyReceiveAuthorization(
   client: PublicClient,
   params: { typedData: ReceiveAuthorizationTypedData; signature: Hex; expected: ExpectedReceipt; clock: Clock },
 ): Promise<void> {
-  const { typedData, signature, expected } = params;
-  const chainId = client.chain?.id;
-  if (chainId === undefined) throw new Error('the client has no chain');
-  refuseUnlessMatching(typedData, expected, chainId, params.clock.now());
-  const { from, value, nonce } = typedData.message;
-  const [signatureValid, nonceUsed, balance] = await Promise.all([
-    client.verifyTypedData({ ...typedData, address: from, signature }),
-    client.readContract({ address: expected.token, abi: eip3009Abi, functionName: 'authorizationState', args: [from, nonce] }),
-    client.readContract({ address: expected.token, abi: erc20Abi, functionName: 'balanceOf', args: [from] }),
-  ]);
-  if (!signatureValid) throw new PaymentRefusedError('invalid_signature', `the signature is not ${from}'s signature of this authorisation`);
-  if (nonceUsed) throw new PaymentRefusedError('nonce_already_used', `the authorisation nonce ${nonce} has already been used or cancelled`);
-  if (balance < value) throw new PaymentRefusedError('insufficient_balance', `${from} holds ${balance} minor units, the payment needs ${value}`);
+  await checkSignedTerms(client, params);
+  const { typedData, signature } = params;
+  try {
+    await client.simulateContract({ account: typedData.message.to, address: typedData.domain.verifyingContract, ...receiveCall(typedData, signature) });
+  } catch (error) {
+    if (!isExecutionRevert(error)) throw error;
+    throw await explainRefusal(client, typedData, error);
+  }
 }
 
 function receiveCall(typedData: ReceiveAuthorizationTypedData, signature: Hex) {
@@ -144,16 +171,10 @@ function receiveCall(typedData: ReceiveAuthorizationTypedData, signature: Hex) {
   return { abi: eip3009Abi, functionName: 'receiveWithAuthorization', args: [from, to, value, validAfter, validBefore, nonce, signature] } as const;
 }
 
-/** Runs `receiveWithAuthorization` as the collector (the only account allowed to call it) without sending it. */
-export async function simulateReceiveWithAuthorization(client: PublicClient, typedData: ReceiveAuthorizationTypedData, signature: Hex): Promise<void> {
-  await simulateOrRefuse('receiveWithAuthorization', () =>
-    client.simulateContract({ account: typedData.message.to, address: typedData.domain.verifyingContract, ...receiveCall(typedData, signature) }),
-  );
-}
-
 /**
- * Verifies, simulates and submits the buyer's authorisation through the relayer. Returns the relayed transaction, which
- * the network's follower sees land.
+ * Checks the buyer's authorisation and submits it through the relayer. The relayer's gas estimate is the
+ * simulation (a call that would revert is refused and nothing is recorded), so a plain account's payment costs the
+ * estimate and the send. Returns the relayed transaction, which the network's follower sees land.
  */
 export async function relayReceiveWithAuthorization(
   client: PublicClient,
@@ -161,13 +182,17 @@ export async function relayReceiveWithAuthorization(
   params: { chain: string; typedData: ReceiveAuthorizationTypedData; signature: Hex; expected: ExpectedReceipt; clock: Clock; paymentId?: string },
 ): Promise<{ id: string; hash: Hex }> {
   if (!isAddressEqual(params.expected.collector, relayer.address)) throw new Error('the expected collector is not the relayer’s account');
-  await verifyReceiveAuthorization(client, params);
-  await simulateReceiveWithAuthorization(client, params.typedData, params.signature);
-  return relayer.submit({
-    chain: params.chain,
-    to: params.typedData.domain.verifyingContract,
-    data: encodeFunctionData(receiveCall(params.typedData, params.signature)),
-    purpose: 'eip3009_receive',
-    ...(params.paymentId ? { paymentId: params.paymentId } : {}),
-  });
+  await checkSignedTerms(client, params);
+  try {
+    return await relayer.submit({
+      chain: params.chain,
+      to: params.typedData.domain.verifyingContract,
+      data: encodeFunctionData(receiveCall(params.typedData, params.signature)),
+      purpose: 'eip3009_receive',
+      ...(params.paymentId ? { paymentId: params.paymentId } : {}),
+    });
+  } catch (error) {
+    if (!isExecutionRevert(error)) throw error;
+    throw await explainRefusal(client, params.typedData, error);
+  }
 }

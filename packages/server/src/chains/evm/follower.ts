@@ -1,5 +1,14 @@
 import pMap from 'p-map';
-import { type Hex, type PublicClient, type TransactionReceipt, TransactionReceiptNotFoundError } from 'viem';
+import {
+  BaseError,
+  formatTransactionReceipt,
+  type Hex,
+  MethodNotFoundRpcError,
+  MethodNotSupportedRpcError,
+  type PublicClient,
+  type TransactionReceipt,
+  TransactionReceiptNotFoundError,
+} from 'viem';
 import type { Db } from '../../db/database.ts';
 import type { NetworkInfo } from '../registry.ts';
 import type { TransferOutcomeHandler } from '../transferOutcomes.ts';
@@ -68,6 +77,7 @@ export class EvmFollower {
   private readonly lookedUp = new Set<string>();
   /** Blocks below the remembered ones read during this pass, by number. */
   private readonly reading = new Map<bigint, Promise<string>>();
+  private blockReceiptsSupported = true;
   /** When each open transaction not in a block was last checked on its own (resend, replace, nonce taken). */
   private readonly lastChecked = new Map<string, number>();
 
@@ -118,7 +128,12 @@ export class EvmFollower {
         return found ? [{ hash, found }] : [];
       });
       const seenIn = { number, hash: block.hash, timestamp: block.timestamp };
-      await pMap(ours, ({ hash, found }) => this.guarded(`transaction ${hash}`, () => this.found(found, hash, seenIn, head)), { concurrency: CONCURRENCY });
+      const receipts = ours.length > 1 ? await this.blockReceipts(block.hash) : null;
+      await pMap(
+        ours,
+        ({ hash, found }) => this.guarded(`transaction ${hash}`, () => this.found(found, hash, seenIn, head, receipts?.get(hash.toLowerCase()))),
+        { concurrency: CONCURRENCY },
+      );
       this.lastRead = number;
     }
     await this.finishDeepEnough(head);
@@ -160,8 +175,33 @@ export class EvmFollower {
     }
   }
 
-  private async found(found: Watched[], hash: Hex, block: { number: bigint; hash: string; timestamp: bigint }, head: bigint): Promise<void> {
-    const receipt = await receiptOrNull(this.options.client, hash);
+  /**
+   * Every receipt of a block in one call, when the block holds several of ours; null when the node does not offer
+   * `eth_getBlockReceipts` (they are then read one by one).
+   */
+  private async blockReceipts(blockHash: Hex): Promise<Map<string, TransactionReceipt> | null> {
+    if (!this.blockReceiptsSupported) return null;
+    try {
+      const raw = await this.options.client.request({ method: 'eth_getBlockReceipts', params: [blockHash] });
+      return new Map((raw ?? []).map((receipt) => [receipt.transactionHash.toLowerCase(), formatTransactionReceipt(receipt)]));
+    } catch (error) {
+      const unsupported = error instanceof BaseError && error.walk((cause) => cause instanceof MethodNotFoundRpcError || cause instanceof MethodNotSupportedRpcError);
+      if (unsupported) {
+        this.blockReceiptsSupported = false;
+        this.options.onProblem?.(`${this.options.network.caip2}: the node has no eth_getBlockReceipts; receipts are read one by one`);
+      }
+      return null;
+    }
+  }
+
+  private async found(
+    found: Watched[],
+    hash: Hex,
+    block: { number: bigint; hash: string; timestamp: bigint },
+    head: bigint,
+    known: TransactionReceipt | undefined,
+  ): Promise<void> {
+    const receipt = known ?? (await receiptOrNull(this.options.client, hash));
     for (const item of found) {
       if (!receipt || receipt.blockHash !== block.hash) {
         // The node served the block but not its receipt (a lagging node behind a load balancer): look it up on its own.

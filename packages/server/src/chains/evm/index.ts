@@ -10,7 +10,6 @@ export {
   type ReceiveAuthorizationTypedData,
   receiveWithAuthorizationTypedData,
   relayReceiveWithAuthorization,
-  simulateReceiveWithAuthorization,
   verifyReceiveAuthorization,
 } from './eip3009.ts';
 export { type PaymentRefusalCode, PaymentRefusedError } from './errors.ts';
@@ -32,7 +31,6 @@ export {
   permitTransferFromTypedData,
   readPermit2Allowance,
   relayPermitTransfer,
-  simulatePermitTransfer,
   verifyPermitTransfer,
 } from './permit2.ts';
 export {

@@ -14,7 +14,7 @@ import type { NetworkInfo } from '../registry.ts';
 import { erc20Abi, PERMIT2_ADDRESS, permit2Abi } from './abis.ts';
 import { PaymentRefusedError } from './errors.ts';
 import type { Relayer } from './relayer.ts';
-import { simulateOrRefuse } from './simulation.ts';
+import { isExecutionRevert, revertReason } from './simulation.ts';
 
 export const permitTransferFromTypes = {
   PermitTransferFrom: [
@@ -117,14 +117,13 @@ function refuseUnlessMatching(typedData: PermitTransferTypedData, expected: Expe
   }
 }
 
+type PermitCheck = { typedData: PermitTransferTypedData; owner: Address; signature: Hex; expected: ExpectedPermitTransfer; clock: Clock };
+
 /**
- * Checks a signed permit against the quote and the chain: the owner's signature (plain account or ERC-1271
- * contract wallet), that its nonce is unspent, the owner's balance and allowance to Permit2, in one round trip.
+ * Checks what can be checked without the chain's state: the permit against the quote, its deadline, its owner,
+ * and the signature (recovered locally for plain accounts; an ERC-1271 contract wallet is asked on chain).
  */
-export async function verifyPermitTransfer(
-  client: PublicClient,
-  params: { typedData: PermitTransferTypedData; owner: Address; signature: Hex; expected: ExpectedPermitTransfer; clock: Clock },
-): Promise<void> {
+async function checkSignedPermit(client: PublicClient, params: PermitCheck): Promise<void> {
   const { typedData, owner, signature, expected } = params;
   const chainId = client.chain?.id;
   if (chainId === undefined) throw new Error('the client has no chain');
@@ -132,17 +131,43 @@ export async function verifyPermitTransfer(
   if (expected.owner && !isAddressEqual(owner, expected.owner)) {
     throw new PaymentRefusedError('payer_mismatch', `the permit is from ${owner}, the payment expects ${expected.owner}`);
   }
+  if (!(await client.verifyTypedData({ ...typedData, address: owner, signature, mode: 'eoa' }))) {
+    throw new PaymentRefusedError('invalid_signature', `the signature is not ${owner}'s signature of this permit`);
+  }
+}
+
+/**
+ * Why Permit2 refuses the permit, read only once it did: a spent nonce, too small a balance or allowance, else the
+ * contract's own words.
+ */
+async function explainRefusal(client: PublicClient, params: PermitCheck, cause: unknown): Promise<PaymentRefusedError> {
+  const { typedData, owner, expected } = params;
   const { nonce } = typedData.message;
-  const [signatureValid, nonceWord, balance, allowance] = await Promise.all([
-    client.verifyTypedData({ ...typedData, address: owner, signature }),
+  const [nonceWord, balance, allowance] = await Promise.all([
     client.readContract({ address: PERMIT2_ADDRESS, abi: permit2Abi, functionName: 'nonceBitmap', args: [owner, nonce >> 8n] }),
     client.readContract({ address: expected.token, abi: erc20Abi, functionName: 'balanceOf', args: [owner] }),
     readPermit2Allowance(client, owner, expected.token),
   ]);
-  if (!signatureValid) throw new PaymentRefusedError('invalid_signature', `the signature is not ${owner}'s signature of this permit`);
-  if ((nonceWord >> (nonce & 0xffn)) & 1n) throw new PaymentRefusedError('nonce_already_used', `the permit for payment ${expected.paymentId} has already been used`);
-  if (balance < expected.amount) throw new PaymentRefusedError('insufficient_balance', `${owner} holds ${balance} minor units, the payment needs ${expected.amount}`);
-  if (allowance < expected.amount) throw new PaymentRefusedError('allowance_missing', `${owner} lets Permit2 move ${allowance} minor units, the payment needs ${expected.amount}`);
+  if ((nonceWord >> (nonce & 0xffn)) & 1n) return new PaymentRefusedError('nonce_already_used', `the permit for payment ${expected.paymentId} has already been used`);
+  if (balance < expected.amount) return new PaymentRefusedError('insufficient_balance', `${owner} holds ${balance} minor units, the payment needs ${expected.amount}`);
+  if (allowance < expected.amount) return new PaymentRefusedError('allowance_missing', `${owner} lets Permit2 move ${allowance} minor units, the payment needs ${expected.amount}`);
+  return new PaymentRefusedError('simulation_failed', `permitTransferFrom would fail on chain: ${revertReason(cause)}`);
+}
+
+/**
+ * Checks a signed permit against the quote and the chain: its terms and signature, then one simulation of
+ * `permitTransferFrom` as the collector (Permit2 binds the signature to its caller), which covers the nonce, the
+ * owner's balance and its allowance to Permit2. For a plain account that is one RPC call.
+ */
+export async function verifyPermitTransfer(client: PublicClient, params: PermitCheck): Promise<void> {
+  await checkSignedPermit(client, params);
+  const { typedData, owner, signature } = params;
+  try {
+    await client.simulateContract({ account: typedData.message.spender, address: PERMIT2_ADDRESS, ...permitTransferCall(typedData, owner, signature) });
+  } catch (error) {
+    if (!isExecutionRevert(error)) throw error;
+    throw await explainRefusal(client, params, error);
+  }
 }
 
 function permitTransferCall(typedData: PermitTransferTypedData, owner: Address, signature: Hex) {
@@ -159,16 +184,10 @@ function permitTransferCall(typedData: PermitTransferTypedData, owner: Address, 
   } as const;
 }
 
-/** Runs `permitTransferFrom` as the collector (Permit2 binds the signature to its caller) without sending it. */
-export async function simulatePermitTransfer(client: PublicClient, typedData: PermitTransferTypedData, owner: Address, signature: Hex): Promise<void> {
-  await simulateOrRefuse('permitTransferFrom', () =>
-    client.simulateContract({ account: typedData.message.spender, address: PERMIT2_ADDRESS, ...permitTransferCall(typedData, owner, signature) }),
-  );
-}
-
 /**
- * Verifies, simulates and submits the permit through the relayer (the buyer's approval of Permit2, when it needed
- * one, is mined already); the tokens go to the collector. The network's follower sees it land.
+ * Checks the permit and submits it through the relayer (the buyer's approval of Permit2, when it needed one, is
+ * mined already); the tokens go to the collector. The relayer's gas estimate is the simulation, so a plain
+ * account's payment costs the estimate and the send. The network's follower sees it land.
  */
 export async function relayPermitTransfer(
   client: PublicClient,
@@ -183,13 +202,17 @@ export async function relayPermitTransfer(
   },
 ): Promise<{ id: string; hash: Hex }> {
   if (!isAddressEqual(params.expected.collector, relayer.address)) throw new Error('the expected collector is not the relayer’s account');
-  await verifyPermitTransfer(client, params);
-  await simulatePermitTransfer(client, params.typedData, params.owner, params.signature);
-  return relayer.submit({
-    chain: network.caip2,
-    to: PERMIT2_ADDRESS,
-    data: encodeFunctionData(permitTransferCall(params.typedData, params.owner, params.signature)),
-    purpose: 'permit2_transfer',
-    paymentId: params.expected.paymentId,
-  });
+  await checkSignedPermit(client, params);
+  try {
+    return await relayer.submit({
+      chain: network.caip2,
+      to: PERMIT2_ADDRESS,
+      data: encodeFunctionData(permitTransferCall(params.typedData, params.owner, params.signature)),
+      purpose: 'permit2_transfer',
+      paymentId: params.expected.paymentId,
+    });
+  } catch (error) {
+    if (!isExecutionRevert(error)) throw error;
+    throw await explainRefusal(client, params, error);
+  }
 }

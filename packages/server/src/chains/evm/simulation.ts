@@ -1,5 +1,4 @@
-import { BaseError, ContractFunctionRevertedError } from 'viem';
-import { PaymentRefusedError } from './errors.ts';
+import { BaseError, ContractFunctionRevertedError, ExecutionRevertedError } from 'viem';
 
 /** The contract's own words for a failed call when it gave any, else the node's first line. */
 export function revertReason(error: unknown): string {
@@ -13,11 +12,7 @@ export function revertReason(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** Runs a simulation; a revert becomes a refusal that says what the contract objected to. */
-export async function simulateOrRefuse(what: string, simulate: () => Promise<unknown>): Promise<void> {
-  try {
-    await simulate();
-  } catch (error) {
-    throw new PaymentRefusedError('simulation_failed', `${what} would fail on chain: ${revertReason(error)}`);
-  }
+/** Whether a call failed because the contract reverted (rather than because the node could not be asked). */
+export function isExecutionRevert(error: unknown): boolean {
+  return error instanceof BaseError && error.walk((cause) => cause instanceof ContractFunctionRevertedError || cause instanceof ExecutionRevertedError) !== null;
 }

@@ -1,12 +1,8 @@
 import type { Updateable } from 'kysely';
-import type { Hex } from 'viem';
-import { claimNativeTransfer, PaymentRefusedError, verifyReceiveAuthorization } from '../chains/evm/index.ts';
-import type { ChainRegistry, NetworkInfo } from '../chains/registry.ts';
-import { BlockhashExpiredError, SignedTransactionRejectedError } from '../chains/solana/errors.ts';
-import { verifyBuyerSignedTransaction } from '../chains/solana/verifyBuyerSignedTransaction.ts';
+import type { ChainRegistry } from '../chains/registry.ts';
 import type { AppContext } from '../context.ts';
 import type { Db } from '../db/database.ts';
-import type { ChainWatchKind, Database, PaymentsTable } from '../db/schema.ts';
+import type { Database, PaymentsTable } from '../db/schema.ts';
 import { watchTransaction } from '../chains/evm/watches.ts';
 import type { PaymentRow } from '../payments/paymentResource.ts';
 import { changePaymentStatus, type TransitionContext } from '../payments/transitions.ts';
@@ -15,11 +11,8 @@ import { ApiError, type Issue } from '../http/errors.ts';
 import { enqueueJob } from '../jobs/queue.ts';
 import { effectiveStatus } from '../payments/stateMachine.ts';
 import type { OptionRow } from './optionLookup.ts';
-import { authorizationTypedData } from './paymentOptions.ts';
 import { readingChain } from './chainFailures.ts';
-import { earliestBlockTime, verifyNativeResult } from './nativePayments.ts';
-import { verifyPermit2Results } from './permit2Payments.ts';
-import { SIGNATURE, TRANSACTION_HASH } from './walletResultFormats.ts';
+import { paymentMethodOf } from './methods/index.ts';
 import type { GatewayServices } from './services.ts';
 
 export const SUBMIT_PAYMENT_TASK = 'gateway_submit_payment';
@@ -47,78 +40,12 @@ export function checkAlignment(option: OptionRow, results: WalletResult[]): void
   if (issues.length) throw ApiError.validation(issues, 'The results do not match the actions of the option.');
 }
 
-function refused(message: string, reason: string): ApiError {
-  return new ApiError(400, 'invalid_params', message, { reason });
-}
-
 /**
  * Checks the buyer's results against the option's terms and the chain; nothing is written or sent. A failing node
  * is 502 `bad_gateway`: the results may be fine, and the wallet may confirm again.
  */
 export function verifyResults(services: GatewayServices, chains: ChainRegistry, option: OptionRow, results: WalletResult[], now: Date): Promise<void> {
-  return readingChain(option.network, () => checkResults(services, chains, option, results, now));
-}
-
-/** The value of result `index`, refused unless it has the form the action's method returns. */
-function resultValue(results: WalletResult[], index: number, form: RegExp, described: string): Hex {
-  const value = results[index]?.data[0] ?? '';
-  if (!form.test(value)) throw ApiError.validation([{ field: `results.${index}.data.0`, message: `must be ${described}` }]);
-  return value as Hex;
-}
-
-function evmNetworkOf(chains: ChainRegistry, option: OptionRow): NetworkInfo {
-  const network = chains.network(option.network);
-  if (!network) throw new ApiError(400, 'invalid_state', `${option.network} is no longer accepted.`);
-  return network;
-}
-
-async function checkResults(services: GatewayServices, chains: ChainRegistry, option: OptionRow, results: WalletResult[], now: Date): Promise<void> {
-  const { terms } = option;
-  try {
-    if (terms.kind === 'eip3009') {
-      const signature = resultValue(results, 0, SIGNATURE, 'a 0x-prefixed hex signature');
-      const client = services.evm.clients.for(evmNetworkOf(chains, option));
-      const typedData = authorizationTypedData(terms.authorization);
-      await verifyReceiveAuthorization(client, {
-        typedData,
-        signature,
-        expected: { token: typedData.domain.verifyingContract, collector: services.evm.collector, value: BigInt(option.amount), from: typedData.message.from },
-        clock: { now: () => now },
-      });
-      return;
-    }
-    if (terms.kind === 'permit2') {
-      const approvalHash = terms.approval ? resultValue(results, 0, TRANSACTION_HASH, 'the hash of the approval transaction') : null;
-      const signature = resultValue(results, results.length - 1, SIGNATURE, 'a 0x-prefixed hex signature');
-      const network = evmNetworkOf(chains, option);
-      await verifyPermit2Results(services.evm.clients.for(network), network, terms, { approvalHash, signature }, now);
-      return;
-    }
-    if (terms.kind === 'native') {
-      const hash = resultValue(results, 0, TRANSACTION_HASH, 'the hash of the transfer transaction');
-      const network = evmNetworkOf(chains, option);
-      await verifyNativeResult(services.evm.clients.for(network), network, { terms, created_at: option.created_at }, hash);
-      return;
-    }
-  } catch (error) {
-    if (error instanceof PaymentRefusedError) throw refused(`The ${terms.kind === 'eip3009' ? 'signed authorisation' : 'payment'} was refused: ${error.message}.`, error.code);
-    throw error;
-  }
-  const value = results[0]?.data[0] as string;
-  const solana = services.solana.networks.get(option.network);
-  if (!solana) throw new ApiError(400, 'invalid_state', `${option.network} is no longer accepted.`);
-  if (!terms.transfer) throw refused('Fetch the build action before confirming this option.', 'not_built');
-  try {
-    await verifyBuyerSignedTransaction({ signedTransactionBase64: value, expectedMessageBytesBase64: terms.transfer.messageBytesBase64, buyer: terms.buyer });
-  } catch (error) {
-    if (error instanceof SignedTransactionRejectedError) throw refused(`The signed transaction was refused: ${error.message}.`, error.problem);
-    throw error;
-  }
-  const blockHeight = await solana.rpc.getBlockHeight({ commitment: 'confirmed' }).send();
-  if (blockHeight > BigInt(terms.transfer.lastValidBlockHeight)) {
-    const expired = new BlockhashExpiredError(BigInt(terms.transfer.lastValidBlockHeight), blockHeight);
-    throw new ApiError(409, 'quote_expired', `${expired.message}; fetch the transaction again.`);
-  }
+  return readingChain(option.network, () => paymentMethodOf(option.terms).verifyConfirmation(services, chains, option, results, now));
 }
 
 function sameResults(stored: unknown, results: WalletResult[]): boolean {
@@ -146,14 +73,9 @@ export async function claimPayment(ctx: AppContext, paymentId: string, option: O
     const existing = await trx.selectFrom('payment_confirmations').selectAll().where('payment_id', '=', paymentId).executeTakeFirst();
     if (existing) return existing.option_id === option.id && sameResults(existing.results, results) ? 'repeated' : 'taken';
     if (effectiveStatus(payment.status, payment.expires_at, ctx.clock.now()) !== 'requires_action') return 'not_payable';
-    if (option.terms.kind === 'native') {
-      // In this transaction: a transfer pays one payment only, even when two payments' confirms race with it.
-      const hash = (results[0]?.data[0] ?? '') as Hex;
-      await claimNativeTransfer(trx, option.network, hash, paymentId).catch((error: unknown) => {
-        throw error instanceof PaymentRefusedError ? refused(`The payment was refused: ${error.message}.`, error.code) : error;
-      });
-    }
-    const watched = buyerTransaction(option, results);
+    const method = paymentMethodOf(option.terms);
+    await method.claim?.(trx, paymentId, option, results);
+    const watched = method.buyerTransaction?.(option, results);
     if (watched) {
       const deadlineMs = ctx.gateway?.buyerTransferDeadlineMs ?? 0;
       await watchTransaction(trx, {
@@ -161,8 +83,7 @@ export async function claimPayment(ctx: AppContext, paymentId: string, option: O
         txHash: watched.hash,
         paymentId,
         kind: watched.kind,
-        // The native transfer was made for this option; an approval may be older.
-        notBefore: option.terms.kind === 'native' ? earliestBlockTime({ terms: option.terms, created_at: option.created_at }) : new Date(0),
+        notBefore: watched.notBefore,
         deadline: new Date(ctx.clock.now().getTime() + deadlineMs),
       });
     }
@@ -181,13 +102,6 @@ export async function claimPayment(ctx: AppContext, paymentId: string, option: O
     await enqueueJob(trx, SUBMIT_PAYMENT_TASK, { paymentId }, { jobKey: `submit:${paymentId}`, maxAttempts: submitMaxAttempts });
     return 'claimed';
   });
-}
-
-/** The transaction the buyer sent itself that the payment waits on, if the option has one. */
-function buyerTransaction(option: OptionRow, results: WalletResult[]): { kind: ChainWatchKind; hash: string } | null {
-  if (option.terms.kind === 'native') return { kind: 'native_payment', hash: results[0]?.data[0] ?? '' };
-  if (option.terms.kind === 'permit2' && option.terms.approval) return { kind: 'permit2_approval', hash: results[0]?.data[0] ?? '' };
-  return null;
 }
 
 /** The confirmation a payment accepted, with its option exactly as that confirm checked it. */

@@ -1,13 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import { buildSponsoredTransfer, solanaSignTransactionAction } from '../chains/solana/buildSponsoredTransfer.ts';
 import type { App, AppContext } from '../context.ts';
 import { ApiError } from '../http/errors.ts';
 import { errorResponses } from '../http/schemas.ts';
 import { gatewayPaymentOf, gatewayServicesOf, requirePayable } from './gatewayPayment.ts';
-import { readingChain } from './chainFailures.ts';
 import { GatewayPaymentParams, WalletRpcActionSchema } from './gatewaySchemas.ts';
 import { offeredOption, requireLiveQuote } from './optionLookup.ts';
-import { type OptionTerms, solanaBuildData, type StoredSolanaTransfer } from './paymentOptions.ts';
+import { paymentMethodOf } from './methods/index.ts';
 
 const FetchBody = Type.Object(
   { optionId: Type.String({ maxLength: 64 }), data: Type.String({ maxLength: 1000, description: 'The data of the build action' }) },
@@ -36,30 +34,14 @@ export function registerFetchPaymentActions(app: App, ctx: AppContext): void {
       if (confirmed) throw new ApiError(400, 'invalid_state', 'The payment has been confirmed; nothing can be built for it any more.');
       const option = await offeredOption(ctx.db, payment.id, request.body.optionId);
       requireLiveQuote(option, ctx.clock.now());
-      const { terms } = option;
-      if (terms.kind !== 'spl' || request.body.data !== solanaBuildData(option.id)) {
+      const method = paymentMethodOf(option.terms);
+      const buildAction = option.actions.some((action) => action.type === 'build' && action.data.data === request.body.data);
+      if (!method.build || !buildAction) {
         throw ApiError.validation([{ field: 'data', message: "is not the data of one of this option's build actions" }]);
       }
-      const services = gatewayServicesOf(ctx);
-      const solana = services.solana.networks.get(option.network);
-      if (!solana) throw new ApiError(503, 'service_unavailable', `Payments on ${option.network} are not configured on this service.`);
-      const built = await readingChain(option.network, () => buildSponsoredTransfer({
-        rpc: solana.rpc,
-        collector: services.solana.collector.address,
-        buyer: terms.buyer,
-        mint: terms.mint,
-        decimals: terms.decimals,
-        amount: BigInt(option.amount),
-        paymentId: payment.id,
-      }));
-      const transfer: StoredSolanaTransfer = {
-        transactionBase64: built.transactionBase64,
-        messageBytesBase64: built.messageBytesBase64,
-        lastValidBlockHeight: built.lastValidBlockHeight.toString(),
-      };
-      const updated: OptionTerms = { ...terms, transfer };
-      await ctx.db.updateTable('payment_options').set({ terms: JSON.stringify(updated) }).where('id', '=', option.id).execute();
-      return { actions: [{ type: 'walletRpc' as const, data: { chain_id: option.network, ...solanaSignTransactionAction(built) } }] };
+      const { terms, actions } = await method.build(gatewayServicesOf(ctx), option, payment.id);
+      await ctx.db.updateTable('payment_options').set({ terms: JSON.stringify(terms) }).where('id', '=', option.id).execute();
+      return { actions };
     },
   );
 }

@@ -2,9 +2,11 @@ import type { Selectable } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { PaymentOptionsTable } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
-import type { OptionAction, OptionTerms } from './paymentOptions.ts';
+import type { OptionTerms } from './methods/index.ts';
+import type { OptionAction } from './methods/paymentMethod.ts';
 
-export type OptionRow = Omit<Selectable<PaymentOptionsTable>, 'actions' | 'terms'> & { actions: OptionAction[]; terms: OptionTerms };
+/** An offered option with its terms as the method of kind `T['kind']` made them. */
+export type OptionRow<T extends OptionTerms = OptionTerms> = Omit<Selectable<PaymentOptionsTable>, 'actions' | 'terms'> & { actions: OptionAction[]; terms: T };
 
 /** An option offered for this payment; any other id is a validation error on `optionId`. */
 export async function offeredOption(db: Db, paymentId: string, optionId: string): Promise<OptionRow> {

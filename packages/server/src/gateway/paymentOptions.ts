@@ -1,10 +1,6 @@
-import type { Address, Hex } from 'viem';
 import type { AccountId } from '../chains/caip.ts';
-import { evmChainId, type ReceiveAuthorizationTypedData, receiveWithAuthorizationTypedData } from '../chains/evm/index.ts';
 import { PriceUnavailableError, quoteTokenAmount, type TokenAmountQuote } from '../chains/prices/priceSource.ts';
 import type { ChainRegistry, NetworkInfo, TokenInfo } from '../chains/registry.ts';
-import { readSolanaBalances } from '../chains/solana/readSolanaBalances.ts';
-import { receiveWithAuthorizationTypes } from '../chains/evm/eip3009.ts';
 import type { Db } from '../db/database.ts';
 import { newId } from '../ids.ts';
 import { fiatCurrency } from '../payments/currencies.ts';
@@ -13,42 +9,10 @@ import { tokenAmountOf } from '../payments/paymentResource.ts';
 import type { GatewayServices } from './services.ts';
 import type { BuyerDataRequest, CollectData } from './dataCollection/buyerData.ts';
 import { chainUnavailable, isChainRpcFailure } from './chainFailures.ts';
-import { readEvmPayability } from './evmPayability.ts';
-import { nativeOffer, type NativeTerms } from './nativePayments.ts';
-import { permit2Offer, type Permit2Terms } from './permit2Payments.ts';
+import { type OptionTerms, paymentMethodFor } from './methods/index.ts';
+import type { Candidate, OptionAction, PaymentMethodHandler } from './methods/paymentMethod.ts';
+import { readPayability } from './payability.ts';
 import { ApiError } from '../http/errors.ts';
-
-/**
- * Whether the gateway offers a token: on EVM chains EIP-3009 and Permit2 tokens and the native coin when the network
- * lists it (D11), on Solana SPL tokens (D12).
- */
-function isOffered(network: NetworkInfo, token: TokenInfo): boolean {
-  return network.namespace === 'eip155' ? ['eip3009', 'permit2', 'native'].includes(token.method) : token.method === 'spl';
-}
-
-export type WalletRpcAction = { type: 'walletRpc'; data: { chain_id: string; method: string; params: string } };
-export type BuildAction = { type: 'build'; data: { data: string } };
-export type OptionAction = WalletRpcAction | BuildAction;
-
-/** An EIP-3009 authorisation as stored: integers as decimal strings. */
-export interface StoredAuthorization {
-  domain: ReceiveAuthorizationTypedData['domain'];
-  message: { from: Address; to: Address; value: string; validAfter: string; validBefore: string; nonce: Hex };
-}
-
-/** The Solana transfer last built for an option by the fetch operation. */
-export interface StoredSolanaTransfer {
-  transactionBase64: string;
-  messageBytesBase64: string;
-  lastValidBlockHeight: string;
-}
-
-/** What the buyer must sign for an option; a confirm is checked against exactly this. */
-export type OptionTerms =
-  | { kind: 'eip3009'; authorization: StoredAuthorization }
-  | { kind: 'spl'; buyer: string; mint: string; decimals: number; transfer: StoredSolanaTransfer | null }
-  | Permit2Terms
-  | NativeTerms;
 
 export interface OfferedOption {
   id: string;
@@ -60,58 +24,9 @@ export interface OfferedOption {
   collectData: CollectData | null;
 }
 
-export function authorizationTypedData(stored: StoredAuthorization): ReceiveAuthorizationTypedData {
-  const { message } = stored;
-  return {
-    domain: stored.domain,
-    types: receiveWithAuthorizationTypes,
-    primaryType: 'ReceiveWithAuthorization',
-    message: {
-      from: message.from,
-      to: message.to,
-      value: BigInt(message.value),
-      validAfter: BigInt(message.validAfter),
-      validBefore: BigInt(message.validBefore),
-      nonce: message.nonce,
-    },
-  };
-}
-
-/** The `eth_signTypedData_v4` payload wallets expect: the domain type spelled out, integers as decimal strings. */
-function signTypedDataParams(stored: StoredAuthorization): string {
-  const typedData = {
-    types: {
-      EIP712Domain: [
-        { name: 'name', type: 'string' },
-        { name: 'version', type: 'string' },
-        { name: 'chainId', type: 'uint256' },
-        { name: 'verifyingContract', type: 'address' },
-      ],
-      ...receiveWithAuthorizationTypes,
-    },
-    primaryType: 'ReceiveWithAuthorization',
-    domain: stored.domain,
-    message: stored.message,
-  };
-  return JSON.stringify([stored.message.from, JSON.stringify(typedData)]);
-}
-
-/** The build action's `data`: names the option, so a fetch can only build what was offered. */
-export function solanaBuildData(optionId: string): string {
-  return `solana-transfer:${optionId}`;
-}
-
 /** Seconds from submission until the chain's configured confirmation depth, rounded up. */
 function etaSeconds(network: NetworkInfo): number {
   return Math.max(1, Math.ceil((network.blockTimeMs * Math.max(network.confirmations, 1)) / 1000));
-}
-
-interface Candidate {
-  account: AccountId;
-  token: TokenInfo;
-  quote: TokenAmountQuote;
-  /** A Permit2 option whose allowance is short starts with an approval. */
-  needsApproval: boolean;
 }
 
 async function quotes(services: GatewayServices, payment: PaymentRow, tokens: TokenInfo[]): Promise<Map<string, TokenAmountQuote>> {
@@ -138,97 +53,39 @@ async function quotes(services: GatewayServices, payment: PaymentRow, tokens: To
   return quoted;
 }
 
+/** An option about to be made: the (account, token) pair and the method that offers it. */
+interface Offerable {
+  method: PaymentMethodHandler<OptionTerms>;
+  candidate: Candidate;
+}
+
 /** The (account, token) pairs of one network whose balances cover the quoted amount (and the buyer's gas). */
 async function payableOnNetwork(
   services: GatewayServices,
   network: NetworkInfo,
   accounts: AccountId[],
   payment: PaymentRow,
-): Promise<{ candidates: Candidate[]; unpriced: boolean }> {
-  const tokens = network.tokens.filter((token) => isOffered(network, token));
-  if (!tokens.length || !network.rpcUrl) return { candidates: [], unpriced: false };
-  const quoted = await quotes(services, payment, tokens);
-  const priced = tokens.filter((token) => quoted.has(token.caip19));
+): Promise<{ offerable: Offerable[]; unpriced: boolean }> {
+  const offered = network.tokens.flatMap((token) => {
+    const method = paymentMethodFor(network, token);
+    return method ? [{ token, method }] : [];
+  });
+  if (!offered.length || !network.rpcUrl) return { offerable: [], unpriced: false };
+  const quoted = await quotes(services, payment, offered.map(({ token }) => token));
+  const priced = offered.filter(({ token }) => quoted.has(token.caip19));
   // Nothing here could be priced: the price source failed or has no rate for the payment's currency.
-  if (!priced.length) return { candidates: [], unpriced: true };
+  if (!priced.length) return { offerable: [], unpriced: true };
   const owners = [...new Set(accounts.map((account) => account.address))];
-  let canPay: (owner: string, token: TokenInfo, amount: bigint) => boolean;
-  let needsApproval: (owner: string, token: TokenInfo, amount: bigint) => boolean = () => false;
-  if (network.namespace === 'eip155') {
-    const payability = await readEvmPayability(services.evm.clients.for(network), owners, priced);
-    canPay = payability.canPay;
-    needsApproval = payability.needsApproval;
-  } else {
-    const solana = services.solana.networks.get(network.caip2);
-    if (!solana) return { candidates: [], unpriced: false };
-    const balances = await readSolanaBalances(solana.rpc, owners, priced.map((token) => token.address));
-    canPay = (owner, token, amount) => (balances[owner]?.tokens[token.address] ?? 0n) >= amount;
-  }
-  const candidates = accounts.flatMap((account) =>
-    priced.flatMap((token) => {
+  const payability = await readPayability[network.namespace](services, network, owners, priced.map(({ token }) => token));
+  if (!payability) return { offerable: [], unpriced: false };
+  const offerable = accounts.flatMap((account) =>
+    priced.flatMap(({ token, method }) => {
       const quote = quoted.get(token.caip19) as TokenAmountQuote;
-      if (!canPay(account.address, token, quote.amount)) return [];
-      return [{ account, token, quote, needsApproval: needsApproval(account.address, token, quote.amount) }];
+      if (!payability.canPay(account.address, token, quote.amount)) return [];
+      return [{ method, candidate: { account, token, quote, needsApproval: payability.needsApproval(account.address, token, quote.amount) } }];
     }),
   );
-  return { candidates, unpriced: false };
-}
-
-async function termsAndActions(
-  services: GatewayServices,
-  network: NetworkInfo,
-  candidate: Candidate,
-  optionId: string,
-  payment: PaymentRow,
-): Promise<{ terms: OptionTerms; actions: OptionAction[] }> {
-  const { account, token, quote } = candidate;
-  if (token.method === 'permit2') {
-    return permit2Offer({
-      network,
-      chainId: evmChainId(network),
-      owner: account.address as Address,
-      token: token.address as Address,
-      amount: quote.amount,
-      collector: services.evm.collector,
-      paymentId: payment.id,
-      // Valid until the payment expires, like an EIP-3009 authorisation.
-      deadline: payment.expires_at,
-      needsApproval: candidate.needsApproval,
-    });
-  }
-  if (token.method === 'native') {
-    return nativeOffer({ network, optionId, from: account.address as Address, collector: services.evm.collector, value: quote.amount });
-  }
-  if (token.method === 'eip3009') {
-    const domain = await services.eip3009Token(services.evm.clients.for(network), token);
-    // Valid until the payment expires: a later submission could pay an expired payment.
-    const typedData = receiveWithAuthorizationTypedData({
-      token: domain,
-      from: account.address as Address,
-      to: services.evm.collector,
-      value: quote.amount,
-      validAfter: 0n,
-      validBefore: BigInt(Math.floor(payment.expires_at.getTime() / 1000)),
-    });
-    const { message } = typedData;
-    const authorization: StoredAuthorization = {
-      domain: typedData.domain,
-      message: {
-        ...message,
-        value: message.value.toString(),
-        validAfter: message.validAfter.toString(),
-        validBefore: message.validBefore.toString(),
-      },
-    };
-    return {
-      terms: { kind: 'eip3009', authorization },
-      actions: [{ type: 'walletRpc', data: { chain_id: network.caip2, method: 'eth_signTypedData_v4', params: signTypedDataParams(authorization) } }],
-    };
-  }
-  return {
-    terms: { kind: 'spl', buyer: account.address, mint: token.address, decimals: token.decimals, transfer: null },
-    actions: [{ type: 'build', data: { data: solanaBuildData(optionId) } }],
-  };
+  return { offerable, unpriced: false };
 }
 
 /**
@@ -249,11 +106,11 @@ export async function offerOptions(
   const settled = await Promise.allSettled(
     [...byNetwork].map(async ([caip2, networkAccounts]) => {
       const network = chains.network(caip2) as NetworkInfo;
-      const { candidates, unpriced } = await payableOnNetwork(services, network, networkAccounts, payment);
+      const { offerable, unpriced } = await payableOnNetwork(services, network, networkAccounts, payment);
       const options = await Promise.all(
-        candidates.map(async (candidate) => {
+        offerable.map(async ({ method, candidate }) => {
           const id = newId('opt');
-          const { terms, actions } = await termsAndActions(services, network, candidate, id, payment);
+          const { terms, actions } = await method.offer(services, network, candidate, id, payment);
           return { id, network, candidate, terms, actions };
         }),
       );

@@ -1,12 +1,15 @@
 import type { Address, PublicClient } from 'viem';
+import type { Namespace } from '../chains/caip.ts';
 import { NATIVE_TRANSFER_GAS, readBalances, readPermit2Allowances } from '../chains/evm/index.ts';
-import type { TokenInfo } from '../chains/registry.ts';
+import type { NetworkInfo, TokenInfo } from '../chains/registry.ts';
+import { readSolanaBalances } from '../chains/solana/readSolanaBalances.ts';
+import type { GatewayServices } from './services.ts';
 
 /** Gas of an ERC-20 `approve` (about 46,000 for common tokens), with room for tokens that spend more. */
 const APPROVAL_GAS = 100_000n;
 
-/** What one read of an EVM network tells about the buyers' ability to pay in each token. */
-export interface EvmPayability {
+/** What one read of a network tells about the buyers' ability to pay in each token. */
+export interface Payability {
   /** Whether `owner` can complete a payment of `amount` in `token`, gas included where the buyer pays it. */
   canPay(owner: string, token: TokenInfo, amount: bigint): boolean;
   /** Whether a Permit2 payment of `amount` needs the buyer's approval first. */
@@ -18,7 +21,7 @@ export interface EvmPayability {
  * allowances and the gas price: the service pays the gas of EIP-3009 and Permit2 transfers, but the buyer pays for
  * its own Permit2 approval and native transfer.
  */
-export async function readEvmPayability(client: PublicClient, owners: string[], tokens: TokenInfo[]): Promise<EvmPayability> {
+async function readEvmPayability(client: PublicClient, owners: string[], tokens: TokenInfo[]): Promise<Payability> {
   const permit2Tokens = tokens.filter((token) => token.method === 'permit2');
   const [balances, allowances, nativeBalances, gasPrice] = await Promise.all([
     readBalances(client, owners, tokens.filter((token) => token.method !== 'native')),
@@ -38,3 +41,22 @@ export async function readEvmPayability(client: PublicClient, owners: string[], 
     },
   };
 }
+
+/**
+ * Per namespace, one batched read of what the owners can pay in the network's tokens; null when this process has no
+ * node for the network.
+ */
+export const readPayability: {
+  [N in Namespace]: (services: GatewayServices, network: NetworkInfo, owners: string[], tokens: TokenInfo[]) => Promise<Payability | null>;
+} = {
+  eip155: (services, network, owners, tokens) => readEvmPayability(services.evm.clients.for(network), owners, tokens),
+  solana: async (services, network, owners, tokens) => {
+    const solana = services.solana.networks.get(network.caip2);
+    if (!solana) return null;
+    const balances = await readSolanaBalances(solana.rpc, owners, tokens.map((token) => token.address));
+    return {
+      canPay: (owner, token, amount) => (balances[owner]?.tokens[token.address] ?? 0n) >= amount,
+      needsApproval: () => false,
+    };
+  },
+};

@@ -1,14 +1,17 @@
 import { type Address, type Hex, numberToHex, type PublicClient } from 'viem';
 import {
   blockTimestamps,
+  claimNativeTransfer,
   type ExpectedNativeTransfer,
   nativeTransferReference,
   PaymentRefusedError,
   verifyNativeTransfer,
-} from '../chains/evm/index.ts';
-import type { NetworkInfo } from '../chains/registry.ts';
-import type { WalletRpcAction } from './paymentOptions.ts';
-import { seenWithin, sightingWaitMs } from './walletResultFormats.ts';
+} from '../../chains/evm/index.ts';
+import { MINED_BEFORE_OPTION } from '../../chains/evm/watches.ts';
+import type { NetworkInfo } from '../../chains/registry.ts';
+import { seenWithin, sightingWaitMs, TRANSACTION_HASH } from '../walletResultFormats.ts';
+import type { PaymentMethodHandler, WalletRpcAction } from './paymentMethod.ts';
+import { acceptedEvmNetwork, refusalOf, resultValue } from './refusals.ts';
 
 /**
  * A native-coin transfer as offered: `value` in the coin's minor unit (wei), as a decimal string; `data` the
@@ -23,7 +26,7 @@ export interface NativeTerms {
 }
 
 /** The one action of a native-coin option (D11): the buyer sends exactly `value` to the collector, with the option's reference. */
-export function nativeOffer(params: { network: NetworkInfo; optionId: string; from: Address; collector: Address; value: bigint }): {
+function nativeOffer(params: { network: NetworkInfo; optionId: string; from: Address; collector: Address; value: bigint }): {
   terms: NativeTerms;
   actions: WalletRpcAction[];
 } {
@@ -37,7 +40,7 @@ export function nativeOffer(params: { network: NetworkInfo; optionId: string; fr
 }
 
 /** The option a native transfer is checked against: its terms and when it was offered. */
-export interface NativeOption {
+interface NativeOption {
   terms: NativeTerms;
   created_at: Date;
 }
@@ -46,7 +49,7 @@ export interface NativeOption {
  * The oldest block that may hold a transfer for the option. A block's timestamp is when its slot began, which can
  * be a few seconds before a transaction it includes was sent; the reference already rules out anything older.
  */
-export function earliestBlockTime(option: NativeOption): Date {
+function earliestBlockTime(option: NativeOption): Date {
   return new Date(option.created_at.getTime() - 30_000);
 }
 
@@ -62,7 +65,7 @@ function expectedTransfer(option: NativeOption): ExpectedNativeTransfer {
  * option's reference, and not mined before the option was offered. It may still be unmined. That it pays no other
  * payment is checked when the confirm is recorded. Throws PaymentRefusedError.
  */
-export async function verifyNativeResult(client: PublicClient, network: NetworkInfo, option: NativeOption, hash: Hex): Promise<void> {
+async function verifyNativeResult(client: PublicClient, network: NetworkInfo, option: NativeOption, hash: Hex): Promise<void> {
   const expected = expectedTransfer(option);
   const timestampOf = blockTimestamps(client);
   const state = await seenWithin(sightingWaitMs(network), 250, async () => {
@@ -71,3 +74,54 @@ export async function verifyNativeResult(client: PublicClient, network: NetworkI
   });
   if (!state) throw new PaymentRefusedError('transfer_not_found', `the node does not know the transaction ${hash}`);
 }
+
+const WATCH_KIND = 'native_payment';
+
+/**
+ * A network's native coin, when the network lists it: the buyer sends it to the collector itself, with the option's
+ * reference; the follower watches that transfer, which pays one payment only.
+ */
+export const nativeMethod: PaymentMethodHandler<NativeTerms> = {
+  kind: 'native',
+  namespace: 'eip155',
+  tokenMethod: 'native',
+  transfers: {
+    [WATCH_KIND]: {
+      paysPayment: true,
+      failureCode: (transfer) => {
+        if (transfer.status === 'expired') return 'transfer_not_mined';
+        return transfer.reason === MINED_BEFORE_OPTION ? 'transfer_predates_option' : 'transfer_reverted';
+      },
+    },
+  },
+
+  async offer(services, network, { account, quote }, optionId) {
+    return nativeOffer({ network, optionId, from: account.address as Address, collector: services.evm.collector, value: quote.amount });
+  },
+
+  async verifyConfirmation(services, chains, option, results) {
+    try {
+      const hash = resultValue(results, 0, TRANSACTION_HASH, 'the hash of the transfer transaction');
+      const network = acceptedEvmNetwork(chains, option);
+      await verifyNativeResult(services.evm.clients.for(network), network, option, hash);
+    } catch (error) {
+      throw refusalOf('payment', error);
+    }
+  },
+
+  async claim(trx, paymentId, option, results) {
+    // In the confirm's transaction: a transfer pays one payment only, even when two payments' confirms race with it.
+    const hash = (results[0]?.data[0] ?? '') as Hex;
+    await claimNativeTransfer(trx, option.network, hash, paymentId).catch((error: unknown) => {
+      throw refusalOf('payment', error);
+    });
+  },
+
+  buyerTransaction(option, results) {
+    // The transfer was made for this option.
+    return { kind: WATCH_KIND, hash: results[0]?.data[0] ?? '', notBefore: earliestBlockTime(option) };
+  },
+
+  // The buyer sent it: the follower watches it from the confirmation on.
+  submit: async () => null,
+};

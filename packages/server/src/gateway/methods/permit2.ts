@@ -1,17 +1,21 @@
 import { type Address, decodeFunctionData, type Hex, isAddressEqual, type PublicClient, TransactionNotFoundError } from 'viem';
-import { erc20Abi } from '../chains/evm/abis.ts';
+import { erc20Abi } from '../../chains/evm/abis.ts';
 import {
+  evmChainId,
   PERMIT2_ADDRESS,
   permit2ApprovalTransaction,
   PaymentRefusedError,
   type PermitTransferTypedData,
   permitTransferFromTypedData,
+  relayPermitTransfer,
   verifyPermitTransfer,
-} from '../chains/evm/index.ts';
-import { permitTransferFromTypes } from '../chains/evm/permit2.ts';
-import type { NetworkInfo } from '../chains/registry.ts';
-import type { WalletRpcAction } from './paymentOptions.ts';
-import { seenWithin, sightingWaitMs } from './walletResultFormats.ts';
+} from '../../chains/evm/index.ts';
+import { permitTransferFromTypes } from '../../chains/evm/permit2.ts';
+import type { NetworkInfo } from '../../chains/registry.ts';
+import { seenWithin, SIGNATURE, sightingWaitMs, TRANSACTION_HASH } from '../walletResultFormats.ts';
+import { configuredEvmNetwork, relayOnce } from './evmRelay.ts';
+import { type PaymentMethodHandler, sentTransferFailure, type WalletRpcAction } from './paymentMethod.ts';
+import { acceptedEvmNetwork, refusalOf, resultValue } from './refusals.ts';
 
 /** A Permit2 transfer as offered: integers as decimal strings. */
 export interface StoredPermit {
@@ -26,6 +30,9 @@ export interface StoredPermit {
   deadline: string;
 }
 
+const TRANSFER_PURPOSE = 'permit2_transfer';
+const APPROVAL_KIND = 'permit2_approval';
+
 /** `approval`: the option starts with the buyer's `approve` of Permit2, its allowance being short when offered. */
 export interface Permit2Terms {
   kind: 'permit2';
@@ -33,7 +40,7 @@ export interface Permit2Terms {
   approval: boolean;
 }
 
-export function permitTypedData(permit: StoredPermit): PermitTransferTypedData {
+function permitTypedData(permit: StoredPermit): PermitTransferTypedData {
   return permitTransferFromTypedData({
     chainId: permit.chainId,
     token: permit.token,
@@ -72,7 +79,7 @@ function signPermitParams(permit: StoredPermit): string {
  * The actions of a Permit2 option (D11): the permit of exactly `amount` to the collector, valid until the payment
  * expires and bound to it by its nonce; preceded by an `approve` of Permit2 when the allowance is short.
  */
-export function permit2Offer(params: {
+function permit2Offer(params: {
   network: NetworkInfo;
   chainId: number;
   owner: Address;
@@ -133,7 +140,7 @@ async function checkApprovalTransaction(client: PublicClient, network: NetworkIn
  * the buyer's signature of exactly the offered permit, its nonce unspent and the balance there. Without a pending
  * approval the transfer is also simulated. Throws PaymentRefusedError.
  */
-export async function verifyPermit2Results(
+async function verifyPermit2Results(
   client: PublicClient,
   network: NetworkInfo,
   terms: Permit2Terms,
@@ -156,3 +163,80 @@ export async function verifyPermit2Results(
     if (!(terms.approval && error instanceof PaymentRefusedError && error.code === 'allowance_missing')) throw error;
   }
 }
+
+/**
+ * Other ERC-20 tokens on EVM chains (USDT): a Permit2 signature bound to the payment, which the collector relays,
+ * preceded by the buyer's own approval of Permit2 when its allowance is short.
+ */
+export const permit2Method: PaymentMethodHandler<Permit2Terms> = {
+  kind: 'permit2',
+  namespace: 'eip155',
+  tokenMethod: 'permit2',
+  transfers: {
+    [TRANSFER_PURPOSE]: { paysPayment: true, failureCode: sentTransferFailure },
+    // A confirmed approval lets the permit be relayed.
+    [APPROVAL_KIND]: { paysPayment: false, failureCode: () => 'approval_failed' },
+  },
+
+  async offer(services, network, candidate, _optionId, payment) {
+    const { account, token, quote } = candidate;
+    return permit2Offer({
+      network,
+      chainId: evmChainId(network),
+      owner: account.address as Address,
+      token: token.address as Address,
+      amount: quote.amount,
+      collector: services.evm.collector,
+      paymentId: payment.id,
+      // Valid until the payment expires, like an EIP-3009 authorisation.
+      deadline: payment.expires_at,
+      needsApproval: candidate.needsApproval,
+    });
+  },
+
+  async verifyConfirmation(services, chains, option, results, now) {
+    const { terms } = option;
+    try {
+      const approvalHash = terms.approval ? resultValue(results, 0, TRANSACTION_HASH, 'the hash of the approval transaction') : null;
+      const signature = resultValue(results, results.length - 1, SIGNATURE, 'a 0x-prefixed hex signature');
+      const network = acceptedEvmNetwork(chains, option);
+      await verifyPermit2Results(services.evm.clients.for(network), network, terms, { approvalHash, signature }, now);
+    } catch (error) {
+      throw refusalOf('payment', error);
+    }
+  },
+
+  buyerTransaction(option, results) {
+    // An approval may be older than the option.
+    return option.terms.approval ? { kind: APPROVAL_KIND, hash: results[0]?.data[0] ?? '', notBefore: new Date(0) } : null;
+  },
+
+  /**
+   * Relays the permit from the collector. An option that began with the buyer's approval waits for it without a job:
+   * the follower watches the approval and queues this job again once it is mined at the network's depth.
+   */
+  async submit(ctx, services, paymentId, option, values) {
+    const { terms } = option;
+    if (terms.approval) {
+      const approval = await ctx.db
+        .selectFrom('chain_watches')
+        .select('status')
+        .where('chain', '=', option.network)
+        .where('tx_hash', '=', (values[0] ?? '').toLowerCase())
+        .where('payment_id', '=', paymentId)
+        .executeTakeFirst();
+      if (approval?.status !== 'confirmed') return null;
+    }
+    const { permit } = terms;
+    const network = configuredEvmNetwork(ctx, option);
+    return relayOnce(ctx, services, paymentId, TRANSFER_PURPOSE, () =>
+      relayPermitTransfer(services.evm.clients.for(network), services.evm.relayer, network, {
+        typedData: permitTypedData(permit),
+        owner: permit.owner,
+        signature: values.at(-1) as Hex,
+        expected: { token: permit.token, amount: BigInt(permit.amount), collector: permit.spender, paymentId, owner: permit.owner },
+        clock: ctx.clock,
+      }),
+    );
+  },
+};

@@ -1,0 +1,126 @@
+import type { Address, Hex } from 'viem';
+import { receiveWithAuthorizationTypes } from '../../chains/evm/eip3009.ts';
+import {
+  type ReceiveAuthorizationTypedData,
+  receiveWithAuthorizationTypedData,
+  relayReceiveWithAuthorization,
+  verifyReceiveAuthorization,
+} from '../../chains/evm/index.ts';
+import { SIGNATURE } from '../walletResultFormats.ts';
+import { configuredEvmNetwork, relayOnce } from './evmRelay.ts';
+import { type PaymentMethodHandler, sentTransferFailure } from './paymentMethod.ts';
+import { acceptedEvmNetwork, refusalOf, resultValue } from './refusals.ts';
+
+/** An EIP-3009 authorisation as stored: integers as decimal strings. */
+export interface StoredAuthorization {
+  domain: ReceiveAuthorizationTypedData['domain'];
+  message: { from: Address; to: Address; value: string; validAfter: string; validBefore: string; nonce: Hex };
+}
+
+export interface Eip3009Terms {
+  kind: 'eip3009';
+  authorization: StoredAuthorization;
+}
+
+const RELAY_PURPOSE = 'eip3009_receive';
+
+export function authorizationTypedData(stored: StoredAuthorization): ReceiveAuthorizationTypedData {
+  const { message } = stored;
+  return {
+    domain: stored.domain,
+    types: receiveWithAuthorizationTypes,
+    primaryType: 'ReceiveWithAuthorization',
+    message: {
+      from: message.from,
+      to: message.to,
+      value: BigInt(message.value),
+      validAfter: BigInt(message.validAfter),
+      validBefore: BigInt(message.validBefore),
+      nonce: message.nonce,
+    },
+  };
+}
+
+/** The `eth_signTypedData_v4` payload wallets expect: the domain type spelled out, integers as decimal strings. */
+function signTypedDataParams(stored: StoredAuthorization): string {
+  const typedData = {
+    types: {
+      EIP712Domain: [
+        { name: 'name', type: 'string' },
+        { name: 'version', type: 'string' },
+        { name: 'chainId', type: 'uint256' },
+        { name: 'verifyingContract', type: 'address' },
+      ],
+      ...receiveWithAuthorizationTypes,
+    },
+    primaryType: 'ReceiveWithAuthorization',
+    domain: stored.domain,
+    message: stored.message,
+  };
+  return JSON.stringify([stored.message.from, JSON.stringify(typedData)]);
+}
+
+/** USDC and EURC on EVM chains: one signed `ReceiveWithAuthorization` of the amount to the collector, which the service relays. */
+export const eip3009Method: PaymentMethodHandler<Eip3009Terms> = {
+  kind: 'eip3009',
+  namespace: 'eip155',
+  tokenMethod: 'eip3009',
+  transfers: { [RELAY_PURPOSE]: { paysPayment: true, failureCode: sentTransferFailure } },
+
+  async offer(services, network, { account, token, quote }, _optionId, payment) {
+    const domain = await services.eip3009Token(services.evm.clients.for(network), token);
+    // Valid until the payment expires: a later submission could pay an expired payment.
+    const typedData = receiveWithAuthorizationTypedData({
+      token: domain,
+      from: account.address as Address,
+      to: services.evm.collector,
+      value: quote.amount,
+      validAfter: 0n,
+      validBefore: BigInt(Math.floor(payment.expires_at.getTime() / 1000)),
+    });
+    const { message } = typedData;
+    const authorization: StoredAuthorization = {
+      domain: typedData.domain,
+      message: {
+        ...message,
+        value: message.value.toString(),
+        validAfter: message.validAfter.toString(),
+        validBefore: message.validBefore.toString(),
+      },
+    };
+    return {
+      terms: { kind: 'eip3009', authorization },
+      actions: [{ type: 'walletRpc', data: { chain_id: network.caip2, method: 'eth_signTypedData_v4', params: signTypedDataParams(authorization) } }],
+    };
+  },
+
+  async verifyConfirmation(services, chains, option, results, now) {
+    try {
+      const signature = resultValue(results, 0, SIGNATURE, 'a 0x-prefixed hex signature');
+      const client = services.evm.clients.for(acceptedEvmNetwork(chains, option));
+      const typedData = authorizationTypedData(option.terms.authorization);
+      await verifyReceiveAuthorization(client, {
+        typedData,
+        signature,
+        expected: { token: typedData.domain.verifyingContract, collector: services.evm.collector, value: BigInt(option.amount), from: typedData.message.from },
+        clock: { now: () => now },
+      });
+    } catch (error) {
+      throw refusalOf('signed authorisation', error);
+    }
+  },
+
+  submit(ctx, services, paymentId, option, values) {
+    const typedData = authorizationTypedData(option.terms.authorization);
+    return relayOnce(ctx, services, paymentId, RELAY_PURPOSE, () =>
+      relayReceiveWithAuthorization(services.evm.clients.for(configuredEvmNetwork(ctx, option)), services.evm.relayer, {
+        chain: option.network,
+        typedData,
+        signature: values[0] as Hex,
+        expected: { token: typedData.domain.verifyingContract, collector: services.evm.collector, value: BigInt(option.amount), from: typedData.message.from },
+        clock: ctx.clock,
+        paymentId,
+      }),
+    );
+  },
+};

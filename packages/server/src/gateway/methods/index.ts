@@ -1,0 +1,35 @@
+import type { NetworkInfo, TokenInfo } from '../../chains/registry.ts';
+import { type Eip3009Terms, eip3009Method } from './eip3009.ts';
+import { type NativeTerms, nativeMethod } from './native.ts';
+import type { PaymentMethodHandler, TransferPurpose } from './paymentMethod.ts';
+import { type Permit2Terms, permit2Method } from './permit2.ts';
+import { type SplTerms, solanaSplMethod } from './solanaSpl.ts';
+
+/** What the buyer must sign or send for an option, by payment method; a confirm is checked against exactly this. */
+export type OptionTerms = Eip3009Terms | Permit2Terms | NativeTerms | SplTerms;
+
+/** Every payment method, by the kind of its terms; a kind without its method does not compile. */
+const paymentMethods: { [K in OptionTerms['kind']]: PaymentMethodHandler<Extract<OptionTerms, { kind: K }>> } = {
+  eip3009: eip3009Method,
+  permit2: permit2Method,
+  native: nativeMethod,
+  spl: solanaSplMethod,
+};
+
+/** The method that made these terms. */
+export function paymentMethodOf(terms: OptionTerms): PaymentMethodHandler<OptionTerms> {
+  // Each method is registered under its own kind, so it only ever gets the options whose terms it made.
+  return paymentMethods[terms.kind] as PaymentMethodHandler<OptionTerms>;
+}
+
+/** The method that pays with the token on the network, if the gateway offers the token there. */
+export function paymentMethodFor(network: NetworkInfo, token: TokenInfo): PaymentMethodHandler<OptionTerms> | undefined {
+  return Object.values(paymentMethods).find((method) => method.namespace === network.namespace && method.tokenMethod === token.method) as
+    | PaymentMethodHandler<OptionTerms>
+    | undefined;
+}
+
+/** What each journal purpose or watch kind of the methods' transfers does to its payment when it ends. */
+export const transferPurposes: ReadonlyMap<string, TransferPurpose> = new Map(
+  Object.values(paymentMethods).flatMap((method) => Object.entries(method.transfers)),
+);

@@ -1,0 +1,76 @@
+import type { Transaction } from 'kysely';
+import type { AccountId, Namespace } from '../../chains/caip.ts';
+import type { TokenAmountQuote } from '../../chains/prices/priceSource.ts';
+import type { ChainRegistry, NetworkInfo, PaymentMethod, TokenInfo } from '../../chains/registry.ts';
+import type { FinalTransfer } from '../../chains/transferOutcomes.ts';
+import type { AppContext } from '../../context.ts';
+import type { ChainWatchKind, Database } from '../../db/schema.ts';
+import type { PaymentRow } from '../../payments/paymentResource.ts';
+import type { WalletResult } from '../confirmation.ts';
+import type { OptionRow } from '../optionLookup.ts';
+import type { GatewayServices } from '../services.ts';
+import type { OptionTerms } from './index.ts';
+
+export type WalletRpcAction = { type: 'walletRpc'; data: { chain_id: string; method: string; params: string } };
+export type BuildAction = { type: 'build'; data: { data: string } };
+export type OptionAction = WalletRpcAction | BuildAction;
+
+/** An (account, token) pair whose balance covers the quoted amount, about to be offered. */
+export interface Candidate {
+  account: AccountId;
+  token: TokenInfo;
+  quote: TokenAmountQuote;
+  /** A Permit2 option whose allowance is short starts with an approval. */
+  needsApproval: boolean;
+}
+
+/** A submission refused before anything was sent fails the payment with this code; null once handed on. */
+export type Submission = { refused: string } | null;
+
+/** A transaction the buyer sent itself, which the network's follower watches for the payment. */
+export interface BuyerTransaction {
+  kind: ChainWatchKind;
+  hash: string;
+  /** The oldest block time that may hold it. */
+  notBefore: Date;
+}
+
+/** What the end of one of a method's transfers does to its payment. */
+export interface TransferPurpose {
+  /** Whether landing pays the payment; otherwise it lets the payment's submission go on. */
+  paysPayment: boolean;
+  /** The failure code the payment gets when the transfer ends without landing. */
+  failureCode(transfer: FinalTransfer): string;
+}
+
+/** The failure code of a transfer the service sent for a payment, ended without landing. */
+export function sentTransferFailure(transfer: FinalTransfer): string {
+  return transfer.status === 'expired' ? 'blockhash_expired' : 'transaction_failed';
+}
+
+/**
+ * One way to pay (D11, D12): what an option offers and asks the buyer to sign or send, how a confirm of it is
+ * checked, and how it is submitted. Registered under its terms' kind in `index.ts`.
+ */
+export interface PaymentMethodHandler<T extends OptionTerms> {
+  kind: T['kind'];
+  /** The namespace whose networks offer it, for their tokens of this `token.method`. */
+  namespace: Namespace;
+  tokenMethod: PaymentMethod;
+  /** Journal purposes and watch kinds of the transfers that pay (or lead up to) its payments. */
+  transfers: Record<string, TransferPurpose>;
+  offer(services: GatewayServices, network: NetworkInfo, candidate: Candidate, optionId: string, payment: PaymentRow): Promise<{ terms: T; actions: OptionAction[] }>;
+  /**
+   * Resolves the option's build action into wallet actions (the fetch operation), with the option's terms as they
+   * stand after it; only methods that offer a build action have it.
+   */
+  build?(services: GatewayServices, option: OptionRow<T>, paymentId: string): Promise<{ terms: T; actions: WalletRpcAction[] }>;
+  /** Checks the buyer's results against the option's terms and the chain; nothing is written or sent. */
+  verifyConfirmation(services: GatewayServices, chains: ChainRegistry, option: OptionRow<T>, results: WalletResult[], now: Date): Promise<void>;
+  /** Claims for this payment, in the confirm's transaction, what the results spend that could pay another one. */
+  claim?(trx: Transaction<Database>, paymentId: string, option: OptionRow<T>, results: WalletResult[]): Promise<void>;
+  /** The transaction the buyer sent itself that the payment waits on, if the option has one. */
+  buyerTransaction?(option: OptionRow<T>, results: WalletResult[]): BuyerTransaction | null;
+  /** Hands the accepted results to the chain layer, which journals and sends them; `values` holds one per action. */
+  submit(ctx: AppContext, services: GatewayServices, paymentId: string, option: OptionRow<T>, values: string[]): Promise<Submission>;
+}

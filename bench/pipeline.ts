@@ -124,6 +124,11 @@ function seconds(valueMs: number): string {
 
 const write = (line = '') => process.stdout.write(`${line}\n`);
 
+/** 1, 5 and 15 minute load averages: anything else running on the machine shows here. */
+function loadAverage(): string {
+  return os.loadavg().map((value) => value.toFixed(2)).join(', ');
+}
+
 /** Per-payment latencies of a crowd run, non-final payments as infinite. */
 function latencies(run: CrowdRun): number[] {
   return run.outcomes.map((outcome) => outcome.finalMs ?? Number.POSITIVE_INFINITY).sort((a, b) => a - b);
@@ -594,6 +599,7 @@ export async function runPipelineBenchmark(): Promise<void> {
     write(`devnet: ${chainA.caip2} (A) and ${chainB.caip2} (B), ${chainA.blockTimeMs} ms blocks; ${manifest.solana.caip2} (S), ${manifest.solana.slotMs} ms slots`);
     write(`one paygate process (job concurrency as shipped), ${os.cpus().length} CPUs shared with the nodes, PostgreSQL and this script`);
     write('the service reaches every node through a counting JSON-RPC proxy; the buyers go to the nodes directly');
+    write(`load average at the start: ${loadAverage()}`);
 
     // Buyers (all fresh except alice for the single payments), funded before anything is timed.
     const rpcUrls = Object.fromEntries(manifest.evm.map((chain) => [chain.caip2, chain.rpcUrl]));
@@ -711,10 +717,10 @@ export async function runPipelineBenchmark(): Promise<void> {
     ]);
 
     write();
-    write('summary                                              measured          target');
+    write(`${'summary'.padEnd(52)} ${'measured'.padEnd(24)} target`);
     const penalty = (run: CrowdRun, oneMs: number) =>
       run.allFinal ? `${(allFinalMs(run) / oneMs).toFixed(1)}x` : `>${((run.marks[4].at - run.marks[0].at) / oneMs).toFixed(1)}x`;
-    const row = (label: string, measured: string, target: string) => write(`${label.padEnd(52)} ${measured.padEnd(17)} ${target}`);
+    const row = (label: string, measured: string, target: string) => write(`${label.padEnd(52)} ${measured.padEnd(24)} ${target}`);
     row('one payment alone, depth 1 (mean)', `${ms(one.meanMs)} ms`, '');
     row(`${CROWD} at once, depth 1: all succeeded`, `${succeeded(crowd1)}/${CROWD}`, `${CROWD}/${CROWD}`);
     row(`${CROWD} at once, depth 1: concurrency penalty`, penalty(crowd1, one.meanMs), '<= 3x');
@@ -725,7 +731,7 @@ export async function runPipelineBenchmark(): Promise<void> {
     row(`honest p95 beside ${STUCK_CONFIRMS} stuck confirms`, Number.isFinite(change) ? `${change >= 0 ? '+' : ''}${change.toFixed(0)} %` : `> +${(((abused.capMs - honestP95) / honestP95) * 100).toFixed(0)} %`, '< 20 %');
     write(`service lines on stderr (LOG_LEVEL=warn): depth 1 ${problems1}, abuse ${problemsAbuse}, depth ${DEEP_CONFIRMATIONS} ${problems12}`);
     for (const line of problemExamples) write(`  e.g. ${line.slice(0, 200)}`);
-    write(`whole benchmark: ${seconds(performance.now() - benchStarted)} s`);
+    write(`whole benchmark: ${seconds(performance.now() - benchStarted)} s; load average at the end: ${loadAverage()}`);
   } finally {
     await service?.stop();
     for (const proxy of proxies) await proxy.stop();

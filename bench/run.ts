@@ -3,6 +3,7 @@ const benchmarks: Record<string, () => Promise<unknown>> = {
   gateway: async () => (await import('./gateway.ts')).runGatewayBenchmark(),
   merchants: async () => (await import('./merchants.ts')).runMerchantsBenchmark(),
   payments: async () => (await import('./payments.ts')).runPaymentsBenchmark(),
+  pipeline: async () => (await import('./pipeline.ts')).runPipelineBenchmark(),
 };
 
 const name = process.argv[2];

@@ -21,6 +21,8 @@ export interface Config {
   authCacheTtlMs: number;
   merchantCacheTtlMs: number;
   databasePoolSize: number;
+  /** Background jobs (submissions, webhook deliveries, expiries) each process runs at once; none waits on a chain. */
+  jobConcurrency: number;
   logo: { allowPrivateHosts: boolean; extraCaFile: string | undefined; timeoutMs: number };
   /** Batching of merchant settlements (D16): how often batches are made and sent, and the smallest one sent. */
   settlement: { intervalMs: number; minimumBatch: string };
@@ -112,6 +114,7 @@ export function loadConfig(env: Env = process.env): Config {
     authCacheTtlMs: integer(env, 'AUTH_CACHE_TTL_MS', 5_000, 0, 60_000),
     merchantCacheTtlMs: integer(env, 'MERCHANT_CACHE_TTL_MS', 5_000, 0, 60_000),
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 20, 2, 500),
+    jobConcurrency: integer(env, 'JOB_CONCURRENCY', 16, 1, 200),
     logo: {
       allowPrivateHosts: boolean(env, 'LOGO_ALLOW_PRIVATE_HOSTS', false),
       extraCaFile: env.LOGO_EXTRA_CA_FILE || undefined,

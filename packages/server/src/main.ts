@@ -119,7 +119,10 @@ async function start(): Promise<void> {
   const merchants = new MerchantCache(handle.db, { ttlMs: config.merchantCacheTtlMs });
   const ctx = { config, db: handle.db, databaseUrl: handle.url, chains: chains.registry, clock: systemClock, merchants, gateway };
   const { app, metrics, close } = await buildApp(ctx);
-  const workers = await startWorkers(handle.url, { ...serviceTaskList(ctx), ...gatewayTasks(ctx) }, { onProblem: (message) => app.log.warn(message) });
+  const workers = await startWorkers(handle.url, { ...serviceTaskList(ctx), ...gatewayTasks(ctx) }, {
+    concurrency: config.jobConcurrency,
+    onProblem: (message) => app.log.warn(message),
+  });
   // One process at a time follows each network: it finishes what any process sent, a crashed one's included.
   const followers = new ChainFollowers(handle.url, gateway.followers, { onProblem: (message) => app.log.warn(message) });
   followers.registerMetrics(metrics);

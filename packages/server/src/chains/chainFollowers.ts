@@ -8,11 +8,8 @@ const LOCK_SPACE = 0x70676677;
 export interface ChainFollower {
   /** CAIP-2 id of the network it follows; one process at a time follows it. */
   readonly chain: string;
-  /** One pass over the network; `busy` when something is open on it (the next pass comes sooner). */
-  step(): Promise<{ busy: boolean }>;
-  /** Between passes while something is open, and while nothing is. */
-  readonly busyIntervalMs: number;
-  readonly idleIntervalMs: number;
+  /** One pass over the network; says when the next one is worth making. */
+  step(): Promise<{ nextStepInMs: number }>;
 }
 
 export interface ChainFollowersOptions {
@@ -87,10 +84,7 @@ export class ChainFollowers {
       let waitMs = this.takeoverIntervalMs;
       try {
         if (!this.leading.has(follower.chain) && (await this.tryLead(follower.chain))) this.leading.add(follower.chain);
-        if (this.leading.has(follower.chain)) {
-          const { busy } = await follower.step();
-          waitMs = busy ? follower.busyIntervalMs : follower.idleIntervalMs;
-        }
+        if (this.leading.has(follower.chain)) ({ nextStepInMs: waitMs } = await follower.step());
       } catch (error) {
         this.onProblem(`following ${follower.chain} failed: ${(error as Error).message}`);
       }

@@ -6,8 +6,7 @@ import { ApiError } from '../http/errors.ts';
 import { errorResponses } from '../http/schemas.ts';
 import { PaymentStatusView } from '../payments/paymentResource.ts';
 import { MAX_LONG_POLL_MS, type PaymentStatusWaiter } from '../payments/statusWaiter.ts';
-import { changePaymentStatus, InvalidTransitionError } from '../payments/transitions.ts';
-import { type BuyerProvider, checkAlignment, claimPayment, earlierConfirmation, processingChanges, verifyResults } from './confirmation.ts';
+import { type BuyerProvider, checkAlignment, claimPayment, earlierConfirmation, verifyResults } from './confirmation.ts';
 import { gatewayPaymentOf, gatewayServicesOf, requirePayable, statusAfterLongPoll } from './gatewayPayment.ts';
 import { GatewayPaymentParams } from './gatewaySchemas.ts';
 import { offeredOption, requireLiveQuote } from './optionLookup.ts';
@@ -84,19 +83,6 @@ export function registerConfirmPayment(app: App, ctx: AppContext, waiter: Paymen
       const claim = await claimPayment(ctx, payment.id, option, results, provider);
       if (claim === 'taken') throw new ApiError(400, 'invalid_state', 'Another confirmation of this payment was accepted already.');
       if (claim === 'not_payable') requirePayable(await gatewayPaymentOf(ctx, payment.id), ctx.clock.now());
-      if (claim === 'claimed') {
-        try {
-          await changePaymentStatus(
-            { db: ctx.db, chains: ctx.chains, baseUrl: ctx.config.baseUrl, now: ctx.clock.now() },
-            payment.id,
-            'processing',
-            processingChanges(ctx.chains, option, provider),
-          );
-        } catch (error) {
-          // The submission job got there first and the chain already decided.
-          if (!(error instanceof InvalidTransitionError)) throw error;
-        }
-      }
       const current = await gatewayPaymentOf(ctx, payment.id);
       return statusAfterLongPoll(ctx, waiter, current, 'processing', request.query.maxPollMs);
     },

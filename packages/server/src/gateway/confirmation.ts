@@ -63,8 +63,9 @@ export async function earlierConfirmation(ctx: AppContext, paymentId: string, op
 }
 
 /**
- * Records the confirmation and enqueues its submission in one transaction, under the payment's row lock: of
- * racing confirms exactly one is claimed, and a claimed confirmation is always submitted, even after a restart.
+ * Records the confirmation, enqueues its submission and makes the payment `processing` in one transaction, under
+ * the payment's row lock: of racing confirms exactly one is claimed, and a claimed confirmation is always
+ * submitted, even after a restart.
  */
 export async function claimPayment(ctx: AppContext, paymentId: string, option: OptionRow, results: WalletResult[], provider: BuyerProvider): Promise<ClaimOutcome> {
   const submitMaxAttempts = ctx.gateway?.submitMaxAttempts;
@@ -100,6 +101,8 @@ export async function claimPayment(ctx: AppContext, paymentId: string, option: O
       })
       .execute();
     await enqueueJob(trx, SUBMIT_PAYMENT_TASK, { paymentId }, { jobKey: `submit:${paymentId}`, maxAttempts: submitMaxAttempts });
+    const transition = { db: trx, chains: ctx.chains, baseUrl: ctx.config.baseUrl, now: ctx.clock.now() };
+    await changePaymentStatus(transition, paymentId, 'processing', processingChanges(ctx.chains, option, provider));
     return 'claimed';
   });
 }

@@ -1,6 +1,6 @@
-import type { Address, PublicClient } from 'viem';
+import type { Address } from 'viem';
 import type { Namespace } from '../chains/caip.ts';
-import { NATIVE_TRANSFER_GAS, readBalances, readPermit2Allowances } from '../chains/evm/index.ts';
+import { type EvmClients, NATIVE_TRANSFER_GAS, readBalances, readPermit2Allowances } from '../chains/evm/index.ts';
 import type { NetworkInfo, TokenInfo } from '../chains/registry.ts';
 import { readSolanaBalances } from '../chains/solana/readSolanaBalances.ts';
 import type { GatewayServices } from './services.ts';
@@ -17,17 +17,19 @@ export interface Payability {
 }
 
 /**
- * Reads, in one batched round trip, every owner's balance of every token, its native coin balance, its Permit2
- * allowances and the gas price: the service pays the gas of EIP-3009 and Permit2 transfers, but the buyer pays for
- * its own Permit2 approval and native transfer.
+ * Reads, in one batched round trip, every owner's balance of every token, its native coin balance and its Permit2
+ * allowances, and takes the network's current fees: the service pays the gas of EIP-3009 and Permit2 transfers,
+ * but the buyer pays for its own Permit2 approval and native transfer, and a node accepts a transaction only from
+ * an account that holds its value plus its gas at the maximum fee.
  */
-async function readEvmPayability(client: PublicClient, owners: string[], tokens: TokenInfo[]): Promise<Payability> {
+async function readEvmPayability(clients: EvmClients, network: NetworkInfo, owners: string[], tokens: TokenInfo[]): Promise<Payability> {
+  const client = clients.for(network);
   const permit2Tokens = tokens.filter((token) => token.method === 'permit2');
-  const [balances, allowances, nativeBalances, gasPrice] = await Promise.all([
+  const [balances, allowances, nativeBalances, { maxFeePerGas: gasPrice }] = await Promise.all([
     readBalances(client, owners, tokens.filter((token) => token.method !== 'native')),
     readPermit2Allowances(client, owners, permit2Tokens),
     Promise.all(owners.map(async (owner) => [owner.toLowerCase(), await client.getBalance({ address: owner as Address })] as const)),
-    client.getGasPrice(),
+    clients.currentFees(network),
   ]);
   const nativeOf = new Map(nativeBalances);
   const coins = (owner: string) => nativeOf.get(owner.toLowerCase()) ?? 0n;
@@ -49,7 +51,7 @@ async function readEvmPayability(client: PublicClient, owners: string[], tokens:
 export const readPayability: {
   [N in Namespace]: (services: GatewayServices, network: NetworkInfo, owners: string[], tokens: TokenInfo[]) => Promise<Payability | null>;
 } = {
-  eip155: (services, network, owners, tokens) => readEvmPayability(services.evm.clients.for(network), owners, tokens),
+  eip155: (services, network, owners, tokens) => readEvmPayability(services.evm.clients, network, owners, tokens),
   solana: async (services, network, owners, tokens) => {
     const solana = services.solana.networks.get(network.caip2);
     if (!solana) return null;

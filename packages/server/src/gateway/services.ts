@@ -2,7 +2,7 @@ import type { Address, PublicClient } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { ChainFollower } from '../chains/chainFollowers.ts';
 import type { CollectorKeys } from '../chains/collectorKeys.ts';
-import { EvmFollower } from '../chains/evm/follower.ts';
+import { EvmFollower, type FollowerStep } from '../chains/evm/follower.ts';
 import { EvmClients, type Eip3009Token, readEip3009Token, Relayer } from '../chains/evm/index.ts';
 import type { PriceSource } from '../chains/prices/priceSource.ts';
 import { ChainRegistry, type NetworkInfo, type TokenInfo } from '../chains/registry.ts';
@@ -49,6 +49,17 @@ export interface GatewayServicesOptions {
 
 const clamp = (value: number, min: number, max: number) => Math.min(Math.max(value, min), max);
 
+/**
+ * While something is open: right after a new block, rest for most of a block time, then look eight times a block
+ * until the next one comes, so a block is seen soon after it is made at two or three calls per block. Otherwise
+ * once a block.
+ */
+function nextEvmStepInMs(network: NetworkInfo, step: FollowerStep): number {
+  if (!step.busy) return clamp(network.blockTimeMs, 250, 12_000);
+  if (step.blocksRead > 0) return clamp(network.blockTimeMs * 0.75, 50, 10_000);
+  return clamp(network.blockTimeMs / 8, 50, 2_000);
+}
+
 export async function createGatewayServices(options: GatewayServicesOptions): Promise<GatewayServices> {
   const onProblem = options.onProblem ?? (() => {});
   const clock = options.clock ?? { now: () => new Date() };
@@ -78,17 +89,18 @@ export async function createGatewayServices(options: GatewayServicesOptions): Pr
       onFinal,
     });
     networks.set(network.caip2, { rpc, sender });
-    followers.push({ chain: network.caip2, step: () => sender.follow(), busyIntervalMs: clamp(network.blockTimeMs, 100, 1000), idleIntervalMs: 1000 });
+    followers.push({
+      chain: network.caip2,
+      // One status poll per slot while something is open: the batched statuses cost the same for one or 256.
+      step: async () => ({ nextStepInMs: (await sender.follow()).busy ? clamp(network.blockTimeMs, 100, 1000) : 1000 }),
+    });
   }
   for (const network of options.networks) {
     if (network.namespace !== 'eip155' || !network.rpcUrl) continue;
     const follower = new EvmFollower({ db: options.db, network, client: clients.for(network), relayer, onFinal, clock, onProblem });
     followers.push({
       chain: network.caip2,
-      step: () => follower.step(),
-      // A few passes per block while something is open, one per block otherwise.
-      busyIntervalMs: clamp(network.blockTimeMs / 4, 100, 2_000),
-      idleIntervalMs: clamp(network.blockTimeMs, 250, 12_000),
+      step: async () => ({ nextStepInMs: nextEvmStepInMs(network, await follower.step()) }),
     });
   }
   const domains = new Map<string, Promise<Eip3009Token>>();

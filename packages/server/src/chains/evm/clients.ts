@@ -1,5 +1,6 @@
 import { createPublicClient, defineChain, http, type HttpTransportConfig, type PublicClient } from 'viem';
 import type { NetworkInfo } from '../registry.ts';
+import type { Eip1559Fees } from './replacementFees.ts';
 
 /** The numeric EIP-155 chain id of a network (`eip155:8453` -> 8453). */
 export function evmChainId(network: NetworkInfo): number {
@@ -34,9 +35,10 @@ export function createEvmPublicClient(network: NetworkInfo, transport: Omit<Http
   });
 }
 
-/** One read client per network, built on first use and shared. */
+/** One read client per network, built on first use and shared, and the network's current fees. */
 export class EvmClients {
   private readonly clients = new Map<string, PublicClient>();
+  private readonly fees = new Map<string, { readAt: number; fees: Promise<Eip1559Fees> }>();
 
   constructor(private readonly transport: Omit<HttpTransportConfig, 'batch'> = {}) {}
 
@@ -47,5 +49,18 @@ export class EvmClients {
       this.clients.set(network.caip2, client);
     }
     return client;
+  }
+
+  /**
+   * The network's fee estimate, read at most once per block time and shared by everything that needs it meanwhile
+   * (the transactions the relayer signs, the gas a buyer must hold for its own transfer).
+   */
+  currentFees(network: NetworkInfo): Promise<Eip1559Fees> {
+    const cached = this.fees.get(network.caip2);
+    if (cached && Date.now() - cached.readAt < network.blockTimeMs) return cached.fees;
+    const fees = this.for(network).estimateFeesPerGas();
+    fees.catch(() => this.fees.delete(network.caip2));
+    this.fees.set(network.caip2, { readAt: Date.now(), fees });
+    return fees;
   }
 }

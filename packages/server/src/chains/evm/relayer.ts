@@ -137,8 +137,6 @@ export class Relayer {
   private readonly stuckAfterMs: number | undefined;
   private readonly onProblem: (message: string) => void;
   private readonly onFinal: OnFinalTransaction;
-  /** Fee estimates per network, reused for the rest of the block they were read in. */
-  private readonly fees = new Map<string, { readAt: number; fees: Promise<Eip1559Fees> }>();
 
   constructor(options: RelayerOptions) {
     this.account = privateKeyToAccount(options.privateKey);
@@ -180,7 +178,7 @@ export class Relayer {
     const value = request.value ?? 0n;
     const [gasEstimate, fees, counterExists] = await Promise.all([
       client.estimateGas({ account: this.address, to: request.to, data, value }),
-      this.currentFees(network, client),
+      this.clients.currentFees(network),
       hasNonceCounter(this.db, network.caip2, this.address),
     ]);
     if (!counterExists) {
@@ -313,16 +311,6 @@ export class Relayer {
       maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
     });
     return { hash: keccak256(rawTransaction), rawTransaction, ...fees };
-  }
-
-  /** The network's fee estimate, read at most once per block time and shared by every transaction signed meanwhile. */
-  private currentFees(network: NetworkInfo, client: PublicClient): Promise<Eip1559Fees> {
-    const cached = this.fees.get(network.caip2);
-    if (cached && Date.now() - cached.readAt < network.blockTimeMs) return cached.fees;
-    const fees = client.estimateFeesPerGas();
-    fees.catch(() => this.fees.delete(network.caip2));
-    this.fees.set(network.caip2, { readAt: Date.now(), fees });
-    return fees;
   }
 
   /** Hands stored bytes to the node. A refusal because the node already has them still counts as sent. */

@@ -51,11 +51,12 @@ const clamp = (value: number, min: number, max: number) => Math.min(Math.max(val
 
 /**
  * While something is open: right after a new block, rest for most of a block time, then look eight times a block
- * until the next one comes, so a block is seen soon after it is made at two or three calls per block. Otherwise
- * once a block.
+ * until the next one comes, so a block is seen soon after it is made at two or three calls per block; while
+ * everything open only waits for depth, rest until a block before the first is due. Otherwise once a block.
  */
 function nextEvmStepInMs(network: NetworkInfo, step: FollowerStep): number {
   if (!step.busy) return clamp(network.blockTimeMs, 250, 12_000);
+  if (step.blocksUntilDue !== undefined && step.blocksUntilDue > 1) return (step.blocksUntilDue - 1) * network.blockTimeMs;
   if (step.blocksRead > 0) return clamp(network.blockTimeMs * 0.75, 50, 10_000);
   return clamp(network.blockTimeMs / 8, 50, 2_000);
 }

@@ -36,6 +36,8 @@ export interface FollowerStep {
   blocksRead: number;
   /** Blocks that left the canonical chain. */
   reorgedBlocks: number;
+  /** Set when everything open sits in a block: how many blocks until the first of them reaches the network's depth. */
+  blocksUntilDue?: number;
 }
 
 type Watched = { kind: 'relayed'; transaction: OpenTransaction } | { kind: 'watch'; watch: ChainWatch };
@@ -106,6 +108,8 @@ export class EvmFollower {
       await this.catchUp(relayed, watches, head);
       return result;
     }
+    const awaitingBlock = relayed.some((transaction) => transaction.receipt_block_number === null) || watches.some((watch) => watch.block_hash === null);
+    if (!awaitingBlock) return this.awaitDepth(relayed, watches, head, result);
     if (head < this.lastRead) result.reorgedBlocks += await this.rewindTo(head, relayed, watches);
     await this.lookUpNewWatches(watches);
 
@@ -140,6 +144,36 @@ export class EvmFollower {
     await this.expireWatches();
     await this.checkStragglers(relayed);
     return result;
+  }
+
+  /**
+   * Everything open already sits in a block, so only depth matters, and that needs none of the blocks in between:
+   * each one's own block is read again when it is due, and a reorg that replaced it is seen then. Blocks are read
+   * again once something waits for one; a transaction recorded from now on lands above this head.
+   */
+  private async awaitDepth(relayed: OpenTransaction[], watches: ChainWatch[], head: bigint, result: FollowerStep): Promise<FollowerStep> {
+    // A block above the head is gone: the chain was cut back below it, and what it held waits for a block again.
+    const gone = (number: string | null) => BigInt(number as string) > head;
+    for (const transaction of relayed.filter((transaction) => gone(transaction.receipt_block_number))) {
+      await this.guarded(`transaction ${transaction.id}`, () => this.options.relayer.reorgedOut(transaction));
+    }
+    for (const watch of watches.filter((watch) => gone(watch.block_number))) {
+      await this.guarded(`transaction ${watch.tx_hash}`, () => this.watchAgain(watch));
+    }
+    this.lastRead = head;
+    this.recent.clear();
+    await this.finishDeepEnough(head);
+    const included = [...relayed.map((transaction) => transaction.receipt_block_number), ...watches.map((watch) => watch.block_number)];
+    if (included.some(gone)) return result;
+    const due = included.map((number) => BigInt(number as string) + this.depth - 1n).filter((number) => number > head);
+    if (due.length) result.blocksUntilDue = Number(due.reduce((first, number) => (number < first ? number : first)) - head);
+    return result;
+  }
+
+  /** The watched transaction's block is gone: it is looked up on its own again, as it may already be in another. */
+  private async watchAgain(watch: ChainWatch): Promise<void> {
+    await clearWatchInclusion(this.options.db, watch);
+    this.lookedUp.delete(watch.tx_hash);
   }
 
   /** Nothing is open: nothing needs blocks until something is, and then only blocks after this head. */
@@ -258,7 +292,7 @@ export class EvmFollower {
         return this.guarded(`transaction ${watch.tx_hash}`, async () => {
           const canonical = await this.canonicalAtDepth(BigInt(number), head);
           if (canonical === null) return;
-          if (canonical !== hash) await clearWatchInclusion(db, watch);
+          if (canonical !== hash) await this.watchAgain(watch);
           else await finishWatch(db, watch, { status: watch.failure_reason ? 'failed' : 'confirmed', reason: watch.failure_reason }, onFinal);
         });
       },
@@ -331,7 +365,7 @@ export class EvmFollower {
       if (transaction.receipt_block_number !== null && BigInt(transaction.receipt_block_number) > fork) await this.options.relayer.reorgedOut(transaction);
     }
     for (const watch of watches) {
-      if (watch.block_number !== null && BigInt(watch.block_number) > fork) await clearWatchInclusion(this.options.db, watch);
+      if (watch.block_number !== null && BigInt(watch.block_number) > fork) await this.watchAgain(watch);
     }
     this.lastRead = fork;
     return dropped;

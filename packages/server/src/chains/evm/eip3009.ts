@@ -116,53 +116,49 @@ function refuseUnlessMatching(typedData: ReceiveAuthorizationTypedData, expected
   }
 }
 
-/**
- * Checks what can be checked without the chain's state: the terms against the quote, the validity window, and the
- * signature (recovered locally for plain accounts; an ERC-1271 contract wallet is asked on chain).
- */
-async function checkSignedTerms(client: PublicClient, params: { typedData: ReceiveAuthorizationTypedData; signature: Hex; expected: ExpectedReceipt; clock: Clock }): Promise<void> {
-  const { typedData, signature, expected } = params;
+/** Checks what can be checked without the chain: the terms against the quote and the validity window. */
+function checkTerms(client: PublicClient, params: { typedData: ReceiveAuthorizationTypedData; expected: ExpectedReceipt; clock: Clock }): void {
   const chainId = client.chain?.id;
   if (chainId === undefined) throw new Error('the client has no chain');
-  refuseUnlessMatching(typedData, expected, chainId, params.clock.now());
-  const { from } = typedData.message;
-  if (!(await client.verifyTypedData({ ...typedData, address: from, signature, mode: 'eoa' }))) {
-    throw new PaymentRefusedError('invalid_signature', `the signature is not ${from}'s signature of this authorisation`);
-  }
+  refuseUnlessMatching(params.typedData, params.expected, chainId, params.clock.now());
 }
 
 /**
- * Why the token refuses the authorisation, read only once it did: a used or cancelled nonce or too small a
+ * Why the token refuses the authorisation, worked out only once it did: a signature that is not the payer's (recovered
+ * locally for plain accounts, asked on chain for ERC-1271 contract wallets), a used or cancelled nonce, too small a
  * balance, else the contract's own words.
  */
-async function explainRefusal(client: PublicClient, typedData: ReceiveAuthorizationTypedData, cause: unknown): Promise<PaymentRefusedError> {
+async function explainRefusal(client: PublicClient, typedData: ReceiveAuthorizationTypedData, signature: Hex, cause: unknown): Promise<PaymentRefusedError> {
   const { from, value, nonce } = typedData.message;
   const token = typedData.domain.verifyingContract;
-  const [nonceUsed, balance] = await Promise.all([
+  const [signatureValid, nonceUsed, balance] = await Promise.all([
+    client.verifyTypedData({ ...typedData, address: from, signature, mode: 'eoa' }),
     client.readContract({ address: token, abi: eip3009Abi, functionName: 'authorizationState', args: [from, nonce] }),
     client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [from] }),
   ]);
+  if (!signatureValid) return new PaymentRefusedError('invalid_signature', `the signature is not ${from}'s signature of this authorisation`);
   if (nonceUsed) return new PaymentRefusedError('nonce_already_used', `the authorisation nonce ${nonce} has already been used or cancelled`);
   if (balance < value) return new PaymentRefusedError('insufficient_balance', `${from} holds ${balance} minor units, the payment needs ${value}`);
   return new PaymentRefusedError('simulation_failed', `receiveWithAuthorization would fail on chain: ${revertReason(cause)}`);
 }
 
 /**
- * Checks a signed authorisation against the quote and the chain: its terms and signature, then one simulation of
- * `receiveWithAuthorization` as the collector (the only account allowed to call it), which covers the nonce and
- * the payer's balance. For a plain account that is one RPC call.
+ * Checks a signed authorisation against the quote and the chain: its terms, then one simulation of
+ * `receiveWithAuthorization` as the collector (the only account allowed to call it), in which the token itself checks
+ * the signature (ERC-1271 contract wallets included), the nonce and the payer's balance: one RPC call, and the
+ * reads that say why only when it fails.
  */
 export async function verifyReceiveAuthorization(
   client: PublicClient,
   params: { typedData: ReceiveAuthorizationTypedData; signature: Hex; expected: ExpectedReceipt; clock: Clock },
 ): Promise<void> {
-  await checkSignedTerms(client, params);
+  checkTerms(client, params);
   const { typedData, signature } = params;
   try {
     await client.simulateContract({ account: typedData.message.to, address: typedData.domain.verifyingContract, ...receiveCall(typedData, signature) });
   } catch (error) {
     if (!isExecutionRevert(error)) throw error;
-    throw await explainRefusal(client, typedData, error);
+    throw await explainRefusal(client, typedData, signature, error);
   }
 }
 
@@ -173,7 +169,7 @@ function receiveCall(typedData: ReceiveAuthorizationTypedData, signature: Hex) {
 
 /**
  * Checks the buyer's authorisation and submits it through the relayer. The relayer's gas estimate is the
- * simulation (a call that would revert is refused and nothing is recorded), so a plain account's payment costs the
+ * simulation (a call that would revert is refused, with its reason, and nothing is recorded), so a payment costs the
  * estimate and the send. Returns the relayed transaction, which the network's follower sees land.
  */
 export async function relayReceiveWithAuthorization(
@@ -182,7 +178,7 @@ export async function relayReceiveWithAuthorization(
   params: { chain: string; typedData: ReceiveAuthorizationTypedData; signature: Hex; expected: ExpectedReceipt; clock: Clock; paymentId?: string },
 ): Promise<{ id: string; hash: Hex }> {
   if (!isAddressEqual(params.expected.collector, relayer.address)) throw new Error('the expected collector is not the relayer’s account');
-  await checkSignedTerms(client, params);
+  checkTerms(client, params);
   try {
     return await relayer.submit({
       chain: params.chain,
@@ -193,6 +189,6 @@ export async function relayReceiveWithAuthorization(
     });
   } catch (error) {
     if (!isExecutionRevert(error)) throw error;
-    throw await explainRefusal(client, params.typedData, error);
+    throw await explainRefusal(client, params.typedData, params.signature, error);
   }
 }

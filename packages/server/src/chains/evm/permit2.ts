@@ -119,35 +119,32 @@ function refuseUnlessMatching(typedData: PermitTransferTypedData, expected: Expe
 
 type PermitCheck = { typedData: PermitTransferTypedData; owner: Address; signature: Hex; expected: ExpectedPermitTransfer; clock: Clock };
 
-/**
- * Checks what can be checked without the chain's state: the permit against the quote, its deadline, its owner,
- * and the signature (recovered locally for plain accounts; an ERC-1271 contract wallet is asked on chain).
- */
-async function checkSignedPermit(client: PublicClient, params: PermitCheck): Promise<void> {
-  const { typedData, owner, signature, expected } = params;
+/** Checks what can be checked without the chain: the permit against the quote, its deadline and its owner. */
+function checkPermit(client: PublicClient, params: PermitCheck): void {
+  const { typedData, owner, expected } = params;
   const chainId = client.chain?.id;
   if (chainId === undefined) throw new Error('the client has no chain');
   refuseUnlessMatching(typedData, expected, chainId, params.clock.now());
   if (expected.owner && !isAddressEqual(owner, expected.owner)) {
     throw new PaymentRefusedError('payer_mismatch', `the permit is from ${owner}, the payment expects ${expected.owner}`);
   }
-  if (!(await client.verifyTypedData({ ...typedData, address: owner, signature, mode: 'eoa' }))) {
-    throw new PaymentRefusedError('invalid_signature', `the signature is not ${owner}'s signature of this permit`);
-  }
 }
 
 /**
- * Why Permit2 refuses the permit, read only once it did: a spent nonce, too small a balance or allowance, else the
- * contract's own words.
+ * Why Permit2 refuses the permit, worked out only once it did: a signature that is not the owner's (recovered locally
+ * for plain accounts, asked on chain for ERC-1271 contract wallets), a spent nonce, too small a balance or
+ * allowance, else the contract's own words.
  */
 async function explainRefusal(client: PublicClient, params: PermitCheck, cause: unknown): Promise<PaymentRefusedError> {
-  const { typedData, owner, expected } = params;
+  const { typedData, owner, signature, expected } = params;
   const { nonce } = typedData.message;
-  const [nonceWord, balance, allowance] = await Promise.all([
+  const [signatureValid, nonceWord, balance, allowance] = await Promise.all([
+    client.verifyTypedData({ ...typedData, address: owner, signature, mode: 'eoa' }),
     client.readContract({ address: PERMIT2_ADDRESS, abi: permit2Abi, functionName: 'nonceBitmap', args: [owner, nonce >> 8n] }),
     client.readContract({ address: expected.token, abi: erc20Abi, functionName: 'balanceOf', args: [owner] }),
     readPermit2Allowance(client, owner, expected.token),
   ]);
+  if (!signatureValid) return new PaymentRefusedError('invalid_signature', `the signature is not ${owner}'s signature of this permit`);
   if ((nonceWord >> (nonce & 0xffn)) & 1n) return new PaymentRefusedError('nonce_already_used', `the permit for payment ${expected.paymentId} has already been used`);
   if (balance < expected.amount) return new PaymentRefusedError('insufficient_balance', `${owner} holds ${balance} minor units, the payment needs ${expected.amount}`);
   if (allowance < expected.amount) return new PaymentRefusedError('allowance_missing', `${owner} lets Permit2 move ${allowance} minor units, the payment needs ${expected.amount}`);
@@ -155,12 +152,13 @@ async function explainRefusal(client: PublicClient, params: PermitCheck, cause: 
 }
 
 /**
- * Checks a signed permit against the quote and the chain: its terms and signature, then one simulation of
- * `permitTransferFrom` as the collector (Permit2 binds the signature to its caller), which covers the nonce, the
- * owner's balance and its allowance to Permit2. For a plain account that is one RPC call.
+ * Checks a signed permit against the quote and the chain: its terms, then one simulation of `permitTransferFrom` as
+ * the collector (Permit2 binds the signature to its caller), in which Permit2 itself checks the signature (ERC-1271
+ * contract wallets included), the nonce, the owner's balance and its allowance: one RPC call, and the reads that
+ * say why only when it fails.
  */
 export async function verifyPermitTransfer(client: PublicClient, params: PermitCheck): Promise<void> {
-  await checkSignedPermit(client, params);
+  checkPermit(client, params);
   const { typedData, owner, signature } = params;
   try {
     await client.simulateContract({ account: typedData.message.spender, address: PERMIT2_ADDRESS, ...permitTransferCall(typedData, owner, signature) });
@@ -186,8 +184,8 @@ function permitTransferCall(typedData: PermitTransferTypedData, owner: Address, 
 
 /**
  * Checks the permit and submits it through the relayer (the buyer's approval of Permit2, when it needed one, is
- * mined already); the tokens go to the collector. The relayer's gas estimate is the simulation, so a plain
- * account's payment costs the estimate and the send. The network's follower sees it land.
+ * mined already); the tokens go to the collector. The relayer's gas estimate is the simulation, so a payment costs
+ * the estimate and the send. The network's follower sees it land.
  */
 export async function relayPermitTransfer(
   client: PublicClient,
@@ -202,7 +200,7 @@ export async function relayPermitTransfer(
   },
 ): Promise<{ id: string; hash: Hex }> {
   if (!isAddressEqual(params.expected.collector, relayer.address)) throw new Error('the expected collector is not the relayer’s account');
-  await checkSignedPermit(client, params);
+  checkPermit(client, params);
   try {
     return await relayer.submit({
       chain: network.caip2,

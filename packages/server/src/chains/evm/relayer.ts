@@ -49,6 +49,7 @@ export interface RecordedTransaction {
   /** Hash of the first signed version; a fee-bumped replacement lands under another hash. */
   hash: Hex;
   nonce: bigint;
+  rawTransaction: Hex;
 }
 
 export interface TransactionOutcome {
@@ -137,6 +138,8 @@ export class Relayer {
   private readonly stuckAfterMs: number | undefined;
   private readonly onProblem: (message: string) => void;
   private readonly onFinal: OnFinalTransaction;
+  /** Networks whose nonce counter row is known to exist. */
+  private readonly countedNetworks = new Set<string>();
 
   constructor(options: RelayerOptions) {
     this.account = privateKeyToAccount(options.privateKey);
@@ -160,10 +163,14 @@ export class Relayer {
     };
   }
 
-  /** Records and sends a transaction. Once recorded it is never lost: a failed send is retried by `reconcile()`. */
+  /**
+   * Records and sends a transaction. Once recorded it is never lost: a failed send is sent again by the network's
+   * follower (or `reconcile()`).
+   */
   async submit(request: RelayRequest): Promise<{ id: string; hash: Hex }> {
     const recorded = await this.record(request);
-    await this.broadcast(recorded.id);
+    const client = this.clients.for(this.network(request.chain));
+    await this.send(client, recorded.id, { hash: recorded.hash, raw_transaction: recorded.rawTransaction });
     return { id: recorded.id, hash: recorded.hash };
   }
 
@@ -179,12 +186,14 @@ export class Relayer {
     const [gasEstimate, fees, counterExists] = await Promise.all([
       client.estimateGas({ account: this.address, to: request.to, data, value }),
       this.clients.currentFees(network),
-      hasNonceCounter(this.db, network.caip2, this.address),
+      this.countedNetworks.has(network.caip2) || hasNonceCounter(this.db, network.caip2, this.address),
     ]);
     if (!counterExists) {
       const pendingCount = await client.getTransactionCount({ address: this.address, blockTag: 'pending' });
       await ensureNonceCounter(this.db, network.caip2, this.address, BigInt(pendingCount));
     }
+    // A counter row, once there, is never removed.
+    this.countedNetworks.add(network.caip2);
     const transaction = {
       id: `etx_${nextUlid()}`,
       chain: network.caip2,
@@ -199,7 +208,7 @@ export class Relayer {
     const { nonce, attempt } = await recordWithNextNonce(this.db, transaction, (nonce) =>
       this.sign(network, { to: request.to, data, value, gas: transaction.gas, nonce }, fees),
     );
-    return { id: transaction.id, hash: attempt.hash as Hex, nonce };
+    return { id: transaction.id, hash: attempt.hash as Hex, nonce, rawTransaction: attempt.rawTransaction as Hex };
   }
 
   /** Sends the stored bytes of every version of the transaction not yet handed to the node. */
@@ -209,7 +218,7 @@ export class Relayer {
     const client = this.clients.for(this.network(transaction.chain));
     const sent: Hex[] = [];
     for (const attempt of await attemptsOf(this.db, id)) {
-      if (attempt.status === 'recorded' && (await this.send(client, transaction, attempt))) sent.push(attempt.hash as Hex);
+      if (attempt.status === 'recorded' && (await this.send(client, transaction.id, attempt))) sent.push(attempt.hash as Hex);
     }
     return sent;
   }
@@ -314,16 +323,16 @@ export class Relayer {
   }
 
   /** Hands stored bytes to the node. A refusal because the node already has them still counts as sent. */
-  private async send(client: PublicClient, transaction: StoredTransaction, attempt: StoredAttempt): Promise<boolean> {
+  private async send(client: PublicClient, transactionId: string, attempt: Pick<StoredAttempt, 'hash' | 'raw_transaction'>): Promise<boolean> {
     try {
       await client.sendRawTransaction({ serializedTransaction: attempt.raw_transaction as Hex });
     } catch (error) {
       if (!(await nodeKnows(client, attempt.hash as Hex))) {
-        this.onProblem(`sending ${attempt.hash} (${transaction.id}) failed: ${(error as Error).message.split('\n')[0]}`);
+        this.onProblem(`sending ${attempt.hash} (${transactionId}) failed: ${(error as Error).message.split('\n')[0]}`);
         return false;
       }
     }
-    await markBroadcast(this.db, transaction.id, attempt.hash);
+    await markBroadcast(this.db, transactionId, attempt.hash);
     return true;
   }
 
@@ -386,13 +395,13 @@ export class Relayer {
       if (attempt.status !== 'recorded') continue;
       // Sent just before a crash that kept it from being marked: the node has it, so it is not sent again.
       if (await nodeKnows(client, attempt.hash as Hex)) await markBroadcast(this.db, transaction.id, attempt.hash);
-      else if (await this.send(client, transaction, attempt)) report.sent.push(attempt.hash as Hex);
+      else if (await this.send(client, transaction.id, attempt)) report.sent.push(attempt.hash as Hex);
     }
     const newest = attempts.at(-1);
     if (!newest || newest.status === 'recorded') return;
     if (!(await nodeKnows(client, newest.hash as Hex))) {
       // Dropped from the node's pool: the same bytes are still valid and cannot land twice.
-      if (await this.send(client, transaction, { ...newest, status: 'recorded' })) report.sent.push(newest.hash as Hex);
+      if (await this.send(client, transaction.id, newest)) report.sent.push(newest.hash as Hex);
     }
     const network = this.network(transaction.chain);
     const stuckAfterMs = this.stuckAfterMs ?? Math.max(30 * network.blockTimeMs, 30_000);
@@ -414,7 +423,7 @@ export class Relayer {
     if (!(await recordReplacement(this.db, transaction.id, stuck.hash, replacement))) return;
     report.replaced.push({ id: transaction.id, hash: replacement.hash as Hex });
     const [stored] = (await attemptsOf(this.db, transaction.id)).filter((attempt) => attempt.hash === replacement.hash);
-    if (stored && (await this.send(client, transaction, stored))) report.sent.push(replacement.hash as Hex);
+    if (stored && (await this.send(client, transaction.id, stored))) report.sent.push(replacement.hash as Hex);
   }
 
   private async outcome(network: NetworkInfo, transaction: StoredTransaction): Promise<TransactionOutcome> {

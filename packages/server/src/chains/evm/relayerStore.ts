@@ -174,22 +174,15 @@ async function newestAttempt(db: Db, transactionId: string): Promise<StoredAttem
   return attempts.at(-1);
 }
 
-/** Marks an attempt as handed to the node; the transaction leaves `recorded` with its first broadcast. */
+/** Marks an attempt as handed to the node; the transaction leaves `recorded` with its first broadcast. One statement. */
 export async function markBroadcast(db: Db, transactionId: string, hash: string): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    await trx
-      .updateTable('evm_transaction_attempts')
-      .set({ status: 'broadcast', broadcast_at: sql<Date>`coalesce(broadcast_at, now())` })
-      .where('hash', '=', hash)
-      .where('status', '=', 'recorded')
-      .execute();
-    await trx
-      .updateTable('evm_transactions')
-      .set({ status: 'broadcast', updated_at: sql<Date>`now()` })
-      .where('id', '=', transactionId)
-      .where('status', '=', 'recorded')
-      .execute();
-  });
+  await sql`
+    WITH attempt AS (
+      UPDATE evm_transaction_attempts SET status = 'broadcast', broadcast_at = coalesce(broadcast_at, now())
+      WHERE hash = ${hash} AND status = 'recorded'
+    )
+    UPDATE evm_transactions SET status = 'broadcast', updated_at = now() WHERE id = ${transactionId} AND status = 'recorded'
+  `.execute(db);
 }
 
 export interface MinedState {

@@ -2,7 +2,7 @@ import type { Updateable } from 'kysely';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { AppContext } from '../context.ts';
 import type { Db } from '../db/database.ts';
-import type { Database, PaymentsTable } from '../db/schema.ts';
+import type { Database, PaymentStatus, PaymentsTable } from '../db/schema.ts';
 import { watchTransaction } from '../chains/evm/watches.ts';
 import type { PaymentRow } from '../payments/paymentResource.ts';
 import { changePaymentStatus, type TransitionContext } from '../payments/transitions.ts';
@@ -112,29 +112,45 @@ export interface AcceptedConfirmation {
   option: OptionRow;
   results: WalletResult[];
   provider: BuyerProvider;
+  /** The payment's status when this was read. */
+  paymentStatus: PaymentStatus;
 }
 
 export async function acceptedConfirmation(db: Db, paymentId: string): Promise<AcceptedConfirmation | undefined> {
-  const confirmation = await db.selectFrom('payment_confirmations').selectAll().where('payment_id', '=', paymentId).executeTakeFirst();
-  if (!confirmation) return undefined;
-  const offered = await db.selectFrom('payment_options').selectAll().where('id', '=', confirmation.option_id).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('payment_confirmations as confirmation')
+    .innerJoin('payment_options as option', 'option.id', 'confirmation.option_id')
+    .innerJoin('payments as payment', 'payment.id', 'confirmation.payment_id')
+    .selectAll('option')
+    .select([
+      'confirmation.terms as confirmed_terms',
+      'confirmation.results',
+      'confirmation.provider_name',
+      'confirmation.provider_icon',
+      'payment.status as payment_status',
+    ])
+    .where('confirmation.payment_id', '=', paymentId)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { confirmed_terms, results, provider_name, provider_icon, payment_status, ...offered } = row;
   return {
     // Submitted exactly as the accepted confirm checked it: a later fetch may have rebuilt the option's terms.
-    option: { ...offered, terms: confirmation.terms } as OptionRow,
-    results: confirmation.results as WalletResult[],
-    provider: { name: confirmation.provider_name, icon: confirmation.provider_icon },
+    option: { ...offered, terms: confirmed_terms } as OptionRow,
+    results: results as WalletResult[],
+    provider: { name: provider_name, icon: provider_icon },
+    paymentStatus: payment_status,
   };
 }
 
 /**
- * Makes the payment `processing` with what its accepted confirmation names, unless it is already past that.
- * Throws InvalidTransitionError when it expired or was cancelled before it could be.
+ * Makes the payment `processing` with what its accepted confirmation names, unless it was past that when the
+ * confirmation was read. Returns the status it is in; throws InvalidTransitionError when it expired or was cancelled
+ * before it could be.
  */
-export async function markProcessing(context: TransitionContext, accepted: AcceptedConfirmation, paymentId: string): Promise<PaymentRow> {
-  const current = await context.db.selectFrom('payments').selectAll().where('id', '=', paymentId).executeTakeFirstOrThrow();
-  if (current.status !== 'requires_action') return current;
+export async function markProcessing(context: TransitionContext, accepted: AcceptedConfirmation, paymentId: string): Promise<PaymentStatus> {
+  if (accepted.paymentStatus !== 'requires_action') return accepted.paymentStatus;
   const { payment } = await changePaymentStatus(context, paymentId, 'processing', processingChanges(context.chains, accepted.option, accepted.provider));
-  return payment;
+  return payment.status;
 }
 
 /** What the payment records when it becomes `processing`: the buyer, the wallet app, the token and amount. */

@@ -25,8 +25,7 @@ async function submitConfirmedPayment(ctx: AppContext, services: GatewayServices
   const accepted = await acceptedConfirmation(ctx.db, paymentId);
   if (!accepted) return;
   try {
-    const payment = await markProcessing(transitionContext(ctx), accepted, paymentId);
-    if (payment.status !== 'processing') return;
+    if ((await markProcessing(transitionContext(ctx), accepted, paymentId)) !== 'processing') return;
   } catch (error) {
     // Expired or cancelled before the confirming request could mark it: nothing may be submitted.
     if (error instanceof InvalidTransitionError) return;

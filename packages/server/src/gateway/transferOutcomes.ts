@@ -1,4 +1,4 @@
-import type { Transaction } from 'kysely';
+import { NoResultError, type Transaction } from 'kysely';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { FinalTransfer, TransferOutcomeHandler } from '../chains/transferOutcomes.ts';
 import type { Database } from '../db/schema.ts';
@@ -35,18 +35,25 @@ export function paymentTransferOutcomes(context: TransferOutcomeContext): Transf
       await enqueueJob(trx, SUBMIT_PAYMENT_TASK, { paymentId }, { jobKey: `submit:${paymentId}`, maxAttempts: context.submitMaxAttempts });
       return;
     }
-    const payment = await trx.selectFrom('payments').select('id').where('id', '=', paymentId).executeTakeFirst();
-    if (!payment) {
-      context.onProblem(`transfer ${transfer.hash} ended ${transfer.status} for ${paymentId}, which is no payment`);
-      return;
-    }
+    const [to, changes] =
+      transfer.status === 'confirmed'
+        ? (['succeeded', { tx_hash: transfer.hash, tx_nonce: transfer.nonce }] as const)
+        : (['failed', { failure_code: purpose.failureCode(transfer) }] as const);
     try {
-      const accepted = await acceptedConfirmation(trx, paymentId);
-      if (accepted) await markProcessing(transition, accepted, paymentId);
-      if (transfer.status === 'confirmed') await changePaymentStatus(transition, paymentId, 'succeeded', { tx_hash: transfer.hash, tx_nonce: transfer.nonce });
-      else await changePaymentStatus(transition, paymentId, 'failed', { failure_code: purpose.failureCode(transfer) });
+      await changePaymentStatus(transition, paymentId, to, changes);
     } catch (error) {
+      if (error instanceof NoResultError) {
+        context.onProblem(`transfer ${transfer.hash} ended ${transfer.status} for ${paymentId}, which is no payment`);
+        return;
+      }
       if (!(error instanceof InvalidTransitionError)) throw error;
+      const accepted = error.from === 'requires_action' ? await acceptedConfirmation(trx, paymentId) : undefined;
+      if (accepted) {
+        // The chain was quicker than the confirming request and the submission job at marking it processing.
+        await markProcessing(transition, accepted, paymentId);
+        await changePaymentStatus(transition, paymentId, to, changes);
+        return;
+      }
       // Final already (the submission gave up first): the chain's word stays on the transfer's record, and is said here.
       context.onProblem(`transfer ${transfer.hash} for payment ${paymentId} ended ${transfer.status}, but the payment is ${error.from}`);
     }

@@ -1,6 +1,6 @@
 import { sql, type Selectable, type Transaction } from 'kysely';
 import type { Db } from '../../db/database.ts';
-import type { Database, EvmTransactionAttemptsTable, EvmTransactionsTable, EvmTransactionStatus } from '../../db/schema.ts';
+import type { Database, EvmAttemptStatus, EvmTransactionAttemptsTable, EvmTransactionsTable, EvmTransactionStatus } from '../../db/schema.ts';
 
 export type StoredTransaction = Selectable<EvmTransactionsTable>;
 export type StoredAttempt = Selectable<EvmTransactionAttemptsTable>;
@@ -214,12 +214,10 @@ export async function markMined(db: Db, transactionId: string, mined: MinedState
       .where('status', 'in', ['recorded', 'broadcast'])
       .returningAll()
       .executeTakeFirst();
-    await trx.updateTable('evm_transaction_attempts').set({ status: 'mined' }).where('hash', '=', mined.hash).execute();
     await trx
       .updateTable('evm_transaction_attempts')
-      .set({ status: 'replaced' })
+      .set({ status: sql<EvmAttemptStatus>`CASE WHEN hash = ${mined.hash} THEN 'mined' ELSE 'replaced' END` })
       .where('transaction_id', '=', transactionId)
-      .where('hash', '!=', mined.hash)
       .execute();
     if (updated && updated.status !== 'broadcast') await onFinal?.(trx, updated);
   });

@@ -7,12 +7,11 @@ import {
   MethodNotSupportedRpcError,
   type PublicClient,
   type TransactionReceipt,
-  TransactionReceiptNotFoundError,
 } from 'viem';
 import type { Db } from '../../db/database.ts';
 import type { NetworkInfo } from '../registry.ts';
 import type { TransferOutcomeHandler } from '../transferOutcomes.ts';
-import type { Relayer } from './relayer.ts';
+import { type Relayer, receiptOrNull } from './relayer.ts';
 import { type OpenTransaction, openTransactionsWithHashes } from './relayerStore.ts';
 import { type ChainWatch, clearWatchInclusion, finishWatch, MINED_BEFORE_OPTION, openWatches, recordWatchInclusion } from './watches.ts';
 
@@ -51,15 +50,6 @@ const CONCURRENCY = 8;
 
 /** Blocks kept beyond the network's depth, to find where a reorg forked. */
 const EXTRA_REMEMBERED_BLOCKS = 32n;
-
-async function receiptOrNull(client: PublicClient, hash: Hex): Promise<TransactionReceipt | null> {
-  try {
-    return await client.getTransactionReceipt({ hash });
-  } catch (error) {
-    if (error instanceof TransactionReceiptNotFoundError) return null;
-    throw error;
-  }
-}
 
 /**
  * Follows one EVM network for the whole service: reads each new block once and moves every open transaction of

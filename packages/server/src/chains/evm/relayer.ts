@@ -103,7 +103,8 @@ function storedFees(attempt: StoredAttempt): Eip1559Fees {
   return { maxFeePerGas: BigInt(attempt.max_fee_per_gas), maxPriorityFeePerGas: BigInt(attempt.max_priority_fee_per_gas) };
 }
 
-async function receiptOrNull(client: PublicClient, hash: Hex): Promise<TransactionReceipt | null> {
+/** The transaction's receipt, or null while it is in no block (as the node sees it). */
+export async function receiptOrNull(client: PublicClient, hash: Hex): Promise<TransactionReceipt | null> {
   try {
     return await client.getTransactionReceipt({ hash });
   } catch (error) {

@@ -207,37 +207,17 @@ export class SolanaTransactionSender {
    * no longer land as expired, and re-sends the journaled bytes of the rest. Returns every entry it looked at.
    */
   async reconcile(): Promise<ReconciledSolanaTransaction[]> {
-    const { db, network } = this.options;
-    const open = await db
-      .selectFrom('solana_transactions')
-      .selectAll()
-      .where('network', '=', network)
-      .where('status', 'in', OPEN_STATUSES)
-      .orderBy('id')
-      .execute();
-    const results: ReconciledSolanaTransaction[] = [];
-    for (let start = 0; start < open.length; start += STATUS_BATCH) {
-      const batch = open.slice(start, start + STATUS_BATCH);
-      const assessments = await this.assess(batch);
-      for (const [index, entry] of batch.entries()) {
-        const assessment = assessments[index] as Assessment;
-        if (assessment.kind === 'expired') await this.complete(entry, 'expired', {});
-        else if (assessment.kind === 'reached' || assessment.kind === 'failed') await this.recordOutcome(entry, assessment);
-        else if (assessment.kind === 'unseen') await this.send(entry).catch((error: unknown) => {
-          if (!(error instanceof SolanaTransactionRejectedError)) throw error;
-        });
-        const after = await db.selectFrom('solana_transactions').selectAll().where('id', '=', entry.id).executeTakeFirstOrThrow();
-        results.push({
-          purpose: after.purpose,
-          reference: after.reference,
-          signature: after.signature,
-          status: after.status,
-          slot: after.slot === null ? null : BigInt(after.slot),
-          error: after.error,
-        });
-      }
-    }
-    return results;
+    const open = await this.advanceOpenEntries(0);
+    if (!open.length) return [];
+    const after = await this.options.db.selectFrom('solana_transactions').selectAll().where('id', 'in', open.map((entry) => entry.id)).orderBy('id').execute();
+    return after.map((entry) => ({
+      purpose: entry.purpose,
+      reference: entry.reference,
+      signature: entry.signature,
+      status: entry.status,
+      slot: entry.slot === null ? null : BigInt(entry.slot),
+      error: entry.error,
+    }));
   }
 
   /**
@@ -246,6 +226,11 @@ export class SolanaTransactionSender {
    * yet are sent again at most every `resendIntervalMs`, and entries a crash left unsent are sent.
    */
   async follow(): Promise<{ busy: boolean }> {
+    return { busy: (await this.advanceOpenEntries(this.resendIntervalMs)).length > 0 };
+  }
+
+  /** Moves every open entry forward; an unseen one is sent again once `resendAfterMs` passed since it last changed. */
+  private async advanceOpenEntries(resendAfterMs: number): Promise<SolanaJournalEntry[]> {
     const { db, network } = this.options;
     const open = await db
       .selectFrom('solana_transactions')
@@ -265,7 +250,7 @@ export class SolanaTransactionSender {
           const assessment = assessments[index] as Assessment;
           if (assessment.kind === 'expired') await this.complete(entry, 'expired', {});
           else if (assessment.kind === 'reached' || assessment.kind === 'failed') await this.recordOutcome(entry, assessment);
-          else if (assessment.kind === 'unseen' && Date.now() - entry.updated_at.getTime() >= this.resendIntervalMs) {
+          else if (assessment.kind === 'unseen' && Date.now() - entry.updated_at.getTime() >= resendAfterMs) {
             await this.send(entry).catch((error: unknown) => {
               if (!(error instanceof SolanaTransactionRejectedError)) throw error;
             });
@@ -274,7 +259,7 @@ export class SolanaTransactionSender {
         { concurrency: 8, stopOnError: false },
       );
     }
-    return { busy: open.length > 0 };
+    return open;
   }
 
   private sameReference(entry: SolanaJournalEntry, request: CosignRequest): SolanaJournalEntry {

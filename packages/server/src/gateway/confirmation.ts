@@ -74,20 +74,8 @@ export async function claimPayment(ctx: AppContext, paymentId: string, option: O
     const existing = await trx.selectFrom('payment_confirmations').selectAll().where('payment_id', '=', paymentId).executeTakeFirst();
     if (existing) return existing.option_id === option.id && sameResults(existing.results, results) ? 'repeated' : 'taken';
     if (effectiveStatus(payment.status, payment.expires_at, ctx.clock.now()) !== 'requires_action') return 'not_payable';
-    const method = paymentMethodOf(option.terms);
-    await method.claim?.(trx, paymentId, option, results);
-    const watched = method.buyerTransaction?.(option, results);
-    if (watched) {
-      const deadlineMs = ctx.gateway?.buyerTransferDeadlineMs ?? 0;
-      await watchTransaction(trx, {
-        chain: option.network,
-        txHash: watched.hash,
-        paymentId,
-        kind: watched.kind,
-        notBefore: watched.notBefore,
-        deadline: new Date(ctx.clock.now().getTime() + deadlineMs),
-      });
-    }
+    await paymentMethodOf(option.terms).claim?.(trx, paymentId, option, results);
+    await watchBuyerTransaction(ctx, trx, paymentId, option, results);
     await trx
       .insertInto('payment_confirmations')
       .values({
@@ -104,6 +92,23 @@ export async function claimPayment(ctx: AppContext, paymentId: string, option: O
     const transition = { db: trx, chains: ctx.chains, baseUrl: ctx.config.baseUrl, now: ctx.clock.now() };
     await changePaymentStatus(transition, paymentId, 'processing', processingChanges(ctx.chains, option, provider));
     return 'claimed';
+  });
+}
+
+/**
+ * Has the network's follower watch the transaction the buyer sent itself for the option (a native transfer, a
+ * Permit2 approval), from now until the deadline; nothing when the option has none or it is watched already.
+ */
+export async function watchBuyerTransaction(ctx: AppContext, db: Db, paymentId: string, option: OptionRow, results: WalletResult[]): Promise<void> {
+  const watched = paymentMethodOf(option.terms).buyerTransaction?.(option, results);
+  if (!watched) return;
+  await watchTransaction(db, {
+    chain: option.network,
+    txHash: watched.hash,
+    paymentId,
+    kind: watched.kind,
+    notBefore: watched.notBefore,
+    deadline: new Date(ctx.clock.now().getTime() + (ctx.gateway?.buyerTransferDeadlineMs ?? 0)),
   });
 }
 

@@ -1,7 +1,7 @@
 import type { Task } from 'graphile-worker';
 import type { AppContext } from '../context.ts';
 import { changePaymentStatus, InvalidTransitionError } from '../payments/transitions.ts';
-import { type AcceptedConfirmation, acceptedConfirmation, markProcessing, SUBMIT_PAYMENT_TASK } from './confirmation.ts';
+import { type AcceptedConfirmation, acceptedConfirmation, markProcessing, SUBMIT_PAYMENT_TASK, watchBuyerTransaction } from './confirmation.ts';
 import { paymentMethodOf } from './methods/index.ts';
 import type { Submission } from './methods/paymentMethod.ts';
 import type { GatewayServices } from './services.ts';
@@ -31,6 +31,8 @@ async function submitConfirmedPayment(ctx: AppContext, services: GatewayServices
     if (error instanceof InvalidTransitionError) return;
     throw error;
   }
+  // Watched since the confirm; again here for a confirmation accepted before buyers' transfers were watched.
+  await watchBuyerTransaction(ctx, ctx.db, paymentId, accepted.option, accepted.results);
   const submission = await submit(ctx, services, paymentId, accepted);
   if (submission) await changePaymentStatus(transitionContext(ctx), paymentId, 'failed', { failure_code: submission.refused });
 }

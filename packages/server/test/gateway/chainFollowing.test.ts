@@ -176,4 +176,23 @@ describe('a native transfer that is never mined', () => {
       bed.clock.advance(-(deadlineMs + 1_000));
     }
   });
+
+  it('watches the transfer of a confirmation accepted before transfers were watched, and pays the payment', async () => {
+    await bed.stopWorkers();
+    const { paymentId } = await bed.newPayment();
+    const option = await optionIn(bed, paymentId, 'bob', 'ETH');
+    const evm = bed.devnet.manifest.evm[0]!;
+    const hash = await sendTransactionAsWallet(bed.buyer('bob').evmPrivateKey, { chainId: evm.chainId, rpcUrl: evm.rpcUrl }, option.actions[0].data.params);
+    const confirmed = await bed.gateway(paymentId, '/confirm', { optionId: option.id, results: results(hash) });
+    expect(confirmed.body.status, confirmed.text).toBe('processing');
+    // As an earlier version of the service left it: the confirmation and its job, no watch.
+    await bed.server.db.deleteFrom('chain_watches').where('payment_id', '=', paymentId).execute();
+
+    await bed.startWorkers();
+    const final = await until('succeeded', async () => {
+      const status = (await bed.gateway(paymentId, '/status?maxPollMs=5000')).body;
+      return status.isFinal ? status : null;
+    });
+    expect(final).toMatchObject({ status: 'succeeded', info: { txId: hash } });
+  });
 });

@@ -43,6 +43,7 @@ import { verifyBuyerSignedTransaction } from '../packages/server/src/chains/sola
 import { systemClock } from '../packages/server/src/context.ts';
 import { connect, type Db, migrateToLatest } from '../packages/server/src/db/database.ts';
 import { startEmbeddedPostgres } from '../packages/server/src/db/embeddedPostgres.ts';
+import { percentile } from './support.ts';
 
 /**
  * Issue targets: payment latency per method from the buyer's signature to a confirmed transfer on the devnet,
@@ -74,9 +75,9 @@ interface Summary {
   waitingShare: number;
 }
 
-function percentile(values: number[], fraction: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1))] as number;
+/** Of unsorted values. */
+function percentileOf(values: number[], fraction: number): number {
+  return percentile([...values].sort((a, b) => a - b), fraction);
 }
 
 const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
@@ -86,10 +87,10 @@ function summarise(name: string, samples: Sample[]): Summary {
   return {
     name,
     n: samples.length,
-    p50Ms: percentile(totals, 0.5),
-    p95Ms: percentile(totals, 0.95),
+    p50Ms: percentileOf(totals, 0.5),
+    p95Ms: percentileOf(totals, 0.95),
     meanMs: sum(totals) / totals.length,
-    toNodeP50Ms: percentile(samples.map((sample) => sample.toNodeMs), 0.5),
+    toNodeP50Ms: percentileOf(samples.map((sample) => sample.toNodeMs), 0.5),
     waitingShare: sum(samples.map((sample) => sample.totalMs - sample.toNodeMs)) / sum(totals),
   };
 }
@@ -152,8 +153,8 @@ async function measureDevnetStartup(): Promise<void> {
     await fs.rm(warmDir, { recursive: true, force: true });
   }
   write('== devnet start (two anvil chains + Solana node), ms');
-  write(`cold (empty data dir):      ${cold.map(ms).join(', ')}  (median ${ms(percentile(cold, 0.5))})`);
-  write(`warm (same data dir again): ${warm.map(ms).join(', ')}  (median ${ms(percentile(warm, 0.5))})`);
+  write(`cold (empty data dir):      ${cold.map(ms).join(', ')}  (median ${ms(percentileOf(cold, 0.5))})`);
+  write(`warm (same data dir again): ${warm.map(ms).join(', ')}  (median ${ms(percentileOf(warm, 0.5))})`);
 }
 
 interface EvmBuyer {
@@ -388,7 +389,7 @@ async function measureRelayerThroughput(bench: EvmBench): Promise<void> {
   const blocks = outcomes.map((outcome) => outcome.receipt?.blockNumber ?? firstBlock);
   const lastBlock = blocks.reduce((highest, block) => (block > highest ? block : highest), firstBlock);
   write(`== relayer throughput: ${THROUGHPUT_TRANSFERS} transfers submitted at once on ${bench.network.caip2} (1 wei each, pool of ${DATABASE_POOL_SIZE} connections)`);
-  write(`record+broadcast all: ${ms(recordedMs)} ms = ${(THROUGHPUT_TRANSFERS / (recordedMs / 1000)).toFixed(0)} transfers/s; one submit under this load: p50 ${ms(percentile(submitLatencies, 0.5))} ms, p95 ${ms(percentile(submitLatencies, 0.95))} ms`);
+  write(`record+broadcast all: ${ms(recordedMs)} ms = ${(THROUGHPUT_TRANSFERS / (recordedMs / 1000)).toFixed(0)} transfers/s; one submit under this load: p50 ${ms(percentileOf(submitLatencies, 0.5))} ms, p95 ${ms(percentileOf(submitLatencies, 0.95))} ms`);
   write(`until all confirmed: ${ms(confirmedMs)} ms = ${(THROUGHPUT_TRANSFERS / (confirmedMs / 1000)).toFixed(1)} transfers/s; mined in ${lastBlock - firstBlock} block(s) after block ${firstBlock}`);
 }
 
@@ -486,7 +487,7 @@ export async function runChainsBenchmark(): Promise<void> {
       summarise('native ETH, buyer sends, service verifies', native),
       summarise('Solana USDC, sponsored (verify..confirm)', solana),
     ]);
-    write(`Solana build of the transfer (before the buyer signs): p50 ${ms(percentile(solana.map((sample) => sample.buildMs), 0.5))} ms, p95 ${ms(percentile(solana.map((sample) => sample.buildMs), 0.95))} ms`);
+    write(`Solana build of the transfer (before the buyer signs): p50 ${ms(percentileOf(solana.map((sample) => sample.buildMs), 0.5))} ms, p95 ${ms(percentileOf(solana.map((sample) => sample.buildMs), 0.95))} ms`);
     write();
     write(`== EIP-3009 ours / x402 (target <= 1.0): p50 ${(oursSummary.p50Ms / theirsSummary.p50Ms).toFixed(2)}, mean ${(oursSummary.meanMs / theirsSummary.meanMs).toFixed(2)}, to node p50 ${(oursSummary.toNodeP50Ms / theirsSummary.toNodeP50Ms).toFixed(2)}`);
     write();

@@ -18,7 +18,7 @@ import { networksFromDevnet } from '../packages/server/src/chains/devnetNetworks
 import { connect, migrateToLatest } from '../packages/server/src/db/database.ts';
 import { startEmbeddedPostgres } from '../packages/server/src/db/embeddedPostgres.ts';
 import { createPartner } from '../packages/server/src/partners/partners.ts';
-import { type Spawned, startBenchService } from './support.ts';
+import { percentile, type Spawned, startBenchService } from './support.ts';
 
 const OPTIONS_SAMPLES = 100;
 const PAYMENTS_PER_METHOD = 10;
@@ -29,10 +29,6 @@ interface Service {
   spawned: Spawned;
   apiKey: string;
   merchantId: string;
-}
-
-function percentile(sorted: number[], fraction: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)] ?? Number.NaN;
 }
 
 function summary(samples: number[]): { p50: string; p95: string; mean: string } {

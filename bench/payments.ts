@@ -11,7 +11,7 @@ import { connect, type Db, migrateToLatest } from '../packages/server/src/db/dat
 import { startEmbeddedPostgres } from '../packages/server/src/db/embeddedPostgres.ts';
 import { createPartner } from '../packages/server/src/partners/partners.ts';
 import { foldPaymentStats } from '../packages/server/src/payments/paymentStatsFold.ts';
-import { load, printTable, type Spawned, spawnListening, startMainnetService } from './support.ts';
+import { load, percentile, printTable, type Spawned, spawnListening, startMainnetService } from './support.ts';
 
 /**
  * Issue targets: with 1,000,000 payments for one merchant, GET /v1/merchants/payments answers with p95 <= 100 ms
@@ -122,10 +122,6 @@ export async function seedPayments(db: Db, partnerId: string, merchantId: string
       ) AS t ON true
     `.execute(connection);
   });
-}
-
-function percentile(sorted: number[], fraction: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1))] ?? Number.NaN;
 }
 
 function residentMb(pid: number): number {

@@ -3,6 +3,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import pMap from 'p-map';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Devnet, type DevnetEvmChain, startDevnet } from '@paygate/devnet';
 import {
@@ -23,7 +24,7 @@ import { startEmbeddedPostgres } from '../packages/server/src/db/embeddedPostgre
 import { createPartner } from '../packages/server/src/partners/partners.ts';
 import { type EvmGrant, fundEvmAccounts, nodeCall } from './fundBuyers.ts';
 import { CountingRpcProxy, countsBetween, type RpcCounts, snapshot, topMethods, totalCalls } from './rpcProxy.ts';
-import { type Spawned, startBenchService } from './support.ts';
+import { percentile, type Spawned, startBenchService } from './support.ts';
 
 /**
  * The payment pipeline seen from the buyers' side, over HTTP and JSON-RPC only: one payment alone, 100 and 1,000
@@ -103,10 +104,6 @@ interface CrowdRun {
 
 // ---------------------------------------------------------------------------------------------------------------
 // Figures
-
-function percentile(sorted: number[], fraction: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1))] ?? Number.NaN;
-}
 
 function mean(values: number[]): number {
   return values.reduce((sum, value) => sum + value, 0) / values.length;
@@ -354,21 +351,6 @@ async function createPayment(service: Service): Promise<string> {
   return body.paymentId;
 }
 
-/** Runs `work` over the items with at most `limit` at a time. */
-async function inBatches<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (next < items.length) {
-        const index = next++;
-        results[index] = await work(items[index]!);
-      }
-    }),
-  );
-  return results;
-}
-
 function messageOf(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message.split('\n')[0]}` : String(error);
 }
@@ -459,7 +441,7 @@ async function idleCalls(bench: Bench): Promise<RpcCounts> {
  * status long-polls until each payment is final or the run's time limit passes. The payments are created before.
  */
 async function crowd(bench: Bench, service: Service, buyers: Buyer[], capMs: number): Promise<CrowdRun> {
-  const ids = await inBatches(buyers, 50, () => createPayment(service));
+  const ids = await pMap(buyers, () => createPayment(service), { concurrency: 50 });
   const outcomes: Outcome[] = buyers.map((buyer, index) => ({ buyer, paymentId: ids[index]!, status: 'requires_action' }));
   const mark = (): Mark => ({ at: performance.now(), counts: snapshot(bench.proxies) });
   const start = mark();

@@ -7,6 +7,11 @@ import { rpcUrlVariable } from '../packages/server/src/chains/chainConfig.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
+/** The value at `fraction` (0..1) of ascending `sorted` values, nearest rank; NaN when there are none. */
+export function percentile(sorted: number[], fraction: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1))] ?? Number.NaN;
+}
+
 export interface Spawned {
   url: string;
   child: ChildProcess;

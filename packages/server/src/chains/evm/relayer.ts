@@ -44,6 +44,9 @@ export interface RelayRequest {
   paymentId?: string;
 }
 
+/** A transaction whose gas and fees were read from the chain, ready to be given a nonce, signed and stored. */
+export type PreparedTransaction = RelayRequest & { data: Hex; value: bigint; gas: bigint; fees: Eip1559Fees };
+
 export interface RecordedTransaction {
   id: string;
   /** Hash of the first signed version; a fee-bumped replacement lands under another hash. */
@@ -180,6 +183,15 @@ export class Relayer {
    * stores the transaction. Nothing is sent.
    */
   async record(request: RelayRequest): Promise<RecordedTransaction> {
+    return this.recordPrepared(await this.prepare(request));
+  }
+
+  /**
+   * What `record` asks the chain: the gas (which fails when the call would revert) and the fees, and the sender's
+   * nonce counter, made once per network. Nothing is locked or stored meanwhile, so a caller can do this before it
+   * takes a lock of its own.
+   */
+  async prepare(request: RelayRequest): Promise<PreparedTransaction> {
     const network = this.network(request.chain);
     const client = this.clients.for(network);
     const data = request.data ?? '0x';
@@ -195,19 +207,25 @@ export class Relayer {
     }
     // A counter row, once there, is never removed.
     this.countedNetworks.add(network.caip2);
+    return { ...request, data, value, gas: withGasHeadroom(gasEstimate), fees };
+  }
+
+  /** Takes the next nonce, signs and stores a prepared transaction; no RPC call. Nothing is sent. */
+  async recordPrepared(prepared: PreparedTransaction): Promise<RecordedTransaction> {
+    const network = this.network(prepared.chain);
     const transaction = {
       id: `etx_${nextUlid()}`,
       chain: network.caip2,
       from: this.address,
-      to: request.to,
-      data,
-      value,
-      gas: withGasHeadroom(gasEstimate),
-      purpose: request.purpose,
-      paymentId: request.paymentId ?? null,
+      to: prepared.to,
+      data: prepared.data,
+      value: prepared.value,
+      gas: prepared.gas,
+      purpose: prepared.purpose,
+      paymentId: prepared.paymentId ?? null,
     };
     const { nonce, attempt } = await recordWithNextNonce(this.db, transaction, (nonce) =>
-      this.sign(network, { to: request.to, data, value, gas: transaction.gas, nonce }, fees),
+      this.sign(network, { to: prepared.to, data: prepared.data, value: prepared.value, gas: prepared.gas, nonce }, prepared.fees),
     );
     return { id: transaction.id, hash: attempt.hash as Hex, nonce, rawTransaction: attempt.rawTransaction as Hex };
   }

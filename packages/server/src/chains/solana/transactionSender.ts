@@ -53,6 +53,8 @@ export interface CosignRequest {
   /** The buyer-signed transaction, already checked by verifyBuyerSignedTransaction. */
   transaction: Transaction;
   lastValidBlockHeight: bigint;
+  /** The caller built it from a blockhash it just read, so it cannot have expired: the block height is not asked. */
+  builtJustNow?: boolean;
 }
 
 export interface LandedSolanaTransaction {
@@ -126,8 +128,10 @@ export class SolanaTransactionSender {
     const existing = await db.selectFrom('solana_transactions').selectAll().where('signature', '=', signature).executeTakeFirst();
     if (existing) return this.sameReference(existing, request);
 
-    const blockHeight = await rpc.getBlockHeight({ commitment: 'confirmed' }).send();
-    if (blockHeight > request.lastValidBlockHeight) throw new BlockhashExpiredError(request.lastValidBlockHeight, blockHeight);
+    if (!request.builtJustNow) {
+      const blockHeight = await rpc.getBlockHeight({ commitment: 'confirmed' }).send();
+      if (blockHeight > request.lastValidBlockHeight) throw new BlockhashExpiredError(request.lastValidBlockHeight, blockHeight);
+    }
 
     const { lifetimeToken: blockhash } = getCompiledTransactionMessageDecoder().decode(signed.messageBytes);
     try {

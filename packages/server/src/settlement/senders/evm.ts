@@ -8,7 +8,7 @@ import { evmTransferCall } from '../transfers.ts';
 import type { SettlementSender, SettlementSenderContext } from './settlementSender.ts';
 
 /** The transfer of the batch's amount to its destination. */
-function settlementCall(token: TokenInfo, batch: BatchRow) {
+function settlementCall(token: TokenInfo, batch: Pick<BatchRow, 'destination' | 'amount'>) {
   const destination = parseAccountId(batch.destination);
   if (!destination) throw new Error(`destination ${batch.destination} is not a valid account`);
   return evmTransferCall(token, getAddress(destination.address) as Address, BigInt(batch.amount));
@@ -33,6 +33,11 @@ export class EvmSettlementSender implements SettlementSender {
   async drive(batch: BatchRow, token: TokenInfo): Promise<boolean> {
     const { db, services, clock } = this.context;
     const { relayer } = services.evm;
+    // The chain is asked before the batch is locked (its destination and amount never change): the lock is held
+    // only while the transfer is journaled, which asks nothing of the chain.
+    const prepared = (await liveEvmTransfer(db, batch.id))
+      ? null
+      : await relayer.prepare({ chain: token.chain, ...settlementCall(token, batch), purpose: SETTLEMENT_PURPOSE, paymentId: batch.id });
     const next = await db.transaction().execute(async (trx) => {
       const locked = await lockOpenBatch(trx, batch.id);
       if (!locked) return null;
@@ -49,7 +54,8 @@ export class EvmSettlementSender implements SettlementSender {
       }
       // The relayer journals the signed transfer in its own transaction; this batch's row lock keeps any other
       // process from making a second one before the link below commits, and the lookup above finds it after a crash.
-      const id = live ? live.id : (await relayer.record({ chain: token.chain, ...settlementCall(token, locked), purpose: SETTLEMENT_PURPOSE, paymentId: batch.id })).id;
+      const id = live?.id ?? (prepared ? (await relayer.recordPrepared(prepared)).id : null);
+      if (!id) return null;
       await markBatchSent(trx, batch.id, clock.now());
       return { landed: false, id } as const;
     });

@@ -28,6 +28,9 @@ export class SolanaSettlementSender implements SettlementSender {
     const { db, services, clock } = this.context;
     const solana = services.solana.networks.get(token.chain);
     if (!solana) throw new Error(`no Solana sender for ${token.chain}`);
+    // Built before the batch is locked (its destination and amount never change): the lock is held only while the
+    // transfer is journaled, which asks nothing of the chain.
+    const transfer = (await liveSolanaTransfer(db, batch.id)) ? null : await this.buildTransfer(batch, token);
     const entry = await db.transaction().execute(async (trx) => {
       const locked = await lockOpenBatch(trx, batch.id);
       if (!locked) return null;
@@ -36,27 +39,19 @@ export class SolanaSettlementSender implements SettlementSender {
         await failBatch(trx, batch.id, 'the transfer failed on chain', clock.now());
         return null;
       }
-      let journaled = live;
-      if (!journaled) {
-        const destination = parseAccountId(locked.destination);
-        if (!destination) throw new Error(`destination ${locked.destination} is not a valid account`);
-        const transfer = await buildSolanaSettlementTransfer({
-          rpc: solana.rpc,
-          collector: services.solana.collector.address,
-          destination: destination.address,
-          mint: token.address,
-          decimals: token.decimals,
-          amount: BigInt(locked.amount),
-          batchId: batch.id,
-        });
-        // Journaled with its signed bytes before anything is sent; an expired one is replaced on a later round.
-        journaled = await solana.sender.cosignAndRecord({
-          purpose: SETTLEMENT_PURPOSE,
-          reference: batch.id,
-          transaction: transfer.transaction,
-          lastValidBlockHeight: transfer.lastValidBlockHeight,
-        });
-      }
+      // Journaled with its signed bytes before anything is sent; an expired one is replaced on a later round.
+      const journaled =
+        live ??
+        (transfer
+          ? await solana.sender.cosignAndRecord({
+              purpose: SETTLEMENT_PURPOSE,
+              reference: batch.id,
+              transaction: transfer.transaction,
+              lastValidBlockHeight: transfer.lastValidBlockHeight,
+              builtJustNow: true,
+            })
+          : null);
+      if (!journaled) return null;
       await markBatchSent(trx, batch.id, clock.now());
       return journaled;
     });
@@ -68,5 +63,22 @@ export class SolanaSettlementSender implements SettlementSender {
       if (!(error instanceof SolanaTransactionRejectedError)) throw error;
     });
     return false;
+  }
+
+  private buildTransfer(batch: BatchRow, token: TokenInfo) {
+    const { services } = this.context;
+    const solana = services.solana.networks.get(token.chain);
+    if (!solana) throw new Error(`no Solana sender for ${token.chain}`);
+    const destination = parseAccountId(batch.destination);
+    if (!destination) throw new Error(`destination ${batch.destination} is not a valid account`);
+    return buildSolanaSettlementTransfer({
+      rpc: solana.rpc,
+      collector: services.solana.collector.address,
+      destination: destination.address,
+      mint: token.address,
+      decimals: token.decimals,
+      amount: BigInt(batch.amount),
+      batchId: batch.id,
+    });
   }
 }

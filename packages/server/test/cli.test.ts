@@ -103,7 +103,8 @@ describe('quick start on the embedded PostgreSQL', () => {
     const second = JSON.parse(joined.stdout);
     expect((await call(first, '/v1/merchants', { headers: { 'api-key': second.apiKey } })).status).toBe(200);
 
-    expect(await first.stop()).toBe(0);
+    const firstExit = await first.stop();
+    expect(firstExit, first.output()).toBe(0);
     const lockFile = await fs.readFile(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').catch(() => undefined);
     expect(lockFile).toBeUndefined();
 

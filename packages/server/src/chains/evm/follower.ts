@@ -23,8 +23,6 @@ export interface EvmFollowerOptions {
   onFinal: TransferOutcomeHandler;
   clock: { now(): Date };
   onProblem?: (message: string) => void;
-  /** More new blocks than this at once (a long pause, a new leader far behind) are not read one by one. */
-  maxBlocksPerStep?: number;
 }
 
 /** What a step did, for tests and metrics. */
@@ -48,6 +46,9 @@ type Watched = { kind: 'relayed'; transaction: OpenTransaction } | { kind: 'watc
  */
 const CONCURRENCY = 8;
 
+/** More new blocks than this at once (a long pause, a new leader far behind) are not read one by one. */
+const MAX_BLOCKS_PER_STEP = 64n;
+
 /** Blocks kept beyond the network's depth, to find where a reorg forked. */
 const EXTRA_REMEMBERED_BLOCKS = 32n;
 
@@ -61,7 +62,6 @@ const EXTRA_REMEMBERED_BLOCKS = 32n;
  */
 export class EvmFollower {
   private readonly depth: bigint;
-  private readonly maxBlocksPerStep: bigint;
   /** Canonical block hashes by number, as far back as a reorg below the depth could reach. */
   private readonly recent = new Map<bigint, string>();
   private lastRead: bigint | null = null;
@@ -75,11 +75,6 @@ export class EvmFollower {
 
   constructor(private readonly options: EvmFollowerOptions) {
     this.depth = BigInt(Math.max(options.network.confirmations, 1));
-    this.maxBlocksPerStep = BigInt(options.maxBlocksPerStep ?? 64);
-  }
-
-  get network(): NetworkInfo {
-    return this.options.network;
   }
 
   /** One pass: read the head and the new blocks, and move every open transaction of the network forward. */
@@ -94,7 +89,7 @@ export class EvmFollower {
       this.forget(head);
       return result;
     }
-    if (this.lastRead === null || head - this.lastRead > this.maxBlocksPerStep) {
+    if (this.lastRead === null || head - this.lastRead > MAX_BLOCKS_PER_STEP) {
       await this.catchUp(relayed, watches, head);
       return result;
     }

@@ -47,11 +47,6 @@ export class ChainFollowers {
     this.loops = followers.map((follower) => this.run(follower));
   }
 
-  /** The networks this process follows now. */
-  followed(): string[] {
-    return [...this.leading];
-  }
-
   /**
    * `paygate_chain_follower_leading{chain}`: 1 for each network this process follows, 0 for those another process
    * follows. Across all processes each network should show 1 exactly once; none means its transactions wait.

@@ -25,14 +25,11 @@ export interface EvmFollowerOptions {
   onProblem?: (message: string) => void;
 }
 
-/** What a step did, for tests and metrics. */
+/** What a step found, for choosing when to take the next one. */
 export interface FollowerStep {
   /** Something was open on the network. */
   busy: boolean;
-  head: bigint;
   blocksRead: number;
-  /** Blocks that left the canonical chain. */
-  reorgedBlocks: number;
   /** Set when everything open sits in a block: how many blocks until the first of them reaches the network's depth. */
   blocksUntilDue?: number;
 }
@@ -84,7 +81,7 @@ export class EvmFollower {
     const head = await client.getBlockNumber({ cacheTime: 0 });
     // Read after the head: a transaction the relayer records from now on is sent afterwards, so it lands above it.
     const [relayed, watches] = await Promise.all([openTransactionsWithHashes(db, network.caip2, relayer.address), openWatches(db, network.caip2)]);
-    const result: FollowerStep = { busy: relayed.length > 0 || watches.length > 0, head, blocksRead: 0, reorgedBlocks: 0 };
+    const result: FollowerStep = { busy: relayed.length > 0 || watches.length > 0, blocksRead: 0 };
     if (!result.busy) {
       this.forget(head);
       return result;
@@ -95,7 +92,7 @@ export class EvmFollower {
     }
     const awaitingBlock = relayed.some((transaction) => transaction.receipt_block_number === null) || watches.some((watch) => watch.block_hash === null);
     if (!awaitingBlock) return this.awaitDepth(relayed, watches, head, result);
-    if (head < this.lastRead) result.reorgedBlocks += await this.rewindTo(head, relayed, watches);
+    if (head < this.lastRead) await this.rewindTo(head, relayed, watches);
     await this.lookUpNewWatches(watches);
 
     const byHash = new Map<string, Watched[]>();
@@ -108,7 +105,7 @@ export class EvmFollower {
       const parent = this.recent.get(number - 1n);
       if (parent !== undefined && parent !== block.parentHash) {
         // The chain we read forked below this block: drop what we knew above the fork and read on from there.
-        result.reorgedBlocks += await this.rewindTo(number - 1n, relayed, watches);
+        await this.rewindTo(number - 1n, relayed, watches);
         return result;
       }
       this.remember(number, block.hash);
@@ -138,18 +135,11 @@ export class EvmFollower {
    */
   private async awaitDepth(relayed: OpenTransaction[], watches: ChainWatch[], head: bigint, result: FollowerStep): Promise<FollowerStep> {
     // A block above the head is gone: the chain was cut back below it, and what it held waits for a block again.
-    const gone = (number: string | null) => BigInt(number as string) > head;
-    for (const transaction of relayed.filter((transaction) => gone(transaction.receipt_block_number))) {
-      await this.guarded(`transaction ${transaction.id}`, () => this.options.relayer.reorgedOut(transaction));
-    }
-    for (const watch of watches.filter((watch) => gone(watch.block_number))) {
-      await this.guarded(`transaction ${watch.tx_hash}`, () => this.watchAgain(watch));
-    }
-    this.lastRead = head;
+    await this.rewindTo(head, relayed, watches);
     this.recent.clear();
     await this.finishDeepEnough(head);
     const included = [...relayed.map((transaction) => transaction.receipt_block_number), ...watches.map((watch) => watch.block_number)];
-    if (included.some(gone)) return result;
+    if (included.some((number) => BigInt(number as string) > head)) return result;
     const due = included.map((number) => BigInt(number as string) + this.depth - 1n).filter((number) => number > head);
     if (due.length) result.blocksUntilDue = Number(due.reduce((first, number) => (number < first ? number : first)) - head);
     return result;
@@ -330,30 +320,24 @@ export class EvmFollower {
 
   /**
    * The chain now ends at or below `number` on another branch: finds the highest block both share, forgets what
-   * was known above it, and puts what was in the dropped blocks back to pending. Returns how many blocks left.
+   * was known above it, and puts what was in the dropped blocks back to pending.
    */
-  private async rewindTo(number: bigint, relayed: OpenTransaction[], watches: ChainWatch[]): Promise<number> {
+  private async rewindTo(number: bigint, relayed: OpenTransaction[], watches: ChainWatch[]): Promise<void> {
     let fork = number;
     while (this.recent.has(fork)) {
       const block = await this.options.client.getBlock({ blockNumber: fork, includeTransactions: false });
       if (block.hash === this.recent.get(fork)) break;
       fork -= 1n;
     }
-    let dropped = 0;
-    for (const known of [...this.recent.keys()]) {
-      if (known > fork) {
-        this.recent.delete(known);
-        dropped += 1;
-      }
+    for (const known of [...this.recent.keys()]) if (known > fork) this.recent.delete(known);
+    const above = (block: string | null) => block !== null && BigInt(block) > fork;
+    for (const transaction of relayed.filter((transaction) => above(transaction.receipt_block_number))) {
+      await this.guarded(`transaction ${transaction.id}`, () => this.options.relayer.reorgedOut(transaction));
     }
-    for (const transaction of relayed) {
-      if (transaction.receipt_block_number !== null && BigInt(transaction.receipt_block_number) > fork) await this.options.relayer.reorgedOut(transaction);
-    }
-    for (const watch of watches) {
-      if (watch.block_number !== null && BigInt(watch.block_number) > fork) await this.watchAgain(watch);
+    for (const watch of watches.filter((watch) => above(watch.block_number))) {
+      await this.guarded(`transaction ${watch.tx_hash}`, () => this.watchAgain(watch));
     }
     this.lastRead = fork;
-    return dropped;
   }
 
   private remember(number: bigint, hash: string): void {

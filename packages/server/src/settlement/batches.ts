@@ -1,15 +1,13 @@
 import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
-import { monotonicFactory } from 'ulid';
 import { type Db, inTransaction } from '../db/database.ts';
 import type { Database, SettlementBatchesTable, SolanaTransactionsTable } from '../db/schema.ts';
 import { announcePayment, type TransitionContext } from '../payments/transitions.ts';
+import { nextUlid } from '../ids.ts';
 
 export type BatchRow = Selectable<SettlementBatchesTable>;
 
 /** The purpose under which the chain layer's journals record settlement transfers, referenced by batch id. */
 export const SETTLEMENT_PURPOSE = 'settlement';
-
-const nextUlid = monotonicFactory();
 
 function newBatchId(): string {
   return `stb_${nextUlid()}`;

@@ -1,4 +1,3 @@
-import { monotonicFactory } from 'ulid';
 import {
   type Address,
   type Hex,
@@ -10,6 +9,7 @@ import {
 } from 'viem';
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import type { Db } from '../../db/database.ts';
+import { GroupCommit } from '../../db/groupCommit.ts';
 import type { NetworkInfo } from '../registry.ts';
 import type { TransferOutcomeHandler } from '../transferOutcomes.ts';
 import { EvmClients, evmChainId } from './clients.ts';
@@ -27,11 +27,13 @@ import {
   type OnFinalTransaction,
   openTransactions,
   recordReplacement,
-  recordWithNextNonce,
+  type NonceClaim,
+  recordWithNextNonces,
   type SignedAttempt,
   type StoredAttempt,
   type StoredTransaction,
 } from './relayerStore.ts';
+import { nextUlid } from '../../ids.ts';
 
 export interface RelayRequest {
   /** CAIP-2 id of the EVM network. */
@@ -91,8 +93,6 @@ export interface RelayerOptions {
   onProblem?: (message: string) => void;
 }
 
-const nextUlid = monotonicFactory();
-
 /** Headroom over the node's gas estimate, for state that changes between estimate and inclusion. */
 function withGasHeadroom(estimate: bigint): bigint {
   return (estimate * 6n) / 5n;
@@ -144,6 +144,10 @@ export class Relayer {
   private readonly onFinal: OnFinalTransaction;
   /** Networks whose nonce counter row is known to exist. */
   private readonly countedNetworks = new Set<string>();
+  /** Per network: transactions sent at once share one lock of the nonce counter and one database transaction. */
+  private readonly nonceQueues = new Map<string, GroupCommit<NonceClaim, { nonce: bigint; attempt: SignedAttempt }>>();
+  /** Sends that complete together are marked in one statement. */
+  private readonly broadcasts: GroupCommit<{ transactionId: string; hash: string }, void>;
 
   constructor(options: RelayerOptions) {
     this.account = privateKeyToAccount(options.privateKey);
@@ -153,6 +157,10 @@ export class Relayer {
     for (const network of options.networks) if (network.namespace === 'eip155') this.networks.set(network.caip2, network);
     this.stuckAfterMs = options.stuckAfterMs;
     this.onProblem = options.onProblem ?? (() => {});
+    this.broadcasts = new GroupCommit<{ transactionId: string; hash: string }, void>(async (sent) => {
+      await markBroadcast(this.db, sent);
+      return sent.map(() => undefined);
+    });
     const onFinal = options.onFinal;
     this.onFinal = async (trx, transaction) => {
       await onFinal?.(trx, {
@@ -224,9 +232,10 @@ export class Relayer {
       purpose: prepared.purpose,
       paymentId: prepared.paymentId ?? null,
     };
-    const { nonce, attempt } = await recordWithNextNonce(this.db, transaction, (nonce) =>
-      this.sign(network, { to: prepared.to, data: prepared.data, value: prepared.value, gas: prepared.gas, nonce }, prepared.fees),
-    );
+    const { nonce, attempt } = await this.nonceQueue(network.caip2).add({
+      transaction,
+      sign: (nonce) => this.sign(network, { to: prepared.to, data: prepared.data, value: prepared.value, gas: prepared.gas, nonce }, prepared.fees),
+    });
     return { id: transaction.id, hash: attempt.hash as Hex, nonce, rawTransaction: attempt.rawTransaction as Hex };
   }
 
@@ -310,6 +319,15 @@ export class Relayer {
     await this.pushPending(client, transaction, await attemptsOf(this.db, transaction.id), emptyReport());
   }
 
+  private nonceQueue(chain: string): GroupCommit<NonceClaim, { nonce: bigint; attempt: SignedAttempt }> {
+    let queue = this.nonceQueues.get(chain);
+    if (!queue) {
+      queue = new GroupCommit((claims) => recordWithNextNonces(this.db, claims));
+      this.nonceQueues.set(chain, queue);
+    }
+    return queue;
+  }
+
   private network(chain: string): NetworkInfo {
     const network = this.networks.get(chain);
     if (!network) throw new Error(`the relayer does not send on ${chain}`);
@@ -351,7 +369,7 @@ export class Relayer {
         return false;
       }
     }
-    await markBroadcast(this.db, transactionId, attempt.hash);
+    await this.broadcasts.add({ transactionId, hash: attempt.hash });
     return true;
   }
 
@@ -413,7 +431,7 @@ export class Relayer {
     for (const attempt of attempts) {
       if (attempt.status !== 'recorded') continue;
       // Sent just before a crash that kept it from being marked: the node has it, so it is not sent again.
-      if (await nodeKnows(client, attempt.hash as Hex)) await markBroadcast(this.db, transaction.id, attempt.hash);
+      if (await nodeKnows(client, attempt.hash as Hex)) await this.broadcasts.add({ transactionId: transaction.id, hash: attempt.hash });
       else if (await this.send(client, transaction.id, attempt)) report.sent.push(attempt.hash as Hex);
     }
     const newest = attempts.at(-1);

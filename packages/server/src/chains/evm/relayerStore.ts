@@ -46,63 +46,82 @@ export async function hasNonceCounter(db: Db, chain: string, address: string): P
   return row !== undefined;
 }
 
+/** A transaction waiting for its nonce, and how to sign it once it has one. */
+export interface NonceClaim {
+  transaction: NewTransaction;
+  sign: (nonce: bigint) => Promise<SignedAttempt>;
+}
+
 /**
- * Takes the sender's next nonce, signs with it and stores the transaction and its signed bytes, all in one
- * database transaction: the counter row stays locked until commit, so concurrent callers in any process get
- * consecutive nonces, and a failure anywhere (signing included) gives the nonce back.
+ * Gives one sender's transactions consecutive nonces, signs each with its own and stores them and their signed
+ * bytes, all in one database transaction: the counter row stays locked until commit, so concurrent callers in any
+ * process get consecutive nonces, and a failure of the whole gives every nonce back. A transaction that cannot be
+ * signed gets an Error in its place and takes no nonce.
  */
-export async function recordWithNextNonce(
-  db: Db,
-  transaction: NewTransaction,
-  sign: (nonce: bigint) => Promise<SignedAttempt>,
-): Promise<{ nonce: bigint; attempt: SignedAttempt }> {
+export async function recordWithNextNonces(db: Db, claims: NonceClaim[]): Promise<({ nonce: bigint; attempt: SignedAttempt } | Error)[]> {
+  const first = claims[0];
+  if (!first) return [];
+  const { chain } = first.transaction;
+  const from = first.transaction.from.toLowerCase();
+  if (claims.some(({ transaction }) => transaction.chain !== chain || transaction.from.toLowerCase() !== from)) {
+    throw new Error('nonces are taken for one sender on one network at a time');
+  }
   return db.transaction().execute(async (trx) => {
     const counter = await trx
       .selectFrom('evm_nonces')
       .select('next_nonce')
-      .where('chain', '=', transaction.chain)
-      .where('address', '=', transaction.from.toLowerCase())
+      .where('chain', '=', chain)
+      .where('address', '=', from)
       .forUpdate()
-      .executeTakeFirstOrThrow(() => new Error(`no nonce counter for ${transaction.from} on ${transaction.chain}`));
-    const nonce = BigInt(counter.next_nonce);
-    const attempt = await sign(nonce);
+      .executeTakeFirstOrThrow(() => new Error(`no nonce counter for ${from} on ${chain}`));
+    let next = BigInt(counter.next_nonce);
+    const results: ({ nonce: bigint; attempt: SignedAttempt } | Error)[] = [];
+    const signed: { transaction: NewTransaction; nonce: bigint; attempt: SignedAttempt }[] = [];
+    for (const { transaction, sign } of claims) {
+      try {
+        const attempt = await sign(next);
+        signed.push({ transaction, nonce: next, attempt });
+        results.push({ nonce: next, attempt });
+        next += 1n;
+      } catch (error) {
+        results.push(error instanceof Error ? error : new Error(String(error)));
+      }
+    }
+    if (signed.length === 0) return results;
     await trx
       .insertInto('evm_transactions')
-      .values({
-        id: transaction.id,
-        chain: transaction.chain,
-        from_address: transaction.from.toLowerCase(),
-        nonce,
-        to_address: transaction.to.toLowerCase(),
-        data: transaction.data,
-        value: transaction.value,
-        gas: transaction.gas,
-        purpose: transaction.purpose,
-        payment_id: transaction.paymentId,
-      })
+      .values(
+        signed.map(({ transaction, nonce }) => ({
+          id: transaction.id,
+          chain,
+          from_address: from,
+          nonce,
+          to_address: transaction.to.toLowerCase(),
+          data: transaction.data,
+          value: transaction.value,
+          gas: transaction.gas,
+          purpose: transaction.purpose,
+          payment_id: transaction.paymentId,
+        })),
+      )
       .execute();
-    await insertAttempt(trx, transaction.id, attempt);
     await trx
-      .updateTable('evm_nonces')
-      .set({ next_nonce: nonce + 1n })
-      .where('chain', '=', transaction.chain)
-      .where('address', '=', transaction.from.toLowerCase())
+      .insertInto('evm_transaction_attempts')
+      .values(signed.map(({ transaction, attempt }) => attemptRow(transaction.id, attempt)))
       .execute();
-    return { nonce, attempt };
+    await trx.updateTable('evm_nonces').set({ next_nonce: next }).where('chain', '=', chain).where('address', '=', from).execute();
+    return results;
   });
 }
 
-async function insertAttempt(db: Db, transactionId: string, attempt: SignedAttempt): Promise<void> {
-  await db
-    .insertInto('evm_transaction_attempts')
-    .values({
-      hash: attempt.hash,
-      transaction_id: transactionId,
-      raw_transaction: attempt.rawTransaction,
-      max_fee_per_gas: attempt.maxFeePerGas,
-      max_priority_fee_per_gas: attempt.maxPriorityFeePerGas,
-    })
-    .execute();
+function attemptRow(transactionId: string, attempt: SignedAttempt) {
+  return {
+    hash: attempt.hash,
+    transaction_id: transactionId,
+    raw_transaction: attempt.rawTransaction,
+    max_fee_per_gas: attempt.maxFeePerGas,
+    max_priority_fee_per_gas: attempt.maxPriorityFeePerGas,
+  };
 }
 
 /**
@@ -120,7 +139,7 @@ export async function recordReplacement(db: Db, transactionId: string, replacing
     if (open.status !== 'recorded' && open.status !== 'broadcast') return false;
     const newest = await newestAttempt(trx, transactionId);
     if (newest?.hash !== replacing) return false;
-    await insertAttempt(trx, transactionId, attempt);
+    await trx.insertInto('evm_transaction_attempts').values(attemptRow(transactionId, attempt)).execute();
     return true;
   });
 }
@@ -174,14 +193,18 @@ async function newestAttempt(db: Db, transactionId: string): Promise<StoredAttem
   return attempts.at(-1);
 }
 
-/** Marks an attempt as handed to the node; the transaction leaves `recorded` with its first broadcast. One statement. */
-export async function markBroadcast(db: Db, transactionId: string, hash: string): Promise<void> {
+/** Marks attempts as handed to the node; each transaction leaves `recorded` with its first broadcast. One statement. */
+export async function markBroadcast(db: Db, sent: { transactionId: string; hash: string }[]): Promise<void> {
+  if (sent.length === 0) return;
   await sql`
-    WITH attempt AS (
+    WITH sent AS (
+      SELECT * FROM unnest(${sent.map((entry) => entry.transactionId)}::text[], ${sent.map((entry) => entry.hash)}::text[]) AS sent(transaction_id, hash)
+    ), attempt AS (
       UPDATE evm_transaction_attempts SET status = 'broadcast', broadcast_at = coalesce(broadcast_at, now())
-      WHERE hash = ${hash} AND status = 'recorded'
+      FROM sent WHERE evm_transaction_attempts.hash = sent.hash AND evm_transaction_attempts.status = 'recorded'
     )
-    UPDATE evm_transactions SET status = 'broadcast', updated_at = now() WHERE id = ${transactionId} AND status = 'recorded'
+    UPDATE evm_transactions SET status = 'broadcast', updated_at = now()
+    FROM sent WHERE evm_transactions.id = sent.transaction_id AND evm_transactions.status = 'recorded'
   `.execute(db);
 }
 

@@ -1,10 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { type Address, encodeFunctionData, type Hex, parseAbi, type PublicClient } from 'viem';
+import { type Address, encodeFunctionData, type Hex, keccak256, parseAbi, type PublicClient, toHex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { EvmClients } from '../../../src/chains/evm/clients.ts';
 import { Relayer } from '../../../src/chains/evm/relayer.ts';
+import { ensureNonceCounter, recordWithNextNonces, type SignedAttempt } from '../../../src/chains/evm/relayerStore.ts';
 import { type EvmTestEnvironment, startEvmTestEnvironment } from './support/evmDevnet.ts';
 
 const RELAYER_PROCESS = fileURLToPath(new URL('./support/relayerProcess.ts', import.meta.url));
@@ -112,6 +113,37 @@ describe('relayer', () => {
     }
     expect(await minedNonce(env.client)).toBe(firstNonce + 50);
     expect(await env.client.getBalance({ address: recipient })).toBe(50n);
+  });
+
+  it('gives a transaction that cannot be signed no nonce, and the others of its batch consecutive ones', async () => {
+    // A network no relayer or follower of this suite sends on, so these rows are never sent.
+    const chain = 'eip155:990001';
+    const from = privateKeyToAccount(generatePrivateKey()).address;
+    await ensureNonceCounter(env.db, chain, from, 7n);
+    const claim = (id: string, sign: (nonce: bigint) => Promise<SignedAttempt>) => ({
+      transaction: { id, chain, from, to: recipient, data: '0x', value: 1n, gas: 21_000n, purpose: 'test_batch', paymentId: null },
+      sign,
+    });
+    const signed = async (nonce: bigint): Promise<SignedAttempt> => ({
+      hash: keccak256(toHex(`${from}:${nonce}`)),
+      rawTransaction: toHex(`raw ${nonce}`),
+      maxFeePerGas: 2n,
+      maxPriorityFeePerGas: 1n,
+    });
+    const batchId = Date.now().toString(36);
+    const results = await recordWithNextNonces(env.db, [
+      claim(`etx_a${batchId}`, signed),
+      claim(`etx_b${batchId}`, () => Promise.reject(new Error('the key is unavailable'))),
+      claim(`etx_c${batchId}`, signed),
+    ]);
+    expect(results.map((result) => (result instanceof Error ? result.message : result.nonce))).toEqual([7n, 'the key is unavailable', 8n]);
+    const rows = await env.db.selectFrom('evm_transactions').select(['id', 'nonce']).where('chain', '=', chain).where('from_address', '=', from.toLowerCase()).orderBy('nonce').execute();
+    expect(rows.map((row) => [row.id, Number(row.nonce)])).toEqual([
+      [`etx_a${batchId}`, 7],
+      [`etx_c${batchId}`, 8],
+    ]);
+    const counter = await env.db.selectFrom('evm_nonces').select('next_nonce').where('chain', '=', chain).where('address', '=', from.toLowerCase()).executeTakeFirstOrThrow();
+    expect(Number(counter.next_nonce)).toBe(9);
   });
 
   it('sends a transaction recorded by a process killed before it broadcast, exactly once, on reconcile', async () => {

@@ -89,7 +89,7 @@ export function tokenAmountOf(chains: ChainRegistry, asset: string, value: strin
 }
 
 /** The payment as the merchant list and `GET /v1/payments/{id}` show it; objects without data are omitted. */
-export function toPaymentItem(row: PaymentRow, merchant: MerchantRow, chains: ChainRegistry, baseUrl: string, now: Date) {
+export function toPaymentItem(row: PaymentRow, merchant: Pick<MerchantRow, 'id' | 'name' | 'logo_file'>, chains: ChainRegistry, baseUrl: string, now: Date) {
   const status = effectiveStatus(row.status, row.expires_at, now);
   const token = (value: string | null) => (row.token_asset && value !== null ? tokenAmountOf(chains, row.token_asset, value) : undefined);
   const tokenAmount = token(row.token_value);

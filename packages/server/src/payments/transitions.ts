@@ -1,10 +1,10 @@
 import { sql, type Transaction, type Updateable } from 'kysely';
 import { type Db, inTransaction } from '../db/database.ts';
 import type { Database, PaymentStatus, PaymentsTable } from '../db/schema.ts';
-import { recordEvent } from '../webhooks/events.ts';
+import { type EventStamp, type EventType, recordEvent } from '../webhooks/events.ts';
 import { feeColumnsOnSuccess } from '../settlement/feeSchedules.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
-import { toPaymentItem, type PaymentRow } from './paymentResource.ts';
+import { type MerchantRow, toPaymentItem, type PaymentRow } from './paymentResource.ts';
 import { canTransition } from './stateMachine.ts';
 
 export const PAYMENT_STATUS_CHANNEL = 'payment_status';
@@ -25,21 +25,68 @@ export interface TransitionContext {
   now: Date;
 }
 
-/** Records the payment's webhook event and wakes long-pollers in every process, inside `trx`. */
-export async function announcePayment(
+type PaymentEventType = Extract<EventType, `payment.${string}`>;
+
+/** What a payment's webhook event needs besides the payment: its merchant as the API shows it and the event stamp. */
+interface EventContext {
+  merchant: Pick<MerchantRow, 'id' | 'name' | 'logo_file'>;
+  stamp: EventStamp;
+}
+
+/**
+ * The merchant and event stamp an announcement needs, and the wake-up of long-pollers in every process (sent at
+ * commit), as columns of the statement that writes or reads the payment; `payment` holds its ids, as columns of that
+ * statement or as values.
+ */
+function eventContextColumns(payment: { id: unknown; merchantId: unknown; partnerId: unknown }) {
+  return [
+    sql<string>`(SELECT name FROM merchants WHERE merchants.id = ${payment.merchantId})`.as('event_merchant_name'),
+    sql<string | null>`(SELECT logo_file FROM merchants WHERE merchants.id = ${payment.merchantId})`.as('event_merchant_logo_file'),
+    sql<string>`(SELECT pinned_version FROM partners WHERE partners.id = ${payment.partnerId})`.as('event_api_version'),
+    sql<Date>`now()`.as('event_created_at'),
+    sql<unknown>`pg_notify(${PAYMENT_STATUS_CHANNEL}, ${payment.id})`.as('event_notified'),
+  ];
+}
+
+interface EventContextColumns {
+  event_merchant_name: string;
+  event_merchant_logo_file: string | null;
+  event_api_version: string;
+  event_created_at: Date;
+}
+
+function eventContextOf(merchantId: string, columns: EventContextColumns): EventContext {
+  return {
+    merchant: { id: merchantId, name: columns.event_merchant_name, logo_file: columns.event_merchant_logo_file },
+    stamp: { apiVersion: columns.event_api_version, createdAt: columns.event_created_at },
+  };
+}
+
+async function recordPaymentEvent(
   trx: Transaction<Database>,
   context: Omit<TransitionContext, 'db'>,
   payment: PaymentRow,
-  type: Parameters<typeof recordEvent>[1]['type'],
+  type: PaymentEventType,
+  event: EventContext,
 ): Promise<void> {
-  const merchant = await trx.selectFrom('merchants').selectAll().where('id', '=', payment.merchant_id).executeTakeFirstOrThrow();
-  await recordEvent(trx, {
-    partnerId: payment.partner_id,
-    merchantId: payment.merchant_id,
-    type,
-    object: toPaymentItem(payment, merchant, context.chains, context.baseUrl, context.now),
-  });
-  await sql`SELECT pg_notify(${PAYMENT_STATUS_CHANNEL}, ${payment.id})`.execute(trx);
+  await recordEvent(
+    trx,
+    {
+      partnerId: payment.partner_id,
+      merchantId: payment.merchant_id,
+      type,
+      object: toPaymentItem(payment, event.merchant, context.chains, context.baseUrl, context.now),
+    },
+    event.stamp,
+  );
+}
+
+/** Records the payment's webhook event and wakes long-pollers in every process, inside `trx`. */
+export async function announcePayment(trx: Transaction<Database>, context: Omit<TransitionContext, 'db'>, payment: PaymentRow, type: PaymentEventType): Promise<void> {
+  const columns = await trx
+    .selectNoFrom(eventContextColumns({ id: payment.id, merchantId: payment.merchant_id, partnerId: payment.partner_id }))
+    .executeTakeFirstOrThrow();
+  await recordPaymentEvent(trx, context, payment, type, eventContextOf(payment.merchant_id, columns));
 }
 
 /**
@@ -59,13 +106,16 @@ export async function changePaymentStatus(
     if (!canTransition(current.status, to)) throw new InvalidTransitionError(current.status, to);
     // Fees are fixed when the payment succeeds, from the partner's schedule at that moment (D15).
     const fees = to === 'succeeded' ? await feeColumnsOnSuccess(trx, { ...current, ...changes } as PaymentRow) : {};
-    const payment = await trx
+    const updated = await trx
       .updateTable('payments')
       .set({ ...changes, ...fees, status: to, updated_at: context.now })
       .where('id', '=', paymentId)
       .returningAll()
+      .returning(eventContextColumns({ id: sql.ref('payments.id'), merchantId: sql.ref('payments.merchant_id'), partnerId: sql.ref('payments.partner_id') }))
       .executeTakeFirstOrThrow();
-    await announcePayment(trx, context, payment, `payment.${to}` as `payment.${Exclude<PaymentStatus, 'requires_action'>}`);
+    const { event_merchant_name, event_merchant_logo_file, event_api_version, event_created_at, event_notified: _sent, ...payment } = updated;
+    const event = eventContextOf(payment.merchant_id, { event_merchant_name, event_merchant_logo_file, event_api_version, event_created_at });
+    await recordPaymentEvent(trx, context, payment, `payment.${to}` as PaymentEventType, event);
     return { payment, changed: true };
   });
 }

@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import { newId } from '../ids.ts';
-import { scheduleDeliveryAttempt } from './schedule.ts';
+import { firstAttemptJob } from './schedule.ts';
 
 export const EVENT_TYPES = [
   'payment.created',
@@ -24,51 +24,46 @@ export interface NewEvent {
   object: Record<string, unknown>;
 }
 
-/**
- * Records an event and schedules its delivery to every matching endpoint, inside the caller's transaction (D17):
- * the event and its delivery jobs exist exactly when the change that caused them commits. Returns the `evt_` id.
- */
-export async function recordEvent(trx: Kysely<Database>, event: NewEvent): Promise<string> {
-  const partner = await trx
+/** What an event is stamped with: the partner's pinned API version and the database's clock. */
+export interface EventStamp {
+  apiVersion: string;
+  createdAt: Date;
+}
+
+async function eventStamp(db: Kysely<Database>, partnerId: string): Promise<EventStamp> {
+  const partner = await db
     .selectFrom('partners')
     .select(['pinned_version', sql<Date>`now()`.as('now')])
-    .where('id', '=', event.partnerId)
-    .executeTakeFirstOrThrow(() => new Error(`recordEvent: partner ${event.partnerId} does not exist`));
+    .where('id', '=', partnerId)
+    .executeTakeFirstOrThrow(() => new Error(`recordEvent: partner ${partnerId} does not exist`));
+  return { apiVersion: partner.pinned_version, createdAt: partner.now };
+}
+
+/**
+ * Records an event and schedules its delivery to every matching endpoint, inside the caller's transaction (D17):
+ * the event and its delivery jobs exist exactly when the change that caused them commits. One statement, after the
+ * stamp (read here unless the caller read it with its own change). Returns the `evt_` id.
+ */
+export async function recordEvent(trx: Kysely<Database>, event: NewEvent, stamp?: EventStamp): Promise<string> {
+  const { apiVersion, createdAt } = stamp ?? (await eventStamp(trx, event.partnerId));
   const id = newId('evt');
   // The body is rendered once so every delivery and redelivery sends, and signs, the same bytes.
-  const body = JSON.stringify({
-    id,
-    type: event.type,
-    createdAt: partner.now.toISOString(),
-    apiVersion: partner.pinned_version,
-    data: { object: event.object },
-  });
-  await trx
-    .insertInto('webhook_events')
-    .values({ id, partner_id: event.partnerId, merchant_id: event.merchantId, type: event.type, body, created_at: partner.now })
-    .execute();
-
-  const deliveries = await trx
-    .insertInto('webhook_deliveries')
-    .columns(['event_id', 'endpoint_id'])
-    .expression((eb) =>
-      eb
-        .selectFrom('webhook_endpoints')
-        .select([eb.val(id).as('event_id'), 'id'])
-        .where('partner_id', '=', event.partnerId)
-        .where('deleted_at', 'is', null)
-        .where(sql<boolean>`${event.type} = ANY(events)`)
-        .where((where) =>
-          event.merchantId === null
-            ? where('merchant_id', 'is', null)
-            : where.or([where('merchant_id', 'is', null), where('merchant_id', '=', event.merchantId)]),
-        )
-        .orderBy('id'),
+  const body = JSON.stringify({ id, type: event.type, createdAt: createdAt.toISOString(), apiVersion, data: { object: event.object } });
+  const endpointOfMerchant =
+    event.merchantId === null ? sql`endpoint.merchant_id IS NULL` : sql`(endpoint.merchant_id IS NULL OR endpoint.merchant_id = ${event.merchantId})`;
+  await sql`
+    WITH event AS (
+      INSERT INTO webhook_events (id, partner_id, merchant_id, type, body, created_at)
+      VALUES (${id}, ${event.partnerId}, ${event.merchantId}, ${event.type}, ${body}, ${createdAt})
+      RETURNING id
+    ), delivery AS (
+      INSERT INTO webhook_deliveries (event_id, endpoint_id)
+      SELECT event.id, endpoint.id FROM event, webhook_endpoints AS endpoint
+      WHERE endpoint.partner_id = ${event.partnerId} AND endpoint.deleted_at IS NULL AND ${event.type} = ANY(endpoint.events) AND ${endpointOfMerchant}
+      ORDER BY endpoint.id
+      RETURNING id, endpoint_id
     )
-    .returning(['id', 'endpoint_id'])
-    .execute();
-  for (const delivery of deliveries) {
-    await scheduleDeliveryAttempt(trx, { id: delivery.id, endpointId: delivery.endpoint_id });
-  }
+    SELECT count(${firstAttemptJob(sql.ref('delivery.id'), sql.ref('delivery.endpoint_id'))}) FROM delivery
+  `.execute(trx);
   return id;
 }

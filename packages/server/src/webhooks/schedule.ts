@@ -1,8 +1,13 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import { enqueueJob } from '../jobs/queue.ts';
 
 export const DELIVER_WEBHOOK_TASK = 'webhooks_deliver';
+// Retries are scheduled by the task itself (with jitter); the job's own retries only cover crashes and database errors.
+const DELIVERY_JOB_MAX_ATTEMPTS = 5;
+
+/** Jobs of one endpoint share a queue, named with this and the endpoint's id. */
+const DELIVERY_QUEUE_PREFIX = 'webhooks:';
 
 export interface DeliverWebhookPayload {
   deliveryId: string;
@@ -19,9 +24,21 @@ export async function scheduleDeliveryAttempt(
 ): Promise<void> {
   const payload: DeliverWebhookPayload = { deliveryId: delivery.id };
   await enqueueJob(db, DELIVER_WEBHOOK_TASK, payload, {
-    queueName: `webhooks:${delivery.endpointId}`,
-    // Retries are scheduled by the task itself (with jitter); the job's own retries only cover crashes and database errors.
-    maxAttempts: 5,
+    queueName: `${DELIVERY_QUEUE_PREFIX}${delivery.endpointId}`,
+    maxAttempts: DELIVERY_JOB_MAX_ATTEMPTS,
     ...(runAt ? { runAt } : {}),
   });
+}
+
+/**
+ * The same first attempt as `scheduleDeliveryAttempt`, as an SQL expression over a delivery's id and endpoint
+ * columns, for a statement that creates the deliveries and their jobs at once.
+ */
+export function firstAttemptJob(deliveryId: RawBuilder<unknown>, endpointId: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`graphile_worker.add_job(
+    identifier => ${DELIVER_WEBHOOK_TASK},
+    payload => json_build_object('deliveryId', ${deliveryId}::text),
+    queue_name => ${DELIVERY_QUEUE_PREFIX} || ${endpointId},
+    max_attempts => ${DELIVERY_JOB_MAX_ATTEMPTS}
+  )`;
 }

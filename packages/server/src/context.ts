@@ -26,6 +26,8 @@ export interface AppContext {
   merchants: MerchantCache;
   /** The chain services the wallet gateway pays through; without them the gateway offers and confirms nothing. */
   gateway?: GatewayServices;
+  /** Submits a confirmed payment in this process at once; without it, any process's submission sweep takes it. */
+  submissions?: { soon(paymentId: string): void };
   /** Overrides of the logo fetch, for tests only (a private test host, its CA, a DNS table). */
   logoFetch?: Partial<LogoFetchOptions>;
   /** Overrides of webhook delivery, for tests only (a private receiver, its CA, short retries and timeouts). */

@@ -8,7 +8,7 @@ import { type Config, ConfigError, loadConfig } from './config.ts';
 import { systemClock } from './context.ts';
 import { ChainFollowers } from './chains/chainFollowers.ts';
 import { createGatewayServices } from './gateway/services.ts';
-import { gatewayTasks } from './gateway/submitPayment.ts';
+import { PaymentSubmissions } from './gateway/paymentSubmissions.ts';
 import { dataEncryptionKeyInDataDir } from './gateway/dataCollection/encryption.ts';
 import { DataThresholdError, formatDataThreshold } from './gateway/dataCollection/threshold.ts';
 import {
@@ -117,9 +117,11 @@ async function start(): Promise<void> {
     onProblem: (message) => process.stderr.write(`paygate: ${message}\n`),
   });
   const merchants = new MerchantCache(handle.db, { ttlMs: config.merchantCacheTtlMs });
-  const ctx = { config, db: handle.db, databaseUrl: handle.url, chains: chains.registry, clock: systemClock, merchants, gateway };
+  const base = { config, db: handle.db, databaseUrl: handle.url, chains: chains.registry, clock: systemClock, merchants, gateway };
+  const submissions = PaymentSubmissions.start(base, { onProblem: (message) => process.stderr.write(`paygate: ${message}\n`) });
+  const ctx = { ...base, submissions };
   const { app, metrics, close } = await buildApp(ctx);
-  const workers = await startWorkers(handle.url, { ...serviceTaskList(ctx), ...gatewayTasks(ctx) }, {
+  const workers = await startWorkers(handle.url, serviceTaskList(ctx), {
     concurrency: config.jobConcurrency,
     onProblem: (message) => app.log.warn(message),
   });
@@ -132,6 +134,7 @@ async function start(): Promise<void> {
     // HTTP first (long-polls answer at once, in-flight requests finish), then background work.
     await close();
     await followers.stop();
+    await submissions.stop();
     await statsFold.stop();
     await settlement?.stop();
     await workers.stop();

@@ -312,6 +312,11 @@ export interface PaymentConfirmationsTable {
   provider_name: string | null;
   provider_icon: string | null;
   created_at: CreatedAt;
+  /** Set once the submission did all it can (what is left waits on the chain); null while it is due. */
+  submitted_at: Date | null;
+  submission_attempts: Generated<number>;
+  /** When a due submission may be taken next: a lease while one is under way, a backoff after one failed. */
+  next_submission_at: ColumnType<Date, Date | string | undefined, Date | string>;
 }
 
 /**

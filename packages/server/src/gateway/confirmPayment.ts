@@ -83,7 +83,8 @@ export function registerConfirmPayment(app: App, ctx: AppContext, waiter: Paymen
       const claim = await claimPayment(ctx, payment.id, option, results, provider);
       if (claim === 'taken') throw new ApiError(400, 'invalid_state', 'Another confirmation of this payment was accepted already.');
       if (claim === 'not_payable') requirePayable(await gatewayPaymentOf(ctx, payment.id), ctx.clock.now());
-      const current = await gatewayPaymentOf(ctx, payment.id);
+      if (typeof claim === 'object') ctx.submissions?.soon(payment.id);
+      const current = typeof claim === 'object' ? claim.claimed : await gatewayPaymentOf(ctx, payment.id);
       return statusAfterLongPoll(ctx, waiter, current, 'processing', request.query.maxPollMs);
     },
   );

@@ -1,21 +1,21 @@
-import type { Updateable } from 'kysely';
+import type { Selectable, Updateable } from 'kysely';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { AppContext } from '../context.ts';
 import type { Db } from '../db/database.ts';
-import type { Database, PaymentStatus, PaymentsTable } from '../db/schema.ts';
+import type { Database, PaymentOptionsTable, PaymentStatus, PaymentsTable } from '../db/schema.ts';
 import { watchTransaction } from '../chains/evm/watches.ts';
 import type { PaymentRow } from '../payments/paymentResource.ts';
 import { changePaymentStatus, type TransitionContext } from '../payments/transitions.ts';
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import { ApiError, type Issue } from '../http/errors.ts';
-import { enqueueJob } from '../jobs/queue.ts';
 import { effectiveStatus } from '../payments/stateMachine.ts';
 import type { OptionRow } from './optionLookup.ts';
 import { readingChain } from './chainFailures.ts';
 import { paymentMethodOf } from './methods/index.ts';
 import type { GatewayServices } from './services.ts';
 
-export const SUBMIT_PAYMENT_TASK = 'gateway_submit_payment';
+/** How long a new confirmation is left to the request that confirmed it before any process's sweep takes it. */
+const SUBMISSION_GRACE_MS = 5_000;
 
 export interface WalletResult {
   type: 'walletRpc';
@@ -53,7 +53,8 @@ function sameResults(stored: unknown, results: WalletResult[]): boolean {
   return Array.isArray(stored) && normalise(stored as WalletResult[]) === normalise(results);
 }
 
-export type ClaimOutcome = 'claimed' | 'repeated' | 'taken' | 'not_payable';
+/** The claim's outcome; a claimed payment comes with its row as the claim left it (`processing`). */
+export type ClaimOutcome = { claimed: PaymentRow } | 'repeated' | 'taken' | 'not_payable';
 
 /** Whether this exact confirm was already accepted (`repeated`), another one was (`taken`), or none yet. */
 export async function earlierConfirmation(ctx: AppContext, paymentId: string, optionId: string, results: WalletResult[]): Promise<'repeated' | 'taken' | null> {
@@ -63,12 +64,11 @@ export async function earlierConfirmation(ctx: AppContext, paymentId: string, op
 }
 
 /**
- * Records the confirmation, enqueues its submission and makes the payment `processing` in one transaction, under
- * the payment's row lock: of racing confirms exactly one is claimed, and a claimed confirmation is always
- * submitted, even after a restart.
+ * Records the confirmation (its submission due) and makes the payment `processing` in one transaction, under the
+ * payment's row lock: of racing confirms exactly one is claimed, and a claimed confirmation is always submitted,
+ * even after a restart.
  */
 export async function claimPayment(ctx: AppContext, paymentId: string, option: OptionRow, results: WalletResult[], provider: BuyerProvider): Promise<ClaimOutcome> {
-  const submitMaxAttempts = ctx.gateway?.submitMaxAttempts;
   return ctx.db.transaction().execute(async (trx: Transaction<Database>) => {
     const payment = await trx.selectFrom('payments').select(['status', 'expires_at']).where('id', '=', paymentId).forUpdate().executeTakeFirstOrThrow();
     const existing = await trx.selectFrom('payment_confirmations').selectAll().where('payment_id', '=', paymentId).executeTakeFirst();
@@ -86,12 +86,13 @@ export async function claimPayment(ctx: AppContext, paymentId: string, option: O
         terms: JSON.stringify(option.terms),
         provider_name: provider.name,
         provider_icon: provider.icon,
+        // The confirming request submits it at once; the sweeps take it only if that has not happened by then.
+        next_submission_at: sql<Date>`now() + ${SUBMISSION_GRACE_MS} * interval '1 millisecond'`,
       })
       .execute();
-    await enqueueJob(trx, SUBMIT_PAYMENT_TASK, { paymentId }, { jobKey: `submit:${paymentId}`, maxAttempts: submitMaxAttempts });
     const transition = { db: trx, chains: ctx.chains, baseUrl: ctx.config.baseUrl, now: ctx.clock.now() };
-    await changePaymentStatus(transition, paymentId, 'processing', processingChanges(ctx.chains, option, provider));
-    return 'claimed';
+    const { payment: claimed } = await changePaymentStatus(transition, paymentId, 'processing', processingChanges(ctx.chains, option, provider));
+    return { claimed };
   });
 }
 
@@ -136,15 +137,77 @@ export async function acceptedConfirmation(db: Db, paymentId: string): Promise<A
     ])
     .where('confirmation.payment_id', '=', paymentId)
     .executeTakeFirst();
-  if (!row) return undefined;
+  return row && toAccepted(row);
+}
+
+function toAccepted(row: Selectable<PaymentOptionsTable> & { confirmed_terms: unknown; results: unknown; provider_name: string | null; provider_icon: string | null; payment_status: PaymentStatus }): AcceptedConfirmation {
   const { confirmed_terms, results, provider_name, provider_icon, payment_status, ...offered } = row;
   return {
     // Submitted exactly as the accepted confirm checked it: a later fetch may have rebuilt the option's terms.
-    option: { ...offered, terms: confirmed_terms } as OptionRow,
+    option: { ...offered, terms: confirmed_terms } as unknown as OptionRow,
     results: results as WalletResult[],
     provider: { name: provider_name, icon: provider_icon },
     paymentStatus: payment_status,
   };
+}
+
+/** A submission taken by `takeSubmission`: the confirmation, and how many times it has been taken. */
+export type TakenSubmission = AcceptedConfirmation & { attempt: number };
+
+/**
+ * Takes the payment's submission when it is due (or never taken yet): its lease runs `leaseMs`, during which no
+ * other process takes it. Undefined when it is done, leased elsewhere, or waiting out a backoff. One statement.
+ */
+export async function takeSubmission(db: Db, paymentId: string, leaseMs: number): Promise<TakenSubmission | undefined> {
+  const row = await db
+    .updateTable('payment_confirmations as confirmation')
+    .from(['payment_options as option', 'payments as payment'])
+    .set((eb) => ({
+      next_submission_at: sql<Date>`now() + ${leaseMs} * interval '1 millisecond'`,
+      submission_attempts: eb('confirmation.submission_attempts', '+', 1),
+    }))
+    .whereRef('option.id', '=', 'confirmation.option_id')
+    .whereRef('payment.id', '=', 'confirmation.payment_id')
+    .where('confirmation.payment_id', '=', paymentId)
+    .where('confirmation.submitted_at', 'is', null)
+    .where((eb) => eb.or([eb('confirmation.submission_attempts', '=', 0), eb('confirmation.next_submission_at', '<=', sql<Date>`now()`)]))
+    .returningAll('option')
+    .returning([
+      'confirmation.terms as confirmed_terms',
+      'confirmation.results',
+      'confirmation.provider_name',
+      'confirmation.provider_icon',
+      'confirmation.submission_attempts',
+      'payment.status as payment_status',
+    ])
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { submission_attempts, ...accepted } = row;
+  return { ...toAccepted(accepted), attempt: submission_attempts };
+}
+
+/** The submission did all it can; what is left waits on the chain. */
+export async function finishSubmission(db: Db, paymentId: string): Promise<void> {
+  await db.updateTable('payment_confirmations').set({ submitted_at: sql<Date>`now()` }).where('payment_id', '=', paymentId).execute();
+}
+
+/** The taken submission failed: it is due again after `delayMs`. */
+export async function retrySubmissionAfter(db: Db, paymentId: string, delayMs: number): Promise<void> {
+  await db
+    .updateTable('payment_confirmations')
+    .set({ next_submission_at: sql<Date>`now() + ${delayMs} * interval '1 millisecond'` })
+    .where('payment_id', '=', paymentId)
+    .where('submitted_at', 'is', null)
+    .execute();
+}
+
+/** What the submission waited for is there (a Permit2 approval's allowance): it is due again, at once. */
+export async function submissionDueAgain(db: Db, paymentId: string): Promise<void> {
+  await db
+    .updateTable('payment_confirmations')
+    .set({ submitted_at: null, submission_attempts: 0, next_submission_at: sql<Date>`now()` })
+    .where('payment_id', '=', paymentId)
+    .execute();
 }
 
 /**

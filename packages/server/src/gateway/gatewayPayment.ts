@@ -41,6 +41,8 @@ export function gatewayServicesOf(ctx: AppContext): GatewayServices {
 /**
  * The gateway status, held until it differs from `from` (the status the caller already knows) or `maxPollMs` runs
  * out; a change committed by any process wakes it. An expiry wakes it too, though nothing is written then.
+ * `readAfter`, when given, was registered before `payment` was read: the first round waits on it without reading
+ * the payment again.
  */
 export async function statusAfterLongPoll(
   ctx: AppContext,
@@ -48,12 +50,26 @@ export async function statusAfterLongPoll(
   payment: PaymentRow,
   from: PaymentStatus,
   maxPollMs: number | undefined,
+  readAfter?: ReturnType<PaymentStatusWaiter['waitForChange']>,
 ) {
   const limitMs = Math.min(maxPollMs ?? 0, MAX_LONG_POLL_MS);
   const initial = effectiveStatus(payment.status, payment.expires_at, ctx.clock.now());
-  if (limitMs === 0 || isTerminal(initial) || initial !== from) return toStatusView(payment, ctx.chains, ctx.clock.now());
+  if (limitMs === 0 || isTerminal(initial) || initial !== from) {
+    readAfter?.cancel();
+    return toStatusView(payment, ctx.chains, ctx.clock.now());
+  }
   const untilExpiryMs = payment.expires_at.getTime() - ctx.clock.now().getTime() + 50;
   const wakeAt = Date.now() + (initial === 'requires_action' ? Math.min(limitMs, untilExpiryMs) : limitMs);
+  if (readAfter) {
+    // Until it fires, the caller's read is the current state.
+    let timer: NodeJS.Timeout | undefined;
+    await new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, Math.max(wakeAt - Date.now(), 0));
+      void readAfter.changed.then(resolve);
+    });
+    clearTimeout(timer);
+    readAfter.cancel();
+  }
   for (;;) {
     const remaining = wakeAt - Date.now();
     // Registered before the re-read, so a change committed in between still wakes this request.

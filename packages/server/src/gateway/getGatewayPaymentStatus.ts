@@ -3,7 +3,7 @@ import { errorResponses } from '../http/schemas.ts';
 import { LongPollQuery } from '../payments/getPaymentStatus.ts';
 import { PaymentStatusView } from '../payments/paymentResource.ts';
 import { effectiveStatus } from '../payments/stateMachine.ts';
-import type { PaymentStatusWaiter } from '../payments/statusWaiter.ts';
+import { MAX_LONG_POLL_MS, type PaymentStatusWaiter } from '../payments/statusWaiter.ts';
 import { gatewayPaymentOf, statusAfterLongPoll } from './gatewayPayment.ts';
 import { GatewayPaymentParams } from './gatewaySchemas.ts';
 
@@ -22,9 +22,16 @@ export function registerGetGatewayPaymentStatus(app: App, ctx: AppContext, waite
       },
     },
     async (request) => {
-      const payment = await gatewayPaymentOf(ctx, request.params.id);
-      const known = effectiveStatus(payment.status, payment.expires_at, ctx.clock.now());
-      return statusAfterLongPoll(ctx, waiter, payment, known, request.query.maxPollMs);
+      const pollMs = Math.min(request.query.maxPollMs ?? 0, MAX_LONG_POLL_MS);
+      // Registered before the read, so the read is all a long-poll needs until something changes.
+      const readAfter = pollMs > 0 ? waiter.waitForChange(request.params.id, pollMs) : undefined;
+      try {
+        const payment = await gatewayPaymentOf(ctx, request.params.id);
+        const known = effectiveStatus(payment.status, payment.expires_at, ctx.clock.now());
+        return await statusAfterLongPoll(ctx, waiter, payment, known, request.query.maxPollMs, readAfter);
+      } finally {
+        readAfter?.cancel();
+      }
     },
   );
 }

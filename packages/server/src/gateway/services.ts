@@ -22,7 +22,7 @@ export interface GatewayServices {
   prices: PriceSource;
   evm: { clients: EvmClients; relayer: Relayer; collector: Address };
   solana: { collector: SolanaCollector; networks: Map<string, SolanaNetworkServices> };
-  /** How often the job that submits a confirmed payment runs before the payment is marked failed. */
+  /** How often a confirmed payment's submission is tried (with backoff) before the payment is marked failed. */
   submitMaxAttempts: number;
   /** How long a payment waits for a transaction the buyer sends itself (a native transfer, a Permit2 approval) to be mined. */
   buyerTransferDeadlineMs: number;
@@ -37,7 +37,7 @@ export interface GatewayServicesOptions {
   networks: NetworkInfo[];
   keys: CollectorKeys;
   prices: PriceSource;
-  /** Attempts of the submission job (retried with exponential backoff); 25 unless given. */
+  /** Attempts of a payment's submission (retried with exponential backoff); 25 unless given. */
   submitMaxAttempts?: number;
   /** 15 minutes unless given. */
   buyerTransferDeadlineMs?: number;
@@ -64,14 +64,7 @@ function nextEvmStepInMs(network: NetworkInfo, step: FollowerStep): number {
 export async function createGatewayServices(options: GatewayServicesOptions): Promise<GatewayServices> {
   const onProblem = options.onProblem ?? (() => {});
   const clock = options.clock ?? { now: () => new Date() };
-  const submitMaxAttempts = options.submitMaxAttempts ?? 25;
-  const onFinal = paymentTransferOutcomes({
-    chains: new ChainRegistry(options.networks),
-    baseUrl: options.baseUrl ?? (() => ''),
-    clock,
-    submitMaxAttempts,
-    onProblem,
-  });
+  const onFinal = paymentTransferOutcomes({ chains: new ChainRegistry(options.networks), baseUrl: options.baseUrl ?? (() => ''), clock, onProblem });
   const clients = new EvmClients();
   const relayer = new Relayer({ db: options.db, networks: options.networks, privateKey: options.keys.evmPrivateKey, clients, onFinal, onProblem });
   const followers: ChainFollower[] = [];
@@ -107,7 +100,7 @@ export async function createGatewayServices(options: GatewayServicesOptions): Pr
   const domains = new Map<string, Promise<Eip3009Token>>();
   return {
     prices: options.prices,
-    submitMaxAttempts,
+    submitMaxAttempts: options.submitMaxAttempts ?? 25,
     buyerTransferDeadlineMs: options.buyerTransferDeadlineMs ?? 15 * 60_000,
     followers,
     evm: { clients, relayer, collector: privateKeyToAccount(options.keys.evmPrivateKey).address },

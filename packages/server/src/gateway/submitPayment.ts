@@ -1,15 +1,23 @@
-import type { Task } from 'graphile-worker';
 import type { AppContext } from '../context.ts';
 import { changePaymentStatus, InvalidTransitionError } from '../payments/transitions.ts';
-import { type AcceptedConfirmation, acceptedConfirmation, markProcessing, SUBMIT_PAYMENT_TASK, watchBuyerTransaction } from './confirmation.ts';
+import {
+  finishSubmission,
+  markProcessing,
+  retrySubmissionAfter,
+  type TakenSubmission,
+  takeSubmission,
+  watchBuyerTransaction,
+} from './confirmation.ts';
 import { paymentMethodOf } from './methods/index.ts';
-import type { Submission } from './methods/paymentMethod.ts';
 import type { GatewayServices } from './services.ts';
 
-function submit(ctx: AppContext, services: GatewayServices, paymentId: string, accepted: AcceptedConfirmation): Promise<Submission> {
-  const { option } = accepted;
-  const values = accepted.results.map((result) => result.data[0] ?? '');
-  return paymentMethodOf(option.terms).submit(ctx, services, paymentId, option, values);
+/** Longer than any submission takes (its node calls time out well before): no other process takes it meanwhile. */
+const SUBMISSION_LEASE_MS = 60_000;
+const MAX_RETRY_DELAY_MS = 5 * 60_000;
+
+/** After the nth failed attempt: 2 s, 4 s, 8 s ... up to 5 minutes. */
+export function retryDelayMs(attempt: number): number {
+  return Math.min(1000 * 2 ** Math.min(attempt, 20), MAX_RETRY_DELAY_MS);
 }
 
 function transitionContext(ctx: AppContext) {
@@ -17,49 +25,46 @@ function transitionContext(ctx: AppContext) {
 }
 
 /**
- * Makes the payment `processing` if the confirming request could not, and hands the buyer's authorisation or
- * transaction to the chain layer, which journals and sends it; nothing here waits for a block. Safe to run again
- * after a crash at any point: the journals keep it to one submission.
+ * Makes the payment `processing` if the confirming request could not (an earlier version's confirmation), and hands
+ * the buyer's authorisation or transaction to the chain layer, which journals and sends it; nothing here waits for
+ * a block. Safe to run again after a crash at any point: the journals keep it to one submission.
  */
-async function submitConfirmedPayment(ctx: AppContext, services: GatewayServices, paymentId: string): Promise<void> {
-  const accepted = await acceptedConfirmation(ctx.db, paymentId);
-  if (!accepted) return;
+async function submitTaken(ctx: AppContext, services: GatewayServices, paymentId: string, taken: TakenSubmission): Promise<void> {
   try {
-    if ((await markProcessing(transitionContext(ctx), accepted, paymentId)) !== 'processing') return;
+    if ((await markProcessing(transitionContext(ctx), taken, paymentId)) !== 'processing') return;
   } catch (error) {
     // Expired or cancelled before the confirming request could mark it: nothing may be submitted.
     if (error instanceof InvalidTransitionError) return;
     throw error;
   }
   // Watched since the confirm; again here for a confirmation accepted before buyers' transfers were watched.
-  await watchBuyerTransaction(ctx, ctx.db, paymentId, accepted.option, accepted.results);
-  const submission = await submit(ctx, services, paymentId, accepted);
+  await watchBuyerTransaction(ctx, ctx.db, paymentId, taken.option, taken.results);
+  const values = taken.results.map((result) => result.data[0] ?? '');
+  const submission = await paymentMethodOf(taken.option.terms).submit(ctx, services, paymentId, taken.option, values);
   if (submission) await changePaymentStatus(transitionContext(ctx), paymentId, 'failed', { failure_code: submission.refused });
 }
 
 /**
- * Enqueued with the confirmation it submits, retried with backoff while the chain or its node fails. When the
- * last attempt fails too, the payment becomes `failed` instead of staying `processing` for ever.
+ * Submits the payment's confirmation if it is due and no other process has it. A failed attempt is due again after
+ * a backoff; when the last one fails too, the payment becomes `failed` instead of staying `processing` for ever.
+ * Throws what made an attempt fail.
  */
-export function submitPaymentTask(ctx: AppContext): Task {
-  return async (payload, helpers) => {
-    const { paymentId } = payload as { paymentId: string };
-    const services = ctx.gateway;
-    if (!services) throw new Error('this process has no chain services to submit payments with');
-    try {
-      await submitConfirmedPayment(ctx, services, paymentId);
-    } catch (error) {
-      if (helpers.job.attempts >= helpers.job.max_attempts) {
-        await changePaymentStatus(transitionContext(ctx), paymentId, 'failed', { failure_code: 'submission_failed' }).catch((refused: unknown) => {
-          // Never made processing (or already final): there is nothing to fail.
-          if (!(refused instanceof InvalidTransitionError)) throw refused;
-        });
-      }
+export async function submitDuePayment(ctx: AppContext, services: GatewayServices, paymentId: string): Promise<void> {
+  const taken = await takeSubmission(ctx.db, paymentId, SUBMISSION_LEASE_MS);
+  if (!taken) return;
+  try {
+    await submitTaken(ctx, services, paymentId, taken);
+  } catch (error) {
+    if (taken.attempt < services.submitMaxAttempts) {
+      await retrySubmissionAfter(ctx.db, paymentId, retryDelayMs(taken.attempt));
       throw error;
     }
-  };
-}
-
-export function gatewayTasks(ctx: AppContext) {
-  return { [SUBMIT_PAYMENT_TASK]: submitPaymentTask(ctx) };
+    await changePaymentStatus(transitionContext(ctx), paymentId, 'failed', { failure_code: 'submission_failed' }).catch((refused: unknown) => {
+      // Never made processing (or already final): there is nothing to fail.
+      if (!(refused instanceof InvalidTransitionError)) throw refused;
+    });
+    await finishSubmission(ctx.db, paymentId);
+    throw error;
+  }
+  await finishSubmission(ctx.db, paymentId);
 }

@@ -2,10 +2,9 @@ import { NoResultError, type Transaction } from 'kysely';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { FinalTransfer, TransferOutcomeHandler } from '../chains/transferOutcomes.ts';
 import type { Database } from '../db/schema.ts';
-import { enqueueJob } from '../jobs/queue.ts';
 import { changePaymentStatus, InvalidTransitionError, type TransitionContext } from '../payments/transitions.ts';
 import { failBatch, SETTLEMENT_PURPOSE, settleBatch } from '../settlement/batches.ts';
-import { acceptedConfirmation, markProcessing, SUBMIT_PAYMENT_TASK } from './confirmation.ts';
+import { acceptedConfirmation, markProcessing, submissionDueAgain } from './confirmation.ts';
 import { transferPurposes } from './methods/index.ts';
 
 export interface TransferOutcomeContext {
@@ -13,13 +12,12 @@ export interface TransferOutcomeContext {
   /** Links in the events a payment change records name the service's base URL, known once it listens. */
   baseUrl: () => string;
   clock: { now(): Date };
-  submitMaxAttempts: number;
   onProblem: (message: string) => void;
 }
 
 /**
  * What the end of a followed transfer does, in the transaction that records it: a payment's transfer makes it
- * `succeeded` or `failed`; a confirmed Permit2 approval queues the permit's submission; a settlement transfer
+ * `succeeded` or `failed`; a confirmed Permit2 approval makes the permit's submission due again; a settlement transfer
  * settles or releases its batch.
  */
 export function paymentTransferOutcomes(context: TransferOutcomeContext): TransferOutcomeHandler {
@@ -32,7 +30,7 @@ export function paymentTransferOutcomes(context: TransferOutcomeContext): Transf
     if (!purpose) return;
     if (!purpose.paysPayment && transfer.status === 'confirmed') {
       // What the submission waited for is there now (a Permit2 approval's allowance): it can go on.
-      await enqueueJob(trx, SUBMIT_PAYMENT_TASK, { paymentId }, { jobKey: `submit:${paymentId}`, maxAttempts: context.submitMaxAttempts });
+      await submissionDueAgain(trx, paymentId);
       return;
     }
     const [to, changes] =
@@ -49,7 +47,7 @@ export function paymentTransferOutcomes(context: TransferOutcomeContext): Transf
       if (!(error instanceof InvalidTransitionError)) throw error;
       const accepted = error.from === 'requires_action' ? await acceptedConfirmation(trx, paymentId) : undefined;
       if (accepted) {
-        // The chain was quicker than the confirming request and the submission job at marking it processing.
+        // A confirmation an earlier version accepted without making the payment processing; the chain was quicker.
         await markProcessing(transition, accepted, paymentId);
         await changePaymentStatus(transition, paymentId, to, changes);
         return;

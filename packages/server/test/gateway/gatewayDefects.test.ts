@@ -50,14 +50,6 @@ function whilePaymentLocked<T>(paymentId: string, run: () => Promise<T>): Promis
   });
 }
 
-async function finalStatus(paymentId: string) {
-  for (;;) {
-    const status = await bed.gateway(paymentId, '/status?maxPollMs=25000');
-    expect(status.status, status.text).toBe(200);
-    if (status.body.isFinal) return status.body;
-  }
-}
-
 async function solanaOptionFetched(buyerName: string) {
   const { paymentId } = await bed.newPayment();
   const { body } = await bed.gateway(paymentId, '/options', { accounts: [bed.solanaAccount(buyerName)] });
@@ -75,7 +67,7 @@ describe('a Solana option after an accepted confirm', () => {
     expect(confirmed.status, confirmed.text).toBe(200);
     const again = await bed.gateway(paymentId, '/fetch', { optionId: option.id, data: option.actions[0].data.data });
     expect([again.status, expectErrorBody(again).code]).toEqual([400, 'invalid_state']);
-    expect(await finalStatus(paymentId)).toMatchObject({ status: 'succeeded' });
+    expect(await bed.finalStatus(paymentId)).toMatchObject({ status: 'succeeded' });
   });
 
   it('submits the transaction the confirm checked even when a fetch rebuilt the option meanwhile', async () => {
@@ -93,7 +85,7 @@ describe('a Solana option after an accepted confirm', () => {
     });
     expect(refetched.status, refetched.text).toBe(200);
     expect((await confirmed).status).toBe(200);
-    const final = await finalStatus(paymentId);
+    const final = await bed.finalStatus(paymentId);
     expect(final).toMatchObject({ status: 'succeeded' });
     const stored = await bed.server.db.selectFrom('payment_confirmations').select('terms').where('payment_id', '=', paymentId).executeTakeFirstOrThrow();
     const [{ transaction }] = JSON.parse(refetched.body.actions[0].data.params);
@@ -235,7 +227,7 @@ describe('a cancel racing a confirm', () => {
     const [confirm, cancel] = [await confirmed, await cancelled];
     expect(confirm.status, confirm.text).toBe(200);
     expect([cancel.status, expectErrorBody(cancel).code], cancel.text).toEqual([400, 'invalid_state']);
-    expect(await finalStatus(paymentId)).toMatchObject({ status: 'succeeded' });
+    expect(await bed.finalStatus(paymentId)).toMatchObject({ status: 'succeeded' });
   });
 
   it('wins when it is recorded first, and the confirm gets 400 invalid_state', async () => {
@@ -262,7 +254,7 @@ describe('a submission whose chain stays down', () => {
     const dead = await closedPortUrl();
     const deadChains = new ChainRegistry(bed.chains.networks.map((network) => ({ ...network, rpcUrl: dead })));
     const db = connect(bed.databaseUrl, 2);
-    const deadServices = await createGatewayServices({ db, networks: deadChains.networks, keys: bed.keys, prices: new FixedPriceSource(TEST_PRICES) });
+    const deadServices = await createGatewayServices({ db, networks: deadChains.networks, keys: bed.keys, prices: new FixedPriceSource(TEST_PRICES), submitMaxAttempts: 2 });
     // The confirm is checked by the service while the chain answers; the submission runs where it no longer does.
     await bed.stopWorkers();
     await bed.startWorkers({ chains: deadChains, gateway: deadServices });
@@ -274,7 +266,7 @@ describe('a submission whose chain stays down', () => {
       const confirmed = await bed.gateway(paymentId, '/confirm', { optionId: option.id, results: [{ type: 'walletRpc', data: [signature] }] });
       expect(confirmed.body, confirmed.text).toMatchObject({ status: 'processing', isFinal: false });
 
-      expect(await finalStatus(paymentId)).toMatchObject({ status: 'failed', isFinal: true });
+      expect(await bed.finalStatus(paymentId)).toMatchObject({ status: 'failed', isFinal: true });
       const payment = await bed.server.db.selectFrom('payments').select(['status', 'failure_code']).where('id', '=', paymentId).executeTakeFirstOrThrow();
       expect(payment).toEqual({ status: 'failed', failure_code: 'submission_failed' });
       expect((await bed.listed(paymentId)).status).toBe('failed');

@@ -12,7 +12,7 @@ import { ChainRegistry } from '../../src/chains/registry.ts';
 import type { AppContext, Clock } from '../../src/context.ts';
 import { connect, type Db } from '../../src/db/database.ts';
 import { createGatewayServices, type GatewayServices } from '../../src/gateway/services.ts';
-import { gatewayTasks } from '../../src/gateway/submitPayment.ts';
+import { PaymentSubmissions } from '../../src/gateway/paymentSubmissions.ts';
 import { createIsolatedDatabase } from './isolatedDatabase.ts';
 import { startTestServer, type TestServer } from './testServer.ts';
 
@@ -71,10 +71,11 @@ export async function startDevnetService(options: DevnetServiceOptions): Promise
     databaseUrl: database.url,
     ...(options.env ? { env: options.env } : {}),
     context: { chains, gateway: services, ...(options.clock ? { clock: options.clock } : {}), ...options.context },
-    ...(options.workers === false ? {} : { tasks: (ctx: AppContext) => gatewayTasks(ctx) }),
   });
   serverUrl = server.url;
   const followers = options.workers === false ? undefined : new ChainFollowers(database.url, services.followers);
+  const submissions = options.workers === false ? undefined : PaymentSubmissions.start(server.ctx);
+  if (submissions) server.ctx.submissions = submissions;
   return {
     devnet,
     devnetDir: dataDir,
@@ -85,6 +86,7 @@ export async function startDevnetService(options: DevnetServiceOptions): Promise
     databaseUrl: database.url,
     close: async () => {
       await followers?.stop();
+      await submissions?.stop();
       await server.close();
       await servicesDb.destroy();
       await devnet.stop();

@@ -17,6 +17,7 @@ import * as paymentBuyers from './0015_payment_buyers.ts';
 import * as paymentListTimeCover from './0016_payment_list_time_cover.ts';
 import * as serialStatsFold from './0017_serial_stats_fold.ts';
 import * as chainWatches from './0018_chain_watches.ts';
+import * as paymentSubmissions from './0019_payment_submissions.ts';
 
 /** Every schema change, in order; names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -38,4 +39,5 @@ export const migrations: Record<string, Migration> = {
   '0016_payment_list_time_cover': paymentListTimeCover,
   '0017_serial_stats_fold': serialStatsFold,
   '0018_chain_watches': chainWatches,
+  '0019_payment_submissions': paymentSubmissions,
 };

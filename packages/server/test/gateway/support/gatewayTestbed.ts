@@ -14,9 +14,9 @@ import type { CollectorKeys } from '../../../src/chains/collectorKeys.ts';
 import type { ChainRegistry } from '../../../src/chains/registry.ts';
 import type { AppContext } from '../../../src/context.ts';
 import type { GatewayServices } from '../../../src/gateway/services.ts';
-import { gatewayTasks } from '../../../src/gateway/submitPayment.ts';
+import { PaymentSubmissions, type PaymentSubmissionsOptions } from '../../../src/gateway/paymentSubmissions.ts';
 import { ChainFollowers } from '../../../src/chains/chainFollowers.ts';
-import { startWorkers, type Workers } from '../../../src/jobs/queue.ts';
+import type { Workers } from '../../../src/jobs/queue.ts';
 import { createApp } from '../../../src/partners/partners.ts';
 import { createMerchant, createPayment } from '../../support/fixtures.ts';
 import { ManualClock } from '../../support/manualClock.ts';
@@ -90,9 +90,11 @@ export interface GatewayTestbed {
   gateway(paymentId: string, suffix: string, body?: unknown): Promise<CallResult>;
   newPayment(body?: Record<string, unknown>): ReturnType<typeof createPayment>;
   listed(paymentId: string): Promise<any>;
+  /** The gateway status once the payment is final, long-polling for it. */
+  finalStatus(paymentId: string): Promise<any>;
   otherPartner(name: string): Promise<OtherPartner>;
-  /** Runs the gateway's background jobs, with the testbed's chains and services unless others are given. */
-  startWorkers(overrides?: Pick<AppContext, 'chains' | 'gateway'>): Promise<Workers>;
+  /** Runs the payment submissions and chain followers, with the testbed's chains and services unless others are given. */
+  startWorkers(overrides?: Pick<AppContext, 'chains' | 'gateway'>, submissions?: PaymentSubmissionsOptions): Promise<Workers>;
   /** Stops every worker the testbed runs. */
   stopWorkers(): Promise<void>;
   close(): Promise<void>;
@@ -151,6 +153,13 @@ export async function startGatewayTestbed(
       expect(list.status, list.text).toBe(200);
       return list.body.data.find((item: { paymentId: string }) => item.paymentId === paymentId);
     },
+    finalStatus: async (paymentId) => {
+      for (;;) {
+        const status = await gatewayCall(walletHeaders)(paymentId, '/status?maxPollMs=25000');
+        expect(status.status, status.text).toBe(200);
+        if (status.body.isFinal) return status.body;
+      }
+    },
     otherPartner: async (name) => {
       const other = await newPartner(server.db, name);
       const otherMerchantId = (await createMerchant(server, other.apiKey, { merchantName: `${name} shop`, merchantEmail: 'owner@other-shop.com' })).id;
@@ -161,10 +170,17 @@ export async function startGatewayTestbed(
         gateway: gatewayCall({ 'app-id': other.appId, 'client-id': 'device-2' }),
       };
     },
-    startWorkers: async (overrides) => {
-      const jobs = await startWorkers(databaseUrl, gatewayTasks({ ...server.ctx, ...overrides }), { concurrency: 4 });
+    startWorkers: async (overrides, submissionOptions) => {
+      const submissions = PaymentSubmissions.start({ ...server.ctx, ...overrides }, submissionOptions);
+      // The confirm route hands payments to these submissions, with these chain services.
+      server.ctx.submissions = submissions;
       const followers = new ChainFollowers(databaseUrl, (overrides?.gateway ?? services).followers);
-      const workers = { stop: async () => void (await Promise.all([jobs.stop(), followers.stop()])) };
+      const workers = {
+        stop: async () => {
+          if (server.ctx.submissions === submissions) delete server.ctx.submissions;
+          await Promise.all([submissions.stop(), followers.stop()]);
+        },
+      };
       running.push(workers);
       return workers;
     },

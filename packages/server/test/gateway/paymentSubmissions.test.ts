@@ -1,0 +1,66 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { retrySubmissionAfter, takeSubmission } from '../../src/gateway/confirmation.ts';
+import { type GatewayTestbed, signTypedDataAsWallet, startGatewayTestbed } from './support/gatewayTestbed.ts';
+
+let bed: GatewayTestbed;
+
+beforeAll(async () => {
+  bed = await startGatewayTestbed({ workers: false });
+}, 180_000);
+
+afterAll(async () => {
+  await bed?.close();
+});
+
+afterEach(async () => {
+  await bed.stopWorkers();
+});
+
+/** A USDC payment confirmed by alice: `processing`, its submission due. */
+async function confirmedPayment(): Promise<string> {
+  const { paymentId } = await bed.newPayment();
+  const { body } = await bed.gateway(paymentId, '/options', { accounts: [bed.evmAccount('alice')] });
+  const option = body.options.find((candidate: any) => candidate.amount.display.assetSymbol === 'USDC');
+  const signature = await signTypedDataAsWallet(bed.buyer('alice').evmPrivateKey, option.actions[0].data.params);
+  const confirmed = await bed.gateway(paymentId, '/confirm', { optionId: option.id, results: [{ type: 'walletRpc', data: [signature] }] });
+  expect(confirmed.body, confirmed.text).toMatchObject({ status: 'processing' });
+  return paymentId;
+}
+
+function submissionOf(paymentId: string) {
+  return bed.server.db
+    .selectFrom('payment_confirmations')
+    .select(['submitted_at', 'submission_attempts'])
+    .where('payment_id', '=', paymentId)
+    .executeTakeFirstOrThrow();
+}
+
+describe('a confirmed payment', () => {
+  it('is submitted by the request that confirmed it, without waiting for a sweep', async () => {
+    // The one sweep runs at start, before the confirm; the next would come in an hour.
+    await bed.startWorkers(undefined, { sweepEveryMs: 3_600_000 });
+    const paymentId = await confirmedPayment();
+    expect(await bed.finalStatus(paymentId)).toMatchObject({ status: 'succeeded' });
+    const submission = await submissionOf(paymentId);
+    expect(submission.submission_attempts).toBe(1);
+    expect(submission.submitted_at).not.toBeNull();
+  });
+
+  it('is taken by one process at a time, and submitted by a sweep when the confirming process did not', async () => {
+    // No process submits here: the confirmation stays due.
+    const paymentId = await confirmedPayment();
+    const takers = await Promise.all([1, 2, 3].map(() => takeSubmission(bed.server.db, paymentId, 60_000)));
+    expect(takers.filter((taken) => taken !== undefined)).toHaveLength(1);
+    // Leased: nobody else takes it until the lease ends or the attempt gives it back.
+    expect(await takeSubmission(bed.server.db, paymentId, 60_000)).toBeUndefined();
+    expect(await submissionOf(paymentId)).toMatchObject({ submitted_at: null, submission_attempts: 1 });
+
+    // The attempt failed and its backoff ran out: any process's sweep takes it.
+    await retrySubmissionAfter(bed.server.db, paymentId, 0);
+    await bed.startWorkers();
+    expect(await bed.finalStatus(paymentId)).toMatchObject({ status: 'succeeded' });
+    const submission = await submissionOf(paymentId);
+    expect(submission.submission_attempts).toBe(2);
+    expect(submission.submitted_at).not.toBeNull();
+  });
+});

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { Logger, run, runMigrations, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
 import { type Kysely, sql } from 'kysely';
+import pg from 'pg';
 import { WorkerLiveness, type WorkerLivenessOptions } from './workerLiveness.ts';
 
 export type { TaskList };
@@ -44,7 +45,13 @@ export interface Workers {
 export async function startWorkers(
   connectionString: string,
   taskList: TaskList,
-  options: { concurrency?: number; onProblem?: (message: string) => void; liveness?: WorkerLivenessOptions } = {},
+  options: {
+    concurrency?: number;
+    onProblem?: (message: string) => void;
+    liveness?: WorkerLivenessOptions;
+    /** How the queue's connections appear in pg_stat_activity. */
+    applicationName?: string;
+  } = {},
 ): Promise<Workers> {
   const report = options.onProblem ?? (() => {});
   const liveness = await WorkerLiveness.start(connectionString, { onProblem: report, ...options.liveness });
@@ -53,10 +60,30 @@ export async function startWorkers(
   events.on('pool:create', ({ workerPool }) => {
     liveness.hold(workerPool.id).catch((error: Error) => report(`worker pool ${workerPool.id} could not take its liveness lock: ${error.message}`));
   });
+  // The pool is ours, not the runner's: the runner ends its own pool without waiting for its connections to close,
+  // after dropping its error handler, so a database stopping right after the workers would crash the process.
+  const pool = new pg.Pool({ connectionString, application_name: options.applicationName ?? 'paygate jobs', max: (options.concurrency ?? 4) + 6 });
+  const closing = new Set<Promise<void>>();
+  let stopping = false;
+  const poolProblem = (error: Error) => {
+    if (!stopping) report(`job queue connection: ${error.message}`);
+  };
+  pool.on('error', poolProblem);
+  pool.on('connect', (client) => {
+    client.on('error', poolProblem);
+    const closed = new Promise<void>((resolve) => client.once('end', () => resolve()));
+    closing.add(closed);
+    void closed.then(() => closing.delete(closed));
+  });
+  const endPool = async () => {
+    stopping = true;
+    await pool.end();
+    await Promise.all(closing);
+  };
   let runner: Runner;
   try {
     runner = await run({
-      connectionString,
+      pgPool: pool,
       logger: new Logger(() => (level, message) => {
         if (level === 'error' || level === 'warning') report(message);
       }),
@@ -69,11 +96,13 @@ export async function startWorkers(
     });
   } catch (error) {
     await liveness.stop();
+    await endPool();
     throw error;
   }
   return {
     stop: async () => {
       await runner.stop();
+      await endPool();
       await liveness.stop();
     },
   };

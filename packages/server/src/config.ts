@@ -23,6 +23,8 @@ export interface Config {
   databasePoolSize: number;
   /** Background jobs (submissions, webhook deliveries, expiries) each process runs at once; none waits on a chain. */
   jobConcurrency: number;
+  /** How long a confirm naming the buyer's own transfer waits for it to be mined before the payment fails. */
+  buyerTransferDeadlineMs: number;
   logo: { allowPrivateHosts: boolean; extraCaFile: string | undefined; timeoutMs: number };
   /** Batching of merchant settlements (D16): how often batches are made and sent, and the smallest one sent. */
   settlement: { intervalMs: number; minimumBatch: string };
@@ -115,6 +117,7 @@ export function loadConfig(env: Env = process.env): Config {
     merchantCacheTtlMs: integer(env, 'MERCHANT_CACHE_TTL_MS', 5_000, 0, 60_000),
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 20, 2, 500),
     jobConcurrency: integer(env, 'JOB_CONCURRENCY', 16, 1, 200),
+    buyerTransferDeadlineMs: integer(env, 'BUYER_TRANSFER_DEADLINE_MS', 15 * 60_000, 10_000, 86_400_000),
     logo: {
       allowPrivateHosts: boolean(env, 'LOGO_ALLOW_PRIVATE_HOSTS', false),
       extraCaFile: env.LOGO_EXTRA_CA_FILE || undefined,

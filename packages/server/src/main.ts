@@ -112,6 +112,7 @@ async function start(): Promise<void> {
     networks: chains.registry.networks,
     keys: collectorKeys,
     prices,
+    buyerTransferDeadlineMs: config.buyerTransferDeadlineMs,
     baseUrl: () => config.baseUrl,
     clock: systemClock,
     onProblem: (message) => process.stderr.write(`paygate: ${message}\n`),

@@ -21,3 +21,13 @@ describe('settlement configuration', () => {
     expect(() => crashPointFromEnv({ PAYGATE_TEST_SETTLEMENT_CRASH: 'anywhere' })).toThrow(/recorded, broadcast/);
   });
 });
+
+describe('buyer transfer deadline configuration', () => {
+  it('gives the buyer\'s own transfer 15 minutes to be mined unless told otherwise, and refuses a deadline out of range', () => {
+    expect(loadConfig({}).buyerTransferDeadlineMs).toBe(900_000);
+    expect(loadConfig({ BUYER_TRANSFER_DEADLINE_MS: '120000' }).buyerTransferDeadlineMs).toBe(120_000);
+    for (const raw of ['9999', '86400001', '2m', '-5']) {
+      expect(() => loadConfig({ BUYER_TRANSFER_DEADLINE_MS: raw }), raw).toThrow(ConfigError);
+    }
+  });
+});

@@ -8,7 +8,7 @@ import type { PriceSource } from '../chains/prices/priceSource.ts';
 import { ChainRegistry, type NetworkInfo, type TokenInfo } from '../chains/registry.ts';
 import { type SolanaCollector, solanaCollector } from '../chains/solana/collectorKeyPair.ts';
 import { type SolanaRpc, solanaRpc } from '../chains/solana/rpc.ts';
-import { SolanaTransactionSender } from '../chains/solana/transactionSender.ts';
+import { commitmentFor, SolanaTransactionSender } from '../chains/solana/transactionSender.ts';
 import type { Db } from '../db/database.ts';
 import { paymentTransferOutcomes } from './transferOutcomes.ts';
 
@@ -39,7 +39,7 @@ export interface GatewayServicesOptions {
   prices: PriceSource;
   /** Attempts of a payment's submission (retried with exponential backoff); 25 unless given. */
   submitMaxAttempts?: number;
-  /** 15 minutes unless given. */
+  /** How long a buyer's own transfer named by a confirm may take to be mined; 15 minutes unless given. */
   buyerTransferDeadlineMs?: number;
   /** Links in the events of payment changes name the service's base URL, known once it listens. */
   baseUrl?: () => string;
@@ -78,7 +78,7 @@ export async function createGatewayServices(options: GatewayServicesOptions): Pr
       rpc,
       network: network.caip2,
       collector,
-      commitment: 'confirmed',
+      commitment: commitmentFor(network.confirmations),
       pollIntervalMs: clamp(network.blockTimeMs, 100, 1000),
       onFinal,
     });

@@ -30,6 +30,16 @@ import type { SolanaRpc } from './rpc.ts';
 export type SolanaTransactionPurpose = 'payment' | 'settlement';
 export type SolanaJournalEntry = Selectable<SolanaTransactionsTable>;
 
+/**
+ * The commitment a network's `confirmations` asks for: 1 is `confirmed` (a supermajority voted for the block; no
+ * such block has been rolled back on mainnet), more is `finalized` (rooted: about 32 slots, it can never be rolled
+ * back). Below its commitment a transaction that a dropped fork took away is only unseen again: its bytes are sent
+ * again until its blockhash expires.
+ */
+export function commitmentFor(confirmations: number): 'confirmed' | 'finalized' {
+  return confirmations > 1 ? 'finalized' : 'confirmed';
+}
+
 export interface SolanaTransactionSenderOptions {
   db: Db;
   rpc: SolanaRpc;

@@ -21,7 +21,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildSponsoredTransfer, solanaSignTransactionAction } from '../../../src/chains/solana/buildSponsoredTransfer.ts';
 import { SignedTransactionRejectedError, SolanaTransactionConflictError, SolanaTransactionRejectedError } from '../../../src/chains/solana/errors.ts';
 import { readSolanaBalances } from '../../../src/chains/solana/readSolanaBalances.ts';
-import { SolanaTransactionSender } from '../../../src/chains/solana/transactionSender.ts';
+import { commitmentFor, SolanaTransactionSender } from '../../../src/chains/solana/transactionSender.ts';
 import { verifyBuyerSignedTransaction } from '../../../src/chains/solana/verifyBuyerSignedTransaction.ts';
 import { connect, type Db } from '../../../src/db/database.ts';
 import { countingRpc, signAsWallet, startSolanaTestbed, waitFor, type SolanaTestbed } from './solanaTestKit.ts';
@@ -111,6 +111,26 @@ describe('a sponsored USDC transfer on the devnet', () => {
     const [row] = await journalRows(paymentId);
     expect(row).toMatchObject({ signature: landed.signature, status: 'confirmed', send_attempts: 1, purpose: 'payment' });
     expect(row?.wire_transaction.toString('base64')).not.toBe(signed);
+  });
+
+  it('counts a transfer only once it is finalized when the network asks for more than one confirmation', async () => {
+    expect([commitmentFor(1), commitmentFor(2), commitmentFor(32)]).toEqual(['confirmed', 'finalized', 'finalized']);
+    const finalizing = new SolanaTransactionSender({ db, rpc: testbed.rpc, network: testbed.network, collector: testbed.collector, commitment: commitmentFor(32) });
+    const erin = await testbed.buyer('erin');
+    const { transfer, paymentId } = await buildFor(erin.address, 1_000n);
+    const signed = await signAsWallet(transfer.transactionBase64, erin.keyPair);
+    const verified = await verifyBuyerSignedTransaction({ signedTransactionBase64: signed, expectedMessageBytesBase64: transfer.messageBytesBase64, buyer: erin.address });
+    const entry = await finalizing.cosignAndRecord({ purpose: 'payment', reference: paymentId, transaction: verified, lastValidBlockHeight: transfer.lastValidBlockHeight });
+    await finalizing.sendJournaled(entry);
+    const statusOnNode = async () => (await testbed.rpc.getSignatureStatuses([toSignature(entry.signature)]).send()).value[0]?.confirmationStatus;
+
+    await waitFor(async () => (await statusOnNode()) === 'confirmed');
+    await finalizing.follow();
+    expect((await journalRows(paymentId))[0]?.status).toBe('sent');
+
+    await waitFor(async () => (await statusOnNode()) === 'finalized', 30_000, 200);
+    await finalizing.follow();
+    expect((await journalRows(paymentId))[0]).toMatchObject({ status: 'confirmed', signature: entry.signature });
   });
 
   it('reuses the collector token account on the next payment, so the collector pays only the fee', async () => {

@@ -24,6 +24,7 @@ import { startEmbeddedPostgres } from '../packages/server/src/db/embeddedPostgre
 import { createPartner } from '../packages/server/src/partners/partners.ts';
 import { type EvmGrant, fundEvmAccounts, nodeCall } from './fundBuyers.ts';
 import { CountingRpcProxy, countsBetween, type RpcCounts, snapshot, topMethods, totalCalls } from './rpcProxy.ts';
+import { machineCpuMs, postgresCpuMs, processCpuMs } from './processCpu.ts';
 import { percentile, type Spawned, startBenchService } from './support.ts';
 
 /**
@@ -79,6 +80,8 @@ const problemExamples: string[] = [];
 interface Mark {
   at: number;
   counts: RpcCounts;
+  /** CPU used so far (ms): the service process, the PostgreSQL server, the whole machine; null off Linux. */
+  cpu: { service: number | null; postgres: number | null; machine: { busy: number; total: number } | null };
 }
 
 interface Outcome {
@@ -164,6 +167,23 @@ function printCrowd(label: string, run: CrowdRun, oneMs?: number): void {
     unfinished.set(key, (unfinished.get(key) ?? 0) + 1);
   }
   for (const [key, count] of unfinished) write(`  not succeeded: ${count} x ${key}`);
+  const cpu = cpuBetween(start, final);
+  if (cpu) {
+    write(
+      `  CPU until all final: service ${(cpu.serviceMs / run.size).toFixed(1)} ms per payment (${percent(cpu.serviceMs / elapsed)} of one core), ` +
+        `PostgreSQL ${(cpu.postgresMs / run.size).toFixed(1)} ms per payment (${percent(cpu.postgresMs / elapsed)}), machine ${percent(cpu.machineBusyShare)} busy (${os.cpus().length} cores)`,
+    );
+  }
+}
+
+const percent = (share: number) => `${(share * 100).toFixed(0)} %`;
+
+/** CPU used between two marks, when /proc could be read at both. */
+function cpuBetween(from: Mark, to: Mark): { serviceMs: number; postgresMs: number; machineBusyShare: number } | null {
+  const { service: s0, postgres: p0, machine: m0 } = from.cpu;
+  const { service: s1, postgres: p1, machine: m1 } = to.cpu;
+  if (s0 === null || s1 === null || p0 === null || p1 === null || !m0 || !m1) return null;
+  return { serviceMs: s1 - s0, postgresMs: p1 - p0, machineBusyShare: (m1.busy - m0.busy) / (m1.total - m0.total) };
 }
 
 interface RpcPhases {
@@ -287,6 +307,8 @@ function describeMix(buyers: Buyer[]): string {
 interface Bench {
   devnet: Devnet;
   dataDir: string;
+  /** The benchmark's PostgreSQL cluster, for its CPU time. */
+  clusterDir: string;
   proxies: CountingRpcProxy[];
   /** Node URL -> proxy URL, for the service's CHAINS file. */
   proxyUrls: Map<string, string>;
@@ -443,7 +465,11 @@ async function idleCalls(bench: Bench): Promise<RpcCounts> {
 async function crowd(bench: Bench, service: Service, buyers: Buyer[], capMs: number): Promise<CrowdRun> {
   const ids = await pMap(buyers, () => createPayment(service), { concurrency: 50 });
   const outcomes: Outcome[] = buyers.map((buyer, index) => ({ buyer, paymentId: ids[index]!, status: 'requires_action' }));
-  const mark = (): Mark => ({ at: performance.now(), counts: snapshot(bench.proxies) });
+  const mark = (): Mark => ({
+    at: performance.now(),
+    counts: snapshot(bench.proxies),
+    cpu: { service: processCpuMs(service.spawned.child.pid), postgres: postgresCpuMs(bench.clusterDir), machine: machineCpuMs() },
+  });
   const start = mark();
   const deadline = start.at + capMs;
   await Promise.all(
@@ -575,7 +601,7 @@ export async function runPipelineBenchmark(): Promise<void> {
   ];
   const proxyUrls = new Map<string, string>();
   for (const proxy of proxies) proxyUrls.set(proxy.upstream, await proxy.start());
-  const bench: Bench = { devnet, dataDir, proxies, proxyUrls };
+  const bench: Bench = { devnet, dataDir, clusterDir: path.join(dataDir, 'postgres'), proxies, proxyUrls };
   let service: Service | undefined;
   try {
     write(`devnet: ${chainA.caip2} (A) and ${chainB.caip2} (B), ${chainA.blockTimeMs} ms blocks; ${manifest.solana.caip2} (S), ${manifest.solana.slotMs} ms slots`);
@@ -638,6 +664,8 @@ export async function runPipelineBenchmark(): Promise<void> {
     const largeRate = succeeded(large) / (largeElapsed / 1000);
     const largeCalls = totalCalls(countsBetween(large.marks[0].counts, large.marks[4].counts));
     write(`  ${largeRate.toFixed(1)} payments/s for this one process (target >= 100); service RPC calls ${largeCalls} (${(largeCalls / LARGE_CROWD).toFixed(2)} per payment)`);
+    const largeCpu = cpuBetween(large.marks[0], large.marks[4]);
+    if (largeCpu) write(`  at its CPU per payment, one core given to the service alone would finish ${(1000 / (largeCpu.serviceMs / LARGE_CROWD)).toFixed(0)} payments/s (its database and nodes elsewhere)`);
     const problems1 = service.problems.length;
     await service.stop();
     service = undefined;
@@ -708,6 +736,7 @@ export async function runPipelineBenchmark(): Promise<void> {
     row(`${CROWD} at once, depth 1: concurrency penalty`, penalty(crowd1, one.meanMs), '<= 3x');
     row(`${LARGE_CROWD} at once: all succeeded`, `${succeeded(large)}/${LARGE_CROWD}${large.allFinal ? '' : ' (time limit)'}`, `${LARGE_CROWD}/${LARGE_CROWD}`);
     row(`${LARGE_CROWD} at once: payments/s per process`, largeRate.toFixed(1), '>= 100');
+    if (largeCpu) row(`${LARGE_CROWD} at once: CPU per payment, service / PostgreSQL`, `${(largeCpu.serviceMs / LARGE_CROWD).toFixed(1)} / ${(largeCpu.postgresMs / LARGE_CROWD).toFixed(1)} ms`, '');
     row(`depth ${DEEP_CONFIRMATIONS}: ${CROWD} at once / one alone (${ms(deepOne.meanMs)} ms)`, penalty(deepCrowd, deepOne.meanMs), '<= 3x');
     row(`service RPC calls per payment, depth 1 / ${DEEP_CONFIRMATIONS}`, `${(rpc1.total / CROWD).toFixed(1)} / ${(rpc12.total / CROWD).toFixed(1)}`, '<= 5, not growing');
     row(`honest p95 beside ${STUCK_CONFIRMS} stuck confirms`, Number.isFinite(change) ? `${change >= 0 ? '+' : ''}${change.toFixed(0)} %` : `> +${(((abused.capMs - honestP95) / honestP95) * 100).toFixed(0)} %`, '< 20 %');

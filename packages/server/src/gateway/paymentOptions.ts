@@ -11,7 +11,6 @@ import type { BuyerDataRequest, CollectData } from './dataCollection/buyerData.t
 import { chainUnavailable, isChainRpcFailure } from './chainFailures.ts';
 import { type OptionTerms, paymentMethodFor } from './methods/index.ts';
 import type { Candidate, OptionAction, PaymentMethodHandler } from './methods/paymentMethod.ts';
-import { readPayability } from './payability.ts';
 import { ApiError } from '../http/errors.ts';
 
 export interface OfferedOption {
@@ -76,7 +75,7 @@ async function payableOnNetwork(
   // Nothing here could be priced: the price source failed or has no rate for the payment's currency.
   if (!priced.length) return { offerable: [], unpriced: true };
   const owners = [...new Set(accounts.map((account) => account.address))];
-  const payability = await readPayability[network.namespace](services, network, owners, priced.map(({ token }) => token));
+  const payability = await services.chains[network.namespace].payability(network, owners, priced.map(({ token }) => token));
   if (!payability) return { offerable: [], unpriced: false };
   const offerable = accounts.flatMap((account) =>
     priced.flatMap(({ token, method }) => {

@@ -68,7 +68,7 @@ export const eip3009Method: PaymentMethodHandler<Eip3009Terms> = {
   transfers: { [RELAY_PURPOSE]: { paysPayment: true, failureCode: sentTransferFailure } },
 
   async offer(services, network, { account, token, quote }, _optionId, payment) {
-    const domain = await services.eip3009Token(services.evm.clients.for(network), token);
+    const domain = await services.evm.eip3009Token(services.evm.clients.for(network), token);
     // Valid until the payment expires: a later submission could pay an expired payment.
     const typedData = receiveWithAuthorizationTypedData({
       token: domain,

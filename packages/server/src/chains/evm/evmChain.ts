@@ -1,0 +1,89 @@
+import type { Address, PublicClient } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { type ChainAdapter, type ChainAdapterOptions, clamp, type Payability } from '../chainAdapter.ts';
+import type { NetworkInfo, TokenInfo } from '../registry.ts';
+import { readBalances, readPermit2Allowances } from './balances.ts';
+import { EvmClients } from './clients.ts';
+import { type Eip3009Token, readEip3009Token } from './eip3009.ts';
+import { EvmFollower, type FollowerStep } from './follower.ts';
+import { NATIVE_TRANSFER_GAS } from './nativeTransfer.ts';
+import { Relayer } from './relayer.ts';
+
+/** Gas of an ERC-20 `approve` (about 46,000 for common tokens), with room for tokens that spend more. */
+const APPROVAL_GAS = 100_000n;
+
+/** The EVM chain services: one collector account for every network, its relayer, the node clients and followers. */
+export interface EvmChain extends ChainAdapter {
+  clients: EvmClients;
+  relayer: Relayer;
+  collector: Address;
+  /** The token's EIP-712 domain as its contract reports it, read once per token. */
+  eip3009Token(client: PublicClient, token: TokenInfo): Promise<Eip3009Token>;
+}
+
+/**
+ * While something is open: right after a new block, rest for most of a block time, then look eight times a block
+ * until the next one comes, so a block is seen soon after it is made at two or three calls per block; while
+ * everything open only waits for depth, rest until a block before the first is due. Otherwise once a block.
+ */
+function nextStepInMs(network: NetworkInfo, step: FollowerStep): number {
+  if (!step.busy) return clamp(network.blockTimeMs, 250, 12_000);
+  if (step.blocksUntilDue !== undefined && step.blocksUntilDue > 1) return (step.blocksUntilDue - 1) * network.blockTimeMs;
+  if (step.blocksRead > 0) return clamp(network.blockTimeMs * 0.75, 50, 10_000);
+  return clamp(network.blockTimeMs / 8, 50, 2_000);
+}
+
+/**
+ * Reads, in one batched round trip, every owner's balance of every token, its native coin balance and its Permit2
+ * allowances, and takes the network's current fees: the service pays the gas of EIP-3009 and Permit2 transfers,
+ * but the buyer pays for its own Permit2 approval and native transfer, and a node accepts a transaction only from
+ * an account that holds its value plus its gas at the maximum fee.
+ */
+async function readPayability(clients: EvmClients, network: NetworkInfo, owners: string[], tokens: TokenInfo[]): Promise<Payability> {
+  const client = clients.for(network);
+  const permit2Tokens = tokens.filter((token) => token.method === 'permit2');
+  const [balances, allowances, nativeBalances, { maxFeePerGas: gasPrice }] = await Promise.all([
+    readBalances(client, owners, tokens.filter((token) => token.method !== 'native')),
+    readPermit2Allowances(client, owners, permit2Tokens),
+    Promise.all(owners.map(async (owner) => [owner.toLowerCase(), await client.getBalance({ address: owner as Address })] as const)),
+    clients.currentFees(network),
+  ]);
+  const nativeOf = new Map(nativeBalances);
+  const coins = (owner: string) => nativeOf.get(owner.toLowerCase()) ?? 0n;
+  const needsApproval = (owner: string, token: TokenInfo, amount: bigint) => token.method === 'permit2' && allowances.of(owner, token) < amount;
+  return {
+    needsApproval,
+    canPay: (owner, token, amount) => {
+      if (token.method === 'native') return coins(owner) >= amount + NATIVE_TRANSFER_GAS * gasPrice;
+      if (balances.of(owner, token) < amount) return false;
+      return !needsApproval(owner, token, amount) || coins(owner) >= APPROVAL_GAS * gasPrice;
+    },
+  };
+}
+
+export function startEvmChain(options: ChainAdapterOptions & { privateKey: `0x${string}` }): EvmChain {
+  const { db, networks, onFinal, clock, onProblem } = options;
+  const clients = new EvmClients();
+  const relayer = new Relayer({ db, networks, privateKey: options.privateKey, clients, onFinal, onProblem });
+  const followers = networks.filter((network) => network.rpcUrl).map((network) => {
+    const follower = new EvmFollower({ db, network, client: clients.for(network), relayer, onFinal, clock, onProblem });
+    return { chain: network.caip2, step: async () => ({ nextStepInMs: nextStepInMs(network, await follower.step()) }) };
+  });
+  const domains = new Map<string, Promise<Eip3009Token>>();
+  return {
+    clients,
+    relayer,
+    collector: privateKeyToAccount(options.privateKey).address,
+    followers,
+    payability: (network, owners, tokens) => readPayability(clients, network, owners, tokens),
+    eip3009Token: (client, token) => {
+      let domain = domains.get(token.caip19);
+      if (!domain) {
+        domain = readEip3009Token(client, token.address as Address);
+        domain.catch(() => domains.delete(token.caip19));
+        domains.set(token.caip19, domain);
+      }
+      return domain;
+    },
+  };
+}

@@ -1,0 +1,44 @@
+import { type ChainAdapter, type ChainAdapterOptions, clamp } from '../chainAdapter.ts';
+import type { SolanaCollector } from './collectorKeyPair.ts';
+import { readSolanaBalances } from './readSolanaBalances.ts';
+import { type SolanaRpc, solanaRpc } from './rpc.ts';
+import { commitmentFor, SolanaTransactionSender } from './transactionSender.ts';
+
+export interface SolanaNetworkServices {
+  rpc: SolanaRpc;
+  sender: SolanaTransactionSender;
+}
+
+/** The Solana chain services: one collector key pair, and per network its RPC client and journaled sender. */
+export interface SolanaChain extends ChainAdapter {
+  collector: SolanaCollector;
+  networks: Map<string, SolanaNetworkServices>;
+}
+
+export function startSolanaChain(options: ChainAdapterOptions & { collector: SolanaCollector }): SolanaChain {
+  const { db, collector, onFinal } = options;
+  const networks = new Map<string, SolanaNetworkServices>();
+  const followers = options.networks.flatMap((network) => {
+    if (!network.rpcUrl) return [];
+    const rpc = solanaRpc(network.rpcUrl);
+    const slotMs = clamp(network.blockTimeMs, 100, 1000);
+    const sender = new SolanaTransactionSender({ db, rpc, network: network.caip2, collector, commitment: commitmentFor(network.confirmations), pollIntervalMs: slotMs, onFinal });
+    networks.set(network.caip2, { rpc, sender });
+    // One status poll per slot while something is open: the batched statuses cost the same for one or 256.
+    return [{ chain: network.caip2, step: async () => ({ nextStepInMs: (await sender.follow()).busy ? slotMs : 1000 }) }];
+  });
+  return {
+    collector,
+    networks,
+    followers,
+    payability: async (network, owners, tokens) => {
+      const solana = networks.get(network.caip2);
+      if (!solana) return null;
+      const balances = await readSolanaBalances(solana.rpc, owners, tokens.map((token) => token.address));
+      return {
+        canPay: (owner, token, amount) => (balances[owner]?.tokens[token.address] ?? 0n) >= amount,
+        needsApproval: () => false,
+      };
+    },
+  };
+}

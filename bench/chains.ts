@@ -40,7 +40,7 @@ import { buildSponsoredTransfer } from '../packages/server/src/chains/solana/bui
 import { type SolanaCollector, solanaCollector } from '../packages/server/src/chains/solana/collectorKeyPair.ts';
 import { SolanaTransactionSender } from '../packages/server/src/chains/solana/transactionSender.ts';
 import { verifyBuyerSignedTransaction } from '../packages/server/src/chains/solana/verifyBuyerSignedTransaction.ts';
-import { systemClock } from '../packages/server/src/context.ts';
+import { systemClock } from '../packages/server/src/clock.ts';
 import { connect, type Db, migrateToLatest } from '../packages/server/src/db/database.ts';
 import { startEmbeddedPostgres } from '../packages/server/src/db/embeddedPostgres.ts';
 import { percentile } from './support.ts';

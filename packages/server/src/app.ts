@@ -9,7 +9,7 @@ import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { App, AppContext } from './context.ts';
 import { CredentialVerifier, registerAuth, type RouteAuth } from './http/auth.ts';
 import { MemoryRateLimitStore, RateLimiter, RedisRateLimitStore } from './http/rateLimit.ts';
-import { registerErrorHandlers } from './http/errors.ts';
+import { registerErrorHandlers } from './http/errorHandler.ts';
 import { CursorCodec } from './http/cursor.ts';
 import { registerOpsRoutes } from './http/ops.ts';
 import { requestLogger } from './http/requestLogger.ts';

@@ -1,18 +1,13 @@
 import type { FastifyInstance, FastifyBaseLogger, RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ChainRegistry } from './chains/registry.ts';
+import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { Db } from './db/database.ts';
 import type { GatewayServices } from './gateway/services.ts';
 import type { LogoFetchOptions } from './merchants/logo.ts';
 import type { MerchantCache } from './merchants/merchantCache.ts';
 import type { WebhookDeliveryOptions } from './webhooks/deliveryOptions.ts';
-
-export interface Clock {
-  now(): Date;
-}
-
-export const systemClock: Clock = { now: () => new Date() };
 
 /** Everything a request handler may use; built once per process and passed to the app. */
 export interface AppContext {

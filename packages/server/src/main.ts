@@ -5,9 +5,9 @@ import { collectorAddresses, loadCollectorKeys } from './chains/collectorKeys.ts
 import { CoinbasePriceSource } from './chains/prices/coinbasePriceSource.ts';
 import { FixedPriceSource } from './chains/prices/fixedPriceSource.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
-import { systemClock } from './context.ts';
+import { systemClock } from './clock.ts';
 import { ChainFollowers } from './chains/chainFollowers.ts';
-import { createGatewayServices } from './gateway/services.ts';
+import { createGatewayServices } from './gateway/createGatewayServices.ts';
 import { PaymentSubmissions } from './gateway/paymentSubmissions.ts';
 import { dataEncryptionKeyInDataDir } from './gateway/dataCollection/encryption.ts';
 import { DataThresholdError, formatDataThreshold } from './gateway/dataCollection/threshold.ts';

@@ -13,14 +13,10 @@ import type { OptionRow } from './optionLookup.ts';
 import { readingChain } from './chainFailures.ts';
 import { paymentMethodOf } from './methods/index.ts';
 import type { GatewayServices } from './services.ts';
+import type { WalletResult } from './methods/terms.ts';
 
 /** How long a new confirmation is left to the request that confirmed it before any process's sweep takes it. */
 const SUBMISSION_GRACE_MS = 5_000;
-
-export interface WalletResult {
-  type: 'walletRpc';
-  data: string[];
-}
 
 export interface BuyerProvider {
   name: string | null;

@@ -2,8 +2,7 @@ import type { Selectable } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { PaymentOptionsTable } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
-import type { OptionTerms } from './methods/index.ts';
-import type { OptionAction } from './methods/paymentMethod.ts';
+import type { OptionAction, OptionTerms } from './methods/terms.ts';
 
 /** An offered option with its terms as the method of kind `T['kind']` made them. */
 export type OptionRow<T extends OptionTerms = OptionTerms> = Omit<Selectable<PaymentOptionsTable>, 'actions' | 'terms'> & { actions: OptionAction[]; terms: T };

@@ -9,9 +9,10 @@ import { tokenAmountOf } from '../payments/paymentResource.ts';
 import type { GatewayServices } from './services.ts';
 import type { BuyerDataRequest, CollectData } from './dataCollection/buyerData.ts';
 import { chainUnavailable, isChainRpcFailure } from './chainFailures.ts';
-import { type OptionTerms, paymentMethodFor } from './methods/index.ts';
-import type { Candidate, OptionAction, PaymentMethodHandler } from './methods/paymentMethod.ts';
+import { paymentMethodFor } from './methods/index.ts';
+import type { Candidate, PaymentMethodHandler } from './methods/paymentMethod.ts';
 import { ApiError } from '../http/errors.ts';
+import type { OptionAction, OptionTerms } from './methods/terms.ts';
 
 export interface OfferedOption {
   id: string;

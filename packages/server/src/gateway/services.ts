@@ -2,13 +2,11 @@ import type { ChainAdapter } from '../chains/chainAdapter.ts';
 import type { ChainFollower } from '../chains/chainFollowers.ts';
 import type { Namespace } from '../chains/caip.ts';
 import type { CollectorKeys } from '../chains/collectorKeys.ts';
-import { type EvmChain, startEvmChain } from '../chains/evm/evmChain.ts';
+import type { EvmChain } from '../chains/evm/evmChain.ts';
 import type { PriceSource } from '../chains/prices/priceSource.ts';
-import { ChainRegistry, type NetworkInfo } from '../chains/registry.ts';
-import { solanaCollector } from '../chains/solana/collectorKeyPair.ts';
-import { type SolanaChain, startSolanaChain } from '../chains/solana/solanaChain.ts';
+import type { NetworkInfo } from '../chains/registry.ts';
+import type { SolanaChain } from '../chains/solana/solanaChain.ts';
 import type { Db } from '../db/database.ts';
-import { paymentTransferOutcomes } from './transferOutcomes.ts';
 
 /** The chain services the gateway pays through: one adapter per namespace, each with its collector and senders, and prices. */
 export interface GatewayServices {
@@ -38,24 +36,4 @@ export interface GatewayServicesOptions {
   baseUrl?: () => string;
   clock?: { now(): Date };
   onProblem?: (message: string) => void;
-}
-
-export async function createGatewayServices(options: GatewayServicesOptions): Promise<GatewayServices> {
-  const onProblem = options.onProblem ?? (() => {});
-  const clock = options.clock ?? { now: () => new Date() };
-  const onFinal = paymentTransferOutcomes({ chains: new ChainRegistry(options.networks), baseUrl: options.baseUrl ?? (() => ''), clock, onProblem });
-  const of = (namespace: Namespace) => options.networks.filter((network) => network.namespace === namespace);
-  const common = { db: options.db, onFinal, clock, onProblem };
-  const evm = startEvmChain({ ...common, networks: of('eip155'), privateKey: options.keys.evmPrivateKey });
-  const solana = startSolanaChain({ ...common, networks: of('solana'), collector: await solanaCollector(options.keys) });
-  const chains = { eip155: evm, solana };
-  return {
-    prices: options.prices,
-    submitMaxAttempts: options.submitMaxAttempts ?? 25,
-    buyerTransferDeadlineMs: options.buyerTransferDeadlineMs ?? 15 * 60_000,
-    followers: Object.values(chains).flatMap((chain) => chain.followers),
-    evm,
-    solana,
-    chains,
-  };
 }

@@ -1,7 +1,7 @@
 import { type Namespace, parseChainId } from '../chains/caip.ts';
 import type { ChainRegistry, TokenInfo } from '../chains/registry.ts';
 import { type RepeatingTask, repeatEvery } from '../jobs/repeatEvery.ts';
-import type { Clock } from '../context.ts';
+import type { Clock } from '../clock.ts';
 import type { Db } from '../db/database.ts';
 import type { GatewayServices } from '../gateway/services.ts';
 import { parseTokenAmount } from './fees.ts';

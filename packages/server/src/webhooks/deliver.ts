@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Clock } from '../context.ts';
+import type { Clock } from '../clock.ts';
 import type { Db } from '../db/database.ts';
 import type { WebhookDeliveryOptions } from './deliveryOptions.ts';
 import { nextAttemptAt } from './retrySchedule.ts';

@@ -1,5 +1,5 @@
 import type { Task, TaskList } from 'graphile-worker';
-import { type Clock, systemClock } from '../context.ts';
+import { type Clock, systemClock } from '../clock.ts';
 import type { Db } from '../db/database.ts';
 import { attemptDelivery } from './deliver.ts';
 import { deliveryOptions, type WebhookDeliveryOptions } from './deliveryOptions.ts';

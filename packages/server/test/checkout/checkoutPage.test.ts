@@ -6,7 +6,6 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect } from '../../src/db/database.ts';
 import { expirePaymentTask } from '../../src/payments/expiry.ts';
 import { changePaymentStatus } from '../../src/payments/transitions.ts';
 import { createApp } from '../../src/partners/partners.ts';

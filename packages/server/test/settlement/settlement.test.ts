@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createPublicClient, encodeFunctionData, erc20Abi, http, type Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src/context.ts';
+import { systemClock } from '../../src/clock.ts';
 import { setFeeSchedule } from '../../src/settlement/feeSchedules.ts';
 import { computeFees, parsePercentage } from '../../src/settlement/fees.ts';
 import { SettlementWorker } from '../../src/settlement/worker.ts';

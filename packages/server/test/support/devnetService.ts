@@ -9,9 +9,11 @@ import { type CollectorKeys, collectorAddresses } from '../../src/chains/collect
 import { networksFromDevnet } from '../../src/chains/devnetNetworks.ts';
 import { FixedPriceSource } from '../../src/chains/prices/fixedPriceSource.ts';
 import { ChainRegistry } from '../../src/chains/registry.ts';
-import type { AppContext, Clock } from '../../src/context.ts';
+import type { AppContext } from '../../src/context.ts';
+import type { Clock } from '../../src/clock.ts';
 import { connect, type Db } from '../../src/db/database.ts';
-import { createGatewayServices, type GatewayServices } from '../../src/gateway/services.ts';
+import { createGatewayServices } from '../../src/gateway/createGatewayServices.ts';
+import type { GatewayServices } from '../../src/gateway/services.ts';
 import { PaymentSubmissions } from '../../src/gateway/paymentSubmissions.ts';
 import { createIsolatedDatabase } from './isolatedDatabase.ts';
 import { startTestServer, type TestServer } from './testServer.ts';

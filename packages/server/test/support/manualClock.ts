@@ -1,4 +1,4 @@
-import type { Clock } from '../../src/context.ts';
+import type { Clock } from '../../src/clock.ts';
 
 /** A clock the test moves by hand; it starts at the real time. */
 export class ManualClock implements Clock {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { type Address, encodeFunctionData, type Hex, isAddressEqual, type PublicClient, toHex } from 'viem';
-import type { Clock } from '../../context.ts';
+import type { Clock } from '../../clock.ts';
 import { eip3009Abi, erc20Abi } from './abis.ts';
 import { PaymentRefusedError } from './errors.ts';
 import type { Relayer } from './relayer.ts';

@@ -9,7 +9,7 @@ import {
   type PublicClient,
   stringToHex,
 } from 'viem';
-import type { Clock } from '../../context.ts';
+import type { Clock } from '../../clock.ts';
 import type { NetworkInfo } from '../registry.ts';
 import { erc20Abi, PERMIT2_ADDRESS, permit2Abi } from './abis.ts';
 import { PaymentRefusedError } from './errors.ts';

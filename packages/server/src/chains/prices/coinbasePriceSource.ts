@@ -1,4 +1,4 @@
-import { systemClock, type Clock } from '../../context.ts';
+import { systemClock, type Clock } from '../../clock.ts';
 import type { TokenInfo } from '../registry.ts';
 import { parseExchangeRate, type ExchangeRate } from './exchangeRate.ts';
 import { peggedQuote, PriceUnavailableError, type PriceQuote, type PriceSource } from './priceSource.ts';

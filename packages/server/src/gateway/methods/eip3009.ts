@@ -10,17 +10,7 @@ import { SIGNATURE } from '../walletResultFormats.ts';
 import { configuredEvmNetwork, relayOnce } from './evmRelay.ts';
 import { type PaymentMethodHandler, sentTransferFailure } from './paymentMethod.ts';
 import { acceptedEvmNetwork, refusalOf, resultValue } from './refusals.ts';
-
-/** An EIP-3009 authorisation as stored: integers as decimal strings. */
-export interface StoredAuthorization {
-  domain: ReceiveAuthorizationTypedData['domain'];
-  message: { from: Address; to: Address; value: string; validAfter: string; validBefore: string; nonce: Hex };
-}
-
-export interface Eip3009Terms {
-  kind: 'eip3009';
-  authorization: StoredAuthorization;
-}
+import type { Eip3009Terms, StoredAuthorization } from './terms.ts';
 
 const RELAY_PURPOSE = 'eip3009_receive';
 

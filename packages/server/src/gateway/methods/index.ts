@@ -1,12 +1,10 @@
 import type { NetworkInfo, TokenInfo } from '../../chains/registry.ts';
-import { type Eip3009Terms, eip3009Method } from './eip3009.ts';
-import { type NativeTerms, nativeMethod } from './native.ts';
+import { eip3009Method } from './eip3009.ts';
+import { nativeMethod } from './native.ts';
 import type { PaymentMethodHandler, TransferPurpose } from './paymentMethod.ts';
-import { type Permit2Terms, permit2Method } from './permit2.ts';
-import { type SplTerms, solanaSplMethod } from './solanaSpl.ts';
-
-/** What the buyer must sign or send for an option, by payment method; a confirm is checked against exactly this. */
-export type OptionTerms = Eip3009Terms | Permit2Terms | NativeTerms | SplTerms;
+import { permit2Method } from './permit2.ts';
+import { solanaSplMethod } from './solanaSpl.ts';
+import type { OptionTerms } from './terms.ts';
 
 /** Every payment method, by the kind of its terms; a kind without its method does not compile. */
 const paymentMethods: { [K in OptionTerms['kind']]: PaymentMethodHandler<Extract<OptionTerms, { kind: K }>> } = {

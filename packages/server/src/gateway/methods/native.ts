@@ -10,20 +10,9 @@ import {
 import { MINED_BEFORE_OPTION } from '../../chains/evm/watches.ts';
 import type { NetworkInfo } from '../../chains/registry.ts';
 import { seenWithin, sightingWaitMs, TRANSACTION_HASH } from '../walletResultFormats.ts';
-import type { PaymentMethodHandler, WalletRpcAction } from './paymentMethod.ts';
+import type { PaymentMethodHandler } from './paymentMethod.ts';
 import { acceptedEvmNetwork, refusalOf, resultValue } from './refusals.ts';
-
-/**
- * A native-coin transfer as offered: `value` in the coin's minor unit (wei), as a decimal string; `data` the
- * option's reference, which the transfer carries as calldata. Options offered before references have no `data`.
- */
-export interface NativeTerms {
-  kind: 'native';
-  from: Address;
-  to: Address;
-  value: string;
-  data?: Hex;
-}
+import type { NativeTerms, WalletRpcAction } from './terms.ts';
 
 /** The one action of a native-coin option (D11): the buyer sends exactly `value` to the collector, with the option's reference. */
 function nativeOffer(params: { network: NetworkInfo; optionId: string; from: Address; collector: Address; value: bigint }): {

@@ -6,14 +6,9 @@ import type { FinalTransfer } from '../../chains/transferOutcomes.ts';
 import type { AppContext } from '../../context.ts';
 import type { ChainWatchKind, Database } from '../../db/schema.ts';
 import type { PaymentRow } from '../../payments/paymentResource.ts';
-import type { WalletResult } from '../confirmation.ts';
 import type { OptionRow } from '../optionLookup.ts';
 import type { GatewayServices } from '../services.ts';
-import type { OptionTerms } from './index.ts';
-
-export type WalletRpcAction = { type: 'walletRpc'; data: { chain_id: string; method: string; params: string } };
-export type BuildAction = { type: 'build'; data: { data: string } };
-export type OptionAction = WalletRpcAction | BuildAction;
+import type { OptionAction, OptionTerms, WalletResult, WalletRpcAction } from './terms.ts';
 
 /** An (account, token) pair whose balance covers the quoted amount, about to be offered. */
 export interface Candidate {

@@ -14,31 +14,12 @@ import { permitTransferFromTypes } from '../../chains/evm/permit2.ts';
 import type { NetworkInfo } from '../../chains/registry.ts';
 import { seenWithin, SIGNATURE, sightingWaitMs, TRANSACTION_HASH } from '../walletResultFormats.ts';
 import { configuredEvmNetwork, relayOnce } from './evmRelay.ts';
-import { type PaymentMethodHandler, sentTransferFailure, type WalletRpcAction } from './paymentMethod.ts';
+import { type PaymentMethodHandler, sentTransferFailure } from './paymentMethod.ts';
 import { acceptedEvmNetwork, refusalOf, resultValue } from './refusals.ts';
-
-/** A Permit2 transfer as offered: integers as decimal strings. */
-export interface StoredPermit {
-  chainId: number;
-  owner: Address;
-  token: Address;
-  amount: string;
-  /** The collector, which spends the permit and receives the tokens. */
-  spender: Address;
-  /** The permit's nonce derives from it, which binds the signature to this payment. */
-  paymentId: string;
-  deadline: string;
-}
+import type { Permit2Terms, StoredPermit, WalletRpcAction } from './terms.ts';
 
 const TRANSFER_PURPOSE = 'permit2_transfer';
 const APPROVAL_KIND = 'permit2_approval';
-
-/** `approval`: the option starts with the buyer's `approve` of Permit2, its allowance being short when offered. */
-export interface Permit2Terms {
-  kind: 'permit2';
-  permit: StoredPermit;
-  approval: boolean;
-}
 
 function permitTypedData(permit: StoredPermit): PermitTransferTypedData {
   return permitTransferFromTypedData({

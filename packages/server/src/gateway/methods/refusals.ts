@@ -2,8 +2,8 @@ import type { Hex } from 'viem';
 import { PaymentRefusedError } from '../../chains/evm/index.ts';
 import type { ChainRegistry, NetworkInfo } from '../../chains/registry.ts';
 import { ApiError } from '../../http/errors.ts';
-import type { WalletResult } from '../confirmation.ts';
 import type { OptionRow } from '../optionLookup.ts';
+import type { WalletResult } from './terms.ts';
 
 export function refused(message: string, reason: string): ApiError {
   return new ApiError(400, 'invalid_params', message, { reason });

@@ -5,21 +5,7 @@ import { ApiError } from '../../http/errors.ts';
 import { readingChain } from '../chainFailures.ts';
 import { type PaymentMethodHandler, sentTransferFailure } from './paymentMethod.ts';
 import { noLongerAccepted, refused } from './refusals.ts';
-
-/** The Solana transfer last built for an option by the fetch operation. */
-interface StoredSolanaTransfer {
-  transactionBase64: string;
-  messageBytesBase64: string;
-  lastValidBlockHeight: string;
-}
-
-export interface SplTerms {
-  kind: 'spl';
-  buyer: string;
-  mint: string;
-  decimals: number;
-  transfer: StoredSolanaTransfer | null;
-}
+import type { SplTerms, StoredSolanaTransfer } from './terms.ts';
 
 const JOURNAL_PURPOSE = 'payment';
 

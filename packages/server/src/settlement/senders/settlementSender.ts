@@ -1,5 +1,5 @@
 import type { ChainRegistry, TokenInfo } from '../../chains/registry.ts';
-import type { Clock } from '../../context.ts';
+import type { Clock } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
 import type { GatewayServices } from '../../gateway/services.ts';
 import type { TransitionContext } from '../../payments/transitions.ts';

@@ -10,7 +10,7 @@ import {
 } from '../../../src/chains/evm/eip3009.ts';
 import { PaymentRefusedError } from '../../../src/chains/evm/errors.ts';
 import type { TokenInfo } from '../../../src/chains/registry.ts';
-import { systemClock } from '../../../src/context.ts';
+import { systemClock } from '../../../src/clock.ts';
 import { type Buyer, type EvmTestEnvironment, nowSeconds, startEvmTestEnvironment } from './support/evmDevnet.ts';
 import { ownedWalletAbi, ownedWalletBytecode } from './support/ownedWallet.ts';
 

@@ -10,7 +10,7 @@ import {
   relayPermitTransfer,
   type PermitTransferTypedData,
 } from '../../../src/chains/evm/permit2.ts';
-import { systemClock } from '../../../src/context.ts';
+import { systemClock } from '../../../src/clock.ts';
 import { type Buyer, type EvmTestEnvironment, nowSeconds, startEvmTestEnvironment } from './support/evmDevnet.ts';
 
 describe('Permit2 signature transfers', () => {

@@ -1,0 +1,28 @@
+import type { Namespace } from '../chains/caip.ts';
+import { startEvmChain } from '../chains/evm/evmChain.ts';
+import { ChainRegistry } from '../chains/registry.ts';
+import { solanaCollector } from '../chains/solana/collectorKeyPair.ts';
+import { startSolanaChain } from '../chains/solana/solanaChain.ts';
+import type { GatewayServices, GatewayServicesOptions } from './services.ts';
+import { paymentTransferOutcomes } from './transferOutcomes.ts';
+
+/** Starts every namespace's chain adapter, reporting what their transfers' ends mean for payments and settlements. */
+export async function createGatewayServices(options: GatewayServicesOptions): Promise<GatewayServices> {
+  const onProblem = options.onProblem ?? (() => {});
+  const clock = options.clock ?? { now: () => new Date() };
+  const onFinal = paymentTransferOutcomes({ chains: new ChainRegistry(options.networks), baseUrl: options.baseUrl ?? (() => ''), clock, onProblem });
+  const of = (namespace: Namespace) => options.networks.filter((network) => network.namespace === namespace);
+  const common = { db: options.db, onFinal, clock, onProblem };
+  const evm = startEvmChain({ ...common, networks: of('eip155'), privateKey: options.keys.evmPrivateKey });
+  const solana = startSolanaChain({ ...common, networks: of('solana'), collector: await solanaCollector(options.keys) });
+  const chains = { eip155: evm, solana };
+  return {
+    prices: options.prices,
+    submitMaxAttempts: options.submitMaxAttempts ?? 25,
+    buyerTransferDeadlineMs: options.buyerTransferDeadlineMs ?? 15 * 60_000,
+    followers: Object.values(chains).flatMap((chain) => chain.followers),
+    evm,
+    solana,
+    chains,
+  };
+}

@@ -1,0 +1,76 @@
+import type { Address, Hex } from 'viem';
+import type { ReceiveAuthorizationTypedData } from '../../chains/evm/index.ts';
+
+// What an option offers and what a wallet sends back, as stored and as sent on the wire: data only, so every part of
+// the gateway can name it without depending on the methods that make it.
+
+/** An EIP-3009 authorisation as stored: integers as decimal strings. */
+export interface StoredAuthorization {
+  domain: ReceiveAuthorizationTypedData['domain'];
+  message: { from: Address; to: Address; value: string; validAfter: string; validBefore: string; nonce: Hex };
+}
+
+export interface Eip3009Terms {
+  kind: 'eip3009';
+  authorization: StoredAuthorization;
+}
+
+/** A Permit2 transfer as offered: integers as decimal strings. */
+export interface StoredPermit {
+  chainId: number;
+  owner: Address;
+  token: Address;
+  amount: string;
+  /** The collector, which spends the permit and receives the tokens. */
+  spender: Address;
+  /** The permit's nonce derives from it, which binds the signature to this payment. */
+  paymentId: string;
+  deadline: string;
+}
+
+/** `approval`: the option starts with the buyer's `approve` of Permit2, its allowance being short when offered. */
+export interface Permit2Terms {
+  kind: 'permit2';
+  permit: StoredPermit;
+  approval: boolean;
+}
+
+/**
+ * A native-coin transfer as offered: `value` in the coin's minor unit (wei), as a decimal string; `data` the
+ * option's reference, which the transfer carries as calldata. Options offered before references have no `data`.
+ */
+export interface NativeTerms {
+  kind: 'native';
+  from: Address;
+  to: Address;
+  value: string;
+  data?: Hex;
+}
+
+/** The Solana transfer last built for an option by the fetch operation. */
+export interface StoredSolanaTransfer {
+  transactionBase64: string;
+  messageBytesBase64: string;
+  lastValidBlockHeight: string;
+}
+
+export interface SplTerms {
+  kind: 'spl';
+  buyer: string;
+  mint: string;
+  decimals: number;
+  transfer: StoredSolanaTransfer | null;
+}
+
+/** What the buyer must sign or send for an option, by payment method; a confirm is checked against exactly this. */
+export type OptionTerms = Eip3009Terms | Permit2Terms | NativeTerms | SplTerms;
+
+export type WalletRpcAction = { type: 'walletRpc'; data: { chain_id: string; method: string; params: string } };
+export type BuildAction = { type: 'build'; data: { data: string } };
+export type OptionAction = WalletRpcAction | BuildAction;
+
+/** One action's result as the wallet sends it with a confirm. */
+export interface WalletResult {
+  type: 'walletRpc';
+  data: string[];
+}

@@ -31,7 +31,8 @@ describe('webhook retry schedule', () => {
     expect(retryDelayMs(policy, 1, () => 0.999_999)).toBeCloseTo(36_000, -1);
     const samples = Array.from({ length: 2000 }, () => retryDelayMs(policy, 3, Math.random));
     expect(Math.min(...samples)).toBeGreaterThanOrEqual(0.8 * 120_000);
-    expect(Math.max(...samples)).toBeLessThan(1.2 * 120_000);
+    // Rounded to whole milliseconds, a draw just under 1 lands on the bound itself.
+    expect(Math.max(...samples)).toBeLessThanOrEqual(1.2 * 120_000);
     // Real jitter: the samples are spread out, not a handful of values.
     expect(new Set(samples).size).toBeGreaterThan(500);
     expect(Math.max(...samples) - Math.min(...samples)).toBeGreaterThan(0.3 * 120_000);

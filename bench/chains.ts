@@ -19,7 +19,16 @@ import {
 } from '@solana/kit';
 import { ExactEvmScheme as X402ExactEvmClient, toFacilitatorEvmSigner } from '@x402/evm';
 import { ExactEvmScheme as X402ExactEvmFacilitator } from '@x402/evm/exact/facilitator';
-import { type Abi, type Address, createWalletClient, type Hex, http, parseEther, publicActions, type PublicClient } from 'viem';
+import {
+  type Abi,
+  type Address,
+  createWalletClient,
+  type Hex,
+  http,
+  parseEther,
+  publicActions,
+  type PublicClient,
+} from 'viem';
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { networksFromDevnet } from '../packages/server/src/chains/devnetNetworks.ts';
 import {
@@ -77,7 +86,10 @@ interface Summary {
 
 /** Of unsorted values. */
 function percentileOf(values: number[], fraction: number): number {
-  return percentile([...values].sort((a, b) => a - b), fraction);
+  return percentile(
+    [...values].sort((a, b) => a - b),
+    fraction,
+  );
 }
 
 const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
@@ -90,7 +102,10 @@ function summarise(name: string, samples: Sample[]): Summary {
     p50Ms: percentileOf(totals, 0.5),
     p95Ms: percentileOf(totals, 0.95),
     meanMs: sum(totals) / totals.length,
-    toNodeP50Ms: percentileOf(samples.map((sample) => sample.toNodeMs), 0.5),
+    toNodeP50Ms: percentileOf(
+      samples.map((sample) => sample.toNodeMs),
+      0.5,
+    ),
     waitingShare: sum(samples.map((sample) => sample.totalMs - sample.toNodeMs)) / sum(totals),
   };
 }
@@ -102,7 +117,9 @@ function write(line = ''): void {
 }
 
 function printSummaries(rows: Summary[]): void {
-  write(`${'method'.padEnd(40)} ${'n'.padStart(3)} ${'p50 ms'.padStart(7)} ${'p95 ms'.padStart(7)} ${'mean ms'.padStart(8)} ${'to node p50'.padStart(12)} ${'waiting'.padStart(8)}`);
+  write(
+    `${'method'.padEnd(40)} ${'n'.padStart(3)} ${'p50 ms'.padStart(7)} ${'p95 ms'.padStart(7)} ${'mean ms'.padStart(8)} ${'to node p50'.padStart(12)} ${'waiting'.padStart(8)}`,
+  );
   for (const row of rows) {
     write(
       `${row.name.padEnd(40)} ${String(row.n).padStart(3)} ${ms(row.p50Ms).padStart(7)} ${ms(row.p95Ms).padStart(7)} ${ms(row.meanMs).padStart(8)} ${ms(row.toNodeP50Ms).padStart(12)} ${`${(row.waitingShare * 100).toFixed(0)}%`.padStart(8)}`,
@@ -258,7 +275,13 @@ async function payWithNativeTransfer(bench: EvmBench, buyer: EvmBuyer): Promise<
   const toNode = performance.now();
   // The service polls a buyer's transfer as the relayer polls its own: every half block.
   for (let poll = 0; poll < 120; poll++) {
-    const state = await verifyNativeTransfer(bench.client, bench.network, hash, { from: buyer.address, to: bench.collector, value, reference, offeredAt });
+    const state = await verifyNativeTransfer(bench.client, bench.network, hash, {
+      from: buyer.address,
+      to: bench.collector,
+      value,
+      reference,
+      offeredAt,
+    });
     if (state.state === 'confirmed') return { toNodeMs: toNode - signed, totalMs: performance.now() - signed };
     await sleep(bench.network.blockTimeMs / 2);
   }
@@ -269,7 +292,10 @@ async function payWithNativeTransfer(bench: EvmBench, buyer: EvmBuyer): Promise<
  * x402's reference facilitator for the `exact` scheme, given the same chain and the same receipt polling interval
  * as our relayer (half a block). Its wallet reports when a settlement transaction has been handed to the node.
  */
-function x402Facilitator(bench: EvmBench, key: Hex): { facilitator: X402ExactEvmFacilitator; address: Address; lastBroadcastAt: () => number } {
+function x402Facilitator(
+  bench: EvmBench,
+  key: Hex,
+): { facilitator: X402ExactEvmFacilitator; address: Address; lastBroadcastAt: () => number } {
   const account = privateKeyToAccount(key);
   const wallet = createWalletClient({
     account,
@@ -284,14 +310,24 @@ function x402Facilitator(bench: EvmBench, key: Hex): { facilitator: X402ExactEvm
     readContract: (args) => wallet.readContract({ ...args, abi: args.abi as Abi, args: args.args ?? [] }),
     verifyTypedData: (args) => wallet.verifyTypedData(args as Parameters<typeof wallet.verifyTypedData>[0]),
     writeContract: async (args) => {
-      const hash = await wallet.writeContract({ ...args, abi: args.abi as Abi, args: args.args, chain: bench.client.chain, account });
+      const hash = await wallet.writeContract({
+        ...args,
+        abi: args.abi as Abi,
+        args: args.args,
+        chain: bench.client.chain,
+        account,
+      });
       broadcastAt = performance.now();
       return hash;
     },
     sendTransaction: (args) => wallet.sendTransaction({ ...args, chain: bench.client.chain, account }),
     waitForTransactionReceipt: (args) => wallet.waitForTransactionReceipt(args),
   });
-  return { facilitator: new X402ExactEvmFacilitator(signer), address: account.address, lastBroadcastAt: () => broadcastAt };
+  return {
+    facilitator: new X402ExactEvmFacilitator(signer),
+    address: account.address,
+    lastBroadcastAt: () => broadcastAt,
+  };
 }
 
 type X402Requirements = Parameters<X402ExactEvmFacilitator['verify']>[1];
@@ -306,7 +342,8 @@ async function payWithX402(
   const payload = { ...created, accepted: requirements };
   const signed = performance.now();
   const verified = await x402.facilitator.verify(payload, requirements);
-  if (!verified.isValid) throw new Error(`x402 verify refused: ${verified.invalidReason} ${verified.invalidMessage ?? ''}`);
+  if (!verified.isValid)
+    throw new Error(`x402 verify refused: ${verified.invalidReason} ${verified.invalidMessage ?? ''}`);
   const settled = await x402.facilitator.settle(payload, requirements);
   if (!settled.success) throw new Error(`x402 settle failed: ${settled.errorReason} ${settled.errorMessage ?? ''}`);
   return { toNodeMs: x402.lastBroadcastAt() - signed, totalMs: performance.now() - signed };
@@ -321,7 +358,10 @@ interface SolanaBench {
   slotMs: number;
 }
 
-async function payWithSolanaUsdc(bench: SolanaBench, buyer: { address: string; keyPair: CryptoKeyPair }): Promise<Sample & { buildMs: number }> {
+async function payWithSolanaUsdc(
+  bench: SolanaBench,
+  buyer: { address: string; keyPair: CryptoKeyPair },
+): Promise<Sample & { buildMs: number }> {
   // Stamps the moment the node answered sendTransaction, so the wait for the slot can be told apart.
   const transport = createDefaultRpcTransport({ url: bench.rpcUrl });
   let sentAt = 0;
@@ -331,7 +371,13 @@ async function payWithSolanaUsdc(bench: SolanaBench, buyer: { address: string; k
     return response as never;
   };
   const rpc = createSolanaRpcFromTransport(stamping);
-  const sender = new SolanaTransactionSender({ db: bench.db, rpc, network: bench.network, collector: bench.collector, commitment: 'confirmed' });
+  const sender = new SolanaTransactionSender({
+    db: bench.db,
+    rpc,
+    network: bench.network,
+    collector: bench.collector,
+    commitment: 'confirmed',
+  });
   const paymentId = `pay_${randomUUID()}`;
 
   const buildStarted = performance.now();
@@ -355,11 +401,21 @@ async function payWithSolanaUsdc(bench: SolanaBench, buyer: { address: string; k
     expectedMessageBytesBase64: transfer.messageBytesBase64,
     buyer: buyer.address,
   });
-  await sender.cosignAndSend({ purpose: 'payment', reference: paymentId, transaction: verified, lastValidBlockHeight: transfer.lastValidBlockHeight });
+  await sender.cosignAndSend({
+    purpose: 'payment',
+    reference: paymentId,
+    transaction: verified,
+    lastValidBlockHeight: transfer.lastValidBlockHeight,
+  });
   return { buildMs, toNodeMs: sentAt - signed, totalMs: performance.now() - signed };
 }
 
-async function sampleAtPhases<T>(count: number, intervalMs: number, readHead: () => Promise<bigint>, pay: () => Promise<T>): Promise<T[]> {
+async function sampleAtPhases<T>(
+  count: number,
+  intervalMs: number,
+  readHead: () => Promise<bigint>,
+  pay: () => Promise<T>,
+): Promise<T[]> {
   const samples: T[] = [];
   for (let index = 0; index < count; index++) {
     await atBlockPhase(readHead, phaseOffsetMs(index, count, intervalMs), intervalMs);
@@ -376,25 +432,40 @@ async function measureRelayerThroughput(bench: EvmBench): Promise<void> {
   const submitted = await Promise.all(
     Array.from({ length: THROUGHPUT_TRANSFERS }, async () => {
       const submitStarted = performance.now();
-      const transaction = await bench.relayer.submit({ chain: bench.network.caip2, to: recipient, value: 1n, purpose: 'bench_throughput' });
+      const transaction = await bench.relayer.submit({
+        chain: bench.network.caip2,
+        to: recipient,
+        value: 1n,
+        purpose: 'bench_throughput',
+      });
       submitLatencies.push(performance.now() - submitStarted);
       return transaction;
     }),
   );
   const recordedMs = performance.now() - started;
-  const outcomes = await Promise.all(submitted.map(({ id }) => bench.relayer.waitForOutcome(id, { timeoutMs: 120_000 })));
+  const outcomes = await Promise.all(
+    submitted.map(({ id }) => bench.relayer.waitForOutcome(id, { timeoutMs: 120_000 })),
+  );
   const confirmedMs = performance.now() - started;
   const failed = outcomes.filter((outcome) => outcome.status !== 'confirmed').length;
   if (failed > 0) throw new Error(`${failed} of ${THROUGHPUT_TRANSFERS} relayed transfers failed`);
   const blocks = outcomes.map((outcome) => outcome.receipt?.blockNumber ?? firstBlock);
   const lastBlock = blocks.reduce((highest, block) => (block > highest ? block : highest), firstBlock);
-  write(`== relayer throughput: ${THROUGHPUT_TRANSFERS} transfers submitted at once on ${bench.network.caip2} (1 wei each, pool of ${DATABASE_POOL_SIZE} connections)`);
-  write(`record+broadcast all: ${ms(recordedMs)} ms = ${(THROUGHPUT_TRANSFERS / (recordedMs / 1000)).toFixed(0)} transfers/s; one submit under this load: p50 ${ms(percentileOf(submitLatencies, 0.5))} ms, p95 ${ms(percentileOf(submitLatencies, 0.95))} ms`);
-  write(`until all confirmed: ${ms(confirmedMs)} ms = ${(THROUGHPUT_TRANSFERS / (confirmedMs / 1000)).toFixed(1)} transfers/s; mined in ${lastBlock - firstBlock} block(s) after block ${firstBlock}`);
+  write(
+    `== relayer throughput: ${THROUGHPUT_TRANSFERS} transfers submitted at once on ${bench.network.caip2} (1 wei each, pool of ${DATABASE_POOL_SIZE} connections)`,
+  );
+  write(
+    `record+broadcast all: ${ms(recordedMs)} ms = ${(THROUGHPUT_TRANSFERS / (recordedMs / 1000)).toFixed(0)} transfers/s; one submit under this load: p50 ${ms(percentileOf(submitLatencies, 0.5))} ms, p95 ${ms(percentileOf(submitLatencies, 0.95))} ms`,
+  );
+  write(
+    `until all confirmed: ${ms(confirmedMs)} ms = ${(THROUGHPUT_TRANSFERS / (confirmedMs / 1000)).toFixed(1)} transfers/s; mined in ${lastBlock - firstBlock} block(s) after block ${firstBlock}`,
+  );
 }
 
 export async function runChainsBenchmark(): Promise<void> {
-  write(`paygate chains benchmark, ${new Date().toISOString()}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}`);
+  write(
+    `paygate chains benchmark, ${new Date().toISOString()}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}`,
+  );
   await measureDevnetStartup();
 
   const workDir = await fs.mkdtemp(path.join(os.tmpdir(), 'paygate-bench-chains-'));
@@ -414,12 +485,21 @@ export async function runChainsBenchmark(): Promise<void> {
     const collector = privateKeyToAccount(collectorKey).address;
     const x402Key = generatePrivateKey();
     const solanaCollectorKeys = await solanaCollector({ solanaSeedHex: randomBytes(32).toString('hex') });
-    await devnet.fund({ evm: [collector, privateKeyToAccount(x402Key).address], solana: [solanaCollectorKeys.address] });
+    await devnet.fund({
+      evm: [collector, privateKeyToAccount(x402Key).address],
+      solana: [solanaCollectorKeys.address],
+    });
 
     const clients = new EvmClients();
     const client = clients.for(network);
     const relayer = new Relayer({ db, networks: [network], privateKey: collectorKey, clients });
-    const bench: EvmBench = { network, client, relayer, collector, usdc: await readEip3009Token(client, tokenAddress(network, 'USDC')) };
+    const bench: EvmBench = {
+      network,
+      client,
+      relayer,
+      collector,
+      usdc: await readEip3009Token(client, tokenAddress(network, 'USDC')),
+    };
     const alice = evmBuyer(manifest.buyers, 'alice');
     const bob = evmBuyer(manifest.buyers, 'bob');
 
@@ -452,13 +532,19 @@ export async function runChainsBenchmark(): Promise<void> {
         await pay();
       }
     }
-    const permit2 = await sampleAtPhases(PAYMENTS_PER_METHOD, network.blockTimeMs, blockHead, () => payWithPermit2(bench, alice));
-    const native = await sampleAtPhases(PAYMENTS_PER_METHOD, network.blockTimeMs, blockHead, () => payWithNativeTransfer(bench, bob));
+    const permit2 = await sampleAtPhases(PAYMENTS_PER_METHOD, network.blockTimeMs, blockHead, () =>
+      payWithPermit2(bench, alice),
+    );
+    const native = await sampleAtPhases(PAYMENTS_PER_METHOD, network.blockTimeMs, blockHead, () =>
+      payWithNativeTransfer(bench, bob),
+    );
 
     const solanaBuyerRecord = manifest.buyers.find((candidate) => candidate.name === 'alice') as DevnetBuyer;
     const solanaBuyer = {
       address: solanaBuyerRecord.solanaAddress,
-      keyPair: await createKeyPairFromBytes(new Uint8Array(getBase58Encoder().encode(solanaBuyerRecord.solanaSecretKey))),
+      keyPair: await createKeyPairFromBytes(
+        new Uint8Array(getBase58Encoder().encode(solanaBuyerRecord.solanaSecretKey)),
+      ),
     };
     const usdcMint = manifest.solana.tokens.find((token) => token.symbol === 'USDC')?.address as string;
     const solanaBench: SolanaBench = {
@@ -472,12 +558,20 @@ export async function runChainsBenchmark(): Promise<void> {
     await payWithSolanaUsdc(solanaBench, solanaBuyer);
     const solanaRpc = createSolanaRpc(solanaBench.rpcUrl);
     const slotHead = () => solanaRpc.getSlot().send();
-    const solana = await sampleAtPhases(PAYMENTS_PER_METHOD, solanaBench.slotMs, slotHead, () => payWithSolanaUsdc(solanaBench, solanaBuyer));
+    const solana = await sampleAtPhases(PAYMENTS_PER_METHOD, solanaBench.slotMs, slotHead, () =>
+      payWithSolanaUsdc(solanaBench, solanaBuyer),
+    );
 
     write();
-    write(`== payment latency, buyer's signature -> transfer confirmed at the network's depth (${network.confirmations} block on EVM, 'confirmed' on Solana)`);
-    write(`anvil mines one block every ${network.blockTimeMs} ms (interval mining), the Solana node a slot every ${manifest.solana.slotMs} ms;`);
-    write(`"to node" is signature -> transaction accepted by the node; "waiting" is the share of the total after that (block/slot + the poll that sees it)`);
+    write(
+      `== payment latency, buyer's signature -> transfer confirmed at the network's depth (${network.confirmations} block on EVM, 'confirmed' on Solana)`,
+    );
+    write(
+      `anvil mines one block every ${network.blockTimeMs} ms (interval mining), the Solana node a slot every ${manifest.solana.slotMs} ms;`,
+    );
+    write(
+      `"to node" is signature -> transaction accepted by the node; "waiting" is the share of the total after that (block/slot + the poll that sees it)`,
+    );
     const oursSummary = summarise('EIP-3009 USDC via relayer (paygate)', ours);
     const theirsSummary = summarise('EIP-3009 USDC via @x402/evm facilitator', theirs);
     printSummaries([
@@ -487,9 +581,23 @@ export async function runChainsBenchmark(): Promise<void> {
       summarise('native ETH, buyer sends, service verifies', native),
       summarise('Solana USDC, sponsored (verify..confirm)', solana),
     ]);
-    write(`Solana build of the transfer (before the buyer signs): p50 ${ms(percentileOf(solana.map((sample) => sample.buildMs), 0.5))} ms, p95 ${ms(percentileOf(solana.map((sample) => sample.buildMs), 0.95))} ms`);
+    write(
+      `Solana build of the transfer (before the buyer signs): p50 ${ms(
+        percentileOf(
+          solana.map((sample) => sample.buildMs),
+          0.5,
+        ),
+      )} ms, p95 ${ms(
+        percentileOf(
+          solana.map((sample) => sample.buildMs),
+          0.95,
+        ),
+      )} ms`,
+    );
     write();
-    write(`== EIP-3009 ours / x402 (target <= 1.0): p50 ${(oursSummary.p50Ms / theirsSummary.p50Ms).toFixed(2)}, mean ${(oursSummary.meanMs / theirsSummary.meanMs).toFixed(2)}, to node p50 ${(oursSummary.toNodeP50Ms / theirsSummary.toNodeP50Ms).toFixed(2)}`);
+    write(
+      `== EIP-3009 ours / x402 (target <= 1.0): p50 ${(oursSummary.p50Ms / theirsSummary.p50Ms).toFixed(2)}, mean ${(oursSummary.meanMs / theirsSummary.meanMs).toFixed(2)}, to node p50 ${(oursSummary.toNodeP50Ms / theirsSummary.toNodeP50Ms).toFixed(2)}`,
+    );
     write();
     await measureRelayerThroughput(bench);
   } finally {

@@ -40,20 +40,33 @@ function summary(samples: number[]): { p50: string; p95: string; mean: string } 
 async function createPayment(service: Service, currency: string, value: string): Promise<string> {
   const response = await fetch(`${service.spawned.url}/v1/payments`, {
     method: 'POST',
-    headers: { 'api-key': service.apiKey, 'merchant-id': service.merchantId, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+    headers: {
+      'api-key': service.apiKey,
+      'merchant-id': service.merchantId,
+      'content-type': 'application/json',
+      'idempotency-key': randomUUID(),
+    },
     body: JSON.stringify({ amount: { unit: `iso4217/${currency}`, value }, referenceId: randomUUID() }),
   });
   const body = (await response.json()) as { paymentId?: string };
-  if (!response.ok || !body.paymentId) throw new Error(`creating a payment answered ${response.status}: ${JSON.stringify(body)}`);
+  if (!response.ok || !body.paymentId)
+    throw new Error(`creating a payment answered ${response.status}: ${JSON.stringify(body)}`);
   return body.paymentId;
 }
 
 /** One payment from link to a final status; the chain's share is the time after the confirm was accepted. */
-async function payOnce(client: GatewayClient, paymentId: string, accounts: string[], signers: Signers, pick: (option: PaymentOption) => boolean) {
+async function payOnce(
+  client: GatewayClient,
+  paymentId: string,
+  accounts: string[],
+  signers: Signers,
+  pick: (option: PaymentOption) => boolean,
+) {
   const started = performance.now();
   const { options } = await client.getOptions(paymentId, { accounts });
   const option = options.find(pick);
-  if (!option) throw new Error(`no matching option among ${options.map((candidate) => candidate.amount.unit).join(', ')}`);
+  if (!option)
+    throw new Error(`no matching option among ${options.map((candidate) => candidate.amount.unit).join(', ')}`);
   const results = await executeOptionActions({ client, paymentId, option, signers });
   let status = await client.confirm(paymentId, { optionId: option.id, results }, { maxPollMs: 0 });
   const accepted = performance.now();
@@ -99,12 +112,17 @@ export async function runGatewayBenchmark(): Promise<void> {
     const rpcUrls = Object.fromEntries(manifest.evm.map((chain) => [chain.caip2, chain.rpcUrl]));
 
     const buyer = manifest.buyers[0]!;
-    const accounts = [...manifest.evm.map((chain) => `${chain.caip2}:${buyer.evmAddress}`), `${manifest.solana.caip2}:${buyer.solanaAddress}`];
+    const accounts = [
+      ...manifest.evm.map((chain) => `${chain.caip2}:${buyer.evmAddress}`),
+      `${manifest.solana.caip2}:${buyer.solanaAddress}`,
+    ];
     const signers: Signers = {
       eip155: evmSignerFromAccount(privateKeyToAccount(buyer.evmPrivateKey), { rpcUrls }),
       solana: solanaSignerFromKeyPair(buyer.solanaSecretKey),
     };
-    process.stdout.write(`devnet: ${manifest.evm.length} EVM chains and Solana; buyer ${buyer.name}; service ${spawned.url}\n`);
+    process.stdout.write(
+      `devnet: ${manifest.evm.length} EVM chains and Solana; buyer ${buyer.name}; service ${spawned.url}\n`,
+    );
 
     const optionsPayment = await createPayment(service, 'USD', '1000');
     const optionTimes: number[] = [];
@@ -123,12 +141,20 @@ export async function runGatewayBenchmark(): Promise<void> {
     process.stdout.write('payment and option                                    p50 ms    p95 ms   chain share\n');
     // Every option a USD payment offers this buyer, and the euro stablecoin for a EUR payment.
     const eurPayment = await createPayment(service, 'EUR', '1000');
-    const euroOptions = (await client.getOptions(eurPayment, { accounts })).options.filter((option) => option.amount.display?.assetSymbol === 'EURC');
+    const euroOptions = (await client.getOptions(eurPayment, { accounts })).options.filter(
+      (option) => option.amount.display?.assetSymbol === 'EURC',
+    );
     const kinds = new Map<string, { currency: string; pick: (option: PaymentOption) => boolean }>();
-    for (const [currency, option] of [...offered.map((option) => ['USD', option] as const), ...euroOptions.map((option) => ['EUR', option] as const)]) {
+    for (const [currency, option] of [
+      ...offered.map((option) => ['USD', option] as const),
+      ...euroOptions.map((option) => ['EUR', option] as const),
+    ]) {
       const method = option.actions.map((action) => (action.type === 'build' ? 'build' : action.data.method)).join('+');
       const label = `${currency} ${option.amount.display?.assetSymbol ?? option.amount.unit} ${option.account.split(':').slice(0, 2).join(':').slice(0, 16)} ${method}`;
-      kinds.set(label, { currency, pick: (candidate) => candidate.amount.unit === option.amount.unit && candidate.account === option.account });
+      kinds.set(label, {
+        currency,
+        pick: (candidate) => candidate.amount.unit === option.amount.unit && candidate.account === option.account,
+      });
     }
     for (const [label, kind] of kinds) {
       const totals: number[] = [];
@@ -141,18 +167,27 @@ export async function runGatewayBenchmark(): Promise<void> {
       }
       const figures = summary(totals);
       const share = (100 * chainMs) / totals.reduce((sum, value) => sum + value, 0);
-      process.stdout.write(`${label.padEnd(52)} ${figures.p50.padStart(7)} ${figures.p95.padStart(9)} ${share.toFixed(0).padStart(10)} %\n`);
+      process.stdout.write(
+        `${label.padEnd(52)} ${figures.p50.padStart(7)} ${figures.p95.padStart(9)} ${share.toFixed(0).padStart(10)} %\n`,
+      );
     }
 
     const chain = manifest.evm[0]!;
     const buyers = Array.from({ length: CONCURRENT_BUYERS }, () => privateKeyToAccount(generatePrivateKey()));
     await devnet.fund({ evm: buyers.map((account) => account.address) });
     const payments = await Promise.all(buyers.map(() => createPayment(service, 'USD', '100')));
-    const usdc = (option: PaymentOption) => option.amount.display?.assetSymbol === 'USDC' && option.account.startsWith(`${chain.caip2}:`);
+    const usdc = (option: PaymentOption) =>
+      option.amount.display?.assetSymbol === 'USDC' && option.account.startsWith(`${chain.caip2}:`);
     const started = performance.now();
     const outcomes = await Promise.allSettled(
       buyers.map((account, index) =>
-        payOnce(client, payments[index]!, [`${chain.caip2}:${account.address}`], { eip155: evmSignerFromAccount(account, { rpcUrls }) }, usdc),
+        payOnce(
+          client,
+          payments[index]!,
+          [`${chain.caip2}:${account.address}`],
+          { eip155: evmSignerFromAccount(account, { rpcUrls }) },
+          usdc,
+        ),
       ),
     );
     const seconds = (performance.now() - started) / 1000;

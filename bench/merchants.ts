@@ -15,7 +15,9 @@ const ROUND_SECONDS = 5;
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+  return sorted.length % 2
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
 /** CPU time (user + system) a process has used, in microseconds, from /proc (clock ticks of 10 ms). */
@@ -30,7 +32,10 @@ async function loadWithCpu(server: Spawned, name: string, options: autocannon.Op
   const started = performance.now();
   const result = await load(name, options);
   const seconds = (performance.now() - started) / 1000;
-  return { result, cpuUsPerRequest: (cpuMicroseconds(server.child.pid as number) - before) / (result.requestsPerSecond * seconds) };
+  return {
+    result,
+    cpuUsPerRequest: (cpuMicroseconds(server.child.pid as number) - before) / (result.requestsPerSecond * seconds),
+  };
 }
 
 /**
@@ -64,13 +69,21 @@ export async function runMerchantsBenchmark(): Promise<void> {
     // rounds and the ratio is taken per round: each pair meets about the same conditions.
     const rounds: { bare: LoadResult; get: LoadResult; bareCpuUs: number; getCpuUs: number }[] = [];
     for (let round = 1; round <= ROUNDS; round++) {
-      const bareRun = await loadWithCpu(bare, '(a) bare Fastify JSON route', { url: `${bare.url}/bare`, duration: ROUND_SECONDS });
+      const bareRun = await loadWithCpu(bare, '(a) bare Fastify JSON route', {
+        url: `${bare.url}/bare`,
+        duration: ROUND_SECONDS,
+      });
       const getRun = await loadWithCpu(service, '(b) GET /v1/merchants/{id}', {
         url: `${service.url}/v1/merchants/${merchantId}`,
         headers,
         duration: ROUND_SECONDS,
       });
-      rounds.push({ bare: bareRun.result, get: getRun.result, bareCpuUs: bareRun.cpuUsPerRequest, getCpuUs: getRun.cpuUsPerRequest });
+      rounds.push({
+        bare: bareRun.result,
+        get: getRun.result,
+        bareCpuUs: bareRun.cpuUsPerRequest,
+        getCpuUs: getRun.cpuUsPerRequest,
+      });
     }
     const createResult = await load('(c) POST /v1/merchants', {
       url: `${service.url}/v1/merchants`,

@@ -27,15 +27,78 @@ const SOLANA = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp';
 
 /** What buyers paid with, and how often; buyers are drawn per network so there are about BUYER_COUNT in all. */
 const TOKEN_MIX = [
-  { symbol: 'USDC', network: 'eip155:8453', asset: 'eip155:8453/erc20:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', decimals: 6, price: 1, share: 0.2 },
-  { symbol: 'USDC', network: 'eip155:1', asset: 'eip155:1/erc20:0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48', decimals: 6, price: 1, share: 0.12 },
-  { symbol: 'USDC', network: SOLANA, asset: `${SOLANA}/token:EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v`, decimals: 6, price: 1, share: 0.08 },
-  { symbol: 'USDT', network: 'eip155:8453', asset: 'eip155:8453/erc20:0xfde4C96c8593536E31F229EA8f37b2ADa2699bb2', decimals: 6, price: 1, share: 0.1 },
-  { symbol: 'USDT', network: 'eip155:1', asset: 'eip155:1/erc20:0xdAC17F958D2ee523a2206206994597C13D831ec7', decimals: 6, price: 1, share: 0.1 },
-  { symbol: 'USDT', network: SOLANA, asset: `${SOLANA}/token:Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB`, decimals: 6, price: 1, share: 0.05 },
-  { symbol: 'EURC', network: 'eip155:8453', asset: 'eip155:8453/erc20:0x60a3E35Cc302bFA44Cb288Bc5a4F316Fdb1adb42', decimals: 6, price: 1, share: 0.05 },
-  { symbol: 'EURC', network: 'eip155:1', asset: 'eip155:1/erc20:0x1aBaEA1f7C830bD89Acc67eC4af516284b1bC33c', decimals: 6, price: 1, share: 0.03 },
-  { symbol: 'EURC', network: SOLANA, asset: `${SOLANA}/token:HzwqbKZw8HxMN6bF2yFZNrht3c2iXXzpKcFu7uBEDKtr`, decimals: 6, price: 1, share: 0.02 },
+  {
+    symbol: 'USDC',
+    network: 'eip155:8453',
+    asset: 'eip155:8453/erc20:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+    decimals: 6,
+    price: 1,
+    share: 0.2,
+  },
+  {
+    symbol: 'USDC',
+    network: 'eip155:1',
+    asset: 'eip155:1/erc20:0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48',
+    decimals: 6,
+    price: 1,
+    share: 0.12,
+  },
+  {
+    symbol: 'USDC',
+    network: SOLANA,
+    asset: `${SOLANA}/token:EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v`,
+    decimals: 6,
+    price: 1,
+    share: 0.08,
+  },
+  {
+    symbol: 'USDT',
+    network: 'eip155:8453',
+    asset: 'eip155:8453/erc20:0xfde4C96c8593536E31F229EA8f37b2ADa2699bb2',
+    decimals: 6,
+    price: 1,
+    share: 0.1,
+  },
+  {
+    symbol: 'USDT',
+    network: 'eip155:1',
+    asset: 'eip155:1/erc20:0xdAC17F958D2ee523a2206206994597C13D831ec7',
+    decimals: 6,
+    price: 1,
+    share: 0.1,
+  },
+  {
+    symbol: 'USDT',
+    network: SOLANA,
+    asset: `${SOLANA}/token:Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB`,
+    decimals: 6,
+    price: 1,
+    share: 0.05,
+  },
+  {
+    symbol: 'EURC',
+    network: 'eip155:8453',
+    asset: 'eip155:8453/erc20:0x60a3E35Cc302bFA44Cb288Bc5a4F316Fdb1adb42',
+    decimals: 6,
+    price: 1,
+    share: 0.05,
+  },
+  {
+    symbol: 'EURC',
+    network: 'eip155:1',
+    asset: 'eip155:1/erc20:0x1aBaEA1f7C830bD89Acc67eC4af516284b1bC33c',
+    decimals: 6,
+    price: 1,
+    share: 0.03,
+  },
+  {
+    symbol: 'EURC',
+    network: SOLANA,
+    asset: `${SOLANA}/token:HzwqbKZw8HxMN6bF2yFZNrht3c2iXXzpKcFu7uBEDKtr`,
+    decimals: 6,
+    price: 1,
+    share: 0.02,
+  },
   { symbol: 'ETH', network: 'eip155:8453', asset: 'eip155:8453/slip44:60', decimals: 18, price: 3000, share: 0.08 },
   { symbol: 'ETH', network: 'eip155:1', asset: 'eip155:1/slip44:60', decimals: 18, price: 3000, share: 0.07 },
   { symbol: 'SOL', network: SOLANA, asset: `${SOLANA}/slip44:501`, decimals: 9, price: 150, share: 0.1 },
@@ -77,7 +140,14 @@ function networkBuyerPools(): Map<string, number> {
  */
 export async function seedPayments(db: Db, partnerId: string, merchantId: string, count: number): Promise<void> {
   const pools = networkBuyerPools();
-  const tokens = drawTable(TOKEN_MIX, (token) => [token.symbol, token.network, token.asset, token.decimals, token.price, pools.get(token.network)]);
+  const tokens = drawTable(TOKEN_MIX, (token) => [
+    token.symbol,
+    token.network,
+    token.asset,
+    token.decimals,
+    token.price,
+    pools.get(token.network),
+  ]);
   const statuses = drawTable(STATUS_MIX, (entry) => [entry.status]);
   const yearSeconds = 365 * 24 * 3600;
   await db.connection().execute(async (connection) => {
@@ -185,7 +255,11 @@ async function measureListCases(baseUrl: string, headers: Record<string, string>
     await timeListCase('(a) first page, no filters', list({ limit: '50' })),
     await timeListCase(
       '(b) succeeded, last 30 days',
-      list({ status: 'succeeded', startTs: new Date(now - 30 * 86_400_000).toISOString(), endTs: new Date(now).toISOString() }),
+      list({
+        status: 'succeeded',
+        startTs: new Date(now - 30 * 86_400_000).toISOString(),
+        endTs: new Date(now).toISOString(),
+      }),
     ),
     await timeListCase('(c) token_symbol=USDC, network=Base', list({ token_symbol: 'USDC', network: 'eip155:8453' })),
     await timeListCase('(d) referenceId contains 12345', list({ referenceId: '12345' })),
@@ -199,13 +273,20 @@ async function measureListCases(baseUrl: string, headers: Record<string, string>
     cursor = (await fetchList(baseUrl, headers, query)).nextCursor;
     if (!cursor) throw new Error(`the list ended after page ${page}`);
   }
-  process.stdout.write(`walked 100 pages of 50 by cursor in ${((performance.now() - walkStarted) / 1000).toFixed(1)} s\n`);
+  process.stdout.write(
+    `walked 100 pages of 50 by cursor in ${((performance.now() - walkStarted) / 1000).toFixed(1)} s\n`,
+  );
   results.push(await timeListCase('(e) page 101 by cursor', list({ limit: '50', cursor: cursor as string })));
   results.push(await timeListCase('(f) sortBy=amount', list({ limit: '50', sortBy: 'amount' })));
   // Not issue targets: shapes whose distinct-customer count reads more rows, measured to show where the limits are.
   results.push(await timeListCase('(g) status=succeeded, all time', list({ status: 'succeeded' })));
   results.push(await timeListCase('(h) network=Base', list({ network: 'eip155:8453' })));
-  results.push(await timeListCase('(i) token_symbol=USDC, last 30 days', list({ token_symbol: 'USDC', startTs: new Date(now - 30 * 86_400_000).toISOString() })));
+  results.push(
+    await timeListCase(
+      '(i) token_symbol=USDC, last 30 days',
+      list({ token_symbol: 'USDC', startTs: new Date(now - 30 * 86_400_000).toISOString() }),
+    ),
+  );
   return results;
 }
 
@@ -213,16 +294,26 @@ function printListTable(rows: ListCaseResult[]): void {
   const columns = ['n', 'mean ms', 'p50 ms', 'p95 ms', 'max ms', 'matched', `p95<=${LIST_TARGET_P95_MS}`];
   process.stdout.write(`${'list case'.padEnd(38)} ${columns.map((column) => column.padStart(9)).join(' ')}\n`);
   for (const row of rows) {
-    const cells = [row.samples, row.meanMs.toFixed(1), row.p50Ms.toFixed(1), row.p95Ms.toFixed(1), row.maxMs.toFixed(1), row.matched];
+    const cells = [
+      row.samples,
+      row.meanMs.toFixed(1),
+      row.p50Ms.toFixed(1),
+      row.p95Ms.toFixed(1),
+      row.maxMs.toFixed(1),
+      row.matched,
+    ];
     const met = row.p95Ms <= LIST_TARGET_P95_MS ? 'yes' : 'NO';
-    process.stdout.write(`${row.name.padEnd(38)} ${[...cells, met].map((cell) => String(cell).padStart(9)).join(' ')}\n`);
+    process.stdout.write(
+      `${row.name.padEnd(38)} ${[...cells, met].map((cell) => String(cell).padStart(9)).join(' ')}\n`,
+    );
   }
 }
 
 async function measureCreateThroughput(baseUrl: string, headers: Record<string, string>): Promise<void> {
   const bare = await spawnListening(['--import', 'tsx', 'bench/bareServer.ts'], {}, /listening (http:\/\/\S+)/);
   try {
-    const paymentBody = () => JSON.stringify({ amount: { unit: 'iso4217/USD', value: '1000' }, referenceId: `load-${randomUUID()}` });
+    const paymentBody = () =>
+      JSON.stringify({ amount: { unit: 'iso4217/USD', value: '1000' }, referenceId: `load-${randomUUID()}` });
     const create = {
       url: `${baseUrl}/v1/payments`,
       method: 'POST' as const,
@@ -237,7 +328,9 @@ async function measureCreateThroughput(baseUrl: string, headers: Record<string, 
     const bareResult = await load('bare Fastify JSON route', { url: `${bare.url}/bare` });
     const createResult = await load('POST /v1/payments', create);
     printTable([bareResult, createResult]);
-    process.stdout.write(`ratio create/bare: ${(createResult.requestsPerSecond / bareResult.requestsPerSecond).toFixed(3)}\n`);
+    process.stdout.write(
+      `ratio create/bare: ${(createResult.requestsPerSecond / bareResult.requestsPerSecond).toFixed(3)}\n`,
+    );
   } finally {
     await bare.stop();
   }
@@ -295,7 +388,8 @@ async function waitUntilServiceIdle(statusUrl: string, headers: Record<string, s
 async function measureLongPolls(service: Spawned, headers: Record<string, string>): Promise<void> {
   const pid = service.child.pid as number;
   const fileLimit = openFilesLimit();
-  if (fileLimit < LONG_POLLS + 1024) throw new Error(`open files limit ${fileLimit} is too low for ${LONG_POLLS} long-polls; raise ulimit -n`);
+  if (fileLimit < LONG_POLLS + 1024)
+    throw new Error(`open files limit ${fileLimit} is too low for ${LONG_POLLS} long-polls; raise ulimit -n`);
   const paymentIds: string[] = [];
   for (let i = 0; i < LONG_POLL_PAYMENTS; i++) {
     const response = await fetch(`${service.url}/v1/payments`, {
@@ -319,7 +413,14 @@ async function measureLongPolls(service: Spawned, headers: Record<string, string
       const batch: ReturnType<typeof holdLongPoll>[] = [];
       for (let i = batchStart; i < Math.min(batchStart + 250, LONG_POLLS); i++) {
         // Consecutive long-polls share a payment, so the earliest held are cancelled first, well before their 30 s run out.
-        batch.push(holdLongPoll(agent, service.url, headers, paymentIds[Math.floor((i * LONG_POLL_PAYMENTS) / LONG_POLLS)] as string));
+        batch.push(
+          holdLongPoll(
+            agent,
+            service.url,
+            headers,
+            paymentIds[Math.floor((i * LONG_POLL_PAYMENTS) / LONG_POLLS)] as string,
+          ),
+        );
       }
       for (const poll of batch) void poll.answered.then((answer) => answers.push(answer));
       await Promise.all(batch.map((poll) => poll.sent));
@@ -373,7 +474,9 @@ export async function runPaymentsBenchmark(): Promise<void> {
   try {
     await migrateToLatest(db, database.url);
     const partner = await createPartner(db, 'Bench partner');
-    const service = await startMainnetService(database.url, dataDir, [...new Set(TOKEN_MIX.map((token) => token.network))]);
+    const service = await startMainnetService(database.url, dataDir, [
+      ...new Set(TOKEN_MIX.map((token) => token.network)),
+    ]);
     processes.push(service);
     const created = await fetch(`${service.url}/v1/merchants`, {
       method: 'POST',
@@ -392,7 +495,9 @@ export async function runPaymentsBenchmark(): Promise<void> {
     const foldSeconds = (performance.now() - foldStarted) / 1000;
     // Leaves visibility map and statistics as autovacuum would on a live table, so index-only scans are possible.
     const vacuumStarted = performance.now();
-    await sql`VACUUM (ANALYZE) payments, payment_daily_stats, payment_stats_deltas, merchant_buyers, payment_buyers`.execute(db);
+    await sql`VACUUM (ANALYZE) payments, payment_daily_stats, payment_stats_deltas, merchant_buyers, payment_buyers`.execute(
+      db,
+    );
     process.stdout.write(
       `seeded ${PAYMENT_COUNT} payments in ${seedSeconds.toFixed(1)} s; folded ${folded} statistics deltas in ${foldSeconds.toFixed(1)} s; ` +
         `VACUUM ANALYZE ${((performance.now() - vacuumStarted) / 1000).toFixed(1)} s\n`,
@@ -403,7 +508,9 @@ export async function runPaymentsBenchmark(): Promise<void> {
 
     // A fresh process, so its memory before the long-polls is a baseline untouched by the load above.
     await service.stop();
-    const pollService = await startMainnetService(database.url, dataDir, [...new Set(TOKEN_MIX.map((token) => token.network))]);
+    const pollService = await startMainnetService(database.url, dataDir, [
+      ...new Set(TOKEN_MIX.map((token) => token.network)),
+    ]);
     processes.push(pollService);
     await measureLongPolls(pollService, headers);
   } finally {

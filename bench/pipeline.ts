@@ -51,7 +51,11 @@ const REQUEST_TIMEOUT_MS = 45_000;
 const AMOUNT = '100';
 
 type Method = 'eip3009' | 'permit2' | 'solana';
-const METHOD_NAMES: Record<Method, string> = { eip3009: 'EIP-3009 USDC', permit2: 'Permit2 USDT', solana: 'Solana USDC' };
+const METHOD_NAMES: Record<Method, string> = {
+  eip3009: 'EIP-3009 USDC',
+  permit2: 'Permit2 USDT',
+  solana: 'Solana USDC',
+};
 
 interface Buyer {
   method: Method;
@@ -126,7 +130,10 @@ const write = (line = '') => process.stdout.write(`${line}\n`);
 
 /** 1, 5 and 15 minute load averages: anything else running on the machine shows here. */
 function loadAverage(): string {
-  return os.loadavg().map((value) => value.toFixed(2)).join(', ');
+  return os
+    .loadavg()
+    .map((value) => value.toFixed(2))
+    .join(', ');
 }
 
 /** Per-payment latencies of a crowd run, non-final payments as infinite. */
@@ -154,7 +161,9 @@ function printCrowd(label: string, run: CrowdRun, oneMs?: number): void {
   );
   write(
     `  per payment (first options request to final): p50 ${ms(percentile(sorted, 0.5), run.capMs)} ms, p95 ${ms(percentile(sorted, 0.95), run.capMs)} ms` +
-      (oneMs ? `; concurrency penalty ${run.allFinal ? `${(total / oneMs).toFixed(1)}x` : `>${(elapsed / oneMs).toFixed(1)}x`} (all final / one payment's ${ms(oneMs)} ms)` : ''),
+      (oneMs
+        ? `; concurrency penalty ${run.allFinal ? `${(total / oneMs).toFixed(1)}x` : `>${(elapsed / oneMs).toFixed(1)}x`} (all final / one payment's ${ms(oneMs)} ms)`
+        : ''),
   );
   write(
     `  stages: options ${seconds(options.at - start.at)} s, signatures and Solana fetch ${seconds(actions.at - options.at)} s, ` +
@@ -215,7 +224,11 @@ function rpcPhases(run: CrowdRun, idle: RpcCounts, idleMs: number): RpcPhases {
 // ---------------------------------------------------------------------------------------------------------------
 // Buyers
 
-function evmBuyer(method: 'eip3009' | 'permit2', chain: DevnetEvmChain, rpcUrls: Record<string, string>): { buyer: Buyer; account: PrivateKeyAccount } {
+function evmBuyer(
+  method: 'eip3009' | 'permit2',
+  chain: DevnetEvmChain,
+  rpcUrls: Record<string, string>,
+): { buyer: Buyer; account: PrivateKeyAccount } {
   const account = privateKeyToAccount(generatePrivateKey());
   const token = chain.tokens.find((candidate) => candidate.symbol === (method === 'eip3009' ? 'USDC' : 'USDT'));
   if (!token) throw new Error(`${chain.caip2} lacks the token for ${method}`);
@@ -239,7 +252,13 @@ async function solanaBuyer(devnet: Devnet): Promise<{ buyer: Buyer; address: str
   if (!usdc) throw new Error('the devnet Solana has no USDC');
   return {
     address,
-    buyer: { method: 'solana', chain: solana.caip2, account: `${solana.caip2}:${address}`, unit: `caip19/${usdc.caip19}`.toLowerCase(), signers: { solana: signer } },
+    buyer: {
+      method: 'solana',
+      chain: solana.caip2,
+      account: `${solana.caip2}:${address}`,
+      unit: `caip19/${usdc.caip19}`.toLowerCase(),
+      signers: { solana: signer },
+    },
   };
 }
 
@@ -264,7 +283,10 @@ class BuyerFactory {
       }
       if (!chain) throw new Error(`${method} needs a chain`);
       const { buyer, account } = evmBuyer(method, chain, this.rpcUrls);
-      const grant: EvmGrant = method === 'eip3009' ? { account, tokens: { USDC: 10n }, approvePermit2: false } : { account, tokens: { USDT: 10n }, approvePermit2: true };
+      const grant: EvmGrant =
+        method === 'eip3009'
+          ? { account, tokens: { USDC: 10n }, approvePermit2: false }
+          : { account, tokens: { USDT: 10n }, approvePermit2: true };
       this.grants.set(chain.caip2, [...(this.grants.get(chain.caip2) ?? []), grant]);
       buyers.push(buyer);
     }
@@ -274,21 +296,33 @@ class BuyerFactory {
   /** A buyer holding only native coin on the chain (for the never-mined transfers). */
   nativeHolder(chain: DevnetEvmChain): { account: PrivateKeyAccount; caip10: string; unit: string } {
     const account = privateKeyToAccount(generatePrivateKey());
-    this.grants.set(chain.caip2, [...(this.grants.get(chain.caip2) ?? []), { account, tokens: {}, approvePermit2: false }]);
-    return { account, caip10: `${chain.caip2}:${account.address}`, unit: `caip19/${chain.nativeToken.caip19}`.toLowerCase() };
+    this.grants.set(chain.caip2, [
+      ...(this.grants.get(chain.caip2) ?? []),
+      { account, tokens: {}, approvePermit2: false },
+    ]);
+    return {
+      account,
+      caip10: `${chain.caip2}:${account.address}`,
+      unit: `caip19/${chain.nativeToken.caip19}`.toLowerCase(),
+    };
   }
 
   async fund(): Promise<void> {
     const { manifest } = this.devnet;
     await Promise.all([
-      ...manifest.evm.map((chain) => fundEvmAccounts(chain, manifest.faucet.evmPrivateKey, this.grants.get(chain.caip2) ?? [], parseEther('10'))),
+      ...manifest.evm.map((chain) =>
+        fundEvmAccounts(chain, manifest.faucet.evmPrivateKey, this.grants.get(chain.caip2) ?? [], parseEther('10')),
+      ),
       this.devnet.fund({ solana: this.solanaAddresses }),
     ]);
   }
 }
 
 /** Mixes in the order given, one after the other (a third each for three kinds). */
-function mixed(size: number, kinds: { method: Method; chain?: DevnetEvmChain }[]): { method: Method; chain?: DevnetEvmChain }[] {
+function mixed(
+  size: number,
+  kinds: { method: Method; chain?: DevnetEvmChain }[],
+): { method: Method; chain?: DevnetEvmChain }[] {
   return Array.from({ length: size }, (_unused, index) => kinds[index % kinds.length]!);
 }
 
@@ -314,7 +348,8 @@ interface Bench {
   proxyUrls: Map<string, string>;
 }
 
-const timedFetch: typeof fetch = (input, init) => fetch(input, { ...init, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+const timedFetch: typeof fetch = (input, init) =>
+  fetch(input, { ...init, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
 
 /** A fresh database and a `paygate start` process whose CHAINS file sends every RPC call through the proxies. */
 async function startService(bench: Bench, name: string, evmConfirmations: number): Promise<Service> {
@@ -358,18 +393,29 @@ async function startService(bench: Bench, name: string, evmConfirmations: number
     body: JSON.stringify({ merchantName: 'Bench Shop', merchantEmail: 'bench@shop.com' }),
   });
   const merchantId = ((await created.json()) as { merchant: { id: string } }).merchant.id;
-  const client = new GatewayClient({ baseUrl: spawned.url, auth: { apiKey: partner.apiKey }, fetch: timedFetch, retry: { retries: 2 } });
+  const client = new GatewayClient({
+    baseUrl: spawned.url,
+    auth: { apiKey: partner.apiKey },
+    fetch: timedFetch,
+    retry: { retries: 2 },
+  });
   return { spawned, client, apiKey: partner.apiKey, merchantId, problems, stop: () => spawned.stop() };
 }
 
 async function createPayment(service: Service): Promise<string> {
   const response = await timedFetch(`${service.spawned.url}/v1/payments`, {
     method: 'POST',
-    headers: { 'api-key': service.apiKey, 'merchant-id': service.merchantId, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+    headers: {
+      'api-key': service.apiKey,
+      'merchant-id': service.merchantId,
+      'content-type': 'application/json',
+      'idempotency-key': randomUUID(),
+    },
     body: JSON.stringify({ amount: { unit: 'iso4217/USD', value: AMOUNT }, referenceId: randomUUID() }),
   });
   const body = (await response.json()) as { paymentId?: string };
-  if (!response.ok || !body.paymentId) throw new Error(`creating a payment answered ${response.status}: ${JSON.stringify(body)}`);
+  if (!response.ok || !body.paymentId)
+    throw new Error(`creating a payment answered ${response.status}: ${JSON.stringify(body)}`);
   return body.paymentId;
 }
 
@@ -378,8 +424,12 @@ function messageOf(error: unknown): string {
 }
 
 function pickOption(options: PaymentOption[], account: string, unit: string): PaymentOption {
-  const option = options.find((candidate) => candidate.amount.unit.toLowerCase() === unit && candidate.account.toLowerCase() === account.toLowerCase());
-  if (!option) throw new Error(`no option ${unit} among ${options.map((candidate) => candidate.amount.unit).join(', ')}`);
+  const option = options.find(
+    (candidate) =>
+      candidate.amount.unit.toLowerCase() === unit && candidate.account.toLowerCase() === account.toLowerCase(),
+  );
+  if (!option)
+    throw new Error(`no option ${unit} among ${options.map((candidate) => candidate.amount.unit).join(', ')}`);
   return option;
 }
 
@@ -389,7 +439,9 @@ async function followToFinal(service: Service, outcome: Outcome, startedAt: numb
     const left = deadline - performance.now();
     if (left <= 0) return;
     try {
-      const status = await service.client.getStatus(outcome.paymentId, { maxPollMs: Math.min(LONG_POLL_MS, Math.ceil(left)) });
+      const status = await service.client.getStatus(outcome.paymentId, {
+        maxPollMs: Math.min(LONG_POLL_MS, Math.ceil(left)),
+      });
       outcome.status = status.status;
       if (status.failureCode !== undefined) outcome.failureCode = status.failureCode;
       if (status.isFinal) {
@@ -418,13 +470,24 @@ async function payAlone(bench: Bench, service: Service, buyer: Buyer): Promise<{
   const outcome: Outcome = { buyer, paymentId, status: confirmed.status };
   if (!confirmed.isFinal) await followToFinal(service, outcome, started, started + 120_000);
   const elapsed = performance.now() - started;
-  if (outcome.status !== 'succeeded') throw new Error(`a single ${METHOD_NAMES[buyer.method]} payment ended ${outcome.status} ${outcome.failureCode ?? ''}`);
+  if (outcome.status !== 'succeeded')
+    throw new Error(
+      `a single ${METHOD_NAMES[buyer.method]} payment ended ${outcome.status} ${outcome.failureCode ?? ''}`,
+    );
   return { ms: elapsed, calls: totalCalls(countsBetween(before, snapshot(bench.proxies))) };
 }
 
-async function singles(bench: Bench, service: Service, buyers: Buyer[], samples: number, title: string): Promise<{ meanMs: number; perMethod: Map<Method, number[]> }> {
+async function singles(
+  bench: Bench,
+  service: Service,
+  buyers: Buyer[],
+  samples: number,
+  title: string,
+): Promise<{ meanMs: number; perMethod: Map<Method, number[]> }> {
   write(title);
-  write(`${'method'.padEnd(34)} ${'n'.padStart(3)} ${'mean ms'.padStart(9)} ${'p50 ms'.padStart(9)} ${'max ms'.padStart(9)} ${'RPC calls/payment'.padStart(18)}`);
+  write(
+    `${'method'.padEnd(34)} ${'n'.padStart(3)} ${'mean ms'.padStart(9)} ${'p50 ms'.padStart(9)} ${'max ms'.padStart(9)} ${'RPC calls/payment'.padStart(18)}`,
+  );
   const perMethod = new Map<Method, number[]>();
   const all: number[] = [];
   for (const buyer of buyers) {
@@ -444,7 +507,9 @@ async function singles(bench: Bench, service: Service, buyers: Buyer[], samples:
     );
   }
   const meanMs = mean(all);
-  write(`${'one payment (mean of all above)'.padEnd(34)} ${String(all.length).padStart(3)} ${meanMs.toFixed(1).padStart(9)}`);
+  write(
+    `${'one payment (mean of all above)'.padEnd(34)} ${String(all.length).padStart(3)} ${meanMs.toFixed(1).padStart(9)}`,
+  );
   return { meanMs, perMethod };
 }
 
@@ -464,11 +529,19 @@ async function idleCalls(bench: Bench): Promise<RpcCounts> {
  */
 async function crowd(bench: Bench, service: Service, buyers: Buyer[], capMs: number): Promise<CrowdRun> {
   const ids = await pMap(buyers, () => createPayment(service), { concurrency: 50 });
-  const outcomes: Outcome[] = buyers.map((buyer, index) => ({ buyer, paymentId: ids[index]!, status: 'requires_action' }));
+  const outcomes: Outcome[] = buyers.map((buyer, index) => ({
+    buyer,
+    paymentId: ids[index]!,
+    status: 'requires_action',
+  }));
   const mark = (): Mark => ({
     at: performance.now(),
     counts: snapshot(bench.proxies),
-    cpu: { service: processCpuMs(service.spawned.child.pid), postgres: postgresCpuMs(bench.clusterDir), machine: machineCpuMs() },
+    cpu: {
+      service: processCpuMs(service.spawned.child.pid),
+      postgres: postgresCpuMs(bench.clusterDir),
+      machine: machineCpuMs(),
+    },
   });
   const start = mark();
   const deadline = start.at + capMs;
@@ -487,7 +560,12 @@ async function crowd(bench: Bench, service: Service, buyers: Buyer[], capMs: num
     outcomes.map(async (outcome) => {
       if (!outcome.option) return;
       try {
-        outcome.results = await executeOptionActions({ client: service.client, paymentId: outcome.paymentId, option: outcome.option, signers: outcome.buyer.signers });
+        outcome.results = await executeOptionActions({
+          client: service.client,
+          paymentId: outcome.paymentId,
+          option: outcome.option,
+          signers: outcome.buyer.signers,
+        });
       } catch (error) {
         outcome.error = `actions: ${messageOf(error)}`;
       }
@@ -498,7 +576,11 @@ async function crowd(bench: Bench, service: Service, buyers: Buyer[], capMs: num
     outcomes.map(async (outcome) => {
       if (!outcome.option || !outcome.results) return;
       try {
-        const status = await service.client.confirm(outcome.paymentId, { optionId: outcome.option.id, results: outcome.results }, { maxPollMs: 0 });
+        const status = await service.client.confirm(
+          outcome.paymentId,
+          { optionId: outcome.option.id, results: outcome.results },
+          { maxPollMs: 0 },
+        );
         outcome.status = status.status;
         if (status.failureCode !== undefined) outcome.failureCode = status.failureCode;
         if (status.isFinal) outcome.finalMs = performance.now() - start.at;
@@ -509,9 +591,21 @@ async function crowd(bench: Bench, service: Service, buyers: Buyer[], capMs: num
     }),
   );
   const confirmsDone = mark();
-  await Promise.all(outcomes.map((outcome) => (outcome.results && outcome.finalMs === undefined ? followToFinal(service, outcome, start.at, deadline) : undefined)));
+  await Promise.all(
+    outcomes.map((outcome) =>
+      outcome.results && outcome.finalMs === undefined
+        ? followToFinal(service, outcome, start.at, deadline)
+        : undefined,
+    ),
+  );
   const end = mark();
-  return { size: buyers.length, outcomes, capMs, marks: [start, optionsDone, actionsDone, confirmsDone, end], allFinal: outcomes.every((outcome) => outcome.finalMs !== undefined) };
+  return {
+    size: buyers.length,
+    outcomes,
+    capMs,
+    marks: [start, optionsDone, actionsDone, confirmsDone, end],
+    allFinal: outcomes.every((outcome) => outcome.finalMs !== undefined),
+  };
 }
 
 interface StuckConfirm {
@@ -525,7 +619,11 @@ interface StuckConfirm {
  * A native-coin confirm whose transfer is never mined: the option's `eth_sendTransaction` (to, value, data as
  * offered) signed by the buyer with a nonce far above its next one, so the node keeps it queued for ever.
  */
-async function stuckConfirm(service: Service, chain: DevnetEvmChain, holder: { account: PrivateKeyAccount; caip10: string; unit: string }): Promise<StuckConfirm> {
+async function stuckConfirm(
+  service: Service,
+  chain: DevnetEvmChain,
+  holder: { account: PrivateKeyAccount; caip10: string; unit: string },
+): Promise<StuckConfirm> {
   const paymentId = await createPayment(service);
   const { options } = await service.client.getOptions(paymentId, { accounts: [holder.caip10] });
   const option = pickOption(options, holder.caip10, holder.unit);
@@ -537,7 +635,11 @@ async function stuckConfirm(service: Service, chain: DevnetEvmChain, holder: { a
   const address = holder.account.address;
   const nonce = Number(await nodeCall(chain.rpcUrl, 'eth_getTransactionCount', [address, 'pending'])) + STUCK_NONCE_GAP;
   const gasPrice = BigInt((await nodeCall(chain.rpcUrl, 'eth_gasPrice', [])) as string);
-  const gas = BigInt((await nodeCall(chain.rpcUrl, 'eth_estimateGas', [{ from: address, to: request.to, value: request.value, data: request.data }])) as string);
+  const gas = BigInt(
+    (await nodeCall(chain.rpcUrl, 'eth_estimateGas', [
+      { from: address, to: request.to, value: request.value, data: request.data },
+    ])) as string,
+  );
   const raw = await holder.account.signTransaction({
     chainId: chain.chainId,
     type: 'eip1559',
@@ -550,10 +652,15 @@ async function stuckConfirm(service: Service, chain: DevnetEvmChain, holder: { a
     maxPriorityFeePerGas: parseGwei('1'),
   });
   const hash = (await nodeCall(chain.rpcUrl, 'eth_sendRawTransaction', [raw])) as Hex;
-  if (hash.toLowerCase() !== keccak256(raw).toLowerCase()) throw new Error(`the node named the transfer ${hash}, not ${keccak256(raw)}`);
+  if (hash.toLowerCase() !== keccak256(raw).toLowerCase())
+    throw new Error(`the node named the transfer ${hash}, not ${keccak256(raw)}`);
   let confirmAnswer: string;
   try {
-    const status = await service.client.confirm(paymentId, { optionId: option.id, results: [{ type: 'walletRpc', data: [hash] }] }, { maxPollMs: 0 });
+    const status = await service.client.confirm(
+      paymentId,
+      { optionId: option.id, results: [{ type: 'walletRpc', data: [hash] }] },
+      { maxPollMs: 0 },
+    );
     confirmAnswer = status.status;
   } catch (error) {
     confirmAnswer = `refused (${messageOf(error)})`;
@@ -568,9 +675,13 @@ function tally(values: string[]): string {
 }
 
 function printRpcTable(rows: [string, RpcPhases | undefined, number][]): void {
-  write(`${`service RPC calls, ${CROWD} buyers at once`.padEnd(44)} ${rows.map(([label]) => label.padStart(16)).join('')}`);
+  write(
+    `${`service RPC calls, ${CROWD} buyers at once`.padEnd(44)} ${rows.map(([label]) => label.padStart(16)).join('')}`,
+  );
   const line = (label: string, value: (phases: RpcPhases, size: number) => string) =>
-    write(`${label.padEnd(44)} ${rows.map(([, phases, size]) => (phases ? value(phases, size) : 'n/a').padStart(16)).join('')}`);
+    write(
+      `${label.padEnd(44)} ${rows.map(([, phases, size]) => (phases ? value(phases, size) : 'n/a').padStart(16)).join('')}`,
+    );
   line('idle, before the run (calls/s)', (phases) => phases.idlePerSecond.toFixed(1));
   line('during options requests (per payment)', (phases, size) => (phases.options / size).toFixed(2));
   line('during fetch (Solana build) and signing', (phases, size) => (phases.actions / size).toFixed(2));
@@ -581,7 +692,9 @@ function printRpcTable(rows: [string, RpcPhases | undefined, number][]): void {
   line('HTTP requests carrying them', (phases) => String(phases.httpRequests));
   for (const [label, phases, size] of rows) {
     if (!phases) continue;
-    write(`  top methods, ${label}: ${phases.top.map(([method, count]) => `${method} ${(count / size).toFixed(2)}`).join(', ')}`);
+    write(
+      `  top methods, ${label}: ${phases.top.map(([method, count]) => `${method} ${(count / size).toFixed(2)}`).join(', ')}`,
+    );
   }
 }
 
@@ -604,15 +717,23 @@ export async function runPipelineBenchmark(): Promise<void> {
   const bench: Bench = { devnet, dataDir, clusterDir: path.join(dataDir, 'postgres'), proxies, proxyUrls };
   let service: Service | undefined;
   try {
-    write(`devnet: ${chainA.caip2} (A) and ${chainB.caip2} (B), ${chainA.blockTimeMs} ms blocks; ${manifest.solana.caip2} (S), ${manifest.solana.slotMs} ms slots`);
-    write(`one paygate process (job concurrency as shipped), ${os.cpus().length} CPUs shared with the nodes, PostgreSQL and this script`);
+    write(
+      `devnet: ${chainA.caip2} (A) and ${chainB.caip2} (B), ${chainA.blockTimeMs} ms blocks; ${manifest.solana.caip2} (S), ${manifest.solana.slotMs} ms slots`,
+    );
+    write(
+      `one paygate process (job concurrency as shipped), ${os.cpus().length} CPUs shared with the nodes, PostgreSQL and this script`,
+    );
     write('the service reaches every node through a counting JSON-RPC proxy; the buyers go to the nodes directly');
     write(`load average at the start: ${loadAverage()}`);
 
     // Buyers (all fresh except alice for the single payments), funded before anything is timed.
     const rpcUrls = Object.fromEntries(manifest.evm.map((chain) => [chain.caip2, chain.rpcUrl]));
     const factory = new BuyerFactory(devnet, rpcUrls);
-    const thirds = [{ method: 'eip3009' as const, chain: chainA }, { method: 'permit2' as const, chain: chainA }, { method: 'solana' as const }];
+    const thirds = [
+      { method: 'eip3009' as const, chain: chainA },
+      { method: 'permit2' as const, chain: chainA },
+      { method: 'solana' as const },
+    ];
     const crowdBuyers = await factory.make(mixed(CROWD, thirds));
     const largeBuyers = await factory.make(
       mixed(LARGE_CROWD, [
@@ -630,7 +751,9 @@ export async function runPipelineBenchmark(): Promise<void> {
     const fundStarted = performance.now();
     await factory.fund();
     const evmFunded = [...factory.grants.values()].reduce((sum, grants) => sum + grants.length, 0);
-    write(`funded ${evmFunded} fresh EVM buyers (tokens, Permit2 approvals) and ${factory.solanaAddresses.length} Solana buyers in ${seconds(performance.now() - fundStarted)} s (not timed)`);
+    write(
+      `funded ${evmFunded} fresh EVM buyers (tokens, Permit2 approvals) and ${factory.solanaAddresses.length} Solana buyers in ${seconds(performance.now() - fundStarted)} s (not timed)`,
+    );
 
     const alice = manifest.buyers[0]!;
     const aliceSigners: Signers = {
@@ -641,14 +764,26 @@ export async function runPipelineBenchmark(): Promise<void> {
       const chain = method === 'solana' ? manifest.solana : chainA;
       const token = chain.tokens.find((candidate) => candidate.symbol === (method === 'permit2' ? 'USDT' : 'USDC'))!;
       const address = method === 'solana' ? alice.solanaAddress : alice.evmAddress;
-      return { method, chain: chain.caip2, account: `${chain.caip2}:${address}`, unit: `caip19/${token.caip19}`.toLowerCase(), signers: aliceSigners };
+      return {
+        method,
+        chain: chain.caip2,
+        account: `${chain.caip2}:${address}`,
+        unit: `caip19/${token.caip19}`.toLowerCase(),
+        signers: aliceSigners,
+      };
     };
     const aliceBuyers = (['eip3009', 'permit2', 'solana'] as const).map(aliceAs);
 
     // Depth 1: one payment alone, then 100 and 1,000 at once.
     service = await startService(bench, 'depth1', 1);
     write();
-    const one = await singles(bench, service, aliceBuyers, SINGLE_SAMPLES, `1. one payment alone, depth 1: ${SINGLE_SAMPLES} per method, one after another, buyer alice, options request to succeeded`);
+    const one = await singles(
+      bench,
+      service,
+      aliceBuyers,
+      SINGLE_SAMPLES,
+      `1. one payment alone, depth 1: ${SINGLE_SAMPLES} per method, one after another, buyer alice, options request to succeeded`,
+    );
     const idle1 = await idleCalls(bench);
     write();
     write(`2. ${CROWD} buyers at once, depth 1 (${describeMix(crowdBuyers)})`);
@@ -657,35 +792,54 @@ export async function runPipelineBenchmark(): Promise<void> {
     const rpc1 = rpcPhases(crowd1, idle1, IDLE_MS);
 
     write();
-    write(`3. ${LARGE_CROWD} buyers at once, depth 1 (${describeMix(largeBuyers)}); payments created before, time from the first options request`);
+    write(
+      `3. ${LARGE_CROWD} buyers at once, depth 1 (${describeMix(largeBuyers)}); payments created before, time from the first options request`,
+    );
     const large = await crowd(bench, service, largeBuyers, LARGE_CAP_MS);
     printCrowd(`${LARGE_CROWD} at once`, large);
     const largeElapsed = large.marks[4].at - large.marks[0].at;
     const largeRate = succeeded(large) / (largeElapsed / 1000);
     const largeCalls = totalCalls(countsBetween(large.marks[0].counts, large.marks[4].counts));
-    write(`  ${largeRate.toFixed(1)} payments/s for this one process (target >= 100); service RPC calls ${largeCalls} (${(largeCalls / LARGE_CROWD).toFixed(2)} per payment)`);
+    write(
+      `  ${largeRate.toFixed(1)} payments/s for this one process (target >= 100); service RPC calls ${largeCalls} (${(largeCalls / LARGE_CROWD).toFixed(2)} per payment)`,
+    );
     const largeCpu = cpuBetween(large.marks[0], large.marks[4]);
-    if (largeCpu) write(`  at its CPU per payment, one core given to the service alone would finish ${(1000 / (largeCpu.serviceMs / LARGE_CROWD)).toFixed(0)} payments/s (its database and nodes elsewhere)`);
+    if (largeCpu)
+      write(
+        `  at its CPU per payment, one core given to the service alone would finish ${(1000 / (largeCpu.serviceMs / LARGE_CROWD)).toFixed(0)} payments/s (its database and nodes elsewhere)`,
+      );
     const problems1 = service.problems.length;
     await service.stop();
     service = undefined;
 
     // Abuse: honest payments alone, then beside confirms whose transfers never get mined (a fresh database each).
     write();
-    write(`6. abuse, depth 1: ${CROWD} honest buyers at once (${describeMix(honestBuyers)}), alone and beside ${STUCK_CONFIRMS} native-ETH confirms never mined`);
+    write(
+      `6. abuse, depth 1: ${CROWD} honest buyers at once (${describeMix(honestBuyers)}), alone and beside ${STUCK_CONFIRMS} native-ETH confirms never mined`,
+    );
     service = await startService(bench, 'abuse', 1);
     const honest = await crowd(bench, service, honestBuyers, CROWD_CAP_MS);
     printCrowd('honest only', honest);
     const stuck: StuckConfirm[] = [];
     for (const holder of stuckHolders) stuck.push(await stuckConfirm(service, chainA, holder));
-    write(`  ${STUCK_CONFIRMS} stuck confirms sent (transfer nonce +${STUCK_NONCE_GAP}), answered: ${tally(stuck.map((entry) => entry.confirmAnswer))}`);
+    write(
+      `  ${STUCK_CONFIRMS} stuck confirms sent (transfer nonce +${STUCK_NONCE_GAP}), answered: ${tally(stuck.map((entry) => entry.confirmAnswer))}`,
+    );
     const abused = await crowd(bench, service, abusedBuyers, ABUSE_CAP_MS);
     printCrowd(`beside ${STUCK_CONFIRMS} stuck`, abused);
-    const stuckStatuses = await Promise.all(stuck.map(async (entry) => (await service!.client.getStatus(entry.paymentId, { maxPollMs: 0 })).status));
+    const stuckStatuses = await Promise.all(
+      stuck.map(async (entry) => (await service!.client.getStatus(entry.paymentId, { maxPollMs: 0 })).status),
+    );
     const stuckOnNode = await Promise.all(
       stuck.map(async (entry) => {
-        const transaction = (await nodeCall(entry.chain.rpcUrl, 'eth_getTransactionByHash', [entry.hash])) as { blockNumber: string | null } | null;
-        return transaction === null ? 'unknown to the node' : transaction.blockNumber === null ? 'pending on the node' : 'mined';
+        const transaction = (await nodeCall(entry.chain.rpcUrl, 'eth_getTransactionByHash', [entry.hash])) as {
+          blockNumber: string | null;
+        } | null;
+        return transaction === null
+          ? 'unknown to the node'
+          : transaction.blockNumber === null
+            ? 'pending on the node'
+            : 'mined';
       }),
     );
     const honestP95 = percentile(latencies(honest), 0.95);
@@ -695,7 +849,9 @@ export async function runPipelineBenchmark(): Promise<void> {
       `  honest p95 ${ms(honestP95, honest.capMs)} ms alone, ${ms(abusedP95, abused.capMs)} ms beside the stuck confirms: ` +
         `${Number.isFinite(change) ? `${change >= 0 ? '+' : ''}${change.toFixed(0)} %` : `more than +${(((abused.capMs - honestP95) / honestP95) * 100).toFixed(0)} %`} (target < 20 %)`,
     );
-    write(`  the ${STUCK_CONFIRMS} stuck payments at the end of the run: ${tally(stuckStatuses)}; their transfers: ${tally(stuckOnNode)}`);
+    write(
+      `  the ${STUCK_CONFIRMS} stuck payments at the end of the run: ${tally(stuckStatuses)}; their transfers: ${tally(stuckOnNode)}`,
+    );
     const problemsAbuse = service.problems.length;
     await service.stop();
     service = undefined;
@@ -719,7 +875,9 @@ export async function runPipelineBenchmark(): Promise<void> {
     service = undefined;
 
     write();
-    write(`5. RPC calls the service made (every JSON-RPC call through the proxies, batch elements one by one; A/B = EVM chains, S = Solana)`);
+    write(
+      `5. RPC calls the service made (every JSON-RPC call through the proxies, batch elements one by one; A/B = EVM chains, S = Solana)`,
+    );
     write('   phases are the wall-clock stages of the run, so background calls falling in them are counted too');
     printRpcTable([
       ['depth 1', rpc1, CROWD],
@@ -729,18 +887,46 @@ export async function runPipelineBenchmark(): Promise<void> {
     write();
     write(`${'summary'.padEnd(52)} ${'measured'.padEnd(24)} target`);
     const penalty = (run: CrowdRun, oneMs: number) =>
-      run.allFinal ? `${(allFinalMs(run) / oneMs).toFixed(1)}x` : `>${((run.marks[4].at - run.marks[0].at) / oneMs).toFixed(1)}x`;
-    const row = (label: string, measured: string, target: string) => write(`${label.padEnd(52)} ${measured.padEnd(24)} ${target}`);
+      run.allFinal
+        ? `${(allFinalMs(run) / oneMs).toFixed(1)}x`
+        : `>${((run.marks[4].at - run.marks[0].at) / oneMs).toFixed(1)}x`;
+    const row = (label: string, measured: string, target: string) =>
+      write(`${label.padEnd(52)} ${measured.padEnd(24)} ${target}`);
     row('one payment alone, depth 1 (mean)', `${ms(one.meanMs)} ms`, '');
     row(`${CROWD} at once, depth 1: all succeeded`, `${succeeded(crowd1)}/${CROWD}`, `${CROWD}/${CROWD}`);
     row(`${CROWD} at once, depth 1: concurrency penalty`, penalty(crowd1, one.meanMs), '<= 3x');
-    row(`${LARGE_CROWD} at once: all succeeded`, `${succeeded(large)}/${LARGE_CROWD}${large.allFinal ? '' : ' (time limit)'}`, `${LARGE_CROWD}/${LARGE_CROWD}`);
+    row(
+      `${LARGE_CROWD} at once: all succeeded`,
+      `${succeeded(large)}/${LARGE_CROWD}${large.allFinal ? '' : ' (time limit)'}`,
+      `${LARGE_CROWD}/${LARGE_CROWD}`,
+    );
     row(`${LARGE_CROWD} at once: payments/s per process`, largeRate.toFixed(1), '>= 100');
-    if (largeCpu) row(`${LARGE_CROWD} at once: CPU per payment, service / PostgreSQL`, `${(largeCpu.serviceMs / LARGE_CROWD).toFixed(1)} / ${(largeCpu.postgresMs / LARGE_CROWD).toFixed(1)} ms`, '');
-    row(`depth ${DEEP_CONFIRMATIONS}: ${CROWD} at once / one alone (${ms(deepOne.meanMs)} ms)`, penalty(deepCrowd, deepOne.meanMs), '<= 3x');
-    row(`service RPC calls per payment, depth 1 / ${DEEP_CONFIRMATIONS}`, `${(rpc1.total / CROWD).toFixed(1)} / ${(rpc12.total / CROWD).toFixed(1)}`, '<= 5, not growing');
-    row(`honest p95 beside ${STUCK_CONFIRMS} stuck confirms`, Number.isFinite(change) ? `${change >= 0 ? '+' : ''}${change.toFixed(0)} %` : `> +${(((abused.capMs - honestP95) / honestP95) * 100).toFixed(0)} %`, '< 20 %');
-    write(`service lines on stderr (LOG_LEVEL=warn): depth 1 ${problems1}, abuse ${problemsAbuse}, depth ${DEEP_CONFIRMATIONS} ${problems12}`);
+    if (largeCpu)
+      row(
+        `${LARGE_CROWD} at once: CPU per payment, service / PostgreSQL`,
+        `${(largeCpu.serviceMs / LARGE_CROWD).toFixed(1)} / ${(largeCpu.postgresMs / LARGE_CROWD).toFixed(1)} ms`,
+        '',
+      );
+    row(
+      `depth ${DEEP_CONFIRMATIONS}: ${CROWD} at once / one alone (${ms(deepOne.meanMs)} ms)`,
+      penalty(deepCrowd, deepOne.meanMs),
+      '<= 3x',
+    );
+    row(
+      `service RPC calls per payment, depth 1 / ${DEEP_CONFIRMATIONS}`,
+      `${(rpc1.total / CROWD).toFixed(1)} / ${(rpc12.total / CROWD).toFixed(1)}`,
+      '<= 5, not growing',
+    );
+    row(
+      `honest p95 beside ${STUCK_CONFIRMS} stuck confirms`,
+      Number.isFinite(change)
+        ? `${change >= 0 ? '+' : ''}${change.toFixed(0)} %`
+        : `> +${(((abused.capMs - honestP95) / honestP95) * 100).toFixed(0)} %`,
+      '< 20 %',
+    );
+    write(
+      `service lines on stderr (LOG_LEVEL=warn): depth 1 ${problems1}, abuse ${problemsAbuse}, depth ${DEEP_CONFIRMATIONS} ${problems12}`,
+    );
     for (const line of problemExamples) write(`  e.g. ${line.slice(0, 200)}`);
     write(`whole benchmark: ${seconds(performance.now() - benchStarted)} s; load average at the end: ${loadAverage()}`);
   } finally {

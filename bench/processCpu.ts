@@ -24,7 +24,11 @@ function readStat(pid: number): ProcStat | null {
     const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name may hold spaces and parentheses: the fields start after the last ')'.
     const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-    return { ppid: Number(fields[1]), ownTicks: Number(fields[11]) + Number(fields[12]), reapedTicks: Number(fields[13]) + Number(fields[14]) };
+    return {
+      ppid: Number(fields[1]),
+      ownTicks: Number(fields[11]) + Number(fields[12]),
+      reapedTicks: Number(fields[13]) + Number(fields[14]),
+    };
   } catch {
     return null;
   }

@@ -53,7 +53,10 @@ export class CountingRpcProxy {
             path: target.pathname + target.search,
             method: request.method,
             agent: this.agent,
-            headers: { 'content-type': request.headers['content-type'] ?? 'application/json', 'content-length': body.length },
+            headers: {
+              'content-type': request.headers['content-type'] ?? 'application/json',
+              'content-length': body.length,
+            },
           },
           (answer) => {
             const headers: http.OutgoingHttpHeaders = {};
@@ -66,7 +69,9 @@ export class CountingRpcProxy {
         forwarded.on('error', (error) => {
           if (response.headersSent) return response.destroy();
           response.writeHead(502, { 'content-type': 'application/json' });
-          response.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32603, message: `proxy: ${error.message}` } }));
+          response.end(
+            JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32603, message: `proxy: ${error.message}` } }),
+          );
         });
         forwarded.end(body);
       });

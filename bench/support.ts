@@ -21,7 +21,11 @@ export interface Spawned {
 /** Starts a process and waits for the URL it prints when listening. */
 export async function spawnListening(args: string[], env: Record<string, string>, pattern: RegExp): Promise<Spawned> {
   const { BASE_URL: _unused, ...inherited } = process.env;
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...inherited, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...inherited, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   const url = await new Promise<string>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
@@ -99,7 +103,9 @@ export async function load(name: string, options: autocannon.Options): Promise<L
 }
 
 export function printTable(rows: LoadResult[]): void {
-  process.stdout.write(`${'case'.padEnd(34)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'errors'.padStart(7)} ${'non-2xx'.padStart(8)}\n`);
+  process.stdout.write(
+    `${'case'.padEnd(34)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'errors'.padStart(7)} ${'non-2xx'.padStart(8)}\n`,
+  );
   for (const row of rows) {
     process.stdout.write(
       `${row.name.padEnd(34)} ${String(row.requestsPerSecond).padStart(8)} ${String(row.p50Ms).padStart(8)} ${String(row.p99Ms).padStart(8)} ${String(row.errors).padStart(7)} ${String(row.non2xx).padStart(8)}\n`,

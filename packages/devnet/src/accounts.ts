@@ -29,7 +29,11 @@ const ED25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'he
 
 export function solanaKey(label: string): SolanaKey {
   const seed = createHash('sha256').update(`${SEED}/solana/${label}`).digest();
-  const privateKey = createPrivateKey({ key: Buffer.concat([ED25519_PKCS8_PREFIX, seed]), format: 'der', type: 'pkcs8' });
+  const privateKey = createPrivateKey({
+    key: Buffer.concat([ED25519_PKCS8_PREFIX, seed]),
+    format: 'der',
+    type: 'pkcs8',
+  });
   const jwk = createPublicKey(privateKey).export({ format: 'jwk' });
   if (!jwk.x) throw new Error('ed25519 public key export failed');
   const publicKey = Buffer.from(jwk.x, 'base64url');
@@ -59,25 +63,49 @@ export const buyerSpecs: BuyerSpec[] = [
     name: 'alice',
     description:
       'Holds 100 ETH, 10,000 USDC, EURC and USDT on every EVM chain (USDT already approved to Permit2, so one signature pays), and 100 SOL and 10,000 USDC on Solana.',
-    holdings: { evmNative: 100n, evmTokens: { USDC: 10_000n, EURC: 10_000n, USDT: 10_000n }, permit2ApprovedUsdt: true, solanaNative: 100n, solanaUsdc: 10_000n },
+    holdings: {
+      evmNative: 100n,
+      evmTokens: { USDC: 10_000n, EURC: 10_000n, USDT: 10_000n },
+      permit2ApprovedUsdt: true,
+      solanaNative: 100n,
+      solanaUsdc: 10_000n,
+    },
   },
   {
     name: 'bob',
     description:
       'Holds 100 ETH, 10,000 USDC, EURC and USDT on every EVM chain with no Permit2 allowance, and 100 SOL and 10,000 USDC on Solana.',
-    holdings: { evmNative: 100n, evmTokens: { USDC: 10_000n, EURC: 10_000n, USDT: 10_000n }, permit2ApprovedUsdt: false, solanaNative: 100n, solanaUsdc: 10_000n },
+    holdings: {
+      evmNative: 100n,
+      evmTokens: { USDC: 10_000n, EURC: 10_000n, USDT: 10_000n },
+      permit2ApprovedUsdt: false,
+      solanaNative: 100n,
+      solanaUsdc: 10_000n,
+    },
   },
   {
     name: 'carol',
     description:
       'Holds only the USDT stand-in (10,000 on every EVM chain) plus 1 ETH for the gas of an approval; no Permit2 allowance, nothing on Solana.',
-    holdings: { evmNative: 1n, evmTokens: { USDT: 10_000n }, permit2ApprovedUsdt: false, solanaNative: 0n, solanaUsdc: 0n },
+    holdings: {
+      evmNative: 1n,
+      evmTokens: { USDT: 10_000n },
+      permit2ApprovedUsdt: false,
+      solanaNative: 0n,
+      solanaUsdc: 0n,
+    },
   },
   {
     name: 'erin',
     description:
       'Holds 1,000 USDC and EURC on every EVM chain and 1,000 USDC on Solana but no native coin anywhere: can pay only where the service pays the fees (EIP-3009, Solana with the service as fee payer).',
-    holdings: { evmNative: 0n, evmTokens: { USDC: 1_000n, EURC: 1_000n }, permit2ApprovedUsdt: false, solanaNative: 0n, solanaUsdc: 1_000n },
+    holdings: {
+      evmNative: 0n,
+      evmTokens: { USDC: 1_000n, EURC: 1_000n },
+      permit2ApprovedUsdt: false,
+      solanaNative: 0n,
+      solanaUsdc: 1_000n,
+    },
   },
   {
     name: 'dave',

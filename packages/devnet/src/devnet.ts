@@ -2,9 +2,24 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { isAddress as isSolanaAddress } from '@solana/kit';
 import { getAddress, isAddress as isEvmAddress, type Address } from 'viem';
-import { buyerSpecs, evmKey, faucetEvm, faucetHoldings, faucetSolana, fundAmounts, solanaKey, type BuyerHoldings } from './accounts.ts';
+import {
+  buyerSpecs,
+  evmKey,
+  faucetEvm,
+  faucetHoldings,
+  faucetSolana,
+  fundAmounts,
+  solanaKey,
+  type BuyerHoldings,
+} from './accounts.ts';
 import { startAnvil, type AnvilNode } from './evm/anvil.ts';
-import { BLOCK_TIME_SECONDS, describeEvmChain, EvmChainController, evmChainSpecs, type EvmDeployment } from './evm/chain.ts';
+import {
+  BLOCK_TIME_SECONDS,
+  describeEvmChain,
+  EvmChainController,
+  evmChainSpecs,
+  type EvmDeployment,
+} from './evm/chain.ts';
 import { creditHolders, describeSolana, startSolanaNode, type SolanaNode } from './solana/node.ts';
 import type { Devnet, DevnetBuyer, DevnetEvmChain, DevnetManifest, DevnetOptions, FundRequest } from './types.ts';
 
@@ -27,7 +42,8 @@ function writeManifest(dataDir: string, manifest: DevnetManifest): void {
 
 function recordedDeployment(chain: DevnetEvmChain | undefined): EvmDeployment | null {
   if (!chain) return null;
-  const bySymbol = (symbol: string) => chain.tokens.find((token) => token.symbol === symbol)?.address as Address | undefined;
+  const bySymbol = (symbol: string) =>
+    chain.tokens.find((token) => token.symbol === symbol)?.address as Address | undefined;
   const usdc = bySymbol('USDC');
   const eurc = bySymbol('EURC');
   const usdt = bySymbol('USDT');
@@ -72,7 +88,11 @@ interface Holder {
 function holders(): Holder[] {
   return [
     { evm: faucetEvm, solanaAddress: faucetSolana.address, holdings: faucetHoldings },
-    ...buyerSpecs.map((spec) => ({ evm: evmKey(spec.name), solanaAddress: solanaKey(spec.name).address, holdings: spec.holdings })),
+    ...buyerSpecs.map((spec) => ({
+      evm: evmKey(spec.name),
+      solanaAddress: solanaKey(spec.name).address,
+      holdings: spec.holdings,
+    })),
   ];
 }
 
@@ -99,15 +119,32 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
       const recordedChain = recorded?.evm.find((chain) => chain.chainId === spec.chainId);
       const fixedPort = options.ports?.evm?.[index] ?? 0;
       const node = await withPortFallback(fixedPort || portFromUrl(recordedChain?.rpcUrl), fixedPort !== 0, (port) =>
-        startAnvil({ host, port, chainId: spec.chainId, blockTimeSeconds: BLOCK_TIME_SECONDS, stateFile: join(dataDir, `anvil-${spec.chainId}.json`), log }));
+        startAnvil({
+          host,
+          port,
+          chainId: spec.chainId,
+          blockTimeSeconds: BLOCK_TIME_SECONDS,
+          stateFile: join(dataDir, `anvil-${spec.chainId}.json`),
+          log,
+        }),
+      );
       anvils.push(node);
       const controller = new EvmChainController(spec.chainId, spec.name, node.rpcUrl);
       let deployment = recordedDeployment(recordedChain);
-      const deployed = deployment !== null
-        && (await Promise.all([deployment.usdc, deployment.eurc, deployment.usdt, deployment.permit2].map((address) => controller.hasCode(address)))).every(Boolean);
+      const deployed =
+        deployment !== null &&
+        (
+          await Promise.all(
+            [deployment.usdc, deployment.eurc, deployment.usdt, deployment.permit2].map((address) =>
+              controller.hasCode(address),
+            ),
+          )
+        ).every(Boolean);
       if (!deployment || !deployed) {
         log(`chain ${spec.chainId}: deploying contracts and funding accounts`);
-        deployment = await controller.deployContracts(holders().map((holder) => ({ address: holder.evm.address, key: holder.evm, holdings: holder.holdings })));
+        deployment = await controller.deployContracts(
+          holders().map((holder) => ({ address: holder.evm.address, key: holder.evm, holdings: holder.holdings })),
+        );
       }
       return { controller, deployment, chain: describeEvmChain(spec.chainId, spec.name, node.rpcUrl, deployment) };
     });
@@ -115,25 +152,39 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
     const solanaStart = (async () => {
       const fixedPort = options.ports?.solana ?? 0;
       solana = await withPortFallback(fixedPort || portFromUrl(recorded?.solana.rpcUrl), fixedPort !== 0, (port) =>
-        startSolanaNode({ dataDir, host, port, slotMs, log }));
+        startSolanaNode({ dataDir, host, port, slotMs, log }),
+      );
       if (!solana.restored) {
         log('solana: funding accounts');
-        await creditHolders(solana, holders().map((holder) => ({ address: holder.solanaAddress, holdings: holder.holdings })));
+        await creditHolders(
+          solana,
+          holders().map((holder) => ({ address: holder.solanaAddress, holdings: holder.holdings })),
+        );
       }
       return solana;
     })();
 
-    const [evmResults, solanaResult] = await Promise.all([Promise.allSettled(evmStarts), Promise.allSettled([solanaStart])]);
+    const [evmResults, solanaResult] = await Promise.all([
+      Promise.allSettled(evmStarts),
+      Promise.allSettled([solanaStart]),
+    ]);
     const failure = [...evmResults, ...solanaResult].find((result) => result.status === 'rejected');
     if (failure) throw failure.reason;
-    const evm = evmResults.map((result) => (result as PromiseFulfilledResult<Awaited<(typeof evmStarts)[number]>>).value);
+    const evm = evmResults.map(
+      (result) => (result as PromiseFulfilledResult<Awaited<(typeof evmStarts)[number]>>).value,
+    );
     const solanaNode = (solanaResult[0] as PromiseFulfilledResult<SolanaNode>).value;
 
     const manifest: DevnetManifest = {
       evm: evm.map((entry) => entry.chain),
       solana: describeSolana(solanaNode, slotMs),
       buyers: buyersOf(),
-      faucet: { evmPrivateKey: faucetEvm.privateKey, evmAddress: faucetEvm.address, solanaSecretKey: faucetSolana.secretKeyBase58, solanaAddress: faucetSolana.address },
+      faucet: {
+        evmPrivateKey: faucetEvm.privateKey,
+        evmAddress: faucetEvm.address,
+        solanaSecretKey: faucetSolana.secretKeyBase58,
+        solanaAddress: faucetSolana.address,
+      },
     };
     writeManifest(dataDir, manifest);
 
@@ -141,15 +192,19 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
     return {
       manifest,
       fund: async ({ evm: evmAddresses = [], solana: solanaAddresses = [] }: FundRequest) => {
-        for (const address of evmAddresses) if (!isEvmAddress(address, { strict: false })) throw new Error(`not an EVM address: ${address}`);
-        for (const address of solanaAddresses) if (!isSolanaAddress(address)) throw new Error(`not a Solana address: ${address}`);
+        for (const address of evmAddresses)
+          if (!isEvmAddress(address, { strict: false })) throw new Error(`not an EVM address: ${address}`);
+        for (const address of solanaAddresses)
+          if (!isSolanaAddress(address)) throw new Error(`not a Solana address: ${address}`);
         const tokens = { USDC: fundAmounts.token, EURC: fundAmounts.token, USDT: fundAmounts.token };
         await Promise.all([
           ...evm.map(async ({ controller, deployment }) => {
-            for (const address of evmAddresses) await controller.credit(deployment, getAddress(address), fundAmounts.native, tokens);
+            for (const address of evmAddresses)
+              await controller.credit(deployment, getAddress(address), fundAmounts.native, tokens);
           }),
           (async () => {
-            for (const address of solanaAddresses) await solanaNode.credit(address, fundAmounts.native, fundAmounts.token);
+            for (const address of solanaAddresses)
+              await solanaNode.credit(address, fundAmounts.native, fundAmounts.token);
           })(),
         ]);
       },

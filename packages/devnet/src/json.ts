@@ -5,6 +5,7 @@ const BIGINT_MARK = '\u0000bigint:';
  * numbers and its clients parse them back into bigints, so no precision is lost on either side.
  */
 export function stringifyWithBigInts(value: unknown): string {
-  return JSON.stringify(value, (_key, item: unknown) => (typeof item === 'bigint' ? `${BIGINT_MARK}${item}` : item))
-    .replace(/"\\u0000bigint:(-?\d+)"/g, '$1');
+  return JSON.stringify(value, (_key, item: unknown) =>
+    typeof item === 'bigint' ? `${BIGINT_MARK}${item}` : item,
+  ).replace(/"\\u0000bigint:(-?\d+)"/g, '$1');
 }

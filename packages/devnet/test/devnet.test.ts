@@ -56,7 +56,11 @@ const fiatTokenAbi = parseAbi([
   'function version() view returns (string)',
   'function receiveWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)',
 ]);
-const permit2Artifact = JSON.parse(readFileSync(new URL('../artifacts/Permit2.json', import.meta.url), 'utf8')) as { abi: Abi; deployedBytecode: Hex; compiler: string };
+const permit2Artifact = JSON.parse(readFileSync(new URL('../artifacts/Permit2.json', import.meta.url), 'utf8')) as {
+  abi: Abi;
+  deployedBytecode: Hex;
+  compiler: string;
+};
 const permit2Abi = permit2Artifact.abi;
 
 const USDC = 1_000_000n;
@@ -74,7 +78,12 @@ function token(chain: DevnetEvmChain, symbol: string): EvmAddress {
 }
 
 function evmClients(chain: DevnetEvmChain, privateKey: Hex) {
-  const viemChain = { id: chain.chainId, name: chain.name, nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [chain.rpcUrl] } } };
+  const viemChain = {
+    id: chain.chainId,
+    name: chain.name,
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [chain.rpcUrl] } },
+  };
   const account = privateKeyToAccount(privateKey);
   return {
     account,
@@ -85,7 +94,12 @@ function evmClients(chain: DevnetEvmChain, privateKey: Hex) {
 
 async function tokenBalance(chain: DevnetEvmChain, tokenAddress: EvmAddress, owner: string): Promise<bigint> {
   const { reader } = evmClients(chain, generatePrivateKey());
-  return reader.readContract({ address: tokenAddress, abi: erc20Abi, functionName: 'balanceOf', args: [owner as EvmAddress] });
+  return reader.readContract({
+    address: tokenAddress,
+    abi: erc20Abi,
+    functionName: 'balanceOf',
+    args: [owner as EvmAddress],
+  });
 }
 
 async function solanaSigner(secretKeyBase58: string): Promise<KeyPairSigner> {
@@ -105,14 +119,17 @@ async function waitForConfirmation(rpc: ReturnType<typeof createSolanaRpc>, sign
 
 /** anvil processes started for this data dir, found by the state file on their command line. */
 function anvilProcessesFor(dataDir: string): number[] {
-  return readdirSync('/proc').filter((entry) => /^\d+$/.test(entry)).filter((pid) => {
-    try {
-      const commandLine = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-      return commandLine[0]?.endsWith('anvil') && commandLine.some((argument) => argument.startsWith(dataDir));
-    } catch {
-      return false;
-    }
-  }).map(Number);
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        const commandLine = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+        return commandLine[0]?.endsWith('anvil') && commandLine.some((argument) => argument.startsWith(dataDir));
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
 }
 
 function portIsFree(port: number): Promise<boolean> {
@@ -128,7 +145,11 @@ let devnet: Devnet;
 let coldStartMs: number;
 
 // Carried from the cold-start checks to the restart checks.
-const before: { usdcTransfer?: { recipient: EvmAddress; amount: bigint }; solanaTransfer?: { signature: Signature; recipientAta: Address; amount: bigint }; manifest?: DevnetManifest } = {};
+const before: {
+  usdcTransfer?: { recipient: EvmAddress; amount: bigint };
+  solanaTransfer?: { signature: Signature; recipientAta: Address; amount: bigint };
+  manifest?: DevnetManifest;
+} = {};
 
 beforeAll(async () => {
   const started = performance.now();
@@ -149,15 +170,31 @@ describe('cold start from an empty data dir', () => {
     for (const chain of manifest.evm) {
       expect(chain.rpcUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(chain.permit2).toBe('0x000000000022D473030F116dDEE9F6B43aC78BA3');
-      expect(chain.nativeToken).toEqual({ caip19: `${chain.caip2}/slip44:60`, symbol: 'ETH', name: 'Ether', decimals: 18, address: '', method: 'native' });
-      expect(chain.tokens.map((entry) => [entry.symbol, entry.decimals, entry.method])).toEqual([['USDC', 6, 'eip3009'], ['EURC', 6, 'eip3009'], ['USDT', 6, 'permit2']]);
+      expect(chain.nativeToken).toEqual({
+        caip19: `${chain.caip2}/slip44:60`,
+        symbol: 'ETH',
+        name: 'Ether',
+        decimals: 18,
+        address: '',
+        method: 'native',
+      });
+      expect(chain.tokens.map((entry) => [entry.symbol, entry.decimals, entry.method])).toEqual([
+        ['USDC', 6, 'eip3009'],
+        ['EURC', 6, 'eip3009'],
+        ['USDT', 6, 'permit2'],
+      ]);
       for (const entry of chain.tokens) expect(entry.caip19).toBe(`${chain.caip2}/erc20:${entry.address}`);
     }
     expect(manifest.solana.caip2).toMatch(/^solana:[1-9A-HJ-NP-Za-km-z]{32}$/);
     expect(manifest.solana.caip2).toBe(`solana:${manifest.solana.genesisHash.slice(0, 32)}`);
     expect(manifest.solana.nativeToken.caip19).toBe(`${manifest.solana.caip2}/slip44:501`);
     const [usdc] = manifest.solana.tokens;
-    expect(usdc).toMatchObject({ symbol: 'USDC', decimals: 6, method: 'spl', caip19: `${manifest.solana.caip2}/token:${usdc?.address}` });
+    expect(usdc).toMatchObject({
+      symbol: 'USDC',
+      decimals: 6,
+      method: 'spl',
+      caip19: `${manifest.solana.caip2}/token:${usdc?.address}`,
+    });
     expect(manifest.buyers.map((entry) => entry.name)).toEqual(['alice', 'bob', 'carol', 'erin', 'dave']);
     for (const entry of manifest.buyers) {
       expect(privateKeyToAccount(entry.evmPrivateKey).address).toBe(entry.evmAddress);
@@ -186,11 +223,15 @@ describe('cold start from an empty data dir', () => {
         expect(await reader.readContract({ address, abi: erc20Abi, functionName: 'name' })).toBe(names[entry.symbol]);
         expect(await reader.readContract({ address, abi: erc20Abi, functionName: 'decimals' })).toBe(6);
       }
-      expect(await reader.readContract({ address: token(chain, 'USDC'), abi: fiatTokenAbi, functionName: 'version' })).toBe('2');
+      expect(
+        await reader.readContract({ address: token(chain, 'USDC'), abi: fiatTokenAbi, functionName: 'version' }),
+      ).toBe('2');
       for (const [name, balances] of Object.entries(expectations)) {
         const holder = buyer(manifest, name).evmAddress;
         for (const [symbol, whole] of Object.entries(balances)) {
-          expect(await tokenBalance(chain, token(chain, symbol), holder), `${name} ${symbol} on ${chain.caip2}`).toBe(whole * USDC);
+          expect(await tokenBalance(chain, token(chain, symbol), holder), `${name} ${symbol} on ${chain.caip2}`).toBe(
+            whole * USDC,
+          );
         }
         const native = await reader.getBalance({ address: holder as EvmAddress });
         const expectedNative = (nativeExpectations[name] ?? 0n) * 10n ** 18n;
@@ -198,13 +239,26 @@ describe('cold start from an empty data dir', () => {
         if (name === 'alice') {
           expect(expectedNative - native, 'alice ETH spent on gas').toBeGreaterThan(0n);
           expect(expectedNative - native, 'alice ETH spent on gas').toBeLessThan(10n ** 15n);
-        }
-        else expect(native, `${name} ETH`).toBe(expectedNative);
+        } else expect(native, `${name} ETH`).toBe(expectedNative);
       }
       const permit2 = chain.permit2 as EvmAddress;
       const usdt = token(chain, 'USDT');
-      expect(await reader.readContract({ address: usdt, abi: erc20Abi, functionName: 'allowance', args: [buyer(manifest, 'alice').evmAddress as EvmAddress, permit2] })).toBe(maxUint256);
-      expect(await reader.readContract({ address: usdt, abi: erc20Abi, functionName: 'allowance', args: [buyer(manifest, 'carol').evmAddress as EvmAddress, permit2] })).toBe(0n);
+      expect(
+        await reader.readContract({
+          address: usdt,
+          abi: erc20Abi,
+          functionName: 'allowance',
+          args: [buyer(manifest, 'alice').evmAddress as EvmAddress, permit2],
+        }),
+      ).toBe(maxUint256);
+      expect(
+        await reader.readContract({
+          address: usdt,
+          abi: erc20Abi,
+          functionName: 'allowance',
+          args: [buyer(manifest, 'carol').evmAddress as EvmAddress, permit2],
+        }),
+      ).toBe(0n);
       expect(await tokenBalance(chain, token(chain, 'USDC'), manifest.faucet.evmAddress)).toBe(1_000_000n * USDC);
     }
   });
@@ -228,12 +282,23 @@ describe('cold start from an empty data dir', () => {
       domain: { name: 'USD Coin', version: '2', chainId: chain.chainId, verifyingContract: usdc },
       types: {
         ReceiveWithAuthorization: [
-          { name: 'from', type: 'address' }, { name: 'to', type: 'address' }, { name: 'value', type: 'uint256' },
-          { name: 'validAfter', type: 'uint256' }, { name: 'validBefore', type: 'uint256' }, { name: 'nonce', type: 'bytes32' },
+          { name: 'from', type: 'address' },
+          { name: 'to', type: 'address' },
+          { name: 'value', type: 'uint256' },
+          { name: 'validAfter', type: 'uint256' },
+          { name: 'validBefore', type: 'uint256' },
+          { name: 'nonce', type: 'bytes32' },
         ],
       },
       primaryType: 'ReceiveWithAuthorization',
-      message: { from: alice.account.address, to: collector.account.address, value, validAfter: 0n, validBefore, nonce },
+      message: {
+        from: alice.account.address,
+        to: collector.account.address,
+        value,
+        validAfter: 0n,
+        validBefore,
+        nonce,
+      },
     });
     const hash = await collector.wallet.writeContract({
       address: usdc,
@@ -247,13 +312,15 @@ describe('cold start from an empty data dir', () => {
     expect(await tokenBalance(chain, usdc, collector.account.address)).toBe(collectorStart + value);
 
     // The same authorisation cannot be used twice.
-    await expect(collector.reader.simulateContract({
-      account: collector.account,
-      address: usdc,
-      abi: fiatTokenAbi,
-      functionName: 'receiveWithAuthorization',
-      args: [alice.account.address, collector.account.address, value, 0n, validBefore, nonce, signature],
-    })).rejects.toThrow(/authorization is used or canceled/);
+    await expect(
+      collector.reader.simulateContract({
+        account: collector.account,
+        address: usdc,
+        abi: fiatTokenAbi,
+        functionName: 'receiveWithAuthorization',
+        args: [alice.account.address, collector.account.address, value, 0n, validBefore, nonce, signature],
+      }),
+    ).rejects.toThrow(/authorization is used or canceled/);
     before.usdcTransfer = { recipient: collector.account.address, amount: value };
   });
 
@@ -269,19 +336,46 @@ describe('cold start from an empty data dir', () => {
     // The committed artifact (solc 0.8.17, via-IR) is what runs at the canonical address.
     expect(permit2Artifact.compiler).toMatch(/^0\.8\.17\+/);
     expect(await bob.reader.getCode({ address: permit2 })).toBe(permit2Artifact.deployedBytecode);
-    expect(await bob.reader.readContract({ address: permit2, abi: permit2Abi, functionName: 'DOMAIN_SEPARATOR' }))
-      .toBe(hashDomain({ domain: { name: 'Permit2', chainId: BigInt(chain.chainId), verifyingContract: permit2 }, types: { EIP712Domain: [{ name: 'name', type: 'string' }, { name: 'chainId', type: 'uint256' }, { name: 'verifyingContract', type: 'address' }] } }));
+    expect(await bob.reader.readContract({ address: permit2, abi: permit2Abi, functionName: 'DOMAIN_SEPARATOR' })).toBe(
+      hashDomain({
+        domain: { name: 'Permit2', chainId: BigInt(chain.chainId), verifyingContract: permit2 },
+        types: {
+          EIP712Domain: [
+            { name: 'name', type: 'string' },
+            { name: 'chainId', type: 'uint256' },
+            { name: 'verifyingContract', type: 'address' },
+          ],
+        },
+      }),
+    );
 
-    const approval = await bob.wallet.writeContract({ address: usdt, abi: erc20Abi, functionName: 'approve', args: [permit2, maxUint256] });
+    const approval = await bob.wallet.writeContract({
+      address: usdt,
+      abi: erc20Abi,
+      functionName: 'approve',
+      args: [permit2, maxUint256],
+    });
     expect((await bob.reader.waitForTransactionReceipt({ hash: approval })).status).toBe('success');
 
     const amount = 2_500_000n;
-    const permit = { permitted: { token: usdt, amount }, nonce: 7n, deadline: BigInt(Math.floor(Date.now() / 1000) + 600) };
+    const permit = {
+      permitted: { token: usdt, amount },
+      nonce: 7n,
+      deadline: BigInt(Math.floor(Date.now() / 1000) + 600),
+    };
     const signature = await bob.wallet.signTypedData({
       domain: { name: 'Permit2', chainId: chain.chainId, verifyingContract: permit2 },
       types: {
-        PermitTransferFrom: [{ name: 'permitted', type: 'TokenPermissions' }, { name: 'spender', type: 'address' }, { name: 'nonce', type: 'uint256' }, { name: 'deadline', type: 'uint256' }],
-        TokenPermissions: [{ name: 'token', type: 'address' }, { name: 'amount', type: 'uint256' }],
+        PermitTransferFrom: [
+          { name: 'permitted', type: 'TokenPermissions' },
+          { name: 'spender', type: 'address' },
+          { name: 'nonce', type: 'uint256' },
+          { name: 'deadline', type: 'uint256' },
+        ],
+        TokenPermissions: [
+          { name: 'token', type: 'address' },
+          { name: 'amount', type: 'uint256' },
+        ],
       },
       primaryType: 'PermitTransferFrom',
       message: { ...permit, spender: collector.account.address },
@@ -303,43 +397,88 @@ describe('cold start from an empty data dir', () => {
     const rpc = createSolanaRpc(devnet.manifest.solana.rpcUrl);
     const mint = devnet.manifest.solana.tokens[0]?.address as Address;
     const alice = await solanaSigner(buyer(devnet.manifest, 'alice').solanaSecretKey);
-    const [aliceAta] = await findAssociatedTokenPda({ owner: alice.address, mint, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+    const [aliceAta] = await findAssociatedTokenPda({
+      owner: alice.address,
+      mint,
+      tokenProgram: TOKEN_PROGRAM_ADDRESS,
+    });
 
     expect((await rpc.getBalance(alice.address).send()).value).toBe(100n * 1_000_000_000n);
-    expect((await rpc.getTokenAccountBalance(aliceAta).send()).value).toMatchObject({ amount: '10000000000', decimals: 6, uiAmountString: '10000' });
+    expect((await rpc.getTokenAccountBalance(aliceAta).send()).value).toMatchObject({
+      amount: '10000000000',
+      decimals: 6,
+      uiAmountString: '10000',
+    });
     const owned = await rpc.getTokenAccountsByOwner(alice.address, { mint }, { encoding: 'jsonParsed' }).send();
     expect(owned.value).toHaveLength(1);
     expect(owned.value[0]?.pubkey).toBe(aliceAta);
-    expect(owned.value[0]?.account.data.parsed.info).toMatchObject({ mint, owner: alice.address, state: 'initialized', tokenAmount: { amount: '10000000000', decimals: 6 } });
+    expect(owned.value[0]?.account.data.parsed.info).toMatchObject({
+      mint,
+      owner: alice.address,
+      state: 'initialized',
+      tokenAmount: { amount: '10000000000', decimals: 6 },
+    });
     const dave = await solanaSigner(buyer(devnet.manifest, 'dave').solanaSecretKey);
     expect((await rpc.getBalance(dave.address).send()).value).toBe(0n);
-    expect((await rpc.getTokenAccountsByOwner(dave.address, { programId: TOKEN_PROGRAM_ADDRESS }, { encoding: 'base64' }).send()).value).toEqual([]);
+    expect(
+      (
+        await rpc
+          .getTokenAccountsByOwner(dave.address, { programId: TOKEN_PROGRAM_ADDRESS }, { encoding: 'base64' })
+          .send()
+      ).value,
+    ).toEqual([]);
 
     const recipient = await generateKeyPairSigner();
-    const [recipientAta] = await findAssociatedTokenPda({ owner: recipient.address, mint, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+    const [recipientAta] = await findAssociatedTokenPda({
+      owner: recipient.address,
+      mint,
+      tokenProgram: TOKEN_PROGRAM_ADDRESS,
+    });
     const amount = 1_250_000n;
     const { value: latest } = await rpc.getLatestBlockhash().send();
     const message = pipe(
       createTransactionMessage({ version: 0 }),
       (draft) => setTransactionMessageFeePayerSigner(alice, draft),
       (draft) => setTransactionMessageLifetimeUsingBlockhash(latest, draft),
-      (draft) => appendTransactionMessageInstructions([
-        getCreateAssociatedTokenIdempotentInstruction({ payer: alice, ata: recipientAta, owner: recipient.address, mint }),
-        getTransferCheckedInstruction({ source: aliceAta, mint, destination: recipientAta, authority: alice, amount, decimals: 6 }),
-      ], draft),
+      (draft) =>
+        appendTransactionMessageInstructions(
+          [
+            getCreateAssociatedTokenIdempotentInstruction({
+              payer: alice,
+              ata: recipientAta,
+              owner: recipient.address,
+              mint,
+            }),
+            getTransferCheckedInstruction({
+              source: aliceAta,
+              mint,
+              destination: recipientAta,
+              authority: alice,
+              amount,
+              decimals: 6,
+            }),
+          ],
+          draft,
+        ),
     );
     const signed = await signTransactionMessageWithSigners(message);
     const signature = await rpc.sendTransaction(getBase64EncodedWireTransaction(signed), { encoding: 'base64' }).send();
     await waitForConfirmation(rpc, signature);
 
-    expect((await rpc.getTokenAccountBalance(aliceAta).send()).value.amount).toBe((10_000_000_000n - amount).toString());
+    expect((await rpc.getTokenAccountBalance(aliceAta).send()).value.amount).toBe(
+      (10_000_000_000n - amount).toString(),
+    );
     expect((await rpc.getTokenAccountBalance(recipientAta).send()).value.amount).toBe(amount.toString());
-    const landed = await rpc.getTransaction(signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0, encoding: 'json' }).send();
+    const landed = await rpc
+      .getTransaction(signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0, encoding: 'json' })
+      .send();
     expect(landed?.meta?.err).toBeNull();
     expect(landed?.meta?.fee).toBe(5000n);
     expect(landed?.transaction.message.recentBlockhash).toBe(latest.blockhash);
-    const balanceOf = (balances: readonly { owner?: string; uiTokenAmount: { amount: string } }[] | undefined, owner: string) =>
-      balances?.find((entry) => entry.owner === owner)?.uiTokenAmount.amount;
+    const balanceOf = (
+      balances: readonly { owner?: string; uiTokenAmount: { amount: string } }[] | undefined,
+      owner: string,
+    ) => balances?.find((entry) => entry.owner === owner)?.uiTokenAmount.amount;
     expect(balanceOf(landed?.meta?.preTokenBalances, alice.address)).toBe('10000000000');
     expect(balanceOf(landed?.meta?.postTokenBalances, alice.address)).toBe((10_000_000_000n - amount).toString());
     expect(balanceOf(landed?.meta?.preTokenBalances, recipient.address)).toBeUndefined();
@@ -351,15 +490,39 @@ describe('cold start from an empty data dir', () => {
     const rpc = createSolanaRpc(devnet.manifest.solana.rpcUrl);
     const alice = await solanaSigner(buyer(devnet.manifest, 'alice').solanaSecretKey);
     const mint = devnet.manifest.solana.tokens[0]?.address as Address;
-    const [aliceAta] = await findAssociatedTokenPda({ owner: alice.address, mint, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+    const [aliceAta] = await findAssociatedTokenPda({
+      owner: alice.address,
+      mint,
+      tokenProgram: TOKEN_PROGRAM_ADDRESS,
+    });
     const message = pipe(
       createTransactionMessage({ version: 0 }),
       (draft) => setTransactionMessageFeePayerSigner(alice, draft),
-      (draft) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: '11111111111111111111111111111111' as Blockhash, lastValidBlockHeight: 0n }, draft),
-      (draft) => appendTransactionMessageInstructions([getTransferCheckedInstruction({ source: aliceAta, mint, destination: aliceAta, authority: alice, amount: 1n, decimals: 6 })], draft),
+      (draft) =>
+        setTransactionMessageLifetimeUsingBlockhash(
+          { blockhash: '11111111111111111111111111111111' as Blockhash, lastValidBlockHeight: 0n },
+          draft,
+        ),
+      (draft) =>
+        appendTransactionMessageInstructions(
+          [
+            getTransferCheckedInstruction({
+              source: aliceAta,
+              mint,
+              destination: aliceAta,
+              authority: alice,
+              amount: 1n,
+              decimals: 6,
+            }),
+          ],
+          draft,
+        ),
     );
     const signed = await signTransactionMessageWithSigners(message);
-    const error = await rpc.sendTransaction(getBase64EncodedWireTransaction(signed), { encoding: 'base64' }).send().catch((caught: unknown) => caught);
+    const error = await rpc
+      .sendTransaction(getBase64EncodedWireTransaction(signed), { encoding: 'base64' })
+      .send()
+      .catch((caught: unknown) => caught);
     expect(isSolanaError(error, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE)).toBe(true);
     expect(isSolanaError((error as Error).cause, SOLANA_ERROR__TRANSACTION_ERROR__BLOCKHASH_NOT_FOUND)).toBe(true);
   });
@@ -370,7 +533,10 @@ describe('restart with the same data dir', () => {
 
   it('stops without leaving anvil processes and frees the ports', async () => {
     before.manifest = devnet.manifest;
-    ports = [...devnet.manifest.evm.map((chain) => Number(new URL(chain.rpcUrl).port)), Number(new URL(devnet.manifest.solana.rpcUrl).port)];
+    ports = [
+      ...devnet.manifest.evm.map((chain) => Number(new URL(chain.rpcUrl).port)),
+      Number(new URL(devnet.manifest.solana.rpcUrl).port),
+    ];
     expect(anvilProcessesFor(dataDir)).toHaveLength(2);
     await devnet.stop();
     expect(anvilProcessesFor(dataDir)).toEqual([]);
@@ -384,7 +550,8 @@ describe('restart with the same data dir', () => {
     const warmStartMs = performance.now() - started;
     console.log(`devnet warm start: ${Math.round(warmStartMs)} ms (cold start was ${Math.round(coldStartMs)} ms)`);
     const previous = before.manifest;
-    if (!previous || !before.usdcTransfer || !before.solanaTransfer) throw new Error('the cold-start tests did not run');
+    if (!previous || !before.usdcTransfer || !before.solanaTransfer)
+      throw new Error('the cold-start tests did not run');
 
     const withoutUrls = (manifest: DevnetManifest) => ({
       ...manifest,
@@ -393,19 +560,36 @@ describe('restart with the same data dir', () => {
     });
     expect(withoutUrls(devnet.manifest)).toEqual(withoutUrls(previous));
     // With no ports requested, the previous ones are reused while they are free.
-    expect([...devnet.manifest.evm.map((chain) => Number(new URL(chain.rpcUrl).port)), Number(new URL(devnet.manifest.solana.rpcUrl).port)]).toEqual(ports);
+    expect([
+      ...devnet.manifest.evm.map((chain) => Number(new URL(chain.rpcUrl).port)),
+      Number(new URL(devnet.manifest.solana.rpcUrl).port),
+    ]).toEqual(ports);
 
     const [chain] = devnet.manifest.evm;
     if (!chain) throw new Error('no chain');
     const usdc = token(chain, 'USDC');
-    expect(await tokenBalance(chain, usdc, before.usdcTransfer.recipient)).toBe(10_000n * USDC + before.usdcTransfer.amount);
-    expect(await tokenBalance(chain, usdc, buyer(devnet.manifest, 'alice').evmAddress)).toBe(10_000n * USDC - before.usdcTransfer.amount);
+    expect(await tokenBalance(chain, usdc, before.usdcTransfer.recipient)).toBe(
+      10_000n * USDC + before.usdcTransfer.amount,
+    );
+    expect(await tokenBalance(chain, usdc, buyer(devnet.manifest, 'alice').evmAddress)).toBe(
+      10_000n * USDC - before.usdcTransfer.amount,
+    );
 
     const rpc = createSolanaRpc(devnet.manifest.solana.rpcUrl);
-    expect((await rpc.getTokenAccountBalance(before.solanaTransfer.recipientAta).send()).value.amount).toBe(before.solanaTransfer.amount.toString());
-    const { value: [status] } = await rpc.getSignatureStatuses([before.solanaTransfer.signature]).send();
+    expect((await rpc.getTokenAccountBalance(before.solanaTransfer.recipientAta).send()).value.amount).toBe(
+      before.solanaTransfer.amount.toString(),
+    );
+    const {
+      value: [status],
+    } = await rpc.getSignatureStatuses([before.solanaTransfer.signature]).send();
     expect(status?.err).toBeNull();
-    const landed = await rpc.getTransaction(before.solanaTransfer.signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0, encoding: 'json' }).send();
+    const landed = await rpc
+      .getTransaction(before.solanaTransfer.signature, {
+        commitment: 'confirmed',
+        maxSupportedTransactionVersion: 0,
+        encoding: 'json',
+      })
+      .send();
     expect(landed?.meta?.err).toBeNull();
 
     // The chains keep running: new blocks and slots after the restart.

@@ -106,9 +106,13 @@ export async function buildApp(ctx: AppContext): Promise<BuiltApp> {
     done();
   });
 
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false }) : undefined;
+  const redis = config.redisUrl
+    ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false })
+    : undefined;
   // Requests go on unlimited while Redis is away; say so in the log rather than on stderr.
-  redis?.on('error', (error: Error) => app.log.warn(`rate limit store (Redis) unavailable, requests are not rate limited: ${error.message}`));
+  redis?.on('error', (error: Error) =>
+    app.log.warn(`rate limit store (Redis) unavailable, requests are not rate limited: ${error.message}`),
+  );
   const rateLimitStore = redis ? new RedisRateLimitStore(redis) : new MemoryRateLimitStore();
   const limiter = new RateLimiter(rateLimitStore, config.rateLimit.max, config.rateLimit.windowMs);
   registerAuth(app, new CredentialVerifier(ctx.db, config.authCacheTtlMs), limiter);

@@ -56,7 +56,8 @@ function boolean(env: Env, name: string, fallback: boolean): boolean {
 function decimal(env: Env, name: string, fallback: string): string {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
-  if (!/^\d{1,30}(?:\.\d{1,18})?$/.test(raw)) throw new ConfigError(`${name} must be a decimal number such as 10 or 0.5, got "${raw}"`);
+  if (!/^\d{1,30}(?:\.\d{1,18})?$/.test(raw))
+    throw new ConfigError(`${name} must be a decimal number such as 10 or 0.5, got "${raw}"`);
   return raw;
 }
 
@@ -125,7 +126,13 @@ export function loadConfig(env: Env = process.env): Config {
     },
     settlement: {
       // Seconds on the devnet so a demo sees merchants paid; fewer, larger batches cost less gas on real chains.
-      intervalMs: integer(env, 'SETTLEMENT_INTERVAL_MS', (env.CHAINS || 'devnet') === 'devnet' ? 10_000 : 900_000, 100, 86_400_000),
+      intervalMs: integer(
+        env,
+        'SETTLEMENT_INTERVAL_MS',
+        (env.CHAINS || 'devnet') === 'devnet' ? 10_000 : 900_000,
+        100,
+        86_400_000,
+      ),
       minimumBatch: decimal(env, 'SETTLEMENT_MIN_BATCH', '0'),
     },
     dataEncryptionKey: dataEncryptionKey(env),

@@ -1,4 +1,10 @@
-import type { FastifyInstance, FastifyBaseLogger, RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression } from 'fastify';
+import type {
+  FastifyInstance,
+  FastifyBaseLogger,
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+} from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ChainRegistry } from './chains/registry.ts';
 import type { Clock } from './clock.ts';

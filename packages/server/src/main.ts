@@ -80,7 +80,15 @@ function onShutdownSignal(shutdown: () => Promise<void>): void {
   }
 }
 
-const DEVNET_PRICES = { 'ETH/USD': '3000', 'ETH/EUR': '2760', 'SOL/USD': '150', 'SOL/EUR': '138', 'USDC/EUR': '0.92', 'USDT/EUR': '0.92', 'EURC/USD': '1.087' };
+const DEVNET_PRICES = {
+  'ETH/USD': '3000',
+  'ETH/EUR': '2760',
+  'SOL/USD': '150',
+  'SOL/EUR': '138',
+  'USDC/EUR': '0.92',
+  'USDT/EUR': '0.92',
+  'EURC/USD': '1.087',
+};
 
 function shouldCreateDemoPartner(config: Config, handle: DatabaseHandle): boolean {
   return config.demoPartner === 'always' || (config.demoPartner === 'auto' && handle.embedded);
@@ -92,14 +100,20 @@ async function start(): Promise<void> {
     if (/FATAL|PANIC/.test(line)) process.stderr.write(`postgres: ${line}\n`);
   });
   const applied = await migrateToLatest(handle.db, handle.url);
-  const partnerCount = await handle.db.selectFrom('partners').select((eb) => eb.fn.countAll<string>().as('count')).executeTakeFirstOrThrow();
+  const partnerCount = await handle.db
+    .selectFrom('partners')
+    .select((eb) => eb.fn.countAll<string>().as('count'))
+    .executeTakeFirstOrThrow();
   const demo =
-    partnerCount.count === '0' && shouldCreateDemoPartner(config, handle) ? await createPartner(handle.db, 'Demo partner') : undefined;
+    partnerCount.count === '0' && shouldCreateDemoPartner(config, handle)
+      ? await createPartner(handle.db, 'Demo partner')
+      : undefined;
 
   const chains = await setUpChains(config.chains, config.dataDir, process.env);
   const collectorKeys = await loadCollectorKeys(process.env, config.dataDir, chains.devnet !== undefined);
   // One machine holds the data and the key on a local setup; elsewhere DATA_ENCRYPTION_KEY is shared by all processes.
-  if (!config.dataEncryptionKey && (handle.embedded || chains.devnet)) config.dataEncryptionKey = await dataEncryptionKeyInDataDir(config.dataDir);
+  if (!config.dataEncryptionKey && (handle.embedded || chains.devnet))
+    config.dataEncryptionKey = await dataEncryptionKeyInDataDir(config.dataDir);
   if (chains.devnet) {
     const collector = await collectorAddresses(collectorKeys);
     await chains.devnet.fund({ evm: [collector.evm], solana: [collector.solana] });
@@ -118,8 +132,18 @@ async function start(): Promise<void> {
     onProblem: (message) => process.stderr.write(`paygate: ${message}\n`),
   });
   const merchants = new MerchantCache(handle.db, { ttlMs: config.merchantCacheTtlMs });
-  const base = { config, db: handle.db, databaseUrl: handle.url, chains: chains.registry, clock: systemClock, merchants, gateway };
-  const submissions = PaymentSubmissions.start(base, { onProblem: (message) => process.stderr.write(`paygate: ${message}\n`) });
+  const base = {
+    config,
+    db: handle.db,
+    databaseUrl: handle.url,
+    chains: chains.registry,
+    clock: systemClock,
+    merchants,
+    gateway,
+  };
+  const submissions = PaymentSubmissions.start(base, {
+    onProblem: (message) => process.stderr.write(`paygate: ${message}\n`),
+  });
   const ctx = { ...base, submissions };
   const { app, metrics, close } = await buildApp(ctx);
   const workers = await startWorkers(handle.url, serviceTaskList(ctx), {
@@ -127,7 +151,9 @@ async function start(): Promise<void> {
     onProblem: (message) => app.log.warn(message),
   });
   // One process at a time follows each network: it finishes what any process sent, a crashed one's included.
-  const followers = new ChainFollowers(handle.url, gateway.followers, { onProblem: (message) => app.log.warn(message) });
+  const followers = new ChainFollowers(handle.url, gateway.followers, {
+    onProblem: (message) => app.log.warn(message),
+  });
   followers.registerMetrics(metrics);
   const statsFold = foldPaymentStatsEvery(handle.db, 5_000, (message) => app.log.warn(message));
   let settlement: { stop(): Promise<void> } | undefined;
@@ -203,7 +229,9 @@ function buildCli(): Command {
     .action(({ name }: { name: string }) => withDatabase(async ({ db }) => printJson(await createPartner(db, name))));
   partner
     .command('set-data-threshold <partnerId> <threshold>')
-    .description('ask buyers for their details above a fiat amount: USD:100000 (minor units), 100000 (in the payment currency) or none')
+    .description(
+      'ask buyers for their details above a fiat amount: USD:100000 (minor units), 100000 (in the payment currency) or none',
+    )
     .action((partnerId: string, text: string) =>
       withDatabase(async ({ db }) => {
         const threshold = parsePartnerDataThreshold(text);
@@ -233,8 +261,15 @@ function buildCli(): Command {
     )
     .action((partnerId: string, options: { percentage: string; fixed: string[] }) =>
       withDatabase(async ({ db }) => {
-        const schedule = await setFeeSchedule(db, partnerId, { percentage: options.percentage, fixed: options.fixed.map(parseFixedFee) });
-        printJson({ partnerId, percentage: schedule.percentage, fixed: schedule.fixed.map((fee) => ({ currency: fee.currency, amount: fee.amount.toString() })) });
+        const schedule = await setFeeSchedule(db, partnerId, {
+          percentage: options.percentage,
+          fixed: options.fixed.map(parseFixedFee),
+        });
+        printJson({
+          partnerId,
+          percentage: schedule.percentage,
+          fixed: schedule.fixed.map((fee) => ({ currency: fee.currency, amount: fee.amount.toString() })),
+        });
       }),
     );
 
@@ -242,14 +277,19 @@ function buildCli(): Command {
     .command('fees')
     .description('fees the service keeps')
     .command('report')
-    .description("fees charged on a partner's succeeded payments, per asset in token minor units; they stay with the collector")
+    .description(
+      "fees charged on a partner's succeeded payments, per asset in token minor units; they stay with the collector",
+    )
     .requiredOption('--partner <partnerId>')
     .action(({ partner: partnerId }: { partner: string }) =>
       withDatabase(async ({ db }) => {
         const report = await feesReport(db, partnerId);
         printJson({
           ...report,
-          schedule: { percentage: report.schedule.percentage, fixed: report.schedule.fixed.map((fee) => ({ currency: fee.currency, amount: fee.amount.toString() })) },
+          schedule: {
+            percentage: report.schedule.percentage,
+            fixed: report.schedule.fixed.map((fee) => ({ currency: fee.currency, amount: fee.amount.toString() })),
+          },
         });
       }),
     );
@@ -287,12 +327,19 @@ function buildCli(): Command {
   const merchant = program.command('merchant').description('merchants');
   merchant
     .command('set-data-threshold <merchantId> <threshold>')
-    .description("the merchant's own buyer-data threshold: USD:100000, 100000, none (never ask) or inherit (the partner's)")
+    .description(
+      "the merchant's own buyer-data threshold: USD:100000, 100000, none (never ask) or inherit (the partner's)",
+    )
     .action((merchantId: string, text: string) =>
       withDatabase(async ({ db }) => {
         const setting = parseMerchantDataThreshold(text);
         await setMerchantDataThreshold(db, merchantId, setting);
-        const shown = setting.kind === 'threshold' ? formatDataThreshold(setting.threshold) : setting.kind === 'never' ? 'none' : 'inherit';
+        const shown =
+          setting.kind === 'threshold'
+            ? formatDataThreshold(setting.threshold)
+            : setting.kind === 'never'
+              ? 'none'
+              : 'inherit';
         printJson({ merchantId, dataThreshold: shown });
       }),
     );
@@ -320,12 +367,16 @@ function buildCli(): Command {
     .addOption(new Option('--status <status>').default('active'))
     .action(({ merchant, bankType, status }: { merchant: string; bankType: string; status: string }) =>
       withDatabase(async ({ db }) => {
-        if (!/^[A-Za-z0-9_-]{2,32}$/.test(bankType)) throw new CliError('--bank-type must be 2 to 32 letters, digits, _ or -');
+        if (!/^[A-Za-z0-9_-]{2,32}$/.test(bankType))
+          throw new CliError('--bank-type must be 2 to 32 letters, digits, _ or -');
         if (!/^[a-z_]{2,32}$/.test(status)) throw new CliError('--status must be 2 to 32 lowercase letters or _');
         const found = await db.selectFrom('merchants').select('id').where('id', '=', merchant).executeTakeFirst();
         if (!found) throw new CliError(`merchant ${merchant} does not exist`);
         const id = newId('fiat');
-        await db.insertInto('fiat_settlements').values({ id, merchant_id: merchant, bank_type: bankType, status }).execute();
+        await db
+          .insertInto('fiat_settlements')
+          .values({ id, merchant_id: merchant, bank_type: bankType, status })
+          .execute();
         printJson({ id, merchantId: merchant, bankType, status });
       }),
     );
@@ -343,7 +394,8 @@ buildCli()
       error instanceof ConfigError ||
       error instanceof DatabaseUnavailableError;
     // Exit once the message is written: a piped stderr is asynchronous and an early exit would cut it.
-    process.stderr.write(`paygate: ${known ? (error as Error).message : String((error as Error)?.stack ?? error)}\n`, () =>
-      process.exit(1),
+    process.stderr.write(
+      `paygate: ${known ? (error as Error).message : String((error as Error)?.stack ?? error)}\n`,
+      () => process.exit(1),
     );
   });

@@ -31,7 +31,19 @@ describe('operator CLI against DATABASE_URL', () => {
     const revoked = await call(server, '/v1/merchants', { headers: { 'api-key': apiKey } });
     expect(revoked.body.code).toBe('invalid_api_key');
 
-    const app = await runCli(['app', 'create', '--partner', partner.partnerId, '--name', 'Pocket Wallet', '--icon', 'https://wallet.example/icon.png'], env());
+    const app = await runCli(
+      [
+        'app',
+        'create',
+        '--partner',
+        partner.partnerId,
+        '--name',
+        'Pocket Wallet',
+        '--icon',
+        'https://wallet.example/icon.png',
+      ],
+      env(),
+    );
     expect(JSON.parse(app.stdout).appId).toMatch(/^app_/);
 
     const pinned = await runCli(['partner', 'pin-version', partner.partnerId, '2026-02-19.preview'], env());
@@ -54,7 +66,9 @@ describe('operator CLI against DATABASE_URL', () => {
 
     const fiat = await runCli(['fiat-destination', 'add', '--merchant', merchantId, '--bank-type', 'ACH'], env());
     expect(fiat.code, fiat.stderr).toBe(0);
-    const settlements = await call(server, `/v1/merchants/${merchantId}/settlements`, { headers: { 'api-key': partner.apiKey } });
+    const settlements = await call(server, `/v1/merchants/${merchantId}/settlements`, {
+      headers: { 'api-key': partner.apiKey },
+    });
     expect(settlements.body.fiat).toEqual([{ id: JSON.parse(fiat.stdout).id, status: 'active', bankType: 'ACH' }]);
   });
 
@@ -66,7 +80,10 @@ describe('operator CLI against DATABASE_URL', () => {
     [['key', 'revoke', 'key_missing'], /does not exist or is already revoked/],
     [['partner', 'pin-version', 'ptr_missing', '1999-01-01'], /not a known API version/],
     [['app', 'create', '--partner', 'ptr_missing', '--name', 'x'], /partner ptr_missing does not exist/],
-    [['fiat-destination', 'add', '--merchant', 'mrch_missing', '--bank-type', 'ACH'], /merchant mrch_missing does not exist/],
+    [
+      ['fiat-destination', 'add', '--merchant', 'mrch_missing', '--bank-type', 'ACH'],
+      /merchant mrch_missing does not exist/,
+    ],
     [['partner', 'create'], /required option '--name <name>' not specified/],
   ])('fails clearly: paygate %j', async (args, message) => {
     const result = await runCli(args, env());
@@ -120,24 +137,35 @@ describe('quick start on the embedded PostgreSQL', () => {
 describe('paygate devnet', () => {
   it('runs the local chains on their own, prints a manifest whose RPC endpoints answer, and stops on SIGTERM', async () => {
     const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'paygate-devnet-cli-'));
-    const child = spawn(process.execPath, [PAYGATE_BIN, 'devnet'], { env: childEnv({ DATA_DIR: dataDir }), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [PAYGATE_BIN, 'devnet'], {
+      env: childEnv({ DATA_DIR: dataDir }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     try {
       let stdout = '';
-      const manifest = await new Promise<{ evm: { rpcUrl: string; chainId: number }[]; solana: { rpcUrl: string } }>((resolve, reject) => {
-        child.stdout.on('data', (chunk: Buffer) => {
-          stdout += chunk.toString();
-          try {
-            resolve(JSON.parse(stdout));
-          } catch {
-            // The manifest is not complete yet.
-          }
-        });
-        child.once('exit', (code) => reject(new Error(`paygate devnet exited with ${code}`)));
-      });
+      const manifest = await new Promise<{ evm: { rpcUrl: string; chainId: number }[]; solana: { rpcUrl: string } }>(
+        (resolve, reject) => {
+          child.stdout.on('data', (chunk: Buffer) => {
+            stdout += chunk.toString();
+            try {
+              resolve(JSON.parse(stdout));
+            } catch {
+              // The manifest is not complete yet.
+            }
+          });
+          child.once('exit', (code) => reject(new Error(`paygate devnet exited with ${code}`)));
+        },
+      );
       expect(manifest.evm).toHaveLength(2);
       const rpc = (url: string, method: string) =>
-        fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: [] }) }).then((response) => response.json());
-      expect(Number.parseInt((await rpc(manifest.evm[0]!.rpcUrl, 'eth_chainId')).result, 16)).toBe(manifest.evm[0]!.chainId);
+        fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: [] }),
+        }).then((response) => response.json());
+      expect(Number.parseInt((await rpc(manifest.evm[0]!.rpcUrl, 'eth_chainId')).result, 16)).toBe(
+        manifest.evm[0]!.chainId,
+      );
       expect((await rpc(manifest.solana.rpcUrl, 'getHealth')).result).toBe('ok');
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');

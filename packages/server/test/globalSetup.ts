@@ -52,10 +52,13 @@ export async function setup(project: TestProject): Promise<void> {
     embedded = await startEmbeddedPostgres(path.join(os.tmpdir(), 'paygate-test-postgres'), { database: 'postgres' });
     runDatabase = `paygate_test_${Date.now()}_${process.pid}`;
     await withAdmin(embedded.url, async (admin) => {
-      const { rows } = await admin.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname LIKE 'paygate_test_%'");
+      const { rows } = await admin.query<{ datname: string }>(
+        "SELECT datname FROM pg_database WHERE datname LIKE 'paygate_test_%'",
+      );
       for (const { datname } of rows) {
         const startedAt = Number(datname.split('_')[2]);
-        if (Date.now() - startedAt > STALE_AFTER_MS) await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+        if (Date.now() - startedAt > STALE_AFTER_MS)
+          await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
       }
       await admin.query(`CREATE DATABASE "${runDatabase}"`);
     });
@@ -78,7 +81,9 @@ export async function teardown(): Promise<void> {
   await presence?.end();
   const runsStillOpen = () =>
     withAdmin(embedded!.url, async (admin) => {
-      const { rows } = await admin.query<{ count: string }>("SELECT count(*) FROM pg_stat_activity WHERE datname LIKE 'paygate_test_%'");
+      const { rows } = await admin.query<{ count: string }>(
+        "SELECT count(*) FROM pg_stat_activity WHERE datname LIKE 'paygate_test_%'",
+      );
       return Number(rows[0]?.count);
     });
   await withAdmin(embedded.url, (admin) => admin.query(`DROP DATABASE IF EXISTS "${runDatabase}" WITH (FORCE)`));

@@ -58,7 +58,9 @@ function authOf(options: PayOptions): GatewayAuth {
 }
 
 function rpcUrlsOf(options: PayOptions, manifest: DevnetManifest | null): Record<string, string> {
-  const urls: Record<string, string> = Object.fromEntries((manifest?.evm ?? []).map((chain) => [chain.caip2, chain.rpcUrl]));
+  const urls: Record<string, string> = Object.fromEntries(
+    (manifest?.evm ?? []).map((chain) => [chain.caip2, chain.rpcUrl]),
+  );
   for (const entry of options.rpcUrl) {
     const match = /^(eip155:\d+)=(https?:\/\/.+)$/.exec(entry);
     if (!match) throw new CliError(`--rpc-url takes <eip155 chain>=<url>, not ${entry}`);
@@ -82,14 +84,18 @@ async function walletOf(options: PayOptions, manifest: DevnetManifest | null): P
       );
     }
     const buyer = manifest.buyers.find((candidate) => candidate.name === options.buyer);
-    if (!buyer) throw new CliError(`the devnet has no buyer ${options.buyer} (it has ${manifest.buyers.map((b) => b.name).join(', ')})`);
+    if (!buyer)
+      throw new CliError(
+        `the devnet has no buyer ${options.buyer} (it has ${manifest.buyers.map((b) => b.name).join(', ')})`,
+      );
     ({ evmPrivateKey: evmKey, solanaSecretKey: solanaKey } = buyer);
   }
   const rpcUrls = rpcUrlsOf(options, manifest);
   const wanted = (caip2: string) => options.network === undefined || options.network === caip2;
   const wallet: Wallet = { accounts: [], signers: {} };
   if (evmKey) {
-    if (!/^0x[0-9a-fA-F]{64}$/.test(evmKey)) throw new CliError('--evm-key must be a 0x-prefixed 32-byte hex private key');
+    if (!/^0x[0-9a-fA-F]{64}$/.test(evmKey))
+      throw new CliError('--evm-key must be a 0x-prefixed 32-byte hex private key');
     const account = privateKeyToAccount(evmKey as `0x${string}`);
     wallet.signers.eip155 = evmSignerFromAccount(account, { rpcUrls });
     const chains = Object.keys(rpcUrls);
@@ -110,7 +116,9 @@ async function walletOf(options: PayOptions, manifest: DevnetManifest | null): P
   }
   if (!wallet.accounts.length) {
     throw new CliError(
-      options.network ? `no account on ${options.network}: the keys given do not pay there, or its RPC URL is unknown (--rpc-url)` : 'no chain known to pay on: pass --network (and --rpc-url for EVM chains)',
+      options.network
+        ? `no account on ${options.network}: the keys given do not pay there, or its RPC URL is unknown (--rpc-url)`
+        : 'no chain known to pay on: pass --network (and --rpc-url for EVM chains)',
     );
   }
   return wallet;
@@ -141,7 +149,9 @@ async function pay(link: string, options: PayOptions): Promise<boolean> {
     const choices = offered.length
       ? `; offered: ${offered.map(describeOption).join(', ')}`
       : `; none offered to ${wallet.accounts.join(', ')}: they hold too little, or the service does not pay on their chains`;
-    throw new CliError(`no option matches${options.token ? ` --token ${options.token}` : ''}${options.network ? ` --network ${options.network}` : ''}${choices}`);
+    throw new CliError(
+      `no option matches${options.token ? ` --token ${options.token}` : ''}${options.network ? ` --network ${options.network}` : ''}${choices}`,
+    );
   }
   if (option.collectData && !options.collectedData) {
     throw new CliError(
@@ -186,8 +196,12 @@ function collectedDataOf(value: string): CollectedData {
 }
 
 function buildCli(): Command {
-  const program = new Command('paygate-wallet').description('pay paygate payment links from the command line').exitOverride();
-  program.configureOutput({ writeErr: (text) => process.stderr.write(text.startsWith('error:') ? `paygate-wallet: ${text}` : text) });
+  const program = new Command('paygate-wallet')
+    .description('pay paygate payment links from the command line')
+    .exitOverride();
+  program.configureOutput({
+    writeErr: (text) => process.stderr.write(text.startsWith('error:') ? `paygate-wallet: ${text}` : text),
+  });
   program
     .command('pay')
     .description('pay a payment link with the first matching option and print {"paymentId","status","txId"} once final')
@@ -197,17 +211,48 @@ function buildCli(): Command {
     .addOption(new Option('--client-id <id>', 'client id sent with --app-id').env('PAYGATE_CLIENT_ID'))
     .option('--network <caip2>', 'pay only on this chain, e.g. eip155:31337')
     .option('--token <symbol>', 'pay only in this token, e.g. USDC')
-    .addOption(new Option('--evm-key <hex>', 'EVM private key (default: the devnet buyer)').env('PAYGATE_WALLET_EVM_KEY'))
-    .addOption(new Option('--solana-key <base58>', 'Solana secret key (default: the devnet buyer)').env('PAYGATE_WALLET_SOLANA_KEY'))
+    .addOption(
+      new Option('--evm-key <hex>', 'EVM private key (default: the devnet buyer)').env('PAYGATE_WALLET_EVM_KEY'),
+    )
+    .addOption(
+      new Option('--solana-key <base58>', 'Solana secret key (default: the devnet buyer)').env(
+        'PAYGATE_WALLET_SOLANA_KEY',
+      ),
+    )
     .option('--buyer <name>', 'devnet buyer whose keys pay when no key is given', 'alice')
     .addOption(
-      new Option('--devnet-dir <dir>', 'directory of the devnet manifest').default(path.join(process.env.DATA_DIR || '.paygate', 'devnet'), '$DATA_DIR/devnet'),
+      new Option('--devnet-dir <dir>', 'directory of the devnet manifest').default(
+        path.join(process.env.DATA_DIR || '.paygate', 'devnet'),
+        '$DATA_DIR/devnet',
+      ),
     )
-    .option('--rpc-url <chain=url>', 'RPC URL of an EVM chain, e.g. eip155:8453=https://...; repeatable', (value: string, list: string[]) => [...list, value], [])
-    .addOption(new Option('--gateway-url <url>', "the service's base URL").env('PAYGATE_GATEWAY_URL').default('http://localhost:8080'))
-    .addOption(new Option('--checkout-url <url>', 'checkout URL payment links start with (default: the gateway URL)').env('PAYGATE_CHECKOUT_URL'))
-    .addOption(new Option('--collected-data <json>', 'buyer data the payment asks for, as {"fields":[{"id","value"}]}').argParser(collectedDataOf))
-    .addOption(new Option('--max-poll-ms <ms>', 'long-poll time per status request').default(25_000).argParser(nonNegativeInteger))
+    .option(
+      '--rpc-url <chain=url>',
+      'RPC URL of an EVM chain, e.g. eip155:8453=https://...; repeatable',
+      (value: string, list: string[]) => [...list, value],
+      [],
+    )
+    .addOption(
+      new Option('--gateway-url <url>', "the service's base URL")
+        .env('PAYGATE_GATEWAY_URL')
+        .default('http://localhost:8080'),
+    )
+    .addOption(
+      new Option('--checkout-url <url>', 'checkout URL payment links start with (default: the gateway URL)').env(
+        'PAYGATE_CHECKOUT_URL',
+      ),
+    )
+    .addOption(
+      new Option(
+        '--collected-data <json>',
+        'buyer data the payment asks for, as {"fields":[{"id","value"}]}',
+      ).argParser(collectedDataOf),
+    )
+    .addOption(
+      new Option('--max-poll-ms <ms>', 'long-poll time per status request')
+        .default(25_000)
+        .argParser(nonNegativeInteger),
+    )
     .action(async (link: string, options: PayOptions) => {
       if (!(await pay(link, options))) process.exitCode = 1;
     });

@@ -31,7 +31,9 @@ function mapProviderError(error: unknown, method: string, chainId: string): Wall
   const code = providerCodeOf(error);
   if (code === USER_REJECTED) return new UserRejectedError(method, { cause: error });
   if (code === UNRECOGNISED_CHAIN) {
-    return new UnknownChainError(chainId, 'the wallet does not know this chain; add it to the wallet first', { cause: error });
+    return new UnknownChainError(chainId, 'the wallet does not know this chain; add it to the wallet first', {
+      cause: error,
+    });
   }
   return new WalletProviderError(method, code, messageOf(error), { cause: error });
 }
@@ -65,7 +67,8 @@ export function evmSignerFromEip1193(provider: Eip1193Provider): EvmSigner {
     async request({ chainId, method, params }) {
       await ensureChain(chainId);
       const result = await call(method, params, chainId);
-      if (typeof result !== 'string') throw new WalletProviderError(method, undefined, 'the wallet returned no string result');
+      if (typeof result !== 'string')
+        throw new WalletProviderError(method, undefined, 'the wallet returned no string result');
       return result;
     },
   };

@@ -13,7 +13,12 @@ import {
   type WalletClient,
 } from 'viem';
 import { type EvmSigner, evmChainNumber } from './signers.ts';
-import { InvalidActionError, TransactionRevertedError, UnknownChainError, UnsupportedActionError } from './walletErrors.ts';
+import {
+  InvalidActionError,
+  TransactionRevertedError,
+  UnknownChainError,
+  UnsupportedActionError,
+} from './walletErrors.ts';
 
 export interface EvmAccountSignerOptions {
   /** JSON-RPC URL per CAIP-2 chain id (`eip155:8453` -> `https://...`), used to send transactions. */
@@ -67,9 +72,16 @@ function typedDataOf(account: LocalAccount, chainId: string, params: unknown[]):
       throw new InvalidActionError('eth_signTypedData_v4 typed data is not JSON');
     }
   }
-  if (typeof typedData !== 'object' || typedData === null) throw new InvalidActionError('eth_signTypedData_v4 needs typed data');
+  if (typeof typedData !== 'object' || typedData === null)
+    throw new InvalidActionError('eth_signTypedData_v4 needs typed data');
   const { domain, types, primaryType, message } = typedData as Record<string, unknown>;
-  if (typeof types !== 'object' || types === null || typeof primaryType !== 'string' || typeof message !== 'object' || message === null) {
+  if (
+    typeof types !== 'object' ||
+    types === null ||
+    typeof primaryType !== 'string' ||
+    typeof message !== 'object' ||
+    message === null
+  ) {
     throw new InvalidActionError('eth_signTypedData_v4 typed data needs types, primaryType and message');
   }
   const domainChainId = (domain as { chainId?: unknown } | undefined)?.chainId;
@@ -110,7 +122,8 @@ export function evmSignerFromAccount(account: LocalAccount, options: EvmAccountS
 
   async function sendTransaction(chainId: string, params: unknown[]): Promise<string> {
     const [request] = params;
-    if (typeof request !== 'object' || request === null) throw new InvalidActionError('eth_sendTransaction needs a transaction object');
+    if (typeof request !== 'object' || request === null)
+      throw new InvalidActionError('eth_sendTransaction needs a transaction object');
     const tx = request as Record<string, unknown>;
     if (tx.from !== undefined) requireOwnAddress(account, tx.from, 'eth_sendTransaction');
     const to = stringParam(tx.to, 'eth_sendTransaction to');

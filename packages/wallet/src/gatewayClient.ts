@@ -156,11 +156,7 @@ export class GatewayClient {
   }
 
   /** `POST /v1/gateway/payment/{id}/confirm`: submit the action results; long-polls up to `maxPollMs`. */
-  async confirm(
-    paymentId: string,
-    request: ConfirmRequest,
-    options: LongPollOptions = {},
-  ): Promise<ConfirmResponse> {
+  async confirm(paymentId: string, request: ConfirmRequest, options: LongPollOptions = {}): Promise<ConfirmResponse> {
     return (await this.#request({
       method: 'POST',
       path: `${paymentPath(paymentId)}/confirm`,
@@ -305,8 +301,7 @@ function parseSuccessBody(response: ReceivedResponse): unknown {
 }
 
 function errorFromResponse(response: ReceivedResponse): GatewayError {
-  const retryAfterMs =
-    response.status === 429 ? parseRetryAfterMs(response.headers.get('Retry-After')) : undefined;
+  const retryAfterMs = response.status === 429 ? parseRetryAfterMs(response.headers.get('Retry-After')) : undefined;
   let body: unknown;
   try {
     body = JSON.parse(response.text);

@@ -27,9 +27,7 @@ export interface TokenAmount {
   unit: string;
   /** Minor units of the token. */
   value: string;
-  display:
-    | (AmountDisplay & { iconUrl?: string; networkName?: string; networkIconUrl?: string })
-    | null;
+  display: (AmountDisplay & { iconUrl?: string; networkName?: string; networkIconUrl?: string }) | null;
 }
 
 export interface CollectData {

@@ -50,12 +50,21 @@ type Namespace = keyof Signers;
 function routeOf(action: WalletRpcAction, signers: Signers): Namespace {
   const { chain_id: chainId, method } = action.data;
   const namespace = CAIP2.exec(chainId)?.[1];
-  if (namespace === undefined) throw new InvalidActionError(`Action ${method} has a malformed chain id: ${JSON.stringify(chainId)}`);
+  if (namespace === undefined)
+    throw new InvalidActionError(`Action ${method} has a malformed chain id: ${JSON.stringify(chainId)}`);
   if (namespace !== 'eip155' && namespace !== 'solana') {
-    throw new UnsupportedActionError(chainId, method, `the ${namespace} namespace is not supported (only eip155 and solana)`);
+    throw new UnsupportedActionError(
+      chainId,
+      method,
+      `the ${namespace} namespace is not supported (only eip155 and solana)`,
+    );
   }
   if (!(SUPPORTED_METHODS[namespace] as readonly string[]).includes(method)) {
-    throw new UnsupportedActionError(chainId, method, `unknown method (supported: ${SUPPORTED_METHODS[namespace].join(', ')})`);
+    throw new UnsupportedActionError(
+      chainId,
+      method,
+      `unknown method (supported: ${SUPPORTED_METHODS[namespace].join(', ')})`,
+    );
   }
   if (!signers[namespace]) throw new MissingSignerError(namespace, chainId, method);
   return namespace;
@@ -75,7 +84,8 @@ function parseParams(action: WalletRpcAction): unknown[] {
 /** `solana_signTransaction` params are `[{ transaction }]`: the array is unwrapped (wallet rule 3). */
 function solanaTransactionOf(action: WalletRpcAction): string {
   const [wrapped, ...rest] = parseParams(action);
-  const transaction = typeof wrapped === 'object' && wrapped !== null ? (wrapped as { transaction?: unknown }).transaction : undefined;
+  const transaction =
+    typeof wrapped === 'object' && wrapped !== null ? (wrapped as { transaction?: unknown }).transaction : undefined;
   if (rest.length || typeof transaction !== 'string' || !transaction) {
     throw new InvalidActionError('solana_signTransaction params must be [{"transaction": "<base64>"}]');
   }
@@ -89,7 +99,8 @@ async function executeWalletRpc(action: WalletRpcAction, signers: Signers): Prom
     namespace === 'eip155'
       ? await signers.eip155!.request({ chainId, method, params: parseParams(action) })
       : await signers.solana!.signTransaction(solanaTransactionOf(action));
-  if (typeof result !== 'string' || !result) throw new InvalidActionError(`The ${namespace} signer returned no result for ${method}`);
+  if (typeof result !== 'string' || !result)
+    throw new InvalidActionError(`The ${namespace} signer returned no result for ${method}`);
   return result;
 }
 
@@ -102,7 +113,11 @@ async function executeAll(actions: WalletRpcAction[], signers: Signers): Promise
 }
 
 function unknownTypeError(action: Action): UnsupportedActionError {
-  return new UnsupportedActionError('', `an action of type ${String((action as { type?: unknown }).type)}`, 'unknown action type');
+  return new UnsupportedActionError(
+    '',
+    `an action of type ${String((action as { type?: unknown }).type)}`,
+    'unknown action type',
+  );
 }
 
 /**
@@ -110,7 +125,12 @@ function unknownTypeError(action: Action): UnsupportedActionError {
  * rule 1). A `build` action is resolved through the gateway's fetch; its result holds one value per action the
  * build yielded, in their order. Throws a `WalletError` (or the client's `GatewayError`) instead of skipping.
  */
-export async function executeOptionActions({ client, paymentId, option, signers }: ExecuteOptionParams): Promise<WalletRpcResult[]> {
+export async function executeOptionActions({
+  client,
+  paymentId,
+  option,
+  signers,
+}: ExecuteOptionParams): Promise<WalletRpcResult[]> {
   for (const action of option.actions) {
     if (action.type === 'walletRpc') routeOf(action, signers);
     else if (action.type !== 'build') throw unknownTypeError(action);

@@ -39,7 +39,9 @@ export function solanaSignerFromKeyPair(secretKey: Uint8Array | string): SolanaK
       try {
         transaction = getTransactionDecoder().decode(getBase64Encoder().encode(base64Transaction));
       } catch (error) {
-        throw new InvalidActionError(`solana_signTransaction transaction is not a base64 wire transaction: ${(error as Error).message}`);
+        throw new InvalidActionError(
+          `solana_signTransaction transaction is not a base64 wire transaction: ${(error as Error).message}`,
+        );
       }
       const address = await getAddressFromPublicKey((await keyPair).publicKey);
       if (!(address in transaction.signatures)) {

@@ -84,7 +84,11 @@ export class WalletProviderError extends WalletError {
   readonly providerCode: number | undefined;
 
   constructor(method: string, providerCode: number | undefined, detail: string, options?: { cause?: unknown }) {
-    super('provider_error', `The wallet failed ${method}${providerCode === undefined ? '' : ` (code ${providerCode})`}: ${detail}`, options);
+    super(
+      'provider_error',
+      `The wallet failed ${method}${providerCode === undefined ? '' : ` (code ${providerCode})`}: ${detail}`,
+      options,
+    );
     this.providerCode = providerCode;
   }
 }

@@ -4,7 +4,13 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evmSignerFromAccount } from '../src/index.ts';
 import type { PaymentOption } from '../src/gatewayTypes.ts';
-import { BROWSER_ENTRY, bundleBrowserEntry, launchChromium, type PageServer, startPageServer } from './support/browserPage.ts';
+import {
+  BROWSER_ENTRY,
+  bundleBrowserEntry,
+  launchChromium,
+  type PageServer,
+  startPageServer,
+} from './support/browserPage.ts';
 import { type DevnetGateway, startDevnetGateway } from './support/devnetGateway.ts';
 
 /**
@@ -20,12 +26,19 @@ class DevnetBrowserWallet {
   rejectNext = false;
   readonly #signer;
 
-  constructor(privateKey: `0x${string}`, readonly rpcUrls: Record<string, string>, startChain: string) {
+  constructor(
+    privateKey: `0x${string}`,
+    readonly rpcUrls: Record<string, string>,
+    startChain: string,
+  ) {
     this.chainId = startChain;
     this.#signer = evmSignerFromAccount(privateKeyToAccount(privateKey), { rpcUrls });
   }
 
-  async handle(method: string, params: unknown[]): Promise<{ result?: unknown; error?: { code: number; message: string } }> {
+  async handle(
+    method: string,
+    params: unknown[],
+  ): Promise<{ result?: unknown; error?: { code: number; message: string } }> {
     this.methods.push(method);
     if (method === 'eth_chainId') return { result: `0x${Number(this.chainId.split(':')[1]).toString(16)}` };
     if (method === 'wallet_switchEthereumChain') {
@@ -84,9 +97,11 @@ async function openPage(wallet?: DevnetBrowserWallet): Promise<Page> {
     });
   }
   await page.goto(pageServer.url);
-  await page.waitForFunction(() => (window as any).wallet !== undefined, undefined, { timeout: 10_000 }).catch(() => {
-    throw new Error(`the bundle did not load: ${problems.join('; ')}`);
-  });
+  await page
+    .waitForFunction(() => (window as any).wallet !== undefined, undefined, { timeout: 10_000 })
+    .catch(() => {
+      throw new Error(`the bundle did not load: ${problems.join('; ')}`);
+    });
   return page;
 }
 
@@ -94,7 +109,8 @@ describe('browser entry', () => {
   it('bundles from the wallet sources alone: nothing Node-only, neither viem nor @solana/kit', () => {
     const walletSrc = path.dirname(BROWSER_ENTRY);
     expect(bundleInputs.length).toBeGreaterThan(3);
-    for (const input of bundleInputs) expect(path.resolve(input).startsWith(`${walletSrc}${path.sep}`), input).toBe(true);
+    for (const input of bundleInputs)
+      expect(path.resolve(input).startsWith(`${walletSrc}${path.sep}`), input).toBe(true);
   });
 
   it('parses payment links in Chromium', async () => {
@@ -133,12 +149,22 @@ describe('browser entry', () => {
           const client = new GatewayClient({ baseUrl: location.origin, auth: app });
           const { options } = await client.getOptions(paymentId, { accounts: [account] });
           const option = options.find((candidate: PaymentOption) => candidate.amount.display?.assetSymbol === 'USDC');
-          return payWithOption({ client, paymentId, option, signers: { eip155: evmSignerFromEip1193((window as any).ethereum) } });
+          return payWithOption({
+            client,
+            paymentId,
+            option,
+            signers: { eip155: evmSignerFromEip1193((window as any).ethereum) },
+          });
         },
         { paymentId, account: `${gw.evmChain}:${gw.buyer('alice').evmAddress}`, app: gw.app },
       );
       expect(outcome).toMatchObject({ status: 'succeeded', info: { txId: expect.stringMatching(/^0x[0-9a-f]{64}$/) } });
-      expect(wallet.methods).toEqual(['eth_chainId', 'wallet_switchEthereumChain', 'eth_chainId', 'eth_signTypedData_v4']);
+      expect(wallet.methods).toEqual([
+        'eth_chainId',
+        'wallet_switchEthereumChain',
+        'eth_chainId',
+        'eth_signTypedData_v4',
+      ]);
       expect(wallet.chainId).toBe(gw.evmChain);
       expect((await gw.listed(paymentId)).transaction.hash).toBe(outcome.info.txId);
     } finally {
@@ -157,7 +183,12 @@ describe('browser entry', () => {
           const client = new GatewayClient({ baseUrl: location.origin, auth: app });
           const { options } = await client.getOptions(paymentId, { accounts: [account] });
           const option = options.find((candidate: PaymentOption) => candidate.amount.display?.assetSymbol === 'ETH');
-          const outcome = await payWithOption({ client, paymentId, option, signers: { eip155: evmSignerFromEip1193((window as any).ethereum) } });
+          const outcome = await payWithOption({
+            client,
+            paymentId,
+            option,
+            signers: { eip155: evmSignerFromEip1193((window as any).ethereum) },
+          });
           return { outcome, params: option.actions[0].data.params as string };
         },
         { paymentId, account: `${gw.evmChain}:${gw.buyer('alice').evmAddress}`, app: gw.app },
@@ -192,15 +223,33 @@ describe('browser entry', () => {
             message: error.message,
           });
           const rejected = await w.payWithOption({ client, paymentId, option, signers }).catch(describe);
-          const elsewhere = { id: option.id, actions: [{ type: 'walletRpc', data: { chain_id: 'eip155:999', method: 'personal_sign', params: '["0x00","0x0"]' } }] };
+          const elsewhere = {
+            id: option.id,
+            actions: [
+              {
+                type: 'walletRpc',
+                data: { chain_id: 'eip155:999', method: 'personal_sign', params: '["0x00","0x0"]' },
+              },
+            ],
+          };
           const unknownChain = await w.payWithOption({ client, paymentId, option: elsewhere, signers }).catch(describe);
           const status = await client.getStatus(paymentId);
           return { rejected, unknownChain, status: status.status };
         },
         { paymentId, account: `${gw.evmChain}:${gw.buyer('bob').evmAddress}`, app: gw.app },
       );
-      expect(errors.rejected).toMatchObject({ rejected: true, walletError: true, code: 'user_rejected', message: expect.stringContaining('rejected') });
-      expect(errors.unknownChain).toMatchObject({ unknownChain: true, walletError: true, code: 'unknown_chain', message: expect.stringContaining('eip155:999') });
+      expect(errors.rejected).toMatchObject({
+        rejected: true,
+        walletError: true,
+        code: 'user_rejected',
+        message: expect.stringContaining('rejected'),
+      });
+      expect(errors.unknownChain).toMatchObject({
+        unknownChain: true,
+        walletError: true,
+        code: 'unknown_chain',
+        message: expect.stringContaining('eip155:999'),
+      });
       expect(errors.status).toBe('requires_action');
     } finally {
       await page.close();

@@ -15,7 +15,10 @@ interface CliRun {
 
 /** Runs `paygate-wallet` as its own process, as a developer would from a shell. */
 function runWallet(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
-  const child = spawn(process.execPath, [WALLET_BIN, ...args], { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [WALLET_BIN, ...args], {
+    env: childEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -28,7 +31,16 @@ let connection: string[];
 
 beforeAll(async () => {
   gw = await startDevnetGateway();
-  connection = ['--gateway-url', gw.server.url, '--app-id', gw.app.appId, '--client-id', gw.app.clientId, '--devnet-dir', gw.devnetDir];
+  connection = [
+    '--gateway-url',
+    gw.server.url,
+    '--app-id',
+    gw.app.appId,
+    '--client-id',
+    gw.app.clientId,
+    '--devnet-dir',
+    gw.devnetDir,
+  ];
 }, 180_000);
 
 afterAll(async () => {
@@ -54,7 +66,10 @@ describe('paygate-wallet pay', () => {
     expect(printed).toEqual({ paymentId, status: 'succeeded', txId: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
     expect(await gw.listed(paymentId)).toMatchObject({
       status: 'succeeded',
-      buyer: { accountCaip10: `${gw.evmChain}:${gw.buyer('alice').evmAddress}`, accountProviderName: 'Wallet SDK test' },
+      buyer: {
+        accountCaip10: `${gw.evmChain}:${gw.buyer('alice').evmAddress}`,
+        accountProviderName: 'Wallet SDK test',
+      },
       tokenAmount: { display: { assetSymbol: 'USDC' } },
       transaction: { hash: printed.txId },
     });
@@ -69,7 +84,9 @@ describe('paygate-wallet pay', () => {
 
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ paymentId, status: 'succeeded' });
-    expect(await gw.listed(paymentId)).toMatchObject({ buyer: { accountCaip10: `${gw.solanaChain}:${gw.buyer('erin').solanaAddress}` } });
+    expect(await gw.listed(paymentId)).toMatchObject({
+      buyer: { accountCaip10: `${gw.solanaChain}:${gw.buyer('erin').solanaAddress}` },
+    });
   });
 
   it('sends --collected-data with the confirm when the payment asks for buyer data', async () => {
@@ -80,7 +97,17 @@ describe('paygate-wallet pay', () => {
       { id: 'placeOfBirth', value: 'Marylebone, London' },
       { id: 'termsAccepted', value: true },
     ];
-    const run = await runWallet(['pay', gatewayUrl, ...connection, '--buyer', 'bob', '--token', 'USDC', '--collected-data', JSON.stringify({ fields })]);
+    const run = await runWallet([
+      'pay',
+      gatewayUrl,
+      ...connection,
+      '--buyer',
+      'bob',
+      '--token',
+      'USDC',
+      '--collected-data',
+      JSON.stringify({ fields }),
+    ]);
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ paymentId, status: 'succeeded' });
   });
@@ -92,11 +119,17 @@ describe('paygate-wallet pay', () => {
     const noAuth = ['--gateway-url', gw.server.url, '--devnet-dir', gw.devnetDir];
     const cases: Array<[string[], RegExp]> = [
       [['pay', gatewayUrl.replace('127.0.0.1', 'localhost'), ...connection], /not a payment link of/],
-      [['pay', gatewayUrl, ...connection, '--buyer', 'dave'], /no option matches; none offered to eip155:.*: they hold too little/],
+      [
+        ['pay', gatewayUrl, ...connection, '--buyer', 'dave'],
+        /no option matches; none offered to eip155:.*: they hold too little/,
+      ],
       [['pay', gatewayUrl, ...connection, '--token', 'DOGE'], /no option matches --token DOGE; offered: .*USDC/],
       [['pay', gatewayUrl, ...noAuth, '--api-key', 'pk_wrong'], /the gateway answered 401 invalid_api_key/],
       [['pay', gatewayUrl, ...noAuth], /pass --api-key, or --app-id with --client-id/],
-      [['pay', needingData.gatewayUrl, ...connection, '--token', 'USDC'], /this payment needs buyer data: open http:\/\/\S+\/collect\/\S+ and pay from a wallet, or pass --collected-data/],
+      [
+        ['pay', needingData.gatewayUrl, ...connection, '--token', 'USDC'],
+        /this payment needs buyer data: open http:\/\/\S+\/collect\/\S+ and pay from a wallet, or pass --collected-data/,
+      ],
       [['pay', gatewayUrl, ...connection.slice(0, -2), '--devnet-dir', path.join(gw.devnetDir, 'missing')], /no keys/],
     ];
     // Processes run side by side: each spends most of its time compiling the sources.

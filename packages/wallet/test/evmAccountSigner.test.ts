@@ -35,16 +35,28 @@ async function failure(promise: Promise<unknown>): Promise<unknown> {
 describe('evmSignerFromAccount typed data', () => {
   it.each([31337, '31337', '0x7a69'])('signs a domain whose chainId %j is the action chain', async (chainId) => {
     const data = typedData(chainId);
-    const signature = await signer.request({ chainId: 'eip155:31337', method: 'eth_signTypedData_v4', params: [account.address, JSON.stringify(data)] });
-    expect(await recoverTypedDataAddress({ ...typedData(31337), signature: signature as `0x${string}` } as never)).toBe(account.address);
+    const signature = await signer.request({
+      chainId: 'eip155:31337',
+      method: 'eth_signTypedData_v4',
+      params: [account.address, JSON.stringify(data)],
+    });
+    expect(await recoverTypedDataAddress({ ...typedData(31337), signature: signature as `0x${string}` } as never)).toBe(
+      account.address,
+    );
   });
 
   it('refuses a domain of another chain, another signer address, and unknown methods', async () => {
     const params = [account.address, JSON.stringify(typedData(1))];
-    expect(await failure(signer.request({ chainId: 'eip155:31337', method: 'eth_signTypedData_v4', params }))).toBeInstanceOf(InvalidActionError);
+    expect(
+      await failure(signer.request({ chainId: 'eip155:31337', method: 'eth_signTypedData_v4', params })),
+    ).toBeInstanceOf(InvalidActionError);
     const otherAddress = privateKeyToAccount(generatePrivateKey()).address;
     const forOther = [otherAddress, JSON.stringify(typedData(31337))];
-    expect(await failure(signer.request({ chainId: 'eip155:31337', method: 'eth_signTypedData_v4', params: forOther }))).toBeInstanceOf(InvalidActionError);
-    expect(await failure(signer.request({ chainId: 'eip155:31337', method: 'eth_sign', params: [] }))).toBeInstanceOf(UnsupportedActionError);
+    expect(
+      await failure(signer.request({ chainId: 'eip155:31337', method: 'eth_signTypedData_v4', params: forOther })),
+    ).toBeInstanceOf(InvalidActionError);
+    expect(await failure(signer.request({ chainId: 'eip155:31337', method: 'eth_sign', params: [] }))).toBeInstanceOf(
+      UnsupportedActionError,
+    );
   });
 });

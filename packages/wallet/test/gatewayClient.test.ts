@@ -29,10 +29,7 @@ async function serve(...steps: Step[]): Promise<ScriptedServer> {
   return server;
 }
 
-function clientFor(
-  target: ScriptedServer | string,
-  options: Partial<GatewayClientOptions> = {},
-): GatewayClient {
+function clientFor(target: ScriptedServer | string, options: Partial<GatewayClientOptions> = {}): GatewayClient {
   return new GatewayClient({
     baseUrl: typeof target === 'string' ? target : target.baseUrl,
     auth: { apiKey: 'test-key' },
@@ -142,7 +139,13 @@ describe('GatewayClient retries', () => {
   });
 
   it('throws a GatewayNetworkError when every attempt loses the connection', async () => {
-    const s = await serve(dropConnection(), dropConnection(), dropConnection(), dropConnection(), json(200, STATUS_BODY));
+    const s = await serve(
+      dropConnection(),
+      dropConnection(),
+      dropConnection(),
+      dropConnection(),
+      json(200, STATUS_BODY),
+    );
     const thrown = await caught(clientFor(s).cancel(PAYMENT_ID));
     expect(thrown).toBeInstanceOf(GatewayNetworkError);
     expect((thrown as GatewayNetworkError).cause).toBeDefined();
@@ -180,7 +183,12 @@ describe('GatewayClient retries', () => {
 
   it('counts 429 retries against the same budget and reports rate_limited at the end', async () => {
     const limited = json(429, { code: 'rate_limited', message: 'slow down' }, { 'Retry-After': '0' });
-    const s = await serve(limited, json(500, { code: 'internal_error', message: 'x' }), limited, json(200, STATUS_BODY));
+    const s = await serve(
+      limited,
+      json(500, { code: 'internal_error', message: 'x' }),
+      limited,
+      json(200, STATUS_BODY),
+    );
     const thrown = await caught(clientFor(s, { retry: { retries: 2, initialDelayMs: 10 } }).getStatus(PAYMENT_ID));
     expect(thrown).toMatchObject({ name: 'GatewayError', status: 429, code: 'rate_limited', retryAfterMs: 0 });
     expect(s.requests).toHaveLength(3);
@@ -205,7 +213,9 @@ describe('GatewayClient requests', () => {
 
   it('sends App-Id and Client-Id instead of Api-Key, and no Pay-Version unless set', async () => {
     const s = await serve(json(200, STATUS_BODY));
-    await clientFor(s, { auth: { appId: 'app_01JABCDEFGHJKMNPQRSTVWXYZ0', clientId: 'device-1' } }).getStatus(PAYMENT_ID);
+    await clientFor(s, { auth: { appId: 'app_01JABCDEFGHJKMNPQRSTVWXYZ0', clientId: 'device-1' } }).getStatus(
+      PAYMENT_ID,
+    );
     const headers = s.requests[0]?.headers;
     expect(headers?.['app-id']).toBe('app_01JABCDEFGHJKMNPQRSTVWXYZ0');
     expect(headers?.['client-id']).toBe('device-1');
@@ -239,7 +249,12 @@ describe('GatewayClient requests', () => {
   });
 
   it('sends confirm and status with maxPollMs, and the confirm body as given', async () => {
-    const s = await serve(json(200, STATUS_BODY), json(200, STATUS_BODY), json(200, STATUS_BODY), json(200, STATUS_BODY));
+    const s = await serve(
+      json(200, STATUS_BODY),
+      json(200, STATUS_BODY),
+      json(200, STATUS_BODY),
+      json(200, STATUS_BODY),
+    );
     const client = clientFor(s);
     const confirm = {
       optionId: 'opt_1',
@@ -263,7 +278,11 @@ describe('GatewayClient requests', () => {
   it('uses the right paths for payment, fetch and cancel', async () => {
     const payment = {
       status: 'requires_action',
-      amount: { unit: 'iso4217/USD', value: '1000', display: { assetSymbol: 'USD', assetName: 'US Dollar', decimals: 2 } },
+      amount: {
+        unit: 'iso4217/USD',
+        value: '1000',
+        display: { assetSymbol: 'USD', assetName: 'US Dollar', decimals: 2 },
+      },
       expiresAt: 1_800_000_000,
       merchant: { name: 'Shop', iconUrl: null },
     };
@@ -351,7 +370,9 @@ describe('GatewayClient action normalisation', () => {
   it('normalises chainId in fetched actions', async () => {
     const params = JSON.stringify([{ transaction: 'AQID' }]);
     const s = await serve(
-      json(200, { actions: [{ type: 'walletRpc', data: { chainId: SOLANA_CHAIN, method: 'solana_signTransaction', params } }] }),
+      json(200, {
+        actions: [{ type: 'walletRpc', data: { chainId: SOLANA_CHAIN, method: 'solana_signTransaction', params } }],
+      }),
     );
     const response = await clientFor(s).fetchActions(PAYMENT_ID, { optionId: 'opt_1', data: 'opaque' });
     expect(response.actions).toEqual([
@@ -360,9 +381,29 @@ describe('GatewayClient action normalisation', () => {
   });
 
   it.each([
-    ['conflicting chain ids', { options: [option([{ type: 'walletRpc', data: { chain_id: 'eip155:1', chainId: 'eip155:8453', method: 'personal_sign', params: '[]' } }])] }],
-    ['a missing chain id', { options: [option([{ type: 'walletRpc', data: { method: 'personal_sign', params: '[]' } }])] }],
-    ['params that are not a JSON string', { options: [option([{ type: 'walletRpc', data: { chain_id: 'eip155:1', method: 'personal_sign', params: [] } }])] }],
+    [
+      'conflicting chain ids',
+      {
+        options: [
+          option([
+            {
+              type: 'walletRpc',
+              data: { chain_id: 'eip155:1', chainId: 'eip155:8453', method: 'personal_sign', params: '[]' },
+            },
+          ]),
+        ],
+      },
+    ],
+    [
+      'a missing chain id',
+      { options: [option([{ type: 'walletRpc', data: { method: 'personal_sign', params: '[]' } }])] },
+    ],
+    [
+      'params that are not a JSON string',
+      {
+        options: [option([{ type: 'walletRpc', data: { chain_id: 'eip155:1', method: 'personal_sign', params: [] } }])],
+      },
+    ],
     ['an unknown action type', { options: [option([{ type: 'teleport', data: {} }])] }],
     ['no options array', { choices: [] }],
   ])('rejects options with %s as invalid_response', async (_name, body) => {

@@ -17,7 +17,12 @@ afterEach(async () => {
 
 const option = {
   id: 'opt_1',
-  actions: [{ type: 'walletRpc' as const, data: { chain_id: SOLANA_CHAIN, method: 'solana_signTransaction', params: '[{"transaction":"AQID"}]' } }],
+  actions: [
+    {
+      type: 'walletRpc' as const,
+      data: { chain_id: SOLANA_CHAIN, method: 'solana_signTransaction', params: '[{"transaction":"AQID"}]' },
+    },
+  ],
 };
 // Signing is not what these tests look at: the signer hands back a fixed value.
 const signers = { solana: { signTransaction: async (transaction: string) => `signed:${transaction}` } };
@@ -27,7 +32,11 @@ describe('payWithOption status following', () => {
     server = await startScriptedServer([
       json(200, { status: 'processing', isFinal: false, pollInMs: 300, info: null }),
       json(200, { status: 'processing', isFinal: false, pollInMs: 200, info: null }),
-      json(200, { status: 'succeeded', isFinal: true, info: { optionAmount: { unit: 'caip19/x', value: '1', display: null }, txId: TX_ID } }),
+      json(200, {
+        status: 'succeeded',
+        isFinal: true,
+        info: { optionAmount: { unit: 'caip19/x', value: '1', display: null }, txId: TX_ID },
+      }),
     ]);
     const seen: PaymentStatus[] = [];
     const result = await payWithOption({
@@ -39,18 +48,32 @@ describe('payWithOption status following', () => {
       onStatus: (status) => seen.push(status),
     });
 
-    expect(result).toEqual({ status: 'succeeded', info: { optionAmount: { unit: 'caip19/x', value: '1', display: null }, txId: TX_ID } });
+    expect(result).toEqual({
+      status: 'succeeded',
+      info: { optionAmount: { unit: 'caip19/x', value: '1', display: null }, txId: TX_ID },
+    });
     expect(seen.map((status) => status.status)).toEqual(['processing', 'processing', 'succeeded']);
     const [confirm, firstStatus, secondStatus] = server.requests;
-    expect([confirm!.method, confirm!.url]).toEqual(['POST', `/v1/gateway/payment/${PAYMENT_ID}/confirm?maxPollMs=5000`]);
-    expect(JSON.parse(confirm!.body)).toEqual({ optionId: 'opt_1', results: [{ type: 'walletRpc', data: ['signed:AQID'] }] });
-    expect([firstStatus!.method, firstStatus!.url]).toEqual(['GET', `/v1/gateway/payment/${PAYMENT_ID}/status?maxPollMs=5000`]);
+    expect([confirm!.method, confirm!.url]).toEqual([
+      'POST',
+      `/v1/gateway/payment/${PAYMENT_ID}/confirm?maxPollMs=5000`,
+    ]);
+    expect(JSON.parse(confirm!.body)).toEqual({
+      optionId: 'opt_1',
+      results: [{ type: 'walletRpc', data: ['signed:AQID'] }],
+    });
+    expect([firstStatus!.method, firstStatus!.url]).toEqual([
+      'GET',
+      `/v1/gateway/payment/${PAYMENT_ID}/status?maxPollMs=5000`,
+    ]);
     expect(firstStatus!.at - confirm!.at).toBeGreaterThanOrEqual(295);
     expect(secondStatus!.at - firstStatus!.at).toBeGreaterThanOrEqual(195);
   });
 
   it('returns the final failure with its code, and sends collectedData with the confirm', async () => {
-    server = await startScriptedServer([json(200, { status: 'failed', isFinal: true, info: null, failureCode: 'declined_user' })]);
+    server = await startScriptedServer([
+      json(200, { status: 'failed', isFinal: true, info: null, failureCode: 'declined_user' }),
+    ]);
     const collectedData = { fields: [{ id: 'fullName', value: 'Ada Lovelace' }] };
     const result = await payWithOption({
       client: new GatewayClient({ baseUrl: server.baseUrl, auth: { apiKey: 'k' } }),

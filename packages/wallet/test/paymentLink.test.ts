@@ -33,7 +33,11 @@ describe('parsePaymentLink: accepted forms', () => {
     ['path prefix, path form', `https://example.com/checkout/${ID}`, PREFIXED],
     ['path prefix, ?pid= with slash', `https://example.com/checkout/?pid=${ID}`, PREFIXED],
     ['path prefix, ?pid= without slash', `https://example.com/checkout?pid=${ID}`, PREFIXED],
-    ['path prefix with trailing slash', `https://example.com/checkout/${ID}`, { checkoutUrl: 'https://example.com/checkout/' }],
+    [
+      'path prefix with trailing slash',
+      `https://example.com/checkout/${ID}`,
+      { checkoutUrl: 'https://example.com/checkout/' },
+    ],
     ['path prefix via wc:', wc(`https://example.com/checkout/${ID}`), PREFIXED],
     ['http localhost with port', `http://localhost:8080/${ID}`, LOCAL],
     ['IP checkout', `http://127.0.0.1:8080/?pid=${ID}`, LOOPBACK_IP],
@@ -123,7 +127,11 @@ describe('parsePaymentLink: refused links', () => {
     ['wc: double-encoded pay', wc(enc(`https://${HOST}/${ID}`)), CHECKOUT],
     ['wc: bare id in pay', wc(ID), CHECKOUT],
     ['wc: http link for https checkout', wc(`http://${HOST}/${ID}`), CHECKOUT],
-    ['other host carrying the checkout link in its query', `https://evil.com/?next=${enc(`https://${HOST}/${ID}`)}`, CHECKOUT],
+    [
+      'other host carrying the checkout link in its query',
+      `https://evil.com/?next=${enc(`https://${HOST}/${ID}`)}`,
+      CHECKOUT,
+    ],
   ];
 
   it.each(refused)('%s: %s', (_name, input, options) => {
@@ -152,13 +160,22 @@ describe('PAYMENT_ID_PATTERN', () => {
 const validId = fc.stringMatching(/^pay_[A-Za-z0-9_-]{26,40}$/);
 const label = fc.stringMatching(/^[a-z0-9](?:[a-z0-9-]{0,10}[a-z0-9])?$/);
 const subdomainPrefix = fc.array(label, { minLength: 1, maxLength: 3 }).map((labels) => `${labels.join('.')}.`);
-const realHostOrSubdomain = fc.oneof(fc.constant(HOST), subdomainPrefix.map((prefix) => `${prefix}${HOST}`));
+const realHostOrSubdomain = fc.oneof(
+  fc.constant(HOST),
+  subdomainPrefix.map((prefix) => `${prefix}${HOST}`),
+);
 
 // Characters attackers use to build look-alikes: separators, URL syntax, and Unicode confusables
 // (Cyrillic a/e/o, full-width p and dot, dotless i, zero-width space).
 const trickChar = fc.constantFrom(
   ...'abcxyz019-._@:%\\'.split(''),
-  '\u0430', '\u0435', '\u043e', '\uff50', '\uff0e', '\u0131', '\u200b',
+  '\u0430',
+  '\u0435',
+  '\u043e',
+  '\uff50',
+  '\uff0e',
+  '\u0131',
+  '\u200b',
 );
 const trickString = fc.array(trickChar, { minLength: 1, maxLength: 6 }).map((chars) => chars.join(''));
 
@@ -173,7 +190,9 @@ const lookAlikeHost = fc
     trickString.map((s) => `${s}${HOST}`),
     trickString.map((s) => `${HOST}${s}`),
     fc.tuple(fc.nat({ max: HOST.length }), trickString).map(([at, s]) => `${HOST.slice(0, at)}${s}${HOST.slice(at)}`),
-    fc.tuple(fc.nat({ max: HOST.length - 1 }), trickChar).map(([at, c]) => `${HOST.slice(0, at)}${c}${HOST.slice(at + 1)}`),
+    fc
+      .tuple(fc.nat({ max: HOST.length - 1 }), trickChar)
+      .map(([at, c]) => `${HOST.slice(0, at)}${c}${HOST.slice(at + 1)}`),
   )
   // `:443` after the host is the default port, i.e. the real host; ports are covered separately.
   .filter((host) => !isRealHostOrSubdomain(host) && !isRealHostOrSubdomain(host.replace(/:443$/, '')));
@@ -201,7 +220,10 @@ describe('parsePaymentLink: properties', () => {
   it('never accepts the real host with a wrong scheme, userinfo or port', () => {
     const badParts = fc
       .tuple(anyScheme, anyUserinfo, anyPort)
-      .filter(([scheme, userinfo, port]) => scheme.toLowerCase() !== 'https' || userinfo !== '' || (port !== '' && port !== ':443'));
+      .filter(
+        ([scheme, userinfo, port]) =>
+          scheme.toLowerCase() !== 'https' || userinfo !== '' || (port !== '' && port !== ':443'),
+      );
     fc.assert(
       fc.property(badParts, realHostOrSubdomain, validId, ([scheme, userinfo, port], host, id) => {
         for (const link of linkForms(`${scheme}://${userinfo}${host}${port}`, id)) {

@@ -39,19 +39,31 @@ const STOP_GRACE_MS = 10_000;
 
 export async function startAnvil(options: AnvilOptions): Promise<AnvilNode> {
   const args = [
-    '--host', options.host,
-    '--port', String(options.port),
-    '--chain-id', String(options.chainId),
-    '--block-time', String(options.blockTimeSeconds),
+    '--host',
+    options.host,
+    '--port',
+    String(options.port),
+    '--chain-id',
+    String(options.chainId),
+    '--block-time',
+    String(options.blockTimeSeconds),
     // Loaded on start, written on exit and every few seconds in case the process is killed.
-    '--state', options.stateFile,
-    '--state-interval', '5',
+    '--state',
+    options.stateFile,
+    '--state-interval',
+    '5',
     // Funded accounts come from the devnet's own seed, not anvil's well-known mnemonic.
-    '--accounts', '0',
+    '--accounts',
+    '0',
   ];
   const child = spawn(anvilBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'] });
   liveChildren.add(child);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => { liveChildren.delete(child); resolve(); }));
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      liveChildren.delete(child);
+      resolve();
+    }),
+  );
   const recentOutput: string[] = [];
 
   const stop = async () => {
@@ -64,7 +76,10 @@ export async function startAnvil(options: AnvilOptions): Promise<AnvilNode> {
 
   try {
     const port = await new Promise<number>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`anvil (chain ${options.chainId}) did not start within ${STARTUP_TIMEOUT_MS} ms`)), STARTUP_TIMEOUT_MS);
+      const timer = setTimeout(
+        () => reject(new Error(`anvil (chain ${options.chainId}) did not start within ${STARTUP_TIMEOUT_MS} ms`)),
+        STARTUP_TIMEOUT_MS,
+      );
       let buffered = '';
       const onOutput = (chunk: Buffer) => {
         buffered += chunk.toString('utf8');
@@ -82,17 +97,26 @@ export async function startAnvil(options: AnvilOptions): Promise<AnvilNode> {
       };
       child.stdout?.on('data', onOutput);
       child.stderr?.on('data', onOutput);
-      child.once('error', (error) => { clearTimeout(timer); reject(error); });
+      child.once('error', (error) => {
+        clearTimeout(timer);
+        reject(error);
+      });
       child.once('exit', (code, signal) => {
         clearTimeout(timer);
-        reject(new Error(`anvil (chain ${options.chainId}) exited during start (code ${code}, signal ${signal}): ${recentOutput.join('\n')}`));
+        reject(
+          new Error(
+            `anvil (chain ${options.chainId}) exited during start (code ${code}, signal ${signal}): ${recentOutput.join('\n')}`,
+          ),
+        );
       });
     });
     // Keep draining output (a full pipe would block anvil) but only surface errors.
     child.stdout?.removeAllListeners('data');
     child.stdout?.resume();
     child.stderr?.removeAllListeners('data');
-    child.stderr?.on('data', (chunk: Buffer) => options.log(`anvil ${options.chainId}: ${chunk.toString('utf8').trimEnd()}`));
+    child.stderr?.on('data', (chunk: Buffer) =>
+      options.log(`anvil ${options.chainId}: ${chunk.toString('utf8').trimEnd()}`),
+    );
     // A wildcard listen address is not something a client can dial.
     const dialHost = options.host === '0.0.0.0' ? '127.0.0.1' : options.host === '::' ? '::1' : options.host;
     const host = dialHost.includes(':') ? `[${dialHost}]` : dialHost;

@@ -29,12 +29,16 @@ export function loadCompiledArtifact(contractName: 'Permit2' | 'PlainToken'): Co
   try {
     return JSON.parse(readFileSync(path, 'utf8')) as CompiledArtifact;
   } catch (error) {
-    throw new Error(`missing compiled artifact ${path}: run "npx tsx packages/devnet/scripts/compile.ts"`, { cause: error });
+    throw new Error(`missing compiled artifact ${path}: run "npx tsx packages/devnet/scripts/compile.ts"`, {
+      cause: error,
+    });
   }
 }
 
 export function loadCircleArtifact(relativePath: string): HardhatArtifact {
-  return JSON.parse(readFileSync(join(stablecoinRoot, 'artifacts', 'hardhat', 'contracts', relativePath), 'utf8')) as HardhatArtifact;
+  return JSON.parse(
+    readFileSync(join(stablecoinRoot, 'artifacts', 'hardhat', 'contracts', relativePath), 'utf8'),
+  ) as HardhatArtifact;
 }
 
 /** Writes library addresses into the placeholders hardhat left in the bytecode (byte offsets). */
@@ -45,7 +49,13 @@ export function linkBytecode(artifact: HardhatArtifact, libraries: Record<string
       const address = libraries[library];
       if (!address) throw new Error(`no address for library ${library}`);
       for (const { start, length } of positions) {
-        code = code.slice(0, start * 2) + address.slice(2).toLowerCase().padStart(length * 2, '0') + code.slice((start + length) * 2);
+        code =
+          code.slice(0, start * 2) +
+          address
+            .slice(2)
+            .toLowerCase()
+            .padStart(length * 2, '0') +
+          code.slice((start + length) * 2);
       }
     }
   }

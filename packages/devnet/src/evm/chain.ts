@@ -60,14 +60,25 @@ export class EvmChainController {
   // Funding sends several transactions from the operator; one batch at a time keeps nonces straight.
   private queue: Promise<unknown> = Promise.resolve();
 
-  constructor(readonly chainId: number, readonly name: string, readonly rpcUrl: string) {
+  constructor(
+    readonly chainId: number,
+    readonly name: string,
+    readonly rpcUrl: string,
+  ) {
     this.chain = viemChain(chainId, name, rpcUrl);
     this.test = createTestClient({ mode: 'anvil', chain: this.chain, transport: http(rpcUrl), pollingInterval: 50 });
-    this.reader = createWalletClient({ chain: this.chain, transport: http(rpcUrl), pollingInterval: 50 }).extend(publicActions);
+    this.reader = createWalletClient({ chain: this.chain, transport: http(rpcUrl), pollingInterval: 50 }).extend(
+      publicActions,
+    );
   }
 
   private wallet(key: EvmKey) {
-    return createWalletClient({ account: privateKeyToAccount(key.privateKey), chain: this.chain, transport: http(this.rpcUrl), pollingInterval: 50 });
+    return createWalletClient({
+      account: privateKeyToAccount(key.privateKey),
+      chain: this.chain,
+      transport: http(this.rpcUrl),
+      pollingInterval: 50,
+    });
   }
 
   private async confirm(hash: Hex): Promise<Address | null> {
@@ -102,16 +113,37 @@ export class EvmChainController {
     await this.test.setBalance({ address: proxyAdminEvm.address, value: parseEther('10') });
 
     const signatureCheckerArtifact = loadCircleArtifact('util/SignatureChecker.sol/SignatureChecker.json');
-    const signatureChecker = await this.deploy(operatorEvm, signatureCheckerArtifact.abi, signatureCheckerArtifact.bytecode, []);
+    const signatureChecker = await this.deploy(
+      operatorEvm,
+      signatureCheckerArtifact.abi,
+      signatureCheckerArtifact.bytecode,
+      [],
+    );
     const fiatTokenArtifact = loadCircleArtifact('v2/FiatTokenV2_2.sol/FiatTokenV2_2.json');
-    const fiatTokenImplementation = await this.deploy(operatorEvm, fiatTokenArtifact.abi, linkBytecode(fiatTokenArtifact, { SignatureChecker: signatureChecker }), []);
+    const fiatTokenImplementation = await this.deploy(
+      operatorEvm,
+      fiatTokenArtifact.abi,
+      linkBytecode(fiatTokenArtifact, { SignatureChecker: signatureChecker }),
+      [],
+    );
     const proxyArtifact = loadCircleArtifact('v1/FiatTokenProxy.sol/FiatTokenProxy.json');
 
     const deployFiatToken = async (name: string, symbol: string, currency: string): Promise<Address> => {
-      const proxy = await this.deploy(proxyAdminEvm, proxyArtifact.abi, proxyArtifact.bytecode, [fiatTokenImplementation]);
+      const proxy = await this.deploy(proxyAdminEvm, proxyArtifact.abi, proxyArtifact.bytecode, [
+        fiatTokenImplementation,
+      ]);
       const abi = fiatTokenArtifact.abi;
       const roles = operatorEvm.address;
-      await this.call(operatorEvm, proxy, abi, 'initialize', [name, symbol, currency, TOKEN_DECIMALS, roles, roles, roles, roles]);
+      await this.call(operatorEvm, proxy, abi, 'initialize', [
+        name,
+        symbol,
+        currency,
+        TOKEN_DECIMALS,
+        roles,
+        roles,
+        roles,
+        roles,
+      ]);
       await this.call(operatorEvm, proxy, abi, 'initializeV2', [name]);
       await this.call(operatorEvm, proxy, abi, 'initializeV2_1', [roles]);
       await this.call(operatorEvm, proxy, abi, 'initializeV2_2', [[], symbol]);
@@ -121,7 +153,11 @@ export class EvmChainController {
     const usdc = await deployFiatToken('USD Coin', 'USDC', 'USD');
     const eurc = await deployFiatToken('EURC', 'EURC', 'EUR');
     const plainToken = loadCompiledArtifact('PlainToken');
-    const usdt = await this.deploy(operatorEvm, plainToken.abi, plainToken.bytecode, ['Tether USD', 'USDT', TOKEN_DECIMALS]);
+    const usdt = await this.deploy(operatorEvm, plainToken.abi, plainToken.bytecode, [
+      'Tether USD',
+      'USDT',
+      TOKEN_DECIMALS,
+    ]);
 
     // The runtime code leaves Permit2's cached chain id at zero, so its EIP-712 domain is always
     // computed from the live chain id and its own address, which is right at the canonical address.
@@ -139,7 +175,12 @@ export class EvmChainController {
   }
 
   /** Adds native coin and tokens (whole units) to an address; waits until the mints are mined. */
-  credit(deployment: EvmDeployment, address: Address, native: bigint, tokens: Partial<Record<TokenSymbol, bigint>>): Promise<void> {
+  credit(
+    deployment: EvmDeployment,
+    address: Address,
+    native: bigint,
+    tokens: Partial<Record<TokenSymbol, bigint>>,
+  ): Promise<void> {
     const run = this.queue.then(async () => {
       if (native > 0n) {
         const balance = await this.reader.getBalance({ address });
@@ -152,7 +193,16 @@ export class EvmChainController {
         if (amount <= 0n) continue;
         const token = tokenAddress(deployment, symbol);
         // Sent back to back with explicit nonces so one block mines them all.
-        hashes.push(await wallet.writeContract({ address: token, abi: mintAbi, functionName: 'mint', args: [address, amount * 10n ** BigInt(TOKEN_DECIMALS)], nonce: nonce++, chain: this.chain }));
+        hashes.push(
+          await wallet.writeContract({
+            address: token,
+            abi: mintAbi,
+            functionName: 'mint',
+            args: [address, amount * 10n ** BigInt(TOKEN_DECIMALS)],
+            nonce: nonce++,
+            chain: this.chain,
+          }),
+        );
       }
       for (const hash of hashes) await this.confirm(hash);
     });
@@ -165,7 +215,12 @@ function tokenAddress(deployment: EvmDeployment, symbol: TokenSymbol): Address {
   return symbol === 'USDC' ? deployment.usdc : symbol === 'EURC' ? deployment.eurc : deployment.usdt;
 }
 
-export function describeEvmChain(chainId: number, name: string, rpcUrl: string, deployment: EvmDeployment): DevnetEvmChain {
+export function describeEvmChain(
+  chainId: number,
+  name: string,
+  rpcUrl: string,
+  deployment: EvmDeployment,
+): DevnetEvmChain {
   const caip2 = `eip155:${chainId}`;
   const token = (symbol: TokenSymbol, tokenName: string, method: DevnetToken['method']): DevnetToken => {
     const address = tokenAddress(deployment, symbol);
@@ -177,8 +232,19 @@ export function describeEvmChain(chainId: number, name: string, rpcUrl: string, 
     name,
     rpcUrl,
     blockTimeMs: BLOCK_TIME_SECONDS * 1000,
-    nativeToken: { caip19: `${caip2}/slip44:60`, symbol: 'ETH', name: 'Ether', decimals: 18, address: '', method: 'native' },
-    tokens: [token('USDC', 'USD Coin', 'eip3009'), token('EURC', 'EURC', 'eip3009'), token('USDT', 'Tether USD', 'permit2')],
+    nativeToken: {
+      caip19: `${caip2}/slip44:60`,
+      symbol: 'ETH',
+      name: 'Ether',
+      decimals: 18,
+      address: '',
+      method: 'native',
+    },
+    tokens: [
+      token('USDC', 'USD Coin', 'eip3009'),
+      token('EURC', 'EURC', 'eip3009'),
+      token('USDT', 'Tether USD', 'permit2'),
+    ],
     permit2: deployment.permit2,
   };
 }

@@ -9,10 +9,16 @@ const require = createRequire(import.meta.url);
 
 interface SolcOutput {
   errors?: { severity: string; formattedMessage: string }[];
-  contracts: Record<string, Record<string, {
-    abi: unknown[];
-    evm: { bytecode: { object: string }; deployedBytecode: { object: string } };
-  }>>;
+  contracts: Record<
+    string,
+    Record<
+      string,
+      {
+        abi: unknown[];
+        evm: { bytecode: { object: string }; deployedBytecode: { object: string } };
+      }
+    >
+  >;
 }
 
 interface Solc {
@@ -58,7 +64,9 @@ function compileOne(solc: Solc, job: CompileJob): CompiledArtifact {
     sources: { [job.entry]: { content: readFileSync(join(job.sourceRoot, job.entry), 'utf8') } },
     settings: {
       ...job.settings,
-      outputSelection: { [job.entry]: { [job.contractName]: ['abi', 'evm.bytecode.object', 'evm.deployedBytecode.object'] } },
+      outputSelection: {
+        [job.entry]: { [job.contractName]: ['abi', 'evm.bytecode.object', 'evm.deployedBytecode.object'] },
+      },
     },
   };
   const readImport = (path: string) => {

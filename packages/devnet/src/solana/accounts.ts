@@ -184,7 +184,9 @@ export function encodeAccount(
     // Accounts the node cannot parse come back base64-encoded, as on a real node.
     data = parsedTokenData(account, decimalsOfMint) ?? encodeData(account.data, 'base64');
   } else {
-    const bytes = dataSlice ? account.data.subarray(dataSlice.offset, dataSlice.offset + dataSlice.length) : account.data;
+    const bytes = dataSlice
+      ? account.data.subarray(dataSlice.offset, dataSlice.offset + dataSlice.length)
+      : account.data;
     data = encodeData(bytes, encoding);
   }
   return {

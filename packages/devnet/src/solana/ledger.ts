@@ -14,7 +14,15 @@ import {
   type V0CompiledTransactionMessage,
 } from '@solana/kit';
 import { Clock, FailedTransactionMetadata, LiteSVM, type TransactionMetadata } from 'litesvm';
-import { addressAt, base58, parseMint, parseTokenAccount, SYSTEM_PROGRAM, tokenAmount, type LedgerAccount } from './accounts.ts';
+import {
+  addressAt,
+  base58,
+  parseMint,
+  parseTokenAccount,
+  SYSTEM_PROGRAM,
+  tokenAmount,
+  type LedgerAccount,
+} from './accounts.ts';
 import { transactionErrorJson, transactionErrorMessage, type TransactionErrorJson } from './errors.ts';
 
 /** A blockhash is usable for this many slots after it was produced, as on mainnet. */
@@ -25,7 +33,11 @@ const LAMPORTS_PER_SIGNATURE = 5000n;
 const MAX_RECORDS = 50_000;
 
 export class RpcError extends Error {
-  constructor(readonly code: number, message: string, readonly data?: unknown) {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
     super(message);
   }
 }
@@ -169,7 +181,15 @@ export class SolanaLedger {
 
   private setClock(): void {
     const clock = this.svm.getClock();
-    this.svm.setClock(new Clock(BigInt(this.slot), clock.epochStartTimestamp, clock.epoch, clock.leaderScheduleEpoch, BigInt(Math.floor(Date.now() / 1000))));
+    this.svm.setClock(
+      new Clock(
+        BigInt(this.slot),
+        clock.epochStartTimestamp,
+        clock.epoch,
+        clock.leaderScheduleEpoch,
+        BigInt(Math.floor(Date.now() / 1000)),
+      ),
+    );
   }
 
   advanceSlot(): void {
@@ -195,19 +215,36 @@ export class SolanaLedger {
   account(address: string): LedgerAccount | null {
     const account = this.svm.getAccount(address as Address);
     if (!account.exists) return null;
-    return { lamports: account.lamports, data: new Uint8Array(account.data), owner: account.programAddress, executable: account.executable };
+    return {
+      lamports: account.lamports,
+      data: new Uint8Array(account.data),
+      owner: account.programAddress,
+      executable: account.executable,
+    };
   }
 
   programAccounts(program: string): { address: string; account: LedgerAccount }[] {
     return this.svm.getProgramAccounts(program as Address).map((account) => ({
       address: account.address,
-      account: { lamports: account.lamports, data: new Uint8Array(account.data), owner: account.programAddress, executable: account.executable },
+      account: {
+        lamports: account.lamports,
+        data: new Uint8Array(account.data),
+        owner: account.programAddress,
+        executable: account.executable,
+      },
     }));
   }
 
   /** Sets an account's lamports outright; used only to fund the devnet's own airdrop source. */
   setLamports(address: string, lamports: bigint): void {
-    this.svm.setAccount({ address: address as Address, lamports: lamports as never, data: new Uint8Array(), programAddress: SYSTEM_PROGRAM as Address, executable: false, space: 0n });
+    this.svm.setAccount({
+      address: address as Address,
+      lamports: lamports as never,
+      data: new Uint8Array(),
+      programAddress: SYSTEM_PROGRAM as Address,
+      executable: false,
+      space: 0n,
+    });
     this.dirty = true;
   }
 
@@ -227,7 +264,8 @@ export class SolanaLedger {
     if (!first || keys[first.programAddressIndex] !== SYSTEM_PROGRAM) return false;
     const data = first.data;
     // System instruction 4 is AdvanceNonceAccount; its first account is the nonce account.
-    if (!data || data.length < 4 || new DataView(data.buffer, data.byteOffset, 4).getUint32(0, true) !== 4) return false;
+    if (!data || data.length < 4 || new DataView(data.buffer, data.byteOffset, 4).getUint32(0, true) !== 4)
+      return false;
     const nonceIndex = first.accountIndices?.[0];
     const nonceAddress = nonceIndex === undefined ? undefined : keys[nonceIndex];
     const nonceAccount = nonceAddress ? this.account(nonceAddress) : null;
@@ -240,7 +278,10 @@ export class SolanaLedger {
   }
 
   /** Account keys in the order the runtime numbers them: static keys, then lookup-table writable, then readonly. */
-  private accountKeys(decoded: DecodedTransaction): { all: string[]; loaded: { writable: string[]; readonly: string[] } } {
+  private accountKeys(decoded: DecodedTransaction): {
+    all: string[];
+    loaded: { writable: string[]; readonly: string[] };
+  } {
     const loaded = { writable: [] as string[], readonly: [] as string[] };
     const lookups = decoded.message.version === 0 ? (decoded.message.addressTableLookups ?? []) : [];
     for (const lookup of lookups) {
@@ -261,7 +302,13 @@ export class SolanaLedger {
       if (!account || !info) return;
       const decimals = this.mintDecimals(info.mint);
       if (decimals === null) return;
-      balances.push({ accountIndex, mint: info.mint, owner: info.owner, programId: account.owner, uiTokenAmount: tokenAmount(info.amount, decimals) });
+      balances.push({
+        accountIndex,
+        mint: info.mint,
+        owner: info.owner,
+        programId: account.owner,
+        uiTokenAmount: tokenAmount(info.amount, decimals),
+      });
     });
     return balances;
   }
@@ -289,10 +336,22 @@ export class SolanaLedger {
     const signatures = decoded.message.header.numSignerAccounts;
     if (outcome instanceof FailedTransactionMetadata) {
       const meta = outcome.meta();
-      return { err: transactionErrorJson(outcome.err()), logs: meta.logs(), unitsConsumed: meta.computeUnitsConsumed(), fee: chargedFee(meta, signatures), replacementBlockhash: null };
+      return {
+        err: transactionErrorJson(outcome.err()),
+        logs: meta.logs(),
+        unitsConsumed: meta.computeUnitsConsumed(),
+        fee: chargedFee(meta, signatures),
+        replacementBlockhash: null,
+      };
     }
     const meta = outcome.meta();
-    return { err: null, logs: meta.logs(), unitsConsumed: meta.computeUnitsConsumed(), fee: chargedFee(meta, signatures), replacementBlockhash: null };
+    return {
+      err: null,
+      logs: meta.logs(),
+      unitsConsumed: meta.computeUnitsConsumed(),
+      fee: chargedFee(meta, signatures),
+      replacementBlockhash: null,
+    };
   }
 
   simulate(wire: Uint8Array, options: { sigVerify: boolean; replaceRecentBlockhash: boolean }): SimulationResult {
@@ -300,8 +359,18 @@ export class SolanaLedger {
     let replacementBlockhash: SimulationResult['replacementBlockhash'] = null;
     if (options.replaceRecentBlockhash) {
       replacementBlockhash = this.latestBlockhash();
-      const messageBytes = getCompiledTransactionMessageEncoder().encode({ ...decoded.message, lifetimeToken: replacementBlockhash.blockhash });
-      decoded = decodeWireTransaction(new Uint8Array(getTransactionEncoder().encode({ ...decoded.transaction, messageBytes: messageBytes as unknown as TransactionMessageBytes })));
+      const messageBytes = getCompiledTransactionMessageEncoder().encode({
+        ...decoded.message,
+        lifetimeToken: replacementBlockhash.blockhash,
+      });
+      decoded = decodeWireTransaction(
+        new Uint8Array(
+          getTransactionEncoder().encode({
+            ...decoded.transaction,
+            messageBytes: messageBytes as unknown as TransactionMessageBytes,
+          }),
+        ),
+      );
     } else if (!this.hasValidLifetime(decoded)) {
       return { err: 'BlockhashNotFound', logs: [], unitsConsumed: 0n, fee: 0n, replacementBlockhash: null };
     }
@@ -314,10 +383,14 @@ export class SolanaLedger {
     const message = getCompiledTransactionMessageDecoder().decode(messageBytes);
     if (!this.isBlockhashValid(message.lifetimeToken)) return null;
     const signatures = message.header.numSignerAccounts;
-    const placeholder = new Uint8Array(getTransactionEncoder().encode({
-      messageBytes: messageBytes as unknown as TransactionMessageBytes,
-      signatures: Object.fromEntries(message.staticAccounts.slice(0, signatures).map((key) => [key, new Uint8Array(64)])) as Transaction['signatures'],
-    }));
+    const placeholder = new Uint8Array(
+      getTransactionEncoder().encode({
+        messageBytes: messageBytes as unknown as TransactionMessageBytes,
+        signatures: Object.fromEntries(
+          message.staticAccounts.slice(0, signatures).map((key) => [key, new Uint8Array(64)]),
+        ) as Transaction['signatures'],
+      }),
+    );
     const simulated = this.withSigverify(false, () => this.runSimulation(decodeWireTransaction(placeholder)));
     return simulated.fee > 0n ? simulated.fee : LAMPORTS_PER_SIGNATURE * BigInt(signatures);
   }
@@ -334,7 +407,8 @@ export class SolanaLedger {
       throw preflightError('AlreadyProcessed', []);
     }
     const signatureCheck = this.runSimulation(decoded);
-    if (signatureCheck.err === 'SignatureFailure') throw new RpcError(-32003, 'Transaction signature verification failure');
+    if (signatureCheck.err === 'SignatureFailure')
+      throw new RpcError(-32003, 'Transaction signature verification failure');
     if (!this.hasValidLifetime(decoded)) {
       if (options.skipPreflight) return decoded.signature;
       throw preflightError('BlockhashNotFound', []);
@@ -366,13 +440,24 @@ export class SolanaLedger {
       preTokenBalances,
       postTokenBalances: this.tokenBalances(keys),
       logMessages: meta.logs(),
-      innerInstructions: meta.innerInstructions().flatMap((inner, index) => inner.length === 0 ? [] : [{
-        index,
-        instructions: inner.map((instruction) => {
-          const compiled = instruction.instruction();
-          return { programIdIndex: compiled.programIdIndex(), accounts: [...compiled.accounts()], data: base58(compiled.data()), stackHeight: instruction.stackHeight() };
-        }),
-      }]),
+      innerInstructions: meta.innerInstructions().flatMap((inner, index) =>
+        inner.length === 0
+          ? []
+          : [
+              {
+                index,
+                instructions: inner.map((instruction) => {
+                  const compiled = instruction.instruction();
+                  return {
+                    programIdIndex: compiled.programIdIndex(),
+                    accounts: [...compiled.accounts()],
+                    data: base58(compiled.data()),
+                    stackHeight: instruction.stackHeight(),
+                  };
+                }),
+              },
+            ],
+      ),
       computeUnitsConsumed: meta.computeUnitsConsumed().toString(),
       loadedAddresses: loaded,
       accountKeys: keys,
@@ -395,7 +480,10 @@ export class SolanaLedger {
     return [...this.records.values()].filter((record) => record.accountKeys.includes(address)).reverse();
   }
 
-  commitmentOf(record: TransactionRecord): { confirmationStatus: 'processed' | 'confirmed' | 'finalized'; confirmations: number | null } {
+  commitmentOf(record: TransactionRecord): {
+    confirmationStatus: 'processed' | 'confirmed' | 'finalized';
+    confirmations: number | null;
+  } {
     const depth = this.slot - record.slot;
     if (depth >= FINALIZED_DEPTH) return { confirmationStatus: 'finalized', confirmations: null };
     return { confirmationStatus: depth >= 1 ? 'confirmed' : 'processed', confirmations: depth };
@@ -408,7 +496,11 @@ export class SolanaLedger {
     const ledgerPath = join(this.dataDir, LEDGER_FILE);
     // Written aside and renamed, so a crash mid-write leaves the previous pair intact.
     this.svm.saveToFile(`${snapshotPath}.tmp`);
-    const persisted: PersistedLedger = { slot: this.slot, blockhashes: this.blockhashes, records: [...this.records.values()] };
+    const persisted: PersistedLedger = {
+      slot: this.slot,
+      blockhashes: this.blockhashes,
+      records: [...this.records.values()],
+    };
     writeFileSync(`${ledgerPath}.tmp`, JSON.stringify(persisted));
     renameSync(`${snapshotPath}.tmp`, snapshotPath);
     renameSync(`${ledgerPath}.tmp`, ledgerPath);

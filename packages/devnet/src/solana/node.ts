@@ -73,13 +73,18 @@ export async function startSolanaNode(options: SolanaNodeOptions): Promise<Solan
     const message = pipe(
       createTransactionMessage({ version: 0 }),
       (draft) => setTransactionMessageFeePayerSigner(feePayer, draft),
-      (draft) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: blockhash as Blockhash, lastValidBlockHeight: BigInt(lastValidBlockHeight) }, draft),
+      (draft) =>
+        setTransactionMessageLifetimeUsingBlockhash(
+          { blockhash: blockhash as Blockhash, lastValidBlockHeight: BigInt(lastValidBlockHeight) },
+          draft,
+        ),
       (draft) => appendTransactionMessageInstructions(instructions, draft),
     );
     const signed = await signTransactionMessageWithSigners(message);
     const signature = ledger.send(new Uint8Array(getTransactionEncoder().encode(signed)), { skipPreflight: false });
     const record = ledger.transaction(signature);
-    if (!record || record.err !== null) throw new Error(`devnet transaction ${signature} failed: ${JSON.stringify(record?.err)}`);
+    if (!record || record.err !== null)
+      throw new Error(`devnet transaction ${signature} failed: ${JSON.stringify(record?.err)}`);
     return signature;
   };
 
@@ -88,17 +93,30 @@ export async function startSolanaNode(options: SolanaNodeOptions): Promise<Solan
     return submit(airdropSigner, [
       getTransferSolInstruction({ source: airdropSigner, destination: address(to), amount: lamports(amount) }),
       // Keeps two equal airdrops in one slot from being the same transaction.
-      { programAddress: MEMO_PROGRAM as Address, data: new TextEncoder().encode(`devnet airdrop ${Date.now()}-${airdropCount}`) },
+      {
+        programAddress: MEMO_PROGRAM as Address,
+        data: new TextEncoder().encode(`devnet airdrop ${Date.now()}-${airdropCount}`),
+      },
     ]);
   };
 
   const credit = async (owner: string, sol: bigint, usdc: bigint): Promise<void> => {
     if (sol > 0n) await airdrop(owner, sol * LAMPORTS_PER_SOL);
     if (usdc > 0n) {
-      const [ata] = await findAssociatedTokenPda({ owner: address(owner), mint: usdcMint, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+      const [ata] = await findAssociatedTokenPda({
+        owner: address(owner),
+        mint: usdcMint,
+        tokenProgram: TOKEN_PROGRAM_ADDRESS,
+      });
       await submit(operator, [
         getCreateAssociatedTokenIdempotentInstruction({ payer: operator, ata, owner: address(owner), mint: usdcMint }),
-        getMintToCheckedInstruction({ mint: usdcMint, token: ata, mintAuthority: operator, amount: usdc * 10n ** BigInt(USDC_DECIMALS), decimals: USDC_DECIMALS }),
+        getMintToCheckedInstruction({
+          mint: usdcMint,
+          token: ata,
+          mintAuthority: operator,
+          amount: usdc * 10n ** BigInt(USDC_DECIMALS),
+          decimals: USDC_DECIMALS,
+        }),
       ]);
     }
   };
@@ -109,9 +127,20 @@ export async function startSolanaNode(options: SolanaNodeOptions): Promise<Solan
     const mintSigner = await createKeyPairSignerFromBytes(usdcMintSolana.secretKey);
     const mintSize = getMintSize();
     await submit(operator, [
-      getCreateAccountInstruction({ payer: operator, newAccount: mintSigner, lamports: lamports(ledger.minimumBalanceForRentExemption(mintSize)), space: mintSize, programAddress: TOKEN_PROGRAM_ADDRESS }),
+      getCreateAccountInstruction({
+        payer: operator,
+        newAccount: mintSigner,
+        lamports: lamports(ledger.minimumBalanceForRentExemption(mintSize)),
+        space: mintSize,
+        programAddress: TOKEN_PROGRAM_ADDRESS,
+      }),
       // USDC on mainnet has a freeze authority too; wallets and services see the same shape here.
-      getInitializeMint2Instruction({ mint: usdcMint, decimals: USDC_DECIMALS, mintAuthority: operator.address, freezeAuthority: operator.address }),
+      getInitializeMint2Instruction({
+        mint: usdcMint,
+        decimals: USDC_DECIMALS,
+        mintAuthority: operator.address,
+        freezeAuthority: operator.address,
+      }),
     ]);
     ledger.save(true);
   }
@@ -135,7 +164,9 @@ export async function startSolanaNode(options: SolanaNodeOptions): Promise<Solan
   }, SAVE_INTERVAL_MS);
   const dialHost = options.host === '0.0.0.0' ? '127.0.0.1' : options.host;
   const rpcUrl = `http://${dialHost.includes(':') ? `[${dialHost}]` : dialHost}:${port}`;
-  options.log(`solana (LiteSVM) listening on ${rpcUrl}, slot ${ledger.currentSlot}${restored ? ', state restored' : ''}`);
+  options.log(
+    `solana (LiteSVM) listening on ${rpcUrl}, slot ${ledger.currentSlot}${restored ? ', state restored' : ''}`,
+  );
 
   let stopped = false;
   return {
@@ -157,8 +188,12 @@ export async function startSolanaNode(options: SolanaNodeOptions): Promise<Solan
   };
 }
 
-export async function creditHolders(node: SolanaNode, holders: { address: string; holdings: BuyerHoldings }[]): Promise<void> {
-  for (const holder of holders) await node.credit(holder.address, holder.holdings.solanaNative, holder.holdings.solanaUsdc);
+export async function creditHolders(
+  node: SolanaNode,
+  holders: { address: string; holdings: BuyerHoldings }[],
+): Promise<void> {
+  for (const holder of holders)
+    await node.credit(holder.address, holder.holdings.solanaNative, holder.holdings.solanaUsdc);
 }
 
 export function describeSolana(node: SolanaNode, slotMs: number): DevnetSolana {
@@ -169,7 +204,23 @@ export function describeSolana(node: SolanaNode, slotMs: number): DevnetSolana {
     rpcUrl: node.rpcUrl,
     genesisHash: SOLANA_GENESIS_HASH,
     slotMs,
-    nativeToken: { caip19: `${caip2}/slip44:501`, symbol: 'SOL', name: 'Solana', decimals: 9, address: '', method: 'native' },
-    tokens: [{ caip19: `${caip2}/token:${node.usdcMint}`, symbol: 'USDC', name: 'USD Coin', decimals: USDC_DECIMALS, address: node.usdcMint, method: 'spl' }],
+    nativeToken: {
+      caip19: `${caip2}/slip44:501`,
+      symbol: 'SOL',
+      name: 'Solana',
+      decimals: 9,
+      address: '',
+      method: 'native',
+    },
+    tokens: [
+      {
+        caip19: `${caip2}/token:${node.usdcMint}`,
+        symbol: 'USDC',
+        name: 'USD Coin',
+        decimals: USDC_DECIMALS,
+        address: node.usdcMint,
+        method: 'spl',
+      },
+    ],
   };
 }

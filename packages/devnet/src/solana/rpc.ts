@@ -2,8 +2,23 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { isAddress } from '@solana/kit';
 import { stringifyWithBigInts } from '../json.ts';
-import { base58, encodeAccount, isTokenProgram, parseMint, parseTokenAccount, tokenAmount, type LedgerAccount } from './accounts.ts';
-import { decodeBytes, decodeWireTransaction, FINALIZED_DEPTH, RpcError, type SolanaLedger, type TransactionRecord } from './ledger.ts';
+import {
+  base58,
+  encodeAccount,
+  isTokenProgram,
+  parseMint,
+  parseTokenAccount,
+  tokenAmount,
+  type LedgerAccount,
+} from './accounts.ts';
+import {
+  decodeBytes,
+  decodeWireTransaction,
+  FINALIZED_DEPTH,
+  RpcError,
+  type SolanaLedger,
+  type TransactionRecord,
+} from './ledger.ts';
 import { innerInstructionsJson, memoOf, transactionJson } from './transactions.ts';
 
 /** What this node reports as its software version (the RPC shape of an Agave 2.2 node). */
@@ -22,7 +37,8 @@ function invalidParams(message: string): RpcError {
 function config(params: Params, index: number): Record<string, unknown> {
   const value = params[index];
   if (value === undefined || value === null) return {};
-  if (typeof value !== 'object' || Array.isArray(value)) throw invalidParams(`expected a configuration object at position ${index}`);
+  if (typeof value !== 'object' || Array.isArray(value))
+    throw invalidParams(`expected a configuration object at position ${index}`);
   return value as Record<string, unknown>;
 }
 
@@ -37,7 +53,10 @@ function pubkey(value: unknown): string {
   return value;
 }
 
-function accountEncoding(options: Record<string, unknown>, fallback: 'base58' | 'base64'): 'base58' | 'base64' | 'jsonParsed' {
+function accountEncoding(
+  options: Record<string, unknown>,
+  fallback: 'base58' | 'base64',
+): 'base58' | 'base64' | 'jsonParsed' {
   const encoding = options.encoding ?? fallback;
   if (encoding === 'base58' || encoding === 'base64' || encoding === 'jsonParsed') return encoding;
   if (encoding === 'binary') return 'base58';
@@ -47,7 +66,8 @@ function accountEncoding(options: Record<string, unknown>, fallback: 'base58' | 
 function dataSlice(options: Record<string, unknown>): { offset: number; length: number } | undefined {
   const slice = options.dataSlice as { offset?: unknown; length?: unknown } | undefined;
   if (!slice) return undefined;
-  if (typeof slice.offset !== 'number' || typeof slice.length !== 'number') throw invalidParams('dataSlice needs offset and length');
+  if (typeof slice.offset !== 'number' || typeof slice.length !== 'number')
+    throw invalidParams('dataSlice needs offset and length');
   return { offset: slice.offset, length: slice.length };
 }
 
@@ -57,7 +77,11 @@ export interface SolanaRpcOptions {
   airdrop: (address: string, lamports: bigint) => Promise<string>;
 }
 
-export function solanaRpcMethods({ ledger, genesisHash, airdrop }: SolanaRpcOptions): Record<string, Handler | ((params: Params) => Promise<unknown>)> {
+export function solanaRpcMethods({
+  ledger,
+  genesisHash,
+  airdrop,
+}: SolanaRpcOptions): Record<string, Handler | ((params: Params) => Promise<unknown>)> {
   const context = () => ({ slot: ledger.currentSlot, apiVersion: SOLANA_CORE_VERSION });
   const withContext = (value: unknown) => ({ context: context(), value });
   const decimals = (mint: string) => ledger.mintDecimals(mint);
@@ -79,23 +103,34 @@ export function solanaRpcMethods({ ledger, genesisHash, airdrop }: SolanaRpcOpti
       throw invalidParams('expected a mint or programId filter');
     }
     const encoding = accountEncoding(options, 'base64');
-    return ledger.programAccounts(program)
+    return ledger
+      .programAccounts(program)
       .filter(({ account }) => {
         const info = parseTokenAccount(account);
         return info !== null && info.owner === owner && (mint === undefined || info.mint === mint);
       })
-      .map(({ address, account }) => ({ pubkey: address, account: encodeAccount(account, encoding, dataSlice(options), decimals) }));
+      .map(({ address, account }) => ({
+        pubkey: address,
+        account: encodeAccount(account, encoding, dataSlice(options), decimals),
+      }));
   };
 
   const signatureStatus = (record: TransactionRecord | undefined) => {
     if (!record) return null;
     const { confirmationStatus, confirmations } = ledger.commitmentOf(record);
-    return { slot: record.slot, confirmations, err: record.err, status: record.err === null ? { Ok: null } : { Err: record.err }, confirmationStatus };
+    return {
+      slot: record.slot,
+      confirmations,
+      err: record.err,
+      status: record.err === null ? { Ok: null } : { Err: record.err },
+      confirmationStatus,
+    };
   };
 
   const transactionEncoding = (options: Record<string, unknown>) => {
     const encoding = options.encoding ?? 'json';
-    if (encoding === 'json' || encoding === 'jsonParsed' || encoding === 'base64' || encoding === 'base58') return encoding;
+    if (encoding === 'json' || encoding === 'jsonParsed' || encoding === 'base64' || encoding === 'base58')
+      return encoding;
     throw invalidParams(`unsupported encoding: ${String(encoding)}`);
   };
 
@@ -119,7 +154,8 @@ export function solanaRpcMethods({ ledger, genesisHash, airdrop }: SolanaRpcOpti
     isBlockhashValid: (params) => withContext(ledger.isBlockhashValid(text(params, 0, 'blockhash'))),
     getMinimumBalanceForRentExemption: (params) => {
       const length = params[0];
-      if (typeof length !== 'number' || !Number.isInteger(length) || length < 0) throw invalidParams('data length must be a non-negative integer');
+      if (typeof length !== 'number' || !Number.isInteger(length) || length < 0)
+        throw invalidParams('data length must be a non-negative integer');
       return ledger.minimumBalanceForRentExemption(length);
     },
     getFeeForMessage: (params) => {
@@ -145,18 +181,26 @@ export function solanaRpcMethods({ ledger, genesisHash, airdrop }: SolanaRpcOpti
     getProgramAccounts: (params) => {
       const program = pubkey(params[0]);
       const options = config(params, 1);
-      const filters = (options.filters ?? []) as { dataSize?: number; memcmp?: { offset: number; bytes: string; encoding?: string } }[];
+      const filters = (options.filters ?? []) as {
+        dataSize?: number;
+        memcmp?: { offset: number; bytes: string; encoding?: string };
+      }[];
       const encoding = accountEncoding(options, 'base58');
-      const matches = ledger.programAccounts(program).filter(({ account }) => filters.every((filter) => {
-        if (filter.dataSize !== undefined) return account.data.length === filter.dataSize;
-        if (filter.memcmp) {
-          const wanted = decodeBytes(filter.memcmp.bytes, filter.memcmp.encoding === 'base64' ? 'base64' : 'base58');
-          const actual = account.data.subarray(filter.memcmp.offset, filter.memcmp.offset + wanted.length);
-          return actual.length === wanted.length && actual.every((byte, index) => byte === wanted[index]);
-        }
-        return true;
+      const matches = ledger.programAccounts(program).filter(({ account }) =>
+        filters.every((filter) => {
+          if (filter.dataSize !== undefined) return account.data.length === filter.dataSize;
+          if (filter.memcmp) {
+            const wanted = decodeBytes(filter.memcmp.bytes, filter.memcmp.encoding === 'base64' ? 'base64' : 'base58');
+            const actual = account.data.subarray(filter.memcmp.offset, filter.memcmp.offset + wanted.length);
+            return actual.length === wanted.length && actual.every((byte, index) => byte === wanted[index]);
+          }
+          return true;
+        }),
+      );
+      const value = matches.map(({ address, account }) => ({
+        pubkey: address,
+        account: encodeAccount(account, encoding, dataSlice(options), decimals),
       }));
-      const value = matches.map(({ address, account }) => ({ pubkey: address, account: encodeAccount(account, encoding, dataSlice(options), decimals) }));
       return options.withContext === true ? withContext(value) : value;
     },
     getTokenAccountBalance: (params) => {
@@ -172,21 +216,30 @@ export function solanaRpcMethods({ ledger, genesisHash, airdrop }: SolanaRpcOpti
       if (!mint) throw new RpcError(-32602, 'Invalid param: not a Token mint');
       return withContext(tokenAmount(mint.supply, mint.decimals));
     },
-    getTokenAccountsByOwner: (params) => withContext(tokenAccountsOf(pubkey(params[0]), config(params, 1), config(params, 2))),
+    getTokenAccountsByOwner: (params) =>
+      withContext(tokenAccountsOf(pubkey(params[0]), config(params, 1), config(params, 2))),
     sendTransaction: (params) => {
       const options = config(params, 1);
       const encoding = options.encoding ?? 'base58';
-      if (encoding !== 'base58' && encoding !== 'base64') throw invalidParams(`unsupported encoding: ${String(encoding)}`);
-      return ledger.send(decodeBytes(text(params, 0, 'transaction'), encoding), { skipPreflight: options.skipPreflight === true });
+      if (encoding !== 'base58' && encoding !== 'base64')
+        throw invalidParams(`unsupported encoding: ${String(encoding)}`);
+      return ledger.send(decodeBytes(text(params, 0, 'transaction'), encoding), {
+        skipPreflight: options.skipPreflight === true,
+      });
     },
     simulateTransaction: (params) => {
       const options = config(params, 1);
       const encoding = options.encoding ?? 'base58';
-      if (encoding !== 'base58' && encoding !== 'base64') throw invalidParams(`unsupported encoding: ${String(encoding)}`);
+      if (encoding !== 'base58' && encoding !== 'base64')
+        throw invalidParams(`unsupported encoding: ${String(encoding)}`);
       const sigVerify = options.sigVerify === true;
       const replaceRecentBlockhash = options.replaceRecentBlockhash === true;
-      if (sigVerify && replaceRecentBlockhash) throw invalidParams('sigVerify may not be used with replaceRecentBlockhash');
-      const result = ledger.simulate(decodeBytes(text(params, 0, 'transaction'), encoding), { sigVerify, replaceRecentBlockhash });
+      if (sigVerify && replaceRecentBlockhash)
+        throw invalidParams('sigVerify may not be used with replaceRecentBlockhash');
+      const result = ledger.simulate(decodeBytes(text(params, 0, 'transaction'), encoding), {
+        sigVerify,
+        replaceRecentBlockhash,
+      });
       return withContext({
         err: result.err,
         logs: result.logs,
@@ -203,7 +256,11 @@ export function solanaRpcMethods({ ledger, genesisHash, airdrop }: SolanaRpcOpti
       const signatures = params[0];
       if (!Array.isArray(signatures)) throw invalidParams('expected an array of signatures');
       if (signatures.length > 256) throw invalidParams('too many inputs provided; max 256');
-      return withContext(signatures.map((signature) => signatureStatus(typeof signature === 'string' ? ledger.transaction(signature) : undefined)));
+      return withContext(
+        signatures.map((signature) =>
+          signatureStatus(typeof signature === 'string' ? ledger.transaction(signature) : undefined),
+        ),
+      );
     },
     getSignaturesForAddress: (params) => {
       const address = pubkey(params[0]);
@@ -239,15 +296,19 @@ export function solanaRpcMethods({ ledger, genesisHash, airdrop }: SolanaRpcOpti
       const decoded = decodeWireTransaction(wire);
       const maxVersion = options.maxSupportedTransactionVersion;
       if (decoded.version === 0 && maxVersion === undefined) {
-        throw new RpcError(-32015, 'Transaction version (0) is not supported by the requesting client. Please try the request again with the following configuration parameter: "maxSupportedTransactionVersion": 0');
+        throw new RpcError(
+          -32015,
+          'Transaction version (0) is not supported by the requesting client. Please try the request again with the following configuration parameter: "maxSupportedTransactionVersion": 0',
+        );
       }
       const encoding = transactionEncoding(options);
       const parsed = encoding === 'jsonParsed';
-      const transaction = encoding === 'base64'
-        ? [record.wireBase64, 'base64']
-        : encoding === 'base58'
-          ? [base58(wire), 'base58']
-          : transactionJson(decoded, record, parsed);
+      const transaction =
+        encoding === 'base64'
+          ? [record.wireBase64, 'base64']
+          : encoding === 'base58'
+            ? [base58(wire), 'base58']
+            : transactionJson(decoded, record, parsed);
       return {
         slot: record.slot,
         blockTime: record.blockTime,
@@ -272,7 +333,8 @@ export function solanaRpcMethods({ ledger, genesisHash, airdrop }: SolanaRpcOpti
     requestAirdrop: async (params) => {
       const address = pubkey(params[0]);
       const lamports = params[1];
-      if (typeof lamports !== 'number' || !Number.isSafeInteger(lamports) || lamports <= 0) throw invalidParams('lamports must be a positive integer');
+      if (typeof lamports !== 'number' || !Number.isSafeInteger(lamports) || lamports <= 0)
+        throw invalidParams('lamports must be a positive integer');
       return airdrop(address, BigInt(lamports));
     },
   };
@@ -285,7 +347,10 @@ interface JsonRpcRequest {
   params?: unknown;
 }
 
-async function answer(methods: ReturnType<typeof solanaRpcMethods>, request: JsonRpcRequest): Promise<Record<string, unknown>> {
+async function answer(
+  methods: ReturnType<typeof solanaRpcMethods>,
+  request: JsonRpcRequest,
+): Promise<Record<string, unknown>> {
   const id = typeof request.id === 'string' || typeof request.id === 'number' ? request.id : null;
   if (request.jsonrpc !== '2.0' || typeof request.method !== 'string') {
     return { jsonrpc: '2.0', error: { code: -32600, message: 'Invalid request' }, id };
@@ -293,12 +358,17 @@ async function answer(methods: ReturnType<typeof solanaRpcMethods>, request: Jso
   const handler = Object.hasOwn(methods, request.method) ? methods[request.method] : undefined;
   if (!handler) return { jsonrpc: '2.0', error: { code: -32601, message: 'Method not found' }, id };
   const params = request.params === undefined ? [] : request.params;
-  if (!Array.isArray(params)) return { jsonrpc: '2.0', error: { code: -32602, message: 'Invalid params: expected an array' }, id };
+  if (!Array.isArray(params))
+    return { jsonrpc: '2.0', error: { code: -32602, message: 'Invalid params: expected an array' }, id };
   try {
     return { jsonrpc: '2.0', result: await handler(params), id };
   } catch (error) {
     if (error instanceof RpcError) {
-      return { jsonrpc: '2.0', error: { code: error.code, message: error.message, ...(error.data !== undefined ? { data: error.data } : {}) }, id };
+      return {
+        jsonrpc: '2.0',
+        error: { code: error.code, message: error.message, ...(error.data !== undefined ? { data: error.data } : {}) },
+        id,
+      };
     }
     return { jsonrpc: '2.0', error: { code: -32603, message: `Internal error: ${(error as Error).message}` }, id };
   }
@@ -341,28 +411,43 @@ export function createSolanaRpcServer(methods: ReturnType<typeof solanaRpcMethod
       send(response, 405, JSON.stringify({ jsonrpc: '2.0', error: { code: -32600, message: 'Use POST' }, id: null }));
       return;
     }
-    readBody(request).then(async (body) => {
-      let payload: unknown;
-      try {
-        payload = JSON.parse(body);
-      } catch {
-        send(response, 200, JSON.stringify({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error' }, id: null }));
-        return;
-      }
-      if (Array.isArray(payload)) {
-        if (payload.length === 0) {
-          send(response, 200, JSON.stringify({ jsonrpc: '2.0', error: { code: -32600, message: 'Invalid request' }, id: null }));
+    readBody(request)
+      .then(async (body) => {
+        let payload: unknown;
+        try {
+          payload = JSON.parse(body);
+        } catch {
+          send(
+            response,
+            200,
+            JSON.stringify({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error' }, id: null }),
+          );
           return;
         }
-        const answers = [];
-        for (const item of payload) answers.push(await answer(methods, (item ?? {}) as JsonRpcRequest));
-        send(response, 200, stringifyWithBigInts(answers));
-        return;
-      }
-      send(response, 200, stringifyWithBigInts(await answer(methods, (payload ?? {}) as JsonRpcRequest)));
-    }).catch((error: unknown) => {
-      if (!response.headersSent) send(response, 413, JSON.stringify({ jsonrpc: '2.0', error: { code: -32600, message: (error as Error).message }, id: null }));
-    });
+        if (Array.isArray(payload)) {
+          if (payload.length === 0) {
+            send(
+              response,
+              200,
+              JSON.stringify({ jsonrpc: '2.0', error: { code: -32600, message: 'Invalid request' }, id: null }),
+            );
+            return;
+          }
+          const answers = [];
+          for (const item of payload) answers.push(await answer(methods, (item ?? {}) as JsonRpcRequest));
+          send(response, 200, stringifyWithBigInts(answers));
+          return;
+        }
+        send(response, 200, stringifyWithBigInts(await answer(methods, (payload ?? {}) as JsonRpcRequest)));
+      })
+      .catch((error: unknown) => {
+        if (!response.headersSent)
+          send(
+            response,
+            413,
+            JSON.stringify({ jsonrpc: '2.0', error: { code: -32600, message: (error as Error).message }, id: null }),
+          );
+      });
   });
 }
 

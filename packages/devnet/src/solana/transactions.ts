@@ -1,4 +1,13 @@
-import { ASSOCIATED_TOKEN_PROGRAM, base58, MEMO_PROGRAM, MEMO_V1_PROGRAM, SYSTEM_PROGRAM, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, tokenAmount } from './accounts.ts';
+import {
+  ASSOCIATED_TOKEN_PROGRAM,
+  base58,
+  MEMO_PROGRAM,
+  MEMO_V1_PROGRAM,
+  SYSTEM_PROGRAM,
+  TOKEN_2022_PROGRAM,
+  TOKEN_PROGRAM,
+  tokenAmount,
+} from './accounts.ts';
 import type { DecodedTransaction, TransactionRecord } from './ledger.ts';
 
 type Message = DecodedTransaction['message'];
@@ -14,11 +23,15 @@ function bytesOf(data: CompiledInstruction['data']): Uint8Array {
 }
 
 function u64(data: Uint8Array, offset: number): bigint | null {
-  return data.length >= offset + 8 ? new DataView(data.buffer, data.byteOffset, data.byteLength).getBigUint64(offset, true) : null;
+  return data.length >= offset + 8
+    ? new DataView(data.buffer, data.byteOffset, data.byteLength).getBigUint64(offset, true)
+    : null;
 }
 
 function u32(data: Uint8Array, offset: number): number | null {
-  return data.length >= offset + 4 ? new DataView(data.buffer, data.byteOffset, data.byteLength).getUint32(offset, true) : null;
+  return data.length >= offset + 4
+    ? new DataView(data.buffer, data.byteOffset, data.byteLength).getUint32(offset, true)
+    : null;
 }
 
 /** Who signs and who is writable, from the message header; lookup-table accounts are never signers. */
@@ -28,7 +41,10 @@ function accountRoles(message: Message, loaded: TransactionRecord['loadedAddress
   const roles = message.staticAccounts.map((pubkey, index) => ({
     pubkey,
     signer: index < numSignerAccounts,
-    writable: index < numSignerAccounts ? index < numSignerAccounts - numReadonlySignerAccounts : index < staticCount - numReadonlyNonSignerAccounts,
+    writable:
+      index < numSignerAccounts
+        ? index < numSignerAccounts - numReadonlySignerAccounts
+        : index < staticCount - numReadonlyNonSignerAccounts,
     source: 'transaction' as const,
   }));
   return [
@@ -45,13 +61,37 @@ function parseInstruction(programId: string, accounts: string[], data: Uint8Arra
     const program = programId === TOKEN_PROGRAM ? 'spl-token' : 'spl-token-2022';
     const amount = u64(data, 1);
     if (data[0] === 3 && amount !== null) {
-      return { program, parsed: { type: 'transfer', info: { source: at(0), destination: at(1), authority: at(2), amount: amount.toString() } } };
+      return {
+        program,
+        parsed: {
+          type: 'transfer',
+          info: { source: at(0), destination: at(1), authority: at(2), amount: amount.toString() },
+        },
+      };
     }
     if (data[0] === 12 && amount !== null && data.length >= 10) {
-      return { program, parsed: { type: 'transferChecked', info: { source: at(0), mint: at(1), destination: at(2), authority: at(3), tokenAmount: tokenAmount(amount, data[9] ?? 0) } } };
+      return {
+        program,
+        parsed: {
+          type: 'transferChecked',
+          info: {
+            source: at(0),
+            mint: at(1),
+            destination: at(2),
+            authority: at(3),
+            tokenAmount: tokenAmount(amount, data[9] ?? 0),
+          },
+        },
+      };
     }
     if (data[0] === 14 && amount !== null && data.length >= 10) {
-      return { program, parsed: { type: 'mintToChecked', info: { mint: at(0), account: at(1), mintAuthority: at(2), tokenAmount: tokenAmount(amount, data[9] ?? 0) } } };
+      return {
+        program,
+        parsed: {
+          type: 'mintToChecked',
+          info: { mint: at(0), account: at(1), mintAuthority: at(2), tokenAmount: tokenAmount(amount, data[9] ?? 0) },
+        },
+      };
     }
     return null;
   }
@@ -62,7 +102,13 @@ function parseInstruction(programId: string, accounts: string[], data: Uint8Arra
     }
     const space = u64(data, 12);
     if (u32(data, 0) === 0 && lamports !== null && space !== null && data.length >= 52) {
-      return { program: 'system', parsed: { type: 'createAccount', info: { source: at(0), newAccount: at(1), lamports, space, owner: base58(data.subarray(20, 52)) } } };
+      return {
+        program: 'system',
+        parsed: {
+          type: 'createAccount',
+          info: { source: at(0), newAccount: at(1), lamports, space, owner: base58(data.subarray(20, 52)) },
+        },
+      };
     }
     return null;
   }
@@ -97,15 +143,23 @@ export function memoOf(decoded: DecodedTransaction): string | null {
 
 export function transactionJson(decoded: DecodedTransaction, record: TransactionRecord, parsed: boolean) {
   const message = decoded.message;
-  const signatures = Object.values(decoded.transaction.signatures).map((signature) => base58(signature ?? new Uint8Array(64)));
+  const signatures = Object.values(decoded.transaction.signatures).map((signature) =>
+    base58(signature ?? new Uint8Array(64)),
+  );
   const allKeys = record.accountKeys;
-  const lookups = message.version === 0 && message.addressTableLookups
-    ? message.addressTableLookups.map((lookup) => ({ accountKey: lookup.lookupTableAddress, writableIndexes: [...lookup.writableIndexes], readonlyIndexes: [...lookup.readonlyIndexes] }))
-    : undefined;
+  const lookups =
+    message.version === 0 && message.addressTableLookups
+      ? message.addressTableLookups.map((lookup) => ({
+          accountKey: lookup.lookupTableAddress,
+          writableIndexes: [...lookup.writableIndexes],
+          readonlyIndexes: [...lookup.readonlyIndexes],
+        }))
+      : undefined;
   const instructions = (message.instructions as readonly CompiledInstruction[]).map((instruction) => {
     const data = bytesOf(instruction.data);
     const accounts = [...(instruction.accountIndices ?? [])];
-    if (!parsed) return { programIdIndex: instruction.programAddressIndex, accounts, data: base58(data), stackHeight: null };
+    if (!parsed)
+      return { programIdIndex: instruction.programAddressIndex, accounts, data: base58(data), stackHeight: null };
     const programId = allKeys[instruction.programAddressIndex] ?? '';
     const accountKeys = accounts.map((index) => allKeys[index] ?? '');
     const decodedInstruction = parseInstruction(programId, accountKeys, data);

@@ -92,7 +92,10 @@ export class ChainFollowers {
     // One query at a time on the shared connection.
     const attempt = this.locking.then(async () => {
       const client = await this.connection();
-      const { rows } = await client.query<{ taken: boolean }>('SELECT pg_try_advisory_lock($1, hashtext($2)) AS taken', [LOCK_SPACE, `follow:${chain}`]);
+      const { rows } = await client.query<{ taken: boolean }>(
+        'SELECT pg_try_advisory_lock($1, hashtext($2)) AS taken',
+        [LOCK_SPACE, `follow:${chain}`],
+      );
       return rows[0]?.taken === true;
     });
     this.locking = attempt.catch(() => false);
@@ -103,12 +106,16 @@ export class ChainFollowers {
   private connection(): Promise<pg.Client> {
     if (this.client) return Promise.resolve(this.client);
     this.connecting ??= (async () => {
-      const client = new pg.Client({ connectionString: this.connectionString, application_name: 'paygate chain followers' });
+      const client = new pg.Client({
+        connectionString: this.connectionString,
+        application_name: 'paygate chain followers',
+      });
       const lost = (why: string) => {
         if (this.client !== client) return;
         this.client = null;
         this.leading.clear();
-        if (!this.stopped) this.onProblem(`chain follower lock connection lost (${why}); following nothing until it is back`);
+        if (!this.stopped)
+          this.onProblem(`chain follower lock connection lost (${why}); following nothing until it is back`);
       };
       client.on('error', (error) => lost(error.message));
       client.on('end', () => lost('closed'));

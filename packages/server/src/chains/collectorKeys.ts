@@ -13,8 +13,10 @@ export interface CollectorKeys {
 const KEY_FILE = 'collector-keys.json';
 
 function checked(keys: CollectorKeys, source: string): CollectorKeys {
-  if (!/^0x[0-9a-fA-F]{64}$/.test(keys.evmPrivateKey)) throw new ConfigError(`${source}: the EVM collector key must be 32 bytes of hex with 0x`);
-  if (!/^[0-9a-fA-F]{64}$/.test(keys.solanaSeedHex)) throw new ConfigError(`${source}: the Solana collector seed must be 32 bytes of hex`);
+  if (!/^0x[0-9a-fA-F]{64}$/.test(keys.evmPrivateKey))
+    throw new ConfigError(`${source}: the EVM collector key must be 32 bytes of hex with 0x`);
+  if (!/^[0-9a-fA-F]{64}$/.test(keys.solanaSeedHex))
+    throw new ConfigError(`${source}: the Solana collector seed must be 32 bytes of hex`);
   return keys;
 }
 
@@ -34,7 +36,9 @@ export async function loadCollectorKeys(
     return checked({ evmPrivateKey: evmPrivateKey as `0x${string}`, solanaSeedHex }, 'COLLECTOR_* variables');
   }
   if (!allowGenerated) {
-    throw new ConfigError('set COLLECTOR_EVM_PRIVATE_KEY and COLLECTOR_SOLANA_SEED: collector keys are generated only on the devnet');
+    throw new ConfigError(
+      'set COLLECTOR_EVM_PRIVATE_KEY and COLLECTOR_SOLANA_SEED: collector keys are generated only on the devnet',
+    );
   }
   const file = path.join(dataDir, KEY_FILE);
   try {
@@ -47,9 +51,11 @@ export async function loadCollectorKeys(
     solanaSeedHex: randomBytes(32).toString('hex'),
   };
   await fs.mkdir(dataDir, { recursive: true });
-  await fs.writeFile(file, JSON.stringify(keys), { mode: 0o600, flag: 'wx' }).catch(async (error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EEXIST') throw error;
-  });
+  await fs
+    .writeFile(file, JSON.stringify(keys), { mode: 0o600, flag: 'wx' })
+    .catch(async (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EEXIST') throw error;
+    });
   return checked(JSON.parse(await fs.readFile(file, 'utf8')) as CollectorKeys, file);
 }
 
@@ -58,5 +64,8 @@ export async function collectorAddresses(keys: CollectorKeys): Promise<{ evm: st
   const { privateKeyToAccount } = await import('viem/accounts');
   const { createKeyPairFromPrivateKeyBytes, getAddressFromPublicKey } = await import('@solana/kit');
   const keyPair = await createKeyPairFromPrivateKeyBytes(Buffer.from(keys.solanaSeedHex, 'hex'));
-  return { evm: privateKeyToAccount(keys.evmPrivateKey).address, solana: await getAddressFromPublicKey(keyPair.publicKey) };
+  return {
+    evm: privateKeyToAccount(keys.evmPrivateKey).address,
+    solana: await getAddressFromPublicKey(keyPair.publicKey),
+  };
 }

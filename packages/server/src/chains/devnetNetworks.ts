@@ -27,7 +27,9 @@ export function networksFromDevnet(manifest: DevnetManifest): NetworkInfo[] {
       rpcUrl: manifest.solana.rpcUrl,
       confirmations: 1,
       blockTimeMs: manifest.solana.slotMs,
-      tokens: [...manifest.solana.tokens, manifest.solana.nativeToken].map((token) => tokenInfo(manifest.solana.caip2, token)),
+      tokens: [...manifest.solana.tokens, manifest.solana.nativeToken].map((token) =>
+        tokenInfo(manifest.solana.caip2, token),
+      ),
     },
   ];
 }

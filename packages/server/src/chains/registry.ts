@@ -67,11 +67,7 @@ function matchesAsset(token: TokenInfo, asset: AssetId): boolean {
   );
 }
 
-function evmToken(
-  chainId: number,
-  symbol: 'USDC' | 'EURC' | 'USDT',
-  address: string,
-): TokenInfo {
+function evmToken(chainId: number, symbol: 'USDC' | 'EURC' | 'USDT', address: string): TokenInfo {
   const names = { USDC: 'USD Coin', EURC: 'Euro Coin', USDT: 'Tether USD' };
   return {
     caip19: `eip155:${chainId}/erc20:${address}`,

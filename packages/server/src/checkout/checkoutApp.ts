@@ -11,16 +11,30 @@ const PURPOSE = 'checkout';
  * advisory lock makes concurrent first calls from several processes agree on one app.
  */
 export async function ensureCheckoutAppId(db: Db): Promise<string> {
-  const existing = await db.selectFrom('service_apps').select('app_id').where('purpose', '=', PURPOSE).executeTakeFirst();
+  const existing = await db
+    .selectFrom('service_apps')
+    .select('app_id')
+    .where('purpose', '=', PURPOSE)
+    .executeTakeFirst();
   if (existing) return existing.app_id;
   return db.transaction().execute(async (trx) => {
     await sql`SELECT pg_advisory_xact_lock(hashtext('paygate:service_apps:checkout'))`.execute(trx);
-    const raced = await trx.selectFrom('service_apps').select('app_id').where('purpose', '=', PURPOSE).executeTakeFirst();
+    const raced = await trx
+      .selectFrom('service_apps')
+      .select('app_id')
+      .where('purpose', '=', PURPOSE)
+      .executeTakeFirst();
     if (raced) return raced.app_id;
     const partnerId = newId('ptr');
     const appId = newId('app');
-    await trx.insertInto('partners').values({ id: partnerId, name: 'paygate checkout (service)', pinned_version: DEFAULT_PARTNER_VERSION }).execute();
-    await trx.insertInto('apps').values({ id: appId, partner_id: partnerId, name: 'Browser wallet (checkout page)', icon_url: null }).execute();
+    await trx
+      .insertInto('partners')
+      .values({ id: partnerId, name: 'paygate checkout (service)', pinned_version: DEFAULT_PARTNER_VERSION })
+      .execute();
+    await trx
+      .insertInto('apps')
+      .values({ id: appId, partner_id: partnerId, name: 'Browser wallet (checkout page)', icon_url: null })
+      .execute();
     await trx.insertInto('service_apps').values({ purpose: PURPOSE, app_id: appId }).execute();
     return appId;
   });

@@ -34,7 +34,9 @@ export function preferredLocale(acceptLanguage: string | undefined): string {
 
 /** Minor units as exact decimal text (`1234`, 2 digits -> `12.34`), so formatting never goes through a float. */
 export function minorUnitsToDecimal(minor: string, decimals: number): string {
-  const digits = BigInt(minor).toString().padStart(decimals + 1, '0');
+  const digits = BigInt(minor)
+    .toString()
+    .padStart(decimals + 1, '0');
   return decimals ? `${digits.slice(0, -decimals)}.${digits.slice(-decimals)}` : digits;
 }
 
@@ -94,7 +96,11 @@ function httpsWithPaymentId(url: string | null, paymentId: string): string | und
  * Where final states send the buyer (interface, checkout redirect rule): only when both URLs are valid HTTPS,
  * each with the payment id added as `paymentId`; otherwise no redirect at all.
  */
-export function redirectTargets(successUrl: string | null, errorUrl: string | null, paymentId: string): RedirectTargets | undefined {
+export function redirectTargets(
+  successUrl: string | null,
+  errorUrl: string | null,
+  paymentId: string,
+): RedirectTargets | undefined {
   const success = httpsWithPaymentId(successUrl, paymentId);
   const error = httpsWithPaymentId(errorUrl, paymentId);
   return success && error ? { success, error } : undefined;

@@ -9,7 +9,13 @@ import { checkoutAssets } from './assets.ts';
 import { ensureCheckoutAppId } from './checkoutApp.ts';
 import { type PageAssets, renderCheckoutPage, renderNotFoundPage } from './checkoutPage.ts';
 import { checkoutContentSecurityPolicy } from './checkoutPolicy.ts';
-import { formatFiatAmount, formatTimeLeft, formatTokenAmount, preferredLocale, redirectTargets } from './checkoutView.ts';
+import {
+  formatFiatAmount,
+  formatTimeLeft,
+  formatTokenAmount,
+  preferredLocale,
+  redirectTargets,
+} from './checkoutView.ts';
 
 /** Ids that look like payment ids; anything else at the checkout root is left to the API's own 404. */
 const PAYMENT_ID = /^pay_[A-Za-z0-9_-]{1,128}$/;
@@ -32,7 +38,9 @@ export function registerShowCheckoutPage(app: App, ctx: AppContext, prefix: stri
     });
     return checkoutAppId;
   };
-  const evmChains = ctx.chains.networks.filter((network) => network.namespace === 'eip155').map((network) => network.caip2);
+  const evmChains = ctx.chains.networks
+    .filter((network) => network.namespace === 'eip155')
+    .map((network) => network.caip2);
 
   async function respond(reply: FastifyReply, acceptLanguage: string | undefined, paymentId: string | undefined) {
     const built = await checkoutAssets();
@@ -49,13 +57,19 @@ export function registerShowCheckoutPage(app: App, ctx: AppContext, prefix: stri
         ? await ctx.db.selectFrom('payments').selectAll().where('id', '=', paymentId).executeTakeFirst()
         : undefined;
     if (!payment) return reply.code(404).send(renderNotFoundPage(assets));
-    const merchant = await ctx.db.selectFrom('merchants').selectAll().where('id', '=', payment.merchant_id).executeTakeFirstOrThrow();
+    const merchant = await ctx.db
+      .selectFrom('merchants')
+      .selectAll()
+      .where('id', '=', payment.merchant_id)
+      .executeTakeFirstOrThrow();
 
     const now = ctx.clock.now();
     const locale = preferredLocale(acceptLanguage);
     const status = effectiveStatus(payment.status, payment.expires_at, now);
     const currency = fiatCurrency(payment.fiat_currency);
-    const amountText = currency ? formatFiatAmount(payment.fiat_value, currency, locale) : `${payment.fiat_value} ${payment.fiat_currency}`;
+    const amountText = currency
+      ? formatFiatAmount(payment.fiat_value, currency, locale)
+      : `${payment.fiat_value} ${payment.fiat_currency}`;
     const paid = toStatusView(payment, ctx.chains, now).info?.optionAmount;
     const paymentLink = `${ctx.config.checkoutUrl}/${payment.id}`;
     return reply.send(

@@ -35,7 +35,11 @@ export function connect(url: string, poolSize: number): Db {
 export async function migrateToLatest(db: Db, url: string): Promise<string[]> {
   await migrateJobQueue(url);
   // A database may have applied a higher-numbered migration before a lower one shipped; each still runs exactly once.
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations }, allowUnorderedMigrations: true });
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => migrations },
+    allowUnorderedMigrations: true,
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((result) => result.status === 'Success').map((result) => result.migrationName);

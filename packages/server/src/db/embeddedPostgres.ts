@@ -29,7 +29,9 @@ async function freePort(): Promise<number> {
     server.on('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -86,7 +88,8 @@ function socketDirOf(clusterDir: string, port: number): string | undefined {
 function connectionUrl(settings: ClusterSettings, database: string, socketDir?: string): string {
   const credentials = `${USER}:${encodeURIComponent(settings.password)}`;
   // The host in the query names the socket folder; the one before it keeps the URL valid for other parsers.
-  if (socketDir) return `postgres://${credentials}@localhost:${settings.port}/${database}?host=${encodeURIComponent(socketDir)}`;
+  if (socketDir)
+    return `postgres://${credentials}@localhost:${settings.port}/${database}?host=${encodeURIComponent(socketDir)}`;
   return `postgres://${credentials}@127.0.0.1:${settings.port}/${database}`;
 }
 
@@ -130,7 +133,11 @@ export async function startEmbeddedPostgres(
     await ensureDatabase(joined, database);
     const socketDir = socketDirOf(clusterDir, runningPort);
     const socketOpen = socketDir !== undefined && existsSync(path.join(socketDir, `.s.PGSQL.${runningPort}`));
-    return { url: connectionUrl(joined, database, socketOpen ? socketDir : undefined), startedHere: false, stop: async () => {} };
+    return {
+      url: connectionUrl(joined, database, socketOpen ? socketDir : undefined),
+      startedHere: false,
+      stop: async () => {},
+    };
   }
 
   if (await portAcceptsConnections(settings.port)) {

@@ -106,7 +106,8 @@ export class DatabaseNotifications {
   private setListening(listening: boolean): void {
     if (this.listening === listening) return;
     this.listening = listening;
-    for (const subscribers of this.subscribers.values()) for (const subscriber of subscribers) subscriber.listening?.(listening);
+    for (const subscribers of this.subscribers.values())
+      for (const subscriber of subscribers) subscriber.listening?.(listening);
   }
 }
 

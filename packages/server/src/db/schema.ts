@@ -438,5 +438,3 @@ export interface Database {
   payment_buyers: PaymentBuyersTable;
   payment_stats_deltas: PaymentDailyStatsTable;
 }
-
-

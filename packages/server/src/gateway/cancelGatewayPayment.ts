@@ -29,17 +29,29 @@ export function registerCancelGatewayPayment(app: App, ctx: AppContext): void {
           // The payment's row lock, which recording a confirm takes too: of a cancel and a confirm, exactly one wins.
           await trx.selectFrom('payments').select('id').where('id', '=', payment.id).forUpdate().execute();
           // A confirmation already accepted is being submitted: the buyer can no longer decline.
-          const confirmed = await trx.selectFrom('payment_confirmations').select('payment_id').where('payment_id', '=', payment.id).executeTakeFirst();
-          if (confirmed) throw new ApiError(400, 'invalid_state', 'The payment is being paid and can no longer be declined.');
-          const changed = await changePaymentStatus({ db: trx, chains: ctx.chains, baseUrl: ctx.config.baseUrl, now }, payment.id, 'cancelled', {
-            failure_code: 'declined_user',
-          });
+          const confirmed = await trx
+            .selectFrom('payment_confirmations')
+            .select('payment_id')
+            .where('payment_id', '=', payment.id)
+            .executeTakeFirst();
+          if (confirmed)
+            throw new ApiError(400, 'invalid_state', 'The payment is being paid and can no longer be declined.');
+          const changed = await changePaymentStatus(
+            { db: trx, chains: ctx.chains, baseUrl: ctx.config.baseUrl, now },
+            payment.id,
+            'cancelled',
+            {
+              failure_code: 'declined_user',
+            },
+          );
           return changed.payment;
         });
         return toStatusView(cancelled, ctx.chains, now);
       } catch (error) {
         if (error instanceof InvalidTransitionError) {
-          throw new ApiError(400, 'invalid_state', `A ${error.from} payment cannot be declined.`, { status: error.from });
+          throw new ApiError(400, 'invalid_state', `A ${error.from} payment cannot be declined.`, {
+            status: error.from,
+          });
         }
         throw error;
       }

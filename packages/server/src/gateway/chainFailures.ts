@@ -8,11 +8,20 @@ import { ApiError } from '../http/errors.ts';
  * its RPC errors as SolanaErrors, and a node it cannot reach as fetch's own TypeError.
  */
 export function isChainRpcFailure(error: unknown): boolean {
-  return error instanceof BaseError || isSolanaError(error) || (error instanceof TypeError && error.message === 'fetch failed');
+  return (
+    error instanceof BaseError ||
+    isSolanaError(error) ||
+    (error instanceof TypeError && error.message === 'fetch failed')
+  );
 }
 
 export function chainUnavailable(networks: string[]): ApiError {
-  return new ApiError(502, 'bad_gateway', `The node of ${networks.join(', ')} did not answer as expected; try again shortly.`, { networks });
+  return new ApiError(
+    502,
+    'bad_gateway',
+    `The node of ${networks.join(', ')} did not answer as expected; try again shortly.`,
+    { networks },
+  );
 }
 
 /** Runs chain reads for `network`, answering 502 `bad_gateway` when its node fails. */

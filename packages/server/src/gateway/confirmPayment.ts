@@ -6,7 +6,13 @@ import { ApiError } from '../http/errors.ts';
 import { errorResponses } from '../http/schemas.ts';
 import { PaymentStatusView } from '../payments/paymentResource.ts';
 import { MAX_LONG_POLL_MS, type PaymentStatusWaiter } from '../payments/statusWaiter.ts';
-import { type BuyerProvider, checkAlignment, claimPayment, earlierConfirmation, verifyResults } from './confirmation.ts';
+import {
+  type BuyerProvider,
+  checkAlignment,
+  claimPayment,
+  earlierConfirmation,
+  verifyResults,
+} from './confirmation.ts';
 import { gatewayPaymentOf, gatewayServicesOf, requirePayable, statusAfterLongPoll } from './gatewayPayment.ts';
 import { GatewayPaymentParams } from './gatewaySchemas.ts';
 import { offeredOption, requireLiveQuote } from './optionLookup.ts';
@@ -24,8 +30,15 @@ const ConfirmBody = Type.Object(
     ),
     collectedData: Type.Optional(
       Type.Object(
-        { fields: Type.Array(Type.Object({ id: Type.String({ maxLength: 64 }), value: Type.Unknown() }), { maxItems: 20 }) },
-        { description: "Buyer data per the option's collectData.schema, when the wallet built its own form instead of showing collectData.url" },
+        {
+          fields: Type.Array(Type.Object({ id: Type.String({ maxLength: 64 }), value: Type.Unknown() }), {
+            maxItems: 20,
+          }),
+        },
+        {
+          description:
+            "Buyer data per the option's collectData.schema, when the wallet built its own form instead of showing collectData.url",
+        },
       ),
     ),
   },
@@ -35,7 +48,10 @@ const ConfirmBody = Type.Object(
 const ConfirmQuery = Type.Object(
   {
     maxPollMs: Type.Optional(
-      Type.Integer({ minimum: 0, description: `Hold the request until the status changes, at most this long (capped at ${MAX_LONG_POLL_MS} ms)` }),
+      Type.Integer({
+        minimum: 0,
+        description: `Hold the request until the status changes, at most this long (capped at ${MAX_LONG_POLL_MS} ms)`,
+      }),
     ),
   },
   { additionalProperties: false },
@@ -45,7 +61,11 @@ const ConfirmQuery = Type.Object(
 async function providerOf(ctx: AppContext, request: FastifyRequest): Promise<BuyerProvider> {
   const principal = principalOf(request);
   if (principal.kind !== 'app') return { name: null, icon: null };
-  const app = await ctx.db.selectFrom('apps').select(['name', 'icon_url']).where('id', '=', principal.appId).executeTakeFirst();
+  const app = await ctx.db
+    .selectFrom('apps')
+    .select(['name', 'icon_url'])
+    .where('id', '=', principal.appId)
+    .executeTakeFirst();
   return { name: app?.name ?? null, icon: app?.icon_url ?? null };
 }
 
@@ -69,8 +89,12 @@ export function registerConfirmPayment(app: App, ctx: AppContext, waiter: Paymen
       const { optionId, results } = request.body;
       const payment = await gatewayPaymentOf(ctx, request.params.id);
       const earlier = await earlierConfirmation(ctx, payment.id, optionId, results);
-      if (earlier === 'repeated') return statusAfterLongPoll(ctx, waiter, payment, payment.status, request.query.maxPollMs);
-      if (earlier === 'taken') throw new ApiError(400, 'invalid_state', 'Another confirmation of this payment was accepted already.', { status: payment.status });
+      if (earlier === 'repeated')
+        return statusAfterLongPoll(ctx, waiter, payment, payment.status, request.query.maxPollMs);
+      if (earlier === 'taken')
+        throw new ApiError(400, 'invalid_state', 'Another confirmation of this payment was accepted already.', {
+          status: payment.status,
+        });
       requirePayable(payment, ctx.clock.now());
 
       const option = await offeredOption(ctx.db, payment.id, optionId);
@@ -81,7 +105,8 @@ export function registerConfirmPayment(app: App, ctx: AppContext, waiter: Paymen
 
       const provider = await providerOf(ctx, request);
       const claim = await claimPayment(ctx, payment.id, option, results, provider);
-      if (claim === 'taken') throw new ApiError(400, 'invalid_state', 'Another confirmation of this payment was accepted already.');
+      if (claim === 'taken')
+        throw new ApiError(400, 'invalid_state', 'Another confirmation of this payment was accepted already.');
       if (claim === 'not_payable') requirePayable(await gatewayPaymentOf(ctx, payment.id), ctx.clock.now());
       if (typeof claim === 'object') ctx.submissions?.soon(payment.id);
       const current = typeof claim === 'object' ? claim.claimed : await gatewayPaymentOf(ctx, payment.id);

@@ -27,10 +27,14 @@ export interface BuyerProvider {
 export function checkAlignment(option: OptionRow, results: WalletResult[]): void {
   const issues: Issue[] = [];
   if (results.length !== option.actions.length) {
-    issues.push({ field: 'results', message: `must hold ${option.actions.length} result(s), one per action of the option, in order` });
+    issues.push({
+      field: 'results',
+      message: `must hold ${option.actions.length} result(s), one per action of the option, in order`,
+    });
   } else {
     results.forEach((result, index) => {
-      if (result.data.length !== 1) issues.push({ field: `results.${index}.data`, message: 'must hold exactly one value' });
+      if (result.data.length !== 1)
+        issues.push({ field: `results.${index}.data`, message: 'must hold exactly one value' });
     });
   }
   if (issues.length) throw ApiError.validation(issues, 'The results do not match the actions of the option.');
@@ -40,8 +44,16 @@ export function checkAlignment(option: OptionRow, results: WalletResult[]): void
  * Checks the buyer's results against the option's terms and the chain; nothing is written or sent. A failing node
  * is 502 `bad_gateway`: the results may be fine, and the wallet may confirm again.
  */
-export function verifyResults(services: GatewayServices, chains: ChainRegistry, option: OptionRow, results: WalletResult[], now: Date): Promise<void> {
-  return readingChain(option.network, () => paymentMethodOf(option.terms).verifyConfirmation(services, chains, option, results, now));
+export function verifyResults(
+  services: GatewayServices,
+  chains: ChainRegistry,
+  option: OptionRow,
+  results: WalletResult[],
+  now: Date,
+): Promise<void> {
+  return readingChain(option.network, () =>
+    paymentMethodOf(option.terms).verifyConfirmation(services, chains, option, results, now),
+  );
 }
 
 function sameResults(stored: unknown, results: WalletResult[]): boolean {
@@ -53,8 +65,17 @@ function sameResults(stored: unknown, results: WalletResult[]): boolean {
 export type ClaimOutcome = { claimed: PaymentRow } | 'repeated' | 'taken' | 'not_payable';
 
 /** Whether this exact confirm was already accepted (`repeated`), another one was (`taken`), or none yet. */
-export async function earlierConfirmation(ctx: AppContext, paymentId: string, optionId: string, results: WalletResult[]): Promise<'repeated' | 'taken' | null> {
-  const existing = await ctx.db.selectFrom('payment_confirmations').selectAll().where('payment_id', '=', paymentId).executeTakeFirst();
+export async function earlierConfirmation(
+  ctx: AppContext,
+  paymentId: string,
+  optionId: string,
+  results: WalletResult[],
+): Promise<'repeated' | 'taken' | null> {
+  const existing = await ctx.db
+    .selectFrom('payment_confirmations')
+    .selectAll()
+    .where('payment_id', '=', paymentId)
+    .executeTakeFirst();
   if (!existing) return null;
   return existing.option_id === optionId && sameResults(existing.results, results) ? 'repeated' : 'taken';
 }
@@ -64,12 +85,29 @@ export async function earlierConfirmation(ctx: AppContext, paymentId: string, op
  * payment's row lock: of racing confirms exactly one is claimed, and a claimed confirmation is always submitted,
  * even after a restart.
  */
-export async function claimPayment(ctx: AppContext, paymentId: string, option: OptionRow, results: WalletResult[], provider: BuyerProvider): Promise<ClaimOutcome> {
+export async function claimPayment(
+  ctx: AppContext,
+  paymentId: string,
+  option: OptionRow,
+  results: WalletResult[],
+  provider: BuyerProvider,
+): Promise<ClaimOutcome> {
   return ctx.db.transaction().execute(async (trx: Transaction<Database>) => {
-    const payment = await trx.selectFrom('payments').select(['status', 'expires_at']).where('id', '=', paymentId).forUpdate().executeTakeFirstOrThrow();
-    const existing = await trx.selectFrom('payment_confirmations').selectAll().where('payment_id', '=', paymentId).executeTakeFirst();
-    if (existing) return existing.option_id === option.id && sameResults(existing.results, results) ? 'repeated' : 'taken';
-    if (effectiveStatus(payment.status, payment.expires_at, ctx.clock.now()) !== 'requires_action') return 'not_payable';
+    const payment = await trx
+      .selectFrom('payments')
+      .select(['status', 'expires_at'])
+      .where('id', '=', paymentId)
+      .forUpdate()
+      .executeTakeFirstOrThrow();
+    const existing = await trx
+      .selectFrom('payment_confirmations')
+      .selectAll()
+      .where('payment_id', '=', paymentId)
+      .executeTakeFirst();
+    if (existing)
+      return existing.option_id === option.id && sameResults(existing.results, results) ? 'repeated' : 'taken';
+    if (effectiveStatus(payment.status, payment.expires_at, ctx.clock.now()) !== 'requires_action')
+      return 'not_payable';
     await paymentMethodOf(option.terms).claim?.(trx, paymentId, option, results);
     await watchBuyerTransaction(ctx, trx, paymentId, option, results);
     await trx
@@ -87,7 +125,12 @@ export async function claimPayment(ctx: AppContext, paymentId: string, option: O
       })
       .execute();
     const transition = { db: trx, chains: ctx.chains, baseUrl: ctx.config.baseUrl, now: ctx.clock.now() };
-    const { payment: claimed } = await changePaymentStatus(transition, paymentId, 'processing', processingChanges(ctx.chains, option, provider));
+    const { payment: claimed } = await changePaymentStatus(
+      transition,
+      paymentId,
+      'processing',
+      processingChanges(ctx.chains, option, provider),
+    );
     return { claimed };
   });
 }
@@ -96,7 +139,13 @@ export async function claimPayment(ctx: AppContext, paymentId: string, option: O
  * Has the network's follower watch the transaction the buyer sent itself for the option (a native transfer, a
  * Permit2 approval), from now until the deadline; nothing when the option has none or it is watched already.
  */
-export async function watchBuyerTransaction(ctx: AppContext, db: Db, paymentId: string, option: OptionRow, results: WalletResult[]): Promise<void> {
+export async function watchBuyerTransaction(
+  ctx: AppContext,
+  db: Db,
+  paymentId: string,
+  option: OptionRow,
+  results: WalletResult[],
+): Promise<void> {
   const watched = paymentMethodOf(option.terms).buyerTransaction?.(option, results);
   if (!watched) return;
   await watchTransaction(db, {
@@ -136,7 +185,15 @@ export async function acceptedConfirmation(db: Db, paymentId: string): Promise<A
   return row && toAccepted(row);
 }
 
-function toAccepted(row: Selectable<PaymentOptionsTable> & { confirmed_terms: unknown; results: unknown; provider_name: string | null; provider_icon: string | null; payment_status: PaymentStatus }): AcceptedConfirmation {
+function toAccepted(
+  row: Selectable<PaymentOptionsTable> & {
+    confirmed_terms: unknown;
+    results: unknown;
+    provider_name: string | null;
+    provider_icon: string | null;
+    payment_status: PaymentStatus;
+  },
+): AcceptedConfirmation {
   const { confirmed_terms, results, provider_name, provider_icon, payment_status, ...offered } = row;
   return {
     // Submitted exactly as the accepted confirm checked it: a later fetch may have rebuilt the option's terms.
@@ -166,7 +223,12 @@ export async function takeSubmission(db: Db, paymentId: string, leaseMs: number)
     .whereRef('payment.id', '=', 'confirmation.payment_id')
     .where('confirmation.payment_id', '=', paymentId)
     .where('confirmation.submitted_at', 'is', null)
-    .where((eb) => eb.or([eb('confirmation.submission_attempts', '=', 0), eb('confirmation.next_submission_at', '<=', sql<Date>`now()`)]))
+    .where((eb) =>
+      eb.or([
+        eb('confirmation.submission_attempts', '=', 0),
+        eb('confirmation.next_submission_at', '<=', sql<Date>`now()`),
+      ]),
+    )
     .returningAll('option')
     .returning([
       'confirmation.terms as confirmed_terms',
@@ -184,7 +246,11 @@ export async function takeSubmission(db: Db, paymentId: string, leaseMs: number)
 
 /** The submission did all it can; what is left waits on the chain. */
 export async function finishSubmission(db: Db, paymentId: string): Promise<void> {
-  await db.updateTable('payment_confirmations').set({ submitted_at: sql<Date>`now()` }).where('payment_id', '=', paymentId).execute();
+  await db
+    .updateTable('payment_confirmations')
+    .set({ submitted_at: sql<Date>`now()` })
+    .where('payment_id', '=', paymentId)
+    .execute();
 }
 
 /** The taken submission failed: it is due again after `delayMs`. */
@@ -211,14 +277,27 @@ export async function submissionDueAgain(db: Db, paymentId: string): Promise<voi
  * confirmation was read. Returns the status it is in; throws InvalidTransitionError when it expired or was cancelled
  * before it could be.
  */
-export async function markProcessing(context: TransitionContext, accepted: AcceptedConfirmation, paymentId: string): Promise<PaymentStatus> {
+export async function markProcessing(
+  context: TransitionContext,
+  accepted: AcceptedConfirmation,
+  paymentId: string,
+): Promise<PaymentStatus> {
   if (accepted.paymentStatus !== 'requires_action') return accepted.paymentStatus;
-  const { payment } = await changePaymentStatus(context, paymentId, 'processing', processingChanges(context.chains, accepted.option, accepted.provider));
+  const { payment } = await changePaymentStatus(
+    context,
+    paymentId,
+    'processing',
+    processingChanges(context.chains, accepted.option, accepted.provider),
+  );
   return payment.status;
 }
 
 /** What the payment records when it becomes `processing`: the buyer, the wallet app, the token and amount. */
-export function processingChanges(chains: ChainRegistry, option: Pick<OptionRow, 'account' | 'asset' | 'network' | 'amount'>, provider: BuyerProvider): Omit<Updateable<PaymentsTable>, 'status' | 'id'> {
+export function processingChanges(
+  chains: ChainRegistry,
+  option: Pick<OptionRow, 'account' | 'asset' | 'network' | 'amount'>,
+  provider: BuyerProvider,
+): Omit<Updateable<PaymentsTable>, 'status' | 'id'> {
   return {
     buyer_account: option.account,
     buyer_provider_name: provider.name,

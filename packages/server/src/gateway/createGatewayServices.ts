@@ -10,11 +10,20 @@ import { paymentTransferOutcomes } from './transferOutcomes.ts';
 export async function createGatewayServices(options: GatewayServicesOptions): Promise<GatewayServices> {
   const onProblem = options.onProblem ?? (() => {});
   const clock = options.clock ?? { now: () => new Date() };
-  const onFinal = paymentTransferOutcomes({ chains: new ChainRegistry(options.networks), baseUrl: options.baseUrl ?? (() => ''), clock, onProblem });
+  const onFinal = paymentTransferOutcomes({
+    chains: new ChainRegistry(options.networks),
+    baseUrl: options.baseUrl ?? (() => ''),
+    clock,
+    onProblem,
+  });
   const of = (namespace: Namespace) => options.networks.filter((network) => network.namespace === namespace);
   const common = { db: options.db, onFinal, clock, onProblem };
   const evm = startEvmChain({ ...common, networks: of('eip155'), privateKey: options.keys.evmPrivateKey });
-  const solana = startSolanaChain({ ...common, networks: of('solana'), collector: await solanaCollector(options.keys) });
+  const solana = startSolanaChain({
+    ...common,
+    networks: of('solana'),
+    collector: await solanaCollector(options.keys),
+  });
   const chains = { eip155: evm, solana };
   return {
     prices: options.prices,

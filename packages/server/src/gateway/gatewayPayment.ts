@@ -27,14 +27,18 @@ export async function merchantOfPayment(ctx: AppContext, payment: PaymentRow): P
 export function requirePayable(payment: PaymentRow, now: Date): void {
   const status = effectiveStatus(payment.status, payment.expires_at, now);
   if (status === 'expired') {
-    throw new ApiError(410, 'payment_expired', 'The payment has expired.', { expiresAt: Math.floor(payment.expires_at.getTime() / 1000) });
+    throw new ApiError(410, 'payment_expired', 'The payment has expired.', {
+      expiresAt: Math.floor(payment.expires_at.getTime() / 1000),
+    });
   }
-  if (status !== 'requires_action') throw new ApiError(400, 'invalid_state', `A ${status} payment cannot be paid.`, { status });
+  if (status !== 'requires_action')
+    throw new ApiError(400, 'invalid_state', `A ${status} payment cannot be paid.`, { status });
 }
 
 /** The chain services, which a process without configured collectors does not have. */
 export function gatewayServicesOf(ctx: AppContext): GatewayServices {
-  if (!ctx.gateway) throw new ApiError(503, 'service_unavailable', 'Payments on chain are not configured on this service.');
+  if (!ctx.gateway)
+    throw new ApiError(503, 'service_unavailable', 'Payments on chain are not configured on this service.');
   return ctx.gateway;
 }
 
@@ -74,7 +78,11 @@ export async function statusAfterLongPoll(
     const remaining = wakeAt - Date.now();
     // Registered before the re-read, so a change committed in between still wakes this request.
     const wait = waiter.waitForChange(payment.id, Math.max(remaining, 0));
-    const current = await ctx.db.selectFrom('payments').selectAll().where('id', '=', payment.id).executeTakeFirstOrThrow();
+    const current = await ctx.db
+      .selectFrom('payments')
+      .selectAll()
+      .where('id', '=', payment.id)
+      .executeTakeFirstOrThrow();
     const now = ctx.clock.now();
     if (effectiveStatus(current.status, current.expires_at, now) !== from || remaining <= 0 || waiter.stopped) {
       wait.cancel();

@@ -23,8 +23,13 @@ export const BuildActionSchema = Type.Object({
 
 export const CollectDataSchema = Type.Object(
   {
-    url: Type.String({ description: 'The form to show in a WebView until it signals IC_COMPLETE; scoped to the account (or, at the top level, the whole payment)' }),
-    schema: Type.Record(Type.String(), Type.Unknown(), { description: 'JSON Schema (draft-07) of the buyer data, for a wallet that builds its own form' }),
+    url: Type.String({
+      description:
+        'The form to show in a WebView until it signals IC_COMPLETE; scoped to the account (or, at the top level, the whole payment)',
+    }),
+    schema: Type.Record(Type.String(), Type.Unknown(), {
+      description: 'JSON Schema (draft-07) of the buyer data, for a wallet that builds its own form',
+    }),
   },
   { description: 'Buyer data asked for this payment (D14)' },
 );
@@ -34,7 +39,11 @@ export const PaymentOptionSchema = Type.Object({
   account: Type.String({ description: 'The CAIP-10 account the option pays from' }),
   amount: TokenAmount,
   etaS: Type.Integer({ minimum: 0, description: 'Seconds from submission to confirmation' }),
-  expiresAt: Nullable(Type.Integer({ description: "Unix seconds when the quote ends; null for a token pegged to the payment's currency" })),
+  expiresAt: Nullable(
+    Type.Integer({
+      description: "Unix seconds when the quote ends; null for a token pegged to the payment's currency",
+    }),
+  ),
   actions: Type.Array(Type.Union([WalletRpcActionSchema, BuildActionSchema])),
   collectData: Nullable(CollectDataSchema),
 });

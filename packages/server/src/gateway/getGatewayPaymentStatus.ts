@@ -15,7 +15,8 @@ export function registerGetGatewayPaymentStatus(app: App, ctx: AppContext, waite
       schema: {
         tags: ['gateway'],
         summary: 'Payment status for the wallet, with long-poll',
-        description: 'With maxPollMs the response waits until the status changes (in any service process), at most 30 s.',
+        description:
+          'With maxPollMs the response waits until the status changes (in any service process), at most 30 s.',
         params: GatewayPaymentParams,
         querystring: LongPollQuery,
         response: { 200: PaymentStatusView, ...errorResponses(404) },

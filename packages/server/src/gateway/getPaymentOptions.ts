@@ -11,8 +11,14 @@ import { buyerDataRequest } from './dataCollection/buyerData.ts';
 
 const OptionsBody = Type.Object(
   {
-    accounts: Type.Array(Type.String({ maxLength: 200 }), { minItems: 1, maxItems: 20, description: 'CAIP-10 accounts of the buyer' }),
-    refresh: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 100, description: 'Options whose quotes to refresh' })),
+    accounts: Type.Array(Type.String({ maxLength: 200 }), {
+      minItems: 1,
+      maxItems: 20,
+      description: 'CAIP-10 accounts of the buyer',
+    }),
+    refresh: Type.Optional(
+      Type.Array(Type.String({ maxLength: 64 }), { maxItems: 100, description: 'Options whose quotes to refresh' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -70,12 +76,21 @@ export function registerGetPaymentOptions(app: App, ctx: AppContext): void {
       const accounts = payableAccounts(ctx, request.body.accounts);
       requirePayable(payment, ctx.clock.now());
       const buyerData = await buyerDataRequest(ctx, payment);
-      const options = accounts.length ? await offerOptions(ctx.db, ctx.chains, gatewayServicesOf(ctx), payment, accounts, buyerData) : [];
+      const options = accounts.length
+        ? await offerOptions(ctx.db, ctx.chains, gatewayServicesOf(ctx), payment, accounts, buyerData)
+        : [];
       return {
         options,
         collectData: buyerData?.paymentForm ?? null,
         ...(request.query.includePaymentInfo
-          ? { paymentInfo: toGatewayPaymentView(payment, await merchantOfPayment(ctx, payment), ctx.config.baseUrl, ctx.clock.now()) }
+          ? {
+              paymentInfo: toGatewayPaymentView(
+                payment,
+                await merchantOfPayment(ctx, payment),
+                ctx.config.baseUrl,
+                ctx.clock.now(),
+              ),
+            }
           : {}),
       };
     },

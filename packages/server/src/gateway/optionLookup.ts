@@ -5,7 +5,10 @@ import { ApiError } from '../http/errors.ts';
 import type { OptionAction, OptionTerms } from './methods/terms.ts';
 
 /** An offered option with its terms as the method of kind `T['kind']` made them. */
-export type OptionRow<T extends OptionTerms = OptionTerms> = Omit<Selectable<PaymentOptionsTable>, 'actions' | 'terms'> & { actions: OptionAction[]; terms: T };
+export type OptionRow<T extends OptionTerms = OptionTerms> = Omit<
+  Selectable<PaymentOptionsTable>,
+  'actions' | 'terms'
+> & { actions: OptionAction[]; terms: T };
 
 /** An option offered for this payment; any other id is a validation error on `optionId`. */
 export async function offeredOption(db: Db, paymentId: string, optionId: string): Promise<OptionRow> {

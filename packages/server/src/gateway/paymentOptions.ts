@@ -29,7 +29,11 @@ function etaSeconds(network: NetworkInfo): number {
   return Math.max(1, Math.ceil((network.blockTimeMs * Math.max(network.confirmations, 1)) / 1000));
 }
 
-async function quotes(services: GatewayServices, payment: PaymentRow, tokens: TokenInfo[]): Promise<Map<string, TokenAmountQuote>> {
+async function quotes(
+  services: GatewayServices,
+  payment: PaymentRow,
+  tokens: TokenInfo[],
+): Promise<Map<string, TokenAmountQuote>> {
   const currency = fiatCurrency(payment.fiat_currency);
   const quoted = new Map<string, TokenAmountQuote>();
   await Promise.all(
@@ -71,18 +75,36 @@ async function payableOnNetwork(
     return method ? [{ token, method }] : [];
   });
   if (!offered.length || !network.rpcUrl) return { offerable: [], unpriced: false };
-  const quoted = await quotes(services, payment, offered.map(({ token }) => token));
+  const quoted = await quotes(
+    services,
+    payment,
+    offered.map(({ token }) => token),
+  );
   const priced = offered.filter(({ token }) => quoted.has(token.caip19));
   // Nothing here could be priced: the price source failed or has no rate for the payment's currency.
   if (!priced.length) return { offerable: [], unpriced: true };
   const owners = [...new Set(accounts.map((account) => account.address))];
-  const payability = await services.chains[network.namespace].payability(network, owners, priced.map(({ token }) => token));
+  const payability = await services.chains[network.namespace].payability(
+    network,
+    owners,
+    priced.map(({ token }) => token),
+  );
   if (!payability) return { offerable: [], unpriced: false };
   const offerable = accounts.flatMap((account) =>
     priced.flatMap(({ token, method }) => {
       const quote = quoted.get(token.caip19) as TokenAmountQuote;
       if (!payability.canPay(account.address, token, quote.amount)) return [];
-      return [{ method, candidate: { account, token, quote, needsApproval: payability.needsApproval(account.address, token, quote.amount) } }];
+      return [
+        {
+          method,
+          candidate: {
+            account,
+            token,
+            quote,
+            needsApproval: payability.needsApproval(account.address, token, quote.amount),
+          },
+        },
+      ];
     }),
   );
   return { offerable, unpriced: false };
@@ -118,16 +140,23 @@ export async function offerOptions(
     }),
   );
   const failedNetworks = [...byNetwork.keys()].filter((_, index) => settled[index]?.status === 'rejected');
-  const unexpected = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected' && !isChainRpcFailure(outcome.reason));
+  const unexpected = settled.find(
+    (outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected' && !isChainRpcFailure(outcome.reason),
+  );
   if (unexpected) throw unexpected.reason;
   const perNetwork = settled.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
   const built = perNetwork.flatMap((network) => network.options);
   // None left to offer because a node failed: `options: []` would wrongly tell the buyer it cannot pay.
   if (!built.length && failedNetworks.length) throw chainUnavailable(failedNetworks);
   if (!built.length && perNetwork.some((network) => network.unpriced)) {
-    throw new ApiError(502, 'bad_gateway', `No exchange rate could be had for ${payment.fiat_currency}; try again shortly.`, {
-      currency: payment.fiat_currency,
-    });
+    throw new ApiError(
+      502,
+      'bad_gateway',
+      `No exchange rate could be had for ${payment.fiat_currency}; try again shortly.`,
+      {
+        currency: payment.fiat_currency,
+      },
+    );
   }
   if (built.length) {
     await db

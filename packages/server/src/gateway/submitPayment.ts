@@ -29,7 +29,12 @@ function transitionContext(ctx: AppContext) {
  * the buyer's authorisation or transaction to the chain layer, which journals and sends it; nothing here waits for
  * a block. Safe to run again after a crash at any point: the journals keep it to one submission.
  */
-async function submitTaken(ctx: AppContext, services: GatewayServices, paymentId: string, taken: TakenSubmission): Promise<void> {
+async function submitTaken(
+  ctx: AppContext,
+  services: GatewayServices,
+  paymentId: string,
+  taken: TakenSubmission,
+): Promise<void> {
   try {
     if ((await markProcessing(transitionContext(ctx), taken, paymentId)) !== 'processing') return;
   } catch (error) {
@@ -41,7 +46,8 @@ async function submitTaken(ctx: AppContext, services: GatewayServices, paymentId
   await watchBuyerTransaction(ctx, ctx.db, paymentId, taken.option, taken.results);
   const values = taken.results.map((result) => result.data[0] ?? '');
   const submission = await paymentMethodOf(taken.option.terms).submit(ctx, services, paymentId, taken.option, values);
-  if (submission) await changePaymentStatus(transitionContext(ctx), paymentId, 'failed', { failure_code: submission.refused });
+  if (submission)
+    await changePaymentStatus(transitionContext(ctx), paymentId, 'failed', { failure_code: submission.refused });
 }
 
 /**
@@ -59,10 +65,12 @@ export async function submitDuePayment(ctx: AppContext, services: GatewayService
       await retrySubmissionAfter(ctx.db, paymentId, retryDelayMs(taken.attempt));
       throw error;
     }
-    await changePaymentStatus(transitionContext(ctx), paymentId, 'failed', { failure_code: 'submission_failed' }).catch((refused: unknown) => {
-      // Never made processing (or already final): there is nothing to fail.
-      if (!(refused instanceof InvalidTransitionError)) throw refused;
-    });
+    await changePaymentStatus(transitionContext(ctx), paymentId, 'failed', { failure_code: 'submission_failed' }).catch(
+      (refused: unknown) => {
+        // Never made processing (or already final): there is nothing to fail.
+        if (!(refused instanceof InvalidTransitionError)) throw refused;
+      },
+    );
     await finishSubmission(ctx.db, paymentId);
     throw error;
   }

@@ -23,7 +23,12 @@ export interface TransferOutcomeContext {
 export function paymentTransferOutcomes(context: TransferOutcomeContext): TransferOutcomeHandler {
   return async (trx, transfer) => {
     if (transfer.reference === null) return;
-    const transition: TransitionContext = { db: trx, chains: context.chains, baseUrl: context.baseUrl(), now: context.clock.now() };
+    const transition: TransitionContext = {
+      db: trx,
+      chains: context.chains,
+      baseUrl: context.baseUrl(),
+      now: context.clock.now(),
+    };
     if (transfer.purpose === SETTLEMENT_PURPOSE) return settlementOutcome(trx, transition, transfer);
     const paymentId = transfer.reference;
     const purpose = transferPurposes.get(transfer.purpose);
@@ -53,14 +58,21 @@ export function paymentTransferOutcomes(context: TransferOutcomeContext): Transf
         return;
       }
       // Final already (the submission gave up first): the chain's word stays on the transfer's record, and is said here.
-      context.onProblem(`transfer ${transfer.hash} for payment ${paymentId} ended ${transfer.status}, but the payment is ${error.from}`);
+      context.onProblem(
+        `transfer ${transfer.hash} for payment ${paymentId} ended ${transfer.status}, but the payment is ${error.from}`,
+      );
     }
   };
 }
 
-async function settlementOutcome(trx: Transaction<Database>, transition: TransitionContext, transfer: FinalTransfer): Promise<void> {
+async function settlementOutcome(
+  trx: Transaction<Database>,
+  transition: TransitionContext,
+  transfer: FinalTransfer,
+): Promise<void> {
   const batchId = transfer.reference as string;
   if (transfer.status === 'confirmed' && transfer.hash) await settleBatch(trx, transition, batchId, transfer.hash);
   // Expired unseen (Solana): it never landed, and the next settlement round journals a fresh transfer for the batch.
-  else if (transfer.status === 'failed') await failBatch(trx, batchId, transfer.reason ?? 'the transfer failed on chain', transition.now);
+  else if (transfer.status === 'failed')
+    await failBatch(trx, batchId, transfer.reason ?? 'the transfer failed on chain', transition.now);
 }

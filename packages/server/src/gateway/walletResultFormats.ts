@@ -12,7 +12,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * Asks `look` until it finds something or `waitMs` passes: a transaction the wallet just sent may reach the
  * service's node a moment after the wallet's.
  */
-export async function seenWithin<T>(waitMs: number, intervalMs: number, look: () => Promise<T | null>): Promise<T | null> {
+export async function seenWithin<T>(
+  waitMs: number,
+  intervalMs: number,
+  look: () => Promise<T | null>,
+): Promise<T | null> {
   const deadline = Date.now() + waitMs;
   for (;;) {
     const found = await look();

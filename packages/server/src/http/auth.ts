@@ -82,7 +82,13 @@ export class CredentialVerifier {
         .where('api_keys.revoked_at', 'is', null)
         .executeTakeFirst();
       return row
-        ? { kind: 'apiKey' as const, partnerId: row.partner_id, keyId: row.id, scopes: row.scopes as Scope[], pinnedVersion: row.pinned_version }
+        ? {
+            kind: 'apiKey' as const,
+            partnerId: row.partner_id,
+            keyId: row.id,
+            scopes: row.scopes as Scope[],
+            pinnedVersion: row.pinned_version,
+          }
         : undefined;
     });
   }
@@ -124,7 +130,11 @@ function refused(status: number, code: string, message: string): ApiError {
   return new ApiError(status, code, message);
 }
 
-function authenticate(request: FastifyRequest, auth: Exclude<RouteAuth, false>, verifier: CredentialVerifier): Eventually<Verdict> {
+function authenticate(
+  request: FastifyRequest,
+  auth: Exclude<RouteAuth, false>,
+  verifier: CredentialVerifier,
+): Eventually<Verdict> {
   const apiKey = presentedApiKey(request);
   const appId = singleHeader(request, 'app-id');
   if (apiKey && appId) return refused(400, 'conflicting_auth_headers', 'Send either Api-Key or App-Id, not both.');

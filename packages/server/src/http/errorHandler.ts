@@ -22,11 +22,16 @@ export function toApiError(error: unknown, request: FastifyRequest): ApiError {
   // Text PostgreSQL cannot store (a NUL byte, an invalid encoding) is bad input, not a server fault.
   const databaseCode = (error as { code?: unknown }).code;
   if (databaseCode === '22021' || databaseCode === '22P05') {
-    return new ApiError(400, 'invalid_params', 'The request contains text that cannot be stored (for example a NUL character).');
+    return new ApiError(
+      400,
+      'invalid_params',
+      'The request contains text that cannot be stored (for example a NUL character).',
+    );
   }
   const status = fastifyError.statusCode;
   if (status === 413) return new ApiError(413, 'invalid_params', 'The request body is too large.');
-  if (status === 429) return new ApiError(429, 'rate_limited', 'Too many requests; retry after the time in Retry-After.');
+  if (status === 429)
+    return new ApiError(429, 'rate_limited', 'Too many requests; retry after the time in Retry-After.');
   if (status === 415) return new ApiError(400, 'invalid_params', 'Send the request body as application/json.');
   if (status !== undefined && status >= 400 && status < 500) {
     const message =

@@ -29,7 +29,9 @@ export function requireIdempotencyKey(key: string | string[] | undefined): strin
     throw new ApiError(400, 'missing_idempotency_key', 'Send a fresh unique Idempotency-Key header with this request.');
   }
   if (value.length > MAX_KEY_LENGTH) {
-    throw ApiError.validation([{ field: 'header idempotency-key', message: `must be at most ${MAX_KEY_LENGTH} characters` }]);
+    throw ApiError.validation([
+      { field: 'header idempotency-key', message: `must be at most ${MAX_KEY_LENGTH} characters` },
+    ]);
   }
   return value;
 }
@@ -50,7 +52,9 @@ export async function runIdempotently(
   work: (trx: Transaction<Database>) => Promise<StoredResponse>,
   waitMs = 15_000,
 ): Promise<StoredResponse> {
-  const requestHash = createHash('sha256').update(stringify(request.fingerprint) ?? '').digest('hex');
+  const requestHash = createHash('sha256')
+    .update(stringify(request.fingerprint) ?? '')
+    .digest('hex');
   try {
     return await db.transaction().execute(async (trx) => {
       await sql`SELECT set_config('lock_timeout', ${`${waitMs}ms`}, true)`.execute(trx);

@@ -61,7 +61,11 @@ class LazyRequestLogger implements FastifyBaseLogger {
  * Fastify's `childLoggerFactory`: a lazy child, unless the route sets its own log level (then pino must make the
  * child to know which lines it writes).
  */
-export function requestLogger(logger: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions): FastifyBaseLogger {
+export function requestLogger(
+  logger: FastifyBaseLogger,
+  bindings: Bindings,
+  options: ChildLoggerOptions,
+): FastifyBaseLogger {
   if (options.level !== undefined) return logger.child(bindings, options);
   return new LazyRequestLogger(logger as Logger, bindings, options);
 }

@@ -13,5 +13,8 @@ export function appendRouteHook<Hook extends LifecycleHook>(
   hook: NonNullable<RouteOptions[Hook]> extends infer H ? (H extends readonly (infer F)[] ? F : H) : never,
 ): void {
   const existing = route[name];
-  route[name] = [...(existing === undefined ? [] : Array.isArray(existing) ? existing : [existing]), hook] as RouteOptions[Hook];
+  route[name] = [
+    ...(existing === undefined ? [] : Array.isArray(existing) ? existing : [existing]),
+    hook,
+  ] as RouteOptions[Hook];
 }

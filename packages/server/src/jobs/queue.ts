@@ -18,7 +18,12 @@ export interface JobOptions {
  * Adds a background job through the given connection or transaction, so that a job enqueued inside a state
  * change's transaction exists exactly when the change commits.
  */
-export async function enqueueJob(db: Kysely<any>, task: string, payload: object, options: JobOptions = {}): Promise<void> {
+export async function enqueueJob(
+  db: Kysely<any>,
+  task: string,
+  payload: object,
+  options: JobOptions = {},
+): Promise<void> {
   await sql`SELECT graphile_worker.add_job(
     identifier => ${task},
     payload => ${JSON.stringify(payload)}::json,
@@ -58,11 +63,19 @@ export async function startWorkers(
   const events: WorkerEvents = new EventEmitter();
   // Jobs are locked in the name of the worker pool, not of its individual workers.
   events.on('pool:create', ({ workerPool }) => {
-    liveness.hold(workerPool.id).catch((error: Error) => report(`worker pool ${workerPool.id} could not take its liveness lock: ${error.message}`));
+    liveness
+      .hold(workerPool.id)
+      .catch((error: Error) =>
+        report(`worker pool ${workerPool.id} could not take its liveness lock: ${error.message}`),
+      );
   });
   // The pool is ours, not the runner's: the runner ends its own pool without waiting for its connections to close,
   // after dropping its error handler, so a database stopping right after the workers would crash the process.
-  const pool = new pg.Pool({ connectionString, application_name: options.applicationName ?? 'paygate jobs', max: (options.concurrency ?? 4) + 6 });
+  const pool = new pg.Pool({
+    connectionString,
+    application_name: options.applicationName ?? 'paygate jobs',
+    max: (options.concurrency ?? 4) + 6,
+  });
   const closing = new Set<Promise<void>>();
   let stopping = false;
   const poolProblem = (error: Error) => {

@@ -28,7 +28,8 @@ export class WorkerLiveness {
 
   private constructor(
     private readonly client: pg.Client,
-    private readonly options: Required<Omit<WorkerLivenessOptions, 'onRecovered'>> & Pick<WorkerLivenessOptions, 'onRecovered'>,
+    private readonly options: Required<Omit<WorkerLivenessOptions, 'onRecovered'>> &
+      Pick<WorkerLivenessOptions, 'onRecovered'>,
   ) {}
 
   static async start(connectionString: string, options: WorkerLivenessOptions = {}): Promise<WorkerLiveness> {
@@ -42,7 +43,9 @@ export class WorkerLiveness {
     });
     client.on('error', (error) => liveness.options.onProblem(`worker liveness connection failed: ${error.message}`));
     liveness.timer = setInterval(() => {
-      liveness.sweeping = liveness.sweep().catch((error: Error) => liveness.options.onProblem(`worker liveness sweep failed: ${error.message}`));
+      liveness.sweeping = liveness
+        .sweep()
+        .catch((error: Error) => liveness.options.onProblem(`worker liveness sweep failed: ${error.message}`));
     }, liveness.options.sweepIntervalMs);
     liveness.timer.unref();
     return liveness;
@@ -65,7 +68,10 @@ export class WorkerLiveness {
     const dead: string[] = [];
     for (const { locked_by: poolId } of rows) {
       if (this.ownPools.has(poolId)) continue;
-      const taken = await this.client.query<{ free: boolean }>('SELECT pg_try_advisory_lock($1, hashtext($2)) AS free', [LOCK_SPACE, poolId]);
+      const taken = await this.client.query<{ free: boolean }>(
+        'SELECT pg_try_advisory_lock($1, hashtext($2)) AS free',
+        [LOCK_SPACE, poolId],
+      );
       if (!taken.rows[0]?.free) continue;
       dead.push(poolId);
       await this.client.query('SELECT graphile_worker.force_unlock_workers($1::text[])', [[poolId]]);

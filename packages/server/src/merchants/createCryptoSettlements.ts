@@ -27,9 +27,14 @@ const CreateCryptoSettlementsBody = Type.Object(
 );
 
 function assetConflict(asset: string): ApiError {
-  return new ApiError(409, 'settlement_asset_conflict', `A settlement destination for ${asset} already exists for this merchant.`, {
-    asset,
-  });
+  return new ApiError(
+    409,
+    'settlement_asset_conflict',
+    `A settlement destination for ${asset} already exists for this merchant.`,
+    {
+      asset,
+    },
+  );
 }
 
 export function registerCreateCryptoSettlements(app: App, ctx: AppContext): void {
@@ -77,7 +82,14 @@ export function registerCreateCryptoSettlements(app: App, ctx: AppContext): void
         async (trx) => {
           const rows = await trx
             .insertInto('crypto_settlements')
-            .values(settlements.map(({ asset, destination }) => ({ id: newId('crypto'), merchant_id: merchant.id, asset, destination })))
+            .values(
+              settlements.map(({ asset, destination }) => ({
+                id: newId('crypto'),
+                merchant_id: merchant.id,
+                asset,
+                destination,
+              })),
+            )
             .onConflict((conflict) => conflict.columns(['merchant_id', 'asset']).doNothing())
             .returningAll()
             .execute();

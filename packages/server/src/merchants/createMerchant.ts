@@ -4,7 +4,15 @@ import { principalOf } from '../http/auth.ts';
 import { requireIdempotencyKey, runIdempotently } from '../http/idempotency.ts';
 import { errorResponses, IdempotencyKeyHeader } from '../http/schemas.ts';
 import { newId } from '../ids.ts';
-import { fetchMerchantLogo, IconUrl, MerchantEmail, MerchantEnvelope, MerchantName, storeLogo, toMerchant } from './merchantResource.ts';
+import {
+  fetchMerchantLogo,
+  IconUrl,
+  MerchantEmail,
+  MerchantEnvelope,
+  MerchantName,
+  storeLogo,
+  toMerchant,
+} from './merchantResource.ts';
 import { sendStoredResponse } from '../http/storedResponse.ts';
 
 const CreateMerchantBody = Type.Object(
@@ -20,7 +28,8 @@ export function registerCreateMerchant(app: App, ctx: AppContext): void {
       schema: {
         tags: ['merchants'],
         summary: 'Create a merchant',
-        description: 'Requires a fresh Idempotency-Key; a replay with the same key and body returns the original result.',
+        description:
+          'Requires a fresh Idempotency-Key; a replay with the same key and body returns the original result.',
         headers: IdempotencyKeyHeader,
         body: CreateMerchantBody,
         response: { 201: MerchantEnvelope, ...errorResponses(409) },
@@ -39,7 +48,13 @@ export function registerCreateMerchant(app: App, ctx: AppContext): void {
           const logoFile = logo ? await storeLogo(trx, logo) : null;
           const row = await trx
             .insertInto('merchants')
-            .values({ id: newId('mrch'), partner_id: partnerId, name: merchantName, email: merchantEmail, logo_file: logoFile })
+            .values({
+              id: newId('mrch'),
+              partner_id: partnerId,
+              name: merchantName,
+              email: merchantEmail,
+              logo_file: logoFile,
+            })
             .returningAll()
             .executeTakeFirstOrThrow();
           return { status: 201, body: JSON.stringify({ merchant: toMerchant(row, ctx.config.baseUrl) }) };

@@ -19,13 +19,18 @@ export function registerDeleteCryptoSettlement(app: App, ctx: AppContext): void 
       },
     },
     async (request, reply) => {
-      const merchant = await merchantOfPartner(ctx.merchants, principalOf(request).partnerId, request.params.merchantId);
+      const merchant = await merchantOfPartner(
+        ctx.merchants,
+        principalOf(request).partnerId,
+        request.params.merchantId,
+      );
       const deleted = await ctx.db
         .deleteFrom('crypto_settlements')
         .where('id', '=', request.params.id)
         .where('merchant_id', '=', merchant.id)
         .executeTakeFirst();
-      if (!deleted.numDeletedRows) throw ApiError.notFound(`Settlement destination ${request.params.id.slice(0, 64)} not found.`);
+      if (!deleted.numDeletedRows)
+        throw ApiError.notFound(`Settlement destination ${request.params.id.slice(0, 64)} not found.`);
       return reply.status(204).send(null);
     },
   );

@@ -28,7 +28,10 @@ export function registerListMerchants(app: App, ctx: AppContext, cursors: Cursor
         tags: ['merchants'],
         summary: "List the account's merchants, newest first",
         querystring: ListMerchantsQuery,
-        response: { 200: Type.Object({ data: Type.Array(Merchant), nextCursor: Nullable(Type.String()) }), ...errorResponses() },
+        response: {
+          200: Type.Object({ data: Type.Array(Merchant), nextCursor: Nullable(Type.String()) }),
+          ...errorResponses(),
+        },
       },
     },
     async (request) => {
@@ -40,7 +43,10 @@ export function registerListMerchants(app: App, ctx: AppContext, cursors: Cursor
       if (status) query = query.where('status', '=', status);
       if (search) query = query.where('name', 'ilike', likePattern(search));
       if (after !== undefined) query = query.where('id', '<', after);
-      const rows = await query.orderBy('id', 'desc').limit(limit + 1).execute();
+      const rows = await query
+        .orderBy('id', 'desc')
+        .limit(limit + 1)
+        .execute();
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
       return {

@@ -21,10 +21,24 @@ export function registerListSettlements(app: App, ctx: AppContext): void {
       },
     },
     async (request) => {
-      const merchant = await merchantOfPartner(ctx.merchants, principalOf(request).partnerId, request.params.merchantId);
+      const merchant = await merchantOfPartner(
+        ctx.merchants,
+        principalOf(request).partnerId,
+        request.params.merchantId,
+      );
       const [fiat, crypto] = await Promise.all([
-        ctx.db.selectFrom('fiat_settlements').selectAll().where('merchant_id', '=', merchant.id).orderBy('id').execute(),
-        ctx.db.selectFrom('crypto_settlements').selectAll().where('merchant_id', '=', merchant.id).orderBy('id').execute(),
+        ctx.db
+          .selectFrom('fiat_settlements')
+          .selectAll()
+          .where('merchant_id', '=', merchant.id)
+          .orderBy('id')
+          .execute(),
+        ctx.db
+          .selectFrom('crypto_settlements')
+          .selectAll()
+          .where('merchant_id', '=', merchant.id)
+          .orderBy('id')
+          .execute(),
       ]);
       return {
         fiat: fiat.map((row) => ({ id: row.id, status: row.status, bankType: row.bank_type })),

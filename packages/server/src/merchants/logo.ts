@@ -243,10 +243,7 @@ function discard(body: Readable): void {
   body.destroy();
 }
 
-async function readCapped(
-  body: Readable,
-  settings: FetchSettings,
-): Promise<Buffer> {
+async function readCapped(body: Readable, settings: FetchSettings): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let total = 0;
   try {
@@ -333,7 +330,9 @@ function describeTransferError(error: unknown, settings: FetchSettings): LogoRej
   const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
   switch (code) {
     case 'UND_ERR_CONNECT_TIMEOUT':
-      return new LogoRejectedError(`iconUrl did not accept a connection within ${formatSeconds(settings.connectTimeoutMs)} s`);
+      return new LogoRejectedError(
+        `iconUrl did not accept a connection within ${formatSeconds(settings.connectTimeoutMs)} s`,
+      );
     case 'UND_ERR_HEADERS_TIMEOUT':
       return new LogoRejectedError(`iconUrl did not answer within ${formatSeconds(settings.headersTimeoutMs)} s`);
     case 'UND_ERR_BODY_TIMEOUT':

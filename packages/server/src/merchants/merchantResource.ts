@@ -28,7 +28,10 @@ export const MerchantEnvelope = Type.Object({ merchant: Merchant });
 
 export const MerchantName = Type.String({ minLength: 1, maxLength: 256 });
 export const MerchantEmail = Type.String({ format: 'merchant-email', maxLength: 254 });
-export const IconUrl = Type.String({ maxLength: 2048, description: 'Public HTTPS URL of a square logo, 500 to 4096 px' });
+export const IconUrl = Type.String({
+  maxLength: 2048,
+  description: 'Public HTTPS URL of a square logo, 500 to 4096 px',
+});
 export const MerchantIdParams = Type.Object({ merchantId: Type.String({ maxLength: 64 }) });
 
 export function logoUrl(baseUrl: string, file: string): string {
@@ -62,7 +65,11 @@ export function cachedMerchantView(row: CachedMerchant, baseUrl: string): Return
  * The partner's merchant, from the process's merchant cache; another partner's merchant is reported exactly like a
  * missing one (D2). Reads that must see the latest or locked row inside a transaction query the database instead.
  */
-export function merchantOfPartner(merchants: MerchantCache, partnerId: string, merchantId: string): Eventually<CachedMerchant> {
+export function merchantOfPartner(
+  merchants: MerchantCache,
+  partnerId: string,
+  merchantId: string,
+): Eventually<CachedMerchant> {
   return andThen(merchants.get(merchantId), (row) => {
     if (!row || row.partner_id !== partnerId) throw ApiError.notFound(`Merchant ${merchantId.slice(0, 64)} not found.`);
     return row;

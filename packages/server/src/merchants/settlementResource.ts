@@ -29,9 +29,15 @@ export function settlementToken(chains: ChainRegistry, asset: string): TokenInfo
 }
 
 /** Why `destination` cannot receive `token`, if it cannot: it must be a valid account on the token's chain. */
-export function destinationIssue(chains: ChainRegistry, token: TokenInfo, destination: string, field: string): Issue | undefined {
+export function destinationIssue(
+  chains: ChainRegistry,
+  token: TokenInfo,
+  destination: string,
+  field: string,
+): Issue | undefined {
   const account = chains.account(destination);
   if (!account) return { field, message: 'must be a CAIP-10 account with a valid address on a supported network' };
-  if (account.caip2 !== token.chain) return { field, message: `must be an account on ${token.chain}, the asset's chain` };
+  if (account.caip2 !== token.chain)
+    return { field, message: `must be an account on ${token.chain}, the asset's chain` };
   return undefined;
 }

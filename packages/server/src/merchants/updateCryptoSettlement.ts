@@ -4,7 +4,13 @@ import { principalOf } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
 import { errorResponses } from '../http/schemas.ts';
 import { merchantOfPartner } from './merchantResource.ts';
-import { CryptoSettlement, destinationIssue, SettlementDestination, settlementToken, toCryptoSettlement } from './settlementResource.ts';
+import {
+  CryptoSettlement,
+  destinationIssue,
+  SettlementDestination,
+  settlementToken,
+  toCryptoSettlement,
+} from './settlementResource.ts';
 
 export const SettlementParams = Type.Object({
   merchantId: Type.String({ maxLength: 64 }),
@@ -26,7 +32,11 @@ export function registerUpdateCryptoSettlement(app: App, ctx: AppContext): void 
       },
     },
     async (request) => {
-      const merchant = await merchantOfPartner(ctx.merchants, principalOf(request).partnerId, request.params.merchantId);
+      const merchant = await merchantOfPartner(
+        ctx.merchants,
+        principalOf(request).partnerId,
+        request.params.merchantId,
+      );
       const current = await ctx.db
         .selectFrom('crypto_settlements')
         .selectAll()
@@ -36,7 +46,10 @@ export function registerUpdateCryptoSettlement(app: App, ctx: AppContext): void 
       if (!current) throw ApiError.notFound(`Settlement destination ${request.params.id.slice(0, 64)} not found.`);
       const token = settlementToken(ctx.chains, current.asset);
       const issue = token && destinationIssue(ctx.chains, token, request.body.destination, 'destination');
-      if (!token) throw ApiError.validation([{ field: 'destination', message: `${current.asset} is no longer a supported asset` }]);
+      if (!token)
+        throw ApiError.validation([
+          { field: 'destination', message: `${current.asset} is no longer a supported asset` },
+        ]);
       if (issue) throw ApiError.validation([issue]);
       const row = await ctx.db
         .updateTable('crypto_settlements')

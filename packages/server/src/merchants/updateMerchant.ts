@@ -44,7 +44,9 @@ export function registerUpdateMerchant(app: App, ctx: AppContext): void {
       const { partnerId } = principalOf(request);
       const { merchantName, merchantEmail, iconUrl } = request.body;
       if (merchantName === undefined && merchantEmail === undefined && iconUrl === undefined) {
-        throw ApiError.validation([{ field: 'body', message: 'send at least one of merchantName, merchantEmail, iconUrl' }]);
+        throw ApiError.validation([
+          { field: 'body', message: 'send at least one of merchantName, merchantEmail, iconUrl' },
+        ]);
       }
       const merchant = await merchantOfPartner(ctx.merchants, partnerId, request.params.merchantId);
       const logoFile = iconUrl ? await storeLogo(ctx.db, await fetchMerchantLogo(ctx, iconUrl)) : iconUrl;

@@ -11,7 +11,14 @@ function newApiKeySecret(): string {
 }
 
 export function parseScopes(list: string): Scope[] {
-  const scopes = [...new Set(list.split(',').map((scope) => scope.trim()).filter(Boolean))];
+  const scopes = [
+    ...new Set(
+      list
+        .split(',')
+        .map((scope) => scope.trim())
+        .filter(Boolean),
+    ),
+  ];
   const unknown = scopes.filter((scope) => !(SCOPES as readonly string[]).includes(scope));
   if (unknown.length || !scopes.length) {
     throw new PartnerError(`scopes must be a comma-separated list of ${SCOPES.join(', ')}; got "${list}"`);
@@ -31,7 +38,13 @@ export async function createApiKey(db: Db, partnerId: string, scopes: Scope[] = 
   const keyId = newId('key');
   await db
     .insertInto('api_keys')
-    .values({ id: keyId, partner_id: partnerId, display_prefix: secret.slice(0, 10), secret_hash: hashApiKey(secret), scopes })
+    .values({
+      id: keyId,
+      partner_id: partnerId,
+      display_prefix: secret.slice(0, 10),
+      secret_hash: hashApiKey(secret),
+      scopes,
+    })
     .execute();
   return { keyId, apiKey: secret };
 }
@@ -51,7 +64,10 @@ export async function createApp(db: Db, partnerId: string, name: string, iconUrl
   if (!name.trim()) throw new PartnerError('an app needs a name');
   if (iconUrl !== undefined && !/^https:\/\/\S+$/.test(iconUrl)) throw new PartnerError('--icon must be an https URL');
   const appId = newId('app');
-  await db.insertInto('apps').values({ id: appId, partner_id: partnerId, name, icon_url: iconUrl ?? null }).execute();
+  await db
+    .insertInto('apps')
+    .values({ id: appId, partner_id: partnerId, name, icon_url: iconUrl ?? null })
+    .execute();
   return { appId };
 }
 
@@ -67,6 +83,10 @@ export async function createPartner(db: Db, name: string) {
 
 export async function pinPartnerVersion(db: Db, partnerId: string, version: string): Promise<void> {
   if (!isKnownVersion(version)) throw new PartnerError(`${version} is not a known API version`);
-  const result = await db.updateTable('partners').set({ pinned_version: version }).where('id', '=', partnerId).executeTakeFirst();
+  const result = await db
+    .updateTable('partners')
+    .set({ pinned_version: version })
+    .where('id', '=', partnerId)
+    .executeTakeFirst();
   if (!result.numUpdatedRows) throw new PartnerError(`partner ${partnerId} does not exist`);
 }

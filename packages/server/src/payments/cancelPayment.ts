@@ -16,7 +16,8 @@ export function registerCancelPayment(app: App, ctx: AppContext): void {
       schema: {
         tags: ['payments'],
         summary: 'Cancel an unpaid payment',
-        description: 'Only a payment still waiting for the buyer can be cancelled; cancelling a cancelled payment returns it unchanged.',
+        description:
+          'Only a payment still waiting for the buyer can be cancelled; cancelling a cancelled payment returns it unchanged.',
         headers: MerchantIdHeader,
         params: PaymentIdParams,
         response: { 200: PaymentStatusView, ...errorResponses(404) },
@@ -38,7 +39,9 @@ export function registerCancelPayment(app: App, ctx: AppContext): void {
         return toStatusView(cancelled, ctx.chains, now);
       } catch (error) {
         if (error instanceof InvalidTransitionError) {
-          throw new ApiError(400, 'invalid_state', `A ${error.from} payment cannot be cancelled.`, { status: error.from });
+          throw new ApiError(400, 'invalid_state', `A ${error.from} payment cannot be cancelled.`, {
+            status: error.from,
+          });
         }
         throw error;
       }

@@ -26,12 +26,20 @@ const MAX_LIFETIME_S = 24 * 60 * 60;
 const Amount = Type.Object(
   {
     unit: Type.String({ maxLength: 16, description: '`iso4217/<CODE>`, e.g. `iso4217/USD`' }),
-    value: Type.String({ maxLength: 32, description: 'Positive integer in the currency minor units, e.g. `1000` for 10.00 USD' }),
+    value: Type.String({
+      maxLength: 32,
+      description: 'Positive integer in the currency minor units, e.g. `1000` for 10.00 USD',
+    }),
   },
   { additionalProperties: false },
 );
 
-const ReferenceId = Type.String({ minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$', description: 'Your id for the payment; unique per merchant' });
+const ReferenceId = Type.String({
+  minLength: 1,
+  maxLength: 255,
+  pattern: '^[\\x20-\\x7E]+$',
+  description: 'Your id for the payment; unique per merchant',
+});
 const ExpiresAt = Type.Integer({ description: 'Unix seconds, 60 s to 24 h ahead; default 15 minutes' });
 
 const CheckoutBody = Type.Object(
@@ -41,14 +49,20 @@ const CheckoutBody = Type.Object(
     expiresAt: Type.Optional(ExpiresAt),
     checkout: Type.Optional(
       Type.Object(
-        { successUrl: Type.Optional(Type.String({ maxLength: 2048 })), errorUrl: Type.Optional(Type.String({ maxLength: 2048 })) },
+        {
+          successUrl: Type.Optional(Type.String({ maxLength: 2048 })),
+          errorUrl: Type.Optional(Type.String({ maxLength: 2048 })),
+        },
         { additionalProperties: false },
       ),
     ),
   },
   { additionalProperties: false },
 );
-const PaymentsBody = Type.Object({ amount: Amount, referenceId: ReferenceId, expiresAt: Type.Optional(ExpiresAt) }, { additionalProperties: false });
+const PaymentsBody = Type.Object(
+  { amount: Amount, referenceId: ReferenceId, expiresAt: Type.Optional(ExpiresAt) },
+  { additionalProperties: false },
+);
 
 const CreatedPayment = Type.Object({
   paymentId: Type.String(),
@@ -74,9 +88,13 @@ function httpsUrl(value: string | undefined): string | undefined {
 function validatedAmount(amount: CreateBody['amount']): { currency: string; value: bigint } {
   const issues: Issue[] = [];
   const code = currencyOfUnit(amount.unit);
-  if (!code || !fiatCurrency(code)) issues.push({ field: 'amount.unit', message: 'must be iso4217/ followed by a known ISO 4217 currency code' });
+  if (!code || !fiatCurrency(code))
+    issues.push({ field: 'amount.unit', message: 'must be iso4217/ followed by a known ISO 4217 currency code' });
   if (!/^[1-9][0-9]{0,17}$/.test(amount.value)) {
-    issues.push({ field: 'amount.value', message: 'must be a positive whole number of minor units (e.g. "1000" for 10.00 USD), at most 18 digits' });
+    issues.push({
+      field: 'amount.value',
+      message: 'must be a positive whole number of minor units (e.g. "1000" for 10.00 USD), at most 18 digits',
+    });
   }
   if (issues.length) throw ApiError.validation(issues);
   return { currency: code as string, value: BigInt(amount.value) };
@@ -86,7 +104,9 @@ function validatedExpiry(expiresAt: number | undefined, now: Date): Date {
   const nowS = Math.floor(now.getTime() / 1000);
   if (expiresAt === undefined) return new Date((nowS + DEFAULT_LIFETIME_S) * 1000);
   if (expiresAt < nowS + MIN_LIFETIME_S || expiresAt > nowS + MAX_LIFETIME_S) {
-    throw ApiError.validation([{ field: 'expiresAt', message: 'must be unix seconds between 60 seconds and 24 hours from now' }]);
+    throw ApiError.validation([
+      { field: 'expiresAt', message: 'must be unix seconds between 60 seconds and 24 hours from now' },
+    ]);
   }
   return new Date(expiresAt * 1000);
 }
@@ -110,7 +130,12 @@ async function createPayment(
   if (amount.value < minimum) {
     const decimals = fiatCurrency(amount.currency)?.decimals ?? 2;
     throw ApiError.validation(
-      [{ field: 'amount.value', message: `must be at least ${minimum} (${formatMinorUnits(minimum, decimals)} ${amount.currency}) to cover the fees` }],
+      [
+        {
+          field: 'amount.value',
+          message: `must be at least ${minimum} (${formatMinorUnits(minimum, decimals)} ${amount.currency}) to cover the fees`,
+        },
+      ],
       `The amount is below the minimum of ${formatMinorUnits(minimum, decimals)} ${amount.currency} that covers the partner's fixed fee.`,
     );
   }
@@ -159,29 +184,55 @@ async function createPayment(
         .where('reference_id', '=', body.referenceId)
         .executeTakeFirstOrThrow();
       if (existing.fiat_currency !== amount.currency || BigInt(existing.fiat_value) !== amount.value) {
-        throw new ApiError(409, 'idempotency_conflict', 'A payment with this referenceId and another amount already exists.', {
-          paymentId: existing.id,
-        });
+        throw new ApiError(
+          409,
+          'idempotency_conflict',
+          'A payment with this referenceId and another amount already exists.',
+          {
+            paymentId: existing.id,
+          },
+        );
       }
       return respond(existing, 200);
     }
-    await enqueueJob(trx, EXPIRE_PAYMENT_TASK, { paymentId: inserted.id }, { runAt: expiresAt, jobKey: `expire:${inserted.id}` });
+    await enqueueJob(
+      trx,
+      EXPIRE_PAYMENT_TASK,
+      { paymentId: inserted.id },
+      { runAt: expiresAt, jobKey: `expire:${inserted.id}` },
+    );
     await announcePayment(trx, { chains: ctx.chains, baseUrl: ctx.config.baseUrl, now }, inserted, 'payment.created');
     return respond(inserted, 201);
   }
 }
 
-async function handleCreate(ctx: AppContext, request: FastifyRequest, body: CreateBody, reply: FastifyReply, family: 'checkout' | 'payments') {
+async function handleCreate(
+  ctx: AppContext,
+  request: FastifyRequest,
+  body: CreateBody,
+  reply: FastifyReply,
+  family: 'checkout' | 'payments',
+) {
   // Read before any transaction opens: a request must never hold one pooled connection while waiting for another.
   const merchant = await merchantOfRequest(ctx, request);
-  if (merchant.status !== 'active') throw new ApiError(403, 'forbidden', `Merchant ${merchant.id} is ${merchant.status} and cannot take payments.`);
+  if (merchant.status !== 'active')
+    throw new ApiError(403, 'forbidden', `Merchant ${merchant.id} is ${merchant.status} and cannot take payments.`);
   const header = request.headers['idempotency-key'];
   const key = Array.isArray(header) ? header[0] : header;
-  if (!key) return sendStoredResponse(reply, await ctx.db.transaction().execute((trx) => createPayment(ctx, trx, merchant, body, family)));
+  if (!key)
+    return sendStoredResponse(
+      reply,
+      await ctx.db.transaction().execute((trx) => createPayment(ctx, trx, merchant, body, family)),
+    );
   const { partnerId } = principalOf(request);
   const response = await runIdempotently(
     ctx.db,
-    { partnerId, scope: `POST ${request.routeOptions.url} ${request.headers['merchant-id']}`, key: key.slice(0, 255), fingerprint: body },
+    {
+      partnerId,
+      scope: `POST ${request.routeOptions.url} ${request.headers['merchant-id']}`,
+      key: key.slice(0, 255),
+      fingerprint: body,
+    },
     (trx) => createPayment(ctx, trx, merchant, body, family),
   );
   return sendStoredResponse(reply, response);
@@ -192,7 +243,10 @@ const createSchema = (summary: string, body: typeof CheckoutBody | typeof Paymen
   summary,
   description:
     'Same referenceId and amount returns the existing payment with 200; another amount is 409 idempotency_conflict. An Idempotency-Key header is honoured too.',
-  headers: Type.Intersect([MerchantIdHeader, Type.Object({ 'idempotency-key': Type.Optional(Type.String({ maxLength: 255 })) })]),
+  headers: Type.Intersect([
+    MerchantIdHeader,
+    Type.Object({ 'idempotency-key': Type.Optional(Type.String({ maxLength: 255 })) }),
+  ]),
   body,
   response: { 200: CreatedPayment, 201: CreatedPayment, ...errorResponses(404, 409) },
 });
@@ -217,4 +271,3 @@ export function registerCreatePayment(app: App, ctx: AppContext): void {
     (request, reply) => handleCreate(ctx, request, request.body, reply, 'payments'),
   );
 }
-

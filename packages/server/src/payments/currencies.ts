@@ -9,10 +9,42 @@ export interface FiatCurrency {
 const KNOWN_CODES = new Set(Intl.supportedValuesOf('currency'));
 
 // Minor units from the ISO 4217 list itself: ICU's display digits differ for some currencies (IDR, HUF, IQD...).
-const ZERO_DECIMALS = new Set(['BIF', 'CLP', 'DJF', 'GNF', 'ISK', 'JPY', 'KMF', 'KRW', 'PYG', 'RWF', 'UGX', 'UYI', 'VND', 'VUV', 'XAF', 'XOF', 'XPF']);
+const ZERO_DECIMALS = new Set([
+  'BIF',
+  'CLP',
+  'DJF',
+  'GNF',
+  'ISK',
+  'JPY',
+  'KMF',
+  'KRW',
+  'PYG',
+  'RWF',
+  'UGX',
+  'UYI',
+  'VND',
+  'VUV',
+  'XAF',
+  'XOF',
+  'XPF',
+]);
 const THREE_DECIMALS = new Set(['BHD', 'IQD', 'JOD', 'KWD', 'LYD', 'OMR', 'TND']);
 /** Codes without a minor unit in ISO 4217 (precious metals, fund and testing codes): not payable amounts. */
-const NO_MINOR_UNIT = new Set(['XAG', 'XAU', 'XBA', 'XBB', 'XBC', 'XBD', 'XDR', 'XPD', 'XPT', 'XSU', 'XTS', 'XUA', 'XXX']);
+const NO_MINOR_UNIT = new Set([
+  'XAG',
+  'XAU',
+  'XBA',
+  'XBB',
+  'XBC',
+  'XBD',
+  'XDR',
+  'XPD',
+  'XPT',
+  'XSU',
+  'XTS',
+  'XUA',
+  'XXX',
+]);
 
 function isoMinorUnits(code: string): number {
   if (ZERO_DECIMALS.has(code)) return 0;

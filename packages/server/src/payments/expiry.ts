@@ -11,12 +11,21 @@ export const EXPIRE_PAYMENT_TASK = 'expire_payment';
 export function expirePaymentTask(ctx: Pick<AppContext, 'db' | 'chains' | 'clock' | 'config'>): Task {
   return async (payload) => {
     const { paymentId } = payload as { paymentId: string };
-    const payment = await ctx.db.selectFrom('payments').select(['status', 'expires_at']).where('id', '=', paymentId).executeTakeFirst();
+    const payment = await ctx.db
+      .selectFrom('payments')
+      .select(['status', 'expires_at'])
+      .where('id', '=', paymentId)
+      .executeTakeFirst();
     if (!payment || payment.status !== 'requires_action') return;
     const now = ctx.clock.now();
-    if (now < payment.expires_at) throw new Error(`payment ${paymentId} expires at ${payment.expires_at.toISOString()}, not yet`);
+    if (now < payment.expires_at)
+      throw new Error(`payment ${paymentId} expires at ${payment.expires_at.toISOString()}, not yet`);
     try {
-      await changePaymentStatus({ db: ctx.db, chains: ctx.chains, baseUrl: ctx.config.baseUrl, now }, paymentId, 'expired');
+      await changePaymentStatus(
+        { db: ctx.db, chains: ctx.chains, baseUrl: ctx.config.baseUrl, now },
+        paymentId,
+        'expired',
+      );
     } catch (error) {
       if (!(error instanceof InvalidTransitionError)) throw error;
     }

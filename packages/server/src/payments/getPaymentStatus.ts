@@ -10,7 +10,10 @@ import { MAX_LONG_POLL_MS, type PaymentStatusWaiter } from './statusWaiter.ts';
 export const LongPollQuery = Type.Object(
   {
     maxPollMs: Type.Optional(
-      Type.Integer({ minimum: 0, description: `Hold the request until the status changes, at most this long (capped at ${MAX_LONG_POLL_MS} ms)` }),
+      Type.Integer({
+        minimum: 0,
+        description: `Hold the request until the status changes, at most this long (capped at ${MAX_LONG_POLL_MS} ms)`,
+      }),
     ),
   },
   { additionalProperties: false },
@@ -25,7 +28,8 @@ export function registerGetPaymentStatus(app: App, ctx: AppContext, waiter: Paym
       schema: {
         tags: ['payments'],
         summary: 'Payment status, with long-poll',
-        description: 'With maxPollMs the response waits until the status changes (in any service process), at most 30 s.',
+        description:
+          'With maxPollMs the response waits until the status changes (in any service process), at most 30 s.',
         headers: MerchantIdHeader,
         params: PaymentIdParams,
         querystring: LongPollQuery,

@@ -16,16 +16,27 @@ const ListPaymentsQuery = Type.Object(
   {
     startTs: Type.Optional(Type.String({ format: 'date-time', description: 'RFC 3339, inclusive' })),
     endTs: Type.Optional(Type.String({ format: 'date-time', description: 'RFC 3339, exclusive' })),
-    token_symbol: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 16 }), { maxItems: 20, description: 'Repeat for several' })),
-    asset: Type.Optional(Type.String({ minLength: 1, maxLength: 16, deprecated: true, description: 'Deprecated: use token_symbol' })),
-    network: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'CAIP-2 chain ids, comma-separated' })),
+    token_symbol: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 16 }), { maxItems: 20, description: 'Repeat for several' }),
+    ),
+    asset: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 16, deprecated: true, description: 'Deprecated: use token_symbol' }),
+    ),
+    network: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 512, description: 'CAIP-2 chain ids, comma-separated' }),
+    ),
     sortBy: Type.Union([Type.Literal('date'), Type.Literal('amount')], { default: 'date' }),
     sortDir: Type.Union([Type.Literal('asc'), Type.Literal('desc')], { default: 'desc' }),
     cursor: Type.Optional(Type.String({ maxLength: 4096 })),
     limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
     status: Type.Optional(Type.Array(Type.Union(LIST_STATUSES.map((status) => Type.Literal(status))), { maxItems: 5 })),
     referenceId: Type.Optional(
-      Type.String({ minLength: 3, maxLength: 35, pattern: '^[A-Za-z0-9 /:.,+-]+$', description: 'Case-insensitive substring' }),
+      Type.String({
+        minLength: 3,
+        maxLength: 35,
+        pattern: '^[A-Za-z0-9 /:.,+-]+$',
+        description: 'Case-insensitive substring',
+      }),
     ),
   },
   { additionalProperties: false },
@@ -34,7 +45,9 @@ const ListPaymentsQuery = Type.Object(
 type ListQuery = Static<typeof ListPaymentsQuery>;
 
 const Stats = Type.Object({
-  totalRevenue: Type.Array(Type.Object({ amount: Type.Number({ description: 'Standard units, e.g. 12.34' }), currency: Type.String() })),
+  totalRevenue: Type.Array(
+    Type.Object({ amount: Type.Number({ description: 'Standard units, e.g. 12.34' }), currency: Type.String() }),
+  ),
   totalTransactions: Type.Integer(),
   totalCustomers: Type.Integer(),
 });
@@ -74,10 +87,14 @@ function filtersOf(query: ListQuery, merchantId: string, now: Date, version: str
   if (query.asset !== undefined && versionHas(version, 'asset-query-parameter-removed')) {
     throw ApiError.validation([{ field: 'asset', message: `is removed in API version ${version}; use token_symbol` }]);
   }
-  const symbols = [...(query.token_symbol ?? []), ...(query.asset ? [query.asset] : [])].map((symbol) => symbol.toUpperCase());
+  const symbols = [...(query.token_symbol ?? []), ...(query.asset ? [query.asset] : [])].map((symbol) =>
+    symbol.toUpperCase(),
+  );
   const networks = query.network?.split(',').map((network) => network.trim());
   if (networks?.some((network) => !/^(eip155|solana):[-_a-zA-Z0-9]{1,32}$/.test(network))) {
-    throw ApiError.validation([{ field: 'network', message: 'must be CAIP-2 chain ids, comma-separated (e.g. eip155:8453)' }]);
+    throw ApiError.validation([
+      { field: 'network', message: 'must be CAIP-2 chain ids, comma-separated (e.g. eip155:8453)' },
+    ]);
   }
   const start = query.startTs ? new Date(query.startTs) : undefined;
   const end = query.endTs ? new Date(query.endTs) : undefined;
@@ -101,7 +118,8 @@ function applyFilters<O>(query: SelectQueryBuilder<Database, 'payments', O>, fil
     if (filters.end) conditions.push(eb('payments.created_at', '<', filters.end));
     if (filters.symbols) conditions.push(eb(eb.fn('upper', ['payments.token_symbol']), 'in', filters.symbols));
     if (filters.networks) conditions.push(eb('payments.network', 'in', filters.networks));
-    if (filters.statuses) conditions.push(eb.or(filters.statuses.map((status) => listedStatusCondition(eb, status, filters.now))));
+    if (filters.statuses)
+      conditions.push(eb.or(filters.statuses.map((status) => listedStatusCondition(eb, status, filters.now))));
     if (filters.referenceId) conditions.push(eb('payments.reference_id', 'ilike', `%${filters.referenceId}%`));
     return eb.and(conditions);
   });
@@ -112,7 +130,11 @@ type ListStats = Static<typeof Stats>;
 /** Payments and succeeded fiat total per currency. */
 type CurrencyTotals = Map<string, { payments: bigint; revenue: bigint }>;
 
-function addTotals(into: CurrencyTotals, rows: { fiat_currency: string; payments: string; revenue: string }[], sign = 1n): void {
+function addTotals(
+  into: CurrencyTotals,
+  rows: { fiat_currency: string; payments: string; revenue: string }[],
+  sign = 1n,
+): void {
   for (const row of rows) {
     const entry = into.get(row.fiat_currency) ?? { payments: 0n, revenue: 0n };
     entry.payments += sign * BigInt(row.payments);
@@ -155,18 +177,37 @@ const isoDay = (day: Date) => day.toISOString().slice(0, 10);
 async function totalsOf(ctx: AppContext, filters: Filters): Promise<CurrencyTotals> {
   const totals: CurrencyTotals = new Map();
   const payments = () => applyFilters(ctx.db.selectFrom('payments').select('payments.id'), filters);
-  const daysFrom = filters.start && (utcDay(filters.start).getTime() === filters.start.getTime() ? filters.start : new Date(utcDay(filters.start).getTime() + DAY_MS));
+  const daysFrom =
+    filters.start &&
+    (utcDay(filters.start).getTime() === filters.start.getTime()
+      ? filters.start
+      : new Date(utcDay(filters.start).getTime() + DAY_MS));
   const daysTo = filters.end && utcDay(filters.end);
   if (filters.referenceId || (daysFrom && daysTo && daysFrom >= daysTo)) {
     addTotals(totals, await totalsFromPayments(payments()));
     return totals;
   }
 
-  const storedStatuses = filters.statuses && [...new Set(filters.statuses.flatMap((status) => STORED_STATUSES_OF[status] ?? []))];
-  const statsColumns = ['merchant_id', 'day', 'status', 'fiat_currency', 'token_symbol', 'network', 'payments', 'fiat_total'] as const;
+  const storedStatuses = filters.statuses && [
+    ...new Set(filters.statuses.flatMap((status) => STORED_STATUSES_OF[status] ?? [])),
+  ];
+  const statsColumns = [
+    'merchant_id',
+    'day',
+    'status',
+    'fiat_currency',
+    'token_symbol',
+    'network',
+    'payments',
+    'fiat_total',
+  ] as const;
   let days = ctx.db
     .selectFrom((eb) =>
-      eb.selectFrom('payment_daily_stats').select(statsColumns).unionAll(eb.selectFrom('payment_stats_deltas').select(statsColumns)).as('stats'),
+      eb
+        .selectFrom('payment_daily_stats')
+        .select(statsColumns)
+        .unionAll(eb.selectFrom('payment_stats_deltas').select(statsColumns))
+        .as('stats'),
     )
     .select([
       'fiat_currency',
@@ -181,10 +222,14 @@ async function totalsOf(ctx: AppContext, filters: Filters): Promise<CurrencyTota
   if (filters.networks) days = days.where('network', 'in', filters.networks);
   if (storedStatuses?.length) days = days.where('status', 'in', storedStatuses);
 
-  const edges = (daysFrom || daysTo) &&
+  const edges =
+    (daysFrom || daysTo) &&
     totalsFromPayments(
       payments().where((eb) =>
-        eb.or([...(daysFrom ? [eb('payments.created_at', '<', daysFrom)] : []), ...(daysTo ? [eb('payments.created_at', '>=', daysTo)] : [])]),
+        eb.or([
+          ...(daysFrom ? [eb('payments.created_at', '<', daysFrom)] : []),
+          ...(daysTo ? [eb('payments.created_at', '>=', daysTo)] : []),
+        ]),
       ),
     );
 
@@ -237,10 +282,19 @@ async function customersOf(ctx: AppContext, filters: Filters): Promise<number> {
   }
   const groupStatuses = statuses?.map((status) => BUYER_GROUP_STATUSES[status]);
   if (Object.keys(narrowing).length === 0 && !groupStatuses?.includes(undefined)) {
-    let groups = ctx.db.selectFrom('payment_buyers').select('buyer_account').distinct().where('merchant_id', '=', merchantId);
+    let groups = ctx.db
+      .selectFrom('payment_buyers')
+      .select('buyer_account')
+      .distinct()
+      .where('merchant_id', '=', merchantId);
     if (symbols) groups = groups.where('token_symbol', 'in', symbols);
     if (networks) groups = groups.where('network', 'in', networks);
-    if (groupStatuses) groups = groups.where('status', 'in', groupStatuses.flatMap((stored) => stored ?? []));
+    if (groupStatuses)
+      groups = groups.where(
+        'status',
+        'in',
+        groupStatuses.flatMap((stored) => stored ?? []),
+      );
     return Number((await countRows(groups)).customers);
   }
   // A hashed DISTINCT in a subquery reads the covering indexes; count(DISTINCT ...) would sort every row.
@@ -299,12 +353,20 @@ export function registerListPayments(app: App, ctx: AppContext, cursors: CursorC
       const sortCast = sortBy === 'amount' ? sql`bigint` : sql`timestamptz`;
       const direction = sortDir === 'asc' ? sql`ASC` : sql`DESC`;
 
-      let page = applyFilters(ctx.db.selectFrom('payments').selectAll('payments').select(sql<string>`${sortColumn}::text`.as('sort_key')), filters);
+      let page = applyFilters(
+        ctx.db.selectFrom('payments').selectAll('payments').select(sql<string>`${sortColumn}::text`.as('sort_key')),
+        filters,
+      );
       if (after) {
         const comparison = sortDir === 'asc' ? sql`>` : sql`<`;
-        page = page.where(sql<boolean>`(${sortColumn}, payments.id) ${comparison} (${after[0]}::${sortCast}, ${after[1]})`);
+        page = page.where(
+          sql<boolean>`(${sortColumn}, payments.id) ${comparison} (${after[0]}::${sortCast}, ${after[1]})`,
+        );
       }
-      const rowsPromise = page.orderBy(sql`${sortColumn} ${direction}, payments.id ${direction}`).limit(limit + 1).execute();
+      const rowsPromise = page
+        .orderBy(sql`${sortColumn} ${direction}, payments.id ${direction}`)
+        .limit(limit + 1)
+        .execute();
       const [rows, stats] = await Promise.all([rowsPromise, after?.[2] ?? listStats(ctx, filters)]);
 
       const pageRows = rows.slice(0, limit);

@@ -33,9 +33,15 @@ export const TokenAmount = Type.Object({
 
 export const PaymentItem = Type.Object({
   paymentId: Type.String(),
-  merchant: Type.Object({ id: Type.String(), name: Type.Optional(Type.String()), iconUrl: Type.Optional(Nullable(Type.String())) }),
+  merchant: Type.Object({
+    id: Type.String(),
+    name: Type.Optional(Type.String()),
+    iconUrl: Type.Optional(Nullable(Type.String())),
+  }),
   referenceId: Type.String(),
-  status: Type.Union(['requires_action', 'processing', 'succeeded', 'failed', 'expired'].map((status) => Type.Literal(status))),
+  status: Type.Union(
+    ['requires_action', 'processing', 'succeeded', 'failed', 'expired'].map((status) => Type.Literal(status)),
+  ),
   isTerminal: Type.Boolean(),
   fiatAmount: Type.Optional(FiatAmount),
   tokenAmount: Type.Optional(TokenAmount),
@@ -65,7 +71,11 @@ export function fiatAmountOf(currencyCode: string, minorUnits: string) {
   return {
     unit: `iso4217/${currencyCode}`,
     value: minorUnits,
-    display: { assetSymbol: currency?.symbol ?? currencyCode, assetName: currency?.name ?? currencyCode, decimals: currency?.decimals ?? 2 },
+    display: {
+      assetSymbol: currency?.symbol ?? currencyCode,
+      assetName: currency?.name ?? currencyCode,
+      decimals: currency?.decimals ?? 2,
+    },
   };
 }
 
@@ -89,9 +99,16 @@ export function tokenAmountOf(chains: ChainRegistry, asset: string, value: strin
 }
 
 /** The payment as the merchant list and `GET /v1/payments/{id}` show it; objects without data are omitted. */
-export function toPaymentItem(row: PaymentRow, merchant: Pick<MerchantRow, 'id' | 'name' | 'logo_file'>, chains: ChainRegistry, baseUrl: string, now: Date) {
+export function toPaymentItem(
+  row: PaymentRow,
+  merchant: Pick<MerchantRow, 'id' | 'name' | 'logo_file'>,
+  chains: ChainRegistry,
+  baseUrl: string,
+  now: Date,
+) {
   const status = effectiveStatus(row.status, row.expires_at, now);
-  const token = (value: string | null) => (row.token_asset && value !== null ? tokenAmountOf(chains, row.token_asset, value) : undefined);
+  const token = (value: string | null) =>
+    row.token_asset && value !== null ? tokenAmountOf(chains, row.token_asset, value) : undefined;
   const tokenAmount = token(row.token_value);
   const feeTotal = token(row.fee_total);
   const feeFixed = token(row.fee_fixed);
@@ -99,7 +116,11 @@ export function toPaymentItem(row: PaymentRow, merchant: Pick<MerchantRow, 'id' 
   const settled = row.settlement_tx_hash !== null && row.settled_at !== null && settledAmount !== undefined;
   return {
     paymentId: row.id,
-    merchant: { id: merchant.id, name: merchant.name, iconUrl: merchant.logo_file ? logoUrl(baseUrl, merchant.logo_file) : null },
+    merchant: {
+      id: merchant.id,
+      name: merchant.name,
+      iconUrl: merchant.logo_file ? logoUrl(baseUrl, merchant.logo_file) : null,
+    },
     referenceId: row.reference_id,
     status: listStatusName(status),
     isTerminal: isTerminal(status),
@@ -133,7 +154,11 @@ export function toPaymentItem(row: PaymentRow, merchant: Pick<MerchantRow, 'id' 
         }
       : {}),
     ...(status === 'succeeded'
-      ? { settlement: settled ? { settled: true, amount: settledAmount, txHash: row.settlement_tx_hash as string } : { settled: false } }
+      ? {
+          settlement: settled
+            ? { settled: true, amount: settledAmount, txHash: row.settlement_tx_hash as string }
+            : { settled: false },
+        }
       : {}),
     createdAt: row.created_at.toISOString(),
     lastUpdatedAt: row.updated_at.toISOString(),

@@ -10,5 +10,9 @@ export async function foldPaymentStats(db: Db): Promise<number> {
 
 /** Keeps the deltas few, so the list's statistics read a short table; every process may run it at once. */
 export function foldPaymentStatsEvery(db: Db, intervalMs: number, onProblem: (message: string) => void): RepeatingTask {
-  return repeatEvery(() => foldPaymentStats(db), intervalMs, (error) => onProblem(`folding payment statistics failed: ${error.message}`));
+  return repeatEvery(
+    () => foldPaymentStats(db),
+    intervalMs,
+    (error) => onProblem(`folding payment statistics failed: ${error.message}`),
+  );
 }

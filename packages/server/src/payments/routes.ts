@@ -8,7 +8,12 @@ import { registerGetPaymentStatus } from './getPaymentStatus.ts';
 import { registerListPayments } from './listPayments.ts';
 import type { PaymentStatusWaiter } from './statusWaiter.ts';
 
-export function registerPaymentRoutes(app: App, ctx: AppContext, cursors: CursorCodec, waiter: PaymentStatusWaiter): void {
+export function registerPaymentRoutes(
+  app: App,
+  ctx: AppContext,
+  cursors: CursorCodec,
+  waiter: PaymentStatusWaiter,
+): void {
   registerCreatePayment(app, ctx);
   registerGetMerchantPaymentStatus(app, ctx);
   registerGetPaymentStatus(app, ctx, waiter);

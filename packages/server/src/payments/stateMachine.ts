@@ -1,6 +1,13 @@
 import type { PaymentStatus } from '../db/schema.ts';
 
-export const PAYMENT_STATUSES: readonly PaymentStatus[] = ['requires_action', 'processing', 'succeeded', 'failed', 'expired', 'cancelled'];
+export const PAYMENT_STATUSES: readonly PaymentStatus[] = [
+  'requires_action',
+  'processing',
+  'succeeded',
+  'failed',
+  'expired',
+  'cancelled',
+];
 
 const TRANSITIONS: Record<PaymentStatus, readonly PaymentStatus[]> = {
   requires_action: ['processing', 'expired', 'cancelled'],

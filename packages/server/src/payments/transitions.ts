@@ -41,7 +41,9 @@ interface EventContext {
 function eventContextColumns(payment: { id: unknown; merchantId: unknown; partnerId: unknown }) {
   return [
     sql<string>`(SELECT name FROM merchants WHERE merchants.id = ${payment.merchantId})`.as('event_merchant_name'),
-    sql<string | null>`(SELECT logo_file FROM merchants WHERE merchants.id = ${payment.merchantId})`.as('event_merchant_logo_file'),
+    sql<string | null>`(SELECT logo_file FROM merchants WHERE merchants.id = ${payment.merchantId})`.as(
+      'event_merchant_logo_file',
+    ),
     sql<string>`(SELECT pinned_version FROM partners WHERE partners.id = ${payment.partnerId})`.as('event_api_version'),
     sql<Date>`now()`.as('event_created_at'),
     sql<unknown>`pg_notify(${PAYMENT_STATUS_CHANNEL}, ${payment.id})`.as('event_notified'),
@@ -82,9 +84,16 @@ async function recordPaymentEvent(
 }
 
 /** Records the payment's webhook event and wakes long-pollers in every process, inside `trx`. */
-export async function announcePayment(trx: Transaction<Database>, context: Omit<TransitionContext, 'db'>, payment: PaymentRow, type: PaymentEventType): Promise<void> {
+export async function announcePayment(
+  trx: Transaction<Database>,
+  context: Omit<TransitionContext, 'db'>,
+  payment: PaymentRow,
+  type: PaymentEventType,
+): Promise<void> {
   const columns = await trx
-    .selectNoFrom(eventContextColumns({ id: payment.id, merchantId: payment.merchant_id, partnerId: payment.partner_id }))
+    .selectNoFrom(
+      eventContextColumns({ id: payment.id, merchantId: payment.merchant_id, partnerId: payment.partner_id }),
+    )
     .executeTakeFirstOrThrow();
   await recordPaymentEvent(trx, context, payment, type, eventContextOf(payment.merchant_id, columns));
 }
@@ -101,7 +110,12 @@ export async function changePaymentStatus(
   changes: Omit<Updateable<PaymentsTable>, 'status' | 'id'> = {},
 ): Promise<{ payment: PaymentRow; changed: boolean }> {
   return inTransaction(context.db, async (trx) => {
-    const current = await trx.selectFrom('payments').selectAll().where('id', '=', paymentId).forUpdate().executeTakeFirstOrThrow();
+    const current = await trx
+      .selectFrom('payments')
+      .selectAll()
+      .where('id', '=', paymentId)
+      .forUpdate()
+      .executeTakeFirstOrThrow();
     if (current.status === to) return { payment: current, changed: false };
     if (!canTransition(current.status, to)) throw new InvalidTransitionError(current.status, to);
     // Fees are fixed when the payment succeeds, from the partner's schedule at that moment (D15).
@@ -111,10 +125,28 @@ export async function changePaymentStatus(
       .set({ ...changes, ...fees, status: to, updated_at: context.now })
       .where('id', '=', paymentId)
       .returningAll()
-      .returning(eventContextColumns({ id: sql.ref('payments.id'), merchantId: sql.ref('payments.merchant_id'), partnerId: sql.ref('payments.partner_id') }))
+      .returning(
+        eventContextColumns({
+          id: sql.ref('payments.id'),
+          merchantId: sql.ref('payments.merchant_id'),
+          partnerId: sql.ref('payments.partner_id'),
+        }),
+      )
       .executeTakeFirstOrThrow();
-    const { event_merchant_name, event_merchant_logo_file, event_api_version, event_created_at, event_notified: _sent, ...payment } = updated;
-    const event = eventContextOf(payment.merchant_id, { event_merchant_name, event_merchant_logo_file, event_api_version, event_created_at });
+    const {
+      event_merchant_name,
+      event_merchant_logo_file,
+      event_api_version,
+      event_created_at,
+      event_notified: _sent,
+      ...payment
+    } = updated;
+    const event = eventContextOf(payment.merchant_id, {
+      event_merchant_name,
+      event_merchant_logo_file,
+      event_api_version,
+      event_created_at,
+    });
     await recordPaymentEvent(trx, context, payment, `payment.${to}` as PaymentEventType, event);
     return { payment, changed: true };
   });

@@ -18,9 +18,15 @@ export async function unsettledGroups(db: Db): Promise<{ merchantId: string; ass
   const rows = await db
     .selectFrom('payments as payment')
     .innerJoin('crypto_settlements as destination', (join) =>
-      join.onRef('destination.merchant_id', '=', 'payment.merchant_id').onRef('destination.asset', '=', 'payment.token_asset'),
+      join
+        .onRef('destination.merchant_id', '=', 'payment.merchant_id')
+        .onRef('destination.asset', '=', 'payment.token_asset'),
     )
-    .select(['payment.merchant_id', 'payment.token_asset', sql<string>`sum(payment.settlement_amount)::text`.as('amount')])
+    .select([
+      'payment.merchant_id',
+      'payment.token_asset',
+      sql<string>`sum(payment.settlement_amount)::text`.as('amount'),
+    ])
     .where('payment.status', '=', 'succeeded')
     .where('payment.settlement_batch_id', 'is', null)
     .where('payment.settled_at', 'is', null)
@@ -28,10 +34,17 @@ export async function unsettledGroups(db: Db): Promise<{ merchantId: string; ass
     .groupBy(['payment.merchant_id', 'payment.token_asset'])
     .orderBy('payment.merchant_id')
     .execute();
-  return rows.map((row) => ({ merchantId: row.merchant_id, asset: row.token_asset as string, amount: BigInt(row.amount) }));
+  return rows.map((row) => ({
+    merchantId: row.merchant_id,
+    asset: row.token_asset as string,
+    amount: BigInt(row.amount),
+  }));
 }
 
-export type ClaimOutcome = { kind: 'claimed'; batchId: string; amount: bigint } | { kind: 'short'; needed: bigint } | { kind: 'nothing' };
+export type ClaimOutcome =
+  | { kind: 'claimed'; batchId: string; amount: bigint }
+  | { kind: 'short'; needed: bigint }
+  | { kind: 'nothing' };
 
 /**
  * Claims a merchant's unsettled payments in one asset into a new batch, in one transaction: the batch (amount,
@@ -93,12 +106,22 @@ export async function claimBatch(
       .execute();
     await trx
       .insertInto('settlement_batch_payments')
-      .values(payments.map((payment) => ({ batch_id: batchId, payment_id: payment.id, amount: payment.settlement_amount as string })))
+      .values(
+        payments.map((payment) => ({
+          batch_id: batchId,
+          payment_id: payment.id,
+          amount: payment.settlement_amount as string,
+        })),
+      )
       .execute();
     await trx
       .updateTable('payments')
       .set({ settlement_batch_id: batchId })
-      .where('id', 'in', payments.map((payment) => payment.id))
+      .where(
+        'id',
+        'in',
+        payments.map((payment) => payment.id),
+      )
       .execute();
     return { kind: 'claimed', batchId, amount } as const;
   });
@@ -106,7 +129,13 @@ export async function claimBatch(
 
 /** Batches whose transfer is not final yet, oldest first. */
 export function openBatches(db: Db): Promise<BatchRow[]> {
-  return db.selectFrom('settlement_batches').selectAll().where('status', 'in', ['claimed', 'sent']).orderBy('created_at').orderBy('id').execute();
+  return db
+    .selectFrom('settlement_batches')
+    .selectAll()
+    .where('status', 'in', ['claimed', 'sent'])
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
 }
 
 /** Locks an open batch for the caller's transaction; another process already working on it is skipped. */
@@ -122,7 +151,12 @@ export function lockOpenBatch(trx: Transaction<Database>, batchId: string): Prom
 }
 
 export async function markBatchSent(trx: Transaction<Database>, batchId: string, now: Date): Promise<void> {
-  await trx.updateTable('settlement_batches').set({ status: 'sent', updated_at: now }).where('id', '=', batchId).where('status', '=', 'claimed').execute();
+  await trx
+    .updateTable('settlement_batches')
+    .set({ status: 'sent', updated_at: now })
+    .where('id', '=', batchId)
+    .where('status', '=', 'claimed')
+    .execute();
 }
 
 /** The batch's EVM transfer that may still land or has landed; `failed` when its only transfers failed. */
@@ -165,9 +199,20 @@ export async function liveSolanaTransfer(
  * The batch's transfer is confirmed: the batch and every payment in it are settled with its hash, and a
  * `payment.settled` event is recorded per payment, in one transaction. Returns false when it was settled already.
  */
-export async function settleBatch(db: Db, context: Omit<TransitionContext, 'db'>, batchId: string, txHash: string): Promise<boolean> {
+export async function settleBatch(
+  db: Db,
+  context: Omit<TransitionContext, 'db'>,
+  batchId: string,
+  txHash: string,
+): Promise<boolean> {
   return inTransaction(db, async (trx) => {
-    const batch = await trx.selectFrom('settlement_batches').select('id').where('id', '=', batchId).where('status', '=', 'sent').forUpdate().executeTakeFirst();
+    const batch = await trx
+      .selectFrom('settlement_batches')
+      .select('id')
+      .where('id', '=', batchId)
+      .where('status', '=', 'sent')
+      .forUpdate()
+      .executeTakeFirst();
     if (!batch) return false;
     await trx
       .updateTable('settlement_batches')
@@ -195,7 +240,11 @@ export async function failBatch(trx: Transaction<Database>, batchId: string, rea
     .where('id', '=', batchId)
     .where('status', 'in', ['claimed', 'sent'])
     .execute();
-  await trx.updateTable('payments').set({ settlement_batch_id: null }).where('settlement_batch_id', '=', batchId).execute();
+  await trx
+    .updateTable('payments')
+    .set({ settlement_batch_id: null })
+    .where('settlement_batch_id', '=', batchId)
+    .execute();
 }
 
 export async function recordShortfall(db: Db, asset: string, needed: bigint, held: bigint): Promise<void> {

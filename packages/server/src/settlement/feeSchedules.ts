@@ -2,13 +2,21 @@ import { type Kysely, sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { Database } from '../db/schema.ts';
 import type { PaymentRow } from '../payments/paymentResource.ts';
-import { computeFees, type FeeSchedule, FeeScheduleError, minimumPaymentAmount, parsePercentage, ZERO_PERCENTAGE } from './fees.ts';
+import {
+  computeFees,
+  type FeeSchedule,
+  FeeScheduleError,
+  minimumPaymentAmount,
+  parsePercentage,
+  ZERO_PERCENTAGE,
+} from './fees.ts';
 
 /** Replaces a partner's whole fee schedule; it applies to payments that succeed from now on. */
 export async function setFeeSchedule(db: Db, partnerId: string, schedule: FeeSchedule): Promise<FeeSchedule> {
   const { text: percentage } = parsePercentage(schedule.percentage);
   const currencies = schedule.fixed.map((fee) => fee.currency);
-  if (new Set(currencies).size !== currencies.length) throw new FeeScheduleError('give at most one fixed fee per currency');
+  if (new Set(currencies).size !== currencies.length)
+    throw new FeeScheduleError('give at most one fixed fee per currency');
   return db.transaction().execute(async (trx) => {
     const partner = await trx.selectFrom('partners').select('id').where('id', '=', partnerId).executeTakeFirst();
     if (!partner) throw new FeeScheduleError(`partner ${partnerId} does not exist`);
@@ -29,7 +37,11 @@ export async function setFeeSchedule(db: Db, partnerId: string, schedule: FeeSch
 }
 
 /** The partner's schedule as it applies to one currency: the percentage and that currency's fixed fee. */
-export async function feesForCurrency(db: Kysely<Database>, partnerId: string, currency: string): Promise<{ percentage: string; fixedFiat: bigint }> {
+export async function feesForCurrency(
+  db: Kysely<Database>,
+  partnerId: string,
+  currency: string,
+): Promise<{ percentage: string; fixedFiat: bigint }> {
   const row = await db
     .selectFrom('partner_fee_schedules as schedule')
     .leftJoin('partner_fixed_fees as fixed', (join) =>
@@ -42,9 +54,21 @@ export async function feesForCurrency(db: Kysely<Database>, partnerId: string, c
 }
 
 export async function feeSchedule(db: Db, partnerId: string): Promise<FeeSchedule> {
-  const schedule = await db.selectFrom('partner_fee_schedules').select('percentage').where('partner_id', '=', partnerId).executeTakeFirst();
-  const fixed = await db.selectFrom('partner_fixed_fees').select(['currency', 'amount']).where('partner_id', '=', partnerId).orderBy('currency').execute();
-  return { percentage: schedule?.percentage ?? ZERO_PERCENTAGE, fixed: fixed.map((fee) => ({ currency: fee.currency, amount: BigInt(fee.amount) })) };
+  const schedule = await db
+    .selectFrom('partner_fee_schedules')
+    .select('percentage')
+    .where('partner_id', '=', partnerId)
+    .executeTakeFirst();
+  const fixed = await db
+    .selectFrom('partner_fixed_fees')
+    .select(['currency', 'amount'])
+    .where('partner_id', '=', partnerId)
+    .orderBy('currency')
+    .execute();
+  return {
+    percentage: schedule?.percentage ?? ZERO_PERCENTAGE,
+    fixed: fixed.map((fee) => ({ currency: fee.currency, amount: BigInt(fee.amount) })),
+  };
 }
 
 /** The smallest amount, in minor units of `currency`, that the partner's fees leave something of (D8). */
@@ -60,7 +84,9 @@ export async function minimumAmountFor(db: Kysely<Database>, partnerId: string, 
 export async function feeColumnsOnSuccess(
   trx: Kysely<Database>,
   payment: Pick<PaymentRow, 'partner_id' | 'fiat_currency' | 'fiat_value' | 'token_value'>,
-): Promise<Pick<PaymentRow, 'fee_total' | 'fee_fixed' | 'fee_percentage' | 'settlement_amount'> | Record<string, never>> {
+): Promise<
+  Pick<PaymentRow, 'fee_total' | 'fee_fixed' | 'fee_percentage' | 'settlement_amount'> | Record<string, never>
+> {
   if (payment.token_value === null) return {};
   const { percentage, fixedFiat } = await feesForCurrency(trx, payment.partner_id, payment.fiat_currency);
   const fees = computeFees({
@@ -88,7 +114,10 @@ export interface FeeReportLine {
 }
 
 /** The fees the service kept per asset for a partner's succeeded payments; they stay with the collector. */
-export async function feesReport(db: Db, partnerId: string): Promise<{ partnerId: string; schedule: FeeSchedule; fees: FeeReportLine[] }> {
+export async function feesReport(
+  db: Db,
+  partnerId: string,
+): Promise<{ partnerId: string; schedule: FeeSchedule; fees: FeeReportLine[] }> {
   const partner = await db.selectFrom('partners').select('id').where('id', '=', partnerId).executeTakeFirst();
   if (!partner) throw new FeeScheduleError(`partner ${partnerId} does not exist`);
   const rows = await db

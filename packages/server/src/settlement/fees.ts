@@ -32,7 +32,10 @@ const PERCENTAGE = /^(\d{1,2})(?:\.(\d{1,4}))?$/;
  */
 export function parsePercentage(text: string): { value: Percentage; text: string } {
   const match = PERCENTAGE.exec(text.trim());
-  if (!match) throw new FeeScheduleError(`a percentage is a decimal from 0 to below 100 with at most 4 decimals, e.g. 1.5; got "${text}"`);
+  if (!match)
+    throw new FeeScheduleError(
+      `a percentage is a decimal from 0 to below 100 with at most 4 decimals, e.g. 1.5; got "${text}"`,
+    );
   const whole = match[1] as string;
   const fraction = (match[2] ?? '').replace(/0+$/, '');
   const numerator = BigInt(whole + fraction);
@@ -44,7 +47,9 @@ export function parsePercentage(text: string): { value: Percentage; text: string
 export function parseFixedFee(text: string): FixedFee {
   const match = /^([A-Z]{3}):(\d{1,15})$/.exec(text.trim());
   if (!match || !fiatCurrency(match[1] as string)) {
-    throw new FeeScheduleError(`a fixed fee is CURRENCY:MINOR_UNITS with an ISO 4217 code, e.g. USD:30 for 0.30 USD; got "${text}"`);
+    throw new FeeScheduleError(
+      `a fixed fee is CURRENCY:MINOR_UNITS with an ISO 4217 code, e.g. USD:30 for 0.30 USD; got "${text}"`,
+    );
   }
   return { currency: match[1] as string, amount: BigInt(match[2] as string) };
 }
@@ -76,7 +81,8 @@ export interface Fees {
  */
 export function computeFees(input: FeeInput): Fees {
   const { tokenAmount, fiatAmount, fixedFiat, percentage } = input;
-  if (tokenAmount < 0n || fiatAmount <= 0n || fixedFiat < 0n) throw new RangeError('amounts must be positive and fees not negative');
+  if (tokenAmount < 0n || fiatAmount <= 0n || fixedFiat < 0n)
+    throw new RangeError('amounts must be positive and fees not negative');
   const fixedUncapped = (fixedFiat * tokenAmount) / fiatAmount;
   const fixed = fixedUncapped < tokenAmount ? fixedUncapped : tokenAmount;
   const percentageUncapped = (tokenAmount * percentage.numerator) / (100n * percentage.denominator);

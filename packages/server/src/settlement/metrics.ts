@@ -15,7 +15,8 @@ export function registerSettlementMetrics(registry: Registry, db: Db): void {
     registers: [registry],
     async collect() {
       this.reset();
-      for (const shortfall of await shortfalls(db)) this.labels(shortfall.asset).set(Number(shortfall.needed - shortfall.held));
+      for (const shortfall of await shortfalls(db))
+        this.labels(shortfall.asset).set(Number(shortfall.needed - shortfall.held));
     },
   });
 }

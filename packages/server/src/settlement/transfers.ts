@@ -21,9 +21,16 @@ import type { TokenInfo } from '../chains/registry.ts';
 import type { SolanaRpc } from '../chains/solana/rpc.ts';
 
 /** The call that pays `amount` of an EVM token (or the native coin) to `to` from the sender. */
-export function evmTransferCall(token: TokenInfo, to: Address, amount: bigint): { to: Address; data?: Hex; value?: bigint } {
+export function evmTransferCall(
+  token: TokenInfo,
+  to: Address,
+  amount: bigint,
+): { to: Address; data?: Hex; value?: bigint } {
   if (token.method === 'native') return { to, value: amount };
-  return { to: token.address as Address, data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, amount] }) };
+  return {
+    to: token.address as Address,
+    data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, amount] }),
+  };
 }
 
 export interface SolanaSettlementTransfer {
@@ -63,7 +70,14 @@ export async function buildSolanaSettlementTransfer(request: {
       appendTransactionMessageInstructions(
         [
           getCreateAssociatedTokenIdempotentInstruction({ payer: collectorSigner, ata: destination, owner, mint }),
-          getTransferCheckedInstruction({ source, mint, destination, authority: collectorSigner, amount: request.amount, decimals: request.decimals }),
+          getTransferCheckedInstruction({
+            source,
+            mint,
+            destination,
+            authority: collectorSigner,
+            amount: request.amount,
+            decimals: request.decimals,
+          }),
           getAddMemoInstruction({ memo: request.batchId }, { programAddress: LEGACY_MEMO_PROGRAM_ADDRESS_V3 }),
         ],
         draft,

@@ -5,7 +5,14 @@ import type { Clock } from '../clock.ts';
 import type { Db } from '../db/database.ts';
 import type { GatewayServices } from '../gateway/services.ts';
 import { parseTokenAmount } from './fees.ts';
-import { type BatchRow, claimBatch, clearShortfalls, openBatches, recordShortfall, unsettledGroups } from './batches.ts';
+import {
+  type BatchRow,
+  claimBatch,
+  clearShortfalls,
+  openBatches,
+  recordShortfall,
+  unsettledGroups,
+} from './batches.ts';
 import type { TransferCrashPoint } from './crashPoint.ts';
 import { settlementSenders } from './senders/index.ts';
 import type { SettlementSender } from './senders/settlementSender.ts';
@@ -33,7 +40,6 @@ export interface SettlementRound {
   shortOf: string[];
 }
 
-
 /**
  * Pays merchants what they are owed (D16): groups succeeded, unsettled payments per (merchant, asset) into batches
  * and sends one transfer per batch from the collector through the chain layer's journals. A batch and its
@@ -49,7 +55,10 @@ export class SettlementWorker {
   constructor(private readonly options: SettlementWorkerOptions) {
     this.onProblem = options.onProblem ?? (() => {});
     const { chains, clock, baseUrl } = options;
-    this.senders = settlementSenders({ ...options, announcer: () => ({ chains, baseUrl: baseUrl(), now: clock.now() }) });
+    this.senders = settlementSenders({
+      ...options,
+      announcer: () => ({ chains, baseUrl: baseUrl(), now: clock.now() }),
+    });
   }
 
   /** Finishes open batches, makes new ones the collector can pay, and sends them. */
@@ -63,11 +72,15 @@ export class SettlementWorker {
 
   /** Runs a round now and then every `intervalMs` until stopped. */
   runEvery(intervalMs: number): RepeatingTask {
-    return repeatEvery(() => this.runOnce(), intervalMs, (error) => this.onProblem(`settlement round failed: ${error.message}`), {
-      stopWaitMs: 5_000,
-    });
+    return repeatEvery(
+      () => this.runOnce(),
+      intervalMs,
+      (error) => this.onProblem(`settlement round failed: ${error.message}`),
+      {
+        stopWaitMs: 5_000,
+      },
+    );
   }
-
 
   private async createBatches(round: SettlementRound): Promise<void> {
     const { db, chains, clock } = this.options;
@@ -76,13 +89,21 @@ export class SettlementWorker {
       const token = chains.token(group.asset);
       const sender = token && this.senderFor(token);
       if (!token || !sender?.canSend(token)) {
-        this.onProblem(`payments in ${group.asset} cannot be settled: no sender for ${token?.chain ?? 'its chain'} in this process`);
+        this.onProblem(
+          `payments in ${group.asset} cannot be settled: no sender for ${token?.chain ?? 'its chain'} in this process`,
+        );
         continue;
       }
       if (group.amount < parseTokenAmount(this.options.minimumBatch, token.decimals)) continue;
       try {
         const held = await sender.collectorHolds(token);
-        const outcome = await claimBatch(db, { merchantId: group.merchantId, asset: token.caip19, network: token.chain, held, now: clock.now() });
+        const outcome = await claimBatch(db, {
+          merchantId: group.merchantId,
+          asset: token.caip19,
+          network: token.chain,
+          held,
+          now: clock.now(),
+        });
         if (outcome.kind === 'claimed') round.created.push(outcome.batchId);
         if (outcome.kind === 'short') {
           short.add(token.caip19);

@@ -26,7 +26,8 @@ export function registerDeleteWebhookEndpoint(app: App, ctx: AppContext): void {
         .where('partner_id', '=', principalOf(request).partnerId)
         .where('deleted_at', 'is', null)
         .executeTakeFirst();
-      if (!deleted.numUpdatedRows) throw ApiError.notFound(`Webhook endpoint ${request.params.id.slice(0, 64)} not found.`);
+      if (!deleted.numUpdatedRows)
+        throw ApiError.notFound(`Webhook endpoint ${request.params.id.slice(0, 64)} not found.`);
       return reply.status(204).send(null);
     },
   );

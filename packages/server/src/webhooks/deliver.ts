@@ -59,7 +59,11 @@ export async function attemptDelivery(ctx: DeliveryContext, deliveryId: string):
     const older = await olderPendingDelivery(ctx, delivery.endpoint_id, delivery.id);
     if (older) {
       const now = ctx.clock.now().getTime();
-      await scheduleDeliveryAttempt(db, endpoint, new Date(Math.max(older.next_attempt_at.getTime(), now) + ORDER_WAIT_MARGIN_MS));
+      await scheduleDeliveryAttempt(
+        db,
+        endpoint,
+        new Date(Math.max(older.next_attempt_at.getTime(), now) + ORDER_WAIT_MARGIN_MS),
+      );
       return;
     }
   }

@@ -12,7 +12,9 @@ const endpointFields = {
   id: Type.String({ description: 'Webhook endpoint id, prefix `whk_`' }),
   url: Type.String({ description: 'HTTPS URL that receives the events' }),
   events: Type.Array(EventTypeSchema, { description: 'Event types sent to this endpoint' }),
-  merchantId: Nullable(Type.String({ description: 'Only events of this merchant; null for every merchant of the account' })),
+  merchantId: Nullable(
+    Type.String({ description: 'Only events of this merchant; null for every merchant of the account' }),
+  ),
   createdAt: Type.String({ format: 'date-time' }),
 };
 

@@ -48,9 +48,17 @@ export async function recordEvent(trx: Kysely<Database>, event: NewEvent, stamp?
   const { apiVersion, createdAt } = stamp ?? (await eventStamp(trx, event.partnerId));
   const id = newId('evt');
   // The body is rendered once so every delivery and redelivery sends, and signs, the same bytes.
-  const body = JSON.stringify({ id, type: event.type, createdAt: createdAt.toISOString(), apiVersion, data: { object: event.object } });
+  const body = JSON.stringify({
+    id,
+    type: event.type,
+    createdAt: createdAt.toISOString(),
+    apiVersion,
+    data: { object: event.object },
+  });
   const endpointOfMerchant =
-    event.merchantId === null ? sql`endpoint.merchant_id IS NULL` : sql`(endpoint.merchant_id IS NULL OR endpoint.merchant_id = ${event.merchantId})`;
+    event.merchantId === null
+      ? sql`endpoint.merchant_id IS NULL`
+      : sql`(endpoint.merchant_id IS NULL OR endpoint.merchant_id = ${event.merchantId})`;
   await sql`
     WITH event AS (
       INSERT INTO webhook_events (id, partner_id, merchant_id, type, body, created_at)

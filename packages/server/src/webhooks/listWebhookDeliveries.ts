@@ -72,7 +72,10 @@ export function registerListWebhookDeliveries(app: App, ctx: AppContext, cursors
         ])
         .where('attempt.endpoint_id', '=', endpoint.id);
       if (before !== undefined) query = query.where(sql<boolean>`attempt.id < ${before}::bigint`);
-      const rows = await query.orderBy('attempt.id', 'desc').limit(limit + 1).execute();
+      const rows = await query
+        .orderBy('attempt.id', 'desc')
+        .limit(limit + 1)
+        .execute();
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
       return {

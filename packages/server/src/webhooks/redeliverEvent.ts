@@ -9,13 +9,20 @@ import { scheduleDeliveryAttempt } from './schedule.ts';
 const RedeliverParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
 
 const RedeliverBody = Type.Object(
-  { endpointId: Type.Optional(Type.String({ maxLength: 64, description: 'Only to this endpoint (any of the account)' })) },
+  {
+    endpointId: Type.Optional(
+      Type.String({ maxLength: 64, description: 'Only to this endpoint (any of the account)' }),
+    ),
+  },
   { additionalProperties: false },
 );
 
 const ScheduledDeliveries = Type.Object({
   deliveries: Type.Array(
-    Type.Object({ id: Type.String({ description: 'Delivery id, as in the deliveries log' }), endpointId: Type.String() }),
+    Type.Object({
+      id: Type.String({ description: 'Delivery id, as in the deliveries log' }),
+      endpointId: Type.String(),
+    }),
   ),
 });
 

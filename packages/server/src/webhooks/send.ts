@@ -63,7 +63,12 @@ function pinnedLookup(addresses: Address[]): LookupFunction {
 function describeError(error: unknown, timeoutMs: number): string {
   if (error instanceof RefusedTarget) return error.message;
   const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
-  if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_ABORTED' || code === 'ABORT_ERR') {
+  if (
+    code === 'UND_ERR_CONNECT_TIMEOUT' ||
+    code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    code === 'UND_ERR_ABORTED' ||
+    code === 'ABORT_ERR'
+  ) {
     return `no response within ${timeoutMs / 1000} s`;
   }
   if (/CERT|SIGNATURE|ERR_TLS|ERR_SSL/.test(code)) return 'the receiver did not present a valid TLS certificate';
@@ -104,13 +109,21 @@ export async function sendWebhookRequest(
           connect: {
             timeout: options.timeoutMs,
             lookup: pinnedLookup(addresses),
-            ...(options.extraCaCertificates?.length ? { ca: [...rootCertificates, ...options.extraCaCertificates] } : {}),
+            ...(options.extraCaCertificates?.length
+              ? { ca: [...rootCertificates, ...options.extraCaCertificates] }
+              : {}),
           },
           headersTimeout: options.timeoutMs,
           bodyTimeout: options.timeoutMs,
           connections: 1,
         });
-        const response = await request(url, { dispatcher: agent, method: 'POST', headers, body, signal: controller.signal });
+        const response = await request(url, {
+          dispatcher: agent,
+          method: 'POST',
+          headers,
+          body,
+          signal: controller.signal,
+        });
         // A receiver may answer with a large or endless body; only the status matters.
         await response.body.dump({ limit: 64 * 1024 }).catch(() => {});
         return response.statusCode;

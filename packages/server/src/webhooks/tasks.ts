@@ -6,7 +6,9 @@ import { deliveryOptions, type WebhookDeliveryOptions } from './deliveryOptions.
 import { DELIVER_WEBHOOK_TASK, type DeliverWebhookPayload } from './schedule.ts';
 
 function isDeliverPayload(payload: unknown): payload is DeliverWebhookPayload {
-  return typeof payload === 'object' && payload !== null && typeof (payload as DeliverWebhookPayload).deliveryId === 'string';
+  return (
+    typeof payload === 'object' && payload !== null && typeof (payload as DeliverWebhookPayload).deliveryId === 'string'
+  );
 }
 
 /**
@@ -18,7 +20,11 @@ export function createWebhookTasks(ctx: {
   clock?: Clock;
   webhookDelivery?: Partial<WebhookDeliveryOptions>;
 }): TaskList {
-  const deliveryContext = { db: ctx.db, clock: ctx.clock ?? systemClock, options: deliveryOptions(ctx.webhookDelivery) };
+  const deliveryContext = {
+    db: ctx.db,
+    clock: ctx.clock ?? systemClock,
+    options: deliveryOptions(ctx.webhookDelivery),
+  };
   const deliver: Task = async (payload) => {
     if (!isDeliverPayload(payload)) throw new Error(`${DELIVER_WEBHOOK_TASK}: malformed payload`);
     await attemptDelivery(deliveryContext, payload.deliveryId);

@@ -12,7 +12,11 @@ describe("the checkout page's own wallet app", () => {
   afterAll(() => server?.close());
 
   it('is created once, even by concurrent first calls, under a service partner without API keys', async () => {
-    const ids = await Promise.all([ensureCheckoutAppId(server.db), ensureCheckoutAppId(server.db), ensureCheckoutAppId(server.db)]);
+    const ids = await Promise.all([
+      ensureCheckoutAppId(server.db),
+      ensureCheckoutAppId(server.db),
+      ensureCheckoutAppId(server.db),
+    ]);
     expect(new Set(ids).size).toBe(1);
     expect(await ensureCheckoutAppId(server.db)).toBe(ids[0]);
     const app = await server.db.selectFrom('apps').selectAll().where('id', '=', ids[0]!).executeTakeFirstOrThrow();

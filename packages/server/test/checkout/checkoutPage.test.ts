@@ -15,7 +15,16 @@ import { createTestCertificate, type LogoServer, serveBytes, startLogoServer } f
 import { ManualClock } from '../support/manualClock.ts';
 import { childEnv } from '../support/serverProcess.ts';
 import { call, newPartner, type TestPartner, type TestServer } from '../support/testServer.ts';
-import { contrastRatio, decodeQr, injectDevnetWallet, launchChromium, recordTraffic, saveScreenshots, textColours, VIEWPORTS } from './support/browser.ts';
+import {
+  contrastRatio,
+  decodeQr,
+  injectDevnetWallet,
+  launchChromium,
+  recordTraffic,
+  saveScreenshots,
+  textColours,
+  VIEWPORTS,
+} from './support/browser.ts';
 import { type DevnetService, startDevnetService } from '../support/devnetService.ts';
 
 const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost']);
@@ -23,7 +32,10 @@ const WALLET_BIN = fileURLToPath(new URL('../../../wallet/bin/paygate-wallet.js'
 
 /** Runs `paygate-wallet` as its own process, as a buyer's phone wallet stand-in; resolves with its exit and output. */
 function runWalletCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [WALLET_BIN, ...args], { env: childEnv({}), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [WALLET_BIN, ...args], {
+    env: childEnv({}),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -50,12 +62,31 @@ describe('buyer checkout page in Chromium on the devnet', () => {
     return found;
   };
   const evmChain = () => devnet.manifest.evm[0]!;
-  const transition = { get db() { return server.db; }, get chains() { return server.ctx.chains; }, get baseUrl() { return server.url; }, get now() { return clock.now(); } };
+  const transition = {
+    get db() {
+      return server.db;
+    },
+    get chains() {
+      return server.ctx.chains;
+    },
+    get baseUrl() {
+      return server.url;
+    },
+    get now() {
+      return clock.now();
+    },
+  };
 
   beforeAll(async () => {
     const certificate = await createTestCertificate();
-    const logo = await sharp({ create: { width: 512, height: 512, channels: 3, background: '#0f766e' } }).png().toBuffer();
-    httpsSites = await startLogoServer({ host: '127.0.0.1', certificate, routes: { '/logo.png': serveBytes(logo, 'image/png') } });
+    const logo = await sharp({ create: { width: 512, height: 512, channels: 3, background: '#0f766e' } })
+      .png()
+      .toBuffer();
+    httpsSites = await startLogoServer({
+      host: '127.0.0.1',
+      certificate,
+      routes: { '/logo.png': serveBytes(logo, 'image/png') },
+    });
     merchantSite = `https://localhost:${httpsSites.port}`;
 
     testService = await startDevnetService({
@@ -95,7 +126,10 @@ describe('buyer checkout page in Chromium on the devnet', () => {
     return context;
   }
 
-  async function openPage(link: string, options: Parameters<typeof newContext>[0] = {}): Promise<{ context: BrowserContext; page: Page }> {
+  async function openPage(
+    link: string,
+    options: Parameters<typeof newContext>[0] = {},
+  ): Promise<{ context: BrowserContext; page: Page }> {
     const context = await newContext(options);
     const page = await context.newPage();
     const response = await page.goto(link);
@@ -106,14 +140,22 @@ describe('buyer checkout page in Chromium on the devnet', () => {
   /** Resolves once the page holds a status long-poll open (after its first, immediate sync call). */
   async function longPollOpen(paymentId: string): Promise<void> {
     const requests = traffic.at(-1)!.requests;
-    await expect.poll(() => requests.some((url) => url.includes(`/v1/gateway/payment/${paymentId}/status?maxPollMs=25000`)), { timeout: 10_000 }).toBe(true);
+    await expect
+      .poll(() => requests.some((url) => url.includes(`/v1/gateway/payment/${paymentId}/status?maxPollMs=25000`)), {
+        timeout: 10_000,
+      })
+      .toBe(true);
   }
 
   const visibleHeading = (page: Page) => page.locator('[data-view]:not([hidden]) h2');
 
   async function payThroughGateway(paymentId: string, buyerName: string) {
     const accounts = [`${evmChain().caip2}:${buyer(buyerName).evmAddress}`];
-    const options = await call(server, `/v1/gateway/payment/${paymentId}/options`, { method: 'POST', headers: walletHeaders, body: { accounts } });
+    const options = await call(server, `/v1/gateway/payment/${paymentId}/options`, {
+      method: 'POST',
+      headers: walletHeaders,
+      body: { accounts },
+    });
     expect(options.status, options.text).toBe(200);
     const usdc = options.body.options.find((option: any) => option.amount.display.assetSymbol === 'USDC');
     const [from, typedData] = JSON.parse(usdc.actions[0].data.params) as [string, string];
@@ -152,7 +194,9 @@ describe('buyer checkout page in Chromium on the devnet', () => {
   });
 
   it('serves the same page at /?pid= and formats the amount for the Accept-Language locale', async () => {
-    const { paymentId } = await createPayment(server, partner.apiKey, merchantId, { amount: { unit: 'iso4217/EUR', value: '123456' } });
+    const { paymentId } = await createPayment(server, partner.apiKey, merchantId, {
+      amount: { unit: 'iso4217/EUR', value: '123456' },
+    });
     const { context, page } = await openPage(`${server.url}/?pid=${paymentId}`, { locale: 'de-DE' });
     expect(await page.locator('#amount').textContent()).toBe('1.234,56\u00a0€');
     expect(await page.locator('#checkout').getAttribute('data-payment-id')).toBe(paymentId);
@@ -166,7 +210,14 @@ describe('buyer checkout page in Chromium on the devnet', () => {
     await changePaymentStatus(transition, failed.paymentId, 'processing');
     await changePaymentStatus(transition, failed.paymentId, 'failed', { failure_code: 'reverted' });
     const cancelled = await createPayment(server, partner.apiKey, merchantId);
-    expect((await call(server, `/v1/gateway/payment/${cancelled.paymentId}/cancel`, { method: 'POST', headers: walletHeaders })).status).toBe(200);
+    expect(
+      (
+        await call(server, `/v1/gateway/payment/${cancelled.paymentId}/cancel`, {
+          method: 'POST',
+          headers: walletHeaders,
+        })
+      ).status,
+    ).toBe(200);
     const succeeded = await createPayment(server, partner.apiKey, merchantId);
     await payThroughGateway(succeeded.paymentId, 'alice');
 
@@ -182,7 +233,8 @@ describe('buyer checkout page in Chromium on the devnet', () => {
       expect(await visibleHeading(page).textContent()).toBe(heading);
       expect(await page.locator('[data-view]:not([hidden])').count()).toBe(1);
       expect(await page.locator('#time-left-line').isVisible()).toBe(false);
-      if (status === 'succeeded') expect(await page.locator('#paid-with').textContent()).toMatch(/^Paid with 10 USDC on /);
+      if (status === 'succeeded')
+        expect(await page.locator('#paid-with').textContent()).toMatch(/^Paid with 10 USDC on /);
       await saveScreenshots(page, status);
       await context.close();
     }
@@ -217,7 +269,10 @@ describe('buyer checkout page in Chromium on the devnet', () => {
   });
 
   it('pays with an injected browser wallet: connect, pick, recover from wallet errors, sign, succeed, return to the merchant', async () => {
-    const { gatewayUrl, paymentId } = await checkoutPayment({ successUrl: `${merchantSite}/done`, errorUrl: `${merchantSite}/sorry` });
+    const { gatewayUrl, paymentId } = await checkoutPayment({
+      successUrl: `${merchantSite}/done`,
+      errorUrl: `${merchantSite}/sorry`,
+    });
     const context = await newContext();
     const page = await context.newPage();
     const chain = evmChain();
@@ -253,7 +308,9 @@ describe('buyer checkout page in Chromium on the devnet', () => {
     await expect.poll(() => options.count()).toBeGreaterThan(0);
     await pick();
     await expect.poll(() => alert.textContent()).toContain('You declined the request in your wallet');
-    expect((await call(server, `/v1/gateway/payment/${paymentId}/status`, { headers: walletHeaders })).body.status).toBe('requires_action');
+    expect(
+      (await call(server, `/v1/gateway/payment/${paymentId}/status`, { headers: walletHeaders })).body.status,
+    ).toBe('requires_action');
     await retry.click();
     await expect.poll(() => options.count()).toBeGreaterThan(0);
     await pick();
@@ -263,7 +320,9 @@ describe('buyer checkout page in Chromium on the devnet', () => {
     expect(wallet.calls.filter((method) => method === 'wallet_switchEthereumChain').length).toBeGreaterThanOrEqual(2);
     const status = await call(server, `/v1/gateway/payment/${paymentId}/status`, { headers: walletHeaders });
     expect(status.body).toMatchObject({ status: 'succeeded', isFinal: true });
-    const listed = await call(server, `/v1/payments/${paymentId}`, { headers: { 'api-key': partner.apiKey, 'merchant-id': merchantId } });
+    const listed = await call(server, `/v1/payments/${paymentId}`, {
+      headers: { 'api-key': partner.apiKey, 'merchant-id': merchantId },
+    });
     expect(listed.body.buyer.accountCaip10.toLowerCase()).toBe(`${chain.caip2}:${wallet.address}`.toLowerCase());
     await context.close();
   });
@@ -273,7 +332,10 @@ describe('buyer checkout page in Chromium on the devnet', () => {
     const context = await newContext();
     const page = await context.newPage();
     const chain = evmChain();
-    const wallet = await injectDevnetWallet(page, { privateKey: buyer('carol').evmPrivateKey, chain: { chainId: chain.chainId, rpcUrl: chain.rpcUrl, name: chain.name } });
+    const wallet = await injectDevnetWallet(page, {
+      privateKey: buyer('carol').evmPrivateKey,
+      chain: { chainId: chain.chainId, rpcUrl: chain.rpcUrl, name: chain.name },
+    });
     await page.goto(gatewayUrl);
     await page.getByRole('button', { name: 'Pay with a browser wallet' }).click();
     const usdt = page.getByRole('radio', { name: new RegExp(`^10 USDT\\s*${chain.name}$`) });
@@ -281,10 +343,9 @@ describe('buyer checkout page in Chromium on the devnet', () => {
     await usdt.check();
     await page.getByRole('button', { name: 'Pay', exact: true }).click();
     await expect.poll(() => visibleHeading(page).textContent(), { timeout: 60_000 }).toBe('Payment complete');
-    expect(wallet.calls.filter((method) => method === 'eth_sendTransaction' || method === 'eth_signTypedData_v4')).toEqual([
-      'eth_sendTransaction',
-      'eth_signTypedData_v4',
-    ]);
+    expect(
+      wallet.calls.filter((method) => method === 'eth_sendTransaction' || method === 'eth_signTypedData_v4'),
+    ).toEqual(['eth_sendTransaction', 'eth_signTypedData_v4']);
     expect(await page.locator('#paid-with').textContent()).toBe(`Paid with 10 USDT on ${chain.name}.`);
     const status = await call(server, `/v1/gateway/payment/${paymentId}/status`, { headers: walletHeaders });
     expect(status.body).toMatchObject({ status: 'succeeded', isFinal: true });
@@ -299,7 +360,10 @@ describe('buyer checkout page in Chromium on the devnet', () => {
     const context = await newContext();
     const page = await context.newPage();
     const chain = evmChain();
-    const wallet = await injectDevnetWallet(page, { privateKey: buyer('erin').evmPrivateKey, chain: { chainId: chain.chainId, rpcUrl: chain.rpcUrl, name: chain.name } });
+    const wallet = await injectDevnetWallet(page, {
+      privateKey: buyer('erin').evmPrivateKey,
+      chain: { chainId: chain.chainId, rpcUrl: chain.rpcUrl, name: chain.name },
+    });
     await page.goto(gatewayUrl);
     await page.getByRole('button', { name: 'Pay with a browser wallet' }).click();
     const usdc = page.getByRole('radio', { name: new RegExp(`^10 USDC\\s*${chain.name}$`) });
@@ -319,7 +383,11 @@ describe('buyer checkout page in Chromium on the devnet', () => {
     await expect.poll(() => visibleHeading(page).textContent(), { timeout: 45_000 }).toBe('Payment complete');
     expect(wallet.calls).toContain('eth_signTypedData_v4');
     expect(await page.locator('iframe').count()).toBe(0);
-    const stored = await server.db.selectFrom('buyer_data').select('scope').where('payment_id', '=', paymentId).execute();
+    const stored = await server.db
+      .selectFrom('buyer_data')
+      .select('scope')
+      .where('payment_id', '=', paymentId)
+      .execute();
     expect(stored).toHaveLength(1);
     await context.close();
   });
@@ -329,7 +397,10 @@ describe('buyer checkout page in Chromium on the devnet', () => {
     const context = await newContext();
     const page = await context.newPage();
     const chain = evmChain();
-    await injectDevnetWallet(page, { privateKey: buyer('erin').evmPrivateKey, chain: { chainId: chain.chainId, rpcUrl: chain.rpcUrl, name: chain.name } });
+    await injectDevnetWallet(page, {
+      privateKey: buyer('erin').evmPrivateKey,
+      chain: { chainId: chain.chainId, rpcUrl: chain.rpcUrl, name: chain.name },
+    });
     await page.goto(gatewayUrl);
     expect(await page.locator('html').getAttribute('lang')).toBe('en');
     expect(await page.getByRole('main').count()).toBe(1);
@@ -339,7 +410,11 @@ describe('buyer checkout page in Chromium on the devnet', () => {
 
     // Tab reaches the wallet button with a visible focus ring; Enter connects; the options are radios with names.
     const connect = page.getByRole('button', { name: 'Pay with a browser wallet' });
-    for (let presses = 0; presses < 10 && !(await connect.evaluate((button) => button === document.activeElement)); presses++) {
+    for (
+      let presses = 0;
+      presses < 10 && !(await connect.evaluate((button) => button === document.activeElement));
+      presses++
+    ) {
       await page.keyboard.press('Tab');
     }
     expect(await connect.evaluate((button) => button === document.activeElement)).toBe(true);
@@ -366,7 +441,14 @@ describe('buyer checkout page in Chromium on the devnet', () => {
     const missing = await checkoutPayment({ successUrl: `${merchantSite}/done` });
     const plainHttp = await checkoutPayment({ successUrl: `${merchantSite}/done`, errorUrl: 'http://localhost/sorry' });
     for (const payment of [both, missing, plainHttp]) {
-      expect((await call(server, `/v1/gateway/payment/${payment.paymentId}/cancel`, { method: 'POST', headers: walletHeaders })).status).toBe(200);
+      expect(
+        (
+          await call(server, `/v1/gateway/payment/${payment.paymentId}/cancel`, {
+            method: 'POST',
+            headers: walletHeaders,
+          })
+        ).status,
+      ).toBe(200);
     }
 
     const redirected = await openPage(both.gatewayUrl);
@@ -422,7 +504,12 @@ describe('buyer checkout page in Chromium on the devnet', () => {
   it('answers an unknown payment with a clear 404 page, at both link forms', async () => {
     const context = await newContext();
     const page = await context.newPage();
-    for (const link of [`${server.url}/pay_01JZZZZZZZZZZZZZZZZZZZZZZZ`, `${server.url}/?pid=pay_nope`, `${server.url}/?pid=`, `${server.url}/`]) {
+    for (const link of [
+      `${server.url}/pay_01JZZZZZZZZZZZZZZZZZZZZZZZ`,
+      `${server.url}/?pid=pay_nope`,
+      `${server.url}/?pid=`,
+      `${server.url}/`,
+    ]) {
       const response = await page.goto(link);
       expect(response?.status(), link).toBe(404);
       expect(response?.headers()['content-type']).toMatch(/^text\/html/);
@@ -445,12 +532,18 @@ describe('buyer checkout page in Chromium on the devnet', () => {
       expect(new URL(gatewayUrl).origin).toBe(config.checkoutUrl);
       const preflight = await call(server, `/v1/gateway/payment/${paymentId}/status`, {
         method: 'OPTIONS',
-        headers: { origin: config.checkoutUrl, 'access-control-request-method': 'GET', 'access-control-request-headers': 'app-id,client-id' },
+        headers: {
+          origin: config.checkoutUrl,
+          'access-control-request-method': 'GET',
+          'access-control-request-headers': 'app-id,client-id',
+        },
       });
       expect(preflight.status).toBe(204);
       expect(preflight.headers.get('access-control-allow-origin')).toBe(config.checkoutUrl);
       expect(preflight.headers.get('access-control-allow-headers')).toContain('client-id');
-      const stranger = await call(server, `/v1/gateway/payment/${paymentId}/status`, { headers: { ...walletHeaders, origin: 'https://evil.example' } });
+      const stranger = await call(server, `/v1/gateway/payment/${paymentId}/status`, {
+        headers: { ...walletHeaders, origin: 'https://evil.example' },
+      });
       expect(stranger.headers.get('access-control-allow-origin')).toBeNull();
 
       const { context, page } = await openPage(gatewayUrl);
@@ -481,7 +574,9 @@ describe('buyer checkout page in Chromium on the devnet', () => {
     expect(requested.length).toBeGreaterThan(20);
     const foreign = requested.filter((url) => !url.startsWith('data:') && !LOCAL_HOSTS.has(new URL(url).hostname));
     expect(foreign).toEqual([]);
-    const violations = traffic.flatMap((entry) => entry.consoleErrors).filter((text) => /Content Security Policy/i.test(text));
+    const violations = traffic
+      .flatMap((entry) => entry.consoleErrors)
+      .filter((text) => /Content Security Policy/i.test(text));
     expect(violations).toEqual([]);
   });
 });

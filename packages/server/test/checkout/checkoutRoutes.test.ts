@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMerchant, createPayment } from '../support/fixtures.ts';
-import { call, expectErrorBody, newPartner, startTestServer, type TestPartner, type TestServer } from '../support/testServer.ts';
+import {
+  call,
+  expectErrorBody,
+  newPartner,
+  startTestServer,
+  type TestPartner,
+  type TestServer,
+} from '../support/testServer.ts';
 
 describe('checkout pages under a CHECKOUT_URL with a path', () => {
   let server: TestServer;
@@ -27,10 +34,17 @@ describe('checkout pages under a CHECKOUT_URL with a path', () => {
       expect(page.text).toContain(`href="${gatewayUrl}"`);
     }
     const page = await call(server, `/pay/${paymentId}`);
-    const script = /<script src="(\/pay\/assets\/checkout\/checkout\.[0-9a-f]{16}\.js)" defer><\/script>/.exec(page.text)?.[1];
-    const style = /<link rel="stylesheet" href="(\/pay\/assets\/checkout\/checkout\.[0-9a-f]{16}\.css)">/.exec(page.text)?.[1];
+    const script = /<script src="(\/pay\/assets\/checkout\/checkout\.[0-9a-f]{16}\.js)" defer><\/script>/.exec(
+      page.text,
+    )?.[1];
+    const style = /<link rel="stylesheet" href="(\/pay\/assets\/checkout\/checkout\.[0-9a-f]{16}\.css)">/.exec(
+      page.text,
+    )?.[1];
     expect(script && style).toBeTruthy();
-    for (const [path, type] of [[script!, 'text/javascript; charset=utf-8'], [style!, 'text/css; charset=utf-8']]) {
+    for (const [path, type] of [
+      [script!, 'text/javascript; charset=utf-8'],
+      [style!, 'text/css; charset=utf-8'],
+    ]) {
       const asset = await call(server, path!);
       expect(asset.status).toBe(200);
       expect(asset.headers.get('content-type')).toBe(type);
@@ -40,7 +54,13 @@ describe('checkout pages under a CHECKOUT_URL with a path', () => {
   });
 
   it('answers unknown or malformed ids with the 404 page and never a 500; other paths keep the API 404', async () => {
-    for (const path of ['/pay/pay_01JZZZZZZZZZZZZZZZZZZZZZZZ', '/pay/?pid=pay_x&pid=pay_y', '/pay/?pid=%00', '/pay/', `/pay/?pid=${'x'.repeat(5000)}`]) {
+    for (const path of [
+      '/pay/pay_01JZZZZZZZZZZZZZZZZZZZZZZZ',
+      '/pay/?pid=pay_x&pid=pay_y',
+      '/pay/?pid=%00',
+      '/pay/',
+      `/pay/?pid=${'x'.repeat(5000)}`,
+    ]) {
       const page = await call(server, path);
       expect(page.status, path).toBe(404);
       expect(page.text).toContain('<h1>Payment not found</h1>');

@@ -1,6 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { GatewayError, GatewayNetworkError, UnknownChainError, UserRejectedError, WalletProviderError } from '../../../wallet/src/browser.ts';
-import { escapeHtml, renderCheckoutPage, renderNotFoundPage, type CheckoutPageModel } from '../../src/checkout/checkoutPage.ts';
+import {
+  GatewayError,
+  GatewayNetworkError,
+  UnknownChainError,
+  UserRejectedError,
+  WalletProviderError,
+} from '../../../wallet/src/browser.ts';
+import {
+  escapeHtml,
+  renderCheckoutPage,
+  renderNotFoundPage,
+  type CheckoutPageModel,
+} from '../../src/checkout/checkoutPage.ts';
 import { checkoutContentSecurityPolicy, checkoutPathPrefix } from '../../src/checkout/checkoutPolicy.ts';
 import {
   formatFiatAmount,
@@ -51,7 +62,9 @@ describe('amount formatting', () => {
   });
 
   it('formats token amounts with their symbol and network, dropping trailing zeros', () => {
-    expect(formatTokenAmount('10000000', { assetSymbol: 'USDC', decimals: 6, networkName: 'Base' }, 'en')).toBe('10 USDC on Base');
+    expect(formatTokenAmount('10000000', { assetSymbol: 'USDC', decimals: 6, networkName: 'Base' }, 'en')).toBe(
+      '10 USDC on Base',
+    );
     expect(formatTokenAmount('9199633', { assetSymbol: 'EURC', decimals: 6 }, 'de-DE')).toBe('9,199633 EURC');
     expect(formatTokenAmount('1', { assetSymbol: 'ETH', decimals: 18 }, 'en')).toBe('0.000000000000000001 ETH');
   });
@@ -80,15 +93,18 @@ describe('checkout redirects (interface rule)', () => {
   it('sends succeeded to success, other final states to error, and waits otherwise', () => {
     const targets = { success: 'https://s', error: 'https://e' };
     expect(redirectFor('succeeded', targets)).toBe('https://s');
-    for (const status of ['failed', 'expired', 'cancelled'] as const) expect(redirectFor(status, targets)).toBe('https://e');
-    for (const status of ['requires_action', 'processing'] as const) expect(redirectFor(status, targets)).toBeUndefined();
+    for (const status of ['failed', 'expired', 'cancelled'] as const)
+      expect(redirectFor(status, targets)).toBe('https://e');
+    for (const status of ['requires_action', 'processing'] as const)
+      expect(redirectFor(status, targets)).toBeUndefined();
     expect(redirectFor('succeeded', undefined)).toBeUndefined();
   });
 
   it('refreshes a page without JavaScript only while the payment is not final', () => {
     expect(refreshSecondsFor('requires_action')).toBe(5);
     expect(refreshSecondsFor('processing')).toBe(3);
-    for (const status of ['succeeded', 'failed', 'expired', 'cancelled'] as const) expect(refreshSecondsFor(status)).toBeUndefined();
+    for (const status of ['succeeded', 'failed', 'expired', 'cancelled'] as const)
+      expect(refreshSecondsFor(status)).toBeUndefined();
   });
 });
 
@@ -99,11 +115,17 @@ describe('checkout policy', () => {
   });
 
   it('allows only its own scripts and styles, and the API origin for images and calls', () => {
-    const same = checkoutContentSecurityPolicy({ baseUrl: 'https://pay.example', checkoutUrl: 'https://pay.example/checkout' });
+    const same = checkoutContentSecurityPolicy({
+      baseUrl: 'https://pay.example',
+      checkoutUrl: 'https://pay.example/checkout',
+    });
     expect(same).toBe(
       "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; frame-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
     );
-    const split = checkoutContentSecurityPolicy({ baseUrl: 'https://api.example', checkoutUrl: 'https://checkout.example' });
+    const split = checkoutContentSecurityPolicy({
+      baseUrl: 'https://api.example',
+      checkoutUrl: 'https://checkout.example',
+    });
     expect(split).toContain("connect-src 'self' https://api.example;");
     expect(split).toContain("img-src 'self' https://api.example;");
   });
@@ -121,7 +143,10 @@ describe('checkout page markup', () => {
     now: new Date('2026-01-01T00:00:00Z'),
     timeLeftText: '15:00',
     qrSvg: '<svg role="img"></svg>',
-    redirect: { success: 'https://shop.example/ok?a=1&paymentId=pay_01TEST', error: 'https://shop.example/ko?paymentId=pay_01TEST' },
+    redirect: {
+      success: 'https://shop.example/ok?a=1&paymentId=pay_01TEST',
+      error: 'https://shop.example/ko?paymentId=pay_01TEST',
+    },
     paidText: undefined,
     locale: 'en',
     apiBaseUrl: 'https://pay.example',
@@ -139,7 +164,9 @@ describe('checkout page markup', () => {
 
   it('shows exactly the current view and no inline script or style', () => {
     const html = renderCheckoutPage({ ...model, status: 'processing' });
-    const views = [...html.matchAll(/<section class="view view-(\w+)" data-view="\w+"( hidden)?/g)].map(([, status, hidden]) => [status, !hidden]);
+    const views = [...html.matchAll(/<section class="view view-(\w+)" data-view="\w+"( hidden)?/g)].map(
+      ([, status, hidden]) => [status, !hidden],
+    );
     expect(views).toEqual([
       ['requires_action', false],
       ['processing', true],
@@ -162,7 +189,9 @@ describe('checkout page markup', () => {
 
   it('sends a final page without JavaScript on to the merchant, and leaves it alone without redirects', () => {
     const succeeded = renderCheckoutPage({ ...model, status: 'succeeded' });
-    expect(succeeded).toContain('<noscript><meta http-equiv="refresh" content="3;url=https://shop.example/ok?a=1&amp;paymentId=pay_01TEST"></noscript>');
+    expect(succeeded).toContain(
+      '<noscript><meta http-equiv="refresh" content="3;url=https://shop.example/ok?a=1&amp;paymentId=pay_01TEST"></noscript>',
+    );
     const generic = renderCheckoutPage({ ...model, status: 'succeeded', redirect: undefined });
     expect(generic).not.toContain('http-equiv="refresh"');
     expect(generic).not.toContain('Continue to');
@@ -190,7 +219,9 @@ describe('wallet error messages', () => {
     );
     expect(explainWalletError(new WalletProviderError('eth_signTypedData_v4', -32603, 'boom'))).toContain('boom');
     expect(explainWalletError(new GatewayNetworkError('down', { cause: undefined }))).toMatch(/could not reach/);
-    expect(explainWalletError(new GatewayError({ status: 409, code: 'quote_expired', message: 'Quote expired.' }))).toMatch(/fresh quote/);
+    expect(
+      explainWalletError(new GatewayError({ status: 409, code: 'quote_expired', message: 'Quote expired.' })),
+    ).toMatch(/fresh quote/);
     expect(explainWalletError(new Error('?'))).toMatch(/Try again/);
   });
 });

@@ -1,12 +1,21 @@
 import { createPublicClient, createWalletClient, type Hex, http, type PublicClient } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type GatewayTestbed, sendTransactionAsWallet, signTypedDataAsWallet, startGatewayTestbed } from './support/gatewayTestbed.ts';
+import {
+  type GatewayTestbed,
+  sendTransactionAsWallet,
+  signTypedDataAsWallet,
+  startGatewayTestbed,
+} from './support/gatewayTestbed.ts';
 
 const results = (...values: string[]) => values.map((value) => ({ type: 'walletRpc', data: [value] }));
 const symbolOf = (option: any): string => option.amount.display.assetSymbol;
 
-async function until<T>(what: string, look: () => Promise<T | null | undefined | false>, timeoutMs = 20_000): Promise<T> {
+async function until<T>(
+  what: string,
+  look: () => Promise<T | null | undefined | false>,
+  timeoutMs = 20_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const found = await look();
@@ -31,7 +40,8 @@ async function statusOf(bed: GatewayTestbed, paymentId: string): Promise<any> {
 describe('a reorg below the confirmation depth', () => {
   let bed: GatewayTestbed;
   let client: PublicClient;
-  const rpc = (method: string, params: unknown[] = []) => client.request({ method: method as 'eth_chainId', params: params as never });
+  const rpc = (method: string, params: unknown[] = []) =>
+    client.request({ method: method as 'eth_chainId', params: params as never });
 
   beforeAll(async () => {
     bed = await startGatewayTestbed({ confirmations: 4 });
@@ -46,7 +56,11 @@ describe('a reorg below the confirmation depth', () => {
   });
 
   const relayed = (paymentId: string) =>
-    bed.server.db.selectFrom('evm_transactions').select(['status', 'receipt_block_hash', 'receipt_block_number']).where('payment_id', '=', paymentId).executeTakeFirst();
+    bed.server.db
+      .selectFrom('evm_transactions')
+      .select(['status', 'receipt_block_hash', 'receipt_block_number'])
+      .where('payment_id', '=', paymentId)
+      .executeTakeFirst();
 
   /** Gives the follower (a pass every quarter block) time to see the chain as it is now. */
   const followerCatchesUp = () => new Promise((resolve) => setTimeout(resolve, 1_000));
@@ -71,7 +85,10 @@ describe('a reorg below the confirmation depth', () => {
     expect((await statusOf(bed, paymentId)).status).toBe('processing');
 
     await rpc('anvil_rollback', [3]);
-    await until('the follower to notice the reorg', async () => (await relayed(paymentId))?.receipt_block_hash === null);
+    await until(
+      'the follower to notice the reorg',
+      async () => (await relayed(paymentId))?.receipt_block_hash === null,
+    );
     expect((await statusOf(bed, paymentId)).status).toBe('processing');
 
     // A new branch: the same transfer lands again in a block of its own, once the node has it back in its pool.
@@ -95,7 +112,10 @@ describe('a reorg below the confirmation depth', () => {
     const receipt = await client.getTransactionReceipt({ hash: final.info.txId as Hex });
     expect(receipt.blockHash).toBe(second.receipt_block_hash);
     expect((await client.getBlockNumber({ cacheTime: 0 })) - receipt.blockNumber + 1n).toBe(4n);
-    expect(await relayed(paymentId)).toMatchObject({ status: 'confirmed', receipt_block_hash: second.receipt_block_hash });
+    expect(await relayed(paymentId)).toMatchObject({
+      status: 'confirmed',
+      receipt_block_hash: second.receipt_block_hash,
+    });
   });
 });
 
@@ -137,19 +157,29 @@ describe('a native transfer that is never mined', () => {
     const stuck = await bed.newPayment();
     const stuckOption = await optionIn(bed, stuck.paymentId, 'carol', 'ETH');
     const hash = await sendNeverMined(stuckOption);
-    const confirmed = await bed.gateway(stuck.paymentId, '/confirm', { optionId: stuckOption.id, results: results(hash) });
+    const confirmed = await bed.gateway(stuck.paymentId, '/confirm', {
+      optionId: stuckOption.id,
+      results: results(hash),
+    });
     expect(confirmed.body.status, confirmed.text).toBe('processing');
 
     // An honest native payment and an EIP-3009 payment both complete while the stuck one waits.
     const native = await bed.newPayment();
     const nativeOption = await optionIn(bed, native.paymentId, 'bob', 'ETH');
     const evm = bed.devnet.manifest.evm[0]!;
-    const nativeHash = await sendTransactionAsWallet(bed.buyer('bob').evmPrivateKey, { chainId: evm.chainId, rpcUrl: evm.rpcUrl }, nativeOption.actions[0].data.params);
+    const nativeHash = await sendTransactionAsWallet(
+      bed.buyer('bob').evmPrivateKey,
+      { chainId: evm.chainId, rpcUrl: evm.rpcUrl },
+      nativeOption.actions[0].data.params,
+    );
     const usdc = await bed.newPayment();
     const usdcOption = await optionIn(bed, usdc.paymentId, 'alice', 'USDC');
     const signature = await signTypedDataAsWallet(bed.buyer('alice').evmPrivateKey, usdcOption.actions[0].data.params);
     const [nativeDone, usdcDone] = await Promise.all([
-      bed.gateway(native.paymentId, '/confirm?maxPollMs=20000', { optionId: nativeOption.id, results: results(nativeHash) }),
+      bed.gateway(native.paymentId, '/confirm?maxPollMs=20000', {
+        optionId: nativeOption.id,
+        results: results(nativeHash),
+      }),
       bed.gateway(usdc.paymentId, '/confirm?maxPollMs=20000', { optionId: usdcOption.id, results: results(signature) }),
     ]);
     expect([nativeDone.body.status, usdcDone.body.status]).toEqual(['succeeded', 'succeeded']);
@@ -170,7 +200,11 @@ describe('a native transfer that is never mined', () => {
       });
       expect(failed).toMatchObject({ status: 'failed', isFinal: true, failureCode: 'transfer_not_mined' });
       expect(
-        await bed.server.db.selectFrom('chain_watches').select(['status', 'kind']).where('payment_id', '=', stuck.paymentId).execute(),
+        await bed.server.db
+          .selectFrom('chain_watches')
+          .select(['status', 'kind'])
+          .where('payment_id', '=', stuck.paymentId)
+          .execute(),
       ).toEqual([{ status: 'expired', kind: 'native_payment' }]);
     } finally {
       bed.clock.advance(-(deadlineMs + 1_000));
@@ -182,7 +216,11 @@ describe('a native transfer that is never mined', () => {
     const { paymentId } = await bed.newPayment();
     const option = await optionIn(bed, paymentId, 'bob', 'ETH');
     const evm = bed.devnet.manifest.evm[0]!;
-    const hash = await sendTransactionAsWallet(bed.buyer('bob').evmPrivateKey, { chainId: evm.chainId, rpcUrl: evm.rpcUrl }, option.actions[0].data.params);
+    const hash = await sendTransactionAsWallet(
+      bed.buyer('bob').evmPrivateKey,
+      { chainId: evm.chainId, rpcUrl: evm.rpcUrl },
+      option.actions[0].data.params,
+    );
     const confirmed = await bed.gateway(paymentId, '/confirm', { optionId: option.id, results: results(hash) });
     expect(confirmed.body.status, confirmed.text).toBe('processing');
     // As an earlier version of the service left it: the confirmation and its job, no watch.

@@ -12,10 +12,16 @@ import { createApp } from '../../src/partners/partners.ts';
 import { createMerchant, createPayment } from '../support/fixtures.ts';
 import { ManualClock } from '../support/manualClock.ts';
 import { runCli } from '../support/serverProcess.ts';
-import { call, expectErrorBody, newPartner, startTestServer, type TestPartner, type TestServer } from '../support/testServer.ts';
+import {
+  call,
+  expectErrorBody,
+  newPartner,
+  startTestServer,
+  type TestPartner,
+  type TestServer,
+} from '../support/testServer.ts';
 import { launchChromium } from '../checkout/support/browser.ts';
 import { type DevnetService, startDevnetService } from '../support/devnetService.ts';
-
 
 /** Each host bridge as a wallet would install it, reporting what it receives to the test through `__record`. */
 const BRIDGES = {
@@ -53,7 +59,11 @@ describe('buyer data collection (D14)', () => {
   };
   const evmAccount = (name: string) => `${devnet.manifest.evm[0]!.caip2}:${buyer(name).evmAddress}`;
   const gateway = (paymentId: string, suffix: string, body?: unknown) =>
-    call(server, `/v1/gateway/payment/${paymentId}${suffix}`, body === undefined ? { headers: walletHeaders } : { method: 'POST', headers: walletHeaders, body });
+    call(
+      server,
+      `/v1/gateway/payment/${paymentId}${suffix}`,
+      body === undefined ? { headers: walletHeaders } : { method: 'POST', headers: walletHeaders, body },
+    );
   const newPayment = (body: Record<string, unknown> = {}) => createPayment(server, partner.apiKey, merchantId, body);
 
   async function usdcOption(paymentId: string, account = evmAccount('alice')) {
@@ -70,7 +80,11 @@ describe('buyer data collection (D14)', () => {
   }
 
   beforeAll(async () => {
-    testService = await startDevnetService({ prices: { 'EURC/USD': '1.087', 'USDC/EUR': '0.92' }, clock, env: { DATA_ENCRYPTION_KEY: keyHex } });
+    testService = await startDevnetService({
+      prices: { 'EURC/USD': '1.087', 'USDC/EUR': '0.92' },
+      clock,
+      env: { DATA_ENCRYPTION_KEY: keyHex },
+    });
     ({ devnet, server } = testService);
     partner = await newPartner(server.db, 'Data partner');
     merchantId = (await createMerchant(server, partner.apiKey)).id;
@@ -98,7 +112,9 @@ describe('buyer data collection (D14)', () => {
   });
 
   /** A browser page whose bridge calls land in `signals`, in order. */
-  async function walletPage(bridgeScripts: string[]): Promise<{ page: Page; signals: { bridge: string; message: unknown; origin?: string }[] }> {
+  async function walletPage(
+    bridgeScripts: string[],
+  ): Promise<{ page: Page; signals: { bridge: string; message: unknown; origin?: string }[] }> {
     const context = await browser.newContext();
     const page = await context.newPage();
     const signals: { bridge: string; message: unknown; origin?: string }[] = [];
@@ -127,13 +143,29 @@ describe('buyer data collection (D14)', () => {
     const { paymentId } = await createPayment(server, own.apiKey, ownMerchantId);
     expect((await usdcOption(paymentId)).response.collectData).toBeNull();
 
-    expect(await cli(['partner', 'set-data-threshold', own.partnerId, 'USD:500'])).toEqual({ partnerId: own.partnerId, dataThreshold: 'USD:500' });
+    expect(await cli(['partner', 'set-data-threshold', own.partnerId, 'USD:500'])).toEqual({
+      partnerId: own.partnerId,
+      dataThreshold: 'USD:500',
+    });
     const { option, response } = await usdcOption(paymentId);
-    expect(response.collectData).toMatchObject({ url: expect.stringMatching(`^${server.url}/collect/`), schema: { type: 'object' } });
+    expect(response.collectData).toMatchObject({
+      url: expect.stringMatching(`^${server.url}/collect/`),
+      schema: { type: 'object' },
+    });
     expect(option.collectData.url).toMatch(new RegExp(`^${server.url}/collect/[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]{43}$`));
     expect(option.collectData.url).not.toBe(response.collectData.url);
-    expect(Object.keys(option.collectData.schema.properties)).toEqual(['fullName', 'dateOfBirth', 'placeOfBirth', 'placeOfResidence', 'termsAccepted']);
-    const stored = await server.db.selectFrom('payment_options').select('requires_buyer_data').where('id', '=', option.id).executeTakeFirstOrThrow();
+    expect(Object.keys(option.collectData.schema.properties)).toEqual([
+      'fullName',
+      'dateOfBirth',
+      'placeOfBirth',
+      'placeOfResidence',
+      'termsAccepted',
+    ]);
+    const stored = await server.db
+      .selectFrom('payment_options')
+      .select('requires_buyer_data')
+      .where('id', '=', option.id)
+      .executeTakeFirstOrThrow();
     expect(stored.requires_buyer_data).toBe(true);
 
     const merchant = (setting: string) => cli(['merchant', 'set-data-threshold', ownMerchantId, setting]);
@@ -145,13 +177,22 @@ describe('buyer data collection (D14)', () => {
     expect((await usdcOption(paymentId)).response.collectData).not.toBeNull();
 
     // USD:500 against EUR payments, at 0.92 EUR per USD: 4.60 EUR is at the threshold, 4.61 EUR above it.
-    const at = await createPayment(server, own.apiKey, ownMerchantId, { amount: { unit: 'iso4217/EUR', value: '460' } });
-    const above = await createPayment(server, own.apiKey, ownMerchantId, { amount: { unit: 'iso4217/EUR', value: '461' } });
+    const at = await createPayment(server, own.apiKey, ownMerchantId, {
+      amount: { unit: 'iso4217/EUR', value: '460' },
+    });
+    const above = await createPayment(server, own.apiKey, ownMerchantId, {
+      amount: { unit: 'iso4217/EUR', value: '461' },
+    });
     expect((await gateway(at.paymentId, '/options', { accounts: [evmAccount('alice')] })).body.collectData).toBeNull();
-    expect((await gateway(above.paymentId, '/options', { accounts: [evmAccount('alice')] })).body.collectData).not.toBeNull();
+    expect(
+      (await gateway(above.paymentId, '/options', { accounts: [evmAccount('alice')] })).body.collectData,
+    ).not.toBeNull();
 
     const refused = await runCli(['partner', 'set-data-threshold', own.partnerId, 'USD:1.5'], cliEnv());
-    expect([refused.code, refused.stderr]).toEqual([1, expect.stringContaining('a threshold is <CURRENCY>:<minor units>')]);
+    expect([refused.code, refused.stderr]).toEqual([
+      1,
+      expect.stringContaining('a threshold is <CURRENCY>:<minor units>'),
+    ]);
     const unknown = await runCli(['merchant', 'set-data-threshold', 'mer_missing', 'none'], cliEnv());
     expect([unknown.code, unknown.stderr]).toEqual([1, 'paygate: merchant mer_missing does not exist\n']);
     // Six operator commands, each a process of its own.
@@ -171,7 +212,14 @@ describe('buyer data collection (D14)', () => {
     const invalid = await gateway(paymentId, '/confirm', {
       optionId: option.id,
       results,
-      collectedData: { fields: [{ id: 'fullName', value: '  ' }, { id: 'dateOfBirth', value: '2999-01-01' }, { id: 'termsAccepted', value: false }, { id: 'iban', value: 'x' }] },
+      collectedData: {
+        fields: [
+          { id: 'fullName', value: '  ' },
+          { id: 'dateOfBirth', value: '2999-01-01' },
+          { id: 'termsAccepted', value: false },
+          { id: 'iban', value: 'x' },
+        ],
+      },
     });
     expect(invalid.status).toBe(400);
     const issues = expectErrorBody(invalid).issues ?? [];
@@ -183,7 +231,9 @@ describe('buyer data collection (D14)', () => {
       'collectedData.iban': 'is not a field of this form',
     });
     expect((await gateway(paymentId, '/status')).body.status).toBe('requires_action');
-    expect(await server.db.selectFrom('buyer_data').select('scope').where('payment_id', '=', paymentId).execute()).toEqual([]);
+    expect(
+      await server.db.selectFrom('buyer_data').select('scope').where('payment_id', '=', paymentId).execute(),
+    ).toEqual([]);
 
     const fields = [
       { id: 'fullName', value: ANSWERS.fullName },
@@ -191,14 +241,24 @@ describe('buyer data collection (D14)', () => {
       { id: 'placeOfBirth', value: 'Marylebone, London' },
       { id: 'termsAccepted', value: true },
     ];
-    const paid = await gateway(paymentId, '/confirm?maxPollMs=20000', { optionId: option.id, results, collectedData: { fields } });
+    const paid = await gateway(paymentId, '/confirm?maxPollMs=20000', {
+      optionId: option.id,
+      results,
+      collectedData: { fields },
+    });
     expect(paid.status, paid.text).toBe(200);
-    const final = paid.body.status === 'succeeded' ? paid.body : (await gateway(paymentId, '/status?maxPollMs=20000')).body;
+    const final =
+      paid.body.status === 'succeeded' ? paid.body : (await gateway(paymentId, '/status?maxPollMs=20000')).body;
     expect(final).toMatchObject({ status: 'succeeded', info: { txId: expect.stringMatching(/^0x[0-9a-f]{64}$/) } });
 
-    const row = await server.db.selectFrom('buyer_data').selectAll().where('payment_id', '=', paymentId).executeTakeFirstOrThrow();
+    const row = await server.db
+      .selectFrom('buyer_data')
+      .selectAll()
+      .where('payment_id', '=', paymentId)
+      .executeTakeFirstOrThrow();
     expect(row).toMatchObject({ scope: evmAccount('bob'), source: 'confirm', key_id: key.id });
-    for (const clear of ['Ada', 'Lovelace', '1990-12-10', 'Marylebone']) expect(row.ciphertext.includes(Buffer.from(clear))).toBe(false);
+    for (const clear of ['Ada', 'Lovelace', '1990-12-10', 'Marylebone'])
+      expect(row.ciphertext.includes(Buffer.from(clear))).toBe(false);
     expect(await readBuyerData(server.db, key, paymentId, evmAccount('bob'))).toEqual({
       fullName: 'Ada Lovelace',
       dateOfBirth: '1990-12-10',
@@ -234,9 +294,18 @@ describe('buyer data collection (D14)', () => {
     const fullName = page.getByLabel('Full name');
     expect(await fullName.getAttribute('aria-invalid')).toBe('true');
     const describedBy = (await fullName.getAttribute('aria-describedby')) ?? '';
-    const description = await page.evaluate((ids) => ids.split(' ').map((id) => document.getElementById(id)?.textContent).join(' '), describedBy);
+    const description = await page.evaluate(
+      (ids) =>
+        ids
+          .split(' ')
+          .map((id) => document.getElementById(id)?.textContent)
+          .join(' '),
+      describedBy,
+    );
     expect(description).toContain('Enter your full name');
-    expect(await page.getByRole('group', { name: 'Place of birth or Place of residence (at least one)' }).count()).toBe(1);
+    expect(await page.getByRole('group', { name: 'Place of birth or Place of residence (at least one)' }).count()).toBe(
+      1,
+    );
     expect(await page.title()).toMatch(/^Error: /);
     await page.getByLabel('Full name').fill(ANSWERS.fullName);
     await page.getByRole('button', { name: 'Continue' }).click();
@@ -262,7 +331,10 @@ describe('buyer data collection (D14)', () => {
       expect(signals).toEqual([{ bridge, message: bridge === 'webkit' ? expected : JSON.stringify(expected) }]);
       await expect.poll(() => page.getByRole('heading', { name: 'Details received' }).count()).toBe(1);
       await page.context().close();
-      expect(await readBuyerData(server.db, key, paymentId, evmAccount('alice'))).toEqual({ ...ANSWERS, termsAccepted: true });
+      expect(await readBuyerData(server.db, key, paymentId, evmAccount('alice'))).toEqual({
+        ...ANSWERS,
+        termsAccepted: true,
+      });
     });
   }
 
@@ -273,10 +345,16 @@ describe('buyer data collection (D14)', () => {
     await page.goto(`${hostUrl}/?form=${encodeURIComponent(option.collectData.url)}`);
     await fillForm(page.frameLocator('iframe'));
     await waitForSignals(signals, 1);
-    expect(signals).toEqual([{ bridge: 'parent', message: { type: 'IC_COMPLETE', success: true }, origin: new URL(server.url).origin }]);
+    expect(signals).toEqual([
+      { bridge: 'parent', message: { type: 'IC_COMPLETE', success: true }, origin: new URL(server.url).origin },
+    ]);
     await page.context().close();
 
-    const row = await server.db.selectFrom('buyer_data').selectAll().where('payment_id', '=', paymentId).executeTakeFirstOrThrow();
+    const row = await server.db
+      .selectFrom('buyer_data')
+      .selectAll()
+      .where('payment_id', '=', paymentId)
+      .executeTakeFirstOrThrow();
     expect(row).toMatchObject({ scope: evmAccount('alice'), source: 'form' });
     expect(row.ciphertext.includes(Buffer.from('Lovelace'))).toBe(false);
 
@@ -288,13 +366,20 @@ describe('buyer data collection (D14)', () => {
     // Another account of the same payment has given nothing.
     const { option: erinOption } = await usdcOption(paymentId, evmAccount('erin'));
     const erinSignature = await signTypedDataAsWallet(buyer('erin').evmPrivateKey, erinOption.actions[0].data.params);
-    const erinConfirm = await gateway(paymentId, '/confirm', { optionId: erinOption.id, results: [{ type: 'walletRpc', data: [erinSignature] }] });
+    const erinConfirm = await gateway(paymentId, '/confirm', {
+      optionId: erinOption.id,
+      results: [{ type: 'walletRpc', data: [erinSignature] }],
+    });
     expect([erinConfirm.status, expectErrorBody(erinConfirm).code]).toEqual([400, 'params_validation']);
 
     const signature = await signTypedDataAsWallet(buyer('alice').evmPrivateKey, option.actions[0].data.params);
-    const paid = await gateway(paymentId, '/confirm?maxPollMs=20000', { optionId: option.id, results: [{ type: 'walletRpc', data: [signature] }] });
+    const paid = await gateway(paymentId, '/confirm?maxPollMs=20000', {
+      optionId: option.id,
+      results: [{ type: 'walletRpc', data: [signature] }],
+    });
     expect(paid.status, paid.text).toBe(200);
-    const final = paid.body.status === 'succeeded' ? paid.body : (await gateway(paymentId, '/status?maxPollMs=20000')).body;
+    const final =
+      paid.body.status === 'succeeded' ? paid.body : (await gateway(paymentId, '/status?maxPollMs=20000')).body;
     expect(final.status).toBe('succeeded');
 
     // The link of a paid payment is refused.
@@ -319,9 +404,17 @@ describe('buyer data collection (D14)', () => {
     expect(option.collectData).toBeNull();
     expect(after.collectData).not.toBeNull();
     // The data requirement is met, so what is refused is the (deliberately forged) signature.
-    const forged = await privateKeyToAccount(generatePrivateKey()).signTypedData(JSON.parse(JSON.parse(option.actions[0].data.params)[1]));
-    const refused = await gateway(paymentId, '/confirm', { optionId: option.id, results: [{ type: 'walletRpc', data: [forged] }] });
-    expect(expectErrorBody(refused)).toMatchObject({ code: 'invalid_params', details: { reason: 'invalid_signature' } });
+    const forged = await privateKeyToAccount(generatePrivateKey()).signTypedData(
+      JSON.parse(JSON.parse(option.actions[0].data.params)[1]),
+    );
+    const refused = await gateway(paymentId, '/confirm', {
+      optionId: option.id,
+      results: [{ type: 'walletRpc', data: [forged] }],
+    });
+    expect(expectErrorBody(refused)).toMatchObject({
+      code: 'invalid_params',
+      details: { reason: 'invalid_signature' },
+    });
   });
 
   it('refuses forged, altered, other-account and expired links with a clear page and IC_ERROR, storing nothing', async () => {
@@ -332,11 +425,20 @@ describe('buyer data collection (D14)', () => {
     const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
     const otherAccount = Buffer.from(JSON.stringify({ ...claims, s: evmAccount('bob') })).toString('base64url');
     const signer = await formTokensOf(server.ctx);
-    const expired = signer.sign({ paymentId, scope: evmAccount('alice'), expiresAt: Math.floor(Date.now() / 1000) - 1 });
+    const expired = signer.sign({
+      paymentId,
+      scope: evmAccount('alice'),
+      expiresAt: Math.floor(Date.now() / 1000) - 1,
+    });
     expect(claims).toEqual({ p: paymentId, s: evmAccount('alice'), e: expiresAt });
 
     const cases = [
-      { token: `${payload}.${mac.slice(0, -2)}AA`, status: 403, heading: 'This link is not valid', reason: 'invalid_link' },
+      {
+        token: `${payload}.${mac.slice(0, -2)}AA`,
+        status: 403,
+        heading: 'This link is not valid',
+        reason: 'invalid_link',
+      },
       { token: `${otherAccount}.${mac}`, status: 403, heading: 'This link is not valid', reason: 'invalid_link' },
       { token: 'not-a-token', status: 403, heading: 'This link is not valid', reason: 'invalid_link' },
       { token: expired, status: 410, heading: 'This link has expired', reason: 'link_expired' },
@@ -348,23 +450,35 @@ describe('buyer data collection (D14)', () => {
       const html = await shown.text();
       expect(html).toContain(`<h1 tabindex="-1" autofocus>${heading}</h1>`);
       expect(html).not.toContain('<form');
-      const posted = await fetch(link, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ ...ANSWERS, termsAccepted: 'on' }) });
+      const posted = await fetch(link, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ ...ANSWERS, termsAccepted: 'on' }),
+      });
       expect(posted.status).toBe(status);
 
       const { page, signals } = await walletPage([BRIDGES.android]);
       await page.goto(link);
       await waitForSignals(signals, 1);
-      expect(signals).toEqual([{ bridge: 'android', message: JSON.stringify({ type: 'IC_ERROR', success: false, reason }) }]);
+      expect(signals).toEqual([
+        { bridge: 'android', message: JSON.stringify({ type: 'IC_ERROR', success: false, reason }) },
+      ]);
       await page.context().close();
     }
-    expect(await server.db.selectFrom('buyer_data').select('scope').where('payment_id', '=', paymentId).execute()).toEqual([]);
+    expect(
+      await server.db.selectFrom('buyer_data').select('scope').where('payment_id', '=', paymentId).execute(),
+    ).toEqual([]);
   });
 
   it('answers 503 when buyer data is due but no encryption key is configured', async () => {
     const keyless = await startTestServer({ databaseUrl: testService.databaseUrl });
     try {
       const { paymentId } = await createPayment(keyless, partner.apiKey, merchantId);
-      const options = await call(keyless, `/v1/gateway/payment/${paymentId}/options`, { method: 'POST', headers: walletHeaders, body: { accounts: [evmAccount('alice')] } });
+      const options = await call(keyless, `/v1/gateway/payment/${paymentId}/options`, {
+        method: 'POST',
+        headers: walletHeaders,
+        body: { accounts: [evmAccount('alice')] },
+      });
       expect([options.status, expectErrorBody(options).code]).toEqual([503, 'service_unavailable']);
     } finally {
       await keyless.close();

@@ -17,7 +17,12 @@ describe('buyer data collection in a paygate process', () => {
   let db: Db;
 
   beforeAll(async () => {
-    server = await startServerProcess({ ...env(), DATA_ENCRYPTION_KEY: keyHex, LOG_LEVEL: 'info', DEMO_PARTNER: 'never' });
+    server = await startServerProcess({
+      ...env(),
+      DATA_ENCRYPTION_KEY: keyHex,
+      LOG_LEVEL: 'info',
+      DEMO_PARTNER: 'never',
+    });
     db = connect(inject('databaseUrl'), 2);
   });
   afterAll(async () => {
@@ -49,7 +54,12 @@ describe('buyer data collection in a paygate process', () => {
     const posted = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ fullName: 'Grace Hopper', dateOfBirth: '1906-12-09', placeOfBirth: 'New York', termsAccepted: 'on' }),
+      body: new URLSearchParams({
+        fullName: 'Grace Hopper',
+        dateOfBirth: '1906-12-09',
+        placeOfBirth: 'New York',
+        termsAccepted: 'on',
+      }),
     });
     expect(posted.status).toBe(200);
 

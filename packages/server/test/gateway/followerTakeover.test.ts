@@ -6,7 +6,11 @@ import { type ServerProcess, startServerProcess } from '../support/serverProcess
 import { call } from '../support/testServer.ts';
 import { type GatewayTestbed, signTypedDataAsWallet, startGatewayTestbed } from './support/gatewayTestbed.ts';
 
-async function until<T>(what: string, look: () => Promise<T | null | undefined | false>, timeoutMs: number): Promise<T> {
+async function until<T>(
+  what: string,
+  look: () => Promise<T | null | undefined | false>,
+  timeoutMs: number,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const found = await look();
@@ -57,7 +61,8 @@ describe('chain followers across processes', () => {
   async function leading(server: ServerProcess): Promise<Record<string, number>> {
     const metrics = await call(server, '/metrics');
     const values: Record<string, number> = {};
-    for (const match of metrics.text.matchAll(/^paygate_chain_follower_leading\{chain="([^"]+)"\} (\d)$/gm)) values[match[1] as string] = Number(match[2]);
+    for (const match of metrics.text.matchAll(/^paygate_chain_follower_leading\{chain="([^"]+)"\} (\d)$/gm))
+      values[match[1] as string] = Number(match[2]);
     return values;
   }
 
@@ -84,12 +89,19 @@ describe('chain followers across processes', () => {
     const options = await bed.gateway(paymentId, '/options', { accounts: [bed.evmAccount('alice')] });
     const option = options.body.options.find((candidate: any) => candidate.amount.display.assetSymbol === 'USDC');
     const signature = await signTypedDataAsWallet(bed.buyer('alice').evmPrivateKey, option.actions[0].data.params);
-    const confirmed = await bed.gateway(paymentId, '/confirm', { optionId: option.id, results: [{ type: 'walletRpc', data: [signature] }] });
+    const confirmed = await bed.gateway(paymentId, '/confirm', {
+      optionId: option.id,
+      results: [{ type: 'walletRpc', data: [signature] }],
+    });
     expect(confirmed.status, confirmed.text).toBe(200);
-    const final = await until('the payment to succeed', async () => {
-      const status = (await bed.gateway(paymentId, '/status?maxPollMs=5000')).body;
-      return status.isFinal ? status : null;
-    }, 30_000);
+    const final = await until(
+      'the payment to succeed',
+      async () => {
+        const status = (await bed.gateway(paymentId, '/status?maxPollMs=5000')).body;
+        return status.isFinal ? status : null;
+      },
+      30_000,
+    );
     expect(final.status, second.output()).toBe('succeeded');
   });
 });

@@ -21,7 +21,11 @@ const devnetServer = async (): Promise<TestServer> => ({ ...bed.server, close: a
 async function optionsFor(server: TestServer, partner: TestPartner, account: string) {
   const merchant = await createMerchant(server, partner.apiKey);
   const { paymentId } = await createPayment(server, partner.apiKey, merchant.id);
-  const options = await call(server, `/v1/gateway/payment/${paymentId}/options`, { method: 'POST', headers: { 'api-key': partner.apiKey }, body: { accounts: [account] } });
+  const options = await call(server, `/v1/gateway/payment/${paymentId}/options`, {
+    method: 'POST',
+    headers: { 'api-key': partner.apiKey },
+    body: { accounts: [account] },
+  });
   if (options.status !== 200) throw new Error(`no options: ${options.text}`);
   return { paymentId, options: options.body.options as any[] };
 }
@@ -36,7 +40,11 @@ runCommonRouteTests({
   request: async (server, partner) => {
     const { paymentId, options } = await optionsFor(server, partner, bed.solanaAccount('erin'));
     const [option] = options;
-    return { method: 'POST', path: `/v1/gateway/payment/${paymentId}/fetch`, body: { optionId: option.id, data: option.actions[0].data.data } };
+    return {
+      method: 'POST',
+      path: `/v1/gateway/payment/${paymentId}/fetch`,
+      body: { optionId: option.id, data: option.actions[0].data.data },
+    };
   },
 });
 

@@ -13,7 +13,13 @@ import { connect } from '../../src/db/database.ts';
 import { createGatewayServices } from '../../src/gateway/createGatewayServices.ts';
 import { startServerProcess } from '../support/serverProcess.ts';
 import { call, expectErrorBody, startTestServer, type TestServer } from '../support/testServer.ts';
-import { type GatewayTestbed, signSolanaAsWallet, signTypedDataAsWallet, startGatewayTestbed, TEST_PRICES } from './support/gatewayTestbed.ts';
+import {
+  type GatewayTestbed,
+  signSolanaAsWallet,
+  signTypedDataAsWallet,
+  startGatewayTestbed,
+  TEST_PRICES,
+} from './support/gatewayTestbed.ts';
 import { FixedPriceSource } from '../../src/chains/prices/fixedPriceSource.ts';
 
 let bed: GatewayTestbed;
@@ -63,7 +69,10 @@ async function solanaOptionFetched(buyerName: string) {
 describe('a Solana option after an accepted confirm', () => {
   it('refuses another fetch as invalid_state and pays with the signed transaction', async () => {
     const { paymentId, option, signed } = await solanaOptionFetched('erin');
-    const confirmed = await bed.gateway(paymentId, '/confirm', { optionId: option.id, results: [{ type: 'walletRpc', data: [signed] }] });
+    const confirmed = await bed.gateway(paymentId, '/confirm', {
+      optionId: option.id,
+      results: [{ type: 'walletRpc', data: [signed] }],
+    });
     expect(confirmed.status, confirmed.text).toBe(200);
     const again = await bed.gateway(paymentId, '/fetch', { optionId: option.id, data: option.actions[0].data.data });
     expect([again.status, expectErrorBody(again).code]).toEqual([400, 'invalid_state']);
@@ -74,12 +83,19 @@ describe('a Solana option after an accepted confirm', () => {
     const { paymentId, option, signed, fetchedParams } = await solanaOptionFetched('alice');
     const [confirmed, refetched] = await whilePaymentLocked(paymentId, async () => {
       // The confirm has checked the signed transaction and waits to record itself; a fetch now builds a new one.
-      const confirming = bed.gateway(paymentId, '/confirm', { optionId: option.id, results: [{ type: 'walletRpc', data: [signed] }] });
+      const confirming = bed.gateway(paymentId, '/confirm', {
+        optionId: option.id,
+        results: [{ type: 'walletRpc', data: [signed] }],
+      });
       await untilLockWaiters(1);
       // Fetched again until a newer blockhash gives a transaction of its own.
       for (;;) {
-        const rebuilt = await bed.gateway(paymentId, '/fetch', { optionId: option.id, data: option.actions[0].data.data });
-        if (rebuilt.status !== 200 || rebuilt.body.actions[0].data.params !== fetchedParams) return [confirming, rebuilt] as const;
+        const rebuilt = await bed.gateway(paymentId, '/fetch', {
+          optionId: option.id,
+          data: option.actions[0].data.data,
+        });
+        if (rebuilt.status !== 200 || rebuilt.body.actions[0].data.params !== fetchedParams)
+          return [confirming, rebuilt] as const;
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     });
@@ -87,9 +103,15 @@ describe('a Solana option after an accepted confirm', () => {
     expect((await confirmed).status).toBe(200);
     const final = await bed.finalStatus(paymentId);
     expect(final).toMatchObject({ status: 'succeeded' });
-    const stored = await bed.server.db.selectFrom('payment_confirmations').select('terms').where('payment_id', '=', paymentId).executeTakeFirstOrThrow();
+    const stored = await bed.server.db
+      .selectFrom('payment_confirmations')
+      .select('terms')
+      .where('payment_id', '=', paymentId)
+      .executeTakeFirstOrThrow();
     const [{ transaction }] = JSON.parse(refetched.body.actions[0].data.params);
-    expect((stored.terms as { transfer: { transactionBase64: string } }).transfer.transactionBase64).not.toBe(transaction);
+    expect((stored.terms as { transfer: { transactionBase64: string } }).transfer.transactionBase64).not.toBe(
+      transaction,
+    );
   });
 });
 
@@ -108,13 +130,27 @@ describe('journaled Solana transactions', () => {
       paymentId: 'pay_reconcile_check',
     });
     const transaction = await verifyBuyerSignedTransaction({
-      signedTransactionBase64: await signSolanaAsWallet(erin.solanaSecretKey, JSON.stringify([{ transaction: transfer.transactionBase64 }])),
+      signedTransactionBase64: await signSolanaAsWallet(
+        erin.solanaSecretKey,
+        JSON.stringify([{ transaction: transfer.transactionBase64 }]),
+      ),
       expectedMessageBytesBase64: transfer.messageBytesBase64,
       buyer: erin.solanaAddress,
     });
     // Recorded by a process that then stopped before sending it.
-    const sender = new SolanaTransactionSender({ db: bed.server.db, rpc, network: solana.caip2, collector: bed.services.solana.collector, commitment: 'confirmed' });
-    const entry = await sender.cosignAndRecord({ purpose: 'payment', reference: 'pay_reconcile_check', transaction, lastValidBlockHeight: transfer.lastValidBlockHeight });
+    const sender = new SolanaTransactionSender({
+      db: bed.server.db,
+      rpc,
+      network: solana.caip2,
+      collector: bed.services.solana.collector,
+      commitment: 'confirmed',
+    });
+    const entry = await sender.cosignAndRecord({
+      purpose: 'payment',
+      reference: 'pay_reconcile_check',
+      transaction,
+      lastValidBlockHeight: transfer.lastValidBlockHeight,
+    });
     expect(entry.status).toBe('recorded');
 
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'paygate-reconcile-'));
@@ -133,7 +169,13 @@ describe('journaled Solana transactions', () => {
       let status = entry.status;
       while (status !== 'confirmed' && Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, 200));
-        status = (await bed.server.db.selectFrom('solana_transactions').select('status').where('id', '=', entry.id).executeTakeFirstOrThrow()).status;
+        status = (
+          await bed.server.db
+            .selectFrom('solana_transactions')
+            .select('status')
+            .where('id', '=', entry.id)
+            .executeTakeFirstOrThrow()
+        ).status;
       }
       expect(status, service.output()).toBe('confirmed');
     } finally {
@@ -161,11 +203,21 @@ describe('a chain whose node is down', () => {
     deadChain = bed.devnet.manifest.evm[1]!.caip2;
     const dead = await closedPortUrl();
     const chains = new ChainRegistry(
-      bed.chains.networks.map((network) => (network.caip2 === deadChain || network.namespace === 'solana' ? { ...network, rpcUrl: dead } : network)),
+      bed.chains.networks.map((network) =>
+        network.caip2 === deadChain || network.namespace === 'solana' ? { ...network, rpcUrl: dead } : network,
+      ),
     );
     const db = connect(bed.databaseUrl, 2);
-    const services = await createGatewayServices({ db, networks: chains.networks, keys: bed.keys, prices: new FixedPriceSource(TEST_PRICES, { clock: bed.clock }) });
-    degraded = await startTestServer({ databaseUrl: bed.databaseUrl, context: { chains, clock: bed.clock, gateway: services } });
+    const services = await createGatewayServices({
+      db,
+      networks: chains.networks,
+      keys: bed.keys,
+      prices: new FixedPriceSource(TEST_PRICES, { clock: bed.clock }),
+    });
+    degraded = await startTestServer({
+      databaseUrl: bed.databaseUrl,
+      context: { chains, clock: bed.clock, gateway: services },
+    });
     const close = degraded.close;
     degraded.close = async () => {
       await close();
@@ -182,7 +234,9 @@ describe('a chain whose node is down', () => {
     const { paymentId } = await bed.newPayment();
     const alive = bed.evmAccount('alice');
     const onDeadChain = `${deadChain}:${bed.buyer('alice').evmAddress}`;
-    const result = await viaDegraded(paymentId, '/options', { accounts: [onDeadChain, alive, bed.solanaAccount('alice')] });
+    const result = await viaDegraded(paymentId, '/options', {
+      accounts: [onDeadChain, alive, bed.solanaAccount('alice')],
+    });
     expect(result.status, result.text).toBe(200);
     expect(result.body.options.length).toBeGreaterThan(0);
     expect(new Set(result.body.options.map((option: { account: string }) => option.account))).toEqual(new Set([alive]));
@@ -190,21 +244,33 @@ describe('a chain whose node is down', () => {
 
   it('answers 502 bad_gateway when only dead chains were asked about, leaving the payment payable', async () => {
     const { paymentId } = await bed.newPayment();
-    const result = await viaDegraded(paymentId, '/options', { accounts: [`${deadChain}:${bed.buyer('alice').evmAddress}`, bed.solanaAccount('alice')] });
+    const result = await viaDegraded(paymentId, '/options', {
+      accounts: [`${deadChain}:${bed.buyer('alice').evmAddress}`, bed.solanaAccount('alice')],
+    });
     expect([result.status, expectErrorBody(result).code], result.text).toEqual([502, 'bad_gateway']);
     expect((await bed.gateway(paymentId, '/status')).body.status).toBe('requires_action');
   });
 
   it('answers 502 bad_gateway to a fetch and a confirm that need the dead node', async () => {
     const { paymentId } = await bed.newPayment();
-    const { body } = await bed.gateway(paymentId, '/options', { accounts: [bed.solanaAccount('alice'), `${deadChain}:${bed.buyer('alice').evmAddress}`] });
+    const { body } = await bed.gateway(paymentId, '/options', {
+      accounts: [bed.solanaAccount('alice'), `${deadChain}:${bed.buyer('alice').evmAddress}`],
+    });
     const solanaOption = body.options.find((option: { account: string }) => option.account.startsWith('solana:'));
-    const fetch = await viaDegraded(paymentId, '/fetch', { optionId: solanaOption.id, data: solanaOption.actions[0].data.data });
+    const fetch = await viaDegraded(paymentId, '/fetch', {
+      optionId: solanaOption.id,
+      data: solanaOption.actions[0].data.data,
+    });
     expect([fetch.status, expectErrorBody(fetch).code], fetch.text).toEqual([502, 'bad_gateway']);
 
-    const evmOption = body.options.find((option: any) => option.account.startsWith(deadChain) && option.amount.display.assetSymbol === 'USDC');
+    const evmOption = body.options.find(
+      (option: any) => option.account.startsWith(deadChain) && option.amount.display.assetSymbol === 'USDC',
+    );
     const signature = await signTypedDataAsWallet(bed.buyer('alice').evmPrivateKey, evmOption.actions[0].data.params);
-    const confirm = await viaDegraded(paymentId, '/confirm', { optionId: evmOption.id, results: [{ type: 'walletRpc', data: [signature] }] });
+    const confirm = await viaDegraded(paymentId, '/confirm', {
+      optionId: evmOption.id,
+      results: [{ type: 'walletRpc', data: [signature] }],
+    });
     expect([confirm.status, expectErrorBody(confirm).code], confirm.text).toEqual([502, 'bad_gateway']);
     expect((await bed.gateway(paymentId, '/status')).body.status).toBe('requires_action');
   });
@@ -218,7 +284,10 @@ describe('a cancel racing a confirm', () => {
     const signature = await signTypedDataAsWallet(bed.buyer('bob').evmPrivateKey, option.actions[0].data.params);
     const [confirmed, cancelled] = await whilePaymentLocked(paymentId, async () => {
       // The confirm has checked the signature and waits to record itself; the cancel arrives after it.
-      const confirming = bed.gateway(paymentId, '/confirm', { optionId: option.id, results: [{ type: 'walletRpc', data: [signature] }] });
+      const confirming = bed.gateway(paymentId, '/confirm', {
+        optionId: option.id,
+        results: [{ type: 'walletRpc', data: [signature] }],
+      });
       await untilLockWaiters(1);
       const cancelling = bed.gateway(paymentId, '/cancel', {});
       await untilLockWaiters(2);
@@ -238,14 +307,19 @@ describe('a cancel racing a confirm', () => {
     const [cancelled, confirmed] = await whilePaymentLocked(paymentId, async () => {
       const cancelling = bed.gateway(paymentId, '/cancel', {});
       await untilLockWaiters(1);
-      const confirming = bed.gateway(paymentId, '/confirm', { optionId: option.id, results: [{ type: 'walletRpc', data: [signature] }] });
+      const confirming = bed.gateway(paymentId, '/confirm', {
+        optionId: option.id,
+        results: [{ type: 'walletRpc', data: [signature] }],
+      });
       await untilLockWaiters(2);
       return [cancelling, confirming] as const;
     });
     const [cancel, confirm] = [await cancelled, await confirmed];
     expect(cancel.body, cancel.text).toEqual({ status: 'cancelled', isFinal: true, info: null });
     expect([confirm.status, expectErrorBody(confirm).code], confirm.text).toEqual([400, 'invalid_state']);
-    expect(await bed.server.db.selectFrom('evm_transactions').select('id').where('payment_id', '=', paymentId).execute()).toEqual([]);
+    expect(
+      await bed.server.db.selectFrom('evm_transactions').select('id').where('payment_id', '=', paymentId).execute(),
+    ).toEqual([]);
   });
 });
 
@@ -254,7 +328,13 @@ describe('a submission whose chain stays down', () => {
     const dead = await closedPortUrl();
     const deadChains = new ChainRegistry(bed.chains.networks.map((network) => ({ ...network, rpcUrl: dead })));
     const db = connect(bed.databaseUrl, 2);
-    const deadServices = await createGatewayServices({ db, networks: deadChains.networks, keys: bed.keys, prices: new FixedPriceSource(TEST_PRICES), submitMaxAttempts: 2 });
+    const deadServices = await createGatewayServices({
+      db,
+      networks: deadChains.networks,
+      keys: bed.keys,
+      prices: new FixedPriceSource(TEST_PRICES),
+      submitMaxAttempts: 2,
+    });
     // The confirm is checked by the service while the chain answers; the submission runs where it no longer does.
     await bed.stopWorkers();
     await bed.startWorkers({ chains: deadChains, gateway: deadServices });
@@ -263,11 +343,18 @@ describe('a submission whose chain stays down', () => {
       const { body } = await bed.gateway(paymentId, '/options', { accounts: [bed.evmAccount('alice')] });
       const option = body.options.find((candidate: any) => candidate.amount.display.assetSymbol === 'USDC');
       const signature = await signTypedDataAsWallet(bed.buyer('alice').evmPrivateKey, option.actions[0].data.params);
-      const confirmed = await bed.gateway(paymentId, '/confirm', { optionId: option.id, results: [{ type: 'walletRpc', data: [signature] }] });
+      const confirmed = await bed.gateway(paymentId, '/confirm', {
+        optionId: option.id,
+        results: [{ type: 'walletRpc', data: [signature] }],
+      });
       expect(confirmed.body, confirmed.text).toMatchObject({ status: 'processing', isFinal: false });
 
       expect(await bed.finalStatus(paymentId)).toMatchObject({ status: 'failed', isFinal: true });
-      const payment = await bed.server.db.selectFrom('payments').select(['status', 'failure_code']).where('id', '=', paymentId).executeTakeFirstOrThrow();
+      const payment = await bed.server.db
+        .selectFrom('payments')
+        .select(['status', 'failure_code'])
+        .where('id', '=', paymentId)
+        .executeTakeFirstOrThrow();
       expect(payment).toEqual({ status: 'failed', failure_code: 'submission_failed' });
       expect((await bed.listed(paymentId)).status).toBe('failed');
     } finally {

@@ -26,7 +26,11 @@ describe('gateway payments on the devnet', () => {
   const evmAccount = (name: string) => `${evmChain()}:${buyer(name).evmAddress}`;
   const solanaAccount = (name: string) => `${devnet.manifest.solana.caip2}:${buyer(name).solanaAddress}`;
   const gateway = (paymentId: string, suffix: string, body?: unknown, headers = walletHeaders) =>
-    call(server, `/v1/gateway/payment/${paymentId}${suffix}`, body === undefined ? { headers } : { method: 'POST', headers, body });
+    call(
+      server,
+      `/v1/gateway/payment/${paymentId}${suffix}`,
+      body === undefined ? { headers } : { method: 'POST', headers, body },
+    );
 
   beforeAll(async () => {
     testService = await startDevnetService({ prices: { 'EURC/USD': '1.087' }, clock });
@@ -44,7 +48,9 @@ describe('gateway payments on the devnet', () => {
   const newPayment = () => createPayment(server, partner.apiKey, merchantId);
 
   async function listed(paymentId: string) {
-    const list = await call(server, '/v1/merchants/payments?limit=200', { headers: { 'api-key': partner.apiKey, 'merchant-id': merchantId } });
+    const list = await call(server, '/v1/merchants/payments?limit=200', {
+      headers: { 'api-key': partner.apiKey, 'merchant-id': merchantId },
+    });
     expect(list.status, list.text).toBe(200);
     return list.body.data.find((item: { paymentId: string }) => item.paymentId === paymentId);
   }
@@ -55,7 +61,11 @@ describe('gateway payments on the devnet', () => {
     expect(shown.status, shown.text).toBe(200);
     expect(shown.body).toEqual({
       status: 'requires_action',
-      amount: { unit: 'iso4217/USD', value: '1000', display: { assetSymbol: '$', assetName: 'US Dollar', decimals: 2 } },
+      amount: {
+        unit: 'iso4217/USD',
+        value: '1000',
+        display: { assetSymbol: '$', assetName: 'US Dollar', decimals: 2 },
+      },
       expiresAt,
       merchant: { name: 'Corner Shop', iconUrl: null },
     });
@@ -63,14 +73,26 @@ describe('gateway payments on the devnet', () => {
 
   it('offers each token the account holds enough of: pegged without a quote end, priced with one', async () => {
     const { paymentId } = await newPayment();
-    const result = await gateway(paymentId, '/options?includePaymentInfo=true', { accounts: [evmAccount('alice'), 'cosmos:hub-4:cosmos1abc'] });
+    const result = await gateway(paymentId, '/options?includePaymentInfo=true', {
+      accounts: [evmAccount('alice'), 'cosmos:hub-4:cosmos1abc'],
+    });
     expect(result.status, result.text).toBe(200);
-    const bySymbol = Object.fromEntries(result.body.options.map((option: any) => [option.amount.display.assetSymbol, option]));
+    const bySymbol = Object.fromEntries(
+      result.body.options.map((option: any) => [option.amount.display.assetSymbol, option]),
+    );
     // No ETH: this file's price table has no ETH price.
     expect(Object.keys(bySymbol).sort()).toEqual(['EURC', 'USDC', 'USDT']);
-    expect(bySymbol.USDC).toMatchObject({ account: evmAccount('alice'), amount: { value: '10000000' }, expiresAt: null, collectData: null });
+    expect(bySymbol.USDC).toMatchObject({
+      account: evmAccount('alice'),
+      amount: { value: '10000000' },
+      expiresAt: null,
+      collectData: null,
+    });
     expect(bySymbol.USDC.actions).toHaveLength(1);
-    expect(bySymbol.USDC.actions[0]).toMatchObject({ type: 'walletRpc', data: { chain_id: evmChain(), method: 'eth_signTypedData_v4' } });
+    expect(bySymbol.USDC.actions[0]).toMatchObject({
+      type: 'walletRpc',
+      data: { chain_id: evmChain(), method: 'eth_signTypedData_v4' },
+    });
     // 10.00 USD at 1.087 USD per EURC, rounded up to the minor unit.
     expect(bySymbol.EURC.amount.value).toBe('9199633');
     expect(bySymbol.EURC.expiresAt).toBeGreaterThan(Math.floor(Date.now() / 1000));
@@ -79,17 +101,23 @@ describe('gateway payments on the devnet', () => {
 
   it('gives a buyer with no balance no options, ignores unknown chains and refuses malformed accounts', async () => {
     const { paymentId } = await newPayment();
-    const none = await gateway(paymentId, '/options', { accounts: [evmAccount('dave'), solanaAccount('dave'), 'eip155:999999:0x1111111111111111111111111111111111111111'] });
+    const none = await gateway(paymentId, '/options', {
+      accounts: [evmAccount('dave'), solanaAccount('dave'), 'eip155:999999:0x1111111111111111111111111111111111111111'],
+    });
     expect(none.status, none.text).toBe(200);
     expect(none.body.options).toEqual([]);
-    const malformed = await gateway(paymentId, '/options', { accounts: [evmAccount('alice'), 'eip155:1:not-an-address'] });
+    const malformed = await gateway(paymentId, '/options', {
+      accounts: [evmAccount('alice'), 'eip155:1:not-an-address'],
+    });
     expect(malformed.status).toBe(400);
     expect(expectErrorBody(malformed)).toMatchObject({ code: 'params_validation', issues: [{ field: 'accounts.1' }] });
   });
 
   it('answers 502 bad_gateway when no token can be priced in the payment currency, leaving the payment payable', async () => {
     // The price table has no GBP rate, and no offered token is pegged to GBP.
-    const { paymentId } = await createPayment(server, partner.apiKey, merchantId, { amount: { unit: 'iso4217/GBP', value: '1000' } });
+    const { paymentId } = await createPayment(server, partner.apiKey, merchantId, {
+      amount: { unit: 'iso4217/GBP', value: '1000' },
+    });
     const result = await gateway(paymentId, '/options', { accounts: [evmAccount('alice'), solanaAccount('alice')] });
     expect([result.status, expectErrorBody(result).code]).toEqual([502, 'bad_gateway']);
     expect((await gateway(paymentId, '/status')).body.status).toBe('requires_action');
@@ -101,20 +129,42 @@ describe('gateway payments on the devnet', () => {
     const option = body.options.find((candidate: any) => candidate.amount.display.assetSymbol === 'USDC');
     const signature = await signTypedDataAsWallet(buyer('alice').evmPrivateKey, option.actions[0].data.params);
 
-    const confirmed = await gateway(paymentId, '/confirm?maxPollMs=20000', { optionId: option.id, results: [{ type: 'walletRpc', data: [signature] }] });
+    const confirmed = await gateway(paymentId, '/confirm?maxPollMs=20000', {
+      optionId: option.id,
+      results: [{ type: 'walletRpc', data: [signature] }],
+    });
     expect(confirmed.status, confirmed.text).toBe(200);
-    expect(confirmed.body).toMatchObject({ status: 'succeeded', isFinal: true, info: { optionAmount: { value: '10000000' } } });
+    expect(confirmed.body).toMatchObject({
+      status: 'succeeded',
+      isFinal: true,
+      info: { optionAmount: { value: '10000000' } },
+    });
     expect(confirmed.body.info.txId).toMatch(/^0x[0-9a-f]{64}$/);
 
-    const again = await gateway(paymentId, '/confirm', { optionId: option.id, results: [{ type: 'walletRpc', data: [signature] }] });
+    const again = await gateway(paymentId, '/confirm', {
+      optionId: option.id,
+      results: [{ type: 'walletRpc', data: [signature] }],
+    });
     expect(again.body).toMatchObject({ status: 'succeeded', info: { txId: confirmed.body.info.txId } });
-    const relayed = await server.db.selectFrom('evm_transactions').select('id').where('payment_id', '=', paymentId).execute();
+    const relayed = await server.db
+      .selectFrom('evm_transactions')
+      .select('id')
+      .where('payment_id', '=', paymentId)
+      .execute();
     expect(relayed).toHaveLength(1);
 
     expect(await listed(paymentId)).toMatchObject({
       status: 'succeeded',
-      buyer: { accountCaip10: evmAccount('alice'), accountProviderName: 'Test Wallet', accountProviderIcon: 'https://wallet.example/icon.png' },
-      tokenAmount: { unit: `caip19/${option.amount.unit.slice('caip19/'.length)}`, value: '10000000', display: { assetSymbol: 'USDC' } },
+      buyer: {
+        accountCaip10: evmAccount('alice'),
+        accountProviderName: 'Test Wallet',
+        accountProviderIcon: 'https://wallet.example/icon.png',
+      },
+      tokenAmount: {
+        unit: `caip19/${option.amount.unit.slice('caip19/'.length)}`,
+        value: '10000000',
+        display: { assetSymbol: 'USDC' },
+      },
       transaction: { networkId: evmChain().split(':')[1], hash: confirmed.body.info.txId },
     });
   });
@@ -127,18 +177,29 @@ describe('gateway payments on the devnet', () => {
 
     const misaligned = await gateway(paymentId, '/confirm', {
       optionId: option.id,
-      results: [{ type: 'walletRpc', data: [signature] }, { type: 'walletRpc', data: ['0x00'] }],
+      results: [
+        { type: 'walletRpc', data: [signature] },
+        { type: 'walletRpc', data: ['0x00'] },
+      ],
     });
     expect(misaligned.status).toBe(400);
     expect(expectErrorBody(misaligned).code).toBe('params_validation');
 
-    const forged = await privateKeyToAccount(generatePrivateKey()).signTypedData(JSON.parse(JSON.parse(option.actions[0].data.params)[1]));
-    const wrong = await gateway(paymentId, '/confirm', { optionId: option.id, results: [{ type: 'walletRpc', data: [forged] }] });
+    const forged = await privateKeyToAccount(generatePrivateKey()).signTypedData(
+      JSON.parse(JSON.parse(option.actions[0].data.params)[1]),
+    );
+    const wrong = await gateway(paymentId, '/confirm', {
+      optionId: option.id,
+      results: [{ type: 'walletRpc', data: [forged] }],
+    });
     expect(wrong.status).toBe(400);
     expect(expectErrorBody(wrong)).toMatchObject({ code: 'invalid_params', details: { reason: 'invalid_signature' } });
 
     expect((await gateway(paymentId, '/status')).body).toMatchObject({ status: 'requires_action', isFinal: false });
-    const paid = await gateway(paymentId, '/confirm?maxPollMs=20000', { optionId: option.id, results: [{ type: 'walletRpc', data: [signature] }] });
+    const paid = await gateway(paymentId, '/confirm?maxPollMs=20000', {
+      optionId: option.id,
+      results: [{ type: 'walletRpc', data: [signature] }],
+    });
     expect(paid.body.status).toBe('succeeded');
   });
 
@@ -146,21 +207,35 @@ describe('gateway payments on the devnet', () => {
     const { paymentId } = await newPayment();
     const { body } = await gateway(paymentId, '/options', { accounts: [evmAccount('alice'), evmAccount('bob')] });
     const usdc = body.options.filter((candidate: any) => candidate.amount.display.assetSymbol === 'USDC');
-    const [aliceOption, bobOption] = [evmAccount('alice'), evmAccount('bob')].map((account) => usdc.find((option: any) => option.account === account));
+    const [aliceOption, bobOption] = [evmAccount('alice'), evmAccount('bob')].map((account) =>
+      usdc.find((option: any) => option.account === account),
+    );
     const [aliceSignature, bobSignature] = await Promise.all([
       signTypedDataAsWallet(buyer('alice').evmPrivateKey, aliceOption.actions[0].data.params),
       signTypedDataAsWallet(buyer('bob').evmPrivateKey, bobOption.actions[0].data.params),
     ]);
     const results = await Promise.all([
-      gateway(paymentId, '/confirm', { optionId: aliceOption.id, results: [{ type: 'walletRpc', data: [aliceSignature] }] }),
-      gateway(paymentId, '/confirm', { optionId: bobOption.id, results: [{ type: 'walletRpc', data: [bobSignature] }] }),
+      gateway(paymentId, '/confirm', {
+        optionId: aliceOption.id,
+        results: [{ type: 'walletRpc', data: [aliceSignature] }],
+      }),
+      gateway(paymentId, '/confirm', {
+        optionId: bobOption.id,
+        results: [{ type: 'walletRpc', data: [bobSignature] }],
+      }),
     ]);
     const statuses = results.map((result) => result.status).sort();
     expect(statuses, results.map((result) => result.text).join('\n')).toEqual([200, 400]);
     expect(expectErrorBody(results.find((result) => result.status === 400)!).code).toBe('invalid_state');
     const final = await gateway(paymentId, '/status?maxPollMs=20000');
-    expect(final.body.status === 'processing' ? (await gateway(paymentId, '/status?maxPollMs=20000')).body.status : final.body.status).toBe('succeeded');
-    expect(await server.db.selectFrom('evm_transactions').select('id').where('payment_id', '=', paymentId).execute()).toHaveLength(1);
+    expect(
+      final.body.status === 'processing'
+        ? (await gateway(paymentId, '/status?maxPollMs=20000')).body.status
+        : final.body.status,
+    ).toBe('succeeded');
+    expect(
+      await server.db.selectFrom('evm_transactions').select('id').where('payment_id', '=', paymentId).execute(),
+    ).toHaveLength(1);
   });
 
   it('takes a Solana USDC payment to succeeded through build, fetch and confirm, refusing an altered transaction', async () => {
@@ -172,7 +247,10 @@ describe('gateway payments on the devnet', () => {
     const fetched = await gateway(paymentId, '/fetch', { optionId: option.id, data: option.actions[0].data.data });
     expect(fetched.status, fetched.text).toBe(200);
     expect(fetched.body.actions).toHaveLength(1);
-    expect(fetched.body.actions[0].data).toMatchObject({ chain_id: devnet.manifest.solana.caip2, method: 'solana_signTransaction' });
+    expect(fetched.body.actions[0].data).toMatchObject({
+      chain_id: devnet.manifest.solana.caip2,
+      method: 'solana_signTransaction',
+    });
     const params = fetched.body.actions[0].data.params;
 
     // Signed by someone else: the buyer's slot holds a signature that does not verify.
@@ -181,15 +259,24 @@ describe('gateway payments on the devnet', () => {
     const tampered = Buffer.from(signedByErin, 'base64');
     tampered.writeUInt8((tampered.at(-1) as number) ^ 1, tampered.length - 1);
     for (const bad of [altered, tampered.toString('base64')].filter((value): value is string => value !== null)) {
-      const refused = await gateway(paymentId, '/confirm', { optionId: option.id, results: [{ type: 'walletRpc', data: [bad] }] });
+      const refused = await gateway(paymentId, '/confirm', {
+        optionId: option.id,
+        results: [{ type: 'walletRpc', data: [bad] }],
+      });
       expect(refused.status, refused.text).toBe(400);
       expect(expectErrorBody(refused).code).toBe('invalid_params');
     }
     expect((await gateway(paymentId, '/status')).body.status).toBe('requires_action');
 
-    const confirmed = await gateway(paymentId, '/confirm?maxPollMs=25000', { optionId: option.id, results: [{ type: 'walletRpc', data: [signedByErin] }] });
+    const confirmed = await gateway(paymentId, '/confirm?maxPollMs=25000', {
+      optionId: option.id,
+      results: [{ type: 'walletRpc', data: [signedByErin] }],
+    });
     expect(confirmed.status, confirmed.text).toBe(200);
-    const status = confirmed.body.status === 'succeeded' ? confirmed.body : (await gateway(paymentId, '/status?maxPollMs=25000')).body;
+    const status =
+      confirmed.body.status === 'succeeded'
+        ? confirmed.body
+        : (await gateway(paymentId, '/status?maxPollMs=25000')).body;
     expect(status).toMatchObject({ status: 'succeeded', isFinal: true, info: { optionAmount: { value: '10000000' } } });
     expect(await listed(paymentId)).toMatchObject({
       status: 'succeeded',
@@ -216,7 +303,10 @@ describe('gateway payments on the devnet', () => {
     const quoteLeftMs = eurc.expiresAt * 1000 - clock.now().getTime();
     clock.advance(quoteLeftMs + 1000);
     try {
-      const late = await gateway(paymentId, '/confirm', { optionId: eurc.id, results: [{ type: 'walletRpc', data: [signature] }] });
+      const late = await gateway(paymentId, '/confirm', {
+        optionId: eurc.id,
+        results: [{ type: 'walletRpc', data: [signature] }],
+      });
       expect(late.status, late.text).toBe(409);
       expect(expectErrorBody(late).code).toBe('quote_expired');
       expect((await gateway(paymentId, '/status')).body.status).toBe('requires_action');
@@ -234,7 +324,10 @@ describe('gateway payments on the devnet', () => {
       const options = await gateway(paymentId, '/options', { accounts: [evmAccount('alice')] });
       expect(options.status).toBe(410);
       expect(expectErrorBody(options).code).toBe('payment_expired');
-      const confirm = await gateway(paymentId, '/confirm', { optionId: option.id, results: [{ type: 'walletRpc', data: ['0x00'] }] });
+      const confirm = await gateway(paymentId, '/confirm', {
+        optionId: option.id,
+        results: [{ type: 'walletRpc', data: ['0x00'] }],
+      });
       expect(confirm.status).toBe(410);
       expect((await gateway(paymentId, '/status')).body).toMatchObject({ status: 'expired', isFinal: true });
     } finally {

@@ -16,7 +16,10 @@ runCommonRouteTests({
   scope: 'gateway',
   allowApp: true,
   openToAllPartners: true,
-  request: async (server, partner) => ({ method: 'GET', path: `/v1/gateway/payment/${await paymentOf(server, partner)}` }),
+  request: async (server, partner) => ({
+    method: 'GET',
+    path: `/v1/gateway/payment/${await paymentOf(server, partner)}`,
+  }),
 });
 
 runCommonRouteTests({
@@ -36,7 +39,10 @@ runCommonRouteTests({
   scope: 'gateway',
   allowApp: true,
   openToAllPartners: true,
-  request: async (server, partner) => ({ method: 'GET', path: `/v1/gateway/payment/${await paymentOf(server, partner)}/status` }),
+  request: async (server, partner) => ({
+    method: 'GET',
+    path: `/v1/gateway/payment/${await paymentOf(server, partner)}/status`,
+  }),
 });
 
 runCommonRouteTests({
@@ -45,5 +51,9 @@ runCommonRouteTests({
   allowApp: true,
   openToAllPartners: true,
   // Cancelling again returns the cancelled payment, so every credential check acts on the same one.
-  request: async (server, partner) => ({ method: 'POST', path: `/v1/gateway/payment/${await paymentOf(server, partner)}/cancel`, body: {} }),
+  request: async (server, partner) => ({
+    method: 'POST',
+    path: `/v1/gateway/payment/${await paymentOf(server, partner)}/cancel`,
+    body: {},
+  }),
 });

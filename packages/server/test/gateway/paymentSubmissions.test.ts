@@ -22,7 +22,10 @@ async function confirmedPayment(): Promise<string> {
   const { body } = await bed.gateway(paymentId, '/options', { accounts: [bed.evmAccount('alice')] });
   const option = body.options.find((candidate: any) => candidate.amount.display.assetSymbol === 'USDC');
   const signature = await signTypedDataAsWallet(bed.buyer('alice').evmPrivateKey, option.actions[0].data.params);
-  const confirmed = await bed.gateway(paymentId, '/confirm', { optionId: option.id, results: [{ type: 'walletRpc', data: [signature] }] });
+  const confirmed = await bed.gateway(paymentId, '/confirm', {
+    optionId: option.id,
+    results: [{ type: 'walletRpc', data: [signature] }],
+  });
   expect(confirmed.body, confirmed.text).toMatchObject({ status: 'processing' });
   return paymentId;
 }

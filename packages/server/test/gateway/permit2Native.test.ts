@@ -81,7 +81,12 @@ async function mined(hash: string): Promise<void> {
 /** The buyer's own coin transfer to the collector, as a wallet sends it, with or without calldata. */
 function sendCoins(buyerName: string, value: string, data?: Hex): Promise<string> {
   const buyer = bed.buyer(buyerName);
-  const transaction = { from: buyer.evmAddress, to: bed.services.evm.collector, value: `0x${BigInt(value).toString(16)}`, ...(data ? { data } : {}) };
+  const transaction = {
+    from: buyer.evmAddress,
+    to: bed.services.evm.collector,
+    value: `0x${BigInt(value).toString(16)}`,
+    ...(data ? { data } : {}),
+  };
   return sendTransactionAsWallet(buyer.evmPrivateKey, evmChain(), JSON.stringify([transaction]));
 }
 
@@ -93,14 +98,22 @@ describe('Permit2 options (USDT)', () => {
     expect(option.actions.map((action: any) => action.data.method)).toEqual(['eth_signTypedData_v4']);
 
     const status = await confirmAndWait(paymentId, option.id, await payAsWallet('alice', option));
-    expect(status).toMatchObject({ status: 'succeeded', isFinal: true, info: { optionAmount: { value: '10000000', display: { assetSymbol: 'USDT' } } } });
+    expect(status).toMatchObject({
+      status: 'succeeded',
+      isFinal: true,
+      info: { optionAmount: { value: '10000000', display: { assetSymbol: 'USDT' } } },
+    });
     expect(await bed.listed(paymentId)).toMatchObject({
       status: 'succeeded',
       buyer: { accountCaip10: bed.evmAccount('alice'), accountProviderName: 'Test Wallet' },
       tokenAmount: { value: '10000000', display: { assetSymbol: 'USDT' } },
       transaction: { networkId: bed.evmChain().split(':')[1], hash: status.info.txId },
     });
-    const relayed = await bed.server.db.selectFrom('evm_transactions').select('purpose').where('payment_id', '=', paymentId).execute();
+    const relayed = await bed.server.db
+      .selectFrom('evm_transactions')
+      .select('purpose')
+      .where('payment_id', '=', paymentId)
+      .execute();
     expect(relayed).toEqual([{ purpose: 'permit2_transfer' }]);
   });
 
@@ -109,7 +122,10 @@ describe('Permit2 options (USDT)', () => {
     const options = await optionsOf(paymentId, [bed.evmAccount('carol')]);
     expect(options.map(symbolOf).sort()).toEqual(['ETH', 'USDT']);
     const option = options.find((candidate) => symbolOf(candidate) === 'USDT');
-    expect(option.actions.map((action: any) => action.data.method)).toEqual(['eth_sendTransaction', 'eth_signTypedData_v4']);
+    expect(option.actions.map((action: any) => action.data.method)).toEqual([
+      'eth_sendTransaction',
+      'eth_signTypedData_v4',
+    ]);
 
     const values = await payAsWallet('carol', option);
     expect(values[0]).toMatch(/^0x[0-9a-f]{64}$/);
@@ -136,11 +152,18 @@ describe('native coin options (ETH)', () => {
     expect(option.expiresAt).toBeGreaterThan(Math.floor(bed.clock.now().getTime() / 1000));
     expect(option.actions.map((action: any) => action.data.method)).toEqual(['eth_sendTransaction']);
     const [request] = JSON.parse(option.actions[0].data.params);
-    expect(request).toMatchObject({ from: bed.buyer('bob').evmAddress, value: '0xbd7a625405556', data: nativeTransferReference(option.id) });
+    expect(request).toMatchObject({
+      from: bed.buyer('bob').evmAddress,
+      value: '0xbd7a625405556',
+      data: nativeTransferReference(option.id),
+    });
 
     const [hash] = await payAsWallet('bob', option);
     const status = await confirmAndWait(paymentId, option.id, [hash as string]);
-    expect(status).toMatchObject({ status: 'succeeded', info: { optionAmount: { value: '3333333333333334' }, txId: hash } });
+    expect(status).toMatchObject({
+      status: 'succeeded',
+      info: { optionAmount: { value: '3333333333333334' }, txId: hash },
+    });
     expect(await bed.listed(paymentId)).toMatchObject({
       status: 'succeeded',
       buyer: { accountCaip10: bed.evmAccount('bob') },
@@ -162,9 +185,15 @@ describe('native coin options (ETH)', () => {
     const optionOfA = optionsOfA.body.options.find((candidate: any) => symbolOf(candidate) === 'ETH');
     expect(optionOfA.amount.value).toBe(optionOfB.amount.value);
     await mined(hash as string);
-    const claimed = partnerA.gateway(paymentOfA.paymentId, '/confirm', { optionId: optionOfA.id, results: results(hash as string) });
+    const claimed = partnerA.gateway(paymentOfA.paymentId, '/confirm', {
+      optionId: optionOfA.id,
+      results: results(hash as string),
+    });
     expect(await refusedReason(claimed)).toBe('reference_mismatch');
-    expect((await partnerA.gateway(paymentOfA.paymentId, '/status')).body).toMatchObject({ status: 'requires_action', isFinal: false });
+    expect((await partnerA.gateway(paymentOfA.paymentId, '/status')).body).toMatchObject({
+      status: 'requires_action',
+      isFinal: false,
+    });
 
     expect((await confirmAndWait(paymentOfB.paymentId, optionOfB.id, [hash as string])).status).toBe('succeeded');
     expect((await partnerA.gateway(paymentOfA.paymentId, '/status')).body.status).toBe('requires_action');
@@ -179,7 +208,10 @@ describe('native coin options (ETH)', () => {
     const second = await bed.newPayment();
     const secondOption = await optionIn(second.paymentId, bed.evmAccount('bob'), 'ETH');
     expect(secondOption.amount.value).toBe(firstOption.amount.value);
-    const reused = bed.gateway(second.paymentId, '/confirm', { optionId: secondOption.id, results: results(hash as string) });
+    const reused = bed.gateway(second.paymentId, '/confirm', {
+      optionId: secondOption.id,
+      results: results(hash as string),
+    });
     expect(await refusedReason(reused)).toBe('reference_mismatch');
     await expectPayable(second.paymentId);
 
@@ -188,7 +220,10 @@ describe('native coin options (ETH)', () => {
       UPDATE payment_options AS second SET terms = jsonb_set(second.terms, '{data}', first.terms -> 'data'), created_at = first.created_at
       FROM payment_options AS first WHERE first.id = ${firstOption.id} AND second.id = ${secondOption.id}
     `.execute(bed.server.db);
-    const claimedTwice = bed.gateway(second.paymentId, '/confirm', { optionId: secondOption.id, results: results(hash as string) });
+    const claimedTwice = bed.gateway(second.paymentId, '/confirm', {
+      optionId: secondOption.id,
+      results: results(hash as string),
+    });
     expect(await refusedReason(claimedTwice)).toBe('transfer_already_used');
     await expectPayable(second.paymentId);
   });
@@ -241,7 +276,10 @@ describe('native coin options (ETH)', () => {
     const pastQuoteMs = option.expiresAt * 1000 - bed.clock.now().getTime() + 1000;
     bed.clock.advance(pastQuoteMs);
     try {
-      const late = await bed.gateway(paymentId, '/confirm', { optionId: option.id, results: results(`0x${randomBytes(32).toString('hex')}`) });
+      const late = await bed.gateway(paymentId, '/confirm', {
+        optionId: option.id,
+        results: results(`0x${randomBytes(32).toString('hex')}`),
+      });
       expect([late.status, expectErrorBody(late).code], late.text).toEqual([409, 'quote_expired']);
       await expectPayable(paymentId);
     } finally {
@@ -256,7 +294,10 @@ describe('pegged tokens and balances', () => {
     const option = await optionIn(paymentId, bed.evmAccount('alice'), 'EURC');
     expect(option).toMatchObject({ amount: { value: '10000000' }, expiresAt: null });
     const status = await confirmAndWait(paymentId, option.id, await payAsWallet('alice', option));
-    expect(status).toMatchObject({ status: 'succeeded', info: { optionAmount: { value: '10000000', display: { assetSymbol: 'EURC' } } } });
+    expect(status).toMatchObject({
+      status: 'succeeded',
+      info: { optionAmount: { value: '10000000', display: { assetSymbol: 'EURC' } } },
+    });
     expect(await bed.listed(paymentId)).toMatchObject({
       status: 'succeeded',
       fiatAmount: { unit: 'iso4217/EUR', value: '1000' },
@@ -287,15 +328,31 @@ describe('refused confirms leave the payment payable', () => {
     });
     expect([unknownMethod.status, expectErrorBody(unknownMethod).code]).toEqual([400, 'params_validation']);
     // A signature where the approval's transaction hash belongs.
-    const wrongKind = await bed.gateway(paymentId, '/confirm', { optionId: option.id, results: results(signature, signature) });
-    expect(expectErrorBody(wrongKind)).toMatchObject({ code: 'params_validation', issues: [{ field: 'results.0.data.0' }] });
+    const wrongKind = await bed.gateway(paymentId, '/confirm', {
+      optionId: option.id,
+      results: results(signature, signature),
+    });
+    expect(expectErrorBody(wrongKind)).toMatchObject({
+      code: 'params_validation',
+      issues: [{ field: 'results.0.data.0' }],
+    });
     await expectPayable(paymentId);
 
     // A real transaction of the buyer's, but not its approval of Permit2.
     const bob = bed.buyer('bob');
-    const notAnApproval = await sendTransactionAsWallet(bob.evmPrivateKey, evmChain(), JSON.stringify([{ from: bob.evmAddress, to: bob.evmAddress, value: '0x1' }]));
-    const unapproved = await bed.gateway(paymentId, '/confirm', { optionId: option.id, results: results(notAnApproval, signature) });
-    expect(expectErrorBody(unapproved)).toMatchObject({ code: 'invalid_params', details: { reason: 'approval_failed' } });
+    const notAnApproval = await sendTransactionAsWallet(
+      bob.evmPrivateKey,
+      evmChain(),
+      JSON.stringify([{ from: bob.evmAddress, to: bob.evmAddress, value: '0x1' }]),
+    );
+    const unapproved = await bed.gateway(paymentId, '/confirm', {
+      optionId: option.id,
+      results: results(notAnApproval, signature),
+    });
+    expect(expectErrorBody(unapproved)).toMatchObject({
+      code: 'invalid_params',
+      details: { reason: 'approval_failed' },
+    });
     await expectPayable(paymentId);
 
     const alicePermit = await optionIn(paymentId, bed.evmAccount('alice'), 'USDT');
@@ -313,10 +370,16 @@ describe('refused confirms leave the payment payable', () => {
     const { paymentId } = await bed.newPayment();
     const [option] = await optionsOf(paymentId, [bed.solanaAccount('erin')]);
     const fetched = await bed.gateway(paymentId, '/fetch', { optionId: option.id, data: option.actions[0].data.data });
-    const signed = Buffer.from(await signSolanaAsWallet(bed.buyer('erin').solanaSecretKey, fetched.body.actions[0].data.params), 'base64');
+    const signed = Buffer.from(
+      await signSolanaAsWallet(bed.buyer('erin').solanaSecretKey, fetched.body.actions[0].data.params),
+      'base64',
+    );
     // One byte of the message (its last instruction data, the memo) changed after signing.
     signed.writeUInt8((signed.at(-1) as number) ^ 1, signed.length - 1);
-    const refused = await bed.gateway(paymentId, '/confirm', { optionId: option.id, results: results(signed.toString('base64')) });
+    const refused = await bed.gateway(paymentId, '/confirm', {
+      optionId: option.id,
+      results: results(signed.toString('base64')),
+    });
     expect([refused.status, expectErrorBody(refused).code], refused.text).toEqual([400, 'invalid_params']);
     await expectPayable(paymentId);
   });
@@ -328,16 +391,23 @@ describe('racing confirms', () => {
     const options = await optionsOf(paymentId, [bed.evmAccount('alice')]);
     const permit = options.find((option) => symbolOf(option) === 'USDT');
     const authorization = options.find((option) => symbolOf(option) === 'USDC');
-    const [permitValues, authorizationValues] = await Promise.all([payAsWallet('alice', permit), payAsWallet('alice', authorization)]);
+    const [permitValues, authorizationValues] = await Promise.all([
+      payAsWallet('alice', permit),
+      payAsWallet('alice', authorization),
+    ]);
     const raced = await Promise.all([
       bed.gateway(paymentId, '/confirm', { optionId: permit.id, results: results(...permitValues) }),
       bed.gateway(paymentId, '/confirm', { optionId: authorization.id, results: results(...authorizationValues) }),
     ]);
-    expect(raced.map((response) => response.status).sort(), raced.map((response) => response.text).join('\n')).toEqual([200, 400]);
+    expect(raced.map((response) => response.status).sort(), raced.map((response) => response.text).join('\n')).toEqual([
+      200, 400,
+    ]);
     expect(expectErrorBody(raced.find((response) => response.status === 400)!).code).toBe('invalid_state');
     let final = (await bed.gateway(paymentId, '/status?maxPollMs=30000')).body;
     if (!final.isFinal) final = (await bed.gateway(paymentId, '/status?maxPollMs=30000')).body;
     expect(final.status).toBe('succeeded');
-    expect(await bed.server.db.selectFrom('evm_transactions').select('id').where('payment_id', '=', paymentId).execute()).toHaveLength(1);
+    expect(
+      await bed.server.db.selectFrom('evm_transactions').select('id').where('payment_id', '=', paymentId).execute(),
+    ).toHaveLength(1);
   });
 });

@@ -12,7 +12,11 @@ describe('API key cache', () => {
 
   it('stores only a hash of the key', async () => {
     const partner = await newPartner(server.db);
-    const rows = await server.db.selectFrom('api_keys').selectAll().where('partner_id', '=', partner.partnerId).execute();
+    const rows = await server.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('partner_id', '=', partner.partnerId)
+      .execute();
     expect(rows).toHaveLength(1);
     expect(JSON.stringify(rows)).not.toContain(partner.apiKey);
     expect(rows[0]?.secret_hash).toMatch(/^[0-9a-f]{64}$/);

@@ -1,25 +1,60 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BASE_USDC, createMerchant } from '../support/fixtures.ts';
-import { call, expectErrorBody, newPartner, startTestServer, type TestPartner, type TestServer } from '../support/testServer.ts';
+import {
+  call,
+  expectErrorBody,
+  newPartner,
+  startTestServer,
+  type TestPartner,
+  type TestServer,
+} from '../support/testServer.ts';
 
 const jsonValue = fc.jsonValue({ maxDepth: 3 });
-const text = fc.oneof(fc.string({ maxLength: 40 }), fc.string({ unit: 'binary', maxLength: 20 }), fc.constantFrom('', ' ', '%00', '../', '\u0000', 'mrch_', BASE_USDC));
+const text = fc.oneof(
+  fc.string({ maxLength: 40 }),
+  fc.string({ unit: 'binary', maxLength: 20 }),
+  fc.constantFrom('', ' ', '%00', '../', '\u0000', 'mrch_', BASE_USDC),
+);
 
 const headerValue = fc.oneof(
   fc.string({ maxLength: 40 }).filter((value) => /^[\x20-\x7e]*$/.test(value)),
   fc.constantFrom('2026-02-18', '2026-02-19.preview', '9999-99-99', 'Bearer x', 'application/json', 'text/plain'),
 );
-const headerName = fc.constantFrom('pay-version', 'wcp-version', 'idempotency-key', 'app-id', 'client-id', 'authorization', 'content-type', 'merchant-id');
+const headerName = fc.constantFrom(
+  'pay-version',
+  'wcp-version',
+  'idempotency-key',
+  'app-id',
+  'client-id',
+  'authorization',
+  'content-type',
+  'merchant-id',
+);
 
 /** Bodies shaped like the real ones with any field swapped for arbitrary JSON, or arbitrary JSON outright. */
 const merchantBody = fc.oneof(
   jsonValue,
-  fc.record({ merchantName: fc.oneof(text, jsonValue), merchantEmail: fc.oneof(text, jsonValue), iconUrl: fc.oneof(text, jsonValue) }, { requiredKeys: [] }),
+  fc.record(
+    {
+      merchantName: fc.oneof(text, jsonValue),
+      merchantEmail: fc.oneof(text, jsonValue),
+      iconUrl: fc.oneof(text, jsonValue),
+    },
+    { requiredKeys: [] },
+  ),
 );
 const settlementsBody = fc.oneof(
   jsonValue,
-  fc.record({ settlements: fc.oneof(jsonValue, fc.array(fc.record({ asset: fc.oneof(text, jsonValue), destination: fc.oneof(text, jsonValue) }, { requiredKeys: [] }), { maxLength: 3 })) }),
+  fc.record({
+    settlements: fc.oneof(
+      jsonValue,
+      fc.array(
+        fc.record({ asset: fc.oneof(text, jsonValue), destination: fc.oneof(text, jsonValue) }, { requiredKeys: [] }),
+        { maxLength: 3 },
+      ),
+    ),
+  }),
 );
 
 describe('fuzzing every merchant route: no 5xx, every error is the error body', () => {
@@ -35,7 +70,9 @@ describe('fuzzing every merchant route: no 5xx, every error is the error body', 
     const created = await call(server, `/v1/merchants/${merchantId}/settlements/crypto`, {
       method: 'POST',
       headers: { 'api-key': partner.apiKey, 'idempotency-key': 'fuzz-setup' },
-      body: { settlements: [{ asset: BASE_USDC, destination: 'eip155:8453:0x1111111111111111111111111111111111111111' }] },
+      body: {
+        settlements: [{ asset: BASE_USDC, destination: 'eip155:8453:0x1111111111111111111111111111111111111111' }],
+      },
     });
     settlementId = created.body.settlements[0].id;
   });
@@ -48,8 +85,16 @@ describe('fuzzing every merchant route: no 5xx, every error is the error body', 
     { method: 'PATCH', path: `/v1/merchants/${merchantId}`, body: merchantBody },
     { method: 'GET', path: `/v1/merchants/${merchantId}/settlements`, body: fc.constant(undefined) },
     { method: 'POST', path: `/v1/merchants/${merchantId}/settlements/crypto`, body: settlementsBody },
-    { method: 'PUT', path: `/v1/merchants/${merchantId}/settlements/crypto/${settlementId}`, body: fc.oneof(jsonValue, fc.record({ destination: fc.oneof(text, jsonValue) })) },
-    { method: 'DELETE', path: `/v1/merchants/${merchantId}/settlements/crypto/not-${settlementId}`, body: fc.constant(undefined) },
+    {
+      method: 'PUT',
+      path: `/v1/merchants/${merchantId}/settlements/crypto/${settlementId}`,
+      body: fc.oneof(jsonValue, fc.record({ destination: fc.oneof(text, jsonValue) })),
+    },
+    {
+      method: 'DELETE',
+      path: `/v1/merchants/${merchantId}/settlements/crypto/not-${settlementId}`,
+      body: fc.constant(undefined),
+    },
   ];
 
   it('survives arbitrary bodies, query strings, path segments and headers', async () => {
@@ -58,7 +103,10 @@ describe('fuzzing every merchant route: no 5xx, every error is the error body', 
         fc.asyncProperty(
           route.body,
           fc.dictionary(headerName, headerValue, { maxKeys: 4 }),
-          fc.array(fc.tuple(fc.constantFrom('limit', 'cursor', 'status', 'search', 'x'), fc.string({ maxLength: 20 })), { maxLength: 3 }),
+          fc.array(
+            fc.tuple(fc.constantFrom('limit', 'cursor', 'status', 'search', 'x'), fc.string({ maxLength: 20 })),
+            { maxLength: 3 },
+          ),
           fc.boolean(),
           fc.option(fc.string({ maxLength: 12 }).map(encodeURIComponent), { nil: undefined }),
           async (body, headers, query, authenticated, pathSuffix) => {
@@ -67,7 +115,16 @@ describe('fuzzing every merchant route: no 5xx, every error is the error body', 
             const result = await call(server, path, {
               method: route.method,
               headers: { ...headers, ...(authenticated ? { 'api-key': partner.apiKey } : {}) },
-              ...(body === undefined ? {} : { rawBody: JSON.stringify(body), headers: { 'content-type': headers['content-type'] ?? 'application/json', ...headers, ...(authenticated ? { 'api-key': partner.apiKey } : {}) } }),
+              ...(body === undefined
+                ? {}
+                : {
+                    rawBody: JSON.stringify(body),
+                    headers: {
+                      'content-type': headers['content-type'] ?? 'application/json',
+                      ...headers,
+                      ...(authenticated ? { 'api-key': partner.apiKey } : {}),
+                    },
+                  }),
             });
             expect(result.status, `${route.method} ${path}: ${result.text}`).toBeLessThan(500);
             if (result.status >= 400) expectErrorBody(result);

@@ -6,7 +6,11 @@ import { call, newPartner, startTestServer, type TestPartner, type TestServer } 
 const body = { merchantName: 'Concurrent Shop', merchantEmail: 'race@concurrent.shop' };
 
 function create(server: { url: string }, apiKey: string, key: string, requestBody: unknown = body) {
-  return call(server, '/v1/merchants', { method: 'POST', headers: { 'api-key': apiKey, 'idempotency-key': key }, body: requestBody });
+  return call(server, '/v1/merchants', {
+    method: 'POST',
+    headers: { 'api-key': apiKey, 'idempotency-key': key },
+    body: requestBody,
+  });
 }
 
 async function merchantsNamed(server: TestServer, partnerId: string): Promise<number> {

@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, expectErrorBody, newPartner, startTestServer, type TestPartner, type TestServer } from '../support/testServer.ts';
+import {
+  call,
+  expectErrorBody,
+  newPartner,
+  startTestServer,
+  type TestPartner,
+  type TestServer,
+} from '../support/testServer.ts';
 
 describe('operational endpoints and cross-cutting behaviour', () => {
   let server: TestServer;
@@ -22,14 +29,21 @@ describe('operational endpoints and cross-cutting behaviour', () => {
     const metrics = await call(server, '/metrics');
     expect(metrics.status).toBe(200);
     expect(metrics.headers.get('content-type')).toContain('text/plain');
-    expect(metrics.text).toMatch(/http_request_duration_seconds_count\{method="GET",route="\/v1\/merchants",status="200"\} [1-9]/);
+    expect(metrics.text).toMatch(
+      /http_request_duration_seconds_count\{method="GET",route="\/v1\/merchants",status="200"\} [1-9]/,
+    );
     expect(metrics.text).toContain('process_cpu_user_seconds_total');
   });
 
   it('serves an OpenAPI 3.1 document generated from the routes, with the security schemes', async () => {
     const document = (await call(server, '/openapi.json')).body;
     expect(document.openapi).toBe('3.1.0');
-    expect(Object.keys(document.components.securitySchemes).sort()).toEqual(['ApiKey', 'AppId', 'BearerApiKey', 'ClientId']);
+    expect(Object.keys(document.components.securitySchemes).sort()).toEqual([
+      'ApiKey',
+      'AppId',
+      'BearerApiKey',
+      'ClientId',
+    ]);
     for (const path of [
       '/v1/merchants',
       '/v1/merchants/{merchantId}',

@@ -1,7 +1,14 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, expectErrorBody, newPartner, startTestServer, type TestPartner, type TestServer } from '../support/testServer.ts';
+import {
+  call,
+  expectErrorBody,
+  newPartner,
+  startTestServer,
+  type TestPartner,
+  type TestServer,
+} from '../support/testServer.ts';
 
 /** A port nothing listens on right now. */
 async function freePort(): Promise<number> {
@@ -14,16 +21,22 @@ async function freePort(): Promise<number> {
 
 /** This file's own Redis server (Debian's redis-server, installed by .ci/run), keeping nothing on disk. */
 async function startRedis(port: number): Promise<ChildProcess> {
-  const redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const redis = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   await new Promise<void>((resolve, reject) => {
     redis.stdout?.on('data', (chunk: Buffer) => {
       output += chunk.toString();
       if (output.includes('Ready to accept connections')) resolve();
     });
-    redis.once('error', (error) => reject(new Error(`redis-server could not start (apt-get install redis-server): ${error.message}`)));
+    redis.once('error', (error) =>
+      reject(new Error(`redis-server could not start (apt-get install redis-server): ${error.message}`)),
+    );
     redis.once('exit', (code) => reject(new Error(`redis-server exited with ${code}: ${output}`)));
   });
   return redis;
@@ -34,7 +47,8 @@ describe('rate limits shared through Redis (REDIS_URL)', () => {
   let first: TestServer;
   let second: TestServer;
   let partner: TestPartner;
-  const merchants = (server: TestServer, apiKey = partner.apiKey) => call(server, '/v1/merchants', { headers: { 'api-key': apiKey } });
+  const merchants = (server: TestServer, apiKey = partner.apiKey) =>
+    call(server, '/v1/merchants', { headers: { 'api-key': apiKey } });
 
   beforeAll(async () => {
     const port = await freePort();

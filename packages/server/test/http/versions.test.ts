@@ -52,7 +52,9 @@ describe('API versions', () => {
     expect(requestedVersion({ 'pay-version': '2026-02-18' })).toBe('2026-02-18');
     expect(requestedVersion({ 'wcp-version': '2026-02-19.preview' })).toBe('2026-02-19.preview');
     expect(requestedVersion({ 'pay-version': '2026-02-18', 'wcp-version': '2026-02-18' })).toBe('2026-02-18');
-    expect(errorCode(() => requestedVersion({ 'pay-version': '2026-02-18', 'wcp-version': '2026-02-19.preview' }))).toBe('invalid_api_version');
+    expect(
+      errorCode(() => requestedVersion({ 'pay-version': '2026-02-18', 'wcp-version': '2026-02-19.preview' })),
+    ).toBe('invalid_api_version');
     expect(errorCode(() => requestedVersion({ 'pay-version': 'latest' }))).toBe('invalid_api_version');
     expect(errorCode(() => requestedVersion({ 'pay-version': '2030-01-01' }))).toBe('unknown_api_version');
   });

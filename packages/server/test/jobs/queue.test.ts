@@ -13,7 +13,9 @@ describe('stopping the job queue', () => {
   afterAll(() => db.destroy());
 
   const connectionsNamed = async (name: string) => {
-    const { rows } = await sql<{ count: string }>`SELECT count(*) FROM pg_stat_activity WHERE application_name = ${name}`.execute(db);
+    const { rows } = await sql<{
+      count: string;
+    }>`SELECT count(*) FROM pg_stat_activity WHERE application_name = ${name}`.execute(db);
     return Number(rows[0]?.count);
   };
 
@@ -22,11 +24,15 @@ describe('stopping the job queue', () => {
     const task = `test_queue_${randomBytes(4).toString('hex')}`;
     const problems: string[] = [];
     let ran = 0;
-    const workers = await startWorkers(inject('databaseUrl'), { [task]: async () => void (ran += 1) }, {
-      concurrency: 2,
-      applicationName: name,
-      onProblem: (message) => problems.push(message),
-    });
+    const workers = await startWorkers(
+      inject('databaseUrl'),
+      { [task]: async () => void (ran += 1) },
+      {
+        concurrency: 2,
+        applicationName: name,
+        onProblem: (message) => problems.push(message),
+      },
+    );
     await enqueueJob(db, task, {});
     await waitFor('the job to run', async () => ran === 1, 10_000);
     expect(await connectionsNamed(name)).toBeGreaterThan(0);

@@ -12,7 +12,9 @@ import { waitFor } from '../webhooks/support.ts';
 const HOLDING_WORKER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'support/holdingWorker.ts');
 
 function spawnHoldingWorker(databaseUrl: string, task: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', HOLDING_WORKER, databaseUrl, task], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', HOLDING_WORKER, databaseUrl, task], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   return new Promise((resolve, reject) => {
     child.stdout?.on('data', (chunk: Buffer) => {
@@ -64,10 +66,14 @@ describe('jobs of a crashed process', () => {
     // The job queue alone would leave it locked for 4 hours.
     expect(await lockOf()).toEqual([{ locked_by: held?.locked_by }]);
 
-    await waitFor('the dead worker\'s job to be unlocked', async () => {
-      await liveness.sweep();
-      return (await lockOf())[0]?.locked_by === null;
-    }, 10_000);
+    await waitFor(
+      "the dead worker's job to be unlocked",
+      async () => {
+        await liveness.sweep();
+        return (await lockOf())[0]?.locked_by === null;
+      },
+      10_000,
+    );
 
     let ran = 0;
     workers = await startWorkers(inject('databaseUrl'), { [task]: async () => void (ran += 1) }, { concurrency: 1 });

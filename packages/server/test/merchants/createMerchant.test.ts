@@ -3,11 +3,23 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCommonRouteTests } from '../support/commonRouteTests.ts';
 import { createTestCertificate, type LogoServer, serveBytes, startLogoServer } from '../support/logoServer.ts';
-import { call, expectErrorBody, newPartner, startTestServer, type TestPartner, type TestServer } from '../support/testServer.ts';
+import {
+  call,
+  expectErrorBody,
+  newPartner,
+  startTestServer,
+  type TestPartner,
+  type TestServer,
+} from '../support/testServer.ts';
 
 const validBody = { merchantName: 'Corner Shop', merchantEmail: 'owner@corner-shop.com' };
 
-function createRequest(server: TestServer, apiKey: string, body: unknown, idempotencyKey: string | null = randomUUID()) {
+function createRequest(
+  server: TestServer,
+  apiKey: string,
+  body: unknown,
+  idempotencyKey: string | null = randomUUID(),
+) {
   return call(server, '/v1/merchants', {
     method: 'POST',
     headers: { 'api-key': apiKey, ...(idempotencyKey === null ? {} : { 'idempotency-key': idempotencyKey }) },
@@ -23,8 +35,12 @@ describe('POST /v1/merchants', () => {
 
   beforeAll(async () => {
     const certificate = await createTestCertificate();
-    logoPng = await sharp({ create: { width: 600, height: 600, channels: 4, background: '#3366ff80' } }).png().toBuffer();
-    const tiny = await sharp({ create: { width: 100, height: 100, channels: 3, background: '#000' } }).png().toBuffer();
+    logoPng = await sharp({ create: { width: 600, height: 600, channels: 4, background: '#3366ff80' } })
+      .png()
+      .toBuffer();
+    const tiny = await sharp({ create: { width: 100, height: 100, channels: 3, background: '#000' } })
+      .png()
+      .toBuffer();
     logoServer = await startLogoServer({
       host: '127.0.0.1',
       certificate,
@@ -50,7 +66,12 @@ describe('POST /v1/merchants', () => {
     it('creates an active merchant and returns it with 201', async () => {
       const result = await createRequest(server, partner.apiKey, validBody);
       expect(result.status).toBe(201);
-      expect(result.body.merchant).toMatchObject({ name: 'Corner Shop', email: 'owner@corner-shop.com', status: 'active', iconUrl: null });
+      expect(result.body.merchant).toMatchObject({
+        name: 'Corner Shop',
+        email: 'owner@corner-shop.com',
+        status: 'active',
+        iconUrl: null,
+      });
       expect(result.body.merchant.id).toMatch(/^mrch_[0-9A-Z]{26}$/);
       expect(new Date(result.body.merchant.createdAt).toISOString()).toBe(result.body.merchant.createdAt);
     });
@@ -62,13 +83,19 @@ describe('POST /v1/merchants', () => {
       expect(second.status).toBe(201);
       expect(second.text).toBe(first.text);
       expect(second.headers.get('idempotent-replayed')).toBe('true');
-      const count = await server.db.selectFrom('merchants').select(server.db.fn.countAll<string>().as('n'))
-        .where('id', '=', first.body.merchant.id).executeTakeFirstOrThrow();
+      const count = await server.db
+        .selectFrom('merchants')
+        .select(server.db.fn.countAll<string>().as('n'))
+        .where('id', '=', first.body.merchant.id)
+        .executeTakeFirstOrThrow();
       expect(count.n).toBe('1');
     });
 
     it('fetches the logo during the call and serves its own copy', async () => {
-      const result = await createRequest(server, partner.apiKey, { ...validBody, iconUrl: `https://logo.test:${logoServer.port}/logo.png` });
+      const result = await createRequest(server, partner.apiKey, {
+        ...validBody,
+        iconUrl: `https://logo.test:${logoServer.port}/logo.png`,
+      });
       expect(result.status, result.text).toBe(201);
       const iconUrl: string = result.body.merchant.iconUrl;
       expect(iconUrl).toMatch(new RegExp(`^${server.url}/assets/logos/[a-f0-9]{64}\\.png$`));
@@ -93,7 +120,12 @@ describe('POST /v1/merchants', () => {
       const result = await createRequest(server, partner.apiKey, { ...validBody, merchantName: 'Other' }, key);
       expect(result.status).toBe(409);
       expect(expectErrorBody(result).code).toBe('idempotency_conflict');
-      const others = await server.db.selectFrom('merchants').select('id').where('partner_id', '=', partner.partnerId).where('name', '=', 'Other').execute();
+      const others = await server.db
+        .selectFrom('merchants')
+        .select('id')
+        .where('partner_id', '=', partner.partnerId)
+        .where('name', '=', 'Other')
+        .execute();
       expect(others).toEqual([]);
     });
 
@@ -119,11 +151,19 @@ describe('POST /v1/merchants', () => {
 
     it('reports every broken field at once', async () => {
       const result = await createRequest(server, partner.apiKey, { merchantName: '', merchantEmail: 'nope' });
-      expect(expectErrorBody(result).issues?.map((issue) => issue.field).sort()).toEqual(['merchantEmail', 'merchantName']);
+      expect(
+        expectErrorBody(result)
+          .issues?.map((issue) => issue.field)
+          .sort(),
+      ).toEqual(['merchantEmail', 'merchantName']);
     });
 
     it('refuses a logo that breaks a rule, naming it, and creates nothing', async () => {
-      const result = await createRequest(server, partner.apiKey, { ...validBody, merchantName: 'Tiny logo shop', iconUrl: `https://logo.test:${logoServer.port}/tiny.png` });
+      const result = await createRequest(server, partner.apiKey, {
+        ...validBody,
+        merchantName: 'Tiny logo shop',
+        iconUrl: `https://logo.test:${logoServer.port}/tiny.png`,
+      });
       expect(result.status).toBe(400);
       const error = expectErrorBody(result);
       expect(error.code).toBe('params_validation');
@@ -134,15 +174,26 @@ describe('POST /v1/merchants', () => {
     });
 
     it('refuses an http logo URL', async () => {
-      const result = await createRequest(server, partner.apiKey, { ...validBody, iconUrl: 'http://logo.test/logo.png' });
+      const result = await createRequest(server, partner.apiKey, {
+        ...validBody,
+        iconUrl: 'http://logo.test/logo.png',
+      });
       expect(expectErrorBody(result).issues?.[0]?.field).toBe('iconUrl');
     });
 
     it('refuses malformed JSON, a non-JSON content type and an empty body with invalid_params or params_validation', async () => {
       const headers = { 'api-key': partner.apiKey, 'idempotency-key': randomUUID() };
-      const malformed = await call(server, '/v1/merchants', { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, rawBody: '{"merchantName":' });
+      const malformed = await call(server, '/v1/merchants', {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        rawBody: '{"merchantName":',
+      });
       expect([malformed.status, expectErrorBody(malformed).code]).toEqual([400, 'invalid_params']);
-      const text = await call(server, '/v1/merchants', { method: 'POST', headers: { ...headers, 'content-type': 'text/plain' }, rawBody: 'hello' });
+      const text = await call(server, '/v1/merchants', {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'text/plain' },
+        rawBody: 'hello',
+      });
       expect([text.status, expectErrorBody(text).code]).toEqual([400, 'invalid_params']);
       const empty = await call(server, '/v1/merchants', { method: 'POST', headers });
       expect(empty.status).toBe(400);
@@ -161,5 +212,10 @@ describe('POST /v1/merchants', () => {
 runCommonRouteTests({
   name: 'POST /v1/merchants',
   scope: 'merchants',
-  request: async () => ({ method: 'POST', path: '/v1/merchants', body: validBody, headers: { 'idempotency-key': 'common' } }),
+  request: async () => ({
+    method: 'POST',
+    path: '/v1/merchants',
+    body: validBody,
+    headers: { 'idempotency-key': 'common' },
+  }),
 });

@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCommonRouteTests } from '../support/commonRouteTests.ts';
 import { createMerchant } from '../support/fixtures.ts';
-import { call, expectErrorBody, newPartner, startTestServer, type TestPartner, type TestServer } from '../support/testServer.ts';
+import {
+  call,
+  expectErrorBody,
+  newPartner,
+  startTestServer,
+  type TestPartner,
+  type TestServer,
+} from '../support/testServer.ts';
 
 describe('GET /v1/merchants/:merchantId', () => {
   let server: TestServer;
@@ -21,7 +28,9 @@ describe('GET /v1/merchants/:merchantId', () => {
   });
 
   it('errors: an unknown merchant is 404 not_found', async () => {
-    const result = await call(server, '/v1/merchants/mrch_01ZZZZZZZZZZZZZZZZZZZZZZZZ', { headers: { 'api-key': partner.apiKey } });
+    const result = await call(server, '/v1/merchants/mrch_01ZZZZZZZZZZZZZZZZZZZZZZZZ', {
+      headers: { 'api-key': partner.apiKey },
+    });
     expect([result.status, expectErrorBody(result).code]).toEqual([404, 'not_found']);
   });
 });
@@ -30,5 +39,8 @@ runCommonRouteTests({
   name: 'GET /v1/merchants/:merchantId',
   scope: 'merchants',
   ownedResource: true,
-  request: async (server, partner) => ({ method: 'GET', path: `/v1/merchants/${(await createMerchant(server, partner.apiKey)).id}` }),
+  request: async (server, partner) => ({
+    method: 'GET',
+    path: `/v1/merchants/${(await createMerchant(server, partner.apiKey)).id}`,
+  }),
 });

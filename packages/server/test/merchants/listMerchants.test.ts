@@ -1,20 +1,30 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCommonRouteTests } from '../support/commonRouteTests.ts';
 import { createMerchant } from '../support/fixtures.ts';
-import { call, expectErrorBody, newPartner, startTestServer, type TestPartner, type TestServer } from '../support/testServer.ts';
+import {
+  call,
+  expectErrorBody,
+  newPartner,
+  startTestServer,
+  type TestPartner,
+  type TestServer,
+} from '../support/testServer.ts';
 
 describe('GET /v1/merchants', () => {
   let server: TestServer;
   let partner: TestPartner;
   const created: string[] = [];
 
-  const list = (query = '', apiKey = partner.apiKey) => call(server, `/v1/merchants${query}`, { headers: { 'api-key': apiKey } });
+  const list = (query = '', apiKey = partner.apiKey) =>
+    call(server, `/v1/merchants${query}`, { headers: { 'api-key': apiKey } });
 
   beforeAll(async () => {
     server = await startTestServer();
     partner = await newPartner(server.db);
     for (const name of ['Alpha Books', 'Beta Bikes', 'Gamma Books', 'Delta 100%_off', 'Epsilon Café']) {
-      created.push((await createMerchant(server, partner.apiKey, { merchantName: name, merchantEmail: 'shop@example.com' })).id);
+      created.push(
+        (await createMerchant(server, partner.apiKey, { merchantName: name, merchantEmail: 'shop@example.com' })).id,
+      );
     }
     await server.db.updateTable('merchants').set({ status: 'suspended' }).where('id', '=', created[1]!).execute();
   });
@@ -47,7 +57,10 @@ describe('GET /v1/merchants', () => {
       const suspended = await list('?status=suspended');
       expect(suspended.body.data.map((merchant: { id: string }) => merchant.id)).toEqual([created[1]]);
       const books = await list('?search=books');
-      expect(books.body.data.map((merchant: { name: string }) => merchant.name)).toEqual(['Gamma Books', 'Alpha Books']);
+      expect(books.body.data.map((merchant: { name: string }) => merchant.name)).toEqual([
+        'Gamma Books',
+        'Alpha Books',
+      ]);
       const literal = await list(`?search=${encodeURIComponent('100%_')}`);
       expect(literal.body.data.map((merchant: { name: string }) => merchant.name)).toEqual(['Delta 100%_off']);
       const percent = await list(`?search=${encodeURIComponent('%')}`);

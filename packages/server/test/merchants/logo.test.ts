@@ -2,12 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  fetchLogo,
-  isSquareEnough,
-  LogoRejectedError,
-  type LogoFetchOptions,
-} from '../../src/merchants/logo.ts';
+import { fetchLogo, isSquareEnough, LogoRejectedError, type LogoFetchOptions } from '../../src/merchants/logo.ts';
 import { isPublicAddress } from '../../src/merchants/logoAddressPolicy.ts';
 import {
   createTestCertificate,
@@ -79,21 +74,72 @@ beforeAll(async () => {
 
 describe('isPublicAddress', () => {
   const refused = [
-    '127.0.0.1', '127.255.255.254', '10.1.2.3', '172.16.0.5', '172.31.255.255', '192.168.1.1',
-    '169.254.169.254', '169.254.0.1', '100.64.0.1', '100.127.255.255', '0.0.0.0', '0.1.2.3', '255.255.255.255',
-    '224.0.0.1', '239.255.255.250', '192.0.2.1', '198.51.100.7', '203.0.113.9', '198.18.0.1', '240.0.0.1',
+    '127.0.0.1',
+    '127.255.255.254',
+    '10.1.2.3',
+    '172.16.0.5',
+    '172.31.255.255',
+    '192.168.1.1',
+    '169.254.169.254',
+    '169.254.0.1',
+    '100.64.0.1',
+    '100.127.255.255',
+    '0.0.0.0',
+    '0.1.2.3',
+    '255.255.255.255',
+    '224.0.0.1',
+    '239.255.255.250',
+    '192.0.2.1',
+    '198.51.100.7',
+    '203.0.113.9',
+    '198.18.0.1',
+    '240.0.0.1',
     '192.0.0.8',
-    '::', '::1', 'fe80::1', 'febf::1', 'fc00::1', 'fd12:3456::1', 'fec0::1', 'ff02::1', '100::1',
-    '::ffff:10.0.0.1', '::ffff:127.0.0.1', '::ffff:169.254.169.254', '::ffff:0:a00:1',
-    '64:ff9b::10.0.0.1', '64:ff9b::7f00:1', '64:ff9b:1::a00:1', '64:ff9b:1::808:808',
-    '2002:a00:1::1', '2002:7f00:1::', '2002:a9fe:a9fe::1',
-    '2001:db8::1', '2001::1', '3fff::1', '::10.0.0.1', '::8.8.8.8',
-    'fe80::1%eth0', 'not-an-ip', '', '127.1', '0x7f.0.0.1',
+    '::',
+    '::1',
+    'fe80::1',
+    'febf::1',
+    'fc00::1',
+    'fd12:3456::1',
+    'fec0::1',
+    'ff02::1',
+    '100::1',
+    '::ffff:10.0.0.1',
+    '::ffff:127.0.0.1',
+    '::ffff:169.254.169.254',
+    '::ffff:0:a00:1',
+    '64:ff9b::10.0.0.1',
+    '64:ff9b::7f00:1',
+    '64:ff9b:1::a00:1',
+    '64:ff9b:1::808:808',
+    '2002:a00:1::1',
+    '2002:7f00:1::',
+    '2002:a9fe:a9fe::1',
+    '2001:db8::1',
+    '2001::1',
+    '3fff::1',
+    '::10.0.0.1',
+    '::8.8.8.8',
+    'fe80::1%eth0',
+    'not-an-ip',
+    '',
+    '127.1',
+    '0x7f.0.0.1',
   ];
   const accepted = [
-    '8.8.8.8', '1.1.1.1', '93.184.215.14', '172.32.0.1', '172.15.255.255', '100.128.0.1', '169.253.0.1',
-    '2606:4700::1111', '2001:4860:4860::8888', '2a00:1450:4001:80b::200e',
-    '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:808:808::1',
+    '8.8.8.8',
+    '1.1.1.1',
+    '93.184.215.14',
+    '172.32.0.1',
+    '172.15.255.255',
+    '100.128.0.1',
+    '169.253.0.1',
+    '2606:4700::1111',
+    '2001:4860:4860::8888',
+    '2a00:1450:4001:80b::200e',
+    '::ffff:8.8.8.8',
+    '64:ff9b::808:808',
+    '2002:808:808::1',
   ];
 
   it.each(refused)('refuses %s', (address) => {
@@ -327,7 +373,11 @@ describe('fetchLogo against a local HTTPS server', () => {
     ['ftp URL', 'ftp://logo.test/logo.png', 'iconUrl must be a public HTTPS URL'],
     ['data URL', 'data:image/png;base64,AAAA', 'iconUrl must be a public HTTPS URL'],
     ['relative URL', '/logo.png', 'iconUrl must be a public HTTPS URL'],
-    ['URL with user info', 'https://user:secret@logo.test/logo.png', 'iconUrl must not contain a user name or password'],
+    [
+      'URL with user info',
+      'https://user:secret@logo.test/logo.png',
+      'iconUrl must not contain a user name or password',
+    ],
   ])('rejects a %s even when private hosts are allowed', async (_label, url, message) => {
     lookup.calls.length = 0;
     const error = await rejectionOf(fetchLogo(url, options()));
@@ -341,9 +391,7 @@ describe('fetchLogo against a local HTTPS server', () => {
   });
 
   it('trusts the test certificate only through extraCaCertificates', async () => {
-    const error = await rejectionOf(
-      fetchLogo(`${base}/logo.png`, { allowPrivateHosts: true, lookup }),
-    );
+    const error = await rejectionOf(fetchLogo(`${base}/logo.png`, { allowPrivateHosts: true, lookup }));
     expect(error.message).toBe('iconUrl does not present a valid TLS certificate');
   });
 
@@ -453,13 +501,15 @@ describe('fetchLogo refuses non-public addresses without connecting', () => {
     expect(trapV6.connectionCount()).toBe(0);
   });
 
-  it.each(['https://169.254.169.254/latest/meta-data', 'https://10.0.0.1/', 'https://[fd00::1]/', 'https://[64:ff9b::a00:1]/'])(
-    'refuses the literal %s',
-    async (url) => {
-      const error = await rejectionOf(fetchLogo(url, { allowPrivateHosts: false, lookup: tableLookup({}) }));
-      expect(error.message).toBe('iconUrl points to a private address');
-    },
-  );
+  it.each([
+    'https://169.254.169.254/latest/meta-data',
+    'https://10.0.0.1/',
+    'https://[fd00::1]/',
+    'https://[64:ff9b::a00:1]/',
+  ])('refuses the literal %s', async (url) => {
+    const error = await rejectionOf(fetchLogo(url, { allowPrivateHosts: false, lookup: tableLookup({}) }));
+    expect(error.message).toBe('iconUrl points to a private address');
+  });
 });
 
 describe('fetchLogo re-checks every redirect and connects only to checked addresses', () => {

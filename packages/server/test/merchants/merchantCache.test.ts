@@ -48,7 +48,10 @@ class NotificationWatch {
 }
 
 async function insertMerchant(db: Db, partnerId: string, id = newId('mrch')): Promise<string> {
-  await db.insertInto('merchants').values({ id, partner_id: partnerId, name: 'Cached Shop', email: 'cache@shop.com' }).execute();
+  await db
+    .insertInto('merchants')
+    .values({ id, partner_id: partnerId, name: 'Cached Shop', email: 'cache@shop.com' })
+    .execute();
   return id;
 }
 
@@ -88,7 +91,11 @@ describe('merchant cache on a real database', () => {
     let now = 1_000_000;
     const cache = new MerchantCache(db, { ttlMs: 5_000, maxEntries: 2, now: () => now });
     cache.listening(true);
-    const [first, second, third] = [await insertMerchant(db, partner.partnerId), await insertMerchant(db, partner.partnerId), await insertMerchant(db, partner.partnerId)];
+    const [first, second, third] = [
+      await insertMerchant(db, partner.partnerId),
+      await insertMerchant(db, partner.partnerId),
+      await insertMerchant(db, partner.partnerId),
+    ];
     await cache.get(first);
     now += 4_999;
     await cache.get(first);
@@ -171,8 +178,10 @@ const metricValue = async (server: ServerProcess, pattern: RegExp): Promise<numb
   if (!match) throw new Error(`no ${pattern} in metrics`);
   return Number(match[1]);
 };
-const memoryReads = (server: ServerProcess) => metricValue(server, /^paygate_merchant_reads_total\{source="memory"\} (\d+)$/m);
-const databaseReads = (server: ServerProcess) => metricValue(server, /^paygate_merchant_reads_total\{source="database"\} (\d+)$/m);
+const memoryReads = (server: ServerProcess) =>
+  metricValue(server, /^paygate_merchant_reads_total\{source="memory"\} (\d+)$/m);
+const databaseReads = (server: ServerProcess) =>
+  metricValue(server, /^paygate_merchant_reads_total\{source="database"\} (\d+)$/m);
 const listening = (server: ServerProcess) => metricValue(server, /^paygate_notifications_listening (\d+)$/m);
 
 /** Repeats `read` until `done` holds for its result, at most `attempts` times, and returns the last result. */
@@ -213,10 +222,19 @@ describe('merchant cache across processes', () => {
     expect(await nameOn(first, merchant.id)).toBe('Corner Shop');
     expect(await memoryReads(first)).toBe(memoryBefore + 1);
 
-    const patched = await call(second, `/v1/merchants/${merchant.id}`, { method: 'PATCH', headers: headers(), body: { merchantName: 'Renamed Shop' } });
+    const patched = await call(second, `/v1/merchants/${merchant.id}`, {
+      method: 'PATCH',
+      headers: headers(),
+      body: { merchantName: 'Renamed Shop' },
+    });
     expect(patched.body.merchant.name).toBe('Renamed Shop');
     expect(await nameOn(second, merchant.id)).toBe('Renamed Shop');
-    expect(await readUntil(() => nameOn(first, merchant.id), (name) => name === 'Renamed Shop')).toBe('Renamed Shop');
+    expect(
+      await readUntil(
+        () => nameOn(first, merchant.id),
+        (name) => name === 'Renamed Shop',
+      ),
+    ).toBe('Renamed Shop');
     for (let read = 0; read < 5; read++) expect(await nameOn(first, merchant.id)).toBe('Renamed Shop');
   });
 
@@ -233,7 +251,9 @@ describe('merchant cache across processes', () => {
     expect((await create()).status).toBe(201);
     expect(await memoryReads(first)).toBeGreaterThan(memoryBefore);
 
-    const suspended = await runCli(['merchant', 'set-status', merchant.id, 'suspended'], { DATABASE_URL: inject('databaseUrl') });
+    const suspended = await runCli(['merchant', 'set-status', merchant.id, 'suspended'], {
+      DATABASE_URL: inject('databaseUrl'),
+    });
     expect(suspended.code, suspended.stderr).toBe(0);
     const refused = await readUntil(create, (result) => result.status === 403);
     expect([refused.status, expectErrorBody(refused).code]).toEqual([403, 'forbidden']);
@@ -246,7 +266,11 @@ describe('merchant cache across processes', () => {
     await nameOn(first, merchant.id);
     const listenerOf = async (server: ServerProcess) =>
       (
-        await sql<{ pid: number }>`SELECT pid FROM pg_stat_activity WHERE application_name = ${`paygate notifications ${server.child.pid}`}`.execute(db)
+        await sql<{
+          pid: number;
+        }>`SELECT pid FROM pg_stat_activity WHERE application_name = ${`paygate notifications ${server.child.pid}`}`.execute(
+          db,
+        )
       ).rows;
     const [listener] = await listenerOf(first);
     expect(listener).toBeDefined();
@@ -254,7 +278,9 @@ describe('merchant cache across processes', () => {
     // The listener is gone (terminate waits for it) before the change commits, so its notification cannot reach process A.
     await db.transaction().execute(async (trx) => {
       await trx.updateTable('merchants').set({ name: 'Changed while away' }).where('id', '=', merchant.id).execute();
-      const { rows } = await sql<{ terminated: boolean }>`SELECT pg_terminate_backend(${listener!.pid}, 10000) AS terminated`.execute(trx);
+      const { rows } = await sql<{
+        terminated: boolean;
+      }>`SELECT pg_terminate_backend(${listener!.pid}, 10000) AS terminated`.execute(trx);
       expect(rows[0]?.terminated).toBe(true);
     });
     const databaseBefore = await databaseReads(first);
@@ -275,6 +301,11 @@ describe('merchant cache across processes', () => {
     expect(await memoryReads(first)).toBe(memoryBefore + 1);
 
     await db.updateTable('merchants').set({ name: 'Changed after reconnect' }).where('id', '=', merchant.id).execute();
-    expect(await readUntil(() => nameOn(first, merchant.id), (name) => name === 'Changed after reconnect')).toBe('Changed after reconnect');
+    expect(
+      await readUntil(
+        () => nameOn(first, merchant.id),
+        (name) => name === 'Changed after reconnect',
+      ),
+    ).toBe('Changed after reconnect');
   });
 });

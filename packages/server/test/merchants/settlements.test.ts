@@ -11,7 +11,14 @@ import {
   SOLANA_ACCOUNT,
   SOLANA_USDC,
 } from '../support/fixtures.ts';
-import { call, expectErrorBody, newPartner, startTestServer, type TestPartner, type TestServer } from '../support/testServer.ts';
+import {
+  call,
+  expectErrorBody,
+  newPartner,
+  startTestServer,
+  type TestPartner,
+  type TestServer,
+} from '../support/testServer.ts';
 
 describe('settlement destinations', () => {
   let server: TestServer;
@@ -72,7 +79,9 @@ describe('settlement destinations', () => {
         { asset: BASE_USDC, destination: BASE_ACCOUNT_2 },
       ]);
       expect([clash.status, expectErrorBody(clash).code]).toEqual([409, 'settlement_asset_conflict']);
-      expect((await listOf(merchant.id)).body.crypto.map((entry: { asset: string }) => entry.asset)).toEqual([BASE_USDC]);
+      expect((await listOf(merchant.id)).body.crypto.map((entry: { asset: string }) => entry.asset)).toEqual([
+        BASE_USDC,
+      ]);
     });
 
     it('errors: the same asset twice in one request is a conflict', async () => {
@@ -86,14 +95,34 @@ describe('settlement destinations', () => {
     });
 
     it.each([
-      ['an unsupported asset', [{ asset: 'eip155:8453/erc20:0x0000000000000000000000000000000000000001', destination: BASE_ACCOUNT }], 'settlements.0.asset'],
+      [
+        'an unsupported asset',
+        [{ asset: 'eip155:8453/erc20:0x0000000000000000000000000000000000000001', destination: BASE_ACCOUNT }],
+        'settlements.0.asset',
+      ],
       ['a malformed asset', [{ asset: 'USDC', destination: BASE_ACCOUNT }], 'settlements.0.asset'],
-      ['a destination on another chain', [{ asset: BASE_USDC, destination: 'eip155:1:0x1111111111111111111111111111111111111111' }], 'settlements.0.destination'],
+      [
+        'a destination on another chain',
+        [{ asset: BASE_USDC, destination: 'eip155:1:0x1111111111111111111111111111111111111111' }],
+        'settlements.0.destination',
+      ],
       ['an invalid EVM address', [{ asset: BASE_USDC, destination: 'eip155:8453:0x12' }], 'settlements.0.destination'],
-      ['a bad EVM checksum', [{ asset: BASE_USDC, destination: 'eip155:8453:0x833589FCD6eDb6E08f4c7C32D4f71b54bdA02913' }], 'settlements.0.destination'],
-      ['an invalid Solana address', [{ asset: SOLANA_USDC, destination: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp:not-base58-0OIl' }], 'settlements.0.destination'],
+      [
+        'a bad EVM checksum',
+        [{ asset: BASE_USDC, destination: 'eip155:8453:0x833589FCD6eDb6E08f4c7C32D4f71b54bdA02913' }],
+        'settlements.0.destination',
+      ],
+      [
+        'an invalid Solana address',
+        [{ asset: SOLANA_USDC, destination: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp:not-base58-0OIl' }],
+        'settlements.0.destination',
+      ],
       ['an empty list', [], 'settlements'],
-      ['over 50 entries', Array.from({ length: 51 }, () => ({ asset: BASE_USDC, destination: BASE_ACCOUNT })), 'settlements'],
+      [
+        'over 50 entries',
+        Array.from({ length: 51 }, () => ({ asset: BASE_USDC, destination: BASE_ACCOUNT })),
+        'settlements',
+      ],
       ['a missing destination', [{ asset: BASE_USDC }], 'settlements.0.destination'],
     ])('errors: refuses %s with params_validation', async (_name, settlements, field) => {
       const merchant = await createMerchant(server, partner.apiKey);
@@ -116,7 +145,10 @@ describe('settlement destinations', () => {
     it('happy path: lists fiat destinations recorded by the operator', async () => {
       const merchant = await createMerchant(server, partner.apiKey);
       const id = newId('fiat');
-      await server.db.insertInto('fiat_settlements').values({ id, merchant_id: merchant.id, bank_type: 'SEPA', status: 'pending_verification' }).execute();
+      await server.db
+        .insertInto('fiat_settlements')
+        .values({ id, merchant_id: merchant.id, bank_type: 'SEPA', status: 'pending_verification' })
+        .execute();
       const result = await listOf(merchant.id);
       expect(result.body).toEqual({ fiat: [{ id, status: 'pending_verification', bankType: 'SEPA' }], crypto: [] });
     });
@@ -130,9 +162,14 @@ describe('settlement destinations', () => {
   describe('PUT and DELETE /v1/merchants/:merchantId/settlements/crypto/:id', () => {
     it('happy path: changes the destination, then removes it', async () => {
       const merchant = await createMerchant(server, partner.apiKey);
-      const [created] = (await register(merchant.id, [{ asset: BASE_USDC, destination: BASE_ACCOUNT }])).body.settlements;
+      const [created] = (await register(merchant.id, [{ asset: BASE_USDC, destination: BASE_ACCOUNT }])).body
+        .settlements;
       const path = `/v1/merchants/${merchant.id}/settlements/crypto/${created.id}`;
-      const updated = await call(server, path, { method: 'PUT', headers: { 'api-key': partner.apiKey }, body: { destination: BASE_ACCOUNT_2 } });
+      const updated = await call(server, path, {
+        method: 'PUT',
+        headers: { 'api-key': partner.apiKey },
+        body: { destination: BASE_ACCOUNT_2 },
+      });
       expect(updated.status).toBe(200);
       expect(updated.body).toEqual({ id: created.id, asset: BASE_USDC, destination: BASE_ACCOUNT_2 });
       const removed = await call(server, path, { method: 'DELETE', headers: { 'api-key': partner.apiKey } });
@@ -144,19 +181,26 @@ describe('settlement destinations', () => {
 
     it('errors: a destination on another chain or malformed is refused and nothing changes', async () => {
       const merchant = await createMerchant(server, partner.apiKey);
-      const [created] = (await register(merchant.id, [{ asset: BASE_USDC, destination: BASE_ACCOUNT }])).body.settlements;
+      const [created] = (await register(merchant.id, [{ asset: BASE_USDC, destination: BASE_ACCOUNT }])).body
+        .settlements;
       const path = `/v1/merchants/${merchant.id}/settlements/crypto/${created.id}`;
-      for (const body of [{ destination: SOLANA_ACCOUNT }, { destination: 'nope' }, {}, { destination: BASE_ACCOUNT_2, asset: BASE_EURC }]) {
+      for (const body of [
+        { destination: SOLANA_ACCOUNT },
+        { destination: 'nope' },
+        {},
+        { destination: BASE_ACCOUNT_2, asset: BASE_EURC },
+      ]) {
         const result = await call(server, path, { method: 'PUT', headers: { 'api-key': partner.apiKey }, body });
         expect([result.status, expectErrorBody(result).code]).toEqual([400, 'params_validation']);
       }
       expect((await listOf(merchant.id)).body.crypto).toEqual([created]);
     });
 
-    it("errors: an unknown id, or one of another merchant, is 404", async () => {
+    it('errors: an unknown id, or one of another merchant, is 404', async () => {
       const merchant = await createMerchant(server, partner.apiKey);
       const otherMerchant = await createMerchant(server, partner.apiKey);
-      const [created] = (await register(otherMerchant.id, [{ asset: BASE_USDC, destination: BASE_ACCOUNT }])).body.settlements;
+      const [created] = (await register(otherMerchant.id, [{ asset: BASE_USDC, destination: BASE_ACCOUNT }])).body
+        .settlements;
       const result = await call(server, `/v1/merchants/${merchant.id}/settlements/crypto/${created.id}`, {
         method: 'PUT',
         headers: { 'api-key': partner.apiKey },
@@ -171,7 +215,10 @@ runCommonRouteTests({
   name: 'GET /v1/merchants/:merchantId/settlements',
   scope: 'merchants',
   ownedResource: true,
-  request: async (server, partner) => ({ method: 'GET', path: `/v1/merchants/${(await createMerchant(server, partner.apiKey)).id}/settlements` }),
+  request: async (server, partner) => ({
+    method: 'GET',
+    path: `/v1/merchants/${(await createMerchant(server, partner.apiKey)).id}/settlements`,
+  }),
 });
 
 runCommonRouteTests({
@@ -207,7 +254,11 @@ runCommonRouteTests({
   name: 'PUT /v1/merchants/:merchantId/settlements/crypto/:id',
   scope: 'merchants',
   ownedResource: true,
-  request: async (server, partner) => ({ method: 'PUT', path: await existingSettlementPath(server, partner), body: { destination: BASE_ACCOUNT_2 } }),
+  request: async (server, partner) => ({
+    method: 'PUT',
+    path: await existingSettlementPath(server, partner),
+    body: { destination: BASE_ACCOUNT_2 },
+  }),
 });
 
 runCommonRouteTests({

@@ -3,7 +3,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCommonRouteTests } from '../support/commonRouteTests.ts';
 import { createMerchant } from '../support/fixtures.ts';
 import { createTestCertificate, type LogoServer, serveBytes, startLogoServer } from '../support/logoServer.ts';
-import { call, expectErrorBody, newPartner, startTestServer, type TestPartner, type TestServer } from '../support/testServer.ts';
+import {
+  call,
+  expectErrorBody,
+  newPartner,
+  startTestServer,
+  type TestPartner,
+  type TestServer,
+} from '../support/testServer.ts';
 
 describe('PATCH /v1/merchants/:merchantId', () => {
   let server: TestServer;
@@ -18,8 +25,12 @@ describe('PATCH /v1/merchants/:merchantId', () => {
 
   beforeAll(async () => {
     const certificate = await createTestCertificate();
-    firstLogo = await sharp({ create: { width: 512, height: 512, channels: 3, background: '#ff0000' } }).jpeg().toBuffer();
-    secondLogo = await sharp({ create: { width: 512, height: 512, channels: 3, background: '#00ff00' } }).jpeg().toBuffer();
+    firstLogo = await sharp({ create: { width: 512, height: 512, channels: 3, background: '#ff0000' } })
+      .jpeg()
+      .toBuffer();
+    secondLogo = await sharp({ create: { width: 512, height: 512, channels: 3, background: '#00ff00' } })
+      .jpeg()
+      .toBuffer();
     currentLogo = firstLogo;
     logoServer = await startLogoServer({
       host: '127.0.0.1',
@@ -28,7 +39,12 @@ describe('PATCH /v1/merchants/:merchantId', () => {
     });
     server = await startTestServer({
       env: { LOGO_ALLOW_PRIVATE_HOSTS: 'true' },
-      context: { logoFetch: { extraCaCertificates: [certificate.cert], lookup: async () => [{ address: '127.0.0.1', family: 4 }] } },
+      context: {
+        logoFetch: {
+          extraCaCertificates: [certificate.cert],
+          lookup: async () => [{ address: '127.0.0.1', family: 4 }],
+        },
+      },
     });
     partner = await newPartner(server.db);
   });
@@ -59,7 +75,9 @@ describe('PATCH /v1/merchants/:merchantId', () => {
       expect(Buffer.from(await (await fetch(firstIcon)).arrayBuffer()).equals(firstLogo)).toBe(true);
       const refreshed = await patch(merchant.id, { iconUrl: url });
       expect(refreshed.body.merchant.iconUrl).not.toBe(firstIcon);
-      expect(Buffer.from(await (await fetch(refreshed.body.merchant.iconUrl)).arrayBuffer()).equals(secondLogo)).toBe(true);
+      expect(Buffer.from(await (await fetch(refreshed.body.merchant.iconUrl)).arrayBuffer()).equals(secondLogo)).toBe(
+        true,
+      );
       const removed = await patch(merchant.id, { iconUrl: null });
       expect(removed.body.merchant.iconUrl).toBeNull();
     });

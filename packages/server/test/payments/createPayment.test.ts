@@ -3,7 +3,14 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { runCommonRouteTests } from '../support/commonRouteTests.ts';
 import { createMerchant } from '../support/fixtures.ts';
 import { type ServerProcess, startTwoServerProcesses } from '../support/serverProcess.ts';
-import { call, expectErrorBody, newPartner, startTestServer, type TestPartner, type TestServer } from '../support/testServer.ts';
+import {
+  call,
+  expectErrorBody,
+  newPartner,
+  startTestServer,
+  type TestPartner,
+  type TestServer,
+} from '../support/testServer.ts';
 
 const amount = { unit: 'iso4217/USD', value: '1000' };
 
@@ -13,7 +20,11 @@ describe('creating payments', () => {
   let merchantId: string;
 
   const create = (body: Record<string, unknown>, path = '/v1/payments', headers: Record<string, string> = {}) =>
-    call(server, path, { method: 'POST', headers: { 'api-key': partner.apiKey, 'merchant-id': merchantId, ...headers }, body });
+    call(server, path, {
+      method: 'POST',
+      headers: { 'api-key': partner.apiKey, 'merchant-id': merchantId, ...headers },
+      body,
+    });
 
   beforeAll(async () => {
     server = await startTestServer();
@@ -34,19 +45,43 @@ describe('creating payments', () => {
       expect(body.pollInMs).toBeGreaterThan(0);
       expect(body.expiresAt).toBeGreaterThanOrEqual(before + 900);
       expect(body.expiresAt).toBeLessThanOrEqual(before + 901);
-      const row = await server.db.selectFrom('payments').selectAll().where('id', '=', body.paymentId).executeTakeFirstOrThrow();
-      expect([row.fiat_currency, row.fiat_value, row.reference_id, row.partner_id]).toEqual(['USD', '1000', 'order-1', partner.partnerId]);
+      const row = await server.db
+        .selectFrom('payments')
+        .selectAll()
+        .where('id', '=', body.paymentId)
+        .executeTakeFirstOrThrow();
+      expect([row.fiat_currency, row.fiat_value, row.reference_id, row.partner_id]).toEqual([
+        'USD',
+        '1000',
+        'order-1',
+        partner.partnerId,
+      ]);
     });
 
     it('POST /v1/merchant/payment names the unpaid state pending and keeps redirects only when both are HTTPS', async () => {
       const both = await create(
-        { amount, referenceId: 'checkout-1', checkout: { successUrl: 'https://shop.example/ok', errorUrl: 'https://shop.example/ko' } },
+        {
+          amount,
+          referenceId: 'checkout-1',
+          checkout: { successUrl: 'https://shop.example/ok', errorUrl: 'https://shop.example/ko' },
+        },
         '/v1/merchant/payment',
       );
       expect(both.status).toBe(201);
       expect(both.body.status).toBe('pending');
-      const one = await create({ amount, referenceId: 'checkout-2', checkout: { successUrl: 'https://shop.example/ok', errorUrl: 'http://shop.example/ko' } }, '/v1/merchant/payment');
-      const rows = await server.db.selectFrom('payments').select(['id', 'success_url', 'error_url']).where('id', 'in', [both.body.paymentId, one.body.paymentId]).execute();
+      const one = await create(
+        {
+          amount,
+          referenceId: 'checkout-2',
+          checkout: { successUrl: 'https://shop.example/ok', errorUrl: 'http://shop.example/ko' },
+        },
+        '/v1/merchant/payment',
+      );
+      const rows = await server.db
+        .selectFrom('payments')
+        .select(['id', 'success_url', 'error_url'])
+        .where('id', 'in', [both.body.paymentId, one.body.paymentId])
+        .execute();
       const byId = Object.fromEntries(rows.map((row) => [row.id, [row.success_url, row.error_url]]));
       expect(byId[both.body.paymentId]).toEqual(['https://shop.example/ok', 'https://shop.example/ko']);
       expect(byId[one.body.paymentId]).toEqual([null, null]);
@@ -83,8 +118,14 @@ describe('creating payments', () => {
 
     it('records a payment.created event in the same transaction', async () => {
       const { body } = await create({ amount, referenceId: 'evented' });
-      const events = await server.db.selectFrom('webhook_events').selectAll().where('partner_id', '=', partner.partnerId).execute();
-      const created = events.find((event) => event.type === 'payment.created' && JSON.stringify(event).includes(body.paymentId));
+      const events = await server.db
+        .selectFrom('webhook_events')
+        .selectAll()
+        .where('partner_id', '=', partner.partnerId)
+        .execute();
+      const created = events.find(
+        (event) => event.type === 'payment.created' && JSON.stringify(event).includes(body.paymentId),
+      );
       expect(created).toBeDefined();
     });
   });
@@ -120,7 +161,11 @@ describe('creating payments', () => {
     });
 
     it('needs Merchant-Id (401), an existing merchant of this partner (404) that is active (403)', async () => {
-      const missing = await call(server, '/v1/payments', { method: 'POST', headers: { 'api-key': partner.apiKey }, body: {} });
+      const missing = await call(server, '/v1/payments', {
+        method: 'POST',
+        headers: { 'api-key': partner.apiKey },
+        body: {},
+      });
       expect([missing.status, expectErrorBody(missing).code]).toEqual([401, 'missing_merchant_id']);
       const unknown = await create({ amount, referenceId: 'x' }, '/v1/payments', { 'merchant-id': 'mrch_unknown' });
       expect([unknown.status, expectErrorBody(unknown).code]).toEqual([404, 'not_found']);

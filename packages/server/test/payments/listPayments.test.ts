@@ -5,7 +5,14 @@ import { newId } from '../../src/ids.ts';
 import { foldPaymentStats } from '../../src/payments/paymentStatsFold.ts';
 import { runCommonRouteTests } from '../support/commonRouteTests.ts';
 import { createMerchant } from '../support/fixtures.ts';
-import { call, expectErrorBody, newPartner, startTestServer, type TestPartner, type TestServer } from '../support/testServer.ts';
+import {
+  call,
+  expectErrorBody,
+  newPartner,
+  startTestServer,
+  type TestPartner,
+  type TestServer,
+} from '../support/testServer.ts';
 
 interface Seeded {
   id: string;
@@ -47,29 +54,38 @@ interface Query {
 function expected(payments: Seeded[], query: Query, now: Date) {
   const matching = payments.filter((payment) => {
     if (query.statuses && !query.statuses.includes(listedStatus(payment, now))) return false;
-    if (query.symbols && !(payment.token_symbol && query.symbols.map((symbol) => symbol.toUpperCase()).includes(payment.token_symbol))) return false;
+    if (
+      query.symbols &&
+      !(payment.token_symbol && query.symbols.map((symbol) => symbol.toUpperCase()).includes(payment.token_symbol))
+    )
+      return false;
     if (query.networks && !(payment.network && query.networks.includes(payment.network))) return false;
     if (query.start !== undefined && payment.created_at.getTime() < query.start) return false;
     if (query.end !== undefined && payment.created_at.getTime() >= query.end) return false;
-    if (query.referenceId && !payment.reference_id.toLowerCase().includes(query.referenceId.toLowerCase())) return false;
+    if (query.referenceId && !payment.reference_id.toLowerCase().includes(query.referenceId.toLowerCase()))
+      return false;
     return true;
   });
-  const key = (payment: Seeded) => (query.sortBy === 'amount' ? payment.fiat_value : BigInt(payment.created_at.getTime()));
+  const key = (payment: Seeded) =>
+    query.sortBy === 'amount' ? payment.fiat_value : BigInt(payment.created_at.getTime());
   const sorted = [...matching].sort((a, b) => {
     const order = key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
     return query.sortDir === 'asc' ? order : -order;
   });
   const revenue = new Map<string, bigint>();
   for (const payment of matching) {
-    if (listedStatus(payment, now) === 'succeeded') revenue.set(payment.fiat_currency, (revenue.get(payment.fiat_currency) ?? 0n) + payment.fiat_value);
+    if (listedStatus(payment, now) === 'succeeded')
+      revenue.set(payment.fiat_currency, (revenue.get(payment.fiat_currency) ?? 0n) + payment.fiat_value);
   }
   return {
     ids: sorted.map((payment) => payment.id),
     stats: {
-      totalRevenue: [...revenue].sort(([a], [b]) => (a < b ? -1 : 1)).map(([currency, total]) => ({
-        amount: Number(currency === 'JPY' ? total.toString() : (Number(total) / 100).toFixed(2)),
-        currency,
-      })),
+      totalRevenue: [...revenue]
+        .sort(([a], [b]) => (a < b ? -1 : 1))
+        .map(([currency, total]) => ({
+          amount: Number(currency === 'JPY' ? total.toString() : (Number(total) / 100).toFixed(2)),
+          currency,
+        })),
       totalTransactions: matching.length,
       totalCustomers: new Set(matching.map((payment) => payment.buyer_account).filter(Boolean)).size,
     },
@@ -98,7 +114,9 @@ describe('GET /v1/merchants/payments', () => {
   const payments: Seeded[] = [];
 
   const list = (query: string, headers: Record<string, string> = {}) =>
-    call(server, `/v1/merchants/payments?${query}`, { headers: { 'api-key': partner.apiKey, 'merchant-id': merchantId, ...headers } });
+    call(server, `/v1/merchants/payments?${query}`, {
+      headers: { 'api-key': partner.apiKey, 'merchant-id': merchantId, ...headers },
+    });
 
   beforeAll(async () => {
     server = await startTestServer();
@@ -135,38 +153,72 @@ describe('GET /v1/merchants/payments', () => {
     });
     await server.db
       .insertInto('payments')
-      .values(payments.map((payment) => ({ ...payment, partner_id: partner.partnerId, merchant_id: merchantId, updated_at: payment.created_at })))
+      .values(
+        payments.map((payment) => ({
+          ...payment,
+          partner_id: partner.partnerId,
+          merchant_id: merchantId,
+          updated_at: payment.created_at,
+        })),
+      )
       .execute();
     // Other processes on this database may fold too; at least this file's inserts are folded here.
     expect(await foldPaymentStats(server.db)).toBeGreaterThanOrEqual(payments.length);
     // Statistics are kept as running totals: change some payments after insertion so the model also covers updates,
     // left as deltas not yet folded.
     for (const payment of payments.filter((candidate) => candidate.status === 'requires_action').slice(0, 6)) {
-      Object.assign(payment, { status: 'succeeded', token_symbol: 'USDC', network: NETWORKS[0], buyer_account: `eip155:8453:0x${'b'.repeat(40)}` });
+      Object.assign(payment, {
+        status: 'succeeded',
+        token_symbol: 'USDC',
+        network: NETWORKS[0],
+        buyer_account: `eip155:8453:0x${'b'.repeat(40)}`,
+      });
       await server.db
         .updateTable('payments')
-        .set({ status: payment.status, token_symbol: payment.token_symbol, network: payment.network, buyer_account: payment.buyer_account })
+        .set({
+          status: payment.status,
+          token_symbol: payment.token_symbol,
+          network: payment.network,
+          buyer_account: payment.buyer_account,
+        })
         .where('id', '=', payment.id)
         .execute();
     }
     for (const payment of payments.filter((candidate) => candidate.buyer_account !== null).slice(0, 4)) {
       Object.assign(payment, { buyer_account: null, status: 'cancelled' });
-      await server.db.updateTable('payments').set({ buyer_account: null, status: 'cancelled' }).where('id', '=', payment.id).execute();
+      await server.db
+        .updateTable('payments')
+        .set({ buyer_account: null, status: 'cancelled' })
+        .where('id', '=', payment.id)
+        .execute();
     }
   });
   afterAll(() => server.close());
 
   it('matches a plain in-memory model for every filter, sort and page size: same items, same order, same stats', async () => {
     // Each filter is absent two times in three, so most queries match something and the model is exercised.
-    const sometimes = <T,>(arbitrary: fc.Arbitrary<T>) =>
+    const sometimes = <T>(arbitrary: fc.Arbitrary<T>) =>
       fc.oneof({ weight: 2, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary });
     const query = fc.record({
-      statuses: sometimes(fc.uniqueArray(fc.constantFrom('requires_action', 'processing', 'succeeded', 'failed', 'expired'), { minLength: 1, maxLength: 3 })),
+      statuses: sometimes(
+        fc.uniqueArray(fc.constantFrom('requires_action', 'processing', 'succeeded', 'failed', 'expired'), {
+          minLength: 1,
+          maxLength: 3,
+        }),
+      ),
       symbols: sometimes(fc.uniqueArray(fc.constantFrom('USDC', 'usdt', 'EURC'), { minLength: 1, maxLength: 2 })),
       networks: sometimes(fc.uniqueArray(fc.constantFrom(...NETWORKS), { minLength: 1, maxLength: 2 })),
       // Bounds inside a day as well as on its start: whole days and partial days are counted differently.
-      start: sometimes(fc.tuple(fc.integer({ min: 0, max: 40 }), fc.constantFrom(0, 30, 61, 3600)).map(([day, seconds]) => BASE_TIME + day * DAY + seconds * 1000)),
-      end: sometimes(fc.tuple(fc.integer({ min: 41, max: 70 }), fc.constantFrom(0, 45, 3600)).map(([day, seconds]) => BASE_TIME + day * DAY + seconds * 1000)),
+      start: sometimes(
+        fc
+          .tuple(fc.integer({ min: 0, max: 40 }), fc.constantFrom(0, 30, 61, 3600))
+          .map(([day, seconds]) => BASE_TIME + day * DAY + seconds * 1000),
+      ),
+      end: sometimes(
+        fc
+          .tuple(fc.integer({ min: 41, max: 70 }), fc.constantFrom(0, 45, 3600))
+          .map(([day, seconds]) => BASE_TIME + day * DAY + seconds * 1000),
+      ),
       referenceId: sometimes(fc.constantFrom('order-1', 'ORDER-2', '-usd', '0-E')),
       sortBy: fc.constantFrom('date' as const, 'amount' as const),
       sortDir: fc.constantFrom('asc' as const, 'desc' as const),
@@ -198,10 +250,37 @@ describe('GET /v1/merchants/payments', () => {
           [{ statuses: ['expired'], sortBy: 'amount', sortDir: 'asc', limit: 5 }],
           [{ statuses: ['requires_action', 'succeeded'], sortBy: 'date', sortDir: 'asc', limit: 4 }],
           [{ symbols: ['usdt'], networks: [NETWORKS[0] as string], sortBy: 'amount', sortDir: 'desc', limit: 3 }],
-          [{ referenceId: '-usd', start: BASE_TIME + 10 * DAY, end: BASE_TIME + 50 * DAY, sortBy: 'date', sortDir: 'desc', limit: 6 }],
+          [
+            {
+              referenceId: '-usd',
+              start: BASE_TIME + 10 * DAY,
+              end: BASE_TIME + 50 * DAY,
+              sortBy: 'date',
+              sortDir: 'desc',
+              limit: 6,
+            },
+          ],
           [{ sortBy: 'amount', sortDir: 'asc', limit: 9 }],
-          [{ statuses: ['requires_action'], start: BASE_TIME + 3 * DAY + 30_000, end: BASE_TIME + 55 * DAY + 45_000, sortBy: 'date', sortDir: 'asc', limit: 8 }],
-          [{ statuses: ['expired', 'failed'], symbols: ['USDC'], start: BASE_TIME + DAY + 61_000, sortBy: 'date', sortDir: 'desc', limit: 8 }],
+          [
+            {
+              statuses: ['requires_action'],
+              start: BASE_TIME + 3 * DAY + 30_000,
+              end: BASE_TIME + 55 * DAY + 45_000,
+              sortBy: 'date',
+              sortDir: 'asc',
+              limit: 8,
+            },
+          ],
+          [
+            {
+              statuses: ['expired', 'failed'],
+              symbols: ['USDC'],
+              start: BASE_TIME + DAY + 61_000,
+              sortBy: 'date',
+              sortDir: 'desc',
+              limit: 8,
+            },
+          ],
         ] as [Query][],
       },
     );
@@ -210,20 +289,42 @@ describe('GET /v1/merchants/payments', () => {
 
   it('gives the same statistics before and after the pending deltas are folded into the daily totals', async () => {
     const pendingDeltas = async () =>
-      Number((await server.db.selectFrom('payment_stats_deltas').select((eb) => eb.fn.countAll<string>().as('count')).where('merchant_id', '=', merchantId).executeTakeFirstOrThrow()).count);
+      Number(
+        (
+          await server.db
+            .selectFrom('payment_stats_deltas')
+            .select((eb) => eb.fn.countAll<string>().as('count'))
+            .where('merchant_id', '=', merchantId)
+            .executeTakeFirstOrThrow()
+        ).count,
+      );
     const before = await list('status=succeeded&status=failed&limit=1');
     await foldPaymentStats(server.db);
     expect(await pendingDeltas()).toBe(0);
     const after = await list('status=succeeded&status=failed&limit=1');
     expect(after.body.stats).toEqual(before.body.stats);
-    expect(after.body.stats).toEqual(expected(payments, { statuses: ['succeeded', 'failed'], sortBy: 'date', sortDir: 'desc', limit: 1 }, new Date()).stats);
+    expect(after.body.stats).toEqual(
+      expected(payments, { statuses: ['succeeded', 'failed'], sortBy: 'date', sortDir: 'desc', limit: 1 }, new Date())
+        .stats,
+    );
   });
 
   it('shows the Payment item shape and states the version', async () => {
     const result = await list('limit=1&sortBy=date&sortDir=asc');
     expect(result.headers.get('pay-version')).toBe('2026-02-18');
     const item = result.body.data[0];
-    expect(Object.keys(item)).toEqual(expect.arrayContaining(['paymentId', 'merchant', 'referenceId', 'status', 'isTerminal', 'fiatAmount', 'createdAt', 'lastUpdatedAt']));
+    expect(Object.keys(item)).toEqual(
+      expect.arrayContaining([
+        'paymentId',
+        'merchant',
+        'referenceId',
+        'status',
+        'isTerminal',
+        'fiatAmount',
+        'createdAt',
+        'lastUpdatedAt',
+      ]),
+    );
     expect(item.merchant.id).toBe(merchantId);
   });
 

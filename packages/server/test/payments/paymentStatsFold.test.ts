@@ -51,7 +51,11 @@ describe('folding payment statistics', () => {
         SELECT sum(payments) AS payments, sum(fiat_total) AS total FROM payment_daily_stats WHERE merchant_id = ${merchantId}
       `.execute(server.db)
     ).rows;
-    const [pending] = (await sql<{ count: string }>`SELECT count(*) FROM payment_stats_deltas WHERE merchant_id = ${merchantId}`.execute(server.db)).rows;
+    const [pending] = (
+      await sql<{ count: string }>`SELECT count(*) FROM payment_stats_deltas WHERE merchant_id = ${merchantId}`.execute(
+        server.db,
+      )
+    ).rows;
     expect([daily?.payments, daily?.total, pending?.count]).toEqual(['300', String(300 * 100 + (300 * 301) / 2), '0']);
   });
 });

@@ -5,7 +5,14 @@ import { runCommonRouteTests } from '../support/commonRouteTests.ts';
 import { createMerchant, createPayment } from '../support/fixtures.ts';
 import { ManualClock } from '../support/manualClock.ts';
 import { type ServerProcess, startTwoServerProcesses } from '../support/serverProcess.ts';
-import { call, expectErrorBody, newPartner, startTestServer, type TestPartner, type TestServer } from '../support/testServer.ts';
+import {
+  call,
+  expectErrorBody,
+  newPartner,
+  startTestServer,
+  type TestPartner,
+  type TestServer,
+} from '../support/testServer.ts';
 
 describe('payment status, reading and cancelling', () => {
   let server: TestServer;
@@ -17,7 +24,10 @@ describe('payment status, reading and cancelling', () => {
   const get = (path: string) => call(server, path, { headers: headers() });
 
   beforeAll(async () => {
-    server = await startTestServer({ context: { clock }, tasks: (ctx) => ({ [EXPIRE_PAYMENT_TASK]: expirePaymentTask(ctx) }) });
+    server = await startTestServer({
+      context: { clock },
+      tasks: (ctx) => ({ [EXPIRE_PAYMENT_TASK]: expirePaymentTask(ctx) }),
+    });
     partner = await newPartner(server.db);
     merchantId = (await createMerchant(server, partner.apiKey)).id;
   });
@@ -31,9 +41,21 @@ describe('payment status, reading and cancelling', () => {
   });
 
   it('returns the list item shape from GET /v1/payments/{id}, omitting objects without data', async () => {
-    const { paymentId } = await createPayment(server, partner.apiKey, merchantId, { referenceId: 'shape-1', amount: { unit: 'iso4217/EUR', value: '1234' } });
+    const { paymentId } = await createPayment(server, partner.apiKey, merchantId, {
+      referenceId: 'shape-1',
+      amount: { unit: 'iso4217/EUR', value: '1234' },
+    });
     const item = (await get(`/v1/payments/${paymentId}`)).body;
-    expect(Object.keys(item).sort()).toEqual(['createdAt', 'fiatAmount', 'isTerminal', 'lastUpdatedAt', 'merchant', 'paymentId', 'referenceId', 'status']);
+    expect(Object.keys(item).sort()).toEqual([
+      'createdAt',
+      'fiatAmount',
+      'isTerminal',
+      'lastUpdatedAt',
+      'merchant',
+      'paymentId',
+      'referenceId',
+      'status',
+    ]);
     expect(item).toMatchObject({
       paymentId,
       referenceId: 'shape-1',
@@ -52,13 +74,22 @@ describe('payment status, reading and cancelling', () => {
     const again = await call(server, `/v1/payments/${paymentId}/cancel`, { method: 'POST', headers: headers() });
     expect(again.body.status).toBe('cancelled');
     expect((await get(`/v1/payments/${paymentId}`)).body).toMatchObject({ status: 'failed', isTerminal: true });
-    const events = await server.db.selectFrom('webhook_events').select('type').where('partner_id', '=', partner.partnerId).where('body', 'like', `%${paymentId}%`).execute();
+    const events = await server.db
+      .selectFrom('webhook_events')
+      .select('type')
+      .where('partner_id', '=', partner.partnerId)
+      .where('body', 'like', `%${paymentId}%`)
+      .execute();
     expect(events.map((event) => event.type).sort()).toEqual(['payment.cancelled', 'payment.created']);
   });
 
   it('refuses to cancel a payment that is processing or final with 400 invalid_state', async () => {
     const { paymentId } = await createPayment(server, partner.apiKey, merchantId);
-    await changePaymentStatus({ db: server.db, chains: server.ctx.chains, baseUrl: server.url, now: new Date() }, paymentId, 'processing');
+    await changePaymentStatus(
+      { db: server.db, chains: server.ctx.chains, baseUrl: server.url, now: new Date() },
+      paymentId,
+      'processing',
+    );
     const result = await call(server, `/v1/payments/${paymentId}/cancel`, { method: 'POST', headers: headers() });
     expect([result.status, expectErrorBody(result).code]).toEqual([400, 'invalid_state']);
   });
@@ -66,7 +97,11 @@ describe('payment status, reading and cancelling', () => {
   it('reports unknown payments and other merchants’ payments as 404 payment_not_found', async () => {
     const other = await createMerchant(server, partner.apiKey);
     const { paymentId } = await createPayment(server, partner.apiKey, other.id);
-    for (const path of [`/v1/payments/${paymentId}`, `/v1/payments/pay_missing/status`, `/v1/merchant/payment/${paymentId}/status`]) {
+    for (const path of [
+      `/v1/payments/${paymentId}`,
+      `/v1/payments/pay_missing/status`,
+      `/v1/merchant/payment/${paymentId}/status`,
+    ]) {
       const result = await get(path);
       expect([result.status, expectErrorBody(result).code]).toEqual([404, 'payment_not_found']);
     }
@@ -76,8 +111,15 @@ describe('payment status, reading and cancelling', () => {
     const { paymentId } = await createPayment(server, partner.apiKey, merchantId);
     clock.advance(16 * 60 * 1000);
     try {
-      expect((await get(`/v1/merchant/payment/${paymentId}/status`)).body).toEqual({ status: 'expired', isFinal: true });
-      expect((await get(`/v1/payments/${paymentId}/status`)).body).toEqual({ status: 'expired', isFinal: true, info: null });
+      expect((await get(`/v1/merchant/payment/${paymentId}/status`)).body).toEqual({
+        status: 'expired',
+        isFinal: true,
+      });
+      expect((await get(`/v1/payments/${paymentId}/status`)).body).toEqual({
+        status: 'expired',
+        isFinal: true,
+        info: null,
+      });
       expect((await get(`/v1/payments/${paymentId}`)).body).toMatchObject({ status: 'expired', isTerminal: true });
       const cancel = await call(server, `/v1/payments/${paymentId}/cancel`, { method: 'POST', headers: headers() });
       expect([cancel.status, cancel.body.code]).toEqual([400, 'invalid_state']);
@@ -89,16 +131,25 @@ describe('payment status, reading and cancelling', () => {
   it('the expiry job turns a payment past expiresAt into expired within a second of its due time', async () => {
     const { paymentId } = await createPayment(server, partner.apiKey, merchantId);
     // Make the payment due now in real time; the job, scheduled at the old expiresAt, is moved to match.
-    await server.db.updateTable('payments').set({ expires_at: new Date(Date.now() + 300) }).where('id', '=', paymentId).execute();
+    await server.db
+      .updateTable('payments')
+      .set({ expires_at: new Date(Date.now() + 300) })
+      .where('id', '=', paymentId)
+      .execute();
     await server.db.executeQuery(
-      (await import('kysely')).sql`UPDATE graphile_worker._private_jobs SET run_at = now() + interval '300 milliseconds' WHERE key = ${`expire:${paymentId}`}`.compile(server.db),
+      (await import('kysely'))
+        .sql`UPDATE graphile_worker._private_jobs SET run_at = now() + interval '300 milliseconds' WHERE key = ${`expire:${paymentId}`}`.compile(
+        server.db,
+      ),
     );
     const started = Date.now();
     const status = await get(`/v1/payments/${paymentId}/status?maxPollMs=5000`);
     expect(status.body.status).toBe('expired');
     let stored = '';
     while (Date.now() - started < 3000) {
-      stored = (await server.db.selectFrom('payments').select('status').where('id', '=', paymentId).executeTakeFirstOrThrow()).status;
+      stored = (
+        await server.db.selectFrom('payments').select('status').where('id', '=', paymentId).executeTakeFirstOrThrow()
+      ).status;
       if (stored === 'expired') break;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }

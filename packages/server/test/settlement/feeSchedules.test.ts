@@ -24,12 +24,22 @@ describe('fee schedules and fees fixed on success', () => {
 
   async function newMerchant(partnerId: string): Promise<string> {
     const id = newId('mrch');
-    await db.insertInto('merchants').values({ id, partner_id: partnerId, name: 'Fee Shop', email: 'fees@shop.example' }).execute();
+    await db
+      .insertInto('merchants')
+      .values({ id, partner_id: partnerId, name: 'Fee Shop', email: 'fees@shop.example' })
+      .execute();
     return id;
   }
 
   /** A payment paid with `tokenValue` units of `asset`, made succeeded through the one state-change function. */
-  async function succeeded(partnerId: string, merchantId: string, currency: string, fiatValue: bigint, asset: string, tokenValue: bigint) {
+  async function succeeded(
+    partnerId: string,
+    merchantId: string,
+    currency: string,
+    fiatValue: bigint,
+    asset: string,
+    tokenValue: bigint,
+  ) {
     const id = newId('pay');
     await db
       .insertInto('payments')
@@ -48,7 +58,12 @@ describe('fee schedules and fees fixed on success', () => {
         token_value: tokenValue.toString(),
       })
       .execute();
-    const { payment } = await changePaymentStatus({ db, chains, baseUrl: 'http://localhost', now: new Date() }, id, 'succeeded', { tx_hash: `0x${'ab'.repeat(32)}` });
+    const { payment } = await changePaymentStatus(
+      { db, chains, baseUrl: 'http://localhost', now: new Date() },
+      id,
+      'succeeded',
+      { tx_hash: `0x${'ab'.repeat(32)}` },
+    );
     return payment;
   }
 
@@ -56,7 +71,13 @@ describe('fee schedules and fees fixed on success', () => {
     const { partnerId } = await newPartner(db);
     expect(await feeSchedule(db, partnerId)).toEqual({ percentage: '0', fixed: [] });
     expect(await minimumAmountFor(db, partnerId, 'USD')).toBe(1n);
-    await setFeeSchedule(db, partnerId, { percentage: '2', fixed: [{ currency: 'USD', amount: 49n }, { currency: 'JPY', amount: 40n }] });
+    await setFeeSchedule(db, partnerId, {
+      percentage: '2',
+      fixed: [
+        { currency: 'USD', amount: 49n },
+        { currency: 'JPY', amount: 40n },
+      ],
+    });
     // 49 * 100 / 98 = 50, so 51 cents; JPY 40 * 100 / 98 = 40.8..., so 41 yen; EUR has no fixed fee.
     expect(await minimumAmountFor(db, partnerId, 'USD')).toBe(51n);
     expect(await minimumAmountFor(db, partnerId, 'JPY')).toBe(41n);
@@ -66,7 +87,13 @@ describe('fee schedules and fees fixed on success', () => {
     expect(await minimumAmountFor(db, partnerId, 'USD')).toBe(1n);
     await expect(setFeeSchedule(db, 'ptr_missing', { percentage: '1', fixed: [] })).rejects.toThrow(FeeScheduleError);
     await expect(
-      setFeeSchedule(db, partnerId, { percentage: '1', fixed: [{ currency: 'USD', amount: 1n }, { currency: 'USD', amount: 2n }] }),
+      setFeeSchedule(db, partnerId, {
+        percentage: '1',
+        fixed: [
+          { currency: 'USD', amount: 1n },
+          { currency: 'USD', amount: 2n },
+        ],
+      }),
     ).rejects.toThrow(/one fixed fee per currency/);
   });
 
@@ -96,7 +123,12 @@ describe('fee schedules and fees fixed on success', () => {
             const fiatValue = minimum + extra;
             const tokenValue = fiatValue * rate;
             const stored = await succeeded(partnerId, merchantId, 'USD', fiatValue, asset, tokenValue);
-            const fees = computeFees({ tokenAmount: tokenValue, fiatAmount: fiatValue, fixedFiat: fixedUsd, percentage: parsePercentage(percentage).value });
+            const fees = computeFees({
+              tokenAmount: tokenValue,
+              fiatAmount: fiatValue,
+              fixedFiat: fixedUsd,
+              percentage: parsePercentage(percentage).value,
+            });
             expect(stored).toMatchObject({
               fee_total: fees.total.toString(),
               fee_fixed: fees.fixed.toString(),

@@ -5,7 +5,11 @@ import { systemClock } from '../../src/clock.ts';
 import { setFeeSchedule } from '../../src/settlement/feeSchedules.ts';
 import { computeFees, parsePercentage } from '../../src/settlement/fees.ts';
 import { SettlementWorker } from '../../src/settlement/worker.ts';
-import { type GatewayTestbed, sendTransactionAsWallet, startGatewayTestbed } from '../gateway/support/gatewayTestbed.ts';
+import {
+  type GatewayTestbed,
+  sendTransactionAsWallet,
+  startGatewayTestbed,
+} from '../gateway/support/gatewayTestbed.ts';
 import { createMerchant } from '../support/fixtures.ts';
 import { call, expectErrorBody } from '../support/testServer.ts';
 import {
@@ -21,7 +25,12 @@ import {
 
 /** Fees of a USD payment paid 1:1 in a 6-decimal USD stablecoin under 1.5 % + 0.30 USD. */
 function expectedFees(fiatMinor: bigint) {
-  return computeFees({ tokenAmount: fiatMinor * 10_000n, fiatAmount: fiatMinor, fixedFiat: 30n, percentage: parsePercentage('1.5').value });
+  return computeFees({
+    tokenAmount: fiatMinor * 10_000n,
+    fiatAmount: fiatMinor,
+    fixedFiat: 30n,
+    percentage: parsePercentage('1.5').value,
+  });
 }
 
 describe('settlement on the devnet', () => {
@@ -31,7 +40,10 @@ describe('settlement on the devnet', () => {
 
   beforeAll(async () => {
     testbed = await startGatewayTestbed();
-    await setFeeSchedule(testbed.server.db, testbed.partner.partnerId, { percentage: '1.5', fixed: [{ currency: 'USD', amount: 30n }] });
+    await setFeeSchedule(testbed.server.db, testbed.partner.partnerId, {
+      percentage: '1.5',
+      fixed: [{ currency: 'USD', amount: 30n }],
+    });
     worker = new SettlementWorker({
       db: testbed.server.db,
       chains: testbed.chains,
@@ -53,7 +65,12 @@ describe('settlement on the devnet', () => {
     const deadline = Date.now() + 30_000;
     for (;;) {
       const open = round.created.length
-        ? await testbed.server.db.selectFrom('settlement_batches').select('id').where('id', 'in', round.created).where('status', 'in', ['claimed', 'sent']).execute()
+        ? await testbed.server.db
+            .selectFrom('settlement_batches')
+            .select('id')
+            .where('id', 'in', round.created)
+            .where('status', 'in', ['claimed', 'sent'])
+            .execute()
         : [];
       if (!open.length) return round;
       if (Date.now() > deadline) throw new Error(`batches not final: ${open.map((batch) => batch.id).join(', ')}`);
@@ -71,7 +88,10 @@ describe('settlement on the devnet', () => {
       body: { amount: { unit: 'iso4217/USD', value: '30' }, referenceId: 'too-small' },
     });
     expect(tooSmall.status, tooSmall.text).toBe(400);
-    expect(expectErrorBody(tooSmall)).toMatchObject({ code: 'params_validation', issues: [{ field: 'amount.value', message: expect.stringContaining('31 (0.31 USD)') }] });
+    expect(expectErrorBody(tooSmall)).toMatchObject({
+      code: 'params_validation',
+      issues: [{ field: 'amount.value', message: expect.stringContaining('31 (0.31 USD)') }],
+    });
     const smallest = await call(testbed.server, '/v1/payments', {
       method: 'POST',
       headers: merchantHeaders(testbed.merchantId),
@@ -100,7 +120,8 @@ describe('settlement on the devnet', () => {
     const evmPayments = [];
     for (const amount of evmAmounts) evmPayments.push(await payInUsdc(testbed, merchantId, 'evm', amount));
     const solanaPayments = [];
-    for (const amount of solanaAmounts) solanaPayments.push(await payInUsdc(testbed, merchantId, 'solana', amount, 'erin'));
+    for (const amount of solanaAmounts)
+      solanaPayments.push(await payInUsdc(testbed, merchantId, 'solana', amount, 'erin'));
 
     // Fees are fixed when the payment succeeds; nothing is settled before the worker runs.
     const first = await paymentItem(testbed, merchantId, evmPayments[0]!);
@@ -116,7 +137,10 @@ describe('settlement on the devnet', () => {
     expect(first.settlement).toEqual({ settled: false });
     expect(first.settledAt).toBeUndefined();
 
-    const before = { evm: await usdcBalance(testbed, evmDestination), solana: await usdcBalance(testbed, solanaDestination) };
+    const before = {
+      evm: await usdcBalance(testbed, evmDestination),
+      solana: await usdcBalance(testbed, solanaDestination),
+    };
     expect(before).toEqual({ evm: 0n, solana: 0n });
     const round = await settleRound();
     expect(problems).toEqual([]);
@@ -126,7 +150,11 @@ describe('settlement on the devnet', () => {
     expect(await usdcBalance(testbed, evmDestination)).toBe(netSum(evmAmounts));
     expect(await usdcBalance(testbed, solanaDestination)).toBe(netSum(solanaAmounts));
 
-    const batches = await testbed.server.db.selectFrom('settlement_batches').selectAll().where('merchant_id', '=', merchantId).execute();
+    const batches = await testbed.server.db
+      .selectFrom('settlement_batches')
+      .selectAll()
+      .where('merchant_id', '=', merchantId)
+      .execute();
     expect(batches.map((batch) => batch.status)).toEqual(['confirmed', 'confirmed']);
     for (const [paymentIds, amounts, asset] of [
       [evmPayments, evmAmounts, assets.evm.caip19],
@@ -137,18 +165,55 @@ describe('settlement on the devnet', () => {
       for (const [index, paymentId] of paymentIds.entries()) {
         const item = await paymentItem(testbed, merchantId, paymentId);
         const fees = expectedFees(amounts[index]!);
-        expect(item.fees).toMatchObject({ total: { value: fees.total.toString() }, fixed: { value: fees.fixed.toString() }, percentage: '1.5' });
-        expect(item.settlement).toEqual({ settled: true, amount: { unit: `caip19/${asset}`, value: fees.net.toString(), display: expect.any(Object) }, txHash: batch.tx_hash });
+        expect(item.fees).toMatchObject({
+          total: { value: fees.total.toString() },
+          fixed: { value: fees.fixed.toString() },
+          percentage: '1.5',
+        });
+        expect(item.settlement).toEqual({
+          settled: true,
+          amount: { unit: `caip19/${asset}`, value: fees.net.toString(), display: expect.any(Object) },
+          txHash: batch.tx_hash,
+        });
         expect(new Date(item.settledAt).getTime()).toBeGreaterThanOrEqual(new Date(item.createdAt).getTime());
       }
     }
     // One transfer per batch on each chain's journal, and one payment.settled event per payment.
-    expect(await testbed.server.db.selectFrom('evm_transactions').select('id').where('purpose', '=', 'settlement').where('payment_id', 'in', batches.map((b) => b.id)).execute()).toHaveLength(1);
-    expect(await testbed.server.db.selectFrom('solana_transactions').select('id').where('purpose', '=', 'settlement').where('reference', 'in', batches.map((b) => b.id)).execute()).toHaveLength(1);
-    const events = await testbed.server.db.selectFrom('webhook_events').select('body').where('merchant_id', '=', merchantId).where('type', '=', 'payment.settled').execute();
+    expect(
+      await testbed.server.db
+        .selectFrom('evm_transactions')
+        .select('id')
+        .where('purpose', '=', 'settlement')
+        .where(
+          'payment_id',
+          'in',
+          batches.map((b) => b.id),
+        )
+        .execute(),
+    ).toHaveLength(1);
+    expect(
+      await testbed.server.db
+        .selectFrom('solana_transactions')
+        .select('id')
+        .where('purpose', '=', 'settlement')
+        .where(
+          'reference',
+          'in',
+          batches.map((b) => b.id),
+        )
+        .execute(),
+    ).toHaveLength(1);
+    const events = await testbed.server.db
+      .selectFrom('webhook_events')
+      .select('body')
+      .where('merchant_id', '=', merchantId)
+      .where('type', '=', 'payment.settled')
+      .execute();
     const settledEvents = events.map((event) => JSON.parse(event.body).data.object);
     expect(settledEvents.map((object) => object.paymentId).sort()).toEqual([...evmPayments, ...solanaPayments].sort());
-    expect(settledEvents.every((object) => object.settlement.settled === true && object.status === 'succeeded')).toBe(true);
+    expect(settledEvents.every((object) => object.settlement.settled === true && object.status === 'succeeded')).toBe(
+      true,
+    );
 
     // Another round finds nothing to do and sends nothing more.
     const again = await worker.runOnce();
@@ -174,15 +239,31 @@ describe('settlement on the devnet', () => {
     const { body } = await testbed.gateway(paymentId, '/options', { accounts: [testbed.evmAccount('bob')] });
     const option = body.options.find((candidate: any) => candidate.amount.unit === `caip19/${ether.caip19}`);
     expect(option, JSON.stringify(body)).toBeDefined();
-    const hash = await sendTransactionAsWallet(testbed.buyer('bob').evmPrivateKey, chain, option.actions[0].data.params);
-    const confirmed = await testbed.gateway(paymentId, '/confirm?maxPollMs=20000', { optionId: option.id, results: [{ type: 'walletRpc', data: [hash] }] });
+    const hash = await sendTransactionAsWallet(
+      testbed.buyer('bob').evmPrivateKey,
+      chain,
+      option.actions[0].data.params,
+    );
+    const confirmed = await testbed.gateway(paymentId, '/confirm?maxPollMs=20000', {
+      optionId: option.id,
+      results: [{ type: 'walletRpc', data: [hash] }],
+    });
     expect(confirmed.status, confirmed.text).toBe(200);
-    for (let round = 0; round < 10 && (await testbed.gateway(paymentId, '/status?maxPollMs=20000')).body.status !== 'succeeded'; round += 1);
+    for (
+      let round = 0;
+      round < 10 && (await testbed.gateway(paymentId, '/status?maxPollMs=20000')).body.status !== 'succeeded';
+      round += 1
+    );
 
     const paid = await paymentItem(testbed, merchantId, paymentId);
     expect(paid).toMatchObject({ status: 'succeeded', settlement: { settled: false } });
     // 25.00 USD at 3,000 USD per ETH; the fixed 0.30 USD is taken at the payment's own rate.
-    const fees = computeFees({ tokenAmount: BigInt(option.amount.value), fiatAmount: 2500n, fixedFiat: 30n, percentage: parsePercentage('1.5').value });
+    const fees = computeFees({
+      tokenAmount: BigInt(option.amount.value),
+      fiatAmount: 2500n,
+      fixedFiat: 30n,
+      percentage: parsePercentage('1.5').value,
+    });
     expect(paid.fees).toMatchObject({ total: { unit: `caip19/${ether.caip19}`, value: fees.total.toString() } });
 
     await settleRound();
@@ -192,7 +273,11 @@ describe('settlement on the devnet', () => {
     const client = createPublicClient({ transport: http(chain.rpcUrl) });
     expect(await client.getBalance({ address: destination.split(':')[2] as Address })).toBe(fees.net);
     const transfer = await client.getTransaction({ hash: settled.settlement.txHash });
-    expect([transfer.to?.toLowerCase(), transfer.value, transfer.input]).toEqual([destination.split(':')[2]!.toLowerCase(), fees.net, '0x']);
+    expect([transfer.to?.toLowerCase(), transfer.value, transfer.input]).toEqual([
+      destination.split(':')[2]!.toLowerCase(),
+      fees.net,
+      '0x',
+    ]);
   });
 
   it('keeps a payment without a destination unsettled, settles it once one exists, and sends later batches to a changed destination', async () => {
@@ -201,13 +286,22 @@ describe('settlement on the devnet', () => {
     const early = await payInUsdc(testbed, merchantId, 'evm', 1200n, 'bob');
     await worker.runOnce();
     expect((await paymentItem(testbed, merchantId, early)).settlement).toEqual({ settled: false });
-    expect(await testbed.server.db.selectFrom('settlement_batches').select('id').where('merchant_id', '=', merchantId).execute()).toEqual([]);
+    expect(
+      await testbed.server.db
+        .selectFrom('settlement_batches')
+        .select('id')
+        .where('merchant_id', '=', merchantId)
+        .execute(),
+    ).toEqual([]);
 
     const firstAddress = newEvmDestination(testbed);
     const destinationId = await addDestination(testbed, merchantId, evm.caip19, firstAddress);
     await settleRound();
     const settledEarly = await paymentItem(testbed, merchantId, early);
-    expect(settledEarly.settlement).toMatchObject({ settled: true, amount: { value: expectedFees(1200n).net.toString() } });
+    expect(settledEarly.settlement).toMatchObject({
+      settled: true,
+      amount: { value: expectedFees(1200n).net.toString() },
+    });
     expect(await usdcBalance(testbed, firstAddress)).toBe(expectedFees(1200n).net);
 
     const secondAddress = newEvmDestination(testbed);
@@ -215,11 +309,19 @@ describe('settlement on the devnet', () => {
     const later = await payInUsdc(testbed, merchantId, 'evm', 800n, 'bob');
     await settleRound();
     const settledLater = await paymentItem(testbed, merchantId, later);
-    expect(settledLater.settlement).toMatchObject({ settled: true, amount: { value: expectedFees(800n).net.toString() } });
+    expect(settledLater.settlement).toMatchObject({
+      settled: true,
+      amount: { value: expectedFees(800n).net.toString() },
+    });
     expect(settledLater.settlement.txHash).not.toBe(settledEarly.settlement.txHash);
     expect(await usdcBalance(testbed, secondAddress)).toBe(expectedFees(800n).net);
     expect(await usdcBalance(testbed, firstAddress)).toBe(expectedFees(1200n).net);
-    const destinations = await testbed.server.db.selectFrom('settlement_batches').select('destination').where('merchant_id', '=', merchantId).orderBy('created_at').execute();
+    const destinations = await testbed.server.db
+      .selectFrom('settlement_batches')
+      .select('destination')
+      .where('merchant_id', '=', merchantId)
+      .orderBy('created_at')
+      .execute();
     expect(destinations.map((row) => row.destination)).toEqual([firstAddress, secondAddress]);
   }, 120_000);
 
@@ -239,7 +341,11 @@ describe('settlement on the devnet', () => {
     const drained = await relayer.submit({
       chain: testbed.evmChain(),
       to: evm.address as Address,
-      data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [testbed.buyer('dave').evmAddress as Address, held - keep] }),
+      data: encodeFunctionData({
+        abi: erc20Abi,
+        functionName: 'transfer',
+        args: [testbed.buyer('dave').evmAddress as Address, held - keep],
+      }),
       purpose: 'test_drain',
     });
     expect((await relayer.waitForOutcome(drained.id)).status).toBe('confirmed');

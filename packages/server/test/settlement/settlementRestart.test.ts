@@ -8,7 +8,15 @@ import { computeFees, parsePercentage } from '../../src/settlement/fees.ts';
 import { type GatewayTestbed, startGatewayTestbed } from '../gateway/support/gatewayTestbed.ts';
 import { createMerchant } from '../support/fixtures.ts';
 import { runCli, type ServerProcess, startServerProcess } from '../support/serverProcess.ts';
-import { addDestination, newEvmDestination, newSolanaDestination, paymentItem, payInUsdc, usdcAssets, usdcBalance } from './support.ts';
+import {
+  addDestination,
+  newEvmDestination,
+  newSolanaDestination,
+  paymentItem,
+  payInUsdc,
+  usdcAssets,
+  usdcBalance,
+} from './support.ts';
 
 /**
  * `paygate start` processes killed in the middle of a settlement transfer, then started again: the transfer is
@@ -55,12 +63,19 @@ describe('settlement across a crash of the service process', () => {
   async function crashed(server: ServerProcess, point: string): Promise<void> {
     await server.waitForOutput(new RegExp(`test crash point "${point}" reached`), 60_000);
     const signal =
-      server.child.signalCode ?? (await new Promise<NodeJS.Signals | null>((resolve) => server.child.once('exit', (_code, signal) => resolve(signal))));
+      server.child.signalCode ??
+      (await new Promise<NodeJS.Signals | null>((resolve) =>
+        server.child.once('exit', (_code, signal) => resolve(signal)),
+      ));
     expect(signal).toBe('SIGKILL');
   }
 
   async function batchesOf(merchantId: string) {
-    return testbed.server.db.selectFrom('settlement_batches').selectAll().where('merchant_id', '=', merchantId).execute();
+    return testbed.server.db
+      .selectFrom('settlement_batches')
+      .selectAll()
+      .where('merchant_id', '=', merchantId)
+      .execute();
   }
 
   async function untilSettled(merchantId: string, server: ServerProcess): Promise<void> {
@@ -86,13 +101,28 @@ describe('settlement across a crash of the service process', () => {
   }
 
   const net = (fiatMinor: bigint) =>
-    computeFees({ tokenAmount: fiatMinor * 10_000n, fiatAmount: fiatMinor, fixedFiat: 50n, percentage: parsePercentage('2.5').value }).net;
+    computeFees({
+      tokenAmount: fiatMinor * 10_000n,
+      fiatAmount: fiatMinor,
+      fixedFiat: 50n,
+      percentage: parsePercentage('2.5').value,
+    }).net;
 
   it('sets the partner fees with the operator command', async () => {
-    const set = await runCli(['partner', 'set-fees', testbed.partner.partnerId, '--percentage', '2.50', '--fixed', 'USD:50'], serviceEnv());
+    const set = await runCli(
+      ['partner', 'set-fees', testbed.partner.partnerId, '--percentage', '2.50', '--fixed', 'USD:50'],
+      serviceEnv(),
+    );
     expect(set.code, set.stderr).toBe(0);
-    expect(JSON.parse(set.stdout)).toEqual({ partnerId: testbed.partner.partnerId, percentage: '2.5', fixed: [{ currency: 'USD', amount: '50' }] });
-    const refused = await runCli(['partner', 'set-fees', testbed.partner.partnerId, '--percentage', '100'], serviceEnv());
+    expect(JSON.parse(set.stdout)).toEqual({
+      partnerId: testbed.partner.partnerId,
+      percentage: '2.5',
+      fixed: [{ currency: 'USD', amount: '50' }],
+    });
+    const refused = await runCli(
+      ['partner', 'set-fees', testbed.partner.partnerId, '--percentage', '100'],
+      serviceEnv(),
+    );
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('a percentage is a decimal from 0 to below 100');
   }, 120_000);
@@ -106,10 +136,16 @@ describe('settlement across a crash of the service process', () => {
       const merchantId = (await createMerchant(testbed.server, testbed.partner.apiKey)).id;
       const assets = usdcAssets(testbed);
       const destination = chain === 'evm' ? newEvmDestination(testbed) : await newSolanaDestination(testbed);
-      await addDestination(testbed, merchantId, chain === 'evm' ? assets.evm.caip19 : assets.solana.caip19, destination);
+      await addDestination(
+        testbed,
+        merchantId,
+        chain === 'evm' ? assets.evm.caip19 : assets.solana.caip19,
+        destination,
+      );
       const amounts = [1250n, 640n];
       const payments = [];
-      for (const amount of amounts) payments.push(await payInUsdc(testbed, merchantId, chain, amount, chain === 'evm' ? 'bob' : 'alice'));
+      for (const amount of amounts)
+        payments.push(await payInUsdc(testbed, merchantId, chain, amount, chain === 'evm' ? 'bob' : 'alice'));
       const owed = amounts.reduce((sum, amount) => sum + net(amount), 0n);
 
       const first = await startService({ PAYGATE_TEST_SETTLEMENT_CRASH: point });
@@ -118,8 +154,18 @@ describe('settlement across a crash of the service process', () => {
       expect(batch).toMatchObject({ status: 'sent', amount: owed.toString(), destination });
       const journal =
         chain === 'evm'
-          ? await testbed.server.db.selectFrom('evm_transactions').select('status').where('purpose', '=', 'settlement').where('payment_id', '=', batch!.id).execute()
-          : await testbed.server.db.selectFrom('solana_transactions').select('status').where('purpose', '=', 'settlement').where('reference', '=', batch!.id).execute();
+          ? await testbed.server.db
+              .selectFrom('evm_transactions')
+              .select('status')
+              .where('purpose', '=', 'settlement')
+              .where('payment_id', '=', batch!.id)
+              .execute()
+          : await testbed.server.db
+              .selectFrom('solana_transactions')
+              .select('status')
+              .where('purpose', '=', 'settlement')
+              .where('reference', '=', batch!.id)
+              .execute();
       expect(journal).toEqual([{ status: point === 'recorded' ? 'recorded' : 'broadcast' }]);
       if (point === 'recorded') expect(await usdcBalance(testbed, destination)).toBe(0n);
 
@@ -136,11 +182,18 @@ describe('settlement across a crash of the service process', () => {
         expect(transfers[0]!.args.value).toBe(owed);
         expect(transfers[0]!.transactionHash).toBe(batches[0]!.tx_hash);
       } else {
-        const entries = await testbed.server.db.selectFrom('solana_transactions').select(['status', 'signature']).where('reference', '=', batches[0]!.id).execute();
+        const entries = await testbed.server.db
+          .selectFrom('solana_transactions')
+          .select(['status', 'signature'])
+          .where('reference', '=', batches[0]!.id)
+          .execute();
         expect(entries).toEqual([{ status: 'confirmed', signature: batches[0]!.tx_hash }]);
       }
       for (const paymentId of payments) {
-        expect((await paymentItem(testbed, merchantId, paymentId)).settlement).toMatchObject({ settled: true, txHash: batches[0]!.tx_hash });
+        expect((await paymentItem(testbed, merchantId, paymentId)).settlement).toMatchObject({
+          settled: true,
+          txHash: batches[0]!.tx_hash,
+        });
       }
     }, 240_000);
   }
@@ -158,13 +211,22 @@ describe('settlement across a crash of the service process', () => {
     while (!sentEntry) {
       const [batch] = await batchesOf(merchantId);
       sentEntry = batch
-        ? await testbed.server.db.selectFrom('solana_transactions').select('status').where('reference', '=', batch.id).where('status', 'in', ['sent', 'confirmed']).executeTakeFirst()
+        ? await testbed.server.db
+            .selectFrom('solana_transactions')
+            .select('status')
+            .where('reference', '=', batch.id)
+            .where('status', 'in', ['sent', 'confirmed'])
+            .executeTakeFirst()
         : undefined;
       if (Date.now() > deadline) throw new Error(`no transfer sent:\n${first.output()}`);
       if (!sentEntry) await new Promise((resolve) => setTimeout(resolve, 10));
     }
     first.child.kill('SIGKILL');
-    await new Promise((resolve) => (first.child.exitCode !== null || first.child.signalCode !== null ? resolve(null) : first.child.once('exit', resolve)));
+    await new Promise((resolve) =>
+      first.child.exitCode !== null || first.child.signalCode !== null
+        ? resolve(null)
+        : first.child.once('exit', resolve),
+    );
 
     const second = await startService();
     await untilSettled(merchantId, second);
@@ -172,9 +234,16 @@ describe('settlement across a crash of the service process', () => {
     const [batch, ...others] = await batchesOf(merchantId);
     expect(others).toEqual([]);
     expect(await usdcBalance(testbed, destination)).toBe(net(2100n));
-    const entries = await testbed.server.db.selectFrom('solana_transactions').select(['status', 'signature']).where('reference', '=', batch!.id).execute();
+    const entries = await testbed.server.db
+      .selectFrom('solana_transactions')
+      .select(['status', 'signature'])
+      .where('reference', '=', batch!.id)
+      .execute();
     expect(entries).toEqual([{ status: 'confirmed', signature: batch!.tx_hash }]);
-    expect((await paymentItem(testbed, merchantId, paymentId)).settlement).toMatchObject({ settled: true, txHash: batch!.tx_hash });
+    expect((await paymentItem(testbed, merchantId, paymentId)).settlement).toMatchObject({
+      settled: true,
+      txHash: batch!.tx_hash,
+    });
   }, 240_000);
 
   it('reports the fees kept by the collector with the operator command', async () => {
@@ -188,12 +257,20 @@ describe('settlement across a crash of the service process', () => {
       .where('status', '=', 'succeeded')
       .execute();
     const sum = (asset: string, settledOnly: boolean) =>
-      rows.filter((row) => row.token_asset === asset && (!settledOnly || row.settled_at)).reduce((total, row) => total + BigInt(row.fee_total ?? 0), 0n).toString();
+      rows
+        .filter((row) => row.token_asset === asset && (!settledOnly || row.settled_at))
+        .reduce((total, row) => total + BigInt(row.fee_total ?? 0), 0n)
+        .toString();
     const assets = usdcAssets(testbed);
     expect(body.schedule).toEqual({ percentage: '2.5', fixed: [{ currency: 'USD', amount: '50' }] });
     for (const asset of [assets.evm.caip19, assets.solana.caip19]) {
       const line = body.fees.find((candidate: { asset: string }) => candidate.asset === asset);
-      expect(line).toMatchObject({ symbol: 'USDC', total: sum(asset, false), settled: sum(asset, true), unsettled: '0' });
+      expect(line).toMatchObject({
+        symbol: 'USDC',
+        total: sum(asset, false),
+        settled: sum(asset, true),
+        unsettled: '0',
+      });
       expect(BigInt(line.total)).toBeGreaterThan(0n);
     }
     const unknown = await runCli(['fees', 'report', '--partner', 'ptr_nobody'], serviceEnv());

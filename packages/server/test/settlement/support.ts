@@ -9,7 +9,10 @@ import { type GatewayTestbed, signSolanaAsWallet, signTypedDataAsWallet } from '
 import { call } from '../support/testServer.ts';
 
 /** USDC on the testbed's first EVM chain and on Solana. */
-export function usdcAssets(testbed: GatewayTestbed): { evm: { caip19: string; address: string }; solana: { caip19: string; mint: string } } {
+export function usdcAssets(testbed: GatewayTestbed): {
+  evm: { caip19: string; address: string };
+  solana: { caip19: string; mint: string };
+} {
   const evm = testbed.devnet.manifest.evm[0]!.tokens.find((token) => token.symbol === 'USDC')!;
   const solana = testbed.devnet.manifest.solana.tokens.find((token) => token.symbol === 'USDC')!;
   return { evm: { caip19: evm.caip19, address: evm.address }, solana: { caip19: solana.caip19, mint: solana.address } };
@@ -28,14 +31,28 @@ export async function usdcBalance(testbed: GatewayTestbed, caip10: string): Prom
   const assets = usdcAssets(testbed);
   const owner = caip10.slice(caip10.lastIndexOf(':') + 1);
   if (caip10.startsWith('solana:')) {
-    const balances = await readSolanaBalances(solanaRpc(testbed.devnet.manifest.solana.rpcUrl), [owner], [assets.solana.mint]);
+    const balances = await readSolanaBalances(
+      solanaRpc(testbed.devnet.manifest.solana.rpcUrl),
+      [owner],
+      [assets.solana.mint],
+    );
     return balances[owner]?.tokens[assets.solana.mint] ?? 0n;
   }
   const client = createPublicClient({ transport: http(testbed.devnet.manifest.evm[0]!.rpcUrl) });
-  return client.readContract({ address: assets.evm.address as Address, abi: erc20Abi, functionName: 'balanceOf', args: [owner as Address] });
+  return client.readContract({
+    address: assets.evm.address as Address,
+    abi: erc20Abi,
+    functionName: 'balanceOf',
+    args: [owner as Address],
+  });
 }
 
-export async function addDestination(testbed: GatewayTestbed, merchantId: string, asset: string, destination: string): Promise<string> {
+export async function addDestination(
+  testbed: GatewayTestbed,
+  merchantId: string,
+  asset: string,
+  destination: string,
+): Promise<string> {
   const created = await call(testbed.server, `/v1/merchants/${merchantId}/settlements/crypto`, {
     method: 'POST',
     headers: { 'api-key': testbed.partner.apiKey, 'idempotency-key': randomUUID() },
@@ -45,7 +62,12 @@ export async function addDestination(testbed: GatewayTestbed, merchantId: string
   return created.body.settlements[0].id;
 }
 
-export async function changeDestination(testbed: GatewayTestbed, merchantId: string, id: string, destination: string): Promise<void> {
+export async function changeDestination(
+  testbed: GatewayTestbed,
+  merchantId: string,
+  id: string,
+  destination: string,
+): Promise<void> {
   const changed = await call(testbed.server, `/v1/merchants/${merchantId}/settlements/crypto/${id}`, {
     method: 'PUT',
     headers: { 'api-key': testbed.partner.apiKey },
@@ -55,7 +77,9 @@ export async function changeDestination(testbed: GatewayTestbed, merchantId: str
 }
 
 export async function paymentItem(testbed: GatewayTestbed, merchantId: string, paymentId: string): Promise<any> {
-  const item = await call(testbed.server, `/v1/payments/${paymentId}`, { headers: { 'api-key': testbed.partner.apiKey, 'merchant-id': merchantId } });
+  const item = await call(testbed.server, `/v1/payments/${paymentId}`, {
+    headers: { 'api-key': testbed.partner.apiKey, 'merchant-id': merchantId },
+  });
   expect(item.status, item.text).toBe(200);
   return item.body;
 }
@@ -97,11 +121,17 @@ export async function payInUsdc(
   if (chain === 'evm') {
     result = await signTypedDataAsWallet(testbed.buyer(buyerName).evmPrivateKey, option.actions[0].data.params);
   } else {
-    const fetched = await testbed.gateway(paymentId, '/fetch', { optionId: option.id, data: option.actions[0].data.data });
+    const fetched = await testbed.gateway(paymentId, '/fetch', {
+      optionId: option.id,
+      data: option.actions[0].data.data,
+    });
     expect(fetched.status, fetched.text).toBe(200);
     result = await signSolanaAsWallet(testbed.buyer(buyerName).solanaSecretKey, fetched.body.actions[0].data.params);
   }
-  const confirmed = await testbed.gateway(paymentId, '/confirm?maxPollMs=20000', { optionId: option.id, results: [{ type: 'walletRpc', data: [result] }] });
+  const confirmed = await testbed.gateway(paymentId, '/confirm?maxPollMs=20000', {
+    optionId: option.id,
+    results: [{ type: 'walletRpc', data: [result] }],
+  });
   expect(confirmed.status, confirmed.text).toBe(200);
   await untilSucceeded(testbed, paymentId);
   return paymentId;

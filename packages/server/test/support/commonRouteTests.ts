@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Scope } from '../../src/http/auth.ts';
 import { createApiKey, createApp, pinPartnerVersion, revokeApiKey } from '../../src/partners/partners.ts';
-import { call, type CallResult, expectErrorBody, newPartner, startTestServer, type TestPartner, type TestServer } from './testServer.ts';
+import {
+  call,
+  type CallResult,
+  expectErrorBody,
+  newPartner,
+  startTestServer,
+  type TestPartner,
+  type TestServer,
+} from './testServer.ts';
 
 export interface RouteRequest {
   method: string;
@@ -27,7 +35,9 @@ export interface CommonRouteSpec {
 
 function send(server: TestServer, request: RouteRequest, credentials: Record<string, string>): Promise<CallResult> {
   const idempotencyKey = request.headers?.['idempotency-key'];
-  const fresh: Record<string, string> = idempotencyKey ? { 'idempotency-key': `${idempotencyKey}-${Math.random()}` } : {};
+  const fresh: Record<string, string> = idempotencyKey
+    ? { 'idempotency-key': `${idempotencyKey}-${Math.random()}` }
+    : {};
   return call(server, request.path, {
     method: request.method,
     body: request.body,

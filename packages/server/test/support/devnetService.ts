@@ -53,7 +53,11 @@ export async function startDevnetService(options: DevnetServiceOptions): Promise
   const devnet = await startDevnet({ dataDir });
   const database = await createIsolatedDatabase();
   const networks = networksFromDevnet(devnet.manifest);
-  const chains = new ChainRegistry(options.confirmations ? networks.map((network) => ({ ...network, confirmations: options.confirmations as number })) : networks);
+  const chains = new ChainRegistry(
+    options.confirmations
+      ? networks.map((network) => ({ ...network, confirmations: options.confirmations as number }))
+      : networks,
+  );
   const keys: CollectorKeys = { evmPrivateKey: generatePrivateKey(), solanaSeedHex: randomBytes(32).toString('hex') };
   const collector = await collectorAddresses(keys);
   await devnet.fund({ evm: [collector.evm], solana: [collector.solana] });

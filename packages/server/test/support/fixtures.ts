@@ -13,7 +13,14 @@ export async function createMerchant(
     body,
   });
   if (result.status !== 201) throw new Error(`merchant not created: ${result.status} ${result.text}`);
-  return result.body.merchant as { id: string; name: string; email: string; status: string; iconUrl: string | null; createdAt: string };
+  return result.body.merchant as {
+    id: string;
+    name: string;
+    email: string;
+    status: string;
+    iconUrl: string | null;
+    createdAt: string;
+  };
 }
 
 export const BASE_USDC = 'eip155:8453/erc20:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
@@ -37,5 +44,12 @@ export async function createPayment(
     body: { amount: { unit: 'iso4217/USD', value: '1000' }, referenceId: `order-${randomUUID()}`, ...body },
   });
   if (result.status !== 201) throw new Error(`payment not created: ${result.status} ${result.text}`);
-  return result.body as { paymentId: string; gatewayUrl: string; status: string; expiresAt: number; isFinal: boolean; pollInMs?: number };
+  return result.body as {
+    paymentId: string;
+    gatewayUrl: string;
+    status: string;
+    expiresAt: number;
+    isFinal: boolean;
+    pollInMs?: number;
+  };
 }

@@ -27,5 +27,8 @@ export async function createIsolatedDatabase(): Promise<{ url: string; drop(): P
   const db = connect(urlOf(name), 2);
   await migrateToLatest(db, urlOf(name));
   await db.destroy();
-  return { url: urlOf(name), drop: () => onMaintenanceDatabase(sql`DROP DATABASE IF EXISTS ${sql.id(name)} WITH (FORCE)`) };
+  return {
+    url: urlOf(name),
+    drop: () => onMaintenanceDatabase(sql`DROP DATABASE IF EXISTS ${sql.id(name)} WITH (FORCE)`),
+  };
 }

@@ -84,7 +84,10 @@ export interface CliResult {
 
 /** Runs one operator command (`paygate ...`) to completion. */
 export function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
-  const child = spawn(process.execPath, [PAYGATE_BIN, ...args], { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [PAYGATE_BIN, ...args], {
+    env: childEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -29,7 +29,12 @@ export async function startTestServer(
   } = {},
 ): Promise<TestServer> {
   const databaseUrl = options.databaseUrl ?? inject('databaseUrl');
-  const config = loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: databaseUrl, RATE_LIMIT_MAX: '100000', ...options.env });
+  const config = loadConfig({
+    LOG_LEVEL: 'silent',
+    DATABASE_URL: databaseUrl,
+    RATE_LIMIT_MAX: '100000',
+    ...options.env,
+  });
   const db = connect(databaseUrl, 10);
   const ctx: AppContext = {
     config,
@@ -79,7 +84,11 @@ export interface CallResult<T = any> {
 }
 
 /** One HTTP request to the test server; JSON bodies are sent and parsed. */
-export async function call<T = any>(server: { url: string }, path: string, options: CallOptions = {}): Promise<CallResult<T>> {
+export async function call<T = any>(
+  server: { url: string },
+  path: string,
+  options: CallOptions = {},
+): Promise<CallResult<T>> {
   const headers: Record<string, string> = { ...options.headers };
   let body: string | undefined = options.rawBody;
   if (options.body !== undefined) {
@@ -98,13 +107,20 @@ export async function call<T = any>(server: { url: string }, path: string, optio
 }
 
 /** Asserts the interface's error body shape and returns it. */
-export function expectErrorBody(result: CallResult): { code: string; message: string; issues?: { field: string; message: string }[] } {
+export function expectErrorBody(result: CallResult): {
+  code: string;
+  message: string;
+  issues?: { field: string; message: string }[];
+} {
   const body = result.body;
   if (typeof body !== 'object' || body === null || typeof body.code !== 'string' || typeof body.message !== 'string') {
     throw new Error(`not an error body (status ${result.status}): ${result.text.slice(0, 300)}`);
   }
   if (body.issues !== undefined) {
-    if (!Array.isArray(body.issues) || body.issues.some((issue: any) => typeof issue.field !== 'string' || typeof issue.message !== 'string')) {
+    if (
+      !Array.isArray(body.issues) ||
+      body.issues.some((issue: any) => typeof issue.field !== 'string' || typeof issue.message !== 'string')
+    ) {
       throw new Error(`malformed issues: ${result.text.slice(0, 300)}`);
     }
   }

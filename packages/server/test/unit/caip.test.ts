@@ -6,22 +6,33 @@ describe('CAIP parsing', () => {
   it('parses chain ids', () => {
     expect(parseChainId('eip155:8453')).toEqual({ namespace: 'eip155', reference: '8453', caip2: 'eip155:8453' });
     expect(parseChainId('solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp')?.namespace).toBe('solana');
-    for (const bad of ['eip155:0', 'eip155:08453', 'eip155:abc', 'cosmos:hub', 'eip155', 'eip155:1:2']) expect(parseChainId(bad)).toBeUndefined();
+    for (const bad of ['eip155:0', 'eip155:08453', 'eip155:abc', 'cosmos:hub', 'eip155', 'eip155:1:2'])
+      expect(parseChainId(bad)).toBeUndefined();
   });
 
   it('parses accounts only with addresses valid for their namespace', () => {
-    expect(parseAccountId('eip155:1:0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48')?.address).toBe('0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48');
+    expect(parseAccountId('eip155:1:0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48')?.address).toBe(
+      '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48',
+    );
     expect(parseAccountId('eip155:1:0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48')).toBeDefined();
     expect(parseAccountId('eip155:1:0xA0B86991c6218b36c1d19D4a2e9Eb0cE3606eB48')).toBeUndefined();
     expect(parseAccountId('eip155:1:0x1234')).toBeUndefined();
-    expect(parseAccountId('solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp:9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM')).toBeDefined();
-    expect(parseAccountId('solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp:0x1111111111111111111111111111111111111111')).toBeUndefined();
+    expect(
+      parseAccountId('solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp:9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM'),
+    ).toBeDefined();
+    expect(
+      parseAccountId('solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp:0x1111111111111111111111111111111111111111'),
+    ).toBeUndefined();
   });
 
   it('parses asset ids', () => {
-    expect(parseAssetId('eip155:1/erc20:0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48')).toMatchObject({ assetNamespace: 'erc20', caip2: 'eip155:1' });
+    expect(parseAssetId('eip155:1/erc20:0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48')).toMatchObject({
+      assetNamespace: 'erc20',
+      caip2: 'eip155:1',
+    });
     expect(parseAssetId('eip155:1/slip44:60')).toMatchObject({ assetNamespace: 'slip44', assetReference: '60' });
-    for (const bad of ['eip155:1', 'eip155:1/erc20', 'USDC', 'eip155:1/ERC20:0x1']) expect(parseAssetId(bad)).toBeUndefined();
+    for (const bad of ['eip155:1', 'eip155:1/erc20', 'USDC', 'eip155:1/ERC20:0x1'])
+      expect(parseAssetId(bad)).toBeUndefined();
   });
 });
 
@@ -29,7 +40,9 @@ describe('mainnet registry', () => {
   const registry = new ChainRegistry(MAINNET_NETWORKS);
 
   it('holds USDC, EURC and USDT on the promised chains with 6 decimals', () => {
-    const symbolsByChain = Object.fromEntries(registry.networks.map((network) => [network.name, network.tokens.map((token) => token.symbol)]));
+    const symbolsByChain = Object.fromEntries(
+      registry.networks.map((network) => [network.name, network.tokens.map((token) => token.symbol)]),
+    );
     expect(symbolsByChain).toEqual({
       Ethereum: ['USDC', 'EURC', 'USDT'],
       Base: ['USDC', 'EURC', 'USDT'],
@@ -44,8 +57,13 @@ describe('mainnet registry', () => {
 
   it('finds tokens case-insensitively on EVM and exactly on Solana', () => {
     expect(registry.token('eip155:1/erc20:0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48')?.symbol).toBe('USDC');
-    expect(registry.token('solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp/token:EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v')?.symbol).toBe('USDC');
-    expect(registry.token('solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp/token:epjfwdd5aufqssqem2qn1xzybapc8g4wegGkZwyTDt1v')).toBeUndefined();
+    expect(
+      registry.token('solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp/token:EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v')
+        ?.symbol,
+    ).toBe('USDC');
+    expect(
+      registry.token('solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp/token:epjfwdd5aufqssqem2qn1xzybapc8g4wegGkZwyTDt1v'),
+    ).toBeUndefined();
     expect(registry.token('eip155:1/erc20:0x0000000000000000000000000000000000000001')).toBeUndefined();
   });
 });

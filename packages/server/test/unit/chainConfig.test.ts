@@ -16,11 +16,16 @@ describe('chain configuration', () => {
 
   it('names RPC URL variables after the CAIP-2 id', () => {
     expect(rpcUrlVariable('eip155:8453')).toBe('RPC_URL_EIP155_8453');
-    expect(rpcUrlVariable('solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp')).toBe('RPC_URL_SOLANA_5EYKT4USFV8P8NJDTREPY1VZQKQZKVDP');
+    expect(rpcUrlVariable('solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp')).toBe(
+      'RPC_URL_SOLANA_5EYKT4USFV8P8NJDTREPY1VZQKQZKVDP',
+    );
   });
 
   it('enables exactly the mainnet networks whose RPC URL is set', () => {
-    const networks = mainnetNetworks({ RPC_URL_EIP155_8453: 'https://base.example', RPC_URL_SOLANA_5EYKT4USFV8P8NJDTREPY1VZQKQZKVDP: 'https://sol.example' });
+    const networks = mainnetNetworks({
+      RPC_URL_EIP155_8453: 'https://base.example',
+      RPC_URL_SOLANA_5EYKT4USFV8P8NJDTREPY1VZQKQZKVDP: 'https://sol.example',
+    });
     expect(networks.map((network) => [network.caip2, network.rpcUrl])).toEqual([
       ['eip155:8453', 'https://base.example'],
       ['solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp', 'https://sol.example'],
@@ -30,7 +35,15 @@ describe('chain configuration', () => {
   it('refuses mainnet without any RPC URL, and reads networks from a JSON file', async () => {
     await expect(setUpChains('mainnet', dir, {})).rejects.toThrow(/RPC_URL_EIP155_8453/);
     const file = path.join(dir, 'networks.json');
-    const network = { caip2: 'eip155:10', namespace: 'eip155', name: 'OP', rpcUrl: 'https://op.example', confirmations: 3, blockTimeMs: 2000, tokens: [] };
+    const network = {
+      caip2: 'eip155:10',
+      namespace: 'eip155',
+      name: 'OP',
+      rpcUrl: 'https://op.example',
+      confirmations: 3,
+      blockTimeMs: 2000,
+      tokens: [],
+    };
     await fs.writeFile(file, JSON.stringify([network]));
     const { registry, devnet } = await setUpChains(file, dir, {});
     expect(devnet).toBeUndefined();
@@ -61,8 +74,13 @@ describe('collector keys', () => {
 
   it('takes keys from the environment and refuses to generate them outside the devnet', async () => {
     const env = { COLLECTOR_EVM_PRIVATE_KEY: `0x${'ab'.repeat(32)}`, COLLECTOR_SOLANA_SEED: 'cd'.repeat(32) };
-    expect(await loadCollectorKeys(env, dir, false)).toEqual({ evmPrivateKey: env.COLLECTOR_EVM_PRIVATE_KEY, solanaSeedHex: env.COLLECTOR_SOLANA_SEED });
+    expect(await loadCollectorKeys(env, dir, false)).toEqual({
+      evmPrivateKey: env.COLLECTOR_EVM_PRIVATE_KEY,
+      solanaSeedHex: env.COLLECTOR_SOLANA_SEED,
+    });
     await expect(loadCollectorKeys({}, path.join(dir, 'other'), false)).rejects.toThrow(/COLLECTOR_EVM_PRIVATE_KEY/);
-    await expect(loadCollectorKeys({ ...env, COLLECTOR_EVM_PRIVATE_KEY: '0x12' }, dir, false)).rejects.toThrow(/32 bytes/);
+    await expect(loadCollectorKeys({ ...env, COLLECTOR_EVM_PRIVATE_KEY: '0x12' }, dir, false)).rejects.toThrow(
+      /32 bytes/,
+    );
   });
 });

@@ -10,7 +10,11 @@ import { FormTokenSigner } from '../../src/gateway/dataCollection/formToken.ts';
 describe('form tokens', () => {
   const signer = new FormTokenSigner('secret-one');
   const now = new Date('2026-11-22T10:00:00Z');
-  const claims = { paymentId: 'pay_01', scope: 'eip155:1:0x1111111111111111111111111111111111111111', expiresAt: now.getTime() / 1000 + 600 };
+  const claims = {
+    paymentId: 'pay_01',
+    scope: 'eip155:1:0x1111111111111111111111111111111111111111',
+    expiresAt: now.getTime() / 1000 + 600,
+  };
 
   it('round-trips its claims until they expire', () => {
     const token = signer.sign(claims);
@@ -28,7 +32,9 @@ describe('form tokens', () => {
       const altered = `${token.slice(0, index)}${replacement}${token.slice(index + 1)}`;
       expect(signer.check(altered, now).ok, `changed at ${index}`).toBe(false);
     }
-    const otherPayload = signer.sign({ ...claims, scope: 'eip155:1:0x2222222222222222222222222222222222222222' }).split('.')[0];
+    const otherPayload = signer
+      .sign({ ...claims, scope: 'eip155:1:0x2222222222222222222222222222222222222222' })
+      .split('.')[0];
     expect(signer.check(`${otherPayload}.${token.split('.')[1]}`, now)).toEqual({ ok: false, reason: 'invalid_link' });
     for (const junk of ['', 'a.b', `${'x'.repeat(20)}.${'y'.repeat(43)}`, token.replace('.', '')]) {
       expect(signer.check(junk, now)).toEqual({ ok: false, reason: 'invalid_link' });
@@ -70,7 +76,10 @@ describe('data encryption key', () => {
   it('is generated once into DATA_DIR and then reused, readable by its owner only', async () => {
     const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'paygate-key-'));
     try {
-      const [first, second] = await Promise.all([dataEncryptionKeyInDataDir(dataDir), dataEncryptionKeyInDataDir(dataDir)]);
+      const [first, second] = await Promise.all([
+        dataEncryptionKeyInDataDir(dataDir),
+        dataEncryptionKeyInDataDir(dataDir),
+      ]);
       expect(second.id).toBe(first.id);
       expect((await dataEncryptionKeyInDataDir(dataDir)).id).toBe(first.id);
       const stat = await fs.stat(path.join(dataDir, 'data-encryption.key'));

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { renderCollectDone, renderCollectForm, renderCollectRefused } from '../../src/checkout/collect/collectFormPage.ts';
+import {
+  renderCollectDone,
+  renderCollectForm,
+  renderCollectRefused,
+} from '../../src/checkout/collect/collectFormPage.ts';
 import { buyerDataSchema } from '../../src/gateway/dataCollection/buyerDataSchema.ts';
 
 const schema = buyerDataSchema(new Date('2026-11-22T10:00:00Z'));
@@ -11,7 +15,13 @@ function signalOf(html: string): unknown {
 
 describe('data collection form page', () => {
   it('labels every field of the schema, groups the alternatives, and marks the date limits', () => {
-    const html = renderCollectForm({ merchantName: 'Corner Shop', amountText: '$10.00', schema, values: {}, problems: new Map() });
+    const html = renderCollectForm({
+      merchantName: 'Corner Shop',
+      amountText: '$10.00',
+      schema,
+      values: {},
+      problems: new Map(),
+    });
     for (const name of Object.keys(schema.properties)) {
       expect(html).toContain(`<label for="field-${name}">`);
       expect(html).toContain(`id="field-${name}" name="${name}"`);
@@ -29,12 +39,22 @@ describe('data collection form page', () => {
       ['fullName', 'Enter your full name'],
       ['placeOfBirth', 'Enter your place of birth or your place of residence'],
     ]);
-    const html = renderCollectForm({ merchantName: 'Corner Shop', amountText: '$10.00', schema, values: { dateOfBirth: '1990-12-10' }, problems });
+    const html = renderCollectForm({
+      merchantName: 'Corner Shop',
+      amountText: '$10.00',
+      schema,
+      values: { dateOfBirth: '1990-12-10' },
+      problems,
+    });
     expect(html).toContain('<title>Error: Your details for Corner Shop</title>');
     expect(html).toContain('role="alert"');
     expect(html).toContain('<a href="#field-fullName">Full name: Enter your full name</a>');
-    expect(html).toMatch(/id="field-fullName"[^>]* aria-invalid="true" aria-describedby="field-fullName-hint field-fullName-error"/);
-    expect(html).toContain('<p class="error" id="field-fullName-error"><span class="visually-hidden">Error: </span>Enter your full name</p>');
+    expect(html).toMatch(
+      /id="field-fullName"[^>]* aria-invalid="true" aria-describedby="field-fullName-hint field-fullName-error"/,
+    );
+    expect(html).toContain(
+      '<p class="error" id="field-fullName-error"><span class="visually-hidden">Error: </span>Enter your full name</p>',
+    );
     expect(html).toContain('value="1990-12-10"');
     expect(html).not.toMatch(/id="field-dateOfBirth"[^>]*aria-invalid/);
   });

@@ -8,7 +8,10 @@ import {
   isAboveDataThreshold,
   parseDataThreshold,
 } from '../../src/gateway/dataCollection/threshold.ts';
-import { parseMerchantDataThreshold, parsePartnerDataThreshold } from '../../src/gateway/dataCollection/thresholdSettings.ts';
+import {
+  parseMerchantDataThreshold,
+  parsePartnerDataThreshold,
+} from '../../src/gateway/dataCollection/thresholdSettings.ts';
 
 describe('buyer data thresholds', () => {
   it('parses a currency amount, a bare amount in the payment currency, and the merchant keywords', () => {
@@ -17,7 +20,10 @@ describe('buyer data thresholds', () => {
     expect(parsePartnerDataThreshold('none')).toBeNull();
     expect(parseMerchantDataThreshold('inherit')).toEqual({ kind: 'inherit' });
     expect(parseMerchantDataThreshold('none')).toEqual({ kind: 'never' });
-    expect(parseMerchantDataThreshold('EUR:0')).toEqual({ kind: 'threshold', threshold: { currency: 'EUR', amount: 0n } });
+    expect(parseMerchantDataThreshold('EUR:0')).toEqual({
+      kind: 'threshold',
+      threshold: { currency: 'EUR', amount: 0n },
+    });
     for (const bad of ['usd:100', 'USD:', 'USD:1.5', '-5', 'XAU:100', 'ABC:100', 'USD:100:1', '']) {
       expect(() => parseDataThreshold(bad), bad).toThrow(DataThresholdError);
     }
@@ -25,9 +31,13 @@ describe('buyer data thresholds', () => {
 
   it('formats what it parses', () => {
     fc.assert(
-      fc.property(fc.option(fc.constantFrom('USD', 'EUR', 'JPY'), { nil: null }), fc.bigInt({ min: 0n, max: 10n ** 30n }), (currency, amount) => {
-        expect(parseDataThreshold(formatDataThreshold({ currency, amount }))).toEqual({ currency, amount });
-      }),
+      fc.property(
+        fc.option(fc.constantFrom('USD', 'EUR', 'JPY'), { nil: null }),
+        fc.bigInt({ min: 0n, max: 10n ** 30n }),
+        (currency, amount) => {
+          expect(parseDataThreshold(formatDataThreshold({ currency, amount }))).toEqual({ currency, amount });
+        },
+      ),
     );
   });
 

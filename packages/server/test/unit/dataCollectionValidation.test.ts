@@ -1,9 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { buyerDataSchema } from '../../src/gateway/dataCollection/buyerDataSchema.ts';
-import { buyerDataFromFields, buyerDataFromForm, validateBuyerData } from '../../src/gateway/dataCollection/validateBuyerData.ts';
+import {
+  buyerDataFromFields,
+  buyerDataFromForm,
+  validateBuyerData,
+} from '../../src/gateway/dataCollection/validateBuyerData.ts';
 
 const now = new Date('2026-11-22T10:00:00Z');
-const valid = { fullName: 'Ada Lovelace', dateOfBirth: '1990-12-10', placeOfResidence: 'London, United Kingdom', termsAccepted: true };
+const valid = {
+  fullName: 'Ada Lovelace',
+  dateOfBirth: '1990-12-10',
+  placeOfResidence: 'London, United Kingdom',
+  termsAccepted: true,
+};
 
 function problemsOf(data: Record<string, unknown>) {
   const result = validateBuyerData(data, now);
@@ -13,7 +22,13 @@ function problemsOf(data: Record<string, unknown>) {
 describe('buyer data schema and validation', () => {
   it('is a JSON Schema of full name, date of birth, place of birth or residence, and terms', () => {
     const schema = buyerDataSchema(now);
-    expect(Object.keys(schema.properties)).toEqual(['fullName', 'dateOfBirth', 'placeOfBirth', 'placeOfResidence', 'termsAccepted']);
+    expect(Object.keys(schema.properties)).toEqual([
+      'fullName',
+      'dateOfBirth',
+      'placeOfBirth',
+      'placeOfResidence',
+      'termsAccepted',
+    ]);
     expect(schema.required).toEqual(['fullName', 'dateOfBirth', 'termsAccepted']);
     expect(schema.properties.dateOfBirth.formatMaximum).toBe('2026-11-22');
   });
@@ -32,9 +47,15 @@ describe('buyer data schema and validation', () => {
       termsAccepted: 'Accept the terms to continue',
       placeOfBirth: 'Enter your place of birth or your place of residence',
     });
-    expect(problemsOf({ ...valid, dateOfBirth: '1990-02-30' })).toEqual({ dateOfBirth: 'Enter a real date as YYYY-MM-DD' });
-    expect(problemsOf({ ...valid, dateOfBirth: '2026-11-23' })).toEqual({ dateOfBirth: 'A date of birth must be in the past' });
-    expect(problemsOf({ ...valid, dateOfBirth: '1850-01-01' })).toEqual({ dateOfBirth: 'Enter a real date as YYYY-MM-DD' });
+    expect(problemsOf({ ...valid, dateOfBirth: '1990-02-30' })).toEqual({
+      dateOfBirth: 'Enter a real date as YYYY-MM-DD',
+    });
+    expect(problemsOf({ ...valid, dateOfBirth: '2026-11-23' })).toEqual({
+      dateOfBirth: 'A date of birth must be in the past',
+    });
+    expect(problemsOf({ ...valid, dateOfBirth: '1850-01-01' })).toEqual({
+      dateOfBirth: 'Enter a real date as YYYY-MM-DD',
+    });
     expect(problemsOf({ ...valid, termsAccepted: false })).toEqual({ termsAccepted: 'Accept the terms to continue' });
     expect(problemsOf({ ...valid, fullName: 'x'.repeat(201) })).toEqual({ fullName: 'Use at most 200 characters' });
     expect(problemsOf({ ...valid, fullName: 42 })).toEqual({ fullName: 'must be a string' });
@@ -61,7 +82,15 @@ describe('buyer data schema and validation', () => {
   });
 
   it('reads the form: a ticked box is on, unknown inputs ignored', () => {
-    expect(buyerDataFromForm({ fullName: ' Ada ', dateOfBirth: '1990-12-10', placeOfBirth: '', termsAccepted: 'on', extra: 'x' })).toEqual({
+    expect(
+      buyerDataFromForm({
+        fullName: ' Ada ',
+        dateOfBirth: '1990-12-10',
+        placeOfBirth: '',
+        termsAccepted: 'on',
+        extra: 'x',
+      }),
+    ).toEqual({
       fullName: 'Ada',
       dateOfBirth: '1990-12-10',
       termsAccepted: true,

@@ -44,7 +44,7 @@ describe('request logger', () => {
     ]);
   });
 
-  it("makes the child at once for a route with its own level, which decides the lines", () => {
+  it('makes the child at once for a route with its own level, which decides the lines', () => {
     const { logger, lines } = capturedLogger('warn');
     const log = requestLogger(logger, { reqId: 'req-3' }, { level: 'debug' });
     log.debug('route debugging');

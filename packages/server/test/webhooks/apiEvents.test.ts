@@ -40,18 +40,34 @@ describe('webhooks for changes made through the API', () => {
     const { secret } = endpoint.body.webhook as { secret: string };
 
     const merchant = await createMerchant(server, partner.apiKey);
-    await call(server, `/v1/merchants/${merchant.id}`, { method: 'PATCH', headers: { 'api-key': partner.apiKey }, body: { merchantName: 'Renamed Shop' } });
+    await call(server, `/v1/merchants/${merchant.id}`, {
+      method: 'PATCH',
+      headers: { 'api-key': partner.apiKey },
+      body: { merchantName: 'Renamed Shop' },
+    });
     const { paymentId } = await createPayment(server, partner.apiKey, merchant.id);
-    await call(server, `/v1/payments/${paymentId}/cancel`, { method: 'POST', headers: { 'api-key': partner.apiKey, 'merchant-id': merchant.id } });
+    await call(server, `/v1/payments/${paymentId}/cancel`, {
+      method: 'POST',
+      headers: { 'api-key': partner.apiKey, 'merchant-id': merchant.id },
+    });
 
-    const received = await waitFor('three deliveries', () => receiver.received('/events').length >= 3 && receiver.received('/events'));
+    const received = await waitFor(
+      'three deliveries',
+      () => receiver.received('/events').length >= 3 && receiver.received('/events'),
+    );
     const events = received.map((request) => JSON.parse(request.body));
     expect(events.map((event) => event.type)).toEqual(['merchant.updated', 'payment.created', 'payment.cancelled']);
     expect(events[0].data.object).toMatchObject({ id: merchant.id, name: 'Renamed Shop' });
-    expect(events[1].data.object).toMatchObject({ paymentId, status: 'requires_action', fiatAmount: { unit: 'iso4217/USD', value: '1000' } });
+    expect(events[1].data.object).toMatchObject({
+      paymentId,
+      status: 'requires_action',
+      fiatAmount: { unit: 'iso4217/USD', value: '1000' },
+    });
     expect(events[2].data.object).toMatchObject({ paymentId, status: 'failed', isTerminal: true });
     for (const request of received) {
-      expect(verifyWebhookSignature({ payload: request.body, header: String(request.headers['pay-signature']), secret })).toBe(true);
+      expect(
+        verifyWebhookSignature({ payload: request.body, header: String(request.headers['pay-signature']), secret }),
+      ).toBe(true);
       expect(request.headers['pay-event-id']).toBe(JSON.parse(request.body).id);
     }
   });

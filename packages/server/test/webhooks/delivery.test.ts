@@ -32,9 +32,13 @@ describe('webhook delivery through real workers to a real HTTPS receiver', () =>
     return result.body.webhook as { id: string; secret: string };
   };
   const emit = (type: EventType = 'payment.succeeded', object: Record<string, unknown> = { id: 'pay_1' }) =>
-    server.db.transaction().execute((trx) => recordEvent(trx, { partnerId: partner.partnerId, merchantId: null, type, object }));
+    server.db
+      .transaction()
+      .execute((trx) => recordEvent(trx, { partnerId: partner.partnerId, merchantId: null, type, object }));
   const attemptLog = async (endpointId: string, query = '') => {
-    const result = await call(server, `/v1/webhooks/${endpointId}/deliveries${query}`, { headers: { 'api-key': partner.apiKey } });
+    const result = await call(server, `/v1/webhooks/${endpointId}/deliveries${query}`, {
+      headers: { 'api-key': partner.apiKey },
+    });
     expect(result.status, result.text).toBe(200);
     return result.body as { data: Array<Record<string, any>>; nextCursor: string | null };
   };
@@ -43,14 +47,17 @@ describe('webhook delivery through real workers to a real HTTPS receiver', () =>
   beforeAll(async () => {
     [database, certificate] = await Promise.all([createIsolatedDatabase(), createTestCertificate()]);
     receiver = await startWebhookReceiver(certificate);
-    server = await startTestServer({ databaseUrl: database.url, context: {
-      webhookDelivery: {
-        allowPrivateHosts: true,
-        extraCaCertificates: [certificate.cert],
-        timeoutMs: ATTEMPT_TIMEOUT_MS,
-        retry: { firstDelayMs: 100, maxDelayMs: 400, giveUpAfterMs: 2500, jitter: 0.2 },
+    server = await startTestServer({
+      databaseUrl: database.url,
+      context: {
+        webhookDelivery: {
+          allowPrivateHosts: true,
+          extraCaCertificates: [certificate.cert],
+          timeoutMs: ATTEMPT_TIMEOUT_MS,
+          retry: { firstDelayMs: 100, maxDelayMs: 400, giveUpAfterMs: 2500, jitter: 0.2 },
+        },
       },
-    } });
+    });
     partner = await newPartner(server.db);
   });
   afterAll(async () => {
@@ -72,7 +79,10 @@ describe('webhook delivery through real workers to a real HTTPS receiver', () =>
     expect(receiver.received('/late')).toEqual([]);
 
     await startDeliveryWorkers();
-    const [request] = await waitFor('the delivery', () => receiver.received('/late').length === 1 && receiver.received('/late'));
+    const [request] = await waitFor(
+      'the delivery',
+      () => receiver.received('/late').length === 1 && receiver.received('/late'),
+    );
     expect(request!.headers['pay-event-id']).toBe(id);
     expect(request!.headers['content-type']).toBe('application/json');
     expect(request!.headers['user-agent']).toMatch(/^paygate-webhooks\//);
@@ -97,7 +107,9 @@ describe('webhook delivery through real workers to a real HTTPS receiver', () =>
     const payload = request!.body;
     expect(verifyWebhookSignature({ payload, header, secret })).toBe(true);
     expect(verifyWebhookSignature({ payload: payload.replace('pay_late', 'pay_evil'), header, secret })).toBe(false);
-    expect(verifyWebhookSignature({ payload, header: header.replace(/^t=\d+/, `t=${signedAt - 1}`), secret })).toBe(false);
+    expect(verifyWebhookSignature({ payload, header: header.replace(/^t=\d+/, `t=${signedAt - 1}`), secret })).toBe(
+      false,
+    );
     expect(verifyWebhookSignature({ payload, header, secret, now: new Date((signedAt + 301) * 1000) })).toBe(false);
     expect(verifyWebhookSignature({ payload, header, secret: 'whsec_someone-else' })).toBe(false);
   });
@@ -110,10 +122,19 @@ describe('webhook delivery through real workers to a real HTTPS receiver', () =>
     });
     expect(result.status, result.text).toBe(202);
     expect(result.body.deliveries).toEqual([{ id: expect.any(String), endpointId: firstEvent.endpointId }]);
-    const requests = await waitFor('the redelivery', () => receiver.received('/late').length === 2 && receiver.received('/late'));
+    const requests = await waitFor(
+      'the redelivery',
+      () => receiver.received('/late').length === 2 && receiver.received('/late'),
+    );
     expect(requests[1]!.headers['pay-event-id']).toBe(firstEvent.id);
     expect(requests[1]!.body).toBe(requests[0]!.body);
-    expect(verifyWebhookSignature({ payload: requests[1]!.body, header: String(requests[1]!.headers['pay-signature']), secret: firstEvent.secret })).toBe(true);
+    expect(
+      verifyWebhookSignature({
+        payload: requests[1]!.body,
+        header: String(requests[1]!.headers['pay-signature']),
+        secret: firstEvent.secret,
+      }),
+    ).toBe(true);
     const log = await waitFor('the logged redelivery', async () => {
       const { data } = await attemptLog(firstEvent.endpointId);
       return data.length === 2 && data;
@@ -139,7 +160,9 @@ describe('webhook delivery through real workers to a real HTTPS receiver', () =>
       const { data } = await attemptLog(endpoint.id);
       return data.length === 3 && data;
     });
-    expect(log.map((entry) => [entry.eventId, entry.eventType, entry.attempt, entry.statusCode, entry.error, entry.outcome])).toEqual([
+    expect(
+      log.map((entry) => [entry.eventId, entry.eventType, entry.attempt, entry.statusCode, entry.error, entry.outcome]),
+    ).toEqual([
       [second, 'payment.succeeded', 1, 200, null, 'succeeded'],
       [first, 'payment.processing', 2, 200, null, 'succeeded'],
       [first, 'payment.processing', 1, 500, null, 'will_retry'],
@@ -165,7 +188,12 @@ describe('webhook delivery through real workers to a real HTTPS receiver', () =>
     await register('/rollback');
     await expect(
       server.db.transaction().execute(async (trx) => {
-        await recordEvent(trx, { partnerId: partner.partnerId, merchantId: null, type: 'payment.succeeded', object: { id: 'pay_ghost' } });
+        await recordEvent(trx, {
+          partnerId: partner.partnerId,
+          merchantId: null,
+          type: 'payment.succeeded',
+          object: { id: 'pay_ghost' },
+        });
         throw new Error('the payment update failed');
       }),
     ).rejects.toThrow('the payment update failed');
@@ -224,7 +252,12 @@ describe('webhook delivery through real workers to a real HTTPS receiver', () =>
       const { data } = await attemptLog(hanging.id);
       return data.length >= 1 && data;
     });
-    expect(log[log.length - 1]).toMatchObject({ attempt: 1, statusCode: null, error: 'no response within 1.5 s', outcome: 'will_retry' });
+    expect(log[log.length - 1]).toMatchObject({
+      attempt: 1,
+      statusCode: null,
+      error: 'no response within 1.5 s',
+      outcome: 'will_retry',
+    });
     expect(log[log.length - 1]!.durationMs).toBeGreaterThanOrEqual(ATTEMPT_TIMEOUT_MS - 50);
     expect((await attemptLog(healthy.id)).data).toHaveLength(1);
 
@@ -233,7 +266,11 @@ describe('webhook delivery through real workers to a real HTTPS receiver', () =>
     await waitFor(
       'pending deliveries to be cancelled',
       async () => {
-        const rows = await server.db.selectFrom('webhook_deliveries').select('status').where('endpoint_id', '=', hanging.id).execute();
+        const rows = await server.db
+          .selectFrom('webhook_deliveries')
+          .select('status')
+          .where('endpoint_id', '=', hanging.id)
+          .execute();
         return rows.every((row) => row.status !== 'pending');
       },
       20_000,
@@ -243,18 +280,27 @@ describe('webhook delivery through real workers to a real HTTPS receiver', () =>
   it('refuses private addresses unless allowed, and untrusted certificates', async () => {
     receiver.on('/private', () => 200);
     const production = { allowPrivateHosts: false, timeoutMs: ATTEMPT_TIMEOUT_MS };
-    const send = (url: string, options: Parameters<typeof sendWebhookRequest>[3]) => sendWebhookRequest(url, '{}', {}, options);
-    expect(await send(receiver.urlFor('/private'), production)).toMatchObject({ error: 'the URL points to a private address' });
+    const send = (url: string, options: Parameters<typeof sendWebhookRequest>[3]) =>
+      sendWebhookRequest(url, '{}', {}, options);
+    expect(await send(receiver.urlFor('/private'), production)).toMatchObject({
+      error: 'the URL points to a private address',
+    });
     const lookup = async () => [{ address: '127.0.0.1', family: 4 as const }];
     expect(await send(`https://hooks.example:${receiver.port}/private`, { ...production, lookup })).toMatchObject({
       error: 'the host name resolves to a private address',
     });
-    expect(await send(receiver.urlFor('/private'), { allowPrivateHosts: true, timeoutMs: ATTEMPT_TIMEOUT_MS })).toMatchObject({
+    expect(
+      await send(receiver.urlFor('/private'), { allowPrivateHosts: true, timeoutMs: ATTEMPT_TIMEOUT_MS }),
+    ).toMatchObject({
       error: 'the receiver did not present a valid TLS certificate',
     });
     expect(receiver.received('/private')).toEqual([]);
     expect(
-      await send(receiver.urlFor('/private'), { allowPrivateHosts: true, extraCaCertificates: [certificate.cert], timeoutMs: ATTEMPT_TIMEOUT_MS }),
+      await send(receiver.urlFor('/private'), {
+        allowPrivateHosts: true,
+        extraCaCertificates: [certificate.cert],
+        timeoutMs: ATTEMPT_TIMEOUT_MS,
+      }),
     ).toMatchObject({ statusCode: 200 });
   });
 });

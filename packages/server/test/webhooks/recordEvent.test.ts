@@ -33,17 +33,36 @@ describe('recordEvent', () => {
 
   it('stores the rendered body and one pending delivery with a job per matching endpoint', async () => {
     const merchantId = newId('mrch');
-    await db.insertInto('merchants').values({ id: merchantId, partner_id: partner.partnerId, name: 'M', email: 'm@example.com', logo_file: null }).execute();
+    await db
+      .insertInto('merchants')
+      .values({ id: merchantId, partner_id: partner.partnerId, name: 'M', email: 'm@example.com', logo_file: null })
+      .execute();
     const all = await addEndpoint({ events: ['payment.succeeded', 'payment.failed'] });
     const forMerchant = await addEndpoint({ merchantId, events: ['payment.succeeded'] });
     const otherType = await addEndpoint({ events: ['payment.failed'] });
     const otherMerchantId = newId('mrch');
-    await db.insertInto('merchants').values({ id: otherMerchantId, partner_id: partner.partnerId, name: 'N', email: 'n@example.com', logo_file: null }).execute();
+    await db
+      .insertInto('merchants')
+      .values({
+        id: otherMerchantId,
+        partner_id: partner.partnerId,
+        name: 'N',
+        email: 'n@example.com',
+        logo_file: null,
+      })
+      .execute();
     const otherMerchant = await addEndpoint({ merchantId: otherMerchantId, events: ['payment.succeeded'] });
 
-    const eventId = await db.transaction().execute((trx) =>
-      recordEvent(trx, { partnerId: partner.partnerId, merchantId, type: 'payment.succeeded', object: { id: 'pay_1' } }),
-    );
+    const eventId = await db
+      .transaction()
+      .execute((trx) =>
+        recordEvent(trx, {
+          partnerId: partner.partnerId,
+          merchantId,
+          type: 'payment.succeeded',
+          object: { id: 'pay_1' },
+        }),
+      );
     expect(eventId).toMatch(/^evt_[0-9A-Z]{26}$/);
     const event = await db.selectFrom('webhook_events').selectAll().where('id', '=', eventId).executeTakeFirstOrThrow();
     expect(JSON.parse(event.body)).toEqual({
@@ -53,7 +72,12 @@ describe('recordEvent', () => {
       apiVersion: '2026-02-18',
       data: { object: { id: 'pay_1' } },
     });
-    const deliveries = await db.selectFrom('webhook_deliveries').selectAll().where('event_id', '=', eventId).orderBy('id').execute();
+    const deliveries = await db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('event_id', '=', eventId)
+      .orderBy('id')
+      .execute();
     expect(deliveries.map((row) => row.endpoint_id).sort()).toEqual([all, forMerchant].sort());
     expect(deliveries.every((row) => row.status === 'pending')).toBe(true);
     expect(deliveries.map((row) => row.endpoint_id)).not.toContain(otherType);
@@ -66,7 +90,10 @@ describe('recordEvent', () => {
       WHERE tasks.identifier = 'webhooks_deliver'
     `.execute(db);
     for (const delivery of deliveries) {
-      expect(jobs.rows).toContainEqual({ queue_name: `webhooks:${delivery.endpoint_id}`, payload: { deliveryId: delivery.id } });
+      expect(jobs.rows).toContainEqual({
+        queue_name: `webhooks:${delivery.endpoint_id}`,
+        payload: { deliveryId: delivery.id },
+      });
     }
   });
 
@@ -75,12 +102,19 @@ describe('recordEvent', () => {
     let eventId = '';
     await expect(
       db.transaction().execute(async (trx) => {
-        eventId = await recordEvent(trx, { partnerId: partner.partnerId, merchantId: null, type: 'merchant.updated', object: {} });
+        eventId = await recordEvent(trx, {
+          partnerId: partner.partnerId,
+          merchantId: null,
+          type: 'merchant.updated',
+          object: {},
+        });
         throw new Error('the state change failed');
       }),
     ).rejects.toThrow('the state change failed');
     expect(eventId).toMatch(/^evt_/);
     expect(await db.selectFrom('webhook_events').select('id').where('id', '=', eventId).execute()).toEqual([]);
-    expect(await db.selectFrom('webhook_deliveries').select('id').where('event_id', '=', eventId).execute()).toEqual([]);
+    expect(await db.selectFrom('webhook_deliveries').select('id').where('event_id', '=', eventId).execute()).toEqual(
+      [],
+    );
   });
 });

@@ -2,7 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordEvent, type EventType } from '../../src/webhooks/events.ts';
 import { MAX_ENDPOINTS_PER_PARTNER } from '../../src/webhooks/createWebhookEndpoint.ts';
 import { createMerchant } from '../support/fixtures.ts';
-import { call, expectErrorBody, newPartner, startTestServer, type TestPartner, type TestServer } from '../support/testServer.ts';
+import {
+  call,
+  expectErrorBody,
+  newPartner,
+  startTestServer,
+  type TestPartner,
+  type TestServer,
+} from '../support/testServer.ts';
 
 describe('webhook endpoint and event routes', () => {
   let server: TestServer;
@@ -10,9 +17,11 @@ describe('webhook endpoint and event routes', () => {
   let other: TestPartner;
 
   const as = (apiKey: string) => ({ 'api-key': apiKey });
-  const register = (body: unknown, apiKey = partner.apiKey) => call(server, '/v1/webhooks', { method: 'POST', headers: as(apiKey), body });
+  const register = (body: unknown, apiKey = partner.apiKey) =>
+    call(server, '/v1/webhooks', { method: 'POST', headers: as(apiKey), body });
   const list = (apiKey = partner.apiKey) => call(server, '/v1/webhooks', { headers: as(apiKey) });
-  const remove = (id: string, apiKey = partner.apiKey) => call(server, `/v1/webhooks/${id}`, { method: 'DELETE', headers: as(apiKey) });
+  const remove = (id: string, apiKey = partner.apiKey) =>
+    call(server, `/v1/webhooks/${id}`, { method: 'DELETE', headers: as(apiKey) });
   const deliveries = (id: string, query = '', apiKey = partner.apiKey) =>
     call(server, `/v1/webhooks/${id}/deliveries${query}`, { headers: as(apiKey) });
   const redeliver = (eventId: string, body: unknown = {}, apiKey = partner.apiKey) =>
@@ -24,7 +33,9 @@ describe('webhook endpoint and event routes', () => {
     expect(error.issues?.map((issue) => issue.field)).toContain(field);
   };
   const newEvent = (owner: TestPartner, type: EventType = 'payment.succeeded', merchantId: string | null = null) =>
-    server.db.transaction().execute((trx) => recordEvent(trx, { partnerId: owner.partnerId, merchantId, type, object: { id: 'pay_x' } }));
+    server.db
+      .transaction()
+      .execute((trx) => recordEvent(trx, { partnerId: owner.partnerId, merchantId, type, object: { id: 'pay_x' } }));
 
   beforeAll(async () => {
     server = await startTestServer();
@@ -35,7 +46,10 @@ describe('webhook endpoint and event routes', () => {
 
   describe('POST /v1/webhooks', () => {
     it('registers an endpoint and shows its signing secret once', async () => {
-      const result = await register({ url: 'https://hooks.example.com/paygate', events: ['payment.succeeded', 'payment.failed'] });
+      const result = await register({
+        url: 'https://hooks.example.com/paygate',
+        events: ['payment.succeeded', 'payment.failed'],
+      });
       expect(result.status, result.text).toBe(201);
       const { webhook } = result.body;
       expect(webhook).toEqual({
@@ -54,14 +68,27 @@ describe('webhook endpoint and event routes', () => {
 
     it('limits an endpoint to one of the partner’s merchants', async () => {
       const merchant = await createMerchant(server, partner.apiKey);
-      const result = await register({ url: 'https://hooks.example.com/one', events: ['merchant.updated'], merchantId: merchant.id });
+      const result = await register({
+        url: 'https://hooks.example.com/one',
+        events: ['merchant.updated'],
+        merchantId: merchant.id,
+      });
       expect(result.status, result.text).toBe(201);
       expect(result.body.webhook.merchantId).toBe(merchant.id);
     });
 
     it('refuses URLs that are not public HTTPS', async () => {
-      for (const url of ['http://hooks.example.com/', 'not a url', 'https://user:pass@hooks.example.com/', 'https://10.0.0.1/hook',
-        'https://127.0.0.1:8443/', 'https://[::1]/', 'https://localhost/hook', 'https://169.254.169.254/latest', 'ftp://hooks.example.com/']) {
+      for (const url of [
+        'http://hooks.example.com/',
+        'not a url',
+        'https://user:pass@hooks.example.com/',
+        'https://10.0.0.1/hook',
+        'https://127.0.0.1:8443/',
+        'https://[::1]/',
+        'https://localhost/hook',
+        'https://169.254.169.254/latest',
+        'ftp://hooks.example.com/',
+      ]) {
         expectIssue(await register({ url, events: ['payment.succeeded'] }), 'url');
       }
     });
@@ -70,7 +97,10 @@ describe('webhook endpoint and event routes', () => {
       expectIssue(await register({ url: 'https://hooks.example.com/' }), 'events');
       expectIssue(await register({ url: 'https://hooks.example.com/', events: [] }), 'events');
       expectIssue(await register({ url: 'https://hooks.example.com/', events: ['payment.refunded'] }), 'events.0');
-      expectIssue(await register({ url: 'https://hooks.example.com/', events: ['payment.failed', 'payment.failed'] }), 'events');
+      expectIssue(
+        await register({ url: 'https://hooks.example.com/', events: ['payment.failed', 'payment.failed'] }),
+        'events',
+      );
       expectIssue(await register({ events: ['payment.failed'] }), 'url');
       const extra = await register({ url: 'https://hooks.example.com/', events: ['payment.failed'], secret: 'mine' });
       expect(extra.status).toBe(400);
@@ -88,7 +118,9 @@ describe('webhook endpoint and event routes', () => {
     it(`allows at most ${MAX_ENDPOINTS_PER_PARTNER} endpoints per partner`, async () => {
       const busy = await newPartner(server.db, 'Busy partner');
       const body = { url: 'https://hooks.example.com/many', events: ['payment.created'] };
-      const results = await Promise.all(Array.from({ length: MAX_ENDPOINTS_PER_PARTNER + 3 }, () => register(body, busy.apiKey)));
+      const results = await Promise.all(
+        Array.from({ length: MAX_ENDPOINTS_PER_PARTNER + 3 }, () => register(body, busy.apiKey)),
+      );
       expect(results.filter((result) => result.status === 201)).toHaveLength(MAX_ENDPOINTS_PER_PARTNER);
       const refused = results.filter((result) => result.status !== 201);
       expect(refused.map((result) => [result.status, expectErrorBody(result).code])).toEqual(
@@ -105,7 +137,10 @@ describe('webhook endpoint and event routes', () => {
       const fresh = await newPartner(server.db, 'Lister');
       const ids: string[] = [];
       for (const path of ['a', 'b', 'c']) {
-        ids.push((await register({ url: `https://hooks.example.com/${path}`, events: ['payment.created'] }, fresh.apiKey)).body.webhook.id);
+        ids.push(
+          (await register({ url: `https://hooks.example.com/${path}`, events: ['payment.created'] }, fresh.apiKey)).body
+            .webhook.id,
+        );
       }
       await register({ url: 'https://hooks.example.com/theirs', events: ['payment.created'] }, other.apiKey);
       await remove(ids[1]!, fresh.apiKey);
@@ -117,7 +152,8 @@ describe('webhook endpoint and event routes', () => {
 
   describe('DELETE /v1/webhooks/{id}', () => {
     it('deletes once, then reports not found; another partner cannot delete it', async () => {
-      const id = (await register({ url: 'https://hooks.example.com/gone', events: ['payment.created'] })).body.webhook.id;
+      const id = (await register({ url: 'https://hooks.example.com/gone', events: ['payment.created'] })).body.webhook
+        .id;
       const foreign = await remove(id, other.apiKey);
       expect([foreign.status, expectErrorBody(foreign).code]).toEqual([404, 'not_found']);
       expect((await list()).body.data.map((endpoint: { id: string }) => endpoint.id)).toContain(id);
@@ -132,15 +168,18 @@ describe('webhook endpoint and event routes', () => {
 
   describe('GET /v1/webhooks/{id}/deliveries', () => {
     it('is empty for a new endpoint', async () => {
-      const id = (await register({ url: 'https://hooks.example.com/quiet', events: ['payment.created'] })).body.webhook.id;
+      const id = (await register({ url: 'https://hooks.example.com/quiet', events: ['payment.created'] })).body.webhook
+        .id;
       const result = await deliveries(id);
       expect(result.status, result.text).toBe(200);
       expect(result.body).toEqual({ data: [], nextCursor: null });
     });
 
     it("reports another partner's, a deleted and an unknown endpoint as not found", async () => {
-      const theirs = (await register({ url: 'https://hooks.example.com/x', events: ['payment.created'] }, other.apiKey)).body.webhook.id;
-      const deleted = (await register({ url: 'https://hooks.example.com/y', events: ['payment.created'] })).body.webhook.id;
+      const theirs = (await register({ url: 'https://hooks.example.com/x', events: ['payment.created'] }, other.apiKey))
+        .body.webhook.id;
+      const deleted = (await register({ url: 'https://hooks.example.com/y', events: ['payment.created'] })).body.webhook
+        .id;
       await remove(deleted);
       for (const id of [theirs, deleted, 'whk_unknown']) {
         const result = await deliveries(id);
@@ -161,7 +200,8 @@ describe('webhook endpoint and event routes', () => {
     it('schedules a new delivery to every live endpoint the event went to, or to the one given', async () => {
       const fresh = await newPartner(server.db, 'Redeliverer');
       const make = async (path: string) =>
-        (await register({ url: `https://hooks.example.com/${path}`, events: ['payment.failed'] }, fresh.apiKey)).body.webhook.id as string;
+        (await register({ url: `https://hooks.example.com/${path}`, events: ['payment.failed'] }, fresh.apiKey)).body
+          .webhook.id as string;
       const [first, second, removed] = [await make('1'), await make('2'), await make('3')];
       const eventId = await newEvent(fresh, 'payment.failed');
       await remove(removed, fresh.apiKey);
@@ -169,11 +209,17 @@ describe('webhook endpoint and event routes', () => {
 
       const all = await redeliver(eventId, {}, fresh.apiKey);
       expect(all.status, all.text).toBe(202);
-      expect(all.body.deliveries.map((delivery: { endpointId: string }) => delivery.endpointId).sort()).toEqual([first, second].sort());
+      expect(all.body.deliveries.map((delivery: { endpointId: string }) => delivery.endpointId).sort()).toEqual(
+        [first, second].sort(),
+      );
       const rows = await server.db
         .selectFrom('webhook_deliveries')
         .select(['endpoint_id', 'redelivery', 'status'])
-        .where('id', 'in', all.body.deliveries.map((delivery: { id: string }) => delivery.id))
+        .where(
+          'id',
+          'in',
+          all.body.deliveries.map((delivery: { id: string }) => delivery.id),
+        )
         .execute();
       expect(rows.every((row) => row.redelivery && row.status === 'pending')).toBe(true);
 
@@ -184,7 +230,10 @@ describe('webhook endpoint and event routes', () => {
 
     it('accepts a call without a body', async () => {
       const eventId = await newEvent(partner);
-      const result = await call(server, `/v1/events/${eventId}/redeliver`, { method: 'POST', headers: as(partner.apiKey) });
+      const result = await call(server, `/v1/events/${eventId}/redeliver`, {
+        method: 'POST',
+        headers: as(partner.apiKey),
+      });
       expect(result.status, result.text).toBe(202);
       expect(result.body).toEqual({ deliveries: expect.any(Array) });
     });
@@ -192,7 +241,9 @@ describe('webhook endpoint and event routes', () => {
     it("reports another partner's event or endpoint, and unknown ones, as not found", async () => {
       const theirEvent = await newEvent(other);
       const mine = await newEvent(partner);
-      const theirEndpoint = (await register({ url: 'https://hooks.example.com/t', events: ['payment.created'] }, other.apiKey)).body.webhook.id;
+      const theirEndpoint = (
+        await register({ url: 'https://hooks.example.com/t', events: ['payment.created'] }, other.apiKey)
+      ).body.webhook.id;
       for (const [eventId, body] of [
         [theirEvent, {}],
         ['evt_unknown', {}],

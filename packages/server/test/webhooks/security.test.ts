@@ -49,7 +49,10 @@ runCommonRouteTests({
   name: 'GET /v1/webhooks/{id}/deliveries',
   scope: 'merchants',
   ownedResource: true,
-  request: async (server, partner) => ({ method: 'GET', path: `/v1/webhooks/${await registerEndpoint(server, partner)}/deliveries` }),
+  request: async (server, partner) => ({
+    method: 'GET',
+    path: `/v1/webhooks/${await registerEndpoint(server, partner)}/deliveries`,
+  }),
 });
 
 runCommonRouteTests({
@@ -59,7 +62,9 @@ runCommonRouteTests({
   request: async (server, partner) => {
     const eventId = await server.db
       .transaction()
-      .execute((trx) => recordEvent(trx, { partnerId: partner.partnerId, merchantId: null, type: 'payment.created', object: {} }));
+      .execute((trx) =>
+        recordEvent(trx, { partnerId: partner.partnerId, merchantId: null, type: 'payment.created', object: {} }),
+      );
     return { method: 'POST', path: `/v1/events/${eventId}/redeliver`, body: {} };
   },
 });

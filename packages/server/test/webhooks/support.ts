@@ -25,17 +25,25 @@ export interface WebhookReceiver {
 export async function startWebhookReceiver(certificate: TestCertificate): Promise<WebhookReceiver> {
   const behaviours = new Map<string, ReceiverBehaviour>();
   const requests: ReceivedRequest[] = [];
-  const server: Server = createServer({ key: certificate.key, cert: certificate.cert }, (req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const path = req.url ?? '/';
-      const request = { path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), receivedAt: Date.now() };
-      requests.push(request);
-      const answer = (behaviours.get(path) ?? (() => 200))(request, requests.filter((r) => r.path === path).length);
-      if (answer !== 'hang') res.writeHead(answer, { 'content-type': 'text/plain' }).end('ok');
-    });
-  });
+  const server: Server = createServer(
+    { key: certificate.key, cert: certificate.cert },
+    (req: IncomingMessage, res: ServerResponse) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        const path = req.url ?? '/';
+        const request = {
+          path,
+          headers: req.headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+          receivedAt: Date.now(),
+        };
+        requests.push(request);
+        const answer = (behaviours.get(path) ?? (() => 200))(request, requests.filter((r) => r.path === path).length);
+        if (answer !== 'hang') res.writeHead(answer, { 'content-type': 'text/plain' }).end('ok');
+      });
+    },
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
@@ -54,7 +62,11 @@ export async function startWebhookReceiver(certificate: TestCertificate): Promis
 }
 
 /** Polls until `check` returns a value other than undefined or false, or fails after `timeoutMs`. */
-export async function waitFor<T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  check: () => T | undefined | false | Promise<T | undefined | false>,
+  timeoutMs = 15_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

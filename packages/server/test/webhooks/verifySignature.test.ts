@@ -21,7 +21,14 @@ describe('verifyWebhookSignature', () => {
     const now = at(signedAt);
     expect(verifyWebhookSignature({ payload: body.replace('evt_1', 'evt_2'), header, secret, now })).toBe(false);
     expect(verifyWebhookSignature({ payload: `${body} `, header, secret, now })).toBe(false);
-    expect(verifyWebhookSignature({ payload: body, header: header.replace(`t=${signedAt}`, `t=${signedAt + 1}`), secret, now })).toBe(false);
+    expect(
+      verifyWebhookSignature({
+        payload: body,
+        header: header.replace(`t=${signedAt}`, `t=${signedAt + 1}`),
+        secret,
+        now,
+      }),
+    ).toBe(false);
     expect(verifyWebhookSignature({ payload: body, header, secret: `${secret}x`, now })).toBe(false);
   });
 
@@ -30,15 +37,26 @@ describe('verifyWebhookSignature', () => {
     expect(verifyWebhookSignature({ payload: body, header, secret, now: at(signedAt + 300) })).toBe(true);
     expect(verifyWebhookSignature({ payload: body, header, secret, now: at(signedAt + 301) })).toBe(false);
     expect(verifyWebhookSignature({ payload: body, header, secret, now: at(signedAt - 301) })).toBe(false);
-    expect(verifyWebhookSignature({ payload: body, header, secret, now: at(signedAt + 50), toleranceSeconds: 30 })).toBe(false);
+    expect(
+      verifyWebhookSignature({ payload: body, header, secret, now: at(signedAt + 50), toleranceSeconds: 30 }),
+    ).toBe(false);
   });
 
   it('refuses missing and malformed headers', () => {
     const valid = signatureHeader(secret, body, signedAt);
     const signature = valid.split('v1=')[1]!;
     const now = at(signedAt);
-    for (const header of [undefined, '', 'garbage', `t=${signedAt}`, `v1=${signature}`, `t=abc,v1=${signature}`,
-      `t=${signedAt},v1=${signature.toUpperCase()}`, `t=${signedAt},v1=${signature.slice(2)}`, `t=${signedAt},v0=${signature}`]) {
+    for (const header of [
+      undefined,
+      '',
+      'garbage',
+      `t=${signedAt}`,
+      `v1=${signature}`,
+      `t=abc,v1=${signature}`,
+      `t=${signedAt},v1=${signature.toUpperCase()}`,
+      `t=${signedAt},v1=${signature.slice(2)}`,
+      `t=${signedAt},v0=${signature}`,
+    ]) {
       expect(verifyWebhookSignature({ payload: body, header, secret, now }), String(header)).toBe(false);
     }
   });
@@ -46,7 +64,11 @@ describe('verifyWebhookSignature', () => {
   it('accepts a header with several v1 signatures when one matches', () => {
     const valid = signatureHeader(secret, body, signedAt);
     const other = signatureHeader('whsec_old', body, signedAt).split(',')[1];
-    expect(verifyWebhookSignature({ payload: body, header: `${valid},${other}`, secret, now: at(signedAt) })).toBe(true);
-    expect(verifyWebhookSignature({ payload: body, header: `t=${signedAt},${other}`, secret, now: at(signedAt) })).toBe(false);
+    expect(verifyWebhookSignature({ payload: body, header: `${valid},${other}`, secret, now: at(signedAt) })).toBe(
+      true,
+    );
+    expect(verifyWebhookSignature({ payload: body, header: `t=${signedAt},${other}`, secret, now: at(signedAt) })).toBe(
+      false,
+    );
   });
 });

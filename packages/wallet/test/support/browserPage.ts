@@ -56,7 +56,8 @@ export async function startPageServer(bundle: string, serviceUrl: string | null)
       if (url.startsWith('/v1/') && serviceUrl) {
         const headers = new Headers();
         for (const [name, value] of Object.entries(req.headers)) {
-          if (typeof value === 'string' && !['host', 'connection', 'content-length'].includes(name)) headers.set(name, value);
+          if (typeof value === 'string' && !['host', 'connection', 'content-length'].includes(name))
+            headers.set(name, value);
         }
         const body = req.method === 'GET' ? undefined : new Uint8Array(await readBody(req));
         const answer = await fetch(`${serviceUrl}${url}`, { method: req.method, headers, body });

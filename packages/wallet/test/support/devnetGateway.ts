@@ -37,8 +37,13 @@ export async function startDevnetGateway(): Promise<DevnetGateway> {
   });
   const partner = await newPartner(server.db);
   const merchantId = (await createMerchant(server, partner.apiKey)).id;
-  const dataMerchantId = (await createMerchant(server, partner.apiKey, { merchantName: 'Data Shop', merchantEmail: 'owner@data-shop.com' })).id;
-  await setMerchantDataThreshold(server.db, dataMerchantId, { kind: 'threshold', threshold: { currency: 'USD', amount: 500n } });
+  const dataMerchantId = (
+    await createMerchant(server, partner.apiKey, { merchantName: 'Data Shop', merchantEmail: 'owner@data-shop.com' })
+  ).id;
+  await setMerchantDataThreshold(server.db, dataMerchantId, {
+    kind: 'threshold',
+    threshold: { currency: 'USD', amount: 500n },
+  });
   const created = await createApp(server.db, partner.partnerId, 'Wallet SDK test', 'https://wallet.example/icon.png');
   const app = { appId: created.appId, clientId: 'device-1' };
   const rpcUrls = Object.fromEntries(devnet.manifest.evm.map((chain) => [chain.caip2, chain.rpcUrl]));
@@ -61,7 +66,9 @@ export async function startDevnetGateway(): Promise<DevnetGateway> {
     newPayment: (body) => createPayment(server, partner.apiKey, merchantId, body),
     newPaymentNeedingData: () => createPayment(server, partner.apiKey, dataMerchantId),
     async listed(paymentId) {
-      const list = await call(server, '/v1/merchants/payments?limit=200', { headers: { 'api-key': partner.apiKey, 'merchant-id': merchantId } });
+      const list = await call(server, '/v1/merchants/payments?limit=200', {
+        headers: { 'api-key': partner.apiKey, 'merchant-id': merchantId },
+      });
       if (list.status !== 200) throw new Error(`payment list failed: ${list.status} ${list.text}`);
       return list.body.data.find((item: { paymentId: string }) => item.paymentId === paymentId);
     },

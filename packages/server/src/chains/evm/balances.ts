@@ -36,7 +36,12 @@ async function readAll(
 
 function tokenBalance(client: PublicClient, owner: Address, token: TokenInfo): Promise<bigint> {
   if (token.method === 'native') return client.getBalance({ address: owner });
-  return client.readContract({ address: token.address as Address, abi: erc20Abi, functionName: 'balanceOf', args: [owner] });
+  return client.readContract({
+    address: token.address as Address,
+    abi: erc20Abi,
+    functionName: 'balanceOf',
+    args: [owner],
+  });
 }
 
 /** The balance of every owner in every token (native coin included), in one round trip. */
@@ -45,9 +50,18 @@ export function readBalances(client: PublicClient, owners: string[], tokens: Tok
 }
 
 /** What every owner lets Permit2 move of every ERC-20 token, in one round trip. Native coins are skipped. */
-export function readPermit2Allowances(client: PublicClient, owners: string[], tokens: TokenInfo[]): Promise<AmountsByAccount> {
+export function readPermit2Allowances(
+  client: PublicClient,
+  owners: string[],
+  tokens: TokenInfo[],
+): Promise<AmountsByAccount> {
   const erc20Tokens = tokens.filter((token) => token.method !== 'native');
   return readAll(owners, erc20Tokens, (owner, token) =>
-    client.readContract({ address: token.address as Address, abi: erc20Abi, functionName: 'allowance', args: [owner, PERMIT2_ADDRESS] }),
+    client.readContract({
+      address: token.address as Address,
+      abi: erc20Abi,
+      functionName: 'allowance',
+      args: [owner, PERMIT2_ADDRESS],
+    }),
   );
 }

@@ -24,7 +24,10 @@ function viemChain(network: NetworkInfo) {
  * is sent with the call, so no chain needs it deployed), and all requests of a tick go out as one JSON-RPC batch:
  * reading a buyer's balances of every token is one call and one round trip, and hosted nodes bill per call.
  */
-export function createEvmPublicClient(network: NetworkInfo, transport: Omit<HttpTransportConfig, 'batch'> = {}): PublicClient {
+export function createEvmPublicClient(
+  network: NetworkInfo,
+  transport: Omit<HttpTransportConfig, 'batch'> = {},
+): PublicClient {
   const chain = viemChain(network);
   return createPublicClient({
     chain,

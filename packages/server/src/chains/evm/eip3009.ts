@@ -93,31 +93,57 @@ export interface ExpectedReceipt {
   from?: Address;
 }
 
-function refuseUnlessMatching(typedData: ReceiveAuthorizationTypedData, expected: ExpectedReceipt, chainId: number, now: Date): void {
+function refuseUnlessMatching(
+  typedData: ReceiveAuthorizationTypedData,
+  expected: ExpectedReceipt,
+  chainId: number,
+  now: Date,
+): void {
   const { message, domain } = typedData;
   if (!isAddressEqual(domain.verifyingContract, expected.token) || domain.chainId !== chainId) {
-    throw new PaymentRefusedError('token_mismatch', `the authorisation is for token ${domain.verifyingContract} on chain ${domain.chainId}, not the quoted ${expected.token} on chain ${chainId}`);
+    throw new PaymentRefusedError(
+      'token_mismatch',
+      `the authorisation is for token ${domain.verifyingContract} on chain ${domain.chainId}, not the quoted ${expected.token} on chain ${chainId}`,
+    );
   }
   if (!isAddressEqual(message.to, expected.collector)) {
-    throw new PaymentRefusedError('recipient_mismatch', `the authorisation pays ${message.to}, not the collector ${expected.collector}`);
+    throw new PaymentRefusedError(
+      'recipient_mismatch',
+      `the authorisation pays ${message.to}, not the collector ${expected.collector}`,
+    );
   }
   if (message.value !== expected.value) {
-    throw new PaymentRefusedError('amount_mismatch', `the authorisation is for ${message.value} minor units, the quote is ${expected.value}`);
+    throw new PaymentRefusedError(
+      'amount_mismatch',
+      `the authorisation is for ${message.value} minor units, the quote is ${expected.value}`,
+    );
   }
   if (expected.from && !isAddressEqual(message.from, expected.from)) {
-    throw new PaymentRefusedError('payer_mismatch', `the authorisation is from ${message.from}, the payment expects ${expected.from}`);
+    throw new PaymentRefusedError(
+      'payer_mismatch',
+      `the authorisation is from ${message.from}, the payment expects ${expected.from}`,
+    );
   }
   const nowSeconds = BigInt(Math.floor(now.getTime() / 1000));
   if (message.validBefore <= nowSeconds) {
-    throw new PaymentRefusedError('authorization_expired', `the authorisation expired at ${new Date(Number(message.validBefore) * 1000).toISOString()}`);
+    throw new PaymentRefusedError(
+      'authorization_expired',
+      `the authorisation expired at ${new Date(Number(message.validBefore) * 1000).toISOString()}`,
+    );
   }
   if (message.validAfter >= nowSeconds) {
-    throw new PaymentRefusedError('authorization_not_yet_valid', `the authorisation is valid only after ${new Date(Number(message.validAfter) * 1000).toISOString()}`);
+    throw new PaymentRefusedError(
+      'authorization_not_yet_valid',
+      `the authorisation is valid only after ${new Date(Number(message.validAfter) * 1000).toISOString()}`,
+    );
   }
 }
 
 /** Checks what can be checked without the chain: the terms against the quote and the validity window. */
-function checkTerms(client: PublicClient, params: { typedData: ReceiveAuthorizationTypedData; expected: ExpectedReceipt; clock: Clock }): void {
+function checkTerms(
+  client: PublicClient,
+  params: { typedData: ReceiveAuthorizationTypedData; expected: ExpectedReceipt; clock: Clock },
+): void {
   const chainId = client.chain?.id;
   if (chainId === undefined) throw new Error('the client has no chain');
   refuseUnlessMatching(params.typedData, params.expected, chainId, params.clock.now());
@@ -128,7 +154,12 @@ function checkTerms(client: PublicClient, params: { typedData: ReceiveAuthorizat
  * locally for plain accounts, asked on chain for ERC-1271 contract wallets), a used or cancelled nonce, too small a
  * balance, else the contract's own words.
  */
-async function explainRefusal(client: PublicClient, typedData: ReceiveAuthorizationTypedData, signature: Hex, cause: unknown): Promise<PaymentRefusedError> {
+async function explainRefusal(
+  client: PublicClient,
+  typedData: ReceiveAuthorizationTypedData,
+  signature: Hex,
+  cause: unknown,
+): Promise<PaymentRefusedError> {
   const { from, value, nonce } = typedData.message;
   const token = typedData.domain.verifyingContract;
   const [signatureValid, nonceUsed, balance] = await Promise.all([
@@ -136,10 +167,25 @@ async function explainRefusal(client: PublicClient, typedData: ReceiveAuthorizat
     client.readContract({ address: token, abi: eip3009Abi, functionName: 'authorizationState', args: [from, nonce] }),
     client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [from] }),
   ]);
-  if (!signatureValid) return new PaymentRefusedError('invalid_signature', `the signature is not ${from}'s signature of this authorisation`);
-  if (nonceUsed) return new PaymentRefusedError('nonce_already_used', `the authorisation nonce ${nonce} has already been used or cancelled`);
-  if (balance < value) return new PaymentRefusedError('insufficient_balance', `${from} holds ${balance} minor units, the payment needs ${value}`);
-  return new PaymentRefusedError('simulation_failed', `receiveWithAuthorization would fail on chain: ${revertReason(cause)}`);
+  if (!signatureValid)
+    return new PaymentRefusedError(
+      'invalid_signature',
+      `the signature is not ${from}'s signature of this authorisation`,
+    );
+  if (nonceUsed)
+    return new PaymentRefusedError(
+      'nonce_already_used',
+      `the authorisation nonce ${nonce} has already been used or cancelled`,
+    );
+  if (balance < value)
+    return new PaymentRefusedError(
+      'insufficient_balance',
+      `${from} holds ${balance} minor units, the payment needs ${value}`,
+    );
+  return new PaymentRefusedError(
+    'simulation_failed',
+    `receiveWithAuthorization would fail on chain: ${revertReason(cause)}`,
+  );
 }
 
 /**
@@ -155,7 +201,11 @@ export async function verifyReceiveAuthorization(
   checkTerms(client, params);
   const { typedData, signature } = params;
   try {
-    await client.simulateContract({ account: typedData.message.to, address: typedData.domain.verifyingContract, ...receiveCall(typedData, signature) });
+    await client.simulateContract({
+      account: typedData.message.to,
+      address: typedData.domain.verifyingContract,
+      ...receiveCall(typedData, signature),
+    });
   } catch (error) {
     if (!isExecutionRevert(error)) throw error;
     throw await explainRefusal(client, typedData, signature, error);
@@ -164,7 +214,11 @@ export async function verifyReceiveAuthorization(
 
 function receiveCall(typedData: ReceiveAuthorizationTypedData, signature: Hex) {
   const { from, to, value, validAfter, validBefore, nonce } = typedData.message;
-  return { abi: eip3009Abi, functionName: 'receiveWithAuthorization', args: [from, to, value, validAfter, validBefore, nonce, signature] } as const;
+  return {
+    abi: eip3009Abi,
+    functionName: 'receiveWithAuthorization',
+    args: [from, to, value, validAfter, validBefore, nonce, signature],
+  } as const;
 }
 
 /**
@@ -175,9 +229,17 @@ function receiveCall(typedData: ReceiveAuthorizationTypedData, signature: Hex) {
 export async function relayReceiveWithAuthorization(
   client: PublicClient,
   relayer: Relayer,
-  params: { chain: string; typedData: ReceiveAuthorizationTypedData; signature: Hex; expected: ExpectedReceipt; clock: Clock; paymentId?: string },
+  params: {
+    chain: string;
+    typedData: ReceiveAuthorizationTypedData;
+    signature: Hex;
+    expected: ExpectedReceipt;
+    clock: Clock;
+    paymentId?: string;
+  },
 ): Promise<{ id: string; hash: Hex }> {
-  if (!isAddressEqual(params.expected.collector, relayer.address)) throw new Error('the expected collector is not the relayer’s account');
+  if (!isAddressEqual(params.expected.collector, relayer.address))
+    throw new Error('the expected collector is not the relayer’s account');
   checkTerms(client, params);
   try {
     return await relayer.submit({

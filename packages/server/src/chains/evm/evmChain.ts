@@ -28,7 +28,8 @@ export interface EvmChain extends ChainAdapter {
  */
 function nextStepInMs(network: NetworkInfo, step: FollowerStep): number {
   if (!step.busy) return clamp(network.blockTimeMs, 250, 12_000);
-  if (step.blocksUntilDue !== undefined && step.blocksUntilDue > 1) return (step.blocksUntilDue - 1) * network.blockTimeMs;
+  if (step.blocksUntilDue !== undefined && step.blocksUntilDue > 1)
+    return (step.blocksUntilDue - 1) * network.blockTimeMs;
   if (step.blocksRead > 0) return clamp(network.blockTimeMs * 0.75, 50, 10_000);
   return clamp(network.blockTimeMs / 8, 50, 2_000);
 }
@@ -39,18 +40,32 @@ function nextStepInMs(network: NetworkInfo, step: FollowerStep): number {
  * but the buyer pays for its own Permit2 approval and native transfer, and a node accepts a transaction only from
  * an account that holds its value plus its gas at the maximum fee.
  */
-async function readPayability(clients: EvmClients, network: NetworkInfo, owners: string[], tokens: TokenInfo[]): Promise<Payability> {
+async function readPayability(
+  clients: EvmClients,
+  network: NetworkInfo,
+  owners: string[],
+  tokens: TokenInfo[],
+): Promise<Payability> {
   const client = clients.for(network);
   const permit2Tokens = tokens.filter((token) => token.method === 'permit2');
   const [balances, allowances, nativeBalances, { maxFeePerGas: gasPrice }] = await Promise.all([
-    readBalances(client, owners, tokens.filter((token) => token.method !== 'native')),
+    readBalances(
+      client,
+      owners,
+      tokens.filter((token) => token.method !== 'native'),
+    ),
     readPermit2Allowances(client, owners, permit2Tokens),
-    Promise.all(owners.map(async (owner) => [owner.toLowerCase(), await client.getBalance({ address: owner as Address })] as const)),
+    Promise.all(
+      owners.map(
+        async (owner) => [owner.toLowerCase(), await client.getBalance({ address: owner as Address })] as const,
+      ),
+    ),
     clients.currentFees(network),
   ]);
   const nativeOf = new Map(nativeBalances);
   const coins = (owner: string) => nativeOf.get(owner.toLowerCase()) ?? 0n;
-  const needsApproval = (owner: string, token: TokenInfo, amount: bigint) => token.method === 'permit2' && allowances.of(owner, token) < amount;
+  const needsApproval = (owner: string, token: TokenInfo, amount: bigint) =>
+    token.method === 'permit2' && allowances.of(owner, token) < amount;
   return {
     needsApproval,
     canPay: (owner, token, amount) => {
@@ -65,10 +80,23 @@ export function startEvmChain(options: ChainAdapterOptions & { privateKey: `0x${
   const { db, networks, onFinal, clock, onProblem } = options;
   const clients = new EvmClients();
   const relayer = new Relayer({ db, networks, privateKey: options.privateKey, clients, onFinal, onProblem });
-  const followers = networks.filter((network) => network.rpcUrl).map((network) => {
-    const follower = new EvmFollower({ db, network, client: clients.for(network), relayer, onFinal, clock, onProblem });
-    return { chain: network.caip2, step: async () => ({ nextStepInMs: nextStepInMs(network, await follower.step()) }) };
-  });
+  const followers = networks
+    .filter((network) => network.rpcUrl)
+    .map((network) => {
+      const follower = new EvmFollower({
+        db,
+        network,
+        client: clients.for(network),
+        relayer,
+        onFinal,
+        clock,
+        onProblem,
+      });
+      return {
+        chain: network.caip2,
+        step: async () => ({ nextStepInMs: nextStepInMs(network, await follower.step()) }),
+      };
+    });
   const domains = new Map<string, Promise<Eip3009Token>>();
   return {
     clients,

@@ -13,7 +13,14 @@ import type { NetworkInfo } from '../registry.ts';
 import type { TransferOutcomeHandler } from '../transferOutcomes.ts';
 import { type Relayer, receiptOrNull } from './relayer.ts';
 import { type OpenTransaction, openTransactionsWithHashes } from './relayerStore.ts';
-import { type ChainWatch, clearWatchInclusion, finishWatch, MINED_BEFORE_OPTION, openWatches, recordWatchInclusion } from './watches.ts';
+import {
+  type ChainWatch,
+  clearWatchInclusion,
+  finishWatch,
+  MINED_BEFORE_OPTION,
+  openWatches,
+  recordWatchInclusion,
+} from './watches.ts';
 
 export interface EvmFollowerOptions {
   db: Db;
@@ -80,7 +87,10 @@ export class EvmFollower {
     this.reading.clear();
     const head = await client.getBlockNumber({ cacheTime: 0 });
     // Read after the head: a transaction the relayer records from now on is sent afterwards, so it lands above it.
-    const [relayed, watches] = await Promise.all([openTransactionsWithHashes(db, network.caip2, relayer.address), openWatches(db, network.caip2)]);
+    const [relayed, watches] = await Promise.all([
+      openTransactionsWithHashes(db, network.caip2, relayer.address),
+      openWatches(db, network.caip2),
+    ]);
     const result: FollowerStep = { busy: relayed.length > 0 || watches.length > 0, blocksRead: 0 };
     if (!result.busy) {
       this.forget(head);
@@ -90,14 +100,17 @@ export class EvmFollower {
       await this.catchUp(relayed, watches, head);
       return result;
     }
-    const awaitingBlock = relayed.some((transaction) => transaction.receipt_block_number === null) || watches.some((watch) => watch.block_hash === null);
+    const awaitingBlock =
+      relayed.some((transaction) => transaction.receipt_block_number === null) ||
+      watches.some((watch) => watch.block_hash === null);
     if (!awaitingBlock) return this.awaitDepth(relayed, watches, head, result);
     if (head < this.lastRead) await this.rewindTo(head, relayed, watches);
     await this.lookUpNewWatches(watches);
 
     const byHash = new Map<string, Watched[]>();
     const add = (hash: string, watched: Watched) => byHash.set(hash, [...(byHash.get(hash) ?? []), watched]);
-    for (const transaction of relayed) for (const hash of transaction.hashes) add(hash.toLowerCase(), { kind: 'relayed', transaction });
+    for (const transaction of relayed)
+      for (const hash of transaction.hashes) add(hash.toLowerCase(), { kind: 'relayed', transaction });
     for (const watch of watches) add(watch.tx_hash, { kind: 'watch', watch });
     for (let number = this.lastRead + 1n; number <= head; number += 1n) {
       const block = await client.getBlock({ blockNumber: number, includeTransactions: false });
@@ -117,7 +130,10 @@ export class EvmFollower {
       const receipts = ours.length > 1 ? await this.blockReceipts(block.hash) : null;
       await pMap(
         ours,
-        ({ hash, found }) => this.guarded(`transaction ${hash}`, () => this.found(found, hash, seenIn, head, receipts?.get(hash.toLowerCase()))),
+        ({ hash, found }) =>
+          this.guarded(`transaction ${hash}`, () =>
+            this.found(found, hash, seenIn, head, receipts?.get(hash.toLowerCase())),
+          ),
         { concurrency: CONCURRENCY },
       );
       this.lastRead = number;
@@ -133,15 +149,24 @@ export class EvmFollower {
    * each one's own block is read again when it is due, and a reorg that replaced it is seen then. Blocks are read
    * again once something waits for one; a transaction recorded from now on lands above this head.
    */
-  private async awaitDepth(relayed: OpenTransaction[], watches: ChainWatch[], head: bigint, result: FollowerStep): Promise<FollowerStep> {
+  private async awaitDepth(
+    relayed: OpenTransaction[],
+    watches: ChainWatch[],
+    head: bigint,
+    result: FollowerStep,
+  ): Promise<FollowerStep> {
     // A block above the head is gone: the chain was cut back below it, and what it held waits for a block again.
     await this.rewindTo(head, relayed, watches);
     this.recent.clear();
     await this.finishDeepEnough(head);
-    const included = [...relayed.map((transaction) => transaction.receipt_block_number), ...watches.map((watch) => watch.block_number)];
+    const included = [
+      ...relayed.map((transaction) => transaction.receipt_block_number),
+      ...watches.map((watch) => watch.block_number),
+    ];
     if (included.some((number) => BigInt(number as string) > head)) return result;
     const due = included.map((number) => BigInt(number as string) + this.depth - 1n).filter((number) => number > head);
-    if (due.length) result.blocksUntilDue = Number(due.reduce((first, number) => (number < first ? number : first)) - head);
+    if (due.length)
+      result.blocksUntilDue = Number(due.reduce((first, number) => (number < first ? number : first)) - head);
     return result;
   }
 
@@ -162,7 +187,8 @@ export class EvmFollower {
   /** Without the blocks in between, every open transaction is looked up on its own once; from then on blocks are read. */
   private async catchUp(relayed: OpenTransaction[], watches: ChainWatch[], head: bigint): Promise<void> {
     this.recent.clear();
-    for (const transaction of relayed) await this.guarded(`transaction ${transaction.id}`, () => this.options.relayer.check(transaction));
+    for (const transaction of relayed)
+      await this.guarded(`transaction ${transaction.id}`, () => this.options.relayer.check(transaction));
     this.lookedUp.clear();
     await this.lookUpNewWatches(watches);
     this.lastRead = head;
@@ -176,8 +202,15 @@ export class EvmFollower {
       await this.guarded(`transaction ${watch.tx_hash}`, async () => {
         const receipt = await receiptOrNull(this.options.client, watch.tx_hash as Hex);
         if (receipt) {
-          const block = await this.options.client.getBlock({ blockHash: receipt.blockHash, includeTransactions: false });
-          await this.recordWatch(watch, receipt, { number: block.number, hash: block.hash, timestamp: block.timestamp });
+          const block = await this.options.client.getBlock({
+            blockHash: receipt.blockHash,
+            includeTransactions: false,
+          });
+          await this.recordWatch(watch, receipt, {
+            number: block.number,
+            hash: block.hash,
+            timestamp: block.timestamp,
+          });
         }
         this.lookedUp.add(watch.tx_hash);
       });
@@ -192,12 +225,18 @@ export class EvmFollower {
     if (!this.blockReceiptsSupported) return null;
     try {
       const raw = await this.options.client.request({ method: 'eth_getBlockReceipts', params: [blockHash] });
-      return new Map((raw ?? []).map((receipt) => [receipt.transactionHash.toLowerCase(), formatTransactionReceipt(receipt)]));
+      return new Map(
+        (raw ?? []).map((receipt) => [receipt.transactionHash.toLowerCase(), formatTransactionReceipt(receipt)]),
+      );
     } catch (error) {
-      const unsupported = error instanceof BaseError && error.walk((cause) => cause instanceof MethodNotFoundRpcError || cause instanceof MethodNotSupportedRpcError);
+      const unsupported =
+        error instanceof BaseError &&
+        error.walk((cause) => cause instanceof MethodNotFoundRpcError || cause instanceof MethodNotSupportedRpcError);
       if (unsupported) {
         this.blockReceiptsSupported = false;
-        this.options.onProblem?.(`${this.options.network.caip2}: the node has no eth_getBlockReceipts; receipts are read one by one`);
+        this.options.onProblem?.(
+          `${this.options.network.caip2}: the node has no eth_getBlockReceipts; receipts are read one by one`,
+        );
       }
       return null;
     }
@@ -226,25 +265,29 @@ export class EvmFollower {
     try {
       await work();
     } catch (error) {
-      this.options.onProblem?.(`following ${what} on ${this.options.network.caip2} failed: ${(error as Error).message}`);
+      this.options.onProblem?.(
+        `following ${what} on ${this.options.network.caip2} failed: ${(error as Error).message}`,
+      );
     }
   }
 
-  private async recordWatch(watch: ChainWatch, receipt: TransactionReceipt, block: { number: bigint; hash: string; timestamp: bigint }): Promise<void> {
+  private async recordWatch(
+    watch: ChainWatch,
+    receipt: TransactionReceipt,
+    block: { number: bigint; hash: string; timestamp: bigint },
+  ): Promise<void> {
     const notBefore = BigInt(Math.floor(watch.not_before.getTime() / 1000));
-    const reason =
-      receipt.status !== 'success'
-        ? 'reverted'
-        : block.timestamp < notBefore
-          ? MINED_BEFORE_OPTION
-          : null;
+    const reason = receipt.status !== 'success' ? 'reverted' : block.timestamp < notBefore ? MINED_BEFORE_OPTION : null;
     await recordWatchInclusion(this.options.db, watch, { number: block.number, hash: block.hash }, reason);
   }
 
   /** Makes final what sits at the network's depth on the canonical chain; what a reorg removed is looked for again. */
   private async finishDeepEnough(head: bigint): Promise<void> {
     const { db, network, relayer, onFinal } = this.options;
-    const [relayed, watches] = await Promise.all([openTransactionsWithHashes(db, network.caip2, relayer.address), openWatches(db, network.caip2)]);
+    const [relayed, watches] = await Promise.all([
+      openTransactionsWithHashes(db, network.caip2, relayer.address),
+      openWatches(db, network.caip2),
+    ]);
     await pMap(
       relayed,
       (transaction) => {
@@ -268,7 +311,13 @@ export class EvmFollower {
           const canonical = await this.canonicalAtDepth(BigInt(number), head);
           if (canonical === null) return;
           if (canonical !== hash) await this.watchAgain(watch);
-          else await finishWatch(db, watch, { status: watch.failure_reason ? 'failed' : 'confirmed', reason: watch.failure_reason }, onFinal);
+          else
+            await finishWatch(
+              db,
+              watch,
+              { status: watch.failure_reason ? 'failed' : 'confirmed', reason: watch.failure_reason },
+              onFinal,
+            );
         });
       },
       { concurrency: CONCURRENCY },
@@ -282,7 +331,9 @@ export class EvmFollower {
     if (known !== undefined) return known;
     let reading = this.reading.get(number);
     if (!reading) {
-      reading = this.options.client.getBlock({ blockNumber: number, includeTransactions: false }).then((block) => block.hash);
+      reading = this.options.client
+        .getBlock({ blockNumber: number, includeTransactions: false })
+        .then((block) => block.hash);
       reading.catch(() => this.reading.delete(number));
       this.reading.set(number, reading);
     }

@@ -85,24 +85,37 @@ export async function verifyNativeTransfer(
   ]);
   if (!transaction) return { state: 'not_found' };
   if (!isAddressEqual(transaction.from, expected.from)) {
-    throw new PaymentRefusedError('payer_mismatch', `transaction ${txHash} was sent by ${transaction.from}, the payment expects ${expected.from}`);
+    throw new PaymentRefusedError(
+      'payer_mismatch',
+      `transaction ${txHash} was sent by ${transaction.from}, the payment expects ${expected.from}`,
+    );
   }
   if (!transaction.to || !isAddressEqual(transaction.to, expected.to)) {
-    throw new PaymentRefusedError('recipient_mismatch', `transaction ${txHash} pays ${transaction.to ?? 'a contract creation'}, not the collector ${expected.to}`);
+    throw new PaymentRefusedError(
+      'recipient_mismatch',
+      `transaction ${txHash} pays ${transaction.to ?? 'a contract creation'}, not the collector ${expected.to}`,
+    );
   }
   if (transaction.value !== expected.value) {
-    throw new PaymentRefusedError('amount_mismatch', `transaction ${txHash} moves ${transaction.value} wei, the quote is ${expected.value}`);
+    throw new PaymentRefusedError(
+      'amount_mismatch',
+      `transaction ${txHash} moves ${transaction.value} wei, the quote is ${expected.value}`,
+    );
   }
   // Without it, a transfer made for another payment of the same amount, or another partner's, would pay this one.
   if (transaction.input.toLowerCase() !== expected.reference.toLowerCase()) {
     throw new PaymentRefusedError('reference_mismatch', `transaction ${txHash} was not made for this payment option`);
   }
   if (!receipt) return { state: 'pending', confirmations: 0 };
-  if (receipt.status !== 'success') throw new PaymentRefusedError('transfer_reverted', `transaction ${txHash} reverted`);
+  if (receipt.status !== 'success')
+    throw new PaymentRefusedError('transfer_reverted', `transaction ${txHash} reverted`);
   const minedAt = await timestampOf(receipt.blockHash);
   const offeredAt = BigInt(Math.floor(expected.offeredAt.getTime() / 1000));
   if (minedAt < offeredAt) {
-    throw new PaymentRefusedError('transfer_predates_option', `transaction ${txHash} was mined at ${minedAt}, before the option was offered at ${offeredAt}`);
+    throw new PaymentRefusedError(
+      'transfer_predates_option',
+      `transaction ${txHash} was mined at ${minedAt}, before the option was offered at ${offeredAt}`,
+    );
   }
   const confirmations = Number(latestBlock - receipt.blockNumber + 1n);
   if (confirmations < Math.max(network.confirmations, 1)) return { state: 'pending', confirmations };

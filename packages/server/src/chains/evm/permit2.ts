@@ -76,11 +76,20 @@ export function permitTransferFromTypedData(params: {
 
 /** How much of `token` the owner lets Permit2 move. */
 export function readPermit2Allowance(client: PublicClient, owner: Address, token: Address): Promise<bigint> {
-  return client.readContract({ address: token, abi: erc20Abi, functionName: 'allowance', args: [owner, PERMIT2_ADDRESS] });
+  return client.readContract({
+    address: token,
+    abi: erc20Abi,
+    functionName: 'allowance',
+    args: [owner, PERMIT2_ADDRESS],
+  });
 }
 
 /** The `eth_sendTransaction` request a buyer sends once per token so that Permit2 signatures can move it. */
-export function permit2ApprovalTransaction(params: { from: Address; token: Address }): { from: Address; to: Address; data: Hex } {
+export function permit2ApprovalTransaction(params: { from: Address; token: Address }): {
+  from: Address;
+  to: Address;
+  data: Hex;
+} {
   return {
     from: params.from,
     to: params.token,
@@ -98,26 +107,56 @@ export interface ExpectedPermitTransfer {
   owner?: Address;
 }
 
-function refuseUnlessMatching(typedData: PermitTransferTypedData, expected: ExpectedPermitTransfer, chainId: number, now: Date): void {
+function refuseUnlessMatching(
+  typedData: PermitTransferTypedData,
+  expected: ExpectedPermitTransfer,
+  chainId: number,
+  now: Date,
+): void {
   const { message, domain } = typedData;
-  if (!isAddressEqual(domain.verifyingContract, PERMIT2_ADDRESS) || domain.chainId !== chainId || !isAddressEqual(message.permitted.token, expected.token)) {
-    throw new PaymentRefusedError('token_mismatch', `the permit is for ${message.permitted.token} on chain ${domain.chainId}, not the quoted ${expected.token} on chain ${chainId}`);
+  if (
+    !isAddressEqual(domain.verifyingContract, PERMIT2_ADDRESS) ||
+    domain.chainId !== chainId ||
+    !isAddressEqual(message.permitted.token, expected.token)
+  ) {
+    throw new PaymentRefusedError(
+      'token_mismatch',
+      `the permit is for ${message.permitted.token} on chain ${domain.chainId}, not the quoted ${expected.token} on chain ${chainId}`,
+    );
   }
   if (!isAddressEqual(message.spender, expected.collector)) {
-    throw new PaymentRefusedError('recipient_mismatch', `the permit lets ${message.spender} spend, not the collector ${expected.collector}`);
+    throw new PaymentRefusedError(
+      'recipient_mismatch',
+      `the permit lets ${message.spender} spend, not the collector ${expected.collector}`,
+    );
   }
   if (message.permitted.amount !== expected.amount) {
-    throw new PaymentRefusedError('amount_mismatch', `the permit is for ${message.permitted.amount} minor units, the quote is ${expected.amount}`);
+    throw new PaymentRefusedError(
+      'amount_mismatch',
+      `the permit is for ${message.permitted.amount} minor units, the quote is ${expected.amount}`,
+    );
   }
   if (message.nonce !== permit2NonceForPayment(expected.paymentId)) {
-    throw new PaymentRefusedError('not_bound_to_payment', `the permit's nonce does not belong to payment ${expected.paymentId}`);
+    throw new PaymentRefusedError(
+      'not_bound_to_payment',
+      `the permit's nonce does not belong to payment ${expected.paymentId}`,
+    );
   }
   if (message.deadline <= BigInt(Math.floor(now.getTime() / 1000))) {
-    throw new PaymentRefusedError('authorization_expired', `the permit expired at ${new Date(Number(message.deadline) * 1000).toISOString()}`);
+    throw new PaymentRefusedError(
+      'authorization_expired',
+      `the permit expired at ${new Date(Number(message.deadline) * 1000).toISOString()}`,
+    );
   }
 }
 
-type PermitCheck = { typedData: PermitTransferTypedData; owner: Address; signature: Hex; expected: ExpectedPermitTransfer; clock: Clock };
+type PermitCheck = {
+  typedData: PermitTransferTypedData;
+  owner: Address;
+  signature: Hex;
+  expected: ExpectedPermitTransfer;
+  clock: Clock;
+};
 
 /** Checks what can be checked without the chain: the permit against the quote, its deadline and its owner. */
 function checkPermit(client: PublicClient, params: PermitCheck): void {
@@ -126,7 +165,10 @@ function checkPermit(client: PublicClient, params: PermitCheck): void {
   if (chainId === undefined) throw new Error('the client has no chain');
   refuseUnlessMatching(typedData, expected, chainId, params.clock.now());
   if (expected.owner && !isAddressEqual(owner, expected.owner)) {
-    throw new PaymentRefusedError('payer_mismatch', `the permit is from ${owner}, the payment expects ${expected.owner}`);
+    throw new PaymentRefusedError(
+      'payer_mismatch',
+      `the permit is from ${owner}, the payment expects ${expected.owner}`,
+    );
   }
 }
 
@@ -140,14 +182,32 @@ async function explainRefusal(client: PublicClient, params: PermitCheck, cause: 
   const { nonce } = typedData.message;
   const [signatureValid, nonceWord, balance, allowance] = await Promise.all([
     client.verifyTypedData({ ...typedData, address: owner, signature, mode: 'eoa' }),
-    client.readContract({ address: PERMIT2_ADDRESS, abi: permit2Abi, functionName: 'nonceBitmap', args: [owner, nonce >> 8n] }),
+    client.readContract({
+      address: PERMIT2_ADDRESS,
+      abi: permit2Abi,
+      functionName: 'nonceBitmap',
+      args: [owner, nonce >> 8n],
+    }),
     client.readContract({ address: expected.token, abi: erc20Abi, functionName: 'balanceOf', args: [owner] }),
     readPermit2Allowance(client, owner, expected.token),
   ]);
-  if (!signatureValid) return new PaymentRefusedError('invalid_signature', `the signature is not ${owner}'s signature of this permit`);
-  if ((nonceWord >> (nonce & 0xffn)) & 1n) return new PaymentRefusedError('nonce_already_used', `the permit for payment ${expected.paymentId} has already been used`);
-  if (balance < expected.amount) return new PaymentRefusedError('insufficient_balance', `${owner} holds ${balance} minor units, the payment needs ${expected.amount}`);
-  if (allowance < expected.amount) return new PaymentRefusedError('allowance_missing', `${owner} lets Permit2 move ${allowance} minor units, the payment needs ${expected.amount}`);
+  if (!signatureValid)
+    return new PaymentRefusedError('invalid_signature', `the signature is not ${owner}'s signature of this permit`);
+  if ((nonceWord >> (nonce & 0xffn)) & 1n)
+    return new PaymentRefusedError(
+      'nonce_already_used',
+      `the permit for payment ${expected.paymentId} has already been used`,
+    );
+  if (balance < expected.amount)
+    return new PaymentRefusedError(
+      'insufficient_balance',
+      `${owner} holds ${balance} minor units, the payment needs ${expected.amount}`,
+    );
+  if (allowance < expected.amount)
+    return new PaymentRefusedError(
+      'allowance_missing',
+      `${owner} lets Permit2 move ${allowance} minor units, the payment needs ${expected.amount}`,
+    );
   return new PaymentRefusedError('simulation_failed', `permitTransferFrom would fail on chain: ${revertReason(cause)}`);
 }
 
@@ -161,7 +221,11 @@ export async function verifyPermitTransfer(client: PublicClient, params: PermitC
   checkPermit(client, params);
   const { typedData, owner, signature } = params;
   try {
-    await client.simulateContract({ account: typedData.message.spender, address: PERMIT2_ADDRESS, ...permitTransferCall(typedData, owner, signature) });
+    await client.simulateContract({
+      account: typedData.message.spender,
+      address: PERMIT2_ADDRESS,
+      ...permitTransferCall(typedData, owner, signature),
+    });
   } catch (error) {
     if (!isExecutionRevert(error)) throw error;
     throw await explainRefusal(client, params, error);
@@ -199,7 +263,8 @@ export async function relayPermitTransfer(
     clock: Clock;
   },
 ): Promise<{ id: string; hash: Hex }> {
-  if (!isAddressEqual(params.expected.collector, relayer.address)) throw new Error('the expected collector is not the relayer’s account');
+  if (!isAddressEqual(params.expected.collector, relayer.address))
+    throw new Error('the expected collector is not the relayer’s account');
   checkPermit(client, params);
   try {
     return await relayer.submit({

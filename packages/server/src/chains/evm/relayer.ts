@@ -103,7 +103,10 @@ function isFinal(transaction: StoredTransaction): boolean {
 }
 
 function storedFees(attempt: StoredAttempt): Eip1559Fees {
-  return { maxFeePerGas: BigInt(attempt.max_fee_per_gas), maxPriorityFeePerGas: BigInt(attempt.max_priority_fee_per_gas) };
+  return {
+    maxFeePerGas: BigInt(attempt.max_fee_per_gas),
+    maxPriorityFeePerGas: BigInt(attempt.max_priority_fee_per_gas),
+  };
 }
 
 /** The transaction's receipt, or null while it is in no block (as the node sees it). */
@@ -154,7 +157,8 @@ export class Relayer {
     this.address = this.account.address;
     this.db = options.db;
     this.clients = options.clients ?? new EvmClients();
-    for (const network of options.networks) if (network.namespace === 'eip155') this.networks.set(network.caip2, network);
+    for (const network of options.networks)
+      if (network.namespace === 'eip155') this.networks.set(network.caip2, network);
     this.stuckAfterMs = options.stuckAfterMs;
     this.onProblem = options.onProblem ?? (() => {});
     this.broadcasts = new GroupCommit<{ transactionId: string; hash: string }, void>(async (sent) => {
@@ -234,7 +238,12 @@ export class Relayer {
     };
     const { nonce, attempt } = await this.nonceQueue(network.caip2).add({
       transaction,
-      sign: (nonce) => this.sign(network, { to: prepared.to, data: prepared.data, value: prepared.value, gas: prepared.gas, nonce }, prepared.fees),
+      sign: (nonce) =>
+        this.sign(
+          network,
+          { to: prepared.to, data: prepared.data, value: prepared.value, gas: prepared.gas, nonce },
+          prepared.fees,
+        ),
     });
     return { id: transaction.id, hash: attempt.hash as Hex, nonce, rawTransaction: attempt.rawTransaction as Hex };
   }
@@ -246,7 +255,8 @@ export class Relayer {
     const client = this.clients.for(this.network(transaction.chain));
     const sent: Hex[] = [];
     for (const attempt of await attemptsOf(this.db, id)) {
-      if (attempt.status === 'recorded' && (await this.send(client, transaction.id, attempt))) sent.push(attempt.hash as Hex);
+      if (attempt.status === 'recorded' && (await this.send(client, transaction.id, attempt)))
+        sent.push(attempt.hash as Hex);
     }
     return sent;
   }
@@ -263,7 +273,8 @@ export class Relayer {
       const transaction = await this.stored(id);
       const network = this.network(transaction.chain);
       if (isFinal(transaction)) return this.outcome(network, transaction);
-      if (Date.now() > deadline) throw new Error(`transaction ${id} is not final after ${options.timeoutMs ?? 300_000} ms`);
+      if (Date.now() > deadline)
+        throw new Error(`transaction ${id} is not final after ${options.timeoutMs ?? 300_000} ms`);
       await this.track(network, transaction, emptyReport());
       const tracked = await this.stored(id);
       // Polls four times a block, counting the round's own time, so a receipt is seen soon after its block.
@@ -302,7 +313,11 @@ export class Relayer {
   }
 
   /** Records the receipt a follower found in a block it read; final at once when that block is already deep enough. */
-  async recordInclusion(transaction: StoredTransaction, receipt: TransactionReceipt, latestBlock: bigint): Promise<void> {
+  async recordInclusion(
+    transaction: StoredTransaction,
+    receipt: TransactionReceipt,
+    latestBlock: bigint,
+  ): Promise<void> {
     await this.recordReceipt(this.network(transaction.chain), transaction, receipt, latestBlock, emptyReport());
   }
 
@@ -360,7 +375,11 @@ export class Relayer {
   }
 
   /** Hands stored bytes to the node. A refusal because the node already has them still counts as sent. */
-  private async send(client: PublicClient, transactionId: string, attempt: Pick<StoredAttempt, 'hash' | 'raw_transaction'>): Promise<boolean> {
+  private async send(
+    client: PublicClient,
+    transactionId: string,
+    attempt: Pick<StoredAttempt, 'hash' | 'raw_transaction'>,
+  ): Promise<boolean> {
     try {
       await client.sendRawTransaction({ serializedTransaction: attempt.raw_transaction as Hex });
     } catch (error) {
@@ -393,13 +412,20 @@ export class Relayer {
       // The nonce is spent; look once more in case the block landed between the reads above.
       const again = await Promise.all(attempts.map((attempt) => receiptOrNull(client, attempt.hash as Hex)));
       const late = again.find((found) => found !== null);
-      if (late) return this.recordReceipt(network, transaction, late, await client.getBlockNumber({ cacheTime: 0 }), report);
+      if (late)
+        return this.recordReceipt(network, transaction, late, await client.getBlockNumber({ cacheTime: 0 }), report);
       // Final only once the nonce is spent below the confirmation depth: a lagging node behind a load balancer, or a
       // shallow reorg, can hide the receipt of our own transaction for a while.
       const depthBlock = latestBlock - BigInt(Math.max(network.confirmations, 1));
-      const spentAtDepth = depthBlock >= 0n ? await client.getTransactionCount({ address: this.address, blockNumber: depthBlock }) : 0;
+      const spentAtDepth =
+        depthBlock >= 0n ? await client.getTransactionCount({ address: this.address, blockNumber: depthBlock }) : 0;
       if (BigInt(spentAtDepth) <= BigInt(transaction.nonce)) return;
-      await markFailed(this.db, transaction.id, `nonce ${transaction.nonce} was used by a transaction the relayer did not sign`, this.onFinal);
+      await markFailed(
+        this.db,
+        transaction.id,
+        `nonce ${transaction.nonce} was used by a transaction the relayer did not sign`,
+        this.onFinal,
+      );
       report.failed.push(transaction.id);
       return;
     }
@@ -413,25 +439,38 @@ export class Relayer {
     latestBlock: bigint,
     report: ReconcileReport,
   ): Promise<void> {
-    if (transaction.receipt_block_hash !== null && transaction.receipt_block_hash !== receipt.blockHash) report.reorged.push(transaction.id);
+    if (transaction.receipt_block_hash !== null && transaction.receipt_block_hash !== receipt.blockHash)
+      report.reorged.push(transaction.id);
     const deepEnough = latestBlock - receipt.blockNumber + 1n >= BigInt(Math.max(network.confirmations, 1));
     const reverted = receipt.status !== 'success';
     const status = !deepEnough ? 'broadcast' : reverted ? 'failed' : 'confirmed';
     await markMined(
       this.db,
       transaction.id,
-      { hash: receipt.transactionHash, blockNumber: receipt.blockNumber, blockHash: receipt.blockHash, status, failureReason: reverted ? 'reverted' : null },
+      {
+        hash: receipt.transactionHash,
+        blockNumber: receipt.blockNumber,
+        blockHash: receipt.blockHash,
+        status,
+        failureReason: reverted ? 'reverted' : null,
+      },
       this.onFinal,
     );
     if (status !== 'broadcast') report[status].push(transaction.id);
   }
 
   /** A transaction with no receipt: make sure the node has it, and replace it when it has waited too long. */
-  private async pushPending(client: PublicClient, transaction: StoredTransaction, attempts: StoredAttempt[], report: ReconcileReport): Promise<void> {
+  private async pushPending(
+    client: PublicClient,
+    transaction: StoredTransaction,
+    attempts: StoredAttempt[],
+    report: ReconcileReport,
+  ): Promise<void> {
     for (const attempt of attempts) {
       if (attempt.status !== 'recorded') continue;
       // Sent just before a crash that kept it from being marked: the node has it, so it is not sent again.
-      if (await nodeKnows(client, attempt.hash as Hex)) await this.broadcasts.add({ transactionId: transaction.id, hash: attempt.hash });
+      if (await nodeKnows(client, attempt.hash as Hex))
+        await this.broadcasts.add({ transactionId: transaction.id, hash: attempt.hash });
       else if (await this.send(client, transaction.id, attempt)) report.sent.push(attempt.hash as Hex);
     }
     const newest = attempts.at(-1);
@@ -447,7 +486,13 @@ export class Relayer {
     }
   }
 
-  private async replace(network: NetworkInfo, client: PublicClient, transaction: StoredTransaction, stuck: StoredAttempt, report: ReconcileReport) {
+  private async replace(
+    network: NetworkInfo,
+    client: PublicClient,
+    transaction: StoredTransaction,
+    stuck: StoredAttempt,
+    report: ReconcileReport,
+  ) {
     const fees = replacementFees(storedFees(stuck), await client.estimateFeesPerGas());
     const call = {
       to: transaction.to_address as Address,
@@ -466,7 +511,12 @@ export class Relayer {
   private async outcome(network: NetworkInfo, transaction: StoredTransaction): Promise<TransactionOutcome> {
     const hash = transaction.mined_hash as Hex | null;
     const receipt = hash ? await receiptOrNull(this.clients.for(network), hash) : null;
-    return { status: transaction.status === 'confirmed' ? 'confirmed' : 'failed', hash, receipt, reason: transaction.failure_reason };
+    return {
+      status: transaction.status === 'confirmed' ? 'confirmed' : 'failed',
+      hash,
+      receipt,
+      reason: transaction.failure_reason,
+    };
   }
 }
 

@@ -1,6 +1,12 @@
 import { sql, type Selectable, type Transaction } from 'kysely';
 import type { Db } from '../../db/database.ts';
-import type { Database, EvmAttemptStatus, EvmTransactionAttemptsTable, EvmTransactionsTable, EvmTransactionStatus } from '../../db/schema.ts';
+import type {
+  Database,
+  EvmAttemptStatus,
+  EvmTransactionAttemptsTable,
+  EvmTransactionsTable,
+  EvmTransactionStatus,
+} from '../../db/schema.ts';
 
 export type StoredTransaction = Selectable<EvmTransactionsTable>;
 export type StoredAttempt = Selectable<EvmTransactionAttemptsTable>;
@@ -58,7 +64,10 @@ export interface NonceClaim {
  * process get consecutive nonces, and a failure of the whole gives every nonce back. A transaction that cannot be
  * signed gets an Error in its place and takes no nonce.
  */
-export async function recordWithNextNonces(db: Db, claims: NonceClaim[]): Promise<({ nonce: bigint; attempt: SignedAttempt } | Error)[]> {
+export async function recordWithNextNonces(
+  db: Db,
+  claims: NonceClaim[],
+): Promise<({ nonce: bigint; attempt: SignedAttempt } | Error)[]> {
   const first = claims[0];
   if (!first) return [];
   const { chain } = first.transaction;
@@ -109,7 +118,12 @@ export async function recordWithNextNonces(db: Db, claims: NonceClaim[]): Promis
       .insertInto('evm_transaction_attempts')
       .values(signed.map(({ transaction, attempt }) => attemptRow(transaction.id, attempt)))
       .execute();
-    await trx.updateTable('evm_nonces').set({ next_nonce: next }).where('chain', '=', chain).where('address', '=', from).execute();
+    await trx
+      .updateTable('evm_nonces')
+      .set({ next_nonce: next })
+      .where('chain', '=', chain)
+      .where('address', '=', from)
+      .execute();
     return results;
   });
 }
@@ -128,7 +142,12 @@ function attemptRow(transactionId: string, attempt: SignedAttempt) {
  * Stores a fee-bumped replacement, unless another process replaced the transaction first (its newest attempt is
  * then no longer `replacing`). Returns whether it was stored.
  */
-export async function recordReplacement(db: Db, transactionId: string, replacing: string, attempt: SignedAttempt): Promise<boolean> {
+export async function recordReplacement(
+  db: Db,
+  transactionId: string,
+  replacing: string,
+  attempt: SignedAttempt,
+): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     const open = await trx
       .selectFrom('evm_transactions')
@@ -168,7 +187,10 @@ export async function openTransactionsWithHashes(db: Db, chain: string, from: st
     .selectFrom('evm_transactions as transaction')
     .innerJoin('evm_transaction_attempts as attempt', 'attempt.transaction_id', 'transaction.id')
     .selectAll('transaction')
-    .select([sql<string[]>`array_agg(attempt.hash)`.as('hashes'), sql<Date | null>`max(attempt.broadcast_at)`.as('last_broadcast_at')])
+    .select([
+      sql<string[]>`array_agg(attempt.hash)`.as('hashes'),
+      sql<Date | null>`max(attempt.broadcast_at)`.as('last_broadcast_at'),
+    ])
     .where('transaction.chain', '=', chain)
     .where('transaction.from_address', '=', from.toLowerCase())
     .where('transaction.status', 'in', ['recorded', 'broadcast'])
@@ -221,7 +243,12 @@ export interface MinedState {
  * Records which attempt landed, in which block, and whether that is final yet. The others are now replaced. A
  * final state runs `onFinal` in the same transaction.
  */
-export async function markMined(db: Db, transactionId: string, mined: MinedState, onFinal?: OnFinalTransaction): Promise<void> {
+export async function markMined(
+  db: Db,
+  transactionId: string,
+  mined: MinedState,
+  onFinal?: OnFinalTransaction,
+): Promise<void> {
   await db.transaction().execute(async (trx) => {
     const updated = await trx
       .updateTable('evm_transactions')
@@ -251,7 +278,12 @@ export async function markMined(db: Db, transactionId: string, mined: MinedState
  * Only while it is still recorded in `blockHash`, so a reorg noticed meanwhile wins. Runs `onFinal` in the same
  * transaction.
  */
-export async function markIncludedFinal(db: Db, transactionId: string, blockHash: string, onFinal?: OnFinalTransaction): Promise<void> {
+export async function markIncludedFinal(
+  db: Db,
+  transactionId: string,
+  blockHash: string,
+  onFinal?: OnFinalTransaction,
+): Promise<void> {
   await db.transaction().execute(async (trx) => {
     const updated = await trx
       .updateTable('evm_transactions')
@@ -273,20 +305,34 @@ export async function markReorged(db: Db, transactionId: string): Promise<void> 
   await db.transaction().execute(async (trx) => {
     await trx
       .updateTable('evm_transactions')
-      .set({ status: 'broadcast', mined_hash: null, receipt_block_number: null, receipt_block_hash: null, failure_reason: null, updated_at: sql<Date>`now()` })
+      .set({
+        status: 'broadcast',
+        mined_hash: null,
+        receipt_block_number: null,
+        receipt_block_hash: null,
+        failure_reason: null,
+        updated_at: sql<Date>`now()`,
+      })
       .where('id', '=', transactionId)
       .where('status', 'in', ['recorded', 'broadcast'])
       .execute();
     await trx
       .updateTable('evm_transaction_attempts')
-      .set({ status: sql<'recorded' | 'broadcast'>`CASE WHEN broadcast_at IS NULL THEN 'recorded' ELSE 'broadcast' END` })
+      .set({
+        status: sql<'recorded' | 'broadcast'>`CASE WHEN broadcast_at IS NULL THEN 'recorded' ELSE 'broadcast' END`,
+      })
       .where('transaction_id', '=', transactionId)
       .where('status', 'in', ['mined', 'replaced'])
       .execute();
   });
 }
 
-export async function markFailed(db: Db, transactionId: string, reason: string, onFinal?: OnFinalTransaction): Promise<void> {
+export async function markFailed(
+  db: Db,
+  transactionId: string,
+  reason: string,
+  onFinal?: OnFinalTransaction,
+): Promise<void> {
   await db.transaction().execute(async (trx) => {
     const updated = await trx
       .updateTable('evm_transactions')

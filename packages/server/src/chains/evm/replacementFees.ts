@@ -13,7 +13,11 @@ function raisedByQuarter(amount: bigint): bigint {
  * fees rise by at least 10%, so both rise by 25%, and never below what the network asks for now.
  */
 export function replacementFees(stuck: Eip1559Fees, current: Eip1559Fees): Eip1559Fees {
-  const maxPriorityFeePerGas = [raisedByQuarter(stuck.maxPriorityFeePerGas), current.maxPriorityFeePerGas].reduce((a, b) => (a > b ? a : b));
-  const maxFeePerGas = [raisedByQuarter(stuck.maxFeePerGas), current.maxFeePerGas, maxPriorityFeePerGas].reduce((a, b) => (a > b ? a : b));
+  const maxPriorityFeePerGas = [raisedByQuarter(stuck.maxPriorityFeePerGas), current.maxPriorityFeePerGas].reduce(
+    (a, b) => (a > b ? a : b),
+  );
+  const maxFeePerGas = [raisedByQuarter(stuck.maxFeePerGas), current.maxFeePerGas, maxPriorityFeePerGas].reduce(
+    (a, b) => (a > b ? a : b),
+  );
   return { maxFeePerGas, maxPriorityFeePerGas };
 }

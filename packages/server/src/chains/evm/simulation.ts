@@ -14,5 +14,9 @@ export function revertReason(error: unknown): string {
 
 /** Whether a call failed because the contract reverted (rather than because the node could not be asked). */
 export function isExecutionRevert(error: unknown): boolean {
-  return error instanceof BaseError && error.walk((cause) => cause instanceof ContractFunctionRevertedError || cause instanceof ExecutionRevertedError) !== null;
+  return (
+    error instanceof BaseError &&
+    error.walk((cause) => cause instanceof ContractFunctionRevertedError || cause instanceof ExecutionRevertedError) !==
+      null
+  );
 }

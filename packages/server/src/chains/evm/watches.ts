@@ -34,14 +34,29 @@ export async function watchTransaction(db: Db, watch: NewChainWatch): Promise<vo
 }
 
 export function openWatches(db: Db, chain: string): Promise<ChainWatch[]> {
-  return db.selectFrom('chain_watches').selectAll().where('chain', '=', chain).where('status', '=', 'pending').execute();
+  return db
+    .selectFrom('chain_watches')
+    .selectAll()
+    .where('chain', '=', chain)
+    .where('status', '=', 'pending')
+    .execute();
 }
 
 /** The watched transaction is in a block (not yet deep enough); `failureReason` when it reverted or cannot count. */
-export async function recordWatchInclusion(db: Db, watch: ChainWatch, block: { number: bigint; hash: string }, failureReason: string | null): Promise<void> {
+export async function recordWatchInclusion(
+  db: Db,
+  watch: ChainWatch,
+  block: { number: bigint; hash: string },
+  failureReason: string | null,
+): Promise<void> {
   await db
     .updateTable('chain_watches')
-    .set({ block_number: block.number, block_hash: block.hash, failure_reason: failureReason, updated_at: sql<Date>`now()` })
+    .set({
+      block_number: block.number,
+      block_hash: block.hash,
+      failure_reason: failureReason,
+      updated_at: sql<Date>`now()`,
+    })
     .where('chain', '=', watch.chain)
     .where('tx_hash', '=', watch.tx_hash)
     .where('payment_id', '=', watch.payment_id)
@@ -79,7 +94,10 @@ export async function finishWatch(
       .where('tx_hash', '=', watch.tx_hash)
       .where('payment_id', '=', watch.payment_id)
       .where('status', '=', 'pending');
-    update = end.status === 'expired' ? update.where('block_hash', 'is', null) : update.where('block_hash', '=', watch.block_hash);
+    update =
+      end.status === 'expired'
+        ? update.where('block_hash', 'is', null)
+        : update.where('block_hash', '=', watch.block_hash);
     const ended = await update.returningAll().executeTakeFirst();
     if (!ended) return;
     await onFinal(trx, {

@@ -47,7 +47,8 @@ export class CoinbasePriceSource implements PriceSource {
     if (pegged) return pegged;
     const { rates } = await this.ratesOf(token.symbol);
     const rate = rates.get(fiatCurrency);
-    if (!rate) throw new PriceUnavailableError(`the exchange-rate API has no price for ${token.symbol} in ${fiatCurrency}`);
+    if (!rate)
+      throw new PriceUnavailableError(`the exchange-rate API has no price for ${token.symbol} in ${fiatCurrency}`);
     return { rate, expiresAt: new Date(this.clock.now().getTime() + this.quoteTtlMs) };
   }
 
@@ -68,7 +69,10 @@ export class CoinbasePriceSource implements PriceSource {
     const url = `${this.baseUrl}/v2/exchange-rates?currency=${encodeURIComponent(symbol)}`;
     let body: unknown;
     try {
-      const response = await fetch(url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(this.timeoutMs) });
+      const response = await fetch(url, {
+        headers: { accept: 'application/json' },
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
       if (!response.ok) {
         await response.body?.cancel();
         throw new PriceUnavailableError(`the exchange-rate API answered ${response.status} for ${symbol}`);
@@ -76,10 +80,15 @@ export class CoinbasePriceSource implements PriceSource {
       body = await response.json();
     } catch (error) {
       if (error instanceof PriceUnavailableError) throw error;
-      const reason = error instanceof Error && error.name === 'TimeoutError' ? `no answer within ${this.timeoutMs} ms`
-        : error instanceof SyntaxError ? 'the answer is not JSON'
-          : 'the request failed';
-      throw new PriceUnavailableError(`the exchange-rate API is unavailable for ${symbol}: ${reason}`, { cause: error });
+      const reason =
+        error instanceof Error && error.name === 'TimeoutError'
+          ? `no answer within ${this.timeoutMs} ms`
+          : error instanceof SyntaxError
+            ? 'the answer is not JSON'
+            : 'the request failed';
+      throw new PriceUnavailableError(`the exchange-rate API is unavailable for ${symbol}: ${reason}`, {
+        cause: error,
+      });
     }
     return { fetchedAt: this.clock.now().getTime(), rates: parseRates(body, symbol) };
   }

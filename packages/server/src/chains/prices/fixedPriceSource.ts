@@ -20,7 +20,8 @@ export class FixedPriceSource implements PriceSource {
 
   constructor(table: Record<string, string>, options: FixedPriceSourceOptions = {}) {
     for (const [pair, text] of Object.entries(table)) {
-      if (!/^[^/\s]+\/[A-Z]{3}$/.test(pair)) throw new RangeError(`a price pair is written SYMBOL/CURRENCY: ${JSON.stringify(pair)}`);
+      if (!/^[^/\s]+\/[A-Z]{3}$/.test(pair))
+        throw new RangeError(`a price pair is written SYMBOL/CURRENCY: ${JSON.stringify(pair)}`);
       this.rates.set(pair, parseExchangeRate(text));
     }
     this.clock = options.clock ?? systemClock;

@@ -34,6 +34,11 @@ export async function quoteTokenAmount(
   request: { fiatCurrency: string; fiatDecimals: number; fiatAmount: bigint; token: TokenInfo },
 ): Promise<TokenAmountQuote> {
   const quote = await source.quote(request.fiatCurrency, request.token);
-  const amount = tokenAmountForFiat({ fiatAmount: request.fiatAmount, fiatDecimals: request.fiatDecimals, rate: quote.rate, tokenDecimals: request.token.decimals });
+  const amount = tokenAmountForFiat({
+    fiatAmount: request.fiatAmount,
+    fiatDecimals: request.fiatDecimals,
+    rate: quote.rate,
+    tokenDecimals: request.token.decimals,
+  });
   return { ...quote, amount };
 }

@@ -69,9 +69,22 @@ export async function buildSponsoredTransfer(request: SponsoredTransferRequest):
     (draft) =>
       appendTransactionMessageInstructions(
         [
-          getCreateAssociatedTokenIdempotentInstruction({ payer: collectorSigner, ata: collectorTokenAccount, owner: collector, mint, tokenProgram }),
+          getCreateAssociatedTokenIdempotentInstruction({
+            payer: collectorSigner,
+            ata: collectorTokenAccount,
+            owner: collector,
+            mint,
+            tokenProgram,
+          }),
           getTransferCheckedInstruction(
-            { source: buyerTokenAccount, mint, destination: collectorTokenAccount, authority: buyerSigner, amount: request.amount, decimals: request.decimals },
+            {
+              source: buyerTokenAccount,
+              mint,
+              destination: collectorTokenAccount,
+              authority: buyerSigner,
+              amount: request.amount,
+              decimals: request.decimals,
+            },
             { programAddress: tokenProgram },
           ),
           // SPL Memo v3: the memo program wallets, explorers and both mainnet and the devnet know.
@@ -90,6 +103,9 @@ export async function buildSponsoredTransfer(request: SponsoredTransferRequest):
 }
 
 /** The wallet action for a built transfer (D12, interface "Wallet rules for actions" 3). */
-export function solanaSignTransactionAction(transfer: SponsoredTransfer): { method: 'solana_signTransaction'; params: string } {
+export function solanaSignTransactionAction(transfer: SponsoredTransfer): {
+  method: 'solana_signTransaction';
+  params: string;
+} {
   return { method: 'solana_signTransaction', params: JSON.stringify([{ transaction: transfer.transactionBase64 }]) };
 }

@@ -3,8 +3,13 @@ export class BlockhashExpiredError extends Error {
   override readonly name = 'BlockhashExpiredError';
 
   /** `blockHeight` is the height at which the expiry was seen, null when it was recorded earlier. */
-  constructor(readonly lastValidBlockHeight: bigint, readonly blockHeight: bigint | null) {
-    super(`the transaction's blockhash expired after block height ${lastValidBlockHeight}${blockHeight === null ? '' : ` (now ${blockHeight})`}`);
+  constructor(
+    readonly lastValidBlockHeight: bigint,
+    readonly blockHeight: bigint | null,
+  ) {
+    super(
+      `the transaction's blockhash expired after block height ${lastValidBlockHeight}${blockHeight === null ? '' : ` (now ${blockHeight})`}`,
+    );
   }
 }
 
@@ -20,7 +25,10 @@ export type SignedTransactionProblem =
 export class SignedTransactionRejectedError extends Error {
   override readonly name = 'SignedTransactionRejectedError';
 
-  constructor(readonly problem: SignedTransactionProblem, message: string) {
+  constructor(
+    readonly problem: SignedTransactionProblem,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -29,7 +37,11 @@ export class SignedTransactionRejectedError extends Error {
 export class SolanaTransactionRejectedError extends Error {
   override readonly name = 'SolanaTransactionRejectedError';
 
-  constructor(readonly signature: string, readonly reason: string, readonly logs: readonly string[] = []) {
+  constructor(
+    readonly signature: string,
+    readonly reason: string,
+    readonly logs: readonly string[] = [],
+  ) {
     super(`the transaction ${signature} was refused: ${reason}`);
   }
 }
@@ -38,7 +50,10 @@ export class SolanaTransactionRejectedError extends Error {
 export class SolanaTransactionFailedError extends Error {
   override readonly name = 'SolanaTransactionFailedError';
 
-  constructor(readonly signature: string, readonly reason: string) {
+  constructor(
+    readonly signature: string,
+    readonly reason: string,
+  ) {
     super(`the transaction ${signature} failed on chain: ${reason}`);
   }
 }
@@ -47,7 +62,11 @@ export class SolanaTransactionFailedError extends Error {
 export class SolanaTransactionConflictError extends Error {
   override readonly name = 'SolanaTransactionConflictError';
 
-  constructor(readonly purpose: string, readonly reference: string, readonly existingSignature: string) {
+  constructor(
+    readonly purpose: string,
+    readonly reference: string,
+    readonly existingSignature: string,
+  ) {
     super(`${purpose} ${reference} already has the transaction ${existingSignature}`);
   }
 }

@@ -25,21 +25,36 @@ export async function readSolanaBalances(
   const pairs = await Promise.all(
     owners.flatMap((owner) =>
       mints.map(async (mint) => {
-        const [tokenAccount] = await findAssociatedTokenPda({ owner: address(owner), mint: address(mint), tokenProgram: address(tokenProgram) });
+        const [tokenAccount] = await findAssociatedTokenPda({
+          owner: address(owner),
+          mint: address(mint),
+          tokenProgram: address(tokenProgram),
+        });
         return { owner, mint, tokenAccount };
       }),
     ),
   );
   const accounts: Address[] = [...owners.map((owner) => address(owner)), ...pairs.map((pair) => pair.tokenAccount)];
   const chunks: Address[][] = [];
-  for (let start = 0; start < accounts.length; start += ACCOUNTS_PER_CALL) chunks.push(accounts.slice(start, start + ACCOUNTS_PER_CALL));
+  for (let start = 0; start < accounts.length; start += ACCOUNTS_PER_CALL)
+    chunks.push(accounts.slice(start, start + ACCOUNTS_PER_CALL));
   const results = (
-    await Promise.all(chunks.map(async (chunk) => (await rpc.getMultipleAccounts(chunk, { encoding: 'base64', commitment: 'confirmed' }).send()).value))
+    await Promise.all(
+      chunks.map(
+        async (chunk) =>
+          (
+            await rpc.getMultipleAccounts(chunk, { encoding: 'base64', commitment: 'confirmed' }).send()
+          ).value,
+      ),
+    )
   ).flat();
 
   const balances: Record<string, SolanaBalances> = {};
   owners.forEach((owner, index) => {
-    balances[owner] = { lamports: results[index]?.lamports ?? 0n, tokens: Object.fromEntries(mints.map((mint) => [mint, 0n])) };
+    balances[owner] = {
+      lamports: results[index]?.lamports ?? 0n,
+      tokens: Object.fromEntries(mints.map((mint) => [mint, 0n])),
+    };
   });
   const tokenDecoder = getTokenDecoder();
   pairs.forEach((pair, index) => {

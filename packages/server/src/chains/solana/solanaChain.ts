@@ -22,10 +22,20 @@ export function startSolanaChain(options: ChainAdapterOptions & { collector: Sol
     if (!network.rpcUrl) return [];
     const rpc = solanaRpc(network.rpcUrl);
     const slotMs = clamp(network.blockTimeMs, 100, 1000);
-    const sender = new SolanaTransactionSender({ db, rpc, network: network.caip2, collector, commitment: commitmentFor(network.confirmations), pollIntervalMs: slotMs, onFinal });
+    const sender = new SolanaTransactionSender({
+      db,
+      rpc,
+      network: network.caip2,
+      collector,
+      commitment: commitmentFor(network.confirmations),
+      pollIntervalMs: slotMs,
+      onFinal,
+    });
     networks.set(network.caip2, { rpc, sender });
     // One status poll per slot while something is open: the batched statuses cost the same for one or 256.
-    return [{ chain: network.caip2, step: async () => ({ nextStepInMs: (await sender.follow()).busy ? slotMs : 1000 }) }];
+    return [
+      { chain: network.caip2, step: async () => ({ nextStepInMs: (await sender.follow()).busy ? slotMs : 1000 }) },
+    ];
   });
   return {
     collector,
@@ -34,7 +44,11 @@ export function startSolanaChain(options: ChainAdapterOptions & { collector: Sol
     payability: async (network, owners, tokens) => {
       const solana = networks.get(network.caip2);
       if (!solana) return null;
-      const balances = await readSolanaBalances(solana.rpc, owners, tokens.map((token) => token.address));
+      const balances = await readSolanaBalances(
+        solana.rpc,
+        owners,
+        tokens.map((token) => token.address),
+      );
       return {
         canPay: (owner, token, amount) => (balances[owner]?.tokens[token.address] ?? 0n) >= amount,
         needsApproval: () => false,

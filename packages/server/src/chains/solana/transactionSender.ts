@@ -132,15 +132,21 @@ export class SolanaTransactionSender {
     const { db, rpc, network, collector } = this.options;
     const signed = await partiallySignTransaction([collector.keyPair], request.transaction);
     const feePayer = Object.keys(signed.signatures)[0];
-    if (feePayer !== collector.address) throw new Error('the collector must be the fee payer of a sponsored transaction');
+    if (feePayer !== collector.address)
+      throw new Error('the collector must be the fee payer of a sponsored transaction');
     const signature = getSignatureFromTransaction(signed);
 
-    const existing = await db.selectFrom('solana_transactions').selectAll().where('signature', '=', signature).executeTakeFirst();
+    const existing = await db
+      .selectFrom('solana_transactions')
+      .selectAll()
+      .where('signature', '=', signature)
+      .executeTakeFirst();
     if (existing) return this.sameReference(existing, request);
 
     if (!request.builtJustNow) {
       const blockHeight = await rpc.getBlockHeight({ commitment: 'confirmed' }).send();
-      if (blockHeight > request.lastValidBlockHeight) throw new BlockhashExpiredError(request.lastValidBlockHeight, blockHeight);
+      if (blockHeight > request.lastValidBlockHeight)
+        throw new BlockhashExpiredError(request.lastValidBlockHeight, blockHeight);
     }
 
     const { lifetimeToken: blockhash } = getCompiledTransactionMessageDecoder().decode(signed.messageBytes);
@@ -172,7 +178,11 @@ export class SolanaTransactionSender {
       throw new SolanaTransactionConflictError(request.purpose, request.reference, live?.signature ?? 'unknown');
     }
     // A concurrent confirm of the same transaction journaled it first.
-    const raced = await db.selectFrom('solana_transactions').selectAll().where('signature', '=', signature).executeTakeFirstOrThrow();
+    const raced = await db
+      .selectFrom('solana_transactions')
+      .selectAll()
+      .where('signature', '=', signature)
+      .executeTakeFirstOrThrow();
     return this.sameReference(raced, request);
   }
 
@@ -197,7 +207,8 @@ export class SolanaTransactionSender {
     let lastSentAt = 0;
     for (;;) {
       if (current.status === 'confirmed') return { signature: current.signature, slot: BigInt(current.slot ?? 0) };
-      if (current.status === 'failed') throw new SolanaTransactionFailedError(current.signature, current.error ?? 'unknown');
+      if (current.status === 'failed')
+        throw new SolanaTransactionFailedError(current.signature, current.error ?? 'unknown');
       if (current.status === 'expired') throw new BlockhashExpiredError(BigInt(current.last_valid_block_height), null);
       const [assessment] = await this.assess([current]);
       if (assessment?.kind === 'expired') {
@@ -212,7 +223,11 @@ export class SolanaTransactionSender {
       } else {
         await sleep(this.pollIntervalMs);
       }
-      current = await this.options.db.selectFrom('solana_transactions').selectAll().where('id', '=', current.id).executeTakeFirstOrThrow();
+      current = await this.options.db
+        .selectFrom('solana_transactions')
+        .selectAll()
+        .where('id', '=', current.id)
+        .executeTakeFirstOrThrow();
     }
   }
 
@@ -223,7 +238,16 @@ export class SolanaTransactionSender {
   async reconcile(): Promise<ReconciledSolanaTransaction[]> {
     const open = await this.advanceOpenEntries(0);
     if (!open.length) return [];
-    const after = await this.options.db.selectFrom('solana_transactions').selectAll().where('id', 'in', open.map((entry) => entry.id)).orderBy('id').execute();
+    const after = await this.options.db
+      .selectFrom('solana_transactions')
+      .selectAll()
+      .where(
+        'id',
+        'in',
+        open.map((entry) => entry.id),
+      )
+      .orderBy('id')
+      .execute();
     return after.map((entry) => ({
       purpose: entry.purpose,
       reference: entry.reference,
@@ -263,7 +287,8 @@ export class SolanaTransactionSender {
         async ([index, entry]) => {
           const assessment = assessments[index] as Assessment;
           if (assessment.kind === 'expired') await this.complete(entry, 'expired', {});
-          else if (assessment.kind === 'reached' || assessment.kind === 'failed') await this.recordOutcome(entry, assessment);
+          else if (assessment.kind === 'reached' || assessment.kind === 'failed')
+            await this.recordOutcome(entry, assessment);
           else if (assessment.kind === 'unseen' && Date.now() - entry.updated_at.getTime() >= resendAfterMs) {
             await this.send(entry).catch((error: unknown) => {
               if (!(error instanceof SolanaTransactionRejectedError)) throw error;
@@ -291,31 +316,50 @@ export class SolanaTransactionSender {
     const { rpc, commitment } = this.options;
     const blockHeight = await rpc.getBlockHeight({ commitment: 'finalized' }).send();
     const { value: statuses } = await rpc
-      .getSignatureStatuses(entries.map((entry) => toSignature(entry.signature)), { searchTransactionHistory: true })
+      .getSignatureStatuses(
+        entries.map((entry) => toSignature(entry.signature)),
+        { searchTransactionHistory: true },
+      )
       .send();
     return entries.map((entry, index): Assessment => {
       const status = statuses[index];
       if (status) {
         if (status.err) return { kind: 'failed', slot: status.slot, reason: describeError(status.err) };
-        const reached = status.confirmationStatus !== null
-          && COMMITMENT_ORDER.indexOf(status.confirmationStatus) >= COMMITMENT_ORDER.indexOf(commitment);
+        const reached =
+          status.confirmationStatus !== null &&
+          COMMITMENT_ORDER.indexOf(status.confirmationStatus) >= COMMITMENT_ORDER.indexOf(commitment);
         return reached ? { kind: 'reached', slot: status.slot } : { kind: 'landing' };
       }
-      return blockHeight > BigInt(entry.last_valid_block_height) ? { kind: 'expired', blockHeight } : { kind: 'unseen' };
+      return blockHeight > BigInt(entry.last_valid_block_height)
+        ? { kind: 'expired', blockHeight }
+        : { kind: 'unseen' };
     });
   }
 
-  private async recordOutcome(entry: SolanaJournalEntry, outcome: Extract<Assessment, { kind: 'reached' | 'failed' }>): Promise<void> {
+  private async recordOutcome(
+    entry: SolanaJournalEntry,
+    outcome: Extract<Assessment, { kind: 'reached' | 'failed' }>,
+  ): Promise<void> {
     if (outcome.kind === 'reached') await this.complete(entry, 'confirmed', { slot: outcome.slot });
     else await this.complete(entry, 'failed', { slot: outcome.slot, error: outcome.reason });
   }
 
   /** Records the entry's end and, in the same transaction, what it means for the service. */
-  private async complete(entry: SolanaJournalEntry, status: 'confirmed' | 'failed' | 'expired', fields: { slot?: bigint; error?: string }): Promise<void> {
+  private async complete(
+    entry: SolanaJournalEntry,
+    status: 'confirmed' | 'failed' | 'expired',
+    fields: { slot?: bigint; error?: string },
+  ): Promise<void> {
     await this.end(status, (trx) =>
       trx
         .updateTable('solana_transactions')
-        .set({ status, slot: fields.slot ?? null, error: fields.error ?? null, completed_at: new Date(), updated_at: new Date() })
+        .set({
+          status,
+          slot: fields.slot ?? null,
+          error: fields.error ?? null,
+          completed_at: new Date(),
+          updated_at: new Date(),
+        })
         .where('id', '=', entry.id)
         .where('status', 'in', OPEN_STATUSES)
         .returningAll()
@@ -369,7 +413,12 @@ export class SolanaTransactionSender {
     const { db, rpc } = this.options;
     const counted = await db
       .updateTable('solana_transactions')
-      .set((eb) => ({ send_attempts: eb('send_attempts', '+', 1), status: 'sent', first_sent_at: eb.fn.coalesce('first_sent_at', eb.val(new Date())), updated_at: new Date() }))
+      .set((eb) => ({
+        send_attempts: eb('send_attempts', '+', 1),
+        status: 'sent',
+        first_sent_at: eb.fn.coalesce('first_sent_at', eb.val(new Date())),
+        updated_at: new Date(),
+      }))
       .where('id', '=', entry.id)
       .where('status', 'in', OPEN_STATUSES)
       .returning('send_attempts')
@@ -394,7 +443,10 @@ function refusalOf(error: unknown): { reason: string; logs: readonly string[] } 
   }
   if (!isSolanaError(error, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE)) return null;
   const cause = error.cause;
-  if (isSolanaError(cause, SOLANA_ERROR__TRANSACTION_ERROR__BLOCKHASH_NOT_FOUND) || isSolanaError(cause, SOLANA_ERROR__TRANSACTION_ERROR__ALREADY_PROCESSED)) {
+  if (
+    isSolanaError(cause, SOLANA_ERROR__TRANSACTION_ERROR__BLOCKHASH_NOT_FOUND) ||
+    isSolanaError(cause, SOLANA_ERROR__TRANSACTION_ERROR__ALREADY_PROCESSED)
+  ) {
     return null;
   }
   return { reason: cause instanceof Error ? cause.message : error.message, logs: error.context.logs ?? [] };

@@ -43,11 +43,17 @@ export async function verifyBuyerSignedTransaction(check: BuyerSignedTransaction
   }
   // Re-encoding must give back the same bytes, so nothing (trailing bytes, extra signatures) was left unread.
   if (!wire || !transaction || !bytesEqual(new Uint8Array(getTransactionEncoder().encode(transaction)), wire)) {
-    throw new SignedTransactionRejectedError('malformed', 'the signed transaction is not a valid base64 Solana transaction');
+    throw new SignedTransactionRejectedError(
+      'malformed',
+      'the signed transaction is not a valid base64 Solana transaction',
+    );
   }
   const expected = new Uint8Array(getBase64Encoder().encode(check.expectedMessageBytesBase64));
   if (!bytesEqual(new Uint8Array(transaction.messageBytes), expected)) {
-    throw new SignedTransactionRejectedError('message_changed', 'the signed transaction is not the transaction the service built');
+    throw new SignedTransactionRejectedError(
+      'message_changed',
+      'the signed transaction is not the transaction the service built',
+    );
   }
   const buyer = address(check.buyer);
   if (!(buyer in transaction.signatures)) {
@@ -55,11 +61,19 @@ export async function verifyBuyerSignedTransaction(check: BuyerSignedTransaction
   }
   for (const [signer, signature] of Object.entries(transaction.signatures)) {
     if (signer === buyer) {
-      if (!signature) throw new SignedTransactionRejectedError('missing_signature', 'the transaction is not signed by the buyer');
+      if (!signature)
+        throw new SignedTransactionRejectedError('missing_signature', 'the transaction is not signed by the buyer');
       const valid = await verifySignature(await getPublicKeyFromAddress(buyer), signature, transaction.messageBytes);
-      if (!valid) throw new SignedTransactionRejectedError('invalid_signature', "the buyer's signature does not match the transaction");
+      if (!valid)
+        throw new SignedTransactionRejectedError(
+          'invalid_signature',
+          "the buyer's signature does not match the transaction",
+        );
     } else if (signature) {
-      throw new SignedTransactionRejectedError('unexpected_signature', `the signature slot of ${signer} must be left empty`);
+      throw new SignedTransactionRejectedError(
+        'unexpected_signature',
+        `the signature slot of ${signer} must be left empty`,
+      );
     }
   }
   return transaction;

@@ -81,7 +81,11 @@ export function setUpBrowserWallet(setup: BrowserWalletSetup): void {
       const amount = document.createElement('span');
       amount.className = 'option-amount';
       amount.textContent = display
-        ? formatTokenAmount(option.amount.value, { assetSymbol: display.assetSymbol, decimals: display.decimals }, setup.locale)
+        ? formatTokenAmount(
+            option.amount.value,
+            { assetSymbol: display.assetSymbol, decimals: display.decimals },
+            setup.locale,
+          )
         : `${option.amount.value} (${option.amount.unit})`;
       const network = document.createElement('span');
       network.className = 'option-network';

@@ -30,7 +30,8 @@ function sleep(ms: number): Promise<void> {
 
 /** A random id for this browser (the gateway's `Client-Id`), kept across visits where storage allows. */
 function browserClientId(): string {
-  const fresh = () => `web-${Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, '0')).join('')}`;
+  const fresh = () =>
+    `web-${Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, '0')).join('')}`;
   try {
     const stored = localStorage.getItem('paygate.clientId');
     if (stored && /^[A-Za-z0-9._:-]{1,128}$/.test(stored)) return stored;
@@ -50,7 +51,10 @@ function start(root: HTMLElement): void {
   // The server's clock decides expiry; the countdown follows it, not a possibly wrong local clock.
   const clockOffsetMs = Number(data.serverNow) - Date.now();
   const redirects = data.successUrl && data.errorUrl ? { success: data.successUrl, error: data.errorUrl } : undefined;
-  const client = new GatewayClient({ baseUrl: data.apiBase!, auth: { appId: data.appId!, clientId: browserClientId() } });
+  const client = new GatewayClient({
+    baseUrl: data.apiBase!,
+    auth: { appId: data.appId!, clientId: browserClientId() },
+  });
   const announcer = document.getElementById('status-announcer');
   const timeLeft = document.getElementById('time-left');
   const timeLeftLine = document.getElementById('time-left-line');

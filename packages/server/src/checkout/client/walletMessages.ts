@@ -34,7 +34,8 @@ export function explainWalletError(error: unknown, networkNames: ReadonlyMap<str
     return 'We could not reach the payment service. Check your connection and try again.';
   }
   if (error instanceof GatewayError) {
-    if (error.code === 'quote_expired') return 'The price quote ran out before you signed. Try again to get a fresh quote.';
+    if (error.code === 'quote_expired')
+      return 'The price quote ran out before you signed. Try again to get a fresh quote.';
     if (error.code === 'rate_limited') return 'Too many attempts in a short time. Wait a moment, then try again.';
     return `The payment service refused the payment: ${error.message} Try again, or choose another option.`;
   }

@@ -35,7 +35,15 @@ ${body}
 `;
 }
 
-type Property = { type: string; title: string; description?: string; format?: string; formatMinimum?: string; formatMaximum?: string; maxLength?: number };
+type Property = {
+  type: string;
+  title: string;
+  description?: string;
+  format?: string;
+  formatMinimum?: string;
+  formatMaximum?: string;
+  maxLength?: number;
+};
 
 function describedBy(id: string, property: Property, problem: string | undefined): string {
   const ids = [property.description ? `${id}-hint` : '', problem ? `${id}-error` : ''].filter(Boolean);
@@ -45,12 +53,21 @@ function describedBy(id: string, property: Property, problem: string | undefined
 function hintAndError(id: string, property: Property, problem: string | undefined): string {
   return [
     property.description ? `<p class="hint" id="${id}-hint">${escapeHtml(property.description)}</p>` : '',
-    problem ? `<p class="error" id="${id}-error"><span class="visually-hidden">Error: </span>${escapeHtml(problem)}</p>` : '',
+    problem
+      ? `<p class="error" id="${id}-error"><span class="visually-hidden">Error: </span>${escapeHtml(problem)}</p>`
+      : '',
   ].join('');
 }
 
 /** `marked` adds "(optional)" to a field that is not required; the alternatives of a group are not marked. */
-function fieldHtml(name: string, property: Property, required: boolean, marked: boolean, value: unknown, problem: string | undefined): string {
+function fieldHtml(
+  name: string,
+  property: Property,
+  required: boolean,
+  marked: boolean,
+  value: unknown,
+  problem: string | undefined,
+): string {
   const id = `field-${name}`;
   const invalid = problem ? ' aria-invalid="true"' : '';
   const requiredAttribute = required ? ' required' : '';
@@ -106,13 +123,22 @@ export function renderCollectForm(model: CollectFormModel): string {
       const legend = `${alternatives.map((alternative) => properties[alternative]?.title ?? alternative).join(' or ')} (at least one)`;
       const fields = alternatives.map((alternative) => {
         rendered.add(alternative);
-        return fieldHtml(alternative, properties[alternative] as Property, false, false, values[alternative], problems.get(alternative));
+        return fieldHtml(
+          alternative,
+          properties[alternative] as Property,
+          false,
+          false,
+          values[alternative],
+          problems.get(alternative),
+        );
       });
       parts.push(`<fieldset>\n<legend>${escapeHtml(legend)}</legend>\n${fields.join('\n')}\n</fieldset>`);
       continue;
     }
     rendered.add(name);
-    parts.push(fieldHtml(name, properties[name] as Property, required.has(name), true, values[name], problems.get(name)));
+    parts.push(
+      fieldHtml(name, properties[name] as Property, required.has(name), true, values[name], problems.get(name)),
+    );
   }
   const summary = problems.size
     ? `<div class="error-summary" role="alert" tabindex="-1" autofocus id="error-summary">

@@ -4,7 +4,11 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { formTokensOf, storeBuyerData } from '../../gateway/dataCollection/buyerData.ts';
 import { buyerDataSchema } from '../../gateway/dataCollection/buyerDataSchema.ts';
-import { type BuyerDataProblems, buyerDataFromForm, validateBuyerData } from '../../gateway/dataCollection/validateBuyerData.ts';
+import {
+  type BuyerDataProblems,
+  buyerDataFromForm,
+  validateBuyerData,
+} from '../../gateway/dataCollection/validateBuyerData.ts';
 import { fiatCurrency } from '../../payments/currencies.ts';
 import type { PaymentRow } from '../../payments/paymentResource.ts';
 import { effectiveStatus } from '../../payments/stateMachine.ts';
@@ -43,9 +47,13 @@ function amountText(payment: PaymentRow): string {
   const currency = fiatCurrency(payment.fiat_currency);
   if (!currency) return `${payment.fiat_value} ${payment.fiat_currency}`;
   const digits = payment.fiat_value.padStart(currency.decimals + 1, '0');
-  const decimal = currency.decimals ? `${digits.slice(0, -currency.decimals)}.${digits.slice(-currency.decimals)}` : digits;
+  const decimal = currency.decimals
+    ? `${digits.slice(0, -currency.decimals)}.${digits.slice(-currency.decimals)}`
+    : digits;
   // Formatted from the decimal text, never through a float.
-  return new Intl.NumberFormat('en', { style: 'currency', currency: currency.code }).format(decimal as Intl.StringNumericLiteral);
+  return new Intl.NumberFormat('en', { style: 'currency', currency: currency.code }).format(
+    decimal as Intl.StringNumericLiteral,
+  );
 }
 
 function sendPage(reply: FastifyReply, status: number, html: string): FastifyReply {
@@ -59,33 +67,76 @@ function sendPage(reply: FastifyReply, status: number, html: string): FastifyRep
     .send(html);
 }
 
-type Resolved = { ok: true; payment: PaymentRow; merchantName: string; scope: string } | { ok: false; status: number; html: string };
+type Resolved =
+  | { ok: true; payment: PaymentRow; merchantName: string; scope: string }
+  | { ok: false; status: number; html: string };
 
 /** The payment a form link is for, or the page that refuses the link. */
 async function resolveLink(ctx: AppContext, token: string): Promise<Resolved> {
   const now = ctx.clock.now();
   const checked = (await formTokensOf(ctx)).check(token, now);
   if (!checked.ok && checked.reason === 'link_expired') {
-    return { ok: false, status: 410, html: renderCollectRefused('This link has expired', 'The time to give your details for this payment is over.', 'link_expired') };
+    return {
+      ok: false,
+      status: 410,
+      html: renderCollectRefused(
+        'This link has expired',
+        'The time to give your details for this payment is over.',
+        'link_expired',
+      ),
+    };
   }
   const payment = checked.ok
     ? await ctx.db.selectFrom('payments').selectAll().where('id', '=', checked.claims.paymentId).executeTakeFirst()
     : undefined;
   if (!checked.ok || !payment) {
-    return { ok: false, status: 403, html: renderCollectRefused('This link is not valid', 'It was not issued by this service for a payment, or it was changed.', 'invalid_link') };
+    return {
+      ok: false,
+      status: 403,
+      html: renderCollectRefused(
+        'This link is not valid',
+        'It was not issued by this service for a payment, or it was changed.',
+        'invalid_link',
+      ),
+    };
   }
   const status = effectiveStatus(payment.status, payment.expires_at, now);
   if (status !== 'requires_action') {
-    return { ok: false, status: 409, html: renderCollectRefused('This payment can no longer be paid', `The payment is ${status}; no details are needed.`, 'payment_not_payable') };
+    return {
+      ok: false,
+      status: 409,
+      html: renderCollectRefused(
+        'This payment can no longer be paid',
+        `The payment is ${status}; no details are needed.`,
+        'payment_not_payable',
+      ),
+    };
   }
   if (!ctx.config.dataEncryptionKey) {
-    return { ok: false, status: 503, html: renderCollectRefused('Details cannot be taken now', 'This service is not set up to store buyer details.', 'unavailable') };
+    return {
+      ok: false,
+      status: 503,
+      html: renderCollectRefused(
+        'Details cannot be taken now',
+        'This service is not set up to store buyer details.',
+        'unavailable',
+      ),
+    };
   }
-  const merchant = await ctx.db.selectFrom('merchants').select('name').where('id', '=', payment.merchant_id).executeTakeFirstOrThrow();
+  const merchant = await ctx.db
+    .selectFrom('merchants')
+    .select('name')
+    .where('id', '=', payment.merchant_id)
+    .executeTakeFirstOrThrow();
   return { ok: true, payment, merchantName: merchant.name, scope: checked.claims.scope };
 }
 
-function formPage(ctx: AppContext, link: Extract<Resolved, { ok: true }>, values: Record<string, unknown>, problems: BuyerDataProblems): string {
+function formPage(
+  ctx: AppContext,
+  link: Extract<Resolved, { ok: true }>,
+  values: Record<string, unknown>,
+  problems: BuyerDataProblems,
+): string {
   return renderCollectForm({
     merchantName: link.merchantName,
     amountText: amountText(link.payment),
@@ -110,13 +161,18 @@ export async function registerCollectFormRoutes(app: FastifyInstance, ctx: AppCo
 
   await app.register(async (scope) => {
     // The form posts as a browser does without JavaScript; only these routes read that encoding.
-    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 16 * 1024 }, (_request, body, done) =>
-      done(null, Object.fromEntries(new URLSearchParams(body as string))),
+    scope.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string', bodyLimit: 16 * 1024 },
+      (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
     );
 
     scope.get(
       `${prefix}/assets/:file`,
-      { config, schema: { hide: true, params: { type: 'object', properties: { file: { type: 'string', maxLength: 40 } } } } },
+      {
+        config,
+        schema: { hide: true, params: { type: 'object', properties: { file: { type: 'string', maxLength: 40 } } } },
+      },
       async (request, reply) => {
         const asset = assets.get((request.params as { file: string }).file);
         if (!asset) return reply.code(404).type('text/plain; charset=utf-8').send('Not found');
@@ -134,7 +190,9 @@ export async function registerCollectFormRoutes(app: FastifyInstance, ctx: AppCo
       const link = await resolveLink(ctx, tokenOf(request.params));
       if (!link.ok) return sendPage(reply, link.status, link.html);
       const body = request.body;
-      const values = buyerDataFromForm(typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {});
+      const values = buyerDataFromForm(
+        typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {},
+      );
       const result = validateBuyerData(values, ctx.clock.now());
       if (!result.ok) return sendPage(reply, 400, formPage(ctx, link, values, result.problems));
       await storeBuyerData(ctx, link.payment.id, link.scope, 'form', result.data);

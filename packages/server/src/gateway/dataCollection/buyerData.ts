@@ -9,7 +9,12 @@ import type { OptionRow } from '../optionLookup.ts';
 import { buyerDataSchema } from './buyerDataSchema.ts';
 import type { DataEncryptionKey } from './encryption.ts';
 import { FormTokenSigner } from './formToken.ts';
-import { type DataThreshold, effectiveDataThreshold, isAboveDataThreshold, type MerchantDataThreshold } from './threshold.ts';
+import {
+  type DataThreshold,
+  effectiveDataThreshold,
+  isAboveDataThreshold,
+  type MerchantDataThreshold,
+} from './threshold.ts';
 import { type BuyerData, buyerDataFromFields, validateBuyerData } from './validateBuyerData.ts';
 
 /** `collectData` of an option or of the options response (D14). */
@@ -38,7 +43,11 @@ export function formTokensOf(ctx: AppContext): Promise<FormTokenSigner> {
 export function dataEncryptionKeyOf(ctx: AppContext): DataEncryptionKey {
   const key = ctx.config.dataEncryptionKey;
   if (!key) {
-    throw new ApiError(503, 'service_unavailable', 'This payment asks for buyer data, which this service cannot store: DATA_ENCRYPTION_KEY is not configured.');
+    throw new ApiError(
+      503,
+      'service_unavailable',
+      'This payment asks for buyer data, which this service cannot store: DATA_ENCRYPTION_KEY is not configured.',
+    );
   }
   return key;
 }
@@ -48,7 +57,10 @@ function thresholdOf(currency: string | null, amount: string | null): DataThresh
 }
 
 /** The threshold of a payment's merchant: its override, else its partner's; null when no data is asked for. */
-export async function dataThresholdOfPayment(db: Db, payment: Pick<PaymentRow, 'merchant_id'>): Promise<DataThreshold | null> {
+export async function dataThresholdOfPayment(
+  db: Db,
+  payment: Pick<PaymentRow, 'merchant_id'>,
+): Promise<DataThreshold | null> {
   const row = await db
     .selectFrom('merchants')
     .innerJoin('partners', 'partners.id', 'merchants.partner_id')
@@ -63,7 +75,9 @@ export async function dataThresholdOfPayment(db: Db, payment: Pick<PaymentRow, '
     .executeTakeFirstOrThrow();
   const merchantThreshold = thresholdOf(row.merchantCurrency, row.merchantAmount);
   const merchant: MerchantDataThreshold =
-    row.override === 'threshold' && merchantThreshold ? { kind: 'threshold', threshold: merchantThreshold } : { kind: row.override === 'never' ? 'never' : 'inherit' };
+    row.override === 'threshold' && merchantThreshold
+      ? { kind: 'threshold', threshold: merchantThreshold }
+      : { kind: row.override === 'never' ? 'never' : 'inherit' };
   return effectiveDataThreshold(thresholdOf(row.partnerCurrency, row.partnerAmount), merchant);
 }
 
@@ -136,8 +150,17 @@ export async function storeBuyerData(
   source: 'form' | 'confirm',
   data: BuyerData,
 ): Promise<void> {
-  const encrypted = dataEncryptionKeyOf(ctx).encrypt(Buffer.from(JSON.stringify(data), 'utf8'), associatedData(paymentId, scope));
-  const row = { key_id: encrypted.keyId, nonce: encrypted.nonce, ciphertext: encrypted.ciphertext, auth_tag: encrypted.authTag, source };
+  const encrypted = dataEncryptionKeyOf(ctx).encrypt(
+    Buffer.from(JSON.stringify(data), 'utf8'),
+    associatedData(paymentId, scope),
+  );
+  const row = {
+    key_id: encrypted.keyId,
+    nonce: encrypted.nonce,
+    ciphertext: encrypted.ciphertext,
+    auth_tag: encrypted.authTag,
+    source,
+  };
   await ctx.db
     .insertInto('buyer_data')
     .values({ payment_id: paymentId, scope, ...row })
@@ -146,10 +169,23 @@ export async function storeBuyerData(
 }
 
 /** The buyer data given for a payment and scope, decrypted; undefined when none was given. */
-export async function readBuyerData(db: Db, key: DataEncryptionKey, paymentId: string, scope: string): Promise<BuyerData | undefined> {
-  const row = await db.selectFrom('buyer_data').selectAll().where('payment_id', '=', paymentId).where('scope', '=', scope).executeTakeFirst();
+export async function readBuyerData(
+  db: Db,
+  key: DataEncryptionKey,
+  paymentId: string,
+  scope: string,
+): Promise<BuyerData | undefined> {
+  const row = await db
+    .selectFrom('buyer_data')
+    .selectAll()
+    .where('payment_id', '=', paymentId)
+    .where('scope', '=', scope)
+    .executeTakeFirst();
   if (!row) return undefined;
-  const plaintext = key.decrypt({ keyId: row.key_id, nonce: row.nonce, ciphertext: row.ciphertext, authTag: row.auth_tag }, associatedData(paymentId, scope));
+  const plaintext = key.decrypt(
+    { keyId: row.key_id, nonce: row.nonce, ciphertext: row.ciphertext, authTag: row.auth_tag },
+    associatedData(paymentId, scope),
+  );
   return JSON.parse(plaintext.toString('utf8')) as BuyerData;
 }
 
@@ -169,7 +205,13 @@ export async function requireBuyerData(
     const given = await scopesWithData(ctx.db, payment.id);
     if (given.has(option.account) || given.has(ANY_ACCOUNT)) return;
     throw ApiError.validation(
-      [{ field: 'collectedData', message: "is required: this option needs buyer data; send it per the option's collectData.schema or submit the form at collectData.url first" }],
+      [
+        {
+          field: 'collectedData',
+          message:
+            "is required: this option needs buyer data; send it per the option's collectData.schema or submit the form at collectData.url first",
+        },
+      ],
       'This option needs buyer data.',
     );
   }

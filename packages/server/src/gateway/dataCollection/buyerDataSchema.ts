@@ -12,10 +12,17 @@ export function buyerDataSchema(now: Date) {
   return {
     $schema: 'http://json-schema.org/draft-07/schema#',
     title: 'Buyer details',
-    description: 'Asked by the merchant before a payment of this size. Give your place of birth, your place of residence, or both.',
+    description:
+      'Asked by the merchant before a payment of this size. Give your place of birth, your place of residence, or both.',
     type: 'object',
     properties: {
-      fullName: { type: 'string', title: 'Full name', description: 'As on your identity document', minLength: 1, maxLength: 200 },
+      fullName: {
+        type: 'string',
+        title: 'Full name',
+        description: 'As on your identity document',
+        minLength: 1,
+        maxLength: 200,
+      },
       dateOfBirth: {
         type: 'string',
         title: 'Date of birth',
@@ -24,8 +31,20 @@ export function buyerDataSchema(now: Date) {
         formatMinimum: EARLIEST_BIRTH_DATE,
         formatMaximum: now.toISOString().slice(0, 10),
       },
-      placeOfBirth: { type: 'string', title: 'Place of birth', description: 'City and country', minLength: 1, maxLength: 200 },
-      placeOfResidence: { type: 'string', title: 'Place of residence', description: 'City and country', minLength: 1, maxLength: 200 },
+      placeOfBirth: {
+        type: 'string',
+        title: 'Place of birth',
+        description: 'City and country',
+        minLength: 1,
+        maxLength: 200,
+      },
+      placeOfResidence: {
+        type: 'string',
+        title: 'Place of residence',
+        description: 'City and country',
+        minLength: 1,
+        maxLength: 200,
+      },
       termsAccepted: {
         type: 'boolean',
         const: true,

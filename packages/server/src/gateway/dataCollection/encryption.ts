@@ -1,4 +1,11 @@
-import { createCipheriv, createDecipheriv, createHash, createSecretKey, type KeyObject, randomBytes } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createSecretKey,
+  type KeyObject,
+  randomBytes,
+} from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
@@ -30,7 +37,8 @@ export class DataEncryptionKey {
       : /^[A-Za-z0-9+/_-]{43}=?$/.test(trimmed)
         ? Buffer.from(trimmed, 'base64')
         : undefined;
-    if (!bytes || bytes.length !== 32) throw new DataEncryptionKeyError(`${source} must be 32 bytes as 64 hex characters or base64`);
+    if (!bytes || bytes.length !== 32)
+      throw new DataEncryptionKeyError(`${source} must be 32 bytes as 64 hex characters or base64`);
     return new DataEncryptionKey(bytes);
   }
 
@@ -44,7 +52,8 @@ export class DataEncryptionKey {
 
   /** Throws when the data was altered, moved to another row (other associated data) or written with another key. */
   decrypt(encrypted: EncryptedData, associatedData: string): Buffer {
-    if (encrypted.keyId !== this.id) throw new DataEncryptionKeyError(`the data was encrypted with key ${encrypted.keyId}, not ${this.id}`);
+    if (encrypted.keyId !== this.id)
+      throw new DataEncryptionKeyError(`the data was encrypted with key ${encrypted.keyId}, not ${this.id}`);
     const decipher = createDecipheriv(ALGORITHM, this.#key, encrypted.nonce);
     decipher.setAAD(Buffer.from(associatedData, 'utf8'));
     decipher.setAuthTag(encrypted.authTag);
@@ -70,8 +79,10 @@ export interface EncryptedData {
 export async function dataEncryptionKeyInDataDir(dataDir: string): Promise<DataEncryptionKey> {
   const file = path.join(dataDir, KEY_FILE);
   await fs.mkdir(dataDir, { recursive: true });
-  await fs.writeFile(file, randomBytes(32).toString('hex'), { mode: 0o600, flag: 'wx' }).catch((error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EEXIST') throw error;
-  });
+  await fs
+    .writeFile(file, randomBytes(32).toString('hex'), { mode: 0o600, flag: 'wx' })
+    .catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EEXIST') throw error;
+    });
   return DataEncryptionKey.parse(await fs.readFile(file, 'utf8'), file);
 }

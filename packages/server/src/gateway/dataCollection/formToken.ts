@@ -9,7 +9,9 @@ export interface FormTokenClaims {
   expiresAt: number;
 }
 
-export type FormTokenCheck = { ok: true; claims: FormTokenClaims } | { ok: false; reason: 'invalid_link' | 'link_expired' };
+export type FormTokenCheck =
+  | { ok: true; claims: FormTokenClaims }
+  | { ok: false; reason: 'invalid_link' | 'link_expired' };
 
 const TOKEN = /^([A-Za-z0-9_-]{10,1000})\.([A-Za-z0-9_-]{43})$/;
 
@@ -25,7 +27,9 @@ export class FormTokenSigner {
   }
 
   sign(claims: FormTokenClaims): string {
-    const payload = Buffer.from(JSON.stringify({ p: claims.paymentId, s: claims.scope, e: claims.expiresAt })).toString('base64url');
+    const payload = Buffer.from(JSON.stringify({ p: claims.paymentId, s: claims.scope, e: claims.expiresAt })).toString(
+      'base64url',
+    );
     return `${payload}.${this.mac(payload)}`;
   }
 
@@ -33,7 +37,8 @@ export class FormTokenSigner {
     const match = TOKEN.exec(token);
     if (!match) return { ok: false, reason: 'invalid_link' };
     const [, payload = '', mac = ''] = match;
-    if (!timingSafeEqual(Buffer.from(this.mac(payload)), Buffer.from(mac))) return { ok: false, reason: 'invalid_link' };
+    if (!timingSafeEqual(Buffer.from(this.mac(payload)), Buffer.from(mac)))
+      return { ok: false, reason: 'invalid_link' };
     let decoded: unknown;
     try {
       decoded = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
@@ -41,7 +46,8 @@ export class FormTokenSigner {
       return { ok: false, reason: 'invalid_link' };
     }
     const { p, s, e } = decoded as { p?: unknown; s?: unknown; e?: unknown };
-    if (typeof p !== 'string' || typeof s !== 'string' || typeof e !== 'number') return { ok: false, reason: 'invalid_link' };
+    if (typeof p !== 'string' || typeof s !== 'string' || typeof e !== 'number')
+      return { ok: false, reason: 'invalid_link' };
     if (now.getTime() >= e * 1000) return { ok: false, reason: 'link_expired' };
     return { ok: true, claims: { paymentId: p, scope: s, expiresAt: e } };
   }

@@ -12,7 +12,10 @@ export interface DataThreshold {
 }
 
 /** A merchant's setting: the partner's threshold, none at all, or its own. */
-export type MerchantDataThreshold = { kind: 'inherit' } | { kind: 'never' } | { kind: 'threshold'; threshold: DataThreshold };
+export type MerchantDataThreshold =
+  | { kind: 'inherit' }
+  | { kind: 'never' }
+  | { kind: 'threshold'; threshold: DataThreshold };
 
 export class DataThresholdError extends Error {}
 
@@ -27,7 +30,8 @@ export function parseDataThreshold(text: string): DataThreshold {
     );
   }
   const [, currency, amount] = match;
-  if (currency !== undefined && !fiatCurrency(currency)) throw new DataThresholdError(`${currency} is not an ISO 4217 currency with minor units`);
+  if (currency !== undefined && !fiatCurrency(currency))
+    throw new DataThresholdError(`${currency} is not an ISO 4217 currency with minor units`);
   return { currency: currency ?? null, amount: BigInt(amount as string) };
 }
 
@@ -36,7 +40,10 @@ export function formatDataThreshold(threshold: DataThreshold): string {
 }
 
 /** The threshold that applies to a merchant's payments: its override, else its partner's. */
-export function effectiveDataThreshold(partner: DataThreshold | null, merchant: MerchantDataThreshold): DataThreshold | null {
+export function effectiveDataThreshold(
+  partner: DataThreshold | null,
+  merchant: MerchantDataThreshold,
+): DataThreshold | null {
   if (merchant.kind === 'never') return null;
   if (merchant.kind === 'threshold') return merchant.threshold;
   return partner;
@@ -53,7 +60,11 @@ export interface PaymentAmount {
  * the payment's currency; it is needed only when the two currencies differ (else pass null), and without it the
  * answer is yes: not knowing the value must not skip the collection.
  */
-export function isAboveDataThreshold(payment: PaymentAmount, threshold: DataThreshold, rate: ExchangeRate | null): boolean {
+export function isAboveDataThreshold(
+  payment: PaymentAmount,
+  threshold: DataThreshold,
+  rate: ExchangeRate | null,
+): boolean {
   if (threshold.currency === null || threshold.currency === payment.currency) return payment.amount > threshold.amount;
   if (!rate) return true;
   const paymentDecimals = BigInt(fiatCurrency(payment.currency)?.decimals ?? 2);

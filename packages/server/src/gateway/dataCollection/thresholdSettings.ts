@@ -13,7 +13,11 @@ export function parseMerchantDataThreshold(text: string): MerchantDataThreshold 
   return { kind: 'threshold', threshold: parseDataThreshold(text) };
 }
 
-export async function setPartnerDataThreshold(db: Db, partnerId: string, threshold: DataThreshold | null): Promise<void> {
+export async function setPartnerDataThreshold(
+  db: Db,
+  partnerId: string,
+  threshold: DataThreshold | null,
+): Promise<void> {
   const result = await db
     .updateTable('partners')
     .set({ data_threshold_currency: threshold?.currency ?? null, data_threshold_amount: threshold?.amount ?? null })
@@ -22,7 +26,11 @@ export async function setPartnerDataThreshold(db: Db, partnerId: string, thresho
   if (!result.numUpdatedRows) throw new DataThresholdError(`partner ${partnerId} does not exist`);
 }
 
-export async function setMerchantDataThreshold(db: Db, merchantId: string, setting: MerchantDataThreshold): Promise<void> {
+export async function setMerchantDataThreshold(
+  db: Db,
+  merchantId: string,
+  setting: MerchantDataThreshold,
+): Promise<void> {
   const threshold = setting.kind === 'threshold' ? setting.threshold : null;
   const result = await db
     .updateTable('merchants')

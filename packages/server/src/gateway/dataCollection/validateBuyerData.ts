@@ -30,7 +30,12 @@ function problemOf(error: ErrorObject, schema: BuyerDataSchema): [string, string
       const missing = (error.params as { missingProperty: string }).missingProperty;
       // The anyOf branches report each place as required: one message for the pair is given below.
       if (PLACE_FIELDS.includes(missing as (typeof PLACE_FIELDS)[number])) return undefined;
-      return [missing, missing === 'termsAccepted' ? 'Accept the terms to continue' : `Enter your ${titles[missing]?.title.toLowerCase() ?? missing}`];
+      return [
+        missing,
+        missing === 'termsAccepted'
+          ? 'Accept the terms to continue'
+          : `Enter your ${titles[missing]?.title.toLowerCase() ?? missing}`,
+      ];
     }
     case 'anyOf':
       return ['placeOfBirth', 'Enter your place of birth or your place of residence'];
@@ -76,7 +81,10 @@ function normalised(value: unknown): unknown {
  * `collectedData.fields` (`[{id, value}]`) as an object; an id given twice is a problem of its own, as the schema
  * cannot tell which answer was meant.
  */
-export function buyerDataFromFields(fields: { id: string; value: unknown }[]): { data: Record<string, unknown>; problems: BuyerDataProblems } {
+export function buyerDataFromFields(fields: { id: string; value: unknown }[]): {
+  data: Record<string, unknown>;
+  problems: BuyerDataProblems;
+} {
   // No prototype: an id such as `__proto__` stays an ordinary (and refused) field.
   const data: Record<string, unknown> = Object.create(null);
   const problems: BuyerDataProblems = new Map();

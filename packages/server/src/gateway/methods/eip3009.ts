@@ -80,7 +80,12 @@ export const eip3009Method: PaymentMethodHandler<Eip3009Terms> = {
     };
     return {
       terms: { kind: 'eip3009', authorization },
-      actions: [{ type: 'walletRpc', data: { chain_id: network.caip2, method: 'eth_signTypedData_v4', params: signTypedDataParams(authorization) } }],
+      actions: [
+        {
+          type: 'walletRpc',
+          data: { chain_id: network.caip2, method: 'eth_signTypedData_v4', params: signTypedDataParams(authorization) },
+        },
+      ],
     };
   },
 
@@ -92,7 +97,12 @@ export const eip3009Method: PaymentMethodHandler<Eip3009Terms> = {
       await verifyReceiveAuthorization(client, {
         typedData,
         signature,
-        expected: { token: typedData.domain.verifyingContract, collector: services.evm.collector, value: BigInt(option.amount), from: typedData.message.from },
+        expected: {
+          token: typedData.domain.verifyingContract,
+          collector: services.evm.collector,
+          value: BigInt(option.amount),
+          from: typedData.message.from,
+        },
         clock: { now: () => now },
       });
     } catch (error) {
@@ -107,7 +117,12 @@ export const eip3009Method: PaymentMethodHandler<Eip3009Terms> = {
         chain: option.network,
         typedData,
         signature: values[0] as Hex,
-        expected: { token: typedData.domain.verifyingContract, collector: services.evm.collector, value: BigInt(option.amount), from: typedData.message.from },
+        expected: {
+          token: typedData.domain.verifyingContract,
+          collector: services.evm.collector,
+          value: BigInt(option.amount),
+          from: typedData.message.from,
+        },
         clock: ctx.clock,
         paymentId,
       }),

@@ -10,8 +10,19 @@ import type { Submission } from './paymentMethod.ts';
  * before (so an authorisation or permit is relayed once; its stored bytes are sent again if they never were).
  * The network's follower sees it land and makes the payment final.
  */
-export async function relayOnce(ctx: AppContext, services: GatewayServices, paymentId: string, purpose: string, relay: () => Promise<unknown>): Promise<Submission> {
-  const recorded = await ctx.db.selectFrom('evm_transactions').select('id').where('payment_id', '=', paymentId).where('purpose', '=', purpose).executeTakeFirst();
+export async function relayOnce(
+  ctx: AppContext,
+  services: GatewayServices,
+  paymentId: string,
+  purpose: string,
+  relay: () => Promise<unknown>,
+): Promise<Submission> {
+  const recorded = await ctx.db
+    .selectFrom('evm_transactions')
+    .select('id')
+    .where('payment_id', '=', paymentId)
+    .where('purpose', '=', purpose)
+    .executeTakeFirst();
   if (recorded) {
     await services.evm.relayer.broadcast(recorded.id);
     return null;

@@ -21,10 +21,13 @@ export function paymentMethodOf(terms: OptionTerms): PaymentMethodHandler<Option
 }
 
 /** The method that pays with the token on the network, if the gateway offers the token there. */
-export function paymentMethodFor(network: NetworkInfo, token: TokenInfo): PaymentMethodHandler<OptionTerms> | undefined {
-  return Object.values(paymentMethods).find((method) => method.namespace === network.namespace && method.tokenMethod === token.method) as
-    | PaymentMethodHandler<OptionTerms>
-    | undefined;
+export function paymentMethodFor(
+  network: NetworkInfo,
+  token: TokenInfo,
+): PaymentMethodHandler<OptionTerms> | undefined {
+  return Object.values(paymentMethods).find(
+    (method) => method.namespace === network.namespace && method.tokenMethod === token.method,
+  ) as PaymentMethodHandler<OptionTerms> | undefined;
 }
 
 /** What each journal purpose or watch kind of the methods' transfers does to its payment when it ends. */

@@ -15,16 +15,33 @@ import { acceptedEvmNetwork, refusalOf, resultValue } from './refusals.ts';
 import type { NativeTerms, WalletRpcAction } from './terms.ts';
 
 /** The one action of a native-coin option (D11): the buyer sends exactly `value` to the collector, with the option's reference. */
-function nativeOffer(params: { network: NetworkInfo; optionId: string; from: Address; collector: Address; value: bigint }): {
+function nativeOffer(params: {
+  network: NetworkInfo;
+  optionId: string;
+  from: Address;
+  collector: Address;
+  value: bigint;
+}): {
   terms: NativeTerms;
   actions: WalletRpcAction[];
 } {
   const data = nativeTransferReference(params.optionId);
-  const terms: NativeTerms = { kind: 'native', from: params.from, to: params.collector, value: params.value.toString(), data };
+  const terms: NativeTerms = {
+    kind: 'native',
+    from: params.from,
+    to: params.collector,
+    value: params.value.toString(),
+    data,
+  };
   const transaction = { from: params.from, to: params.collector, value: numberToHex(params.value), data };
   return {
     terms,
-    actions: [{ type: 'walletRpc', data: { chain_id: params.network.caip2, method: 'eth_sendTransaction', params: JSON.stringify([transaction]) } }],
+    actions: [
+      {
+        type: 'walletRpc',
+        data: { chain_id: params.network.caip2, method: 'eth_sendTransaction', params: JSON.stringify([transaction]) },
+      },
+    ],
   };
 }
 
@@ -45,8 +62,18 @@ function earliestBlockTime(option: NativeOption): Date {
 function expectedTransfer(option: NativeOption): ExpectedNativeTransfer {
   const { terms } = option;
   // Such a transfer is bound to no option: whoever holds its hash could claim it for a payment of the same amount.
-  if (!terms.data) throw new PaymentRefusedError('option_outdated', 'the option was offered without a transfer reference; ask for options again');
-  return { from: terms.from, to: terms.to, value: BigInt(terms.value), reference: terms.data, offeredAt: earliestBlockTime(option) };
+  if (!terms.data)
+    throw new PaymentRefusedError(
+      'option_outdated',
+      'the option was offered without a transfer reference; ask for options again',
+    );
+  return {
+    from: terms.from,
+    to: terms.to,
+    value: BigInt(terms.value),
+    reference: terms.data,
+    offeredAt: earliestBlockTime(option),
+  };
 }
 
 /**
@@ -54,7 +81,12 @@ function expectedTransfer(option: NativeOption): ExpectedNativeTransfer {
  * option's reference, and not mined before the option was offered. It may still be unmined. That it pays no other
  * payment is checked when the confirm is recorded. Throws PaymentRefusedError.
  */
-async function verifyNativeResult(client: PublicClient, network: NetworkInfo, option: NativeOption, hash: Hex): Promise<void> {
+async function verifyNativeResult(
+  client: PublicClient,
+  network: NetworkInfo,
+  option: NativeOption,
+  hash: Hex,
+): Promise<void> {
   const expected = expectedTransfer(option);
   const timestampOf = blockTimestamps(client);
   const state = await seenWithin(sightingWaitMs(network), 250, async () => {
@@ -85,7 +117,13 @@ export const nativeMethod: PaymentMethodHandler<NativeTerms> = {
   },
 
   async offer(services, network, { account, quote }, optionId) {
-    return nativeOffer({ network, optionId, from: account.address as Address, collector: services.evm.collector, value: quote.amount });
+    return nativeOffer({
+      network,
+      optionId,
+      from: account.address as Address,
+      collector: services.evm.collector,
+      value: quote.amount,
+    });
   },
 
   async verifyConfirmation(services, chains, option, results) {

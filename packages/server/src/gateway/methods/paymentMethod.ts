@@ -54,18 +54,40 @@ export interface PaymentMethodHandler<T extends OptionTerms> {
   tokenMethod: PaymentMethod;
   /** Journal purposes and watch kinds of the transfers that pay (or lead up to) its payments. */
   transfers: Record<string, TransferPurpose>;
-  offer(services: GatewayServices, network: NetworkInfo, candidate: Candidate, optionId: string, payment: PaymentRow): Promise<{ terms: T; actions: OptionAction[] }>;
+  offer(
+    services: GatewayServices,
+    network: NetworkInfo,
+    candidate: Candidate,
+    optionId: string,
+    payment: PaymentRow,
+  ): Promise<{ terms: T; actions: OptionAction[] }>;
   /**
    * Resolves the option's build action into wallet actions (the fetch operation), with the option's terms as they
    * stand after it; only methods that offer a build action have it.
    */
-  build?(services: GatewayServices, option: OptionRow<T>, paymentId: string): Promise<{ terms: T; actions: WalletRpcAction[] }>;
+  build?(
+    services: GatewayServices,
+    option: OptionRow<T>,
+    paymentId: string,
+  ): Promise<{ terms: T; actions: WalletRpcAction[] }>;
   /** Checks the buyer's results against the option's terms and the chain; nothing is written or sent. */
-  verifyConfirmation(services: GatewayServices, chains: ChainRegistry, option: OptionRow<T>, results: WalletResult[], now: Date): Promise<void>;
+  verifyConfirmation(
+    services: GatewayServices,
+    chains: ChainRegistry,
+    option: OptionRow<T>,
+    results: WalletResult[],
+    now: Date,
+  ): Promise<void>;
   /** Claims for this payment, in the confirm's transaction, what the results spend that could pay another one. */
   claim?(trx: Transaction<Database>, paymentId: string, option: OptionRow<T>, results: WalletResult[]): Promise<void>;
   /** The transaction the buyer sent itself that the payment waits on, if the option has one. */
   buyerTransaction?(option: OptionRow<T>, results: WalletResult[]): BuyerTransaction | null;
   /** Hands the accepted results to the chain layer, which journals and sends them; `values` holds one per action. */
-  submit(ctx: AppContext, services: GatewayServices, paymentId: string, option: OptionRow<T>, values: string[]): Promise<Submission>;
+  submit(
+    ctx: AppContext,
+    services: GatewayServices,
+    paymentId: string,
+    option: OptionRow<T>,
+    values: string[],
+  ): Promise<Submission>;
 }

@@ -1,4 +1,11 @@
-import { type Address, decodeFunctionData, type Hex, isAddressEqual, type PublicClient, TransactionNotFoundError } from 'viem';
+import {
+  type Address,
+  decodeFunctionData,
+  type Hex,
+  isAddressEqual,
+  type PublicClient,
+  TransactionNotFoundError,
+} from 'viem';
 import { erc20Abi } from '../../chains/evm/abis.ts';
 import {
   evmChainId,
@@ -81,11 +88,18 @@ function permit2Offer(params: {
     deadline: Math.floor(params.deadline.getTime() / 1000).toString(),
   };
   const chain_id = params.network.caip2;
-  const sign: WalletRpcAction = { type: 'walletRpc', data: { chain_id, method: 'eth_signTypedData_v4', params: signPermitParams(permit) } };
+  const sign: WalletRpcAction = {
+    type: 'walletRpc',
+    data: { chain_id, method: 'eth_signTypedData_v4', params: signPermitParams(permit) },
+  };
   if (!params.needsApproval) return { terms: { kind: 'permit2', permit, approval: false }, actions: [sign] };
   const approve: WalletRpcAction = {
     type: 'walletRpc',
-    data: { chain_id, method: 'eth_sendTransaction', params: JSON.stringify([permit2ApprovalTransaction({ from: params.owner, token: params.token })]) },
+    data: {
+      chain_id,
+      method: 'eth_sendTransaction',
+      params: JSON.stringify([permit2ApprovalTransaction({ from: params.owner, token: params.token })]),
+    },
   };
   return { terms: { kind: 'permit2', permit, approval: true }, actions: [approve, sign] };
 }
@@ -94,16 +108,29 @@ function permit2Offer(params: {
  * Checks the approval the buyer sent: the owner's own call of `approve(Permit2, amount or more)` on the token. It
  * may not be mined yet; the submission waits for it.
  */
-async function checkApprovalTransaction(client: PublicClient, network: NetworkInfo, hash: Hex, permit: StoredPermit): Promise<void> {
+async function checkApprovalTransaction(
+  client: PublicClient,
+  network: NetworkInfo,
+  hash: Hex,
+  permit: StoredPermit,
+): Promise<void> {
   const transaction = await seenWithin(sightingWaitMs(network), 250, () =>
     client.getTransaction({ hash }).catch((error: unknown) => {
       if (error instanceof TransactionNotFoundError) return null;
       throw error;
     }),
   );
-  if (!transaction) throw new PaymentRefusedError('approval_failed', `the node does not know the approval transaction ${hash}`);
-  if (!isAddressEqual(transaction.from, permit.owner) || !transaction.to || !isAddressEqual(transaction.to, permit.token)) {
-    throw new PaymentRefusedError('approval_failed', `the transaction ${hash} is not ${permit.owner}'s call of ${permit.token}`);
+  if (!transaction)
+    throw new PaymentRefusedError('approval_failed', `the node does not know the approval transaction ${hash}`);
+  if (
+    !isAddressEqual(transaction.from, permit.owner) ||
+    !transaction.to ||
+    !isAddressEqual(transaction.to, permit.token)
+  ) {
+    throw new PaymentRefusedError(
+      'approval_failed',
+      `the transaction ${hash} is not ${permit.owner}'s call of ${permit.token}`,
+    );
   }
   let call;
   try {
@@ -111,8 +138,15 @@ async function checkApprovalTransaction(client: PublicClient, network: NetworkIn
   } catch {
     call = null;
   }
-  if (call?.functionName !== 'approve' || !isAddressEqual(call.args[0], PERMIT2_ADDRESS) || call.args[1] < BigInt(permit.amount)) {
-    throw new PaymentRefusedError('approval_failed', `the transaction ${hash} does not approve Permit2 for ${permit.amount} minor units`);
+  if (
+    call?.functionName !== 'approve' ||
+    !isAddressEqual(call.args[0], PERMIT2_ADDRESS) ||
+    call.args[1] < BigInt(permit.amount)
+  ) {
+    throw new PaymentRefusedError(
+      'approval_failed',
+      `the transaction ${hash} does not approve Permit2 for ${permit.amount} minor units`,
+    );
   }
 }
 
@@ -136,7 +170,13 @@ async function verifyPermit2Results(
       typedData,
       owner: permit.owner,
       signature: values.signature,
-      expected: { token: permit.token, amount: BigInt(permit.amount), collector: permit.spender, paymentId: permit.paymentId, owner: permit.owner },
+      expected: {
+        token: permit.token,
+        amount: BigInt(permit.amount),
+        collector: permit.spender,
+        paymentId: permit.paymentId,
+        owner: permit.owner,
+      },
       clock: { now: () => now },
     });
   } catch (error) {
@@ -178,7 +218,9 @@ export const permit2Method: PaymentMethodHandler<Permit2Terms> = {
   async verifyConfirmation(services, chains, option, results, now) {
     const { terms } = option;
     try {
-      const approvalHash = terms.approval ? resultValue(results, 0, TRANSACTION_HASH, 'the hash of the approval transaction') : null;
+      const approvalHash = terms.approval
+        ? resultValue(results, 0, TRANSACTION_HASH, 'the hash of the approval transaction')
+        : null;
       const signature = resultValue(results, results.length - 1, SIGNATURE, 'a 0x-prefixed hex signature');
       const network = acceptedEvmNetwork(chains, option);
       await verifyPermit2Results(services.evm.clients.for(network), network, terms, { approvalHash, signature }, now);
@@ -189,7 +231,9 @@ export const permit2Method: PaymentMethodHandler<Permit2Terms> = {
 
   buyerTransaction(option, results) {
     // An approval may be older than the option.
-    return option.terms.approval ? { kind: APPROVAL_KIND, hash: results[0]?.data[0] ?? '', notBefore: new Date(0) } : null;
+    return option.terms.approval
+      ? { kind: APPROVAL_KIND, hash: results[0]?.data[0] ?? '', notBefore: new Date(0) }
+      : null;
   },
 
   /**
@@ -215,7 +259,13 @@ export const permit2Method: PaymentMethodHandler<Permit2Terms> = {
         typedData: permitTypedData(permit),
         owner: permit.owner,
         signature: values.at(-1) as Hex,
-        expected: { token: permit.token, amount: BigInt(permit.amount), collector: permit.spender, paymentId, owner: permit.owner },
+        expected: {
+          token: permit.token,
+          amount: BigInt(permit.amount),
+          collector: permit.spender,
+          paymentId,
+          owner: permit.owner,
+        },
         clock: ctx.clock,
       }),
     );

@@ -11,7 +11,9 @@ export function refused(message: string, reason: string): ApiError {
 
 /** The chain layer's refusal of `subject` as the 400 the wallet gets; any other error as it is. */
 export function refusalOf(subject: string, error: unknown): unknown {
-  return error instanceof PaymentRefusedError ? refused(`The ${subject} was refused: ${error.message}.`, error.code) : error;
+  return error instanceof PaymentRefusedError
+    ? refused(`The ${subject} was refused: ${error.message}.`, error.code)
+    : error;
 }
 
 export function noLongerAccepted(option: Pick<OptionRow, 'network'>): ApiError {
@@ -21,7 +23,8 @@ export function noLongerAccepted(option: Pick<OptionRow, 'network'>): ApiError {
 /** The value of result `index`, refused unless it has the form the action's method returns. */
 export function resultValue(results: WalletResult[], index: number, form: RegExp, described: string): Hex {
   const value = results[index]?.data[0] ?? '';
-  if (!form.test(value)) throw ApiError.validation([{ field: `results.${index}.data.0`, message: `must be ${described}` }]);
+  if (!form.test(value))
+    throw ApiError.validation([{ field: `results.${index}.data.0`, message: `must be ${described}` }]);
   return value as Hex;
 }
 

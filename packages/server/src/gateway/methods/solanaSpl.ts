@@ -1,5 +1,9 @@
 import { buildSponsoredTransfer, solanaSignTransactionAction } from '../../chains/solana/buildSponsoredTransfer.ts';
-import { BlockhashExpiredError, SignedTransactionRejectedError, SolanaTransactionRejectedError } from '../../chains/solana/errors.ts';
+import {
+  BlockhashExpiredError,
+  SignedTransactionRejectedError,
+  SolanaTransactionRejectedError,
+} from '../../chains/solana/errors.ts';
 import { verifyBuyerSignedTransaction } from '../../chains/solana/verifyBuyerSignedTransaction.ts';
 import { ApiError } from '../../http/errors.ts';
 import { readingChain } from '../chainFailures.ts';
@@ -35,7 +39,12 @@ export const solanaSplMethod: PaymentMethodHandler<SplTerms> = {
   async build(services, option, paymentId) {
     const { terms } = option;
     const solana = services.solana.networks.get(option.network);
-    if (!solana) throw new ApiError(503, 'service_unavailable', `Payments on ${option.network} are not configured on this service.`);
+    if (!solana)
+      throw new ApiError(
+        503,
+        'service_unavailable',
+        `Payments on ${option.network} are not configured on this service.`,
+      );
     const built = await readingChain(option.network, () =>
       buildSponsoredTransfer({
         rpc: solana.rpc,
@@ -65,9 +74,14 @@ export const solanaSplMethod: PaymentMethodHandler<SplTerms> = {
     if (!solana) throw noLongerAccepted(option);
     if (!terms.transfer) throw refused('Fetch the build action before confirming this option.', 'not_built');
     try {
-      await verifyBuyerSignedTransaction({ signedTransactionBase64: value, expectedMessageBytesBase64: terms.transfer.messageBytesBase64, buyer: terms.buyer });
+      await verifyBuyerSignedTransaction({
+        signedTransactionBase64: value,
+        expectedMessageBytesBase64: terms.transfer.messageBytesBase64,
+        buyer: terms.buyer,
+      });
     } catch (error) {
-      if (error instanceof SignedTransactionRejectedError) throw refused(`The signed transaction was refused: ${error.message}.`, error.problem);
+      if (error instanceof SignedTransactionRejectedError)
+        throw refused(`The signed transaction was refused: ${error.message}.`, error.problem);
       throw error;
     }
     const blockHeight = await solana.rpc.getBlockHeight({ commitment: 'confirmed' }).send();

@@ -2,7 +2,15 @@ import { type Address, getAddress } from 'viem';
 import { parseAccountId } from '../../chains/caip.ts';
 import { readBalances } from '../../chains/evm/index.ts';
 import type { TokenInfo } from '../../chains/registry.ts';
-import { type BatchRow, failBatch, liveEvmTransfer, lockOpenBatch, markBatchSent, SETTLEMENT_PURPOSE, settleBatch } from '../batches.ts';
+import {
+  type BatchRow,
+  failBatch,
+  liveEvmTransfer,
+  lockOpenBatch,
+  markBatchSent,
+  SETTLEMENT_PURPOSE,
+  settleBatch,
+} from '../batches.ts';
 import { transferCrashPoint } from '../crashPoint.ts';
 import { evmTransferCall } from '../transfers.ts';
 import type { SettlementSender, SettlementSenderContext } from './settlementSender.ts';
@@ -37,7 +45,12 @@ export class EvmSettlementSender implements SettlementSender {
     // only while the transfer is journaled, which asks nothing of the chain.
     const prepared = (await liveEvmTransfer(db, batch.id))
       ? null
-      : await relayer.prepare({ chain: token.chain, ...settlementCall(token, batch), purpose: SETTLEMENT_PURPOSE, paymentId: batch.id });
+      : await relayer.prepare({
+          chain: token.chain,
+          ...settlementCall(token, batch),
+          purpose: SETTLEMENT_PURPOSE,
+          paymentId: batch.id,
+        });
     const next = await db.transaction().execute(async (trx) => {
       const locked = await lockOpenBatch(trx, batch.id);
       if (!locked) return null;

@@ -2,7 +2,15 @@ import { parseAccountId } from '../../chains/caip.ts';
 import type { TokenInfo } from '../../chains/registry.ts';
 import { SolanaTransactionRejectedError } from '../../chains/solana/errors.ts';
 import { readSolanaBalances } from '../../chains/solana/readSolanaBalances.ts';
-import { type BatchRow, failBatch, liveSolanaTransfer, lockOpenBatch, markBatchSent, SETTLEMENT_PURPOSE, settleBatch } from '../batches.ts';
+import {
+  type BatchRow,
+  failBatch,
+  liveSolanaTransfer,
+  lockOpenBatch,
+  markBatchSent,
+  SETTLEMENT_PURPOSE,
+  settleBatch,
+} from '../batches.ts';
 import { transferCrashPoint } from '../crashPoint.ts';
 import { buildSolanaSettlementTransfer } from '../transfers.ts';
 import type { SettlementSender, SettlementSenderContext } from './settlementSender.ts';
@@ -59,9 +67,10 @@ export class SolanaSettlementSender implements SettlementSender {
     if (entry.status === 'confirmed') return settleBatch(db, this.context.announcer(), batch.id, entry.signature);
     transferCrashPoint(this.context.crashAt, 'recorded');
     // Sent once here; the network's follower sends it again while unseen, and settles or releases the batch.
-    if (entry.status === 'recorded') await solana.sender.sendJournaled(entry).catch((error: unknown) => {
-      if (!(error instanceof SolanaTransactionRejectedError)) throw error;
-    });
+    if (entry.status === 'recorded')
+      await solana.sender.sendJournaled(entry).catch((error: unknown) => {
+        if (!(error instanceof SolanaTransactionRejectedError)) throw error;
+      });
     return false;
   }
 

@@ -33,9 +33,21 @@ describe('balance and allowance reads', () => {
 
     expect(requests).toHaveLength(1);
     const methods = (requests[0] as { method: string }[]).map((call) => call.method).sort();
-    expect(methods).toEqual(['eth_call', 'eth_getBalance', 'eth_getBalance', 'eth_getBalance', 'eth_getBalance', 'eth_getBalance']);
+    expect(methods).toEqual([
+      'eth_call',
+      'eth_getBalance',
+      'eth_getBalance',
+      'eth_getBalance',
+      'eth_getBalance',
+      'eth_getBalance',
+    ]);
     const [alice, bob, carol, erin, dave] = owners as [Address, Address, Address, Address, Address];
-    const [usdc, eurc, usdt, eth] = tokens as [(typeof tokens)[0], (typeof tokens)[0], (typeof tokens)[0], (typeof tokens)[0]];
+    const [usdc, eurc, usdt, eth] = tokens as [
+      (typeof tokens)[0],
+      (typeof tokens)[0],
+      (typeof tokens)[0],
+      (typeof tokens)[0],
+    ];
     expect(balances.of(carol, usdt)).toBe(10_000_000_000n);
     expect(balances.of(carol, usdc)).toBe(0n);
     expect(balances.of(carol, eth)).toBe(10n ** 18n);

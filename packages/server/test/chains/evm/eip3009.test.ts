@@ -22,7 +22,12 @@ describe('EIP-3009 receiveWithAuthorization', () => {
   });
   afterAll(() => env?.close());
 
-  async function authorization(token: TokenInfo, from: Address, value: bigint, overrides: { validBefore?: bigint } = {}) {
+  async function authorization(
+    token: TokenInfo,
+    from: Address,
+    value: bigint,
+    overrides: { validBefore?: bigint } = {},
+  ) {
     return receiveWithAuthorizationTypedData({
       token: await readEip3009Token(env.client, token.address as Address),
       from,
@@ -33,7 +38,12 @@ describe('EIP-3009 receiveWithAuthorization', () => {
     });
   }
 
-  async function relay(token: TokenInfo, typedData: ReceiveAuthorizationTypedData, signature: Hex, quote: { value: bigint; from?: Address }) {
+  async function relay(
+    token: TokenInfo,
+    typedData: ReceiveAuthorizationTypedData,
+    signature: Hex,
+    quote: { value: bigint; from?: Address },
+  ) {
     return relayReceiveWithAuthorization(env.client, env.relayer, {
       chain: env.network.caip2,
       typedData,
@@ -51,7 +61,12 @@ describe('EIP-3009 receiveWithAuthorization', () => {
     }));
   }
 
-  async function expectRefusedWithoutMovingMoney(buyer: Buyer, token: TokenInfo, attempt: () => Promise<unknown>, code: string) {
+  async function expectRefusedWithoutMovingMoney(
+    buyer: Buyer,
+    token: TokenInfo,
+    attempt: () => Promise<unknown>,
+    code: string,
+  ) {
     const before = await balancesOf(buyer, token);
     const error = await attempt().then(
       () => undefined,
@@ -62,29 +77,40 @@ describe('EIP-3009 receiveWithAuthorization', () => {
     expect(await balancesOf(buyer, token)).toEqual(before);
   }
 
-  it.each(['USDC', 'EURC'] as const)('moves exactly the quoted amount of %s from the buyer to the collector', async (symbol) => {
-    const token = env.token(symbol);
-    const alice = env.buyer('alice');
-    const value = 12_345_678n;
-    const before = await balancesOf(alice, token);
-    const typedData = await authorization(token, alice.address, value);
-    expect(typedData.domain).toMatchObject({ version: '2', chainId: 31337 });
-    const signature = await alice.account.signTypedData(typedData);
+  it.each(['USDC', 'EURC'] as const)(
+    'moves exactly the quoted amount of %s from the buyer to the collector',
+    async (symbol) => {
+      const token = env.token(symbol);
+      const alice = env.buyer('alice');
+      const value = 12_345_678n;
+      const before = await balancesOf(alice, token);
+      const typedData = await authorization(token, alice.address, value);
+      expect(typedData.domain).toMatchObject({ version: '2', chainId: 31337 });
+      const signature = await alice.account.signTypedData(typedData);
 
-    const { id } = await relay(token, typedData, signature, { value, from: alice.address });
-    const outcome = await env.relayer.waitForOutcome(id);
+      const { id } = await relay(token, typedData, signature, { value, from: alice.address });
+      const outcome = await env.relayer.waitForOutcome(id);
 
-    expect(outcome.status).toBe('confirmed');
-    expect(outcome.receipt?.status).toBe('success');
-    expect(await balancesOf(alice, token)).toEqual({ buyer: before.buyer - value, collector: before.collector + value });
-  });
+      expect(outcome.status).toBe('confirmed');
+      expect(outcome.receipt?.status).toBe('success');
+      expect(await balancesOf(alice, token)).toEqual({
+        buyer: before.buyer - value,
+        collector: before.collector + value,
+      });
+    },
+  );
 
   it('refuses a signature made by another key', async () => {
     const token = env.token('USDC');
     const bob = env.buyer('bob');
     const typedData = await authorization(token, bob.address, 1_000_000n);
     const signature = await privateKeyToAccount(generatePrivateKey()).signTypedData(typedData);
-    await expectRefusedWithoutMovingMoney(bob, token, () => relay(token, typedData, signature, { value: 1_000_000n }), 'invalid_signature');
+    await expectRefusedWithoutMovingMoney(
+      bob,
+      token,
+      () => relay(token, typedData, signature, { value: 1_000_000n }),
+      'invalid_signature',
+    );
   });
 
   it('refuses an authorisation whose amount differs from the quote', async () => {
@@ -92,7 +118,12 @@ describe('EIP-3009 receiveWithAuthorization', () => {
     const bob = env.buyer('bob');
     const typedData = await authorization(token, bob.address, 1n);
     const signature = await bob.account.signTypedData(typedData);
-    await expectRefusedWithoutMovingMoney(bob, token, () => relay(token, typedData, signature, { value: 1_000_000n }), 'amount_mismatch');
+    await expectRefusedWithoutMovingMoney(
+      bob,
+      token,
+      () => relay(token, typedData, signature, { value: 1_000_000n }),
+      'amount_mismatch',
+    );
   });
 
   it('refuses a signature over an altered amount when checked against the issued authorisation', async () => {
@@ -100,7 +131,12 @@ describe('EIP-3009 receiveWithAuthorization', () => {
     const bob = env.buyer('bob');
     const issued = await authorization(token, bob.address, 1_000_000n);
     const signature = await bob.account.signTypedData({ ...issued, message: { ...issued.message, value: 1n } });
-    await expectRefusedWithoutMovingMoney(bob, token, () => relay(token, issued, signature, { value: 1_000_000n }), 'invalid_signature');
+    await expectRefusedWithoutMovingMoney(
+      bob,
+      token,
+      () => relay(token, issued, signature, { value: 1_000_000n }),
+      'invalid_signature',
+    );
   });
 
   it('refuses an authorisation paying another recipient', async () => {
@@ -109,7 +145,12 @@ describe('EIP-3009 receiveWithAuthorization', () => {
     const issued = await authorization(token, bob.address, 1_000_000n);
     const elsewhere = { ...issued, message: { ...issued.message, to: env.buyer('dave').address } };
     const signature = await bob.account.signTypedData(elsewhere);
-    await expectRefusedWithoutMovingMoney(bob, token, () => relay(token, elsewhere, signature, { value: 1_000_000n }), 'recipient_mismatch');
+    await expectRefusedWithoutMovingMoney(
+      bob,
+      token,
+      () => relay(token, elsewhere, signature, { value: 1_000_000n }),
+      'recipient_mismatch',
+    );
   });
 
   it('refuses a replayed nonce', async () => {
@@ -120,7 +161,12 @@ describe('EIP-3009 receiveWithAuthorization', () => {
     const { id } = await relay(token, typedData, signature, { value: 2_000_000n });
     expect((await env.relayer.waitForOutcome(id)).status).toBe('confirmed');
 
-    await expectRefusedWithoutMovingMoney(bob, token, () => relay(token, typedData, signature, { value: 2_000_000n }), 'nonce_already_used');
+    await expectRefusedWithoutMovingMoney(
+      bob,
+      token,
+      () => relay(token, typedData, signature, { value: 2_000_000n }),
+      'nonce_already_used',
+    );
   });
 
   it('refuses an authorisation past its deadline', async () => {
@@ -128,7 +174,12 @@ describe('EIP-3009 receiveWithAuthorization', () => {
     const bob = env.buyer('bob');
     const typedData = await authorization(token, bob.address, 1_000_000n, { validBefore: nowSeconds(-5) });
     const signature = await bob.account.signTypedData(typedData);
-    await expectRefusedWithoutMovingMoney(bob, token, () => relay(token, typedData, signature, { value: 1_000_000n }), 'authorization_expired');
+    await expectRefusedWithoutMovingMoney(
+      bob,
+      token,
+      () => relay(token, typedData, signature, { value: 1_000_000n }),
+      'authorization_expired',
+    );
   });
 
   it('refuses a payer without the balance', async () => {
@@ -136,12 +187,23 @@ describe('EIP-3009 receiveWithAuthorization', () => {
     const dave = env.buyer('dave');
     const typedData = await authorization(token, dave.address, 1_000_000n);
     const signature = await dave.account.signTypedData(typedData);
-    await expectRefusedWithoutMovingMoney(dave, token, () => relay(token, typedData, signature, { value: 1_000_000n }), 'insufficient_balance');
+    await expectRefusedWithoutMovingMoney(
+      dave,
+      token,
+      () => relay(token, typedData, signature, { value: 1_000_000n }),
+      'insufficient_balance',
+    );
   });
   it('accepts an authorisation from a contract wallet (ERC-1271) and refuses one its owner did not sign', async () => {
     const token = env.token('USDC');
     const owner = env.buyer('alice');
-    const deployment = await owner.wallet.deployContract({ abi: ownedWalletAbi, bytecode: ownedWalletBytecode, args: [owner.address], account: owner.account, chain: null });
+    const deployment = await owner.wallet.deployContract({
+      abi: ownedWalletAbi,
+      bytecode: ownedWalletBytecode,
+      args: [owner.address],
+      account: owner.account,
+      chain: null,
+    });
     const { contractAddress } = await env.client.waitForTransactionReceipt({ hash: deployment, pollingInterval: 200 });
     const walletAddress = contractAddress as Address;
     await env.devnet.fund({ evm: [walletAddress] });
@@ -149,13 +211,24 @@ describe('EIP-3009 receiveWithAuthorization', () => {
 
     const forged = await authorization(token, walletAddress, 1_000_000n);
     const forgedSignature = await env.buyer('bob').account.signTypedData(forged);
-    await expectRefusedWithoutMovingMoney(wallet, token, () => relay(token, forged, forgedSignature, { value: 1_000_000n }), 'invalid_signature');
+    await expectRefusedWithoutMovingMoney(
+      wallet,
+      token,
+      () => relay(token, forged, forgedSignature, { value: 1_000_000n }),
+      'invalid_signature',
+    );
 
     const value = 3_000_000n;
     const before = await balancesOf(wallet, token);
     const typedData = await authorization(token, walletAddress, value);
-    const { id } = await relay(token, typedData, await owner.account.signTypedData(typedData), { value, from: walletAddress });
+    const { id } = await relay(token, typedData, await owner.account.signTypedData(typedData), {
+      value,
+      from: walletAddress,
+    });
     expect((await env.relayer.waitForOutcome(id)).status).toBe('confirmed');
-    expect(await balancesOf(wallet, token)).toEqual({ buyer: before.buyer - value, collector: before.collector + value });
+    expect(await balancesOf(wallet, token)).toEqual({
+      buyer: before.buyer - value,
+      collector: before.collector + value,
+    });
   });
 });

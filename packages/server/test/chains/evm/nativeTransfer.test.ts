@@ -48,7 +48,10 @@ describe('native coin transfers', () => {
     const bob = env.buyer('bob');
     const value = parseEther('0.0123');
     const option = offeredOption();
-    const before = await Promise.all([env.client.getBalance({ address: env.collector }), env.client.getBalance({ address: bob.address })]);
+    const before = await Promise.all([
+      env.client.getBalance({ address: env.collector }),
+      env.client.getBalance({ address: bob.address }),
+    ]);
     const hash = await pay(bob, env.collector, value, option.reference);
     const expected = { from: bob.address, to: env.collector, value, ...option };
 
@@ -74,16 +77,27 @@ describe('native coin transfers', () => {
       verifyNativeTransfer(env.client, env.network, hash, expected).catch((error: PaymentRefusedError) => error.code);
 
     expect(await refusal({ from: bob.address, to: env.collector, value, ...option })).toBe('recipient_mismatch');
-    expect(await refusal({ from: bob.address, to: dave.address, value: value + 1n, ...option })).toBe('amount_mismatch');
-    expect(await refusal({ from: env.buyer('alice').address, to: dave.address, value, ...option })).toBe('payer_mismatch');
-    expect(await refusal({ from: bob.address, to: dave.address, value, ...offeredOption() })).toBe('reference_mismatch');
-    expect(await refusal({ from: bob.address, to: dave.address, value, ...option })).toMatchObject({ state: expect.stringMatching(/^(pending|confirmed)$/) });
+    expect(await refusal({ from: bob.address, to: dave.address, value: value + 1n, ...option })).toBe(
+      'amount_mismatch',
+    );
+    expect(await refusal({ from: env.buyer('alice').address, to: dave.address, value, ...option })).toBe(
+      'payer_mismatch',
+    );
+    expect(await refusal({ from: bob.address, to: dave.address, value, ...offeredOption() })).toBe(
+      'reference_mismatch',
+    );
+    expect(await refusal({ from: bob.address, to: dave.address, value, ...option })).toMatchObject({
+      state: expect.stringMatching(/^(pending|confirmed)$/),
+    });
 
     const plain = await pay(bob, dave.address, value);
     await env.client.waitForTransactionReceipt({ hash: plain, pollingInterval: 200 });
-    const unbound = await verifyNativeTransfer(env.client, env.network, plain, { from: bob.address, to: dave.address, value, ...option }).catch(
-      (error: PaymentRefusedError) => error.code,
-    );
+    const unbound = await verifyNativeTransfer(env.client, env.network, plain, {
+      from: bob.address,
+      to: dave.address,
+      value,
+      ...option,
+    }).catch((error: PaymentRefusedError) => error.code);
     expect(unbound).toBe('reference_mismatch');
   });
 
@@ -96,7 +110,13 @@ describe('native coin transfers', () => {
     const { timestamp } = await env.client.getBlock({ blockHash: receipt.blockHash });
     const minedAtMs = Number(timestamp) * 1000;
     const check = (offeredAt: Date) =>
-      verifyNativeTransfer(env.client, env.network, hash, { from: bob.address, to: env.collector, value, reference, offeredAt }).then(
+      verifyNativeTransfer(env.client, env.network, hash, {
+        from: bob.address,
+        to: env.collector,
+        value,
+        reference,
+        offeredAt,
+      }).then(
         (state) => state.state,
         (error: PaymentRefusedError) => error.code,
       );
@@ -126,8 +146,12 @@ describe('native coin transfers', () => {
     expect((rejected.reason as PaymentRefusedError).code).toBe('transfer_already_used');
 
     const winner = results[0]?.status === 'fulfilled' ? first : second;
-    await expect(claimNativeTransfer(env.db, env.network.caip2, hash.toUpperCase().replace('0X', '0x') as Hex, winner)).resolves.toBeUndefined();
-    await expect(claimNativeTransfer(env.db, 'eip155:31338', hash, second === winner ? first : second)).resolves.toBeUndefined();
+    await expect(
+      claimNativeTransfer(env.db, env.network.caip2, hash.toUpperCase().replace('0X', '0x') as Hex, winner),
+    ).resolves.toBeUndefined();
+    await expect(
+      claimNativeTransfer(env.db, 'eip155:31338', hash, second === winner ? first : second),
+    ).resolves.toBeUndefined();
   });
 
   it('refuses a real transfer reused for a second payment, without moving money', async () => {
@@ -138,12 +162,22 @@ describe('native coin transfers', () => {
     const expected = { from: alice.address, to: env.collector, value, ...option };
     await untilConfirmed(hash, expected);
     await claimNativeTransfer(env.db, env.network.caip2, hash, 'pay_native_first');
-    const balances = await Promise.all([env.client.getBalance({ address: env.collector }), env.client.getBalance({ address: alice.address })]);
+    const balances = await Promise.all([
+      env.client.getBalance({ address: env.collector }),
+      env.client.getBalance({ address: alice.address }),
+    ]);
 
     await untilConfirmed(hash, expected);
-    const reuse = await claimNativeTransfer(env.db, env.network.caip2, hash, 'pay_native_second').catch((error: PaymentRefusedError) => error.code);
+    const reuse = await claimNativeTransfer(env.db, env.network.caip2, hash, 'pay_native_second').catch(
+      (error: PaymentRefusedError) => error.code,
+    );
 
     expect(reuse).toBe('transfer_already_used');
-    expect(await Promise.all([env.client.getBalance({ address: env.collector }), env.client.getBalance({ address: alice.address })])).toEqual(balances);
+    expect(
+      await Promise.all([
+        env.client.getBalance({ address: env.collector }),
+        env.client.getBalance({ address: alice.address }),
+      ]),
+    ).toEqual(balances);
   });
 });

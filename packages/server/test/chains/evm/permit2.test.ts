@@ -34,7 +34,13 @@ describe('Permit2 signature transfers', () => {
     });
   }
 
-  function relay(paymentId: string, typedData: PermitTransferTypedData, owner: Address, signature: Hex, quote: { amount: bigint }) {
+  function relay(
+    paymentId: string,
+    typedData: PermitTransferTypedData,
+    owner: Address,
+    signature: Hex,
+    quote: { amount: bigint },
+  ) {
     return relayPermitTransfer(env.client, env.relayer, env.network, {
       typedData,
       owner,
@@ -102,18 +108,46 @@ describe('Permit2 signature transfers', () => {
     const alice = env.buyer('alice');
     const typedData = permitFor('pay_permit2_forged', 1_000_000n);
     const signature = await privateKeyToAccount(generatePrivateKey()).signTypedData(typedData);
-    await expectRefusedWithoutMovingMoney(alice, () => relay('pay_permit2_forged', typedData, alice.address, signature, { amount: 1_000_000n }), 'invalid_signature');
+    await expectRefusedWithoutMovingMoney(
+      alice,
+      () => relay('pay_permit2_forged', typedData, alice.address, signature, { amount: 1_000_000n }),
+      'invalid_signature',
+    );
   });
 
   it('refuses a permit for another amount, another spender or another payment', async () => {
     const alice = env.buyer('alice');
     const issued = permitFor('pay_permit2_altered', 1_000_000n);
-    const cheaper = { ...issued, message: { ...issued.message, permitted: { ...issued.message.permitted, amount: 1n } } };
-    await expectRefusedWithoutMovingMoney(alice, async () => relay('pay_permit2_altered', cheaper, alice.address, await alice.account.signTypedData(cheaper), { amount: 1_000_000n }), 'amount_mismatch');
+    const cheaper = {
+      ...issued,
+      message: { ...issued.message, permitted: { ...issued.message.permitted, amount: 1n } },
+    };
+    await expectRefusedWithoutMovingMoney(
+      alice,
+      async () =>
+        relay('pay_permit2_altered', cheaper, alice.address, await alice.account.signTypedData(cheaper), {
+          amount: 1_000_000n,
+        }),
+      'amount_mismatch',
+    );
     const elsewhere = { ...issued, message: { ...issued.message, spender: env.buyer('dave').address } };
-    await expectRefusedWithoutMovingMoney(alice, async () => relay('pay_permit2_altered', elsewhere, alice.address, await alice.account.signTypedData(elsewhere), { amount: 1_000_000n }), 'recipient_mismatch');
+    await expectRefusedWithoutMovingMoney(
+      alice,
+      async () =>
+        relay('pay_permit2_altered', elsewhere, alice.address, await alice.account.signTypedData(elsewhere), {
+          amount: 1_000_000n,
+        }),
+      'recipient_mismatch',
+    );
     const otherPayment = permitFor('pay_permit2_other', 1_000_000n);
-    await expectRefusedWithoutMovingMoney(alice, async () => relay('pay_permit2_altered', otherPayment, alice.address, await alice.account.signTypedData(otherPayment), { amount: 1_000_000n }), 'not_bound_to_payment');
+    await expectRefusedWithoutMovingMoney(
+      alice,
+      async () =>
+        relay('pay_permit2_altered', otherPayment, alice.address, await alice.account.signTypedData(otherPayment), {
+          amount: 1_000_000n,
+        }),
+      'not_bound_to_payment',
+    );
   });
 
   it('refuses a permit used twice, and one past its deadline', async () => {
@@ -122,18 +156,41 @@ describe('Permit2 signature transfers', () => {
     const signature = await alice.account.signTypedData(typedData);
     const { id } = await relay('pay_permit2_twice', typedData, alice.address, signature, { amount: 1_500_000n });
     expect((await env.relayer.waitForOutcome(id)).status).toBe('confirmed');
-    await expectRefusedWithoutMovingMoney(alice, () => relay('pay_permit2_twice', typedData, alice.address, signature, { amount: 1_500_000n }), 'nonce_already_used');
+    await expectRefusedWithoutMovingMoney(
+      alice,
+      () => relay('pay_permit2_twice', typedData, alice.address, signature, { amount: 1_500_000n }),
+      'nonce_already_used',
+    );
 
     const late = permitFor('pay_permit2_late', 1_000_000n, nowSeconds(-5));
-    await expectRefusedWithoutMovingMoney(alice, async () => relay('pay_permit2_late', late, alice.address, await alice.account.signTypedData(late), { amount: 1_000_000n }), 'authorization_expired');
+    await expectRefusedWithoutMovingMoney(
+      alice,
+      async () =>
+        relay('pay_permit2_late', late, alice.address, await alice.account.signTypedData(late), { amount: 1_000_000n }),
+      'authorization_expired',
+    );
   });
 
   it('refuses a buyer with no allowance who sent no approval, and a buyer without the balance', async () => {
     const carol = env.buyer('carol');
     const typedData = permitFor('pay_permit2_carol', 1_000_000n);
-    await expectRefusedWithoutMovingMoney(carol, async () => relay('pay_permit2_carol', typedData, carol.address, await carol.account.signTypedData(typedData), { amount: 1_000_000n }), 'allowance_missing');
+    await expectRefusedWithoutMovingMoney(
+      carol,
+      async () =>
+        relay('pay_permit2_carol', typedData, carol.address, await carol.account.signTypedData(typedData), {
+          amount: 1_000_000n,
+        }),
+      'allowance_missing',
+    );
     const dave = env.buyer('dave');
     const forDave = permitFor('pay_permit2_dave', 1_000_000n);
-    await expectRefusedWithoutMovingMoney(dave, async () => relay('pay_permit2_dave', forDave, dave.address, await dave.account.signTypedData(forDave), { amount: 1_000_000n }), 'insufficient_balance');
+    await expectRefusedWithoutMovingMoney(
+      dave,
+      async () =>
+        relay('pay_permit2_dave', forDave, dave.address, await dave.account.signTypedData(forDave), {
+          amount: 1_000_000n,
+        }),
+      'insufficient_balance',
+    );
   });
 });

@@ -29,7 +29,12 @@ describe('relayer', () => {
   function startRelayerProcess(args: string[]): RelayerChild {
     const { BASE_URL: _viteBase, ...inherited } = process.env;
     const child = spawn(process.execPath, ['--import', 'tsx', RELAYER_PROCESS, ...args], {
-      env: { ...inherited, DATABASE_URL: inject('databaseUrl'), RELAYER_NETWORKS: JSON.stringify(env.networks), RELAYER_KEY: env.collectorKey },
+      env: {
+        ...inherited,
+        DATABASE_URL: inject('databaseUrl'),
+        RELAYER_NETWORKS: JSON.stringify(env.networks),
+        RELAYER_KEY: env.collectorKey,
+      },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let buffered = '';
@@ -73,13 +78,16 @@ describe('relayer', () => {
     const clients = new EvmClients({
       onFetchRequest: async (request) => {
         const body = JSON.parse(await request.clone().text()) as { method: string } | { method: string }[];
-        sends += (Array.isArray(body) ? body : [body]).filter((call) => call.method === 'eth_sendRawTransaction').length;
+        sends += (Array.isArray(body) ? body : [body]).filter(
+          (call) => call.method === 'eth_sendRawTransaction',
+        ).length;
       },
     });
     return { clients, sends: () => sends };
   }
 
-  const minedNonce = (client: PublicClient) => client.getTransactionCount({ address: env.collector, blockTag: 'latest' });
+  const minedNonce = (client: PublicClient) =>
+    client.getTransactionCount({ address: env.collector, blockTag: 'latest' });
 
   async function nodeKnows(hash: Hex): Promise<boolean> {
     return env.client.getTransaction({ hash }).then(
@@ -95,7 +103,11 @@ describe('relayer', () => {
 
     other.child.stdin?.write('go\n');
     const [ours, theirs] = await Promise.all([
-      Promise.all(Array.from({ length: 25 }, () => env.relayer.submit({ chain: env.network.caip2, to: recipient, value: 1n, purpose: 'test_concurrency' }))),
+      Promise.all(
+        Array.from({ length: 25 }, () =>
+          env.relayer.submit({ chain: env.network.caip2, to: recipient, value: 1n, purpose: 'test_concurrency' }),
+        ),
+      ),
       other.nextLine(),
     ]);
     expect(await other.exited).toBe(0);
@@ -104,7 +116,11 @@ describe('relayer', () => {
 
     const outcomes = await Promise.all(ids.map((id) => env.relayer.waitForOutcome(id)));
     expect(outcomes.map((outcome) => outcome.status)).toEqual(Array(50).fill('confirmed'));
-    const rows = await env.db.selectFrom('evm_transactions').select(['id', 'nonce', 'mined_hash']).where('id', 'in', ids).execute();
+    const rows = await env.db
+      .selectFrom('evm_transactions')
+      .select(['id', 'nonce', 'mined_hash'])
+      .where('id', 'in', ids)
+      .execute();
     const nonces = rows.map((row) => Number(row.nonce)).sort((a, b) => a - b);
     expect(nonces).toEqual(Array.from({ length: 50 }, (_, index) => firstNonce + index));
     for (const row of rows) {
@@ -121,7 +137,17 @@ describe('relayer', () => {
     const from = privateKeyToAccount(generatePrivateKey()).address;
     await ensureNonceCounter(env.db, chain, from, 7n);
     const claim = (id: string, sign: (nonce: bigint) => Promise<SignedAttempt>) => ({
-      transaction: { id, chain, from, to: recipient, data: '0x', value: 1n, gas: 21_000n, purpose: 'test_batch', paymentId: null },
+      transaction: {
+        id,
+        chain,
+        from,
+        to: recipient,
+        data: '0x',
+        value: 1n,
+        gas: 21_000n,
+        purpose: 'test_batch',
+        paymentId: null,
+      },
       sign,
     });
     const signed = async (nonce: bigint): Promise<SignedAttempt> => ({
@@ -136,13 +162,28 @@ describe('relayer', () => {
       claim(`etx_b${batchId}`, () => Promise.reject(new Error('the key is unavailable'))),
       claim(`etx_c${batchId}`, signed),
     ]);
-    expect(results.map((result) => (result instanceof Error ? result.message : result.nonce))).toEqual([7n, 'the key is unavailable', 8n]);
-    const rows = await env.db.selectFrom('evm_transactions').select(['id', 'nonce']).where('chain', '=', chain).where('from_address', '=', from.toLowerCase()).orderBy('nonce').execute();
+    expect(results.map((result) => (result instanceof Error ? result.message : result.nonce))).toEqual([
+      7n,
+      'the key is unavailable',
+      8n,
+    ]);
+    const rows = await env.db
+      .selectFrom('evm_transactions')
+      .select(['id', 'nonce'])
+      .where('chain', '=', chain)
+      .where('from_address', '=', from.toLowerCase())
+      .orderBy('nonce')
+      .execute();
     expect(rows.map((row) => [row.id, Number(row.nonce)])).toEqual([
       [`etx_a${batchId}`, 7],
       [`etx_c${batchId}`, 8],
     ]);
-    const counter = await env.db.selectFrom('evm_nonces').select('next_nonce').where('chain', '=', chain).where('address', '=', from.toLowerCase()).executeTakeFirstOrThrow();
+    const counter = await env.db
+      .selectFrom('evm_nonces')
+      .select('next_nonce')
+      .where('chain', '=', chain)
+      .where('address', '=', from.toLowerCase())
+      .executeTakeFirstOrThrow();
     expect(Number(counter.next_nonce)).toBe(9);
   });
 
@@ -153,7 +194,9 @@ describe('relayer', () => {
     await kill(crashed);
     expect(Number(recorded.nonce)).toBe(firstNonce);
     expect(await nodeKnows(recorded.hash)).toBe(false);
-    expect(await env.db.selectFrom('evm_transactions').select('status').where('id', '=', recorded.id).executeTakeFirst()).toEqual({ status: 'recorded' });
+    expect(
+      await env.db.selectFrom('evm_transactions').select('status').where('id', '=', recorded.id).executeTakeFirst(),
+    ).toEqual({ status: 'recorded' });
 
     const { clients, sends } = countingSends();
     const restarted = new Relayer({ db: env.db, networks: env.networks, privateKey: env.collectorKey, clients });
@@ -190,7 +233,11 @@ describe('relayer', () => {
     const crashed = startRelayerProcess(['record', recipient]);
     const recorded = (await crashed.nextLine()) as { id: string; hash: Hex };
     await kill(crashed);
-    const { raw_transaction } = await env.db.selectFrom('evm_transaction_attempts').select('raw_transaction').where('hash', '=', recorded.hash).executeTakeFirstOrThrow();
+    const { raw_transaction } = await env.db
+      .selectFrom('evm_transaction_attempts')
+      .select('raw_transaction')
+      .where('hash', '=', recorded.hash)
+      .executeTakeFirstOrThrow();
     await env.client.sendRawTransaction({ serializedTransaction: raw_transaction as Hex });
 
     const { clients, sends } = countingSends();
@@ -204,12 +251,27 @@ describe('relayer', () => {
   });
 
   it('records nothing and spends no nonce when the call would revert', async () => {
-    const before = await env.db.selectFrom('evm_nonces').select('next_nonce').where('address', '=', env.collector.toLowerCase()).where('chain', '=', env.network.caip2).executeTakeFirstOrThrow();
+    const before = await env.db
+      .selectFrom('evm_nonces')
+      .select('next_nonce')
+      .where('address', '=', env.collector.toLowerCase())
+      .where('chain', '=', env.network.caip2)
+      .executeTakeFirstOrThrow();
     const usdc = env.token('USDC').address as Address;
     // transferFrom without an allowance reverts in FiatToken.
-    const data = `0x23b872dd${env.buyer('alice').address.slice(2).padStart(64, '0')}${recipient.slice(2).padStart(64, '0')}${'1'.padStart(64, '0')}` as Hex;
-    await expect(env.relayer.submit({ chain: env.network.caip2, to: usdc, data, purpose: 'test_revert' })).rejects.toThrow();
-    expect(await env.db.selectFrom('evm_nonces').select('next_nonce').where('address', '=', env.collector.toLowerCase()).where('chain', '=', env.network.caip2).executeTakeFirstOrThrow()).toEqual(before);
+    const data =
+      `0x23b872dd${env.buyer('alice').address.slice(2).padStart(64, '0')}${recipient.slice(2).padStart(64, '0')}${'1'.padStart(64, '0')}` as Hex;
+    await expect(
+      env.relayer.submit({ chain: env.network.caip2, to: usdc, data, purpose: 'test_revert' }),
+    ).rejects.toThrow();
+    expect(
+      await env.db
+        .selectFrom('evm_nonces')
+        .select('next_nonce')
+        .where('address', '=', env.collector.toLowerCase())
+        .where('chain', '=', env.network.caip2)
+        .executeTakeFirstOrThrow(),
+    ).toEqual(before);
   });
 
   it('replaces a stuck transaction with the same nonce and higher fees; one of them lands', async () => {
@@ -218,7 +280,13 @@ describe('relayer', () => {
     let stuck;
     try {
       stuck = await env.relayer.submit({ chain: env.network.caip2, to: recipient, value: 1n, purpose: 'test_stuck' });
-      const impatient = new Relayer({ db: env.db, networks: env.networks, privateKey: env.collectorKey, clients: env.clients, stuckAfterMs: 0 });
+      const impatient = new Relayer({
+        db: env.db,
+        networks: env.networks,
+        privateKey: env.collectorKey,
+        clients: env.clients,
+        stuckAfterMs: 0,
+      });
       const report = await impatient.reconcile();
       expect(report.replaced).toHaveLength(1);
       expect(report.replaced[0]?.id).toBe(stuck.id);
@@ -228,7 +296,12 @@ describe('relayer', () => {
     }
 
     const outcome = await env.relayer.waitForOutcome(stuck.id);
-    const attempts = await env.db.selectFrom('evm_transaction_attempts').selectAll().where('transaction_id', '=', stuck.id).orderBy('created_at').execute();
+    const attempts = await env.db
+      .selectFrom('evm_transaction_attempts')
+      .selectAll()
+      .where('transaction_id', '=', stuck.id)
+      .orderBy('created_at')
+      .execute();
     expect(attempts).toHaveLength(2);
     const [original, replacement] = attempts as [(typeof attempts)[0], (typeof attempts)[0]];
     expect(BigInt(replacement.max_fee_per_gas)).toBeGreaterThan(BigInt(original.max_fee_per_gas));
@@ -239,8 +312,16 @@ describe('relayer', () => {
   });
   it('reports a transaction that reverts on chain as failed', async () => {
     const usdc = env.token('USDC').address as Address;
-    const abi = parseAbi(['function balanceOf(address) view returns (uint256)', 'function transfer(address to, uint256 value) returns (bool)']);
-    const balance = await env.client.readContract({ address: usdc, abi, functionName: 'balanceOf', args: [env.collector] });
+    const abi = parseAbi([
+      'function balanceOf(address) view returns (uint256)',
+      'function transfer(address to, uint256 value) returns (bool)',
+    ]);
+    const balance = await env.client.readContract({
+      address: usdc,
+      abi,
+      functionName: 'balanceOf',
+      args: [env.collector],
+    });
     const data = encodeFunctionData({ abi, functionName: 'transfer', args: [recipient, balance] });
     // Both pass their gas estimate; only the first can still pay when it is mined.
     const [first, second] = await Promise.all([
@@ -255,29 +336,51 @@ describe('relayer', () => {
     expect(outcomes.map((outcome) => outcome.status).sort()).toEqual(['confirmed', 'failed']);
     const failed = outcomes.find((outcome) => outcome.status === 'failed');
     expect(failed).toMatchObject({ reason: 'reverted', receipt: { status: 'reverted' } });
-    expect(await env.client.readContract({ address: usdc, abi, functionName: 'balanceOf', args: [recipient] })).toBe(balance);
+    expect(await env.client.readContract({ address: usdc, abi, functionName: 'balanceOf', args: [recipient] })).toBe(
+      balance,
+    );
   });
 
   it('notices a reorg that removes a mined transaction, and lands it again from the same bytes', async () => {
     const deep = env.networks.map((network) => ({ ...network, confirmations: 1_000 }));
     const patient = new Relayer({ db: env.db, networks: deep, privateKey: env.collectorKey, clients: env.clients });
-    const { id, hash } = await patient.submit({ chain: env.network.caip2, to: recipient, value: 1n, purpose: 'test_reorg' });
+    const { id, hash } = await patient.submit({
+      chain: env.network.caip2,
+      to: recipient,
+      value: 1n,
+      purpose: 'test_reorg',
+    });
     const receipt = await env.client.waitForTransactionReceipt({ hash, pollingInterval: 200 });
     await patient.reconcile();
-    expect(await env.db.selectFrom('evm_transactions').select(['status', 'receipt_block_hash']).where('id', '=', id).executeTakeFirst()).toEqual({
+    expect(
+      await env.db
+        .selectFrom('evm_transactions')
+        .select(['status', 'receipt_block_hash'])
+        .where('id', '=', id)
+        .executeTakeFirst(),
+    ).toEqual({
       status: 'broadcast',
       receipt_block_hash: receipt.blockHash,
     });
 
     const latest = await env.client.getBlockNumber({ cacheTime: 0 });
-    await env.client.request({ method: 'anvil_rollback' as 'eth_chainId', params: [Number(latest - receipt.blockNumber + 1n)] as never });
+    await env.client.request({
+      method: 'anvil_rollback' as 'eth_chainId',
+      params: [Number(latest - receipt.blockNumber + 1n)] as never,
+    });
     const report = await patient.reconcile();
 
     expect(report.reorged).toEqual([id]);
     const again = await env.client.waitForTransactionReceipt({ hash, pollingInterval: 200 });
     expect(again.blockHash).not.toBe(receipt.blockHash);
     await patient.reconcile();
-    expect(await env.db.selectFrom('evm_transactions').select(['status', 'receipt_block_hash']).where('id', '=', id).executeTakeFirst()).toEqual({
+    expect(
+      await env.db
+        .selectFrom('evm_transactions')
+        .select(['status', 'receipt_block_hash'])
+        .where('id', '=', id)
+        .executeTakeFirst(),
+    ).toEqual({
       status: 'broadcast',
       receipt_block_hash: again.blockHash,
     });

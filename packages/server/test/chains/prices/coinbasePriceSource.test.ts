@@ -13,9 +13,13 @@ let baseUrl: string;
 let reply: Reply;
 let requests: string[];
 
-const json = (status: number, body: unknown): Reply => (_request, response) => {
-  response.writeHead(status, { 'content-type': 'application/json' }).end(typeof body === 'string' ? body : JSON.stringify(body));
-};
+const json =
+  (status: number, body: unknown): Reply =>
+  (_request, response) => {
+    response
+      .writeHead(status, { 'content-type': 'application/json' })
+      .end(typeof body === 'string' ? body : JSON.stringify(body));
+  };
 
 const ratesFor = (currency: string, rates: Record<string, string>) => ({ data: { currency, rates } });
 
@@ -48,7 +52,10 @@ describe('CoinbasePriceSource against a local exchange-rate API', () => {
     const clock = clockAt(Date.UTC(2026, 0, 1));
     const prices = new CoinbasePriceSource({ baseUrl: `${baseUrl}/`, clock, quoteTtlMs: 90_000 });
     const quote = await prices.quote('USD', token('ETH', 18));
-    expect(quote).toEqual({ rate: { numerator: 6001n, denominator: 2n }, expiresAt: new Date(Date.UTC(2026, 0, 1) + 90_000) });
+    expect(quote).toEqual({
+      rate: { numerator: 6001n, denominator: 2n },
+      expiresAt: new Date(Date.UTC(2026, 0, 1) + 90_000),
+    });
     expect(requests).toEqual(['/v2/exchange-rates?currency=ETH']);
   });
 
@@ -69,16 +76,25 @@ describe('CoinbasePriceSource against a local exchange-rate API', () => {
 
   it('shares one request among concurrent quotes and never asks for a pegged token', async () => {
     const prices = new CoinbasePriceSource({ baseUrl });
-    const quotes = await Promise.all([prices.quote('USD', token('ETH', 18)), prices.quote('EUR', token('ETH', 18)), prices.quote('USD', token('ETH', 18))]);
+    const quotes = await Promise.all([
+      prices.quote('USD', token('ETH', 18)),
+      prices.quote('EUR', token('ETH', 18)),
+      prices.quote('USD', token('ETH', 18)),
+    ]);
     expect(quotes.map((quote) => quote.rate.numerator)).toEqual([6001n, 13_802n, 6001n]);
-    expect(await prices.quote('USD', token('USDC', 6, 'USD'))).toEqual({ rate: { numerator: 1n, denominator: 1n }, expiresAt: null });
+    expect(await prices.quote('USD', token('USDC', 6, 'USD'))).toEqual({
+      rate: { numerator: 1n, denominator: 1n },
+      expiresAt: null,
+    });
     expect(requests).toEqual(['/v2/exchange-rates?currency=ETH']);
   });
 
   it('fails clearly on a server error and asks again next time', async () => {
     reply = json(500, { errors: [{ id: 'internal_server_error' }] });
     const prices = new CoinbasePriceSource({ baseUrl });
-    await expect(prices.quote('USD', token('ETH', 18))).rejects.toThrow(new PriceUnavailableError('the exchange-rate API answered 500 for ETH'));
+    await expect(prices.quote('USD', token('ETH', 18))).rejects.toThrow(
+      new PriceUnavailableError('the exchange-rate API answered 500 for ETH'),
+    );
     reply = json(200, ratesFor('ETH', { USD: '3000' }));
     expect((await prices.quote('USD', token('ETH', 18))).rate.numerator).toBe(3000n);
     expect(requests).toHaveLength(2);
@@ -97,13 +113,19 @@ describe('CoinbasePriceSource against a local exchange-rate API', () => {
   it('fails clearly on malformed JSON, an unexpected shape and a missing currency', async () => {
     const prices = new CoinbasePriceSource({ baseUrl, cacheTtlMs: 0 });
     reply = json(200, '{"data": {"currency": "ETH", "rates": {');
-    await expect(prices.quote('USD', token('ETH', 18))).rejects.toThrow(new PriceUnavailableError('the exchange-rate API is unavailable for ETH: the answer is not JSON'));
+    await expect(prices.quote('USD', token('ETH', 18))).rejects.toThrow(
+      new PriceUnavailableError('the exchange-rate API is unavailable for ETH: the answer is not JSON'),
+    );
     reply = json(200, ratesFor('BTC', { USD: '90000' }));
-    await expect(prices.quote('USD', token('ETH', 18))).rejects.toThrow(new PriceUnavailableError('the exchange-rate API answered for ETH in an unexpected shape'));
+    await expect(prices.quote('USD', token('ETH', 18))).rejects.toThrow(
+      new PriceUnavailableError('the exchange-rate API answered for ETH in an unexpected shape'),
+    );
     reply = json(200, { data: { currency: 'ETH', rates: 'USD=3000' } });
     await expect(prices.quote('USD', token('ETH', 18))).rejects.toBeInstanceOf(PriceUnavailableError);
     reply = json(200, ratesFor('ETH', { USD: '3000', BAD: 'n/a' }));
-    await expect(prices.quote('BAD', token('ETH', 18))).rejects.toThrow(new PriceUnavailableError('the exchange-rate API has no price for ETH in BAD'));
+    await expect(prices.quote('BAD', token('ETH', 18))).rejects.toThrow(
+      new PriceUnavailableError('the exchange-rate API has no price for ETH in BAD'),
+    );
     await expect(prices.quote('CHF', token('ETH', 18))).rejects.toBeInstanceOf(PriceUnavailableError);
   });
 
@@ -113,6 +135,8 @@ describe('CoinbasePriceSource against a local exchange-rate API', () => {
     const { port } = closed.address() as AddressInfo;
     await new Promise((resolve) => closed.close(resolve));
     const prices = new CoinbasePriceSource({ baseUrl: `http://127.0.0.1:${port}` });
-    await expect(prices.quote('USD', token('ETH', 18))).rejects.toThrow(new PriceUnavailableError('the exchange-rate API is unavailable for ETH: the request failed'));
+    await expect(prices.quote('USD', token('ETH', 18))).rejects.toThrow(
+      new PriceUnavailableError('the exchange-rate API is unavailable for ETH: the request failed'),
+    );
   });
 });

@@ -6,14 +6,29 @@ import { PriceUnavailableError, quoteTokenAmount } from '../../../src/chains/pri
 import { token } from './tokens.ts';
 
 /** Whether `tokenAmount` at `rate` is worth at least `fiatAmount`, by cross-multiplication (no division). */
-function covers(tokenAmount: bigint, tokenDecimals: number, rate: ExchangeRate, fiatAmount: bigint, fiatDecimals: number): boolean {
-  return tokenAmount * rate.numerator * 10n ** BigInt(fiatDecimals) >= fiatAmount * rate.denominator * 10n ** BigInt(tokenDecimals);
+function covers(
+  tokenAmount: bigint,
+  tokenDecimals: number,
+  rate: ExchangeRate,
+  fiatAmount: bigint,
+  fiatDecimals: number,
+): boolean {
+  return (
+    tokenAmount * rate.numerator * 10n ** BigInt(fiatDecimals) >=
+    fiatAmount * rate.denominator * 10n ** BigInt(tokenDecimals)
+  );
 }
 
 const decimalRateText = fc
-  .tuple(fc.bigInt({ min: 0n, max: 10n ** 12n }), fc.bigInt({ min: 0n, max: 10n ** 12n }), fc.integer({ min: 0, max: 12 }))
+  .tuple(
+    fc.bigInt({ min: 0n, max: 10n ** 12n }),
+    fc.bigInt({ min: 0n, max: 10n ** 12n }),
+    fc.integer({ min: 0, max: 12 }),
+  )
   .filter(([whole, fraction]) => whole > 0n || fraction > 0n)
-  .map(([whole, fraction, digits]) => (digits === 0 ? `${whole}` : `${whole}.${fraction.toString().padStart(digits, '0').slice(-digits)}`))
+  .map(([whole, fraction, digits]) =>
+    digits === 0 ? `${whole}` : `${whole}.${fraction.toString().padStart(digits, '0').slice(-digits)}`,
+  )
   .filter((text) => /[1-9]/.test(text));
 
 describe('parseExchangeRate', () => {
@@ -27,7 +42,22 @@ describe('parseExchangeRate', () => {
   });
 
   it('refuses anything that is not a positive decimal', () => {
-    for (const text of ['', '0', '0.000', '-1', '1,5', ' 1', '1 ', 'NaN', 'Infinity', '1e', '.5', '5.', '0x10', '1e5000']) {
+    for (const text of [
+      '',
+      '0',
+      '0.000',
+      '-1',
+      '1,5',
+      ' 1',
+      '1 ',
+      'NaN',
+      'Infinity',
+      '1e',
+      '.5',
+      '5.',
+      '0x10',
+      '1e5000',
+    ]) {
       expect(() => parseExchangeRate(text), text).toThrow(RangeError);
     }
   });
@@ -65,13 +95,23 @@ describe('tokenAmountForFiat', () => {
 
   it('rounds up to the token minor unit', () => {
     // $10.00 at 3000 USD/ETH is 0.003333… ETH.
-    expect(tokenAmountForFiat({ fiatAmount: 1000n, fiatDecimals: 2, rate: parseExchangeRate('3000'), tokenDecimals: 18 })).toBe(3_333_333_333_333_334n);
+    expect(
+      tokenAmountForFiat({ fiatAmount: 1000n, fiatDecimals: 2, rate: parseExchangeRate('3000'), tokenDecimals: 18 }),
+    ).toBe(3_333_333_333_333_334n);
     // €10.00 at 0.92 EUR/USDC is 10.869565… USDC.
-    expect(tokenAmountForFiat({ fiatAmount: 1000n, fiatDecimals: 2, rate: parseExchangeRate('0.92'), tokenDecimals: 6 })).toBe(10_869_566n);
+    expect(
+      tokenAmountForFiat({ fiatAmount: 1000n, fiatDecimals: 2, rate: parseExchangeRate('0.92'), tokenDecimals: 6 }),
+    ).toBe(10_869_566n);
     // ¥1 at 150 JPY per 2-decimal token is 0.00666… tokens: one minor unit.
-    expect(tokenAmountForFiat({ fiatAmount: 1n, fiatDecimals: 0, rate: parseExchangeRate('150'), tokenDecimals: 2 })).toBe(1n);
-    expect(tokenAmountForFiat({ fiatAmount: 0n, fiatDecimals: 2, rate: parseExchangeRate('3000'), tokenDecimals: 18 })).toBe(0n);
-    expect(() => tokenAmountForFiat({ fiatAmount: -1n, fiatDecimals: 2, rate: parseExchangeRate('1'), tokenDecimals: 6 })).toThrow(RangeError);
+    expect(
+      tokenAmountForFiat({ fiatAmount: 1n, fiatDecimals: 0, rate: parseExchangeRate('150'), tokenDecimals: 2 }),
+    ).toBe(1n);
+    expect(
+      tokenAmountForFiat({ fiatAmount: 0n, fiatDecimals: 2, rate: parseExchangeRate('3000'), tokenDecimals: 18 }),
+    ).toBe(0n);
+    expect(() =>
+      tokenAmountForFiat({ fiatAmount: -1n, fiatDecimals: 2, rate: parseExchangeRate('1'), tokenDecimals: 6 }),
+    ).toThrow(RangeError);
   });
 });
 
@@ -85,7 +125,12 @@ describe('pegged tokens', () => {
         fc.constantFrom(0, 2, 3),
         fc.constantFrom(6, 9, 18),
         async (fiatAmount, fiatDecimals, tokenDecimals) => {
-          const quote = await quoteTokenAmount(prices, { fiatCurrency: 'USD', fiatDecimals, fiatAmount, token: token('USDC', tokenDecimals, 'USD') });
+          const quote = await quoteTokenAmount(prices, {
+            fiatCurrency: 'USD',
+            fiatDecimals,
+            fiatAmount,
+            token: token('USDC', tokenDecimals, 'USD'),
+          });
           expect(quote.expiresAt).toBeNull();
           expect(quote.rate).toEqual({ numerator: 1n, denominator: 1n });
           expect(quote.amount).toBe(fiatAmount * 10n ** BigInt(tokenDecimals - fiatDecimals));
@@ -95,7 +140,12 @@ describe('pegged tokens', () => {
   });
 
   it('round up when the token has fewer decimals than the currency', async () => {
-    const quote = await quoteTokenAmount(prices, { fiatCurrency: 'BHD', fiatDecimals: 3, fiatAmount: 1_001n, token: token('BHDT', 2, 'BHD') });
+    const quote = await quoteTokenAmount(prices, {
+      fiatCurrency: 'BHD',
+      fiatDecimals: 3,
+      fiatAmount: 1_001n,
+      token: token('BHDT', 2, 'BHD'),
+    });
     expect(quote.amount).toBe(101n);
   });
 

@@ -7,17 +7,36 @@ const now = new Date('2026-01-01T00:00:00Z');
 const clock = { now: () => now };
 
 describe('FixedPriceSource', () => {
-  const prices = new FixedPriceSource({ 'ETH/USD': '3000', 'SOL/USD': '150', 'USDC/EUR': '0.92' }, { clock, quoteTtlMs: 120_000 });
+  const prices = new FixedPriceSource(
+    { 'ETH/USD': '3000', 'SOL/USD': '150', 'USDC/EUR': '0.92' },
+    { clock, quoteTtlMs: 120_000 },
+  );
 
   it('quotes the configured rate until now plus the quote lifetime', async () => {
-    const quote = await quoteTokenAmount(prices, { fiatCurrency: 'USD', fiatDecimals: 2, fiatAmount: 1500n, token: token('SOL', 9) });
-    expect(quote).toEqual({ rate: { numerator: 150n, denominator: 1n }, expiresAt: new Date(now.getTime() + 120_000), amount: 100_000_000n });
-    const euros = await quoteTokenAmount(prices, { fiatCurrency: 'EUR', fiatDecimals: 2, fiatAmount: 1000n, token: token('USDC', 6, 'USD') });
+    const quote = await quoteTokenAmount(prices, {
+      fiatCurrency: 'USD',
+      fiatDecimals: 2,
+      fiatAmount: 1500n,
+      token: token('SOL', 9),
+    });
+    expect(quote).toEqual({
+      rate: { numerator: 150n, denominator: 1n },
+      expiresAt: new Date(now.getTime() + 120_000),
+      amount: 100_000_000n,
+    });
+    const euros = await quoteTokenAmount(prices, {
+      fiatCurrency: 'EUR',
+      fiatDecimals: 2,
+      fiatAmount: 1000n,
+      token: token('USDC', 6, 'USD'),
+    });
     expect(euros.amount).toBe(10_869_566n);
   });
 
   it('has no price for a pair it was not given', async () => {
-    await expect(prices.quote('JPY', token('ETH', 18))).rejects.toThrow(new PriceUnavailableError('no price for ETH in JPY'));
+    await expect(prices.quote('JPY', token('ETH', 18))).rejects.toThrow(
+      new PriceUnavailableError('no price for ETH in JPY'),
+    );
     await expect(prices.quote('USD', token('BTC', 8))).rejects.toBeInstanceOf(PriceUnavailableError);
   });
 

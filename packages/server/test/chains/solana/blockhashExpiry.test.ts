@@ -17,7 +17,14 @@ let sender: SolanaTransactionSender;
 beforeAll(async () => {
   testbed = await startSolanaTestbed({ solanaSlotMs: 20 });
   db = connect(inject('databaseUrl'), 2);
-  sender = new SolanaTransactionSender({ db, rpc: testbed.rpc, network: testbed.network, collector: testbed.collector, commitment: 'confirmed', pollIntervalMs: 20 });
+  sender = new SolanaTransactionSender({
+    db,
+    rpc: testbed.rpc,
+    network: testbed.network,
+    collector: testbed.collector,
+    commitment: 'confirmed',
+    pollIntervalMs: 20,
+  });
 });
 
 afterAll(async () => {
@@ -28,7 +35,13 @@ afterAll(async () => {
 async function signedTransferFor(buyerName: string, amount: bigint, paymentId: string) {
   const buyer = await testbed.buyer(buyerName);
   const transfer = await buildSponsoredTransfer({
-    rpc: testbed.rpc, collector: testbed.collector.address, buyer: buyer.address, mint: testbed.usdc, decimals: 6, amount, paymentId,
+    rpc: testbed.rpc,
+    collector: testbed.collector.address,
+    buyer: buyer.address,
+    mint: testbed.usdc,
+    decimals: 6,
+    amount,
+    paymentId,
   });
   const transaction = await verifyBuyerSignedTransaction({
     signedTransactionBase64: await signAsWallet(transfer.transactionBase64, buyer.keyPair),
@@ -39,7 +52,10 @@ async function signedTransferFor(buyerName: string, amount: bigint, paymentId: s
 }
 
 async function waitPast(lastValidBlockHeight: bigint): Promise<void> {
-  await waitFor(async () => (await testbed.rpc.getBlockHeight({ commitment: 'finalized' }).send()) > lastValidBlockHeight, 15_000);
+  await waitFor(
+    async () => (await testbed.rpc.getBlockHeight({ commitment: 'finalized' }).send()) > lastValidBlockHeight,
+    15_000,
+  );
 }
 
 async function usdcOf(owner: string): Promise<bigint> {
@@ -54,32 +70,62 @@ describe('an expired blockhash', () => {
     await waitPast(transfer.lastValidBlockHeight);
 
     await expect(
-      sender.cosignAndSend({ purpose: 'payment', reference: paymentId, transaction, lastValidBlockHeight: transfer.lastValidBlockHeight }),
+      sender.cosignAndSend({
+        purpose: 'payment',
+        reference: paymentId,
+        transaction,
+        lastValidBlockHeight: transfer.lastValidBlockHeight,
+      }),
     ).rejects.toBeInstanceOf(BlockhashExpiredError);
     expect(await usdcOf(buyer.address)).toBe(balance);
-    expect(await db.selectFrom('solana_transactions').select('id').where('reference', '=', paymentId).execute()).toEqual([]);
+    expect(
+      await db.selectFrom('solana_transactions').select('id').where('reference', '=', paymentId).execute(),
+    ).toEqual([]);
   });
 
   it('expires a journaled transaction that never landed, without sending it, and frees the payment for a new one', async () => {
     const paymentId = `pay_${randomUUID()}`;
     const first = await signedTransferFor('bob', 2_000_000n, paymentId);
     const balance = await usdcOf(first.buyer.address);
-    const entry = await sender.cosignAndRecord({ purpose: 'payment', reference: paymentId, transaction: first.transaction, lastValidBlockHeight: first.transfer.lastValidBlockHeight });
+    const entry = await sender.cosignAndRecord({
+      purpose: 'payment',
+      reference: paymentId,
+      transaction: first.transaction,
+      lastValidBlockHeight: first.transfer.lastValidBlockHeight,
+    });
     await waitPast(first.transfer.lastValidBlockHeight);
 
     const restarted = countingRpc(testbed.devnet.manifest.solana.rpcUrl);
-    const afterRestart = new SolanaTransactionSender({ db, rpc: restarted.rpc, network: testbed.network, collector: testbed.collector, commitment: 'confirmed' });
+    const afterRestart = new SolanaTransactionSender({
+      db,
+      rpc: restarted.rpc,
+      network: testbed.network,
+      collector: testbed.collector,
+      commitment: 'confirmed',
+    });
     const results = await afterRestart.reconcile();
     expect(results.find((result) => result.signature === entry.signature)?.status).toBe('expired');
     expect(restarted.sentTransactions()).toBe(0);
     await expect(sender.sendAndConfirm(entry)).rejects.toBeInstanceOf(BlockhashExpiredError);
-    expect(await testbed.rpc.getSignatureStatuses([toSignature(entry.signature)], { searchTransactionHistory: true }).send()).toMatchObject({ value: [null] });
+    expect(
+      await testbed.rpc.getSignatureStatuses([toSignature(entry.signature)], { searchTransactionHistory: true }).send(),
+    ).toMatchObject({ value: [null] });
     expect(await usdcOf(first.buyer.address)).toBe(balance);
 
     const second = await signedTransferFor('bob', 2_000_000n, paymentId);
-    await sender.cosignAndSend({ purpose: 'payment', reference: paymentId, transaction: second.transaction, lastValidBlockHeight: second.transfer.lastValidBlockHeight });
+    await sender.cosignAndSend({
+      purpose: 'payment',
+      reference: paymentId,
+      transaction: second.transaction,
+      lastValidBlockHeight: second.transfer.lastValidBlockHeight,
+    });
     expect(await usdcOf(first.buyer.address)).toBe(balance - 2_000_000n);
-    const rows = await db.selectFrom('solana_transactions').select(['status']).where('reference', '=', paymentId).orderBy('id').execute();
+    const rows = await db
+      .selectFrom('solana_transactions')
+      .select(['status'])
+      .where('reference', '=', paymentId)
+      .orderBy('id')
+      .execute();
     expect(rows.map((row) => row.status)).toEqual(['expired', 'confirmed']);
   });
 
@@ -87,10 +133,21 @@ describe('an expired blockhash', () => {
     const paymentId = `pay_${randomUUID()}`;
     const { buyer, transfer, transaction } = await signedTransferFor('alice', 1_000_000n, paymentId);
     const balance = await usdcOf(buyer.address);
-    const entry = await sender.cosignAndRecord({ purpose: 'payment', reference: paymentId, transaction, lastValidBlockHeight: transfer.lastValidBlockHeight });
+    const entry = await sender.cosignAndRecord({
+      purpose: 'payment',
+      reference: paymentId,
+      transaction,
+      lastValidBlockHeight: transfer.lastValidBlockHeight,
+    });
     await waitPast(transfer.lastValidBlockHeight);
     await expect(sender.sendAndConfirm(entry)).rejects.toBeInstanceOf(BlockhashExpiredError);
     expect(await usdcOf(buyer.address)).toBe(balance);
-    expect(await db.selectFrom('solana_transactions').select(['status', 'send_attempts']).where('id', '=', entry.id).executeTakeFirst()).toEqual({ status: 'expired', send_attempts: 0 });
+    expect(
+      await db
+        .selectFrom('solana_transactions')
+        .select(['status', 'send_attempts'])
+        .where('id', '=', entry.id)
+        .executeTakeFirst(),
+    ).toEqual({ status: 'expired', send_attempts: 0 });
   });
 });

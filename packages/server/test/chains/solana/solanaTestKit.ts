@@ -38,7 +38,10 @@ export interface SolanaTestbed {
 
 export async function startSolanaTestbed(options: { solanaSlotMs?: number } = {}): Promise<SolanaTestbed> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'paygate-solana-'));
-  const devnet = await startDevnet({ dataDir, ...(options.solanaSlotMs ? { solanaSlotMs: options.solanaSlotMs } : {}) });
+  const devnet = await startDevnet({
+    dataDir,
+    ...(options.solanaSlotMs ? { solanaSlotMs: options.solanaSlotMs } : {}),
+  });
   const rpc = countingRpc(devnet.manifest.solana.rpcUrl).rpc;
   const collector = await solanaCollector({ solanaSeedHex: randomBytes(32).toString('hex') });
   const airdrop = await rpc.requestAirdrop(address(collector.address), lamports(10_000_000_000n)).send();

@@ -18,8 +18,15 @@ import {
 } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { buildSponsoredTransfer, solanaSignTransactionAction } from '../../../src/chains/solana/buildSponsoredTransfer.ts';
-import { SignedTransactionRejectedError, SolanaTransactionConflictError, SolanaTransactionRejectedError } from '../../../src/chains/solana/errors.ts';
+import {
+  buildSponsoredTransfer,
+  solanaSignTransactionAction,
+} from '../../../src/chains/solana/buildSponsoredTransfer.ts';
+import {
+  SignedTransactionRejectedError,
+  SolanaTransactionConflictError,
+  SolanaTransactionRejectedError,
+} from '../../../src/chains/solana/errors.ts';
 import { readSolanaBalances } from '../../../src/chains/solana/readSolanaBalances.ts';
 import { commitmentFor, SolanaTransactionSender } from '../../../src/chains/solana/transactionSender.ts';
 import { verifyBuyerSignedTransaction } from '../../../src/chains/solana/verifyBuyerSignedTransaction.ts';
@@ -42,7 +49,14 @@ afterAll(async () => {
 });
 
 function newSender(rpc = testbed.rpc): SolanaTransactionSender {
-  return new SolanaTransactionSender({ db, rpc, network: testbed.network, collector: testbed.collector, commitment: 'confirmed', pollIntervalMs: 100 });
+  return new SolanaTransactionSender({
+    db,
+    rpc,
+    network: testbed.network,
+    collector: testbed.collector,
+    commitment: 'confirmed',
+    pollIntervalMs: 100,
+  });
 }
 
 const newPaymentId = () => `pay_${randomUUID()}`;
@@ -88,8 +102,17 @@ describe('a sponsored USDC transfer on the devnet', () => {
     expect(transaction).toBe(transfer.transactionBase64);
 
     const signed = await signAsWallet(transaction, erin.keyPair);
-    const verified = await verifyBuyerSignedTransaction({ signedTransactionBase64: signed, expectedMessageBytesBase64: transfer.messageBytesBase64, buyer: erin.address });
-    const landed = await sender.cosignAndSend({ purpose: 'payment', reference: paymentId, transaction: verified, lastValidBlockHeight: transfer.lastValidBlockHeight });
+    const verified = await verifyBuyerSignedTransaction({
+      signedTransactionBase64: signed,
+      expectedMessageBytesBase64: transfer.messageBytesBase64,
+      buyer: erin.address,
+    });
+    const landed = await sender.cosignAndSend({
+      purpose: 'payment',
+      reference: paymentId,
+      transaction: verified,
+      lastValidBlockHeight: transfer.lastValidBlockHeight,
+    });
 
     const after = await usdcOf(erin.address, collector);
     expect(after[erin.address]?.tokens[testbed.usdc]).toBe((before[erin.address]?.tokens[testbed.usdc] ?? 0n) - amount);
@@ -97,32 +120,62 @@ describe('a sponsored USDC transfer on the devnet', () => {
     expect(after[erin.address]?.lamports).toBe(0n);
 
     const onChain = await testbed.rpc
-      .getTransaction(toSignature(landed.signature), { commitment: 'confirmed', encoding: 'jsonParsed', maxSupportedTransactionVersion: 0 })
+      .getTransaction(toSignature(landed.signature), {
+        commitment: 'confirmed',
+        encoding: 'jsonParsed',
+        maxSupportedTransactionVersion: 0,
+      })
       .send();
     if (!onChain?.meta) throw new Error('the transaction is not on chain');
     expect(onChain.meta.err).toBeNull();
     expect(onChain.transaction.message.accountKeys[0]?.pubkey).toBe(collector);
-    const instructions = onChain.transaction.message.instructions as unknown as { program?: string; parsed?: unknown }[];
-    expect(instructions.filter((instruction) => instruction.program === 'spl-memo').map((instruction) => instruction.parsed)).toEqual([paymentId]);
+    const instructions = onChain.transaction.message.instructions as unknown as {
+      program?: string;
+      parsed?: unknown;
+    }[];
+    expect(
+      instructions.filter((instruction) => instruction.program === 'spl-memo').map((instruction) => instruction.parsed),
+    ).toEqual([paymentId]);
     // The collector paid the fee and the rent of its new token account, nothing else.
     const rent = await testbed.rpc.getMinimumBalanceForRentExemption(165n).send();
     expect(before[collector]!.lamports - after[collector]!.lamports).toBe(onChain.meta.fee + rent);
 
     const [row] = await journalRows(paymentId);
-    expect(row).toMatchObject({ signature: landed.signature, status: 'confirmed', send_attempts: 1, purpose: 'payment' });
+    expect(row).toMatchObject({
+      signature: landed.signature,
+      status: 'confirmed',
+      send_attempts: 1,
+      purpose: 'payment',
+    });
     expect(row?.wire_transaction.toString('base64')).not.toBe(signed);
   });
 
   it('counts a transfer only once it is finalized when the network asks for more than one confirmation', async () => {
     expect([commitmentFor(1), commitmentFor(2), commitmentFor(32)]).toEqual(['confirmed', 'finalized', 'finalized']);
-    const finalizing = new SolanaTransactionSender({ db, rpc: testbed.rpc, network: testbed.network, collector: testbed.collector, commitment: commitmentFor(32) });
+    const finalizing = new SolanaTransactionSender({
+      db,
+      rpc: testbed.rpc,
+      network: testbed.network,
+      collector: testbed.collector,
+      commitment: commitmentFor(32),
+    });
     const erin = await testbed.buyer('erin');
     const { transfer, paymentId } = await buildFor(erin.address, 1_000n);
     const signed = await signAsWallet(transfer.transactionBase64, erin.keyPair);
-    const verified = await verifyBuyerSignedTransaction({ signedTransactionBase64: signed, expectedMessageBytesBase64: transfer.messageBytesBase64, buyer: erin.address });
-    const entry = await finalizing.cosignAndRecord({ purpose: 'payment', reference: paymentId, transaction: verified, lastValidBlockHeight: transfer.lastValidBlockHeight });
+    const verified = await verifyBuyerSignedTransaction({
+      signedTransactionBase64: signed,
+      expectedMessageBytesBase64: transfer.messageBytesBase64,
+      buyer: erin.address,
+    });
+    const entry = await finalizing.cosignAndRecord({
+      purpose: 'payment',
+      reference: paymentId,
+      transaction: verified,
+      lastValidBlockHeight: transfer.lastValidBlockHeight,
+    });
     await finalizing.sendJournaled(entry);
-    const statusOnNode = async () => (await testbed.rpc.getSignatureStatuses([toSignature(entry.signature)]).send()).value[0]?.confirmationStatus;
+    const statusOnNode = async () =>
+      (await testbed.rpc.getSignatureStatuses([toSignature(entry.signature)]).send()).value[0]?.confirmationStatus;
 
     await waitFor(async () => (await statusOnNode()) === 'confirmed');
     await finalizing.follow();
@@ -139,20 +192,42 @@ describe('a sponsored USDC transfer on the devnet', () => {
     const before = await usdcOf(alice.address, collector);
     const { transfer, paymentId } = await buildFor(alice.address, 1_000_000n);
     const signed = await signAsWallet(transfer.transactionBase64, alice.keyPair);
-    const verified = await verifyBuyerSignedTransaction({ signedTransactionBase64: signed, expectedMessageBytesBase64: transfer.messageBytesBase64, buyer: alice.address });
-    const landed = await sender.cosignAndSend({ purpose: 'payment', reference: paymentId, transaction: verified, lastValidBlockHeight: transfer.lastValidBlockHeight });
+    const verified = await verifyBuyerSignedTransaction({
+      signedTransactionBase64: signed,
+      expectedMessageBytesBase64: transfer.messageBytesBase64,
+      buyer: alice.address,
+    });
+    const landed = await sender.cosignAndSend({
+      purpose: 'payment',
+      reference: paymentId,
+      transaction: verified,
+      lastValidBlockHeight: transfer.lastValidBlockHeight,
+    });
 
     const after = await usdcOf(alice.address, collector);
-    const onChain = await testbed.rpc.getTransaction(toSignature(landed.signature), { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 }).send();
+    const onChain = await testbed.rpc
+      .getTransaction(toSignature(landed.signature), {
+        commitment: 'confirmed',
+        encoding: 'json',
+        maxSupportedTransactionVersion: 0,
+      })
+      .send();
     expect(after[collector]!.tokens[testbed.usdc]! - before[collector]!.tokens[testbed.usdc]!).toBe(1_000_000n);
     expect(before[alice.address]!.tokens[testbed.usdc]! - after[alice.address]!.tokens[testbed.usdc]!).toBe(1_000_000n);
     expect(before[collector]!.lamports - after[collector]!.lamports).toBe(onChain!.meta!.fee);
     expect(after[alice.address]!.lamports).toBe(before[alice.address]!.lamports);
 
     // Confirming the same signed transaction again finds it in the journal instead of sending anything.
-    const again = await sender.cosignAndSend({ purpose: 'payment', reference: paymentId, transaction: verified, lastValidBlockHeight: transfer.lastValidBlockHeight });
+    const again = await sender.cosignAndSend({
+      purpose: 'payment',
+      reference: paymentId,
+      transaction: verified,
+      lastValidBlockHeight: transfer.lastValidBlockHeight,
+    });
     expect(again.signature).toBe(landed.signature);
-    expect((await usdcOf(alice.address))[alice.address]!.tokens[testbed.usdc]).toBe(after[alice.address]!.tokens[testbed.usdc]);
+    expect((await usdcOf(alice.address))[alice.address]!.tokens[testbed.usdc]).toBe(
+      after[alice.address]!.tokens[testbed.usdc],
+    );
 
     // A different transaction for a payment that already has one is never sent.
     const second = await buildFor(alice.address, 1_000_000n, paymentId);
@@ -162,9 +237,16 @@ describe('a sponsored USDC transfer on the devnet', () => {
       buyer: alice.address,
     });
     await expect(
-      sender.cosignAndSend({ purpose: 'payment', reference: paymentId, transaction: secondSigned, lastValidBlockHeight: second.transfer.lastValidBlockHeight }),
+      sender.cosignAndSend({
+        purpose: 'payment',
+        reference: paymentId,
+        transaction: secondSigned,
+        lastValidBlockHeight: second.transfer.lastValidBlockHeight,
+      }),
     ).rejects.toBeInstanceOf(SolanaTransactionConflictError);
-    expect((await usdcOf(alice.address))[alice.address]!.tokens[testbed.usdc]).toBe(after[alice.address]!.tokens[testbed.usdc]);
+    expect((await usdcOf(alice.address))[alice.address]!.tokens[testbed.usdc]).toBe(
+      after[alice.address]!.tokens[testbed.usdc],
+    );
   });
 });
 
@@ -178,7 +260,11 @@ describe('refusals move no money', () => {
   });
 
   async function expectRefusal(signedTransactionBase64: string, expectedMessageBytesBase64: string, problem: string) {
-    const refusal = verifyBuyerSignedTransaction({ signedTransactionBase64, expectedMessageBytesBase64, buyer: bob.address });
+    const refusal = verifyBuyerSignedTransaction({
+      signedTransactionBase64,
+      expectedMessageBytesBase64,
+      buyer: bob.address,
+    });
     await expect(refusal).rejects.toBeInstanceOf(SignedTransactionRejectedError);
     await expect(refusal).rejects.toMatchObject({ problem });
   }
@@ -196,10 +282,20 @@ describe('refusals move no money', () => {
 
   it('refuses a transaction with an extra instruction', async () => {
     const { transfer } = await buildFor(bob.address, 2_000_000n);
-    const compiled = getCompiledTransactionMessageDecoder().decode(getBase64Encoder().encode(transfer.messageBytesBase64));
-    const message = decompileTransactionMessage(compiled as Parameters<typeof decompileTransactionMessage>[0], { lastValidBlockHeight: transfer.lastValidBlockHeight });
+    const compiled = getCompiledTransactionMessageDecoder().decode(
+      getBase64Encoder().encode(transfer.messageBytesBase64),
+    );
+    const message = decompileTransactionMessage(compiled as Parameters<typeof decompileTransactionMessage>[0], {
+      lastValidBlockHeight: transfer.lastValidBlockHeight,
+    });
     const extended = appendTransactionMessageInstructions(
-      [getTransferSolInstruction({ source: createNoopSigner(address(testbed.collector.address)), destination: address(bob.address), amount: lamports(1_000_000_000n) })],
+      [
+        getTransferSolInstruction({
+          source: createNoopSigner(address(testbed.collector.address)),
+          destination: address(bob.address),
+          amount: lamports(1_000_000_000n),
+        }),
+      ],
       message,
     );
     const signed = await signAsWallet(reencode(compileTransaction(extended)), bob.keyPair);
@@ -210,14 +306,21 @@ describe('refusals move no money', () => {
     const { transfer } = await buildFor(bob.address, 2_000_000n);
     const dave = await testbed.buyer('dave');
     const transaction = getTransactionDecoder().decode(getBase64Encoder().encode(transfer.transactionBase64));
-    const forged = { ...transaction, signatures: { ...transaction.signatures, [bob.address]: await signBytes(dave.keyPair.privateKey, transaction.messageBytes) } };
+    const forged = {
+      ...transaction,
+      signatures: {
+        ...transaction.signatures,
+        [bob.address]: await signBytes(dave.keyPair.privateKey, transaction.messageBytes),
+      },
+    };
     await expectRefusal(reencode(forged), transfer.messageBytesBase64, 'invalid_signature');
   });
 
   it('refuses a transaction signed over a different blockhash', async () => {
     const first = await buildFor(bob.address, 2_000_000n);
     let second = await buildFor(bob.address, 2_000_000n, first.paymentId);
-    while (second.transfer.blockhash === first.transfer.blockhash) second = await buildFor(bob.address, 2_000_000n, first.paymentId);
+    while (second.transfer.blockhash === first.transfer.blockhash)
+      second = await buildFor(bob.address, 2_000_000n, first.paymentId);
     const signed = await signAsWallet(second.transfer.transactionBase64, bob.keyPair);
     await expectRefusal(signed, first.transfer.messageBytesBase64, 'message_changed');
   });
@@ -228,10 +331,20 @@ describe('refusals move no money', () => {
     const signed = await signAsWallet(transfer.transactionBase64, bob.keyPair);
     const signedBytes = new Uint8Array(getBase64Encoder().encode(signed));
     await expectRefusal(getBase64Decoder().decode(signedBytes.slice(0, 40)), transfer.messageBytesBase64, 'malformed');
-    await expectRefusal(getBase64Decoder().decode(new Uint8Array([...signedBytes, 0])), transfer.messageBytesBase64, 'message_changed');
+    await expectRefusal(
+      getBase64Decoder().decode(new Uint8Array([...signedBytes, 0])),
+      transfer.messageBytesBase64,
+      'message_changed',
+    );
     await expectRefusal('not base64!', transfer.messageBytesBase64, 'malformed');
     const transaction = getTransactionDecoder().decode(getBase64Encoder().encode(signed));
-    const collectorSlotFilled = { ...transaction, signatures: { ...transaction.signatures, [testbed.collector.address]: await signBytes(bob.keyPair.privateKey, transaction.messageBytes) } };
+    const collectorSlotFilled = {
+      ...transaction,
+      signatures: {
+        ...transaction.signatures,
+        [testbed.collector.address]: await signBytes(bob.keyPair.privateKey, transaction.messageBytes),
+      },
+    };
     await expectRefusal(reencode(collectorSlotFilled), transfer.messageBytesBase64, 'unexpected_signature');
   });
 
@@ -245,7 +358,12 @@ describe('refusals move no money', () => {
       buyer: dave.address,
     });
     const refusal = await sender
-      .cosignAndSend({ purpose: 'payment', reference: paymentId, transaction: verified, lastValidBlockHeight: transfer.lastValidBlockHeight })
+      .cosignAndSend({
+        purpose: 'payment',
+        reference: paymentId,
+        transaction: verified,
+        lastValidBlockHeight: transfer.lastValidBlockHeight,
+      })
       .catch((error: unknown) => error);
     expect(refusal).toBeInstanceOf(SolanaTransactionRejectedError);
     // The token program refuses: dave has no USDC account to transfer from.
@@ -253,7 +371,9 @@ describe('refusals move no money', () => {
     expect(await usdcOf(testbed.collector.address)).toEqual(collectorBefore);
     const [row] = await journalRows(paymentId);
     expect(row).toMatchObject({ status: 'failed', send_attempts: 1 });
-    expect(await testbed.rpc.getSignatureStatuses([toSignature(row!.signature)], { searchTransactionHistory: true }).send()).toMatchObject({ value: [null] });
+    expect(
+      await testbed.rpc.getSignatureStatuses([toSignature(row!.signature)], { searchTransactionHistory: true }).send(),
+    ).toMatchObject({ value: [null] });
   });
 
   afterAll(async () => {
@@ -273,9 +393,16 @@ describe('the journal after a restart', () => {
       buyer: alice.address,
     });
     // The process stops right after journaling.
-    const entry = await sender.cosignAndRecord({ purpose: 'payment', reference: paymentId, transaction: verified, lastValidBlockHeight: transfer.lastValidBlockHeight });
+    const entry = await sender.cosignAndRecord({
+      purpose: 'payment',
+      reference: paymentId,
+      transaction: verified,
+      lastValidBlockHeight: transfer.lastValidBlockHeight,
+    });
     expect(entry.status).toBe('recorded');
-    expect(await testbed.rpc.getSignatureStatuses([toSignature(entry.signature)]).send()).toMatchObject({ value: [null] });
+    expect(await testbed.rpc.getSignatureStatuses([toSignature(entry.signature)]).send()).toMatchObject({
+      value: [null],
+    });
 
     const restarted = countingRpc(testbed.devnet.manifest.solana.rpcUrl);
     const afterRestart = newSender(restarted.rpc);
@@ -303,10 +430,27 @@ describe('the journal after a restart', () => {
       buyer: alice.address,
     });
     // The process counts its attempt, sends the journaled bytes and stops before it learns the outcome.
-    const entry = await sender.cosignAndRecord({ purpose: 'payment', reference: paymentId, transaction: verified, lastValidBlockHeight: transfer.lastValidBlockHeight });
-    await db.updateTable('solana_transactions').set({ status: 'sent', send_attempts: 1, first_sent_at: new Date() }).where('id', '=', entry.id).execute();
-    await testbed.rpc.sendTransaction(entry.wire_transaction.toString('base64') as Base64EncodedWireTransaction, { encoding: 'base64' }).send();
-    await waitFor(async () => (await testbed.rpc.getSignatureStatuses([toSignature(entry.signature)]).send()).value[0]?.confirmationStatus === 'confirmed');
+    const entry = await sender.cosignAndRecord({
+      purpose: 'payment',
+      reference: paymentId,
+      transaction: verified,
+      lastValidBlockHeight: transfer.lastValidBlockHeight,
+    });
+    await db
+      .updateTable('solana_transactions')
+      .set({ status: 'sent', send_attempts: 1, first_sent_at: new Date() })
+      .where('id', '=', entry.id)
+      .execute();
+    await testbed.rpc
+      .sendTransaction(entry.wire_transaction.toString('base64') as Base64EncodedWireTransaction, {
+        encoding: 'base64',
+      })
+      .send();
+    await waitFor(
+      async () =>
+        (await testbed.rpc.getSignatureStatuses([toSignature(entry.signature)]).send()).value[0]?.confirmationStatus ===
+        'confirmed',
+    );
 
     const restarted = countingRpc(testbed.devnet.manifest.solana.rpcUrl);
     const results = await newSender(restarted.rpc).reconcile();

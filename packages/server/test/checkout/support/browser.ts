@@ -55,7 +55,8 @@ export async function saveScreenshots(page: Page, name: string): Promise<void> {
   for (const [label, size] of Object.entries(VIEWPORTS)) {
     await page.setViewportSize(size);
     const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
-    if (scrollWidth > size.width) throw new Error(`${name} is ${scrollWidth} px wide on a ${size.width} px ${label} screen`);
+    if (scrollWidth > size.width)
+      throw new Error(`${name} is ${scrollWidth} px wide on a ${size.width} px ${label} screen`);
     await page.screenshot({ path: path.join(ARTIFACTS_DIR, `${name}-${label}.png`), fullPage: true });
   }
   if (original) await page.setViewportSize(original);
@@ -93,7 +94,11 @@ export function textColours(page: Page): Promise<{ text: string; color: string; 
         .trim();
       const box = element.getBoundingClientRect();
       if (!ownText || box.width === 0 || box.height === 0 || element.closest('[hidden], .visually-hidden')) return;
-      found.push({ text: ownText.slice(0, 40), color: getComputedStyle(element).color, background: backgroundOf(element) });
+      found.push({
+        text: ownText.slice(0, 40),
+        color: getComputedStyle(element).color,
+        background: backgroundOf(element),
+      });
     });
     return found;
   });
@@ -124,7 +129,11 @@ export interface WalletScript {
  */
 export async function injectDevnetWallet(
   page: Page,
-  options: { privateKey: `0x${string}`; chain: { chainId: number; rpcUrl: string; name: string }; script?: WalletScript },
+  options: {
+    privateKey: `0x${string}`;
+    chain: { chainId: number; rpcUrl: string; name: string };
+    script?: WalletScript;
+  },
 ) {
   const account = privateKeyToAccount(options.privateKey);
   const chain = defineChain({
@@ -169,7 +178,11 @@ export async function injectDevnetWallet(
       }
       case 'eth_sendTransaction': {
         const [tx] = params as [{ to: `0x${string}`; data?: `0x${string}`; value?: `0x${string}` }];
-        return walletClient.sendTransaction({ to: tx.to, data: tx.data, value: tx.value ? BigInt(tx.value) : undefined });
+        return walletClient.sendTransaction({
+          to: tx.to,
+          data: tx.data,
+          value: tx.value ? BigInt(tx.value) : undefined,
+        });
       }
       default:
         throw { code: 4200, message: `Unsupported method ${method}` } satisfies ProviderError;

@@ -24,7 +24,13 @@ import { startDevnetService } from '../../support/devnetService.ts';
 import { call, type CallResult, newPartner, type TestPartner, type TestServer } from '../../support/testServer.ts';
 
 /** Example prices of the tokens that are not pegged to the payment's currency. */
-export const TEST_PRICES = { 'EURC/USD': '1.087', 'USDC/EUR': '0.92', 'USDT/EUR': '0.92', 'ETH/USD': '3000', 'ETH/EUR': '2760' };
+export const TEST_PRICES = {
+  'EURC/USD': '1.087',
+  'USDC/EUR': '0.92',
+  'USDT/EUR': '0.92',
+  'ETH/USD': '3000',
+  'ETH/EUR': '2760',
+};
 
 /** What a wallet does with `eth_signTypedData_v4`: parse `[from, typedDataJson]` and sign the typed data. */
 export async function signTypedDataAsWallet(privateKey: `0x${string}`, params: string): Promise<string> {
@@ -41,7 +47,11 @@ export function signTypedDataAsStranger(params: string): Promise<string> {
 }
 
 /** What a wallet does with `eth_sendTransaction`: parse `[{from, to, data?, value?}]`, sign and send it, return the hash. */
-export async function sendTransactionAsWallet(privateKey: `0x${string}`, chain: { chainId: number; rpcUrl: string }, params: string): Promise<Hex> {
+export async function sendTransactionAsWallet(
+  privateKey: `0x${string}`,
+  chain: { chainId: number; rpcUrl: string },
+  params: string,
+): Promise<Hex> {
   const [request] = JSON.parse(params) as [{ from: string; to: Hex; data?: Hex; value?: Hex }];
   const account = privateKeyToAccount(privateKey);
   expect(request.from.toLowerCase()).toBe(account.address.toLowerCase());
@@ -52,7 +62,11 @@ export async function sendTransactionAsWallet(privateKey: `0x${string}`, chain: 
     rpcUrls: { default: { http: [chain.rpcUrl] } },
   });
   const wallet = createWalletClient({ account, chain: devnetChain, transport: http(chain.rpcUrl) });
-  return wallet.sendTransaction({ to: request.to, ...(request.data ? { data: request.data } : {}), ...(request.value ? { value: BigInt(request.value) } : {}) });
+  return wallet.sendTransaction({
+    to: request.to,
+    ...(request.data ? { data: request.data } : {}),
+    ...(request.value ? { value: BigInt(request.value) } : {}),
+  });
 }
 
 /** What a wallet does with `solana_signTransaction`: unwrap `[{transaction}]`, add its signature, return the whole transaction. */
@@ -94,7 +108,10 @@ export interface GatewayTestbed {
   finalStatus(paymentId: string): Promise<any>;
   otherPartner(name: string): Promise<OtherPartner>;
   /** Runs the payment submissions and chain followers, with the testbed's chains and services unless others are given. */
-  startWorkers(overrides?: Pick<AppContext, 'chains' | 'gateway'>, submissions?: PaymentSubmissionsOptions): Promise<Workers>;
+  startWorkers(
+    overrides?: Pick<AppContext, 'chains' | 'gateway'>,
+    submissions?: PaymentSubmissionsOptions,
+  ): Promise<Workers>;
   /** Stops every worker the testbed runs. */
   stopWorkers(): Promise<void>;
   close(): Promise<void>;
@@ -106,7 +123,12 @@ export interface GatewayTestbed {
  * test starts them, so a test can choose with which chain services payments are submitted.
  */
 export async function startGatewayTestbed(
-  options: { workers?: boolean; submitMaxAttempts?: number; buyerTransferDeadlineMs?: number; confirmations?: number } = {},
+  options: {
+    workers?: boolean;
+    submitMaxAttempts?: number;
+    buyerTransferDeadlineMs?: number;
+    confirmations?: number;
+  } = {},
 ): Promise<GatewayTestbed> {
   const clock = new ManualClock();
   const { devnet, chains, keys, services, server, databaseUrl, close } = await startDevnetService({
@@ -123,7 +145,11 @@ export async function startGatewayTestbed(
   const walletHeaders = { 'app-id': app.appId, 'client-id': 'device-1' };
   const running: Workers[] = [];
   const gatewayCall = (headers: Record<string, string>) => (paymentId: string, suffix: string, body?: unknown) =>
-    call(server, `/v1/gateway/payment/${paymentId}${suffix}`, body === undefined ? { headers } : { method: 'POST', headers, body });
+    call(
+      server,
+      `/v1/gateway/payment/${paymentId}${suffix}`,
+      body === undefined ? { headers } : { method: 'POST', headers, body },
+    );
 
   const buyer = (name: string) => {
     const found = devnet.manifest.buyers.find((candidate) => candidate.name === name);
@@ -149,7 +175,9 @@ export async function startGatewayTestbed(
     gateway: gatewayCall(walletHeaders),
     newPayment: (body = {}) => createPayment(server, partner.apiKey, merchantId, body),
     listed: async (paymentId) => {
-      const list = await call(server, '/v1/merchants/payments?limit=200', { headers: { 'api-key': partner.apiKey, 'merchant-id': merchantId } });
+      const list = await call(server, '/v1/merchants/payments?limit=200', {
+        headers: { 'api-key': partner.apiKey, 'merchant-id': merchantId },
+      });
       expect(list.status, list.text).toBe(200);
       return list.body.data.find((item: { paymentId: string }) => item.paymentId === paymentId);
     },
@@ -162,7 +190,12 @@ export async function startGatewayTestbed(
     },
     otherPartner: async (name) => {
       const other = await newPartner(server.db, name);
-      const otherMerchantId = (await createMerchant(server, other.apiKey, { merchantName: `${name} shop`, merchantEmail: 'owner@other-shop.com' })).id;
+      const otherMerchantId = (
+        await createMerchant(server, other.apiKey, {
+          merchantName: `${name} shop`,
+          merchantEmail: 'owner@other-shop.com',
+        })
+      ).id;
       return {
         partner: other,
         merchantId: otherMerchantId,

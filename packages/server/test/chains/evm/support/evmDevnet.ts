@@ -76,7 +76,11 @@ function buyerOn(network: NetworkInfo, buyers: DevnetBuyer[], name: BuyerName): 
   const buyer = buyers.find((candidate) => candidate.name === name);
   if (!buyer) throw new Error(`no devnet buyer ${name}`);
   const account = privateKeyToAccount(buyer.evmPrivateKey);
-  return { account, address: account.address, wallet: createWalletClient({ account, transport: http(network.rpcUrl) }) };
+  return {
+    account,
+    address: account.address,
+    wallet: createWalletClient({ account, transport: http(network.rpcUrl) }),
+  };
 }
 
 /** Seconds since the epoch, as token contracts count time. */

@@ -333,7 +333,6 @@ function x402Facilitator(
 type X402Requirements = Parameters<X402ExactEvmFacilitator['verify']>[1];
 
 async function payWithX402(
-  bench: EvmBench,
   x402: ReturnType<typeof x402Facilitator>,
   client: X402ExactEvmClient,
   requirements: X402Requirements,
@@ -517,7 +516,7 @@ export async function runChainsBenchmark(): Promise<void> {
 
     // Warm both paths once (nonce counter row, connections, x402's asset-contract cache) outside the samples.
     await payWithEip3009(bench, alice);
-    await payWithX402(bench, x402, x402Client, requirements);
+    await payWithX402(x402, x402Client, requirements);
 
     // Ours and x402's alternate (each going first half of the time), each pair at the same block phase.
     const blockHead = () => client.getBlockNumber({ cacheTime: 0 });
@@ -526,7 +525,7 @@ export async function runChainsBenchmark(): Promise<void> {
     for (let index = 0; index < PAYMENTS_PER_METHOD; index++) {
       const offset = phaseOffsetMs(index, PAYMENTS_PER_METHOD, network.blockTimeMs);
       const payOurs = async () => ours.push(await payWithEip3009(bench, alice));
-      const payTheirs = async () => theirs.push(await payWithX402(bench, x402, x402Client, requirements));
+      const payTheirs = async () => theirs.push(await payWithX402(x402, x402Client, requirements));
       for (const pay of index % 2 === 0 ? [payOurs, payTheirs] : [payTheirs, payOurs]) {
         await atBlockPhase(blockHead, offset, network.blockTimeMs);
         await pay();

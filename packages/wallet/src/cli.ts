@@ -103,7 +103,7 @@ async function walletOf(options: PayOptions, manifest: DevnetManifest | null): P
     wallet.accounts.push(...chains.filter(wanted).map((caip2) => `${caip2}:${account.address}`));
   }
   if (solanaKey) {
-    let signer;
+    let signer: ReturnType<typeof solanaSignerFromKeyPair>;
     try {
       signer = solanaSignerFromKeyPair(solanaKey);
       const address = await signer.address();

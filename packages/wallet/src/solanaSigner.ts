@@ -35,7 +35,7 @@ export function solanaSignerFromKeyPair(secretKey: Uint8Array | string): SolanaK
       return getAddressFromPublicKey((await keyPair).publicKey);
     },
     async signTransaction(base64Transaction) {
-      let transaction;
+      let transaction: ReturnType<ReturnType<typeof getTransactionDecoder>['decode']>;
       try {
         transaction = getTransactionDecoder().decode(getBase64Encoder().encode(base64Transaction));
       } catch (error) {

@@ -134,7 +134,7 @@ describe('paygate-wallet pay', () => {
     ];
     // Processes run side by side: each spends most of its time compiling the sources.
     const runs = await Promise.all(cases.map(([args]) => runWallet(args)));
-    runs.forEach((run, index) => expectOneLineError(run, cases[index]![1]));
+    for (const [index, run] of runs.entries()) expectOneLineError(run, cases[index]![1]);
 
     expect((await gw.client.getStatus(paymentId)).status).toBe('requires_action');
     expect((await gw.client.getStatus(needingData.paymentId)).status).toBe('requires_action');

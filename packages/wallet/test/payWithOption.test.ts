@@ -57,9 +57,17 @@ async function optionFor(paymentId: string, account: string, symbol: string): Pr
 function recording(evm: EvmSigner, solana: SolanaSigner, calls: string[]) {
   return {
     eip155: {
-      request: (args: Parameters<EvmSigner['request']>[0]) => (calls.push(`eip155:${args.method}`), evm.request(args)),
+      request: (args: Parameters<EvmSigner['request']>[0]) => {
+        calls.push(`eip155:${args.method}`);
+        return evm.request(args);
+      },
     },
-    solana: { signTransaction: (tx: string) => (calls.push('solana:signTransaction'), solana.signTransaction(tx)) },
+    solana: {
+      signTransaction: (tx: string) => {
+        calls.push('solana:signTransaction');
+        return solana.signTransaction(tx);
+      },
+    },
   };
 }
 

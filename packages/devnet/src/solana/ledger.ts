@@ -327,7 +327,7 @@ export class SolanaLedger {
   }
 
   private runSimulation(decoded: DecodedTransaction): SimulationResult {
-    let outcome;
+    let outcome: ReturnType<LiteSVM['simulateTransaction']>;
     try {
       outcome = this.svm.simulateTransaction(decoded.transaction);
     } catch {

@@ -48,7 +48,10 @@ export class RequestDurationHistogram {
     const byMethod = new Map<string, Map<number, DurationSeries>>();
     return (method, status) => {
       let byStatus = byMethod.get(method);
-      if (!byStatus) byMethod.set(method, (byStatus = new Map()));
+      if (!byStatus) {
+        byStatus = new Map();
+        byMethod.set(method, byStatus);
+      }
       let series = byStatus.get(status);
       if (!series) {
         series = new DurationSeries({ method, route, status: String(status) });

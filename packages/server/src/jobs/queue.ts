@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import { Logger, run, runMigrations, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
 import { type Kysely, sql } from 'kysely';
 import pg from 'pg';
+import type { Database } from '../db/schema.ts';
 import { WorkerLiveness, type WorkerLivenessOptions } from './workerLiveness.ts';
 
 export type { TaskList };
@@ -19,7 +20,7 @@ export interface JobOptions {
  * change's transaction exists exactly when the change commits.
  */
 export async function enqueueJob(
-  db: Kysely<any>,
+  db: Kysely<Database>,
   task: string,
   payload: object,
   options: JobOptions = {},

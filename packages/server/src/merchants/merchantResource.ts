@@ -57,7 +57,10 @@ const cachedViews = new WeakMap<CachedMerchant, ReturnType<typeof toMerchant>>()
  */
 export function cachedMerchantView(row: CachedMerchant, baseUrl: string): ReturnType<typeof toMerchant> {
   let view = cachedViews.get(row);
-  if (!view) cachedViews.set(row, (view = toMerchant(row, baseUrl)));
+  if (!view) {
+    view = toMerchant(row, baseUrl);
+    cachedViews.set(row, view);
+  }
   return view;
 }
 

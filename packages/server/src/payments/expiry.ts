@@ -16,7 +16,7 @@ export function expirePaymentTask(ctx: Pick<AppContext, 'db' | 'chains' | 'clock
       .select(['status', 'expires_at'])
       .where('id', '=', paymentId)
       .executeTakeFirst();
-    if (!payment || payment.status !== 'requires_action') return;
+    if (payment?.status !== 'requires_action') return;
     const now = ctx.clock.now();
     if (now < payment.expires_at)
       throw new Error(`payment ${paymentId} expires at ${payment.expires_at.toISOString()}, not yet`);

@@ -43,7 +43,7 @@ export async function attemptDelivery(ctx: DeliveryContext, deliveryId: string):
     ])
     .where('delivery.id', '=', deliveryId)
     .executeTakeFirst();
-  if (!delivery || delivery.status !== 'pending') return;
+  if (delivery?.status !== 'pending') return;
   if (delivery.deleted_at) {
     await db
       .updateTable('webhook_deliveries')

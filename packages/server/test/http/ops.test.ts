@@ -137,7 +137,7 @@ describe('rate limiting', () => {
 
   it('answers 429 rate_limited with Retry-After once a key exceeds its limit, per key', async () => {
     const statuses: number[] = [];
-    let last;
+    let last: Awaited<ReturnType<typeof call>> | undefined;
     for (let attempt = 0; attempt < 4; attempt++) {
       last = await call(server, '/v1/merchants', { headers: { 'api-key': partner.apiKey } });
       statuses.push(last.status);

@@ -26,7 +26,11 @@ describe('stopping the job queue', () => {
     let ran = 0;
     const workers = await startWorkers(
       inject('databaseUrl'),
-      { [task]: async () => void (ran += 1) },
+      {
+        [task]: async () => {
+          ran += 1;
+        },
+      },
       {
         concurrency: 2,
         applicationName: name,

@@ -76,7 +76,15 @@ describe('jobs of a crashed process', () => {
     );
 
     let ran = 0;
-    workers = await startWorkers(inject('databaseUrl'), { [task]: async () => void (ran += 1) }, { concurrency: 1 });
+    workers = await startWorkers(
+      inject('databaseUrl'),
+      {
+        [task]: async () => {
+          ran += 1;
+        },
+      },
+      { concurrency: 1 },
+    );
     await waitFor('the job to run in this process', async () => (await lockOf()).length === 0, 10_000);
     expect(ran).toBe(1);
   });

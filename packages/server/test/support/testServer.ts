@@ -4,7 +4,7 @@ import { startWorkers } from '../../src/jobs/queue.ts';
 import { buildApp } from '../../src/app.ts';
 import { ChainRegistry, MAINNET_NETWORKS } from '../../src/chains/registry.ts';
 import { loadConfig } from '../../src/config.ts';
-import { type AppContext } from '../../src/context.ts';
+import type { AppContext } from '../../src/context.ts';
 import { systemClock } from '../../src/clock.ts';
 import { connect, type Db } from '../../src/db/database.ts';
 import { MerchantCache } from '../../src/merchants/merchantCache.ts';

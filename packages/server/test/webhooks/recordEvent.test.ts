@@ -53,16 +53,14 @@ describe('recordEvent', () => {
       .execute();
     const otherMerchant = await addEndpoint({ merchantId: otherMerchantId, events: ['payment.succeeded'] });
 
-    const eventId = await db
-      .transaction()
-      .execute((trx) =>
-        recordEvent(trx, {
-          partnerId: partner.partnerId,
-          merchantId,
-          type: 'payment.succeeded',
-          object: { id: 'pay_1' },
-        }),
-      );
+    const eventId = await db.transaction().execute((trx) =>
+      recordEvent(trx, {
+        partnerId: partner.partnerId,
+        merchantId,
+        type: 'payment.succeeded',
+        object: { id: 'pay_1' },
+      }),
+    );
     expect(eventId).toMatch(/^evt_[0-9A-Z]{26}$/);
     const event = await db.selectFrom('webhook_events').selectAll().where('id', '=', eventId).executeTakeFirstOrThrow();
     expect(JSON.parse(event.body)).toEqual({

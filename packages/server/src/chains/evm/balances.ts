@@ -30,7 +30,7 @@ async function readAll(
   const pairs = owners.flatMap((owner) => tokens.map((token) => ({ owner: owner as Address, token })));
   const amounts = await Promise.all(pairs.map(({ owner, token }) => read(owner, token)));
   const result = new AmountsByAccount();
-  pairs.forEach(({ owner, token }, index) => result.set(owner, token, amounts[index] as bigint));
+  for (const [index, { owner, token }] of pairs.entries()) result.set(owner, token, amounts[index] as bigint);
   return result;
 }
 

@@ -107,7 +107,7 @@ function parseRates(body: unknown, symbol: string): Map<string, ExchangeRate> {
     try {
       parsed.set(currency, parseExchangeRate(text));
     } catch {
-      continue;
+      // Not offered, like a rate that is not a string.
     }
   }
   return parsed;

@@ -37,7 +37,7 @@ export class DataEncryptionKey {
       : /^[A-Za-z0-9+/_-]{43}=?$/.test(trimmed)
         ? Buffer.from(trimmed, 'base64')
         : undefined;
-    if (!bytes || bytes.length !== 32)
+    if (bytes?.length !== 32)
       throw new DataEncryptionKeyError(`${source} must be 32 bytes as 64 hex characters or base64`);
     return new DataEncryptionKey(bytes);
   }

@@ -132,7 +132,7 @@ async function checkApprovalTransaction(
       `the transaction ${hash} is not ${permit.owner}'s call of ${permit.token}`,
     );
   }
-  let call;
+  let call: ReturnType<typeof decodeFunctionData<typeof erc20Abi>> | null;
   try {
     call = decodeFunctionData({ abi: erc20Abi, data: transaction.input });
   } catch {

@@ -277,7 +277,7 @@ describe('relayer', () => {
   it('replaces a stuck transaction with the same nonce and higher fees; one of them lands', async () => {
     const firstNonce = await minedNonce(env.client);
     await env.client.request({ method: 'evm_setIntervalMining' as 'eth_chainId', params: [0] as never });
-    let stuck;
+    let stuck: Awaited<ReturnType<Relayer['submit']>>;
     try {
       stuck = await env.relayer.submit({ chain: env.network.caip2, to: recipient, value: 1n, purpose: 'test_stuck' });
       const impatient = new Relayer({

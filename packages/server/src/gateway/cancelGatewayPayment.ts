@@ -35,7 +35,7 @@ export function registerCancelGatewayPayment(app: App, ctx: AppContext): void {
             .where('payment_id', '=', payment.id)
             .executeTakeFirst();
           if (confirmed)
-            throw new ApiError(400, 'invalid_state', 'The payment is being paid and can no longer be declined.');
+            throw new ApiError('invalid_state', 'The payment is being paid and can no longer be declined.');
           const changed = await changePaymentStatus(
             { db: trx, chains: ctx.chains, baseUrl: ctx.config.baseUrl, now },
             payment.id,
@@ -49,7 +49,7 @@ export function registerCancelGatewayPayment(app: App, ctx: AppContext): void {
         return toStatusView(cancelled, ctx.chains, now);
       } catch (error) {
         if (error instanceof InvalidTransitionError) {
-          throw new ApiError(400, 'invalid_state', `A ${error.from} payment cannot be declined.`, {
+          throw new ApiError('invalid_state', `A ${error.from} payment cannot be declined.`, {
             status: error.from,
           });
         }

@@ -17,7 +17,6 @@ export function isChainRpcFailure(error: unknown): boolean {
 
 export function chainUnavailable(networks: string[]): ApiError {
   return new ApiError(
-    502,
     'bad_gateway',
     `The node of ${networks.join(', ')} did not answer as expected; try again shortly.`,
     { networks },

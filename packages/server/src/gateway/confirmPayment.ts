@@ -92,7 +92,7 @@ export function registerConfirmPayment(app: App, ctx: AppContext, waiter: Paymen
       if (earlier === 'repeated')
         return statusAfterLongPoll(ctx, waiter, payment, payment.status, request.query.maxPollMs);
       if (earlier === 'taken')
-        throw new ApiError(400, 'invalid_state', 'Another confirmation of this payment was accepted already.', {
+        throw new ApiError('invalid_state', 'Another confirmation of this payment was accepted already.', {
           status: payment.status,
         });
       requirePayable(payment, ctx.clock.now());
@@ -106,7 +106,7 @@ export function registerConfirmPayment(app: App, ctx: AppContext, waiter: Paymen
       const provider = await providerOf(ctx, request);
       const claim = await claimPayment(ctx, payment.id, option, results, provider);
       if (claim === 'taken')
-        throw new ApiError(400, 'invalid_state', 'Another confirmation of this payment was accepted already.');
+        throw new ApiError('invalid_state', 'Another confirmation of this payment was accepted already.');
       if (claim === 'not_payable') requirePayable(await gatewayPaymentOf(ctx, payment.id), ctx.clock.now());
       if (typeof claim === 'object') ctx.submissions?.soon(payment.id);
       const current = typeof claim === 'object' ? claim.claimed : await gatewayPaymentOf(ctx, payment.id);

@@ -42,11 +42,7 @@ export function registerFetchPaymentActions(app: App, ctx: AppContext): void {
         .where('payment_id', '=', payment.id)
         .executeTakeFirst();
       if (confirmed)
-        throw new ApiError(
-          400,
-          'invalid_state',
-          'The payment has been confirmed; nothing can be built for it any more.',
-        );
+        throw new ApiError('invalid_state', 'The payment has been confirmed; nothing can be built for it any more.');
       const option = await offeredOption(ctx.db, payment.id, request.body.optionId);
       requireLiveQuote(option, ctx.clock.now());
       const method = paymentMethodOf(option.terms);

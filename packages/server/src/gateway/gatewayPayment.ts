@@ -27,18 +27,17 @@ export async function merchantOfPayment(ctx: AppContext, payment: PaymentRow): P
 export function requirePayable(payment: PaymentRow, now: Date): void {
   const status = effectiveStatus(payment.status, payment.expires_at, now);
   if (status === 'expired') {
-    throw new ApiError(410, 'payment_expired', 'The payment has expired.', {
+    throw new ApiError('payment_expired', 'The payment has expired.', {
       expiresAt: Math.floor(payment.expires_at.getTime() / 1000),
     });
   }
   if (status !== 'requires_action')
-    throw new ApiError(400, 'invalid_state', `A ${status} payment cannot be paid.`, { status });
+    throw new ApiError('invalid_state', `A ${status} payment cannot be paid.`, { status });
 }
 
 /** The chain services, which a process without configured collectors does not have. */
 export function gatewayServicesOf(ctx: AppContext): GatewayServices {
-  if (!ctx.gateway)
-    throw new ApiError(503, 'service_unavailable', 'Payments on chain are not configured on this service.');
+  if (!ctx.gateway) throw new ApiError('service_unavailable', 'Payments on chain are not configured on this service.');
   return ctx.gateway;
 }
 

@@ -25,7 +25,7 @@ export async function offeredOption(db: Db, paymentId: string, optionId: string)
 /** 409 once the option's price quote has ended: the wallet asks for options again. */
 export function requireLiveQuote(option: OptionRow, now: Date): void {
   if (option.quote_expires_at && now.getTime() >= option.quote_expires_at.getTime()) {
-    throw new ApiError(409, 'quote_expired', 'The quote of this option has ended; ask for options again.', {
+    throw new ApiError('quote_expired', 'The quote of this option has ended; ask for options again.', {
       expiresAt: Math.floor(option.quote_expires_at.getTime() / 1000),
     });
   }

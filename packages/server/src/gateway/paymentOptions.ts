@@ -150,7 +150,6 @@ export async function offerOptions(
   if (!built.length && failedNetworks.length) throw chainUnavailable(failedNetworks);
   if (!built.length && perNetwork.some((network) => network.unpriced)) {
     throw new ApiError(
-      502,
       'bad_gateway',
       `No exchange rate could be had for ${payment.fiat_currency}; try again shortly.`,
       {

@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../db/database.ts';
-import { ApiError } from './errors.ts';
+import { ApiError, type ErrorCode } from './errors.ts';
 import { andThen, type Eventually } from './eventually.ts';
 import type { RateLimiter } from './rateLimit.ts';
 import { appendRouteHook } from './routeHooks.ts';
@@ -126,8 +126,8 @@ export class CredentialVerifier {
 /** Who is calling, or why the call is refused. */
 type Verdict = Principal | ApiError;
 
-function refused(status: number, code: string, message: string): ApiError {
-  return new ApiError(status, code, message);
+function refused(code: ErrorCode, message?: string): ApiError {
+  return new ApiError(code, message);
 }
 
 function authenticate(
@@ -137,26 +137,26 @@ function authenticate(
 ): Eventually<Verdict> {
   const apiKey = presentedApiKey(request);
   const appId = singleHeader(request, 'app-id');
-  if (apiKey && appId) return refused(400, 'conflicting_auth_headers', 'Send either Api-Key or App-Id, not both.');
+  if (apiKey && appId) return refused('conflicting_auth_headers');
   if (appId) {
     const clientId = singleHeader(request, 'client-id');
-    if (!clientId) return refused(401, 'missing_client_id', 'App-Id requires a Client-Id header.');
+    if (!clientId) return refused('missing_client_id');
     if (!CLIENT_ID.test(clientId)) {
       return ApiError.validation([
         { field: 'header client-id', message: 'must be 1 to 128 characters of letters, digits, . _ : -' },
       ]);
     }
     return andThen(verifier.app(appId), (app): Verdict => {
-      if (!app) return refused(401, 'invalid_app_id', 'The App-Id is not known.');
-      if (!auth.allowApp) return refused(403, 'forbidden', 'An App-Id may call gateway endpoints only.');
+      if (!app) return refused('invalid_app_id');
+      if (!auth.allowApp) return refused('forbidden', 'An App-Id may call gateway endpoints only.');
       return { kind: 'app', clientId, ...app };
     });
   }
-  if (!apiKey) return refused(401, 'missing_api_key', 'Send your API key in the Api-Key header.');
+  if (!apiKey) return refused('missing_api_key');
   return andThen(verifier.apiKey(hashApiKey(apiKey)), (key): Verdict => {
-    if (!key) return refused(401, 'invalid_api_key', 'The API key is not valid or has been revoked.');
+    if (!key) return refused('invalid_api_key');
     if (!key.scopes.includes(auth.scope)) {
-      return refused(403, 'forbidden', `This API key lacks the "${auth.scope}" scope.`);
+      return refused('forbidden', `This API key lacks the "${auth.scope}" scope.`);
     }
     return key;
   });

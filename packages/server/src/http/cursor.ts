@@ -15,7 +15,7 @@ export class CursorCodec {
 
   decode<T>(cursor: string, queryFingerprint: string): T {
     const [payload, signature, extra] = cursor.split('.');
-    const invalid = () => new ApiError(400, 'invalid_params', 'The cursor is not valid for this query.');
+    const invalid = () => new ApiError('invalid_params', 'The cursor is not valid for this query.');
     if (!payload || !signature || extra !== undefined) throw invalid();
     const expected = Buffer.from(this.sign(payload));
     const given = Buffer.from(signature);

@@ -23,16 +23,15 @@ export function toApiError(error: unknown, request: FastifyRequest): ApiError {
   const databaseCode = (error as { code?: unknown }).code;
   if (databaseCode === '22021' || databaseCode === '22P05') {
     return new ApiError(
-      400,
       'invalid_params',
       'The request contains text that cannot be stored (for example a NUL character).',
     );
   }
   const status = fastifyError.statusCode;
-  if (status === 413) return new ApiError(413, 'invalid_params', 'The request body is too large.');
-  if (status === 429)
-    return new ApiError(429, 'rate_limited', 'Too many requests; retry after the time in Retry-After.');
-  if (status === 415) return new ApiError(400, 'invalid_params', 'Send the request body as application/json.');
+  if (status === 413)
+    return new ApiError('invalid_params', 'The request body is too large.', undefined, undefined, 413);
+  if (status === 429) return new ApiError('rate_limited');
+  if (status === 415) return new ApiError('invalid_params', 'Send the request body as application/json.');
   if (status !== undefined && status >= 400 && status < 500) {
     const message =
       fastifyError.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError
@@ -40,10 +39,10 @@ export function toApiError(error: unknown, request: FastifyRequest): ApiError {
         : fastifyError.code?.startsWith('FST_ERR_CTP')
           ? 'The request body could not be read as application/json.'
           : 'The request is not valid.';
-    return new ApiError(400, 'invalid_params', message);
+    return new ApiError('invalid_params', message);
   }
   request.log.error({ err: error }, 'unexpected error');
-  return new ApiError(500, 'internal_error', 'Something went wrong on our side; it has been logged.', {
+  return new ApiError('internal_error', undefined, {
     requestId: request.id,
   });
 }
@@ -60,6 +59,6 @@ export function registerErrorHandlers(app: FastifyInstance): void {
     reply
       .status(404)
       .type('application/json; charset=utf-8')
-      .send(errorBody(new ApiError(404, 'not_found', `No route for ${request.method} ${request.url.split('?')[0]}.`))),
+      .send(errorBody(new ApiError('not_found', `No route for ${request.method} ${request.url.split('?')[0]}.`))),
   );
 }

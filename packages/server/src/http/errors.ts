@@ -5,31 +5,87 @@ export interface Issue {
   message: string;
 }
 
+interface ErrorSpec {
+  /** The HTTP status the code is answered with. */
+  status: number;
+  /** Other statuses the interface pairs the code with. */
+  alsoStatus?: readonly number[];
+  /** The message when a throw site gives none. */
+  message: string;
+}
+
+/** Every error code the API answers with, its HTTP status and default message (the interface's and D-decisions'). */
+export const API_ERRORS = {
+  invalid_params: { status: 400, alsoStatus: [413], message: 'The request is not valid.' },
+  params_validation: { status: 400, message: 'The request is not valid.' },
+  invalid_state: { status: 400, message: 'The payment is not in a state that allows this.' },
+  invalid_api_version: { status: 400, message: 'The API version is not valid.' },
+  unknown_api_version: { status: 400, message: 'The API version does not exist.' },
+  api_version_downgrade: { status: 400, message: "The API version is older than the partner's pinned version." },
+  conflicting_auth_headers: { status: 400, message: 'Send either Api-Key or App-Id, not both.' },
+  missing_idempotency_key: { status: 400, message: 'Send an Idempotency-Key header.' },
+  missing_api_key: { status: 401, message: 'Send your API key in the Api-Key header.' },
+  invalid_api_key: { status: 401, message: 'The API key is not valid or has been revoked.' },
+  missing_client_id: { status: 401, message: 'App-Id requires a Client-Id header.' },
+  invalid_app_id: { status: 401, message: 'The App-Id is not known.' },
+  missing_merchant_id: { status: 401, message: 'Send the merchant id in the Merchant-Id header.' },
+  forbidden: { status: 403, message: 'The credentials lack permission for this.' },
+  not_found: { status: 404, message: 'Not found.' },
+  payment_not_found: { status: 404, message: 'Payment not found.' },
+  quote_expired: { status: 409, message: 'The quote expired; ask for options again.' },
+  idempotency_conflict: { status: 409, message: 'The Idempotency-Key was used with another request.' },
+  settlement_asset_conflict: { status: 409, message: 'The asset already has a settlement destination.' },
+  webhook_endpoint_limit: { status: 409, message: 'The partner has as many webhook endpoints as allowed.' },
+  payment_expired: { status: 410, message: 'The payment expired.' },
+  rate_limited: { status: 429, message: 'Too many requests; retry after the time in Retry-After.' },
+  internal_error: { status: 500, message: 'Something went wrong on our side; it has been logged.' },
+  bad_gateway: { status: 502, message: 'An upstream service failed.' },
+  service_unavailable: { status: 503, message: 'The service cannot do this right now.' },
+} as const satisfies Record<string, ErrorSpec>;
+
+export type ErrorCode = keyof typeof API_ERRORS;
+
+/** The codes answered with `status`, for the OpenAPI document. */
+export function errorCodesOf(status: number): ErrorCode[] {
+  return (Object.entries(API_ERRORS) as [ErrorCode, ErrorSpec][])
+    .filter(([, spec]) => spec.status === status || spec.alsoStatus?.includes(status))
+    .map(([code]) => code);
+}
+
 /** The one error type handlers throw; the error handler turns it into the interface's error body. */
 export class ApiError extends Error {
+  override readonly name = 'ApiError';
+  readonly status: number;
+
+  /** `status` only where the catalogue pairs the code with another status than its own. */
   constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
+    readonly code: ErrorCode,
+    message?: string,
     readonly details?: Record<string, unknown>,
     readonly issues?: Issue[],
+    status?: number,
   ) {
-    super(message);
+    const spec: ErrorSpec = API_ERRORS[code];
+    super(message ?? spec.message);
+    if (status !== undefined && status !== spec.status && !spec.alsoStatus?.includes(status)) {
+      throw new Error(`the error code ${code} is not answered with status ${status}`);
+    }
+    this.status = status ?? spec.status;
   }
 
-  static validation(issues: Issue[], message = 'The request is not valid.'): ApiError {
-    return new ApiError(400, 'params_validation', message, undefined, issues);
+  static validation(issues: Issue[], message?: string): ApiError {
+    return new ApiError('params_validation', message, undefined, issues);
   }
 
-  static notFound(message: string, code = 'not_found'): ApiError {
-    return new ApiError(404, code, message);
+  static notFound(message: string, code: 'not_found' | 'payment_not_found' = 'not_found'): ApiError {
+    return new ApiError(code, message);
   }
 }
 
 export const ErrorBody = Type.Object(
   {
     message: Type.String(),
-    code: Type.String(),
+    code: Type.String({ enum: Object.keys(API_ERRORS) }),
     details: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
     issues: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
   },

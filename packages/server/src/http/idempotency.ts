@@ -26,7 +26,7 @@ const MAX_KEY_LENGTH = 255;
 export function requireIdempotencyKey(key: string | string[] | undefined): string {
   const value = Array.isArray(key) ? key[0] : key;
   if (!value) {
-    throw new ApiError(400, 'missing_idempotency_key', 'Send a fresh unique Idempotency-Key header with this request.');
+    throw new ApiError('missing_idempotency_key', 'Send a fresh unique Idempotency-Key header with this request.');
   }
   if (value.length > MAX_KEY_LENGTH) {
     throw ApiError.validation([
@@ -74,7 +74,6 @@ export async function runIdempotently(
           .executeTakeFirstOrThrow();
         if (stored.request_hash !== requestHash) {
           throw new ApiError(
-            409,
             'idempotency_conflict',
             'This Idempotency-Key was already used with a different request; use a fresh key.',
           );
@@ -93,7 +92,7 @@ export async function runIdempotently(
     });
   } catch (error) {
     if (isLockTimeout(error)) {
-      throw new ApiError(409, 'idempotency_conflict', 'A request with this Idempotency-Key is still being processed.');
+      throw new ApiError('idempotency_conflict', 'A request with this Idempotency-Key is still being processed.');
     }
     throw error;
   }

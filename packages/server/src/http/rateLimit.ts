@@ -94,7 +94,7 @@ export class RateLimiter {
       reply.header('x-ratelimit-reset', resetSeconds);
       if (count.count <= this.max) return done();
       reply.header('retry-after', resetSeconds);
-      done(new ApiError(429, 'rate_limited', `Too many requests; retry in ${resetSeconds} s.`, { limit: this.max }));
+      done(new ApiError('rate_limited', `Too many requests; retry in ${resetSeconds} s.`, { limit: this.max }));
     });
   }
 }

@@ -1,5 +1,5 @@
 import { type TSchema, Type } from '@sinclair/typebox';
-import { ErrorBody } from './errors.ts';
+import { ErrorBody, errorCodesOf } from './errors.ts';
 
 /** `T` or null, as one JSON Schema type list (clearer validation errors than anyOf). */
 export function Nullable<T extends TSchema>(schema: T) {
@@ -17,12 +17,23 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   429: 'Rate limited',
   500: 'Internal error',
   502: 'An upstream service failed',
+  503: 'The service cannot do this right now',
 };
 
-/** Error responses of a route, documented with the common error body. */
+/** Error responses of a route: the common error body, its `code` one of the codes answered with that status. */
 export function errorResponses(...statuses: number[]) {
   const all = [...new Set([400, 401, 403, 429, 500, ...statuses])];
-  return Object.fromEntries(all.map((status) => [status, { ...ErrorBody, description: ERROR_DESCRIPTIONS[status] }]));
+  const { $id: _shared, ...body } = ErrorBody;
+  return Object.fromEntries(
+    all.map((status) => [
+      status,
+      {
+        ...body,
+        properties: { ...body.properties, code: Type.String({ enum: errorCodesOf(status) }) },
+        description: ERROR_DESCRIPTIONS[status],
+      },
+    ]),
+  );
 }
 
 export const IdempotencyKeyHeader = Type.Object({

@@ -56,19 +56,18 @@ export function requestedVersion(headers: Record<string, string | string[] | und
   const pay = headerValue(headers['pay-version']);
   const wcp = headerValue(headers['wcp-version']);
   if (pay !== undefined && wcp !== undefined && pay !== wcp) {
-    throw new ApiError(400, 'invalid_api_version', 'Pay-Version and WCP-Version disagree; send one of them.');
+    throw new ApiError('invalid_api_version', 'Pay-Version and WCP-Version disagree; send one of them.');
   }
   const requested = pay ?? wcp;
   if (requested === undefined) return undefined;
   if (!isWellFormedVersion(requested)) {
     throw new ApiError(
-      400,
       'invalid_api_version',
       `"${requested.slice(0, 64)}" is not an API version; use YYYY-MM-DD or YYYY-MM-DD.preview.`,
     );
   }
   if (!isKnownVersion(requested)) {
-    throw new ApiError(400, 'unknown_api_version', `API version ${requested} does not exist.`, {
+    throw new ApiError('unknown_api_version', `API version ${requested} does not exist.`, {
       knownVersions: API_VERSIONS.map((entry) => entry.version),
     });
   }
@@ -89,7 +88,6 @@ export function resolveVersion(requested: string | undefined, pinned: string): s
   if (requested === undefined) return pinned;
   if (compareVersions(requested, pinned) < 0) {
     throw new ApiError(
-      400,
       'api_version_downgrade',
       `API version ${requested} is older than this account's pinned version ${pinned}.`,
       { pinnedVersion: pinned },

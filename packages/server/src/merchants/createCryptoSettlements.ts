@@ -28,7 +28,6 @@ const CreateCryptoSettlementsBody = Type.Object(
 
 function assetConflict(asset: string): ApiError {
   return new ApiError(
-    409,
     'settlement_asset_conflict',
     `A settlement destination for ${asset} already exists for this merchant.`,
     {

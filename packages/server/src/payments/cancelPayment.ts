@@ -28,7 +28,7 @@ export function registerCancelPayment(app: App, ctx: AppContext): void {
       const now = ctx.clock.now();
       const status = effectiveStatus(payment.status, payment.expires_at, now);
       if (status !== 'requires_action' && status !== 'cancelled') {
-        throw new ApiError(400, 'invalid_state', `A ${status} payment cannot be cancelled.`, { status });
+        throw new ApiError('invalid_state', `A ${status} payment cannot be cancelled.`, { status });
       }
       try {
         const { payment: cancelled } = await changePaymentStatus(
@@ -39,7 +39,7 @@ export function registerCancelPayment(app: App, ctx: AppContext): void {
         return toStatusView(cancelled, ctx.chains, now);
       } catch (error) {
         if (error instanceof InvalidTransitionError) {
-          throw new ApiError(400, 'invalid_state', `A ${error.from} payment cannot be cancelled.`, {
+          throw new ApiError('invalid_state', `A ${error.from} payment cannot be cancelled.`, {
             status: error.from,
           });
         }

@@ -185,7 +185,6 @@ async function createPayment(
         .executeTakeFirstOrThrow();
       if (existing.fiat_currency !== amount.currency || BigInt(existing.fiat_value) !== amount.value) {
         throw new ApiError(
-          409,
           'idempotency_conflict',
           'A payment with this referenceId and another amount already exists.',
           {
@@ -216,7 +215,7 @@ async function handleCreate(
   // Read before any transaction opens: a request must never hold one pooled connection while waiting for another.
   const merchant = await merchantOfRequest(ctx, request);
   if (merchant.status !== 'active')
-    throw new ApiError(403, 'forbidden', `Merchant ${merchant.id} is ${merchant.status} and cannot take payments.`);
+    throw new ApiError('forbidden', `Merchant ${merchant.id} is ${merchant.status} and cannot take payments.`);
   const header = request.headers['idempotency-key'];
   const key = Array.isArray(header) ? header[0] : header;
   if (!key)

@@ -20,8 +20,7 @@ function merchantIdOf(request: FastifyRequest): string | undefined {
  * a missing key.
  */
 export async function requireMerchantIdHeader(request: FastifyRequest): Promise<void> {
-  if (!merchantIdOf(request))
-    throw new ApiError(401, 'missing_merchant_id', 'Send the merchant id in the Merchant-Id header.');
+  if (!merchantIdOf(request)) throw new ApiError('missing_merchant_id');
 }
 
 /** The caller's merchant named by `Merchant-Id`; another partner's merchant is reported as missing. */

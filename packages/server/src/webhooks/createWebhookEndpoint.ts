@@ -87,7 +87,6 @@ export function registerCreateWebhookEndpoint(app: App, ctx: AppContext): void {
           .executeTakeFirstOrThrow();
         if (Number(count) >= MAX_ENDPOINTS_PER_PARTNER) {
           throw new ApiError(
-            409,
             'webhook_endpoint_limit',
             `An account may have at most ${MAX_ENDPOINTS_PER_PARTNER} webhook endpoints; delete one first.`,
           );

@@ -57,6 +57,17 @@ describe('operational endpoints and cross-cutting behaviour', () => {
     expect(create.requestBody.content['application/json'].schema.required).toEqual(['merchantName', 'merchantEmail']);
     expect(create.responses).toHaveProperty('201');
     expect(create.responses['409'].content['application/json'].schema.required).toEqual(['message', 'code']);
+    // Each error response names the codes answered with its status.
+    const errorCode = (status: string) =>
+      create.responses[status].content['application/json'].schema.properties.code.enum;
+    expect(errorCode('401')).toEqual(
+      expect.arrayContaining(['missing_api_key', 'invalid_api_key', 'missing_merchant_id']),
+    );
+    expect(errorCode('401')).not.toContain('params_validation');
+    expect(errorCode('400')).toEqual(
+      expect.arrayContaining(['invalid_params', 'params_validation', 'api_version_downgrade']),
+    );
+    expect(errorCode('429')).toEqual(['rate_limited']);
     expect(create.security).toContainEqual({ ApiKey: [] });
     expect(document.paths).not.toHaveProperty(['/healthz']);
   });

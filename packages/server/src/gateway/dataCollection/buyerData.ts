@@ -44,7 +44,6 @@ export function dataEncryptionKeyOf(ctx: AppContext): DataEncryptionKey {
   const key = ctx.config.dataEncryptionKey;
   if (!key) {
     throw new ApiError(
-      503,
       'service_unavailable',
       'This payment asks for buyer data, which this service cannot store: DATA_ENCRYPTION_KEY is not configured.',
     );

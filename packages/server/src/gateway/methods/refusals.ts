@@ -6,7 +6,7 @@ import type { OptionRow } from '../optionLookup.ts';
 import type { WalletResult } from './terms.ts';
 
 export function refused(message: string, reason: string): ApiError {
-  return new ApiError(400, 'invalid_params', message, { reason });
+  return new ApiError('invalid_params', message, { reason });
 }
 
 /** The chain layer's refusal of `subject` as the 400 the wallet gets; any other error as it is. */
@@ -17,7 +17,7 @@ export function refusalOf(subject: string, error: unknown): unknown {
 }
 
 export function noLongerAccepted(option: Pick<OptionRow, 'network'>): ApiError {
-  return new ApiError(400, 'invalid_state', `${option.network} is no longer accepted.`);
+  return new ApiError('invalid_state', `${option.network} is no longer accepted.`);
 }
 
 /** The value of result `index`, refused unless it has the form the action's method returns. */

@@ -40,11 +40,7 @@ export const solanaSplMethod: PaymentMethodHandler<SplTerms> = {
     const { terms } = option;
     const solana = services.solana.networks.get(option.network);
     if (!solana)
-      throw new ApiError(
-        503,
-        'service_unavailable',
-        `Payments on ${option.network} are not configured on this service.`,
-      );
+      throw new ApiError('service_unavailable', `Payments on ${option.network} are not configured on this service.`);
     const built = await readingChain(option.network, () =>
       buildSponsoredTransfer({
         rpc: solana.rpc,
@@ -87,7 +83,7 @@ export const solanaSplMethod: PaymentMethodHandler<SplTerms> = {
     const blockHeight = await solana.rpc.getBlockHeight({ commitment: 'confirmed' }).send();
     if (blockHeight > BigInt(terms.transfer.lastValidBlockHeight)) {
       const expired = new BlockhashExpiredError(BigInt(terms.transfer.lastValidBlockHeight), blockHeight);
-      throw new ApiError(409, 'quote_expired', `${expired.message}; fetch the transaction again.`);
+      throw new ApiError('quote_expired', `${expired.message}; fetch the transaction again.`);
     }
   },
 

@@ -9,6 +9,7 @@ import {
   pipe,
   setTransactionMessageFeePayer,
   setTransactionMessageLifetimeUsingBlockhash,
+  type Transaction,
 } from '@solana/kit';
 import { getAddMemoInstruction, LEGACY_MEMO_PROGRAM_ADDRESS_V3 } from '@solana-program/memo';
 import {
@@ -43,25 +44,46 @@ export interface SponsoredTransfer {
   lastValidBlockHeight: bigint;
 }
 
+/** What both a buyer's payment and a merchant's settlement send: one SPL transfer, the collector paying its fee. */
+export interface SplTransferRequest {
+  rpc: SolanaRpc;
+  /** Fee payer, and payer of the recipient's token account rent when it is missing. */
+  collector: string;
+  /** Owner of the source token account, who signs the transfer (the collector itself for a settlement). */
+  from: string;
+  /** Owner of the destination token account. */
+  to: string;
+  mint: string;
+  decimals: number;
+  /** Token minor units. */
+  amount: bigint;
+  /** Names the payment or batch on chain. */
+  memo: string;
+  /** The mint's token program; the classic SPL Token program unless given. */
+  tokenProgram?: string;
+}
+
 /**
- * A transaction that moves `amount` of `mint` from the buyer's associated token account to the collector's, with
- * the collector paying the fee (so a buyer without SOL can pay) and creating its own token account when missing.
+ * A compiled transaction, with empty signature slots, that moves `amount` of `mint` between the owners' associated
+ * token accounts, creating the recipient's when missing, with `memo`; the collector pays the fee.
  */
-export async function buildSponsoredTransfer(request: SponsoredTransferRequest): Promise<SponsoredTransfer> {
+export async function buildSplTransfer(
+  request: SplTransferRequest,
+): Promise<{ transaction: Transaction; blockhash: string; lastValidBlockHeight: bigint }> {
   if (request.amount <= 0n) throw new RangeError('the transfer amount must be positive');
   const collector = address(request.collector);
-  const buyer = address(request.buyer);
+  const from = address(request.from);
+  const to = address(request.to);
   const mint = address(request.mint);
   const tokenProgram = address(request.tokenProgram ?? TOKEN_PROGRAM_ADDRESS);
-  const [[buyerTokenAccount], [collectorTokenAccount], { value: latest }] = await Promise.all([
-    findAssociatedTokenPda({ owner: buyer, mint, tokenProgram }),
-    findAssociatedTokenPda({ owner: collector, mint, tokenProgram }),
+  const [[source], [destination], { value: latest }] = await Promise.all([
+    findAssociatedTokenPda({ owner: from, mint, tokenProgram }),
+    findAssociatedTokenPda({ owner: to, mint, tokenProgram }),
     request.rpc.getLatestBlockhash({ commitment: 'confirmed' }).send(),
   ]);
 
   // Signers here only mark who must sign; nothing is signed while building.
   const collectorSigner = createNoopSigner(collector);
-  const buyerSigner = createNoopSigner(buyer);
   const message = pipe(
     createTransactionMessage({ version: 0 }),
     (draft) => setTransactionMessageFeePayer(collector, draft),
@@ -71,34 +93,51 @@ export async function buildSponsoredTransfer(request: SponsoredTransferRequest):
         [
           getCreateAssociatedTokenIdempotentInstruction({
             payer: collectorSigner,
-            ata: collectorTokenAccount,
-            owner: collector,
+            ata: destination,
+            owner: to,
             mint,
             tokenProgram,
           }),
           getTransferCheckedInstruction(
             {
-              source: buyerTokenAccount,
+              source,
               mint,
-              destination: collectorTokenAccount,
-              authority: buyerSigner,
+              destination,
+              authority: from === collector ? collectorSigner : createNoopSigner(from),
               amount: request.amount,
               decimals: request.decimals,
             },
             { programAddress: tokenProgram },
           ),
           // SPL Memo v3: the memo program wallets, explorers and both mainnet and the devnet know.
-          getAddMemoInstruction({ memo: request.paymentId }, { programAddress: LEGACY_MEMO_PROGRAM_ADDRESS_V3 }),
+          getAddMemoInstruction({ memo: request.memo }, { programAddress: LEGACY_MEMO_PROGRAM_ADDRESS_V3 }),
         ],
         draft,
       ),
   );
-  const transaction = compileTransaction(message);
+  return {
+    transaction: compileTransaction(message),
+    blockhash: latest.blockhash,
+    lastValidBlockHeight: latest.lastValidBlockHeight,
+  };
+}
+
+/**
+ * A transaction that moves `amount` of `mint` from the buyer's associated token account to the collector's, with
+ * the collector paying the fee (so a buyer without SOL can pay) and creating its own token account when missing.
+ */
+export async function buildSponsoredTransfer(request: SponsoredTransferRequest): Promise<SponsoredTransfer> {
+  const { transaction, blockhash, lastValidBlockHeight } = await buildSplTransfer({
+    ...request,
+    from: request.buyer,
+    to: request.collector,
+    memo: request.paymentId,
+  });
   return {
     transactionBase64: getBase64EncodedWireTransaction(transaction),
     messageBytesBase64: getBase64Decoder().decode(transaction.messageBytes),
-    blockhash: latest.blockhash,
-    lastValidBlockHeight: latest.lastValidBlockHeight,
+    blockhash,
+    lastValidBlockHeight,
   };
 }
 

@@ -1,4 +1,5 @@
 import type { PaymentStatus } from '../db/schema.ts';
+import { formatMinorUnits } from '../money.ts';
 import type { FiatCurrency } from '../payments/currencies.ts';
 
 const FALLBACK_LOCALE = 'en';
@@ -34,10 +35,7 @@ export function preferredLocale(acceptLanguage: string | undefined): string {
 
 /** Minor units as exact decimal text (`1234`, 2 digits -> `12.34`), so formatting never goes through a float. */
 export function minorUnitsToDecimal(minor: string, decimals: number): string {
-  const digits = BigInt(minor)
-    .toString()
-    .padStart(decimals + 1, '0');
-  return decimals ? `${digits.slice(0, -decimals)}.${digits.slice(-decimals)}` : digits;
+  return formatMinorUnits(BigInt(minor), decimals);
 }
 
 /** A fiat amount in minor units, formatted for the buyer's locale with exactly the currency's ISO 4217 digits. */

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { NetworkInfo } from '../chains/registry.ts';
 
 /** A signature as `eth_signTypedData_v4` returns it: 65 bytes for an account, longer for contract wallets. */
@@ -5,8 +6,6 @@ export const SIGNATURE = /^0x(?:[0-9a-fA-F]{2}){65,4096}$/;
 
 /** A transaction hash as `eth_sendTransaction` returns it. */
 export const TRANSACTION_HASH = /^0x[0-9a-fA-F]{64}$/;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Asks `look` until it finds something or `waitMs` passes: a transaction the wallet just sent may reach the

@@ -10,7 +10,7 @@ import { errorResponses } from '../http/schemas.ts';
 import { sendStoredResponse } from '../http/storedResponse.ts';
 import { newId } from '../ids.ts';
 import { minimumAmountFor } from '../settlement/feeSchedules.ts';
-import { formatMinorUnits } from '../settlement/fees.ts';
+import { formatMinorUnits } from '../money.ts';
 import { enqueueJob } from '../jobs/queue.ts';
 import { currencyOfUnit, fiatCurrency } from './currencies.ts';
 import { EXPIRE_PAYMENT_TASK } from './expiry.ts';

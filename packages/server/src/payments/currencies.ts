@@ -1,3 +1,5 @@
+import { formatMinorUnits } from '../money.ts';
+
 export interface FiatCurrency {
   code: string;
   /** Digits of the minor unit (2 for USD, 0 for JPY, 3 for BHD). */
@@ -81,8 +83,5 @@ export function currencyOfUnit(unit: string): string | undefined {
  * `stats.totalRevenue.amount`, the one place a number is asked for; the conversion is exact decimal text first.
  */
 export function toStandardUnits(minor: bigint, decimals: number): number {
-  const negative = minor < 0n;
-  const digits = (negative ? -minor : minor).toString().padStart(decimals + 1, '0');
-  const text = decimals ? `${digits.slice(0, -decimals)}.${digits.slice(-decimals)}` : digits;
-  return Number(negative ? `-${text}` : text);
+  return Number(formatMinorUnits(minor, decimals));
 }

@@ -100,12 +100,6 @@ export function minimumPaymentAmount(fixedFiat: bigint, percentage: Percentage):
   return (fixedFiat * hundred) / (hundred - percentage.numerator) + 1n;
 }
 
-/** Minor units as decimal text in standard units: 30 with 2 decimals -> `0.30`. */
-export function formatMinorUnits(minor: bigint, decimals: number): string {
-  const digits = minor.toString().padStart(decimals + 1, '0');
-  return decimals ? `${digits.slice(0, -decimals)}.${digits.slice(-decimals)}` : digits;
-}
-
 /** A decimal amount of whole tokens (`"1.5"`) in minor units, rounded up when it has more decimals than the token. */
 export function parseTokenAmount(text: string, decimals: number): bigint {
   const match = /^(\d{1,30})(?:\.(\d+))?$/.exec(text);

@@ -3,12 +3,12 @@ import { describe, expect, it } from 'vitest';
 import {
   computeFees,
   FeeScheduleError,
-  formatMinorUnits,
   minimumPaymentAmount,
   parseFixedFee,
   parsePercentage,
   parseTokenAmount,
 } from '../../src/settlement/fees.ts';
+import { formatMinorUnits } from '../../src/money.ts';
 
 /** Percent text with up to four decimals below 100, e.g. `1.5`, `0.0125`. */
 const percentageText = fc
@@ -58,6 +58,7 @@ describe('fee schedule parsing', () => {
     expect(formatMinorUnits(30n, 2)).toBe('0.30');
     expect(formatMinorUnits(12345n, 2)).toBe('123.45');
     expect(formatMinorUnits(7n, 0)).toBe('7');
+    expect(formatMinorUnits(-250n, 2)).toBe('-2.50');
   });
 });
 

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   type Address,
   type Hex,
@@ -128,8 +129,6 @@ async function nodeKnows(client: PublicClient, hash: Hex): Promise<boolean> {
     throw error;
   }
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Sends the service's transactions from the collector. Each one is stored with its signed bytes before it is sent,

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   getCompiledTransactionMessageDecoder,
   getSignatureFromTransaction,
@@ -101,8 +102,6 @@ function isUniqueViolation(error: unknown, constraint: string): boolean {
   const pgError = error as { code?: string; constraint?: string };
   return pgError.code === '23505' && pgError.constraint === constraint;
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Co-signs buyer-signed transactions with the collector and sees them onto the chain. Every transaction is

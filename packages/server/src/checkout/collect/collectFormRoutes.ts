@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { formatMinorUnits } from '../../money.ts';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppContext } from '../../context.ts';
@@ -46,13 +47,9 @@ async function loadAssets(): Promise<Map<string, { contentType: string; body: Bu
 function amountText(payment: PaymentRow): string {
   const currency = fiatCurrency(payment.fiat_currency);
   if (!currency) return `${payment.fiat_value} ${payment.fiat_currency}`;
-  const digits = payment.fiat_value.padStart(currency.decimals + 1, '0');
-  const decimal = currency.decimals
-    ? `${digits.slice(0, -currency.decimals)}.${digits.slice(-currency.decimals)}`
-    : digits;
   // Formatted from the decimal text, never through a float.
   return new Intl.NumberFormat('en', { style: 'currency', currency: currency.code }).format(
-    decimal as Intl.StringNumericLiteral,
+    formatMinorUnits(BigInt(payment.fiat_value), currency.decimals) as Intl.StringNumericLiteral,
   );
 }
 

@@ -1,4 +1,5 @@
 import type { Address, PublicClient } from 'viem';
+import { memoised } from '../../memo.ts';
 import { privateKeyToAccount } from 'viem/accounts';
 import { type ChainAdapter, type ChainAdapterOptions, clamp, type Payability } from '../chainAdapter.ts';
 import type { NetworkInfo, TokenInfo } from '../registry.ts';
@@ -104,14 +105,7 @@ export function startEvmChain(options: ChainAdapterOptions & { privateKey: `0x${
     collector: privateKeyToAccount(options.privateKey).address,
     followers,
     payability: (network, owners, tokens) => readPayability(clients, network, owners, tokens),
-    eip3009Token: (client, token) => {
-      let domain = domains.get(token.caip19);
-      if (!domain) {
-        domain = readEip3009Token(client, token.address as Address);
-        domain.catch(() => domains.delete(token.caip19));
-        domains.set(token.caip19, domain);
-      }
-      return domain;
-    },
+    eip3009Token: (client, token) =>
+      memoised(domains, token.caip19, () => readEip3009Token(client, token.address as Address)),
   };
 }

@@ -1,4 +1,5 @@
 import pMap from 'p-map';
+import { memoised } from '../../memo.ts';
 import {
   BaseError,
   formatTransactionReceipt,
@@ -329,15 +330,9 @@ export class EvmFollower {
     if (head - number + 1n < this.depth) return null;
     const known = this.recent.get(number);
     if (known !== undefined) return known;
-    let reading = this.reading.get(number);
-    if (!reading) {
-      reading = this.options.client
-        .getBlock({ blockNumber: number, includeTransactions: false })
-        .then((block) => block.hash);
-      reading.catch(() => this.reading.delete(number));
-      this.reading.set(number, reading);
-    }
-    return reading;
+    return memoised(this.reading, number, () =>
+      this.options.client.getBlock({ blockNumber: number, includeTransactions: false }).then((block) => block.hash),
+    );
   }
 
   private async expireWatches(): Promise<void> {

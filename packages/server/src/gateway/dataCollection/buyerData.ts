@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context.ts';
+import { memoised } from '../../memo.ts';
 import type { Db } from '../../db/database.ts';
 import { serviceSecret } from '../../db/serviceSecrets.ts';
 import { PriceUnavailableError } from '../../chains/prices/priceSource.ts';
@@ -30,13 +31,9 @@ const formTokenSigners = new WeakMap<AppContext, Promise<FormTokenSigner>>();
 
 /** The form-link signer of this process, keyed from the service secret shared by all processes. */
 export function formTokensOf(ctx: AppContext): Promise<FormTokenSigner> {
-  let signer = formTokenSigners.get(ctx);
-  if (!signer) {
-    signer = serviceSecret(ctx.db, 'buyer-data-form-token').then((secret) => new FormTokenSigner(secret));
-    signer.catch(() => formTokenSigners.delete(ctx));
-    formTokenSigners.set(ctx, signer);
-  }
-  return signer;
+  return memoised(formTokenSigners, ctx, () =>
+    serviceSecret(ctx.db, 'buyer-data-form-token').then((secret) => new FormTokenSigner(secret)),
+  );
 }
 
 /** The key buyer data is encrypted with; without one the service cannot take buyer data at all. */

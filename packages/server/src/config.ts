@@ -25,7 +25,7 @@ export interface Config {
   jobConcurrency: number;
   /** How long a confirm naming the buyer's own transfer waits for it to be mined before the payment fails. */
   buyerTransferDeadlineMs: number;
-  logo: { allowPrivateHosts: boolean; extraCaFile: string | undefined; timeoutMs: number };
+  logo: { timeoutMs: number };
   /** Batching of merchant settlements (D16): how often batches are made and sent, and the smallest one sent. */
   settlement: { intervalMs: number; minimumBatch: string };
   /** Encrypts buyer data at rest; from DATA_ENCRYPTION_KEY, or kept in DATA_DIR by `start` on a local setup. */
@@ -119,11 +119,7 @@ export function loadConfig(env: Env = process.env): Config {
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 20, 2, 500),
     jobConcurrency: integer(env, 'JOB_CONCURRENCY', 16, 1, 200),
     buyerTransferDeadlineMs: integer(env, 'BUYER_TRANSFER_DEADLINE_MS', 15 * 60_000, 10_000, 86_400_000),
-    logo: {
-      allowPrivateHosts: boolean(env, 'LOGO_ALLOW_PRIVATE_HOSTS', false),
-      extraCaFile: env.LOGO_EXTRA_CA_FILE || undefined,
-      timeoutMs: integer(env, 'LOGO_FETCH_TIMEOUT_MS', 8_000, 100, 60_000),
-    },
+    logo: { timeoutMs: integer(env, 'LOGO_FETCH_TIMEOUT_MS', 8_000, 100, 60_000) },
     settlement: {
       // Seconds on the devnet so a demo sees merchants paid; fewer, larger batches cost less gas on real chains.
       intervalMs: integer(

@@ -8,7 +8,6 @@ import { Nullable } from '../http/schemas.ts';
 import { andThen, type Eventually } from '../http/eventually.ts';
 import type { CachedMerchant, MerchantCache } from './merchantCache.ts';
 import { fetchLogo, LogoRejectedError, type FetchedLogo } from './logo.ts';
-import { readFileSync } from 'node:fs';
 
 export const MERCHANT_STATUSES = ['active', 'inactive', 'suspended'] as const;
 
@@ -79,24 +78,11 @@ export function merchantOfPartner(
   });
 }
 
-const extraCaCache = new Map<string, string[]>();
-
-function extraCaCertificates(file: string | undefined): string[] | undefined {
-  if (!file) return undefined;
-  let certificates = extraCaCache.get(file);
-  if (!certificates) {
-    certificates = [readFileSync(file, 'utf8')];
-    extraCaCache.set(file, certificates);
-  }
-  return certificates;
-}
-
 /** Fetches and checks a logo during the call (D6); a broken rule is a validation issue on `iconUrl`. */
 export async function fetchMerchantLogo(ctx: AppContext, url: string): Promise<FetchedLogo> {
   try {
     return await fetchLogo(url, {
-      allowPrivateHosts: ctx.config.logo.allowPrivateHosts,
-      extraCaCertificates: extraCaCertificates(ctx.config.logo.extraCaFile),
+      allowPrivateHosts: false,
       timeoutMs: ctx.config.logo.timeoutMs,
       ...ctx.logoFetch,
     });

@@ -47,9 +47,9 @@ describe('POST /v1/merchants', () => {
       routes: { '/logo.png': serveBytes(logoPng, 'image/png'), '/tiny.png': serveBytes(tiny, 'image/png') },
     });
     server = await startTestServer({
-      env: { LOGO_ALLOW_PRIVATE_HOSTS: 'true' },
       context: {
         logoFetch: {
+          allowPrivateHosts: true,
           extraCaCertificates: [certificate.cert],
           lookup: async () => [{ address: '127.0.0.1', family: 4 }],
         },

@@ -38,9 +38,9 @@ describe('PATCH /v1/merchants/:merchantId', () => {
       routes: { '/logo.jpg': (request, response) => serveBytes(currentLogo, 'image/jpeg')(request, response) },
     });
     server = await startTestServer({
-      env: { LOGO_ALLOW_PRIVATE_HOSTS: 'true' },
       context: {
         logoFetch: {
+          allowPrivateHosts: true,
           extraCaCertificates: [certificate.cert],
           lookup: async () => [{ address: '127.0.0.1', family: 4 }],
         },

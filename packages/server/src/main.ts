@@ -19,7 +19,7 @@ import {
 } from './gateway/dataCollection/thresholdSettings.ts';
 import { startWorkers } from './jobs/queue.ts';
 import { serviceTaskList } from './jobs/taskList.ts';
-import { crashPointFromEnv } from './settlement/crashPoint.ts';
+import type { TransferCrashPoint } from './settlement/crashPoint.ts';
 import { foldPaymentStatsEvery } from './payments/paymentStatsFold.ts';
 import { feesReport, setFeeSchedule } from './settlement/feeSchedules.ts';
 import { FeeScheduleError, parseFixedFee } from './settlement/fees.ts';
@@ -94,7 +94,14 @@ function shouldCreateDemoPartner(config: Config, handle: DatabaseHandle): boolea
   return config.demoPartner === 'always' || (config.demoPartner === 'auto' && handle.embedded);
 }
 
-async function start(): Promise<void> {
+/** What a process's caller may set beyond its configuration: test entry points only. */
+export interface StartOptions {
+  /** Kill the process at this point of a settlement transfer, as a power cut would (the restart tests). */
+  settlementCrashAt?: TransferCrashPoint;
+}
+
+/** Runs the service until a shutdown signal. */
+export async function start(options: StartOptions = {}): Promise<void> {
   const config = loadConfig();
   const handle = await openDatabase(config, (line) => {
     if (/FATAL|PANIC/.test(line)) process.stderr.write(`postgres: ${line}\n`);
@@ -185,7 +192,7 @@ async function start(): Promise<void> {
     baseUrl: () => config.baseUrl,
     minimumBatch: config.settlement.minimumBatch,
     onProblem: (message) => app.log.warn(message),
-    crashAt: crashPointFromEnv(process.env),
+    crashAt: options.settlementCrashAt,
   }).runEvery(config.settlement.intervalMs);
   if (applied.length) app.log.info({ migrations: applied }, 'database migrated');
   if (demo) {
@@ -206,7 +213,10 @@ async function start(): Promise<void> {
 
 function buildCli(): Command {
   const program = new Command('paygate').description('paygate payment service and operator commands');
-  program.command('start').description('run the service (HTTP API and background workers)').action(start);
+  program
+    .command('start')
+    .description('run the service (HTTP API and background workers)')
+    .action(() => start());
   program
     .command('migrate')
     .description('apply database migrations')
@@ -383,19 +393,25 @@ function buildCli(): Command {
   return program;
 }
 
-buildCli()
-  .parseAsync(process.argv)
-  .catch((error: unknown) => {
-    const known =
-      error instanceof CliError ||
-      error instanceof PartnerError ||
-      error instanceof FeeScheduleError ||
-      error instanceof DataThresholdError ||
-      error instanceof ConfigError ||
-      error instanceof DatabaseUnavailableError;
-    // Exit once the message is written: a piped stderr is asynchronous and an early exit would cut it.
-    process.stderr.write(
-      `paygate: ${known ? (error as Error).message : String((error as Error)?.stack ?? error)}\n`,
-      () => process.exit(1),
+/** Runs the operator command line (`paygate <command>`). */
+export function runCli(argv: string[]): Promise<void> {
+  return buildCli()
+    .parseAsync(argv)
+    .then(
+      () => undefined,
+      (error: unknown) => {
+        const known =
+          error instanceof CliError ||
+          error instanceof PartnerError ||
+          error instanceof FeeScheduleError ||
+          error instanceof DataThresholdError ||
+          error instanceof ConfigError ||
+          error instanceof DatabaseUnavailableError;
+        // Exit once the message is written: a piped stderr is asynchronous and an early exit would cut it.
+        process.stderr.write(
+          `paygate: ${known ? (error as Error).message : String((error as Error)?.stack ?? error)}\n`,
+          () => process.exit(1),
+        );
+      },
     );
-  });
+}

@@ -7,7 +7,7 @@ import { networksFromDevnet } from '../../src/chains/devnetNetworks.ts';
 import { computeFees, parsePercentage } from '../../src/settlement/fees.ts';
 import { type GatewayTestbed, startGatewayTestbed } from '../gateway/support/gatewayTestbed.ts';
 import { createMerchant } from '../support/fixtures.ts';
-import { runCli, type ServerProcess, startServerProcess } from '../support/serverProcess.ts';
+import { CRASHING_SERVICE, runCli, type ServerProcess, startServerProcess } from '../support/serverProcess.ts';
 import {
   addDestination,
   newEvmDestination,
@@ -53,8 +53,8 @@ describe('settlement across a crash of the service process', () => {
     ...extra,
   });
 
-  async function startService(extra: Record<string, string> = {}): Promise<ServerProcess> {
-    const server = await startServerProcess(serviceEnv(extra));
+  async function startService(crashAt?: string): Promise<ServerProcess> {
+    const server = await startServerProcess(serviceEnv(), crashAt ? [CRASHING_SERVICE, crashAt] : undefined);
     running.push(server);
     return server;
   }
@@ -148,7 +148,7 @@ describe('settlement across a crash of the service process', () => {
         payments.push(await payInUsdc(testbed, merchantId, chain, amount, chain === 'evm' ? 'bob' : 'alice'));
       const owed = amounts.reduce((sum, amount) => sum + net(amount), 0n);
 
-      const first = await startService({ PAYGATE_TEST_SETTLEMENT_CRASH: point });
+      const first = await startService(point);
       await crashed(first, point);
       const [batch] = await batchesOf(merchantId);
       expect(batch).toMatchObject({ status: 'sent', amount: owed.toString(), destination });

@@ -31,9 +31,18 @@ export const NO_CHAIN_ENV = {
   COLLECTOR_SOLANA_SEED: '22'.repeat(32),
 };
 
-/** Runs `paygate start` as its own process, as an operator would, and waits until it listens. */
-export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [PAYGATE_BIN, 'start'], {
+/** The restart tests' entry point, which starts the service with a settlement crash point. */
+export const CRASHING_SERVICE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), 'serviceWithCrashPoint.js');
+
+/**
+ * Runs `paygate start` as its own process, as an operator would (or another entry point, given as `args`), and
+ * waits until it listens.
+ */
+export async function startServerProcess(
+  env: Record<string, string>,
+  args: string[] = [PAYGATE_BIN, 'start'],
+): Promise<ServerProcess> {
+  const child = spawn(process.execPath, args, {
     env: childEnv({ PORT: '0', LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '100000', ...NO_CHAIN_ENV, ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });

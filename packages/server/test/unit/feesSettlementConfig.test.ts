@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.ts';
-import { crashPointFromEnv } from '../../src/settlement/crashPoint.ts';
 
 describe('settlement configuration', () => {
   it('settles every 10 s on the devnet and every 15 min on real chains unless told otherwise', () => {
@@ -21,12 +20,6 @@ describe('settlement configuration', () => {
     ]) {
       expect(() => loadConfig(env), JSON.stringify(env)).toThrow(ConfigError);
     }
-  });
-
-  it('knows only the named test crash points', () => {
-    expect(crashPointFromEnv({})).toBeUndefined();
-    expect(crashPointFromEnv({ PAYGATE_TEST_SETTLEMENT_CRASH: 'broadcast' })).toBe('broadcast');
-    expect(() => crashPointFromEnv({ PAYGATE_TEST_SETTLEMENT_CRASH: 'anywhere' })).toThrow(/recorded, broadcast/);
   });
 });
 

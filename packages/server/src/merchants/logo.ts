@@ -5,7 +5,7 @@ import type { Readable } from 'node:stream';
 import { rootCertificates } from 'node:tls';
 import sharp from 'sharp';
 import { Agent, request } from 'undici';
-import { isPublicAddress } from './logoAddressPolicy.ts';
+import { isPublicAddress } from '../net/addressPolicy.ts';
 
 export interface LogoFetchOptions {
   /** Production: false. Tests only: true, to reach a local test server. Lifts the address rule and nothing else. */

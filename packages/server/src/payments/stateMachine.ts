@@ -1,14 +1,5 @@
 import type { PaymentStatus } from '../db/schema.ts';
 
-export const PAYMENT_STATUSES: readonly PaymentStatus[] = [
-  'requires_action',
-  'processing',
-  'succeeded',
-  'failed',
-  'expired',
-  'cancelled',
-];
-
 const TRANSITIONS: Record<PaymentStatus, readonly PaymentStatus[]> = {
   requires_action: ['processing', 'expired', 'cancelled'],
   processing: ['succeeded', 'failed'],

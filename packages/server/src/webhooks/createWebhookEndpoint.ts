@@ -6,7 +6,7 @@ import { principalOf } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
 import { errorResponses } from '../http/schemas.ts';
 import { newId } from '../ids.ts';
-import { isPublicAddress } from '../merchants/logoAddressPolicy.ts';
+import { isPublicAddress } from '../net/addressPolicy.ts';
 import { merchantOfPartner } from '../merchants/merchantResource.ts';
 import { deliveryOptions } from './deliveryOptions.ts';
 import { EventTypeSchema, toWebhookEndpoint, WebhookEndpoint } from './endpointResource.ts';

@@ -2,7 +2,7 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP, type LookupFunction } from 'node:net';
 import { rootCertificates } from 'node:tls';
 import { Agent, request } from 'undici';
-import { isPublicAddress } from '../merchants/logoAddressPolicy.ts';
+import { isPublicAddress } from '../net/addressPolicy.ts';
 
 export interface SendOptions {
   /** Production: false. Tests only: true, to reach a local receiver. */

@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchLogo, isSquareEnough, LogoRejectedError, type LogoFetchOptions } from '../../src/merchants/logo.ts';
-import { isPublicAddress } from '../../src/merchants/logoAddressPolicy.ts';
+import { isPublicAddress } from '../../src/net/addressPolicy.ts';
 import {
   createTestCertificate,
   redirectTo,

@@ -156,7 +156,7 @@ export async function buildApp(ctx: AppContext): Promise<BuiltApp> {
   registerGatewayRoutes(app, ctx, statusWaiter);
   await registerCollectFormRoutes(app, ctx);
   registerCheckoutRoutes(app, ctx);
-  await registerWebhookRoutes(app, ctx);
+  registerWebhookRoutes(app, ctx, cursors);
 
   return {
     app,

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { UserFacingError } from './userFacingError.ts';
 import { DataEncryptionKey } from './gateway/dataCollection/encryption.ts';
 
 export interface Config {
@@ -32,7 +33,7 @@ export interface Config {
   dataEncryptionKey: DataEncryptionKey | undefined;
 }
 
-export class ConfigError extends Error {}
+export class ConfigError extends UserFacingError {}
 
 type Env = Record<string, string | undefined>;
 

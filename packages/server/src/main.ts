@@ -1,16 +1,17 @@
 import { Command, Option } from 'commander';
+import { UserFacingError } from './userFacingError.ts';
 import { buildApp } from './app.ts';
 import { setUpChains } from './chains/chainConfig.ts';
 import { collectorAddresses, loadCollectorKeys } from './chains/collectorKeys.ts';
 import { CoinbasePriceSource } from './chains/prices/coinbasePriceSource.ts';
 import { FixedPriceSource } from './chains/prices/fixedPriceSource.ts';
-import { type Config, ConfigError, loadConfig } from './config.ts';
+import { type Config, loadConfig } from './config.ts';
 import { systemClock } from './clock.ts';
 import { ChainFollowers } from './chains/chainFollowers.ts';
 import { createGatewayServices } from './gateway/createGatewayServices.ts';
 import { PaymentSubmissions } from './gateway/paymentSubmissions.ts';
 import { dataEncryptionKeyInDataDir } from './gateway/dataCollection/encryption.ts';
-import { DataThresholdError, formatDataThreshold } from './gateway/dataCollection/threshold.ts';
+import { formatDataThreshold } from './gateway/dataCollection/threshold.ts';
 import {
   parseMerchantDataThreshold,
   parsePartnerDataThreshold,
@@ -22,9 +23,9 @@ import { serviceTaskList } from './jobs/taskList.ts';
 import type { TransferCrashPoint } from './settlement/crashPoint.ts';
 import { foldPaymentStatsEvery } from './payments/paymentStatsFold.ts';
 import { feesReport, setFeeSchedule } from './settlement/feeSchedules.ts';
-import { FeeScheduleError, parseFixedFee } from './settlement/fees.ts';
+import { parseFixedFee } from './settlement/fees.ts';
 import { SettlementWorker } from './settlement/worker.ts';
-import { type DatabaseHandle, DatabaseUnavailableError, migrateToLatest, openDatabase } from './db/database.ts';
+import { type DatabaseHandle, migrateToLatest, openDatabase } from './db/database.ts';
 import { SCOPES } from './http/auth.ts';
 import { MERCHANT_STATUSES } from './merchants/merchantResource.ts';
 import { MerchantCache } from './merchants/merchantCache.ts';
@@ -34,12 +35,11 @@ import {
   createApp,
   createPartner,
   parseScopes,
-  PartnerError,
   pinPartnerVersion,
   revokeApiKey,
 } from './partners/partners.ts';
 
-class CliError extends Error {}
+class CliError extends UserFacingError {}
 
 function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value)}\n`);
@@ -400,13 +400,7 @@ export function runCli(argv: string[]): Promise<void> {
     .then(
       () => undefined,
       (error: unknown) => {
-        const known =
-          error instanceof CliError ||
-          error instanceof PartnerError ||
-          error instanceof FeeScheduleError ||
-          error instanceof DataThresholdError ||
-          error instanceof ConfigError ||
-          error instanceof DatabaseUnavailableError;
+        const known = error instanceof UserFacingError;
         // Exit once the message is written: a piped stderr is asynchronous and an early exit would cut it.
         process.stderr.write(
           `paygate: ${known ? (error as Error).message : String((error as Error)?.stack ?? error)}\n`,

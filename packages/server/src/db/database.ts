@@ -1,4 +1,5 @@
 import { Kysely, Migrator, PostgresDialect, sql, type Transaction } from 'kysely';
+import { UserFacingError } from '../userFacingError.ts';
 import pg from 'pg';
 import type { Config } from '../config.ts';
 import { startEmbeddedPostgres } from './embeddedPostgres.ts';
@@ -45,7 +46,7 @@ export async function migrateToLatest(db: Db, url: string): Promise<string[]> {
   return (results ?? []).filter((result) => result.status === 'Success').map((result) => result.migrationName);
 }
 
-export class DatabaseUnavailableError extends Error {}
+export class DatabaseUnavailableError extends UserFacingError {}
 
 /** Where a connection URL points, without its credentials, for messages. */
 function describeServer(url: string): string {

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import { UserFacingError } from '../userFacingError.ts';
 import type { Db } from '../db/database.ts';
 import { hashApiKey, SCOPES, type Scope } from '../http/auth.ts';
 import { DEFAULT_PARTNER_VERSION, isKnownVersion } from '../http/versions.ts';
 import { newId } from '../ids.ts';
 
-export class PartnerError extends Error {}
+export class PartnerError extends UserFacingError {}
 
 function newApiKeySecret(): string {
   return `sk_${randomBytes(32).toString('base64url')}`;

@@ -1,4 +1,5 @@
 import { fiatCurrency } from '../payments/currencies.ts';
+import { UserFacingError } from '../userFacingError.ts';
 
 /** A percentage as an exact fraction of one percent: `1.5` is 15/10. */
 export interface Percentage {
@@ -20,7 +21,7 @@ export interface FeeSchedule {
   fixed: FixedFee[];
 }
 
-export class FeeScheduleError extends Error {}
+export class FeeScheduleError extends UserFacingError {}
 
 export const ZERO_PERCENTAGE = '0';
 

@@ -1,4 +1,5 @@
 import type { ExchangeRate } from '../../chains/prices/exchangeRate.ts';
+import { UserFacingError } from '../../userFacingError.ts';
 import { fiatCurrency } from '../../payments/currencies.ts';
 
 /**
@@ -17,7 +18,7 @@ export type MerchantDataThreshold =
   | { kind: 'never' }
   | { kind: 'threshold'; threshold: DataThreshold };
 
-export class DataThresholdError extends Error {}
+export class DataThresholdError extends UserFacingError {}
 
 const THRESHOLD = /^(?:([A-Z]{3}):)?(\d{1,38})$/;
 

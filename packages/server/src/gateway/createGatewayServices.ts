@@ -24,14 +24,12 @@ export async function createGatewayServices(options: GatewayServicesOptions): Pr
     networks: of('solana'),
     collector: await solanaCollector(options.keys),
   });
-  const chains = { eip155: evm, solana };
   return {
     prices: options.prices,
     submitMaxAttempts: options.submitMaxAttempts ?? 25,
     buyerTransferDeadlineMs: options.buyerTransferDeadlineMs ?? 15 * 60_000,
-    followers: Object.values(chains).flatMap((chain) => chain.followers),
+    followers: [...evm.followers, ...solana.followers],
     evm,
     solana,
-    chains,
   };
 }

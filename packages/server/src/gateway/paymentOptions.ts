@@ -6,7 +6,7 @@ import { newId } from '../ids.ts';
 import { fiatCurrency } from '../payments/currencies.ts';
 import type { PaymentRow } from '../payments/paymentResource.ts';
 import { tokenAmountOf } from '../payments/paymentResource.ts';
-import type { GatewayServices } from './services.ts';
+import { chainAdapterOf, type GatewayServices } from './services.ts';
 import type { BuyerDataRequest, CollectData } from './dataCollection/buyerData.ts';
 import { chainUnavailable, isChainRpcFailure } from './chainFailures.ts';
 import { paymentMethodFor } from './methods/index.ts';
@@ -84,7 +84,7 @@ async function payableOnNetwork(
   // Nothing here could be priced: the price source failed or has no rate for the payment's currency.
   if (!priced.length) return { offerable: [], unpriced: true };
   const owners = [...new Set(accounts.map((account) => account.address))];
-  const payability = await services.chains[network.namespace].payability(
+  const payability = await chainAdapterOf(services, network.namespace).payability(
     network,
     owners,
     priced.map(({ token }) => token),

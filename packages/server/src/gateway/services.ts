@@ -13,8 +13,6 @@ export interface GatewayServices {
   prices: PriceSource;
   evm: EvmChain;
   solana: SolanaChain;
-  /** The same adapters by namespace, for what every namespace offers alike; a namespace without one does not compile. */
-  chains: { [N in Namespace]: ChainAdapter };
   /** How often a confirmed payment's submission is tried (with backoff) before the payment is marked failed. */
   submitMaxAttempts: number;
   /** How long a payment waits for a transaction the buyer sends itself (a native transfer, a Permit2 approval) to be mined. */
@@ -36,4 +34,10 @@ export interface GatewayServicesOptions {
   baseUrl?: () => string;
   clock?: { now(): Date };
   onProblem?: (message: string) => void;
+}
+
+/** The namespace's chain adapter, for what every namespace offers alike; a namespace without one does not compile. */
+export function chainAdapterOf(services: GatewayServices, namespace: Namespace): ChainAdapter {
+  const adapters: { [N in Namespace]: ChainAdapter } = { eip155: services.evm, solana: services.solana };
+  return adapters[namespace];
 }

@@ -25,6 +25,7 @@ import { createPartner } from '../packages/server/src/partners/partners.ts';
 import { type EvmGrant, fundEvmAccounts, nodeCall } from './fundBuyers.ts';
 import { CountingRpcProxy, countsBetween, type RpcCounts, snapshot, topMethods, totalCalls } from './rpcProxy.ts';
 import { machineCpuMs, postgresCpuMs, processCpuMs } from './processCpu.ts';
+import { STATEMENT_STATS_SETTINGS, type StatementFigures, StatementStats } from './statementStats.ts';
 import { percentile, type Spawned, startBenchService } from './support.ts';
 
 /**
@@ -47,6 +48,9 @@ const DEEP_CROWD_CAP_MS = 300_000;
 const ABUSE_CAP_MS = 90_000;
 const LONG_POLL_MS = 25_000;
 const REQUEST_TIMEOUT_MS = 45_000;
+/** Statements listed per run of many buyers, the costliest first. */
+const TOP_STATEMENTS = 8;
+const STATEMENT_TEXT_CHARS = 110;
 /** 1.00 USD. */
 const AMOUNT = '100';
 
@@ -75,6 +79,8 @@ interface Service {
   merchantId: string;
   /** Lines the service wrote to stderr (problems it reports at LOG_LEVEL=warn). */
   problems: string[];
+  /** Statements the service ran on its database. */
+  statements: StatementStats;
   stop(): Promise<void>;
 }
 
@@ -107,6 +113,7 @@ interface CrowdRun {
   /** start, options answered, actions executed (signatures, Solana fetch), confirms answered, all final (or time limit). */
   marks: [Mark, Mark, Mark, Mark, Mark];
   allFinal: boolean;
+  statements: StatementFigures;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -181,6 +188,23 @@ function printCrowd(label: string, run: CrowdRun, oneMs?: number): void {
     write(
       `  CPU until all final: service ${(cpu.serviceMs / run.size).toFixed(1)} ms per payment (${percent(cpu.serviceMs / elapsed)} of one core), ` +
         `PostgreSQL ${(cpu.postgresMs / run.size).toFixed(1)} ms per payment (${percent(cpu.postgresMs / elapsed)}), machine ${percent(cpu.machineBusyShare)} busy (${os.cpus().length} cores)`,
+    );
+  }
+  printStatements(run);
+}
+
+function printStatements(run: CrowdRun): void {
+  const { calls, totalMs, top } = run.statements;
+  write(
+    `  PostgreSQL statements until all final: ${(calls / run.size).toFixed(1)} per payment, executing ${(totalMs / run.size).toFixed(1)} ms per payment; the costliest:`,
+  );
+  for (const statement of top) {
+    const text =
+      statement.query.length > STATEMENT_TEXT_CHARS
+        ? `${statement.query.slice(0, STATEMENT_TEXT_CHARS)}...`
+        : statement.query;
+    write(
+      `    ${(statement.calls / run.size).toFixed(2).padStart(6)} per payment ${(statement.totalMs / run.size).toFixed(2).padStart(6)} ms  ${text}`,
     );
   }
 }
@@ -399,7 +423,19 @@ async function startService(bench: Bench, name: string, evmConfirmations: number
     fetch: timedFetch,
     retry: { retries: 2 },
   });
-  return { spawned, client, apiKey: partner.apiKey, merchantId, problems, stop: () => spawned.stop() };
+  const statements = await StatementStats.open(database.url);
+  return {
+    spawned,
+    client,
+    apiKey: partner.apiKey,
+    merchantId,
+    problems,
+    statements,
+    stop: async () => {
+      await statements.close();
+      await spawned.stop();
+    },
+  };
 }
 
 async function createPayment(service: Service): Promise<string> {
@@ -543,6 +579,7 @@ async function crowd(bench: Bench, service: Service, buyers: Buyer[], capMs: num
       machine: machineCpuMs(),
     },
   });
+  await service.statements.reset();
   const start = mark();
   const deadline = start.at + capMs;
   await Promise.all(
@@ -605,6 +642,7 @@ async function crowd(bench: Bench, service: Service, buyers: Buyer[], capMs: num
     capMs,
     marks: [start, optionsDone, actionsDone, confirmsDone, end],
     allFinal: outcomes.every((outcome) => outcome.finalMs !== undefined),
+    statements: await service.statements.read(TOP_STATEMENTS),
   };
 }
 
@@ -704,7 +742,7 @@ export async function runPipelineBenchmark(): Promise<void> {
   const benchStarted = performance.now();
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'paygate-bench-pipeline-'));
   const devnet = await startDevnet({ dataDir: path.join(dataDir, 'devnet') });
-  const database = await startEmbeddedPostgres(dataDir);
+  const database = await startEmbeddedPostgres(dataDir, { settings: STATEMENT_STATS_SETTINGS });
   const { manifest } = devnet;
   const [chainA, chainB] = manifest.evm as [DevnetEvmChain, DevnetEvmChain];
   const proxies = [

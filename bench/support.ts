@@ -49,10 +49,15 @@ export async function spawnListening(args: string[], env: Record<string, string>
   };
 }
 
-/** `paygate start` on the given database, quiet and without rate limits, with the settings `env` adds. */
+/**
+ * `paygate start` on the given database, quiet and without rate limits, with the settings `env` adds.
+ * `BENCH_SERVICE_NODE_ARGS` passes Node.js options to the service, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to
+ * profile it (Node refuses `--cpu-prof` in `NODE_OPTIONS`).
+ */
 export function startBenchService(databaseUrl: string, dataDir: string, env: Record<string, string>): Promise<Spawned> {
+  const nodeArgs = process.env.BENCH_SERVICE_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
   return spawnListening(
-    [path.join(ROOT, 'packages/server/bin/paygate.js'), 'start'],
+    [...nodeArgs, path.join(ROOT, 'packages/server/bin/paygate.js'), 'start'],
     {
       DATABASE_URL: databaseUrl,
       DATA_DIR: dataDir,

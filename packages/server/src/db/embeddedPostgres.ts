@@ -110,11 +110,12 @@ async function ensureDatabase(settings: ClusterSettings, name: string): Promise<
 
 /**
  * Starts (or joins) a PostgreSQL cluster kept in `<dataDir>/postgres`, so that `npm start` needs no database
- * server. A second process on the same data dir (the operator CLI, another server) connects to the running one.
+ * server. A second process on the same data dir (the operator CLI, another server) connects to the running one;
+ * `settings` (server settings such as `shared_preload_libraries`) apply only when this call starts the server.
  */
 export async function startEmbeddedPostgres(
   dataDir: string,
-  options: { log?: (line: string) => void; database?: string } = {},
+  options: { log?: (line: string) => void; database?: string; settings?: Record<string, string> } = {},
 ): Promise<EmbeddedDatabase> {
   const database = options.database ?? DATABASE_NAME;
   const clusterDir = path.join(dataDir, 'postgres');
@@ -160,6 +161,7 @@ export async function startEmbeddedPostgres(
       `unix_socket_directories=${socketDir ?? ''}`,
       '-c',
       'max_connections=300',
+      ...Object.entries(options.settings ?? {}).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
     ],
     onLog: (message) => log(String(message).trim()),
     onError: (error) => log(`postgres: ${String(error)}`),

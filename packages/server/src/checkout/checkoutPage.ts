@@ -1,12 +1,6 @@
 import type { PaymentStatus } from '../db/schema.ts';
 import { type RedirectTargets, redirectFor, refreshSecondsFor } from './checkoutView.ts';
-
-const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-/** Text or attribute value made inert in HTML. */
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (character) => HTML_ESCAPES[character]!);
-}
+import { attributes, html, lines, page, type SafeHtml, trustedHtml } from './html.ts';
 
 export interface PageAssets {
   scriptUrl: string;
@@ -38,55 +32,36 @@ export interface CheckoutPageModel {
   assets: PageAssets;
 }
 
-function layout(options: { title: string; assets: PageAssets; head?: string; body: string }): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="color-scheme" content="light">
-<meta name="robots" content="noindex">
-<title>${escapeHtml(options.title)}</title>
-<link rel="stylesheet" href="${escapeHtml(options.assets.styleUrl)}">
-${options.head ?? ''}
-</head>
-<body>
-${options.body}
-</body>
-</html>
-`;
-}
-
-function view(status: PaymentStatus, current: PaymentStatus, content: string): string {
-  return `<section class="view view-${status}" data-view="${status}"${status === current ? '' : ' hidden'} aria-labelledby="heading-${status}">
+function view(status: PaymentStatus, current: PaymentStatus, content: SafeHtml): SafeHtml {
+  return html`<section class="view view-${status}" data-view="${status}"${status === current ? '' : html` hidden`} aria-labelledby="heading-${status}">
 ${content}
 </section>`;
 }
 
-function heading(status: PaymentStatus, text: string): string {
-  return `<h2 id="heading-${status}" tabindex="-1">${escapeHtml(text)}</h2>`;
+function heading(status: PaymentStatus, text: string): SafeHtml {
+  return html`<h2 id="heading-${status}" tabindex="-1">${text}</h2>`;
 }
 
-function returnLink(status: PaymentStatus, model: CheckoutPageModel): string {
+function returnLink(status: PaymentStatus, model: CheckoutPageModel): SafeHtml | undefined {
   const target = redirectFor(status, model.redirect);
-  if (!target) return '';
-  return `<p class="redirect-note" data-redirect-note>Returning you to ${escapeHtml(model.merchantName)}…</p>
-<p><a class="button" href="${escapeHtml(target)}">Continue to ${escapeHtml(model.merchantName)}</a></p>`;
+  if (!target) return undefined;
+  return html`<p class="redirect-note" data-redirect-note>Returning you to ${model.merchantName}…</p>
+<p><a class="button" href="${target}">Continue to ${model.merchantName}</a></p>`;
 }
 
-function statusViews(model: CheckoutPageModel): string {
-  const merchant = escapeHtml(model.merchantName);
+function statusViews(model: CheckoutPageModel): SafeHtml[] {
+  const merchant = model.merchantName;
   const current = model.status;
   return [
     view(
       'requires_action',
       current,
-      `${heading('requires_action', 'Scan to pay')}
+      html`${heading('requires_action', 'Scan to pay')}
 <figure class="qr">
-${model.qrSvg}
+${trustedHtml(model.qrSvg)}
 <figcaption>Scan with your phone's wallet app.</figcaption>
 </figure>
-<p class="payment-link">Or open the payment link in a wallet: <a href="${escapeHtml(model.paymentLink)}">${escapeHtml(model.paymentLink)}</a></p>
+<p class="payment-link">Or open the payment link in a wallet: <a href="${model.paymentLink}">${model.paymentLink}</a></p>
 <div class="browser-wallet" id="browser-wallet" hidden>
   <p class="divider"><span>or</span></p>
   <button type="button" class="button primary" id="wallet-connect">Pay with a browser wallet</button>
@@ -111,102 +86,100 @@ ${model.qrSvg}
     view(
       'processing',
       current,
-      `${heading('processing', 'Payment sent')}
+      html`${heading('processing', 'Payment sent')}
 <p>Your payment is being confirmed on the network. This page updates by itself.</p>
 <p class="waiting"><span class="pulse" aria-hidden="true"></span> Confirming</p>`,
     ),
     view(
       'succeeded',
       current,
-      `${heading('succeeded', 'Payment complete')}
-<p>${merchant} received your payment of <strong>${escapeHtml(model.amountText)}</strong>.</p>
-<p class="paid-with" id="paid-with"${model.paidText ? '' : ' hidden'}>${model.paidText ? `Paid with ${escapeHtml(model.paidText)}.` : ''}</p>
+      html`${heading('succeeded', 'Payment complete')}
+<p>${merchant} received your payment of <strong>${model.amountText}</strong>.</p>
+<p class="paid-with" id="paid-with"${model.paidText ? '' : html` hidden`}>${model.paidText ? html`Paid with ${model.paidText}.` : ''}</p>
 ${returnLink('succeeded', model)}`,
     ),
     view(
       'failed',
       current,
-      `${heading('failed', 'Payment failed')}
+      html`${heading('failed', 'Payment failed')}
 <p>The payment did not go through. If your wallet shows it as sent, contact ${merchant} and give them the reference below.</p>
 ${returnLink('failed', model)}`,
     ),
     view(
       'expired',
       current,
-      `${heading('expired', 'Payment expired')}
+      html`${heading('expired', 'Payment expired')}
 <p>The time to pay this link has run out. Ask ${merchant} for a new payment link.</p>
 ${returnLink('expired', model)}`,
     ),
     view(
       'cancelled',
       current,
-      `${heading('cancelled', 'Payment cancelled')}
+      html`${heading('cancelled', 'Payment cancelled')}
 <p>This payment was cancelled, so nothing is due. Ask ${merchant} for a new payment link if you still want to pay.</p>
 ${returnLink('cancelled', model)}`,
     ),
-  ].join('\n');
+  ];
 }
 
 /** Without JavaScript the page reloads to follow the status, and moves on to the merchant once final. */
-function noScriptRefresh(model: CheckoutPageModel): string {
+function noScriptRefresh(model: CheckoutPageModel): SafeHtml | undefined {
   const target = redirectFor(model.status, model.redirect);
-  if (target) return `<noscript><meta http-equiv="refresh" content="3;url=${escapeHtml(target)}"></noscript>`;
+  if (target) return html`<noscript><meta http-equiv="refresh" content="3;url=${target}"></noscript>`;
   const seconds = refreshSecondsFor(model.status);
-  return seconds ? `<noscript><meta http-equiv="refresh" content="${seconds}"></noscript>` : '';
+  return seconds ? html`<noscript><meta http-equiv="refresh" content="${seconds}"></noscript>` : undefined;
 }
 
-function merchantMark(model: CheckoutPageModel): string {
-  if (model.logoUrl) return `<img class="logo" src="${escapeHtml(model.logoUrl)}" alt="" width="64" height="64">`;
+function merchantMark(model: CheckoutPageModel): SafeHtml {
+  if (model.logoUrl) return html`<img class="logo" src="${model.logoUrl}" alt="" width="64" height="64">`;
   const initial = [...model.merchantName.trim()][0]?.toUpperCase() ?? '?';
-  return `<span class="logo logo-initial" aria-hidden="true">${escapeHtml(initial)}</span>`;
+  return html`<span class="logo logo-initial" aria-hidden="true">${initial}</span>`;
 }
 
 /** The buyer checkout page, complete without JavaScript; its script only follows the status and adds the browser wallet. */
 export function renderCheckoutPage(model: CheckoutPageModel): string {
   const data: Record<string, string> = {
-    'payment-id': model.paymentId,
-    status: model.status,
-    'expires-at': String(model.expiresAt.getTime()),
-    'server-now': String(model.now.getTime()),
-    locale: model.locale,
-    'api-base': model.apiBaseUrl,
-    'app-id': model.appId,
-    'evm-chains': model.evmChains.join(','),
-    ...(model.redirect ? { 'success-url': model.redirect.success, 'error-url': model.redirect.error } : {}),
+    'data-payment-id': model.paymentId,
+    'data-status': model.status,
+    'data-expires-at': String(model.expiresAt.getTime()),
+    'data-server-now': String(model.now.getTime()),
+    'data-locale': model.locale,
+    'data-api-base': model.apiBaseUrl,
+    'data-app-id': model.appId,
+    'data-evm-chains': model.evmChains.join(','),
+    ...(model.redirect ? { 'data-success-url': model.redirect.success, 'data-error-url': model.redirect.error } : {}),
   };
-  const dataAttributes = Object.entries(data)
-    .map(([name, value]) => ` data-${name}="${escapeHtml(value)}"`)
-    .join('');
-  const body = `<main class="checkout" id="checkout"${dataAttributes}>
+  const body = html`<main class="checkout" id="checkout"${attributes(data)}>
 <header class="merchant">
 ${merchantMark(model)}
 <div>
 <p class="eyebrow">Pay</p>
-<h1>${escapeHtml(model.merchantName)}</h1>
+<h1>${model.merchantName}</h1>
 </div>
 </header>
 <div class="summary">
-<p class="amount"><span class="label">Amount</span> <strong id="amount">${escapeHtml(model.amountText)}</strong></p>
-<p class="time-left" id="time-left-line"${model.status === 'requires_action' ? '' : ' hidden'}><span class="label">Time left</span> <time id="time-left" datetime="${model.expiresAt.toISOString()}">${escapeHtml(model.timeLeftText)}</time></p>
+<p class="amount"><span class="label">Amount</span> <strong id="amount">${model.amountText}</strong></p>
+<p class="time-left" id="time-left-line"${model.status === 'requires_action' ? '' : html` hidden`}><span class="label">Time left</span> <time id="time-left" datetime="${model.expiresAt.toISOString()}">${model.timeLeftText}</time></p>
 </div>
 <p class="visually-hidden" id="status-announcer" role="status" aria-live="polite"></p>
-${statusViews(model)}
-<footer class="reference">Reference <code>${escapeHtml(model.paymentId)}</code></footer>
+${lines(statusViews(model))}
+<footer class="reference">Reference <code>${model.paymentId}</code></footer>
 </main>`;
-  return layout({
+  return page({
     title: `Pay ${model.amountText} to ${model.merchantName}`,
-    assets: model.assets,
-    head: `${noScriptRefresh(model)}\n<script src="${escapeHtml(model.assets.scriptUrl)}" defer></script>`,
+    stylesheet: model.assets.styleUrl,
+    head: html`${noScriptRefresh(model)}
+<script src="${model.assets.scriptUrl}" defer></script>`,
     body,
   });
 }
 
 /** The page for a link that names no payment this service knows: clear words, no details. */
 export function renderNotFoundPage(assets: PageAssets): string {
-  return layout({
+  return page({
     title: 'Payment not found',
-    assets,
-    body: `<main class="checkout not-found">
+    stylesheet: assets.styleUrl,
+    body: html`<main class="checkout not-found">
 <h1>Payment not found</h1>
 <p>This payment link does not match any payment. Check that the link is complete, or ask the shop for a new one.</p>
 </main>`,

@@ -6,12 +6,8 @@ import {
   UserRejectedError,
   WalletProviderError,
 } from '../../../wallet/src/browser.ts';
-import {
-  escapeHtml,
-  renderCheckoutPage,
-  renderNotFoundPage,
-  type CheckoutPageModel,
-} from '../../src/checkout/checkoutPage.ts';
+import { renderCheckoutPage, renderNotFoundPage, type CheckoutPageModel } from '../../src/checkout/checkoutPage.ts';
+import { escapeHtml } from '../../src/checkout/html.ts';
 import { checkoutContentSecurityPolicy, checkoutPathPrefix } from '../../src/checkout/checkoutPolicy.ts';
 import {
   formatFiatAmount,

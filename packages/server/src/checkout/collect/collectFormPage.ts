@@ -1,38 +1,24 @@
 import type { BuyerDataSchema } from '../../gateway/dataCollection/buyerDataSchema.ts';
 import type { BuyerDataProblems } from '../../gateway/dataCollection/validateBuyerData.ts';
+import { html, lines, page, SafeHtml } from '../html.ts';
 
 /** What the page tells the wallet hosting it (D14): sent to every host bridge present. */
 export type HostSignal = { type: 'IC_COMPLETE'; success: true } | { type: 'IC_ERROR'; success: false; reason: string };
 
-const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (character) => HTML_ESCAPES[character] as string);
-}
-
 /** The browser's autofill names of the fields it knows. */
 const AUTOCOMPLETE: Record<string, string> = { fullName: 'name', dateOfBirth: 'bday' };
 
-function layout(title: string, signal: HostSignal | undefined, body: string): string {
-  const signalAttribute = signal ? ` data-host-signal="${escapeHtml(JSON.stringify(signal))}"` : '';
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<meta name="referrer" content="no-referrer">
-<title>${escapeHtml(title)}</title>
-<link rel="stylesheet" href="assets/collect-form.css">
-<script src="assets/collect-form.js" defer></script>
-</head>
-<body${signalAttribute}>
-<main>
+function layout(title: string, signal: HostSignal | undefined, body: SafeHtml): string {
+  return page({
+    title,
+    stylesheet: 'assets/collect-form.css',
+    head: html`<meta name="referrer" content="no-referrer">
+<script src="assets/collect-form.js" defer></script>`,
+    bodyAttributes: signal ? { 'data-host-signal': JSON.stringify(signal) } : {},
+    body: html`<main>
 ${body}
-</main>
-</body>
-</html>
-`;
+</main>`,
+  });
 }
 
 type Property = {
@@ -45,18 +31,15 @@ type Property = {
   maxLength?: number;
 };
 
-function describedBy(id: string, property: Property, problem: string | undefined): string {
+function describedBy(id: string, property: Property, problem: string | undefined): SafeHtml | undefined {
   const ids = [property.description ? `${id}-hint` : '', problem ? `${id}-error` : ''].filter(Boolean);
-  return ids.length ? ` aria-describedby="${ids.join(' ')}"` : '';
+  return ids.length ? html` aria-describedby="${ids.join(' ')}"` : undefined;
 }
 
-function hintAndError(id: string, property: Property, problem: string | undefined): string {
-  return [
-    property.description ? `<p class="hint" id="${id}-hint">${escapeHtml(property.description)}</p>` : '',
-    problem
-      ? `<p class="error" id="${id}-error"><span class="visually-hidden">Error: </span>${escapeHtml(problem)}</p>`
-      : '',
-  ].join('');
+function hintAndError(id: string, property: Property, problem: string | undefined): SafeHtml {
+  return html`${property.description && html`<p class="hint" id="${id}-hint">${property.description}</p>`}${
+    problem && html`<p class="error" id="${id}-error"><span class="visually-hidden">Error: </span>${problem}</p>`
+  }`;
 }
 
 /** `marked` adds "(optional)" to a field that is not required; the alternatives of a group are not marked. */
@@ -67,32 +50,32 @@ function fieldHtml(
   marked: boolean,
   value: unknown,
   problem: string | undefined,
-): string {
+): SafeHtml {
   const id = `field-${name}`;
-  const invalid = problem ? ' aria-invalid="true"' : '';
-  const requiredAttribute = required ? ' required' : '';
+  const invalid = problem && html` aria-invalid="true"`;
+  const requiredAttribute = required && html` required`;
   if (property.type === 'boolean') {
-    return `<div class="field checkbox${problem ? ' has-error' : ''}">
-<input type="checkbox" id="${id}" name="${name}" value="on"${value === true ? ' checked' : ''}${requiredAttribute}${invalid}${describedBy(id, property, problem)}>
-<label for="${id}">${escapeHtml(property.title)}</label>
+    return html`<div class="field checkbox${problem ? ' has-error' : ''}">
+<input type="checkbox" id="${id}" name="${name}" value="on"${value === true && html` checked`}${requiredAttribute}${invalid}${describedBy(id, property, problem)}>
+<label for="${id}">${property.title}</label>
 ${hintAndError(id, property, problem)}
 </div>`;
   }
   const isDate = property.format === 'date';
   const attributes = [
-    `type="${isDate ? 'date' : 'text'}"`,
-    `id="${id}"`,
-    `name="${name}"`,
-    typeof value === 'string' ? `value="${escapeHtml(value)}"` : '',
-    isDate && property.formatMinimum ? `min="${property.formatMinimum}"` : '',
-    isDate && property.formatMaximum ? `max="${property.formatMaximum}"` : '',
-    property.maxLength ? `maxlength="${property.maxLength}"` : '',
-    AUTOCOMPLETE[name] ? `autocomplete="${AUTOCOMPLETE[name]}"` : '',
-  ].filter(Boolean);
-  return `<div class="field${problem ? ' has-error' : ''}">
-<label for="${id}">${escapeHtml(property.title)}${required || !marked ? '' : ' <span class="optional">(optional)</span>'}</label>
+    html`type="${isDate ? 'date' : 'text'}"`,
+    html`id="${id}"`,
+    html`name="${name}"`,
+    typeof value === 'string' && html`value="${value}"`,
+    isDate && property.formatMinimum && html`min="${property.formatMinimum}"`,
+    isDate && property.formatMaximum && html`max="${property.formatMaximum}"`,
+    property.maxLength && html`maxlength="${property.maxLength}"`,
+    AUTOCOMPLETE[name] && html`autocomplete="${AUTOCOMPLETE[name]}"`,
+  ].filter((attribute) => attribute instanceof SafeHtml);
+  return html`<div class="field${problem ? ' has-error' : ''}">
+<label for="${id}">${property.title}${required || !marked ? '' : html` <span class="optional">(optional)</span>`}</label>
 ${hintAndError(id, property, problem)}
-<input ${attributes.join(' ')}${requiredAttribute}${invalid}${describedBy(id, property, problem)}>
+<input ${attributes.map((attribute, index) => html`${index ? ' ' : ''}${attribute}`)}${requiredAttribute}${invalid}${describedBy(id, property, problem)}>
 </div>`;
 }
 
@@ -116,7 +99,7 @@ export function renderCollectForm(model: CollectFormModel): string {
   const required = new Set<string>(schema.required);
   const alternatives = schema.anyOf.flatMap((branch) => branch.required as readonly string[]);
   const rendered = new Set<string>();
-  const parts: string[] = [];
+  const parts: SafeHtml[] = [];
   for (const name of Object.keys(properties)) {
     if (rendered.has(name)) continue;
     if (alternatives.includes(name)) {
@@ -132,7 +115,7 @@ export function renderCollectForm(model: CollectFormModel): string {
           problems.get(alternative),
         );
       });
-      parts.push(`<fieldset>\n<legend>${escapeHtml(legend)}</legend>\n${fields.join('\n')}\n</fieldset>`);
+      parts.push(html`<fieldset>\n<legend>${legend}</legend>\n${lines(fields)}\n</fieldset>`);
       continue;
     }
     rendered.add(name);
@@ -140,23 +123,23 @@ export function renderCollectForm(model: CollectFormModel): string {
       fieldHtml(name, properties[name] as Property, required.has(name), true, values[name], problems.get(name)),
     );
   }
-  const summary = problems.size
-    ? `<div class="error-summary" role="alert" tabindex="-1" autofocus id="error-summary">
+  const summary =
+    problems.size > 0 &&
+    html`<div class="error-summary" role="alert" tabindex="-1" autofocus id="error-summary">
 <h2>Please check your details</h2>
 <ul>
-${[...problems].map(([name, message]) => `<li><a href="#field-${escapeHtml(name)}">${escapeHtml(`${properties[name]?.title ?? name}: ${message}`)}</a></li>`).join('\n')}
+${lines([...problems].map(([name, message]) => html`<li><a href="#field-${name}">${properties[name]?.title ?? name}: ${message}</a></li>`))}
 </ul>
-</div>`
-    : '';
+</div>`;
   const title = `${problems.size ? 'Error: ' : ''}Your details for ${model.merchantName}`;
   return layout(
     title,
     undefined,
-    `<h1>Your details</h1>
-<p class="lead">${escapeHtml(model.merchantName)} asks for these details before you pay <strong>${escapeHtml(model.amountText)}</strong>.</p>
+    html`<h1>Your details</h1>
+<p class="lead">${model.merchantName} asks for these details before you pay <strong>${model.amountText}</strong>.</p>
 ${summary}
 <form method="post" novalidate>
-${parts.join('\n')}
+${lines(parts)}
 <button type="submit">Continue</button>
 </form>`,
   );
@@ -167,8 +150,8 @@ export function renderCollectDone(merchantName: string): string {
   return layout(
     'Details received',
     { type: 'IC_COMPLETE', success: true },
-    `<h1 tabindex="-1" autofocus>Details received</h1>
-<p>Thank you. ${escapeHtml(merchantName)} has your details; return to your wallet to pay.</p>`,
+    html`<h1 tabindex="-1" autofocus>Details received</h1>
+<p>Thank you. ${merchantName} has your details; return to your wallet to pay.</p>`,
   );
 }
 
@@ -177,8 +160,8 @@ export function renderCollectRefused(heading: string, explanation: string, reaso
   return layout(
     heading,
     { type: 'IC_ERROR', success: false, reason },
-    `<h1 tabindex="-1" autofocus>${escapeHtml(heading)}</h1>
-<p>${escapeHtml(explanation)}</p>
+    html`<h1 tabindex="-1" autofocus>${heading}</h1>
+<p>${explanation}</p>
 <p>Return to your wallet and start the payment again.</p>`,
   );
 }

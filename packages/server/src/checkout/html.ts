@@ -1,0 +1,81 @@
+const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** Text or attribute value made inert in HTML. */
+export function escapeHtml(value: string): string {
+  return value.replace(/[&<>"']/g, (character) => HTML_ESCAPES[character]!);
+}
+
+/** Markup: inserted into an `html` template as it is. Only `html` and `trustedHtml` make one. */
+export class SafeHtml {
+  constructor(readonly markup: string) {}
+
+  toString(): string {
+    return this.markup;
+  }
+}
+
+/** What a template may hold: text is escaped, markup is not, lists are joined, `null`/`undefined`/`false` are left out. */
+export type HtmlValue = string | number | SafeHtml | null | undefined | false | readonly HtmlValue[];
+
+function render(value: HtmlValue): string {
+  if (value === null || value === undefined || value === false) return '';
+  if (value instanceof SafeHtml) return value.markup;
+  if (Array.isArray(value)) return value.map(render).join('');
+  return escapeHtml(String(value));
+}
+
+/**
+ * Template tag for pages: every value is escaped unless it is markup made by `html` itself, so a template cannot
+ * forget to escape what a merchant, a partner or a buyer wrote.
+ */
+export function html(strings: TemplateStringsArray, ...values: HtmlValue[]): SafeHtml {
+  let markup = strings[0]!;
+  values.forEach((value, index) => {
+    markup += render(value) + strings[index + 1]!;
+  });
+  return new SafeHtml(markup);
+}
+
+/** The parts one per line. */
+export function lines(parts: readonly SafeHtml[]): SafeHtml {
+  return new SafeHtml(parts.map((part) => part.markup).join('\n'));
+}
+
+/** Markup built outside a template and safe by construction (a QR code's SVG made by the service). */
+export function trustedHtml(markup: string): SafeHtml {
+  return new SafeHtml(markup);
+}
+
+/** ` name="value"` for each attribute, values escaped; `data-` attributes for the page's script, for instance. */
+export function attributes(values: Record<string, string>): SafeHtml {
+  return html`${Object.entries(values).map(([name, value]) => html` ${trustedHtml(name)}="${value}"`)}`;
+}
+
+/**
+ * The one page layout: the service's pages are light only (their styles have no dark variant, so form controls must
+ * not turn dark), not indexed, and scale to the device; `head` adds to it.
+ */
+export function page(options: {
+  title: string;
+  stylesheet: string;
+  head?: SafeHtml;
+  bodyAttributes?: Record<string, string>;
+  body: SafeHtml;
+}): string {
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light">
+<meta name="robots" content="noindex">
+<title>${options.title}</title>
+<link rel="stylesheet" href="${options.stylesheet}">
+${options.head}
+</head>
+<body${attributes(options.bodyAttributes ?? {})}>
+${options.body}
+</body>
+</html>
+`.markup;
+}

@@ -10,6 +10,7 @@ import { SIGNATURE } from '../walletResultFormats.ts';
 import { configuredEvmNetwork, relayOnce } from './evmRelay.ts';
 import { type PaymentMethodHandler, sentTransferFailure } from './paymentMethod.ts';
 import { acceptedEvmNetwork, refusalOf, resultValue } from './refusals.ts';
+import { signTypedDataParams } from './signTypedDataParams.ts';
 import type { Eip3009Terms, StoredAuthorization } from './terms.ts';
 
 const RELAY_PURPOSE = 'eip3009_receive';
@@ -29,25 +30,6 @@ export function authorizationTypedData(stored: StoredAuthorization): ReceiveAuth
       nonce: message.nonce,
     },
   };
-}
-
-/** The `eth_signTypedData_v4` payload wallets expect: the domain type spelled out, integers as decimal strings. */
-function signTypedDataParams(stored: StoredAuthorization): string {
-  const typedData = {
-    types: {
-      EIP712Domain: [
-        { name: 'name', type: 'string' },
-        { name: 'version', type: 'string' },
-        { name: 'chainId', type: 'uint256' },
-        { name: 'verifyingContract', type: 'address' },
-      ],
-      ...receiveWithAuthorizationTypes,
-    },
-    primaryType: 'ReceiveWithAuthorization',
-    domain: stored.domain,
-    message: stored.message,
-  };
-  return JSON.stringify([stored.message.from, JSON.stringify(typedData)]);
 }
 
 /** USDC and EURC on EVM chains: one signed `ReceiveWithAuthorization` of the amount to the collector, which the service relays. */
@@ -83,7 +65,11 @@ export const eip3009Method: PaymentMethodHandler<Eip3009Terms> = {
       actions: [
         {
           type: 'walletRpc',
-          data: { chain_id: network.caip2, method: 'eth_signTypedData_v4', params: signTypedDataParams(authorization) },
+          data: {
+            chain_id: network.caip2,
+            method: 'eth_signTypedData_v4',
+            params: signTypedDataParams(authorization.message.from, authorizationTypedData(authorization)),
+          },
         },
       ],
     };

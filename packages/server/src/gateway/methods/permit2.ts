@@ -17,12 +17,12 @@ import {
   relayPermitTransfer,
   verifyPermitTransfer,
 } from '../../chains/evm/index.ts';
-import { permitTransferFromTypes } from '../../chains/evm/permit2.ts';
 import type { NetworkInfo } from '../../chains/registry.ts';
 import { seenWithin, SIGNATURE, sightingWaitMs, TRANSACTION_HASH } from '../walletResultFormats.ts';
 import { configuredEvmNetwork, relayOnce } from './evmRelay.ts';
 import { type PaymentMethodHandler, sentTransferFailure } from './paymentMethod.ts';
 import { acceptedEvmNetwork, refusalOf, resultValue } from './refusals.ts';
+import { signTypedDataParams } from './signTypedDataParams.ts';
 import type { Permit2Terms, StoredPermit, WalletRpcAction } from './terms.ts';
 
 const TRANSFER_PURPOSE = 'permit2_transfer';
@@ -37,30 +37,6 @@ function permitTypedData(permit: StoredPermit): PermitTransferTypedData {
     paymentId: permit.paymentId,
     deadline: BigInt(permit.deadline),
   });
-}
-
-/** The `eth_signTypedData_v4` payload wallets expect: the domain type spelled out, integers as decimal strings. */
-function signPermitParams(permit: StoredPermit): string {
-  const { domain, message } = permitTypedData(permit);
-  const typedData = {
-    types: {
-      EIP712Domain: [
-        { name: 'name', type: 'string' },
-        { name: 'chainId', type: 'uint256' },
-        { name: 'verifyingContract', type: 'address' },
-      ],
-      ...permitTransferFromTypes,
-    },
-    primaryType: 'PermitTransferFrom',
-    domain,
-    message: {
-      permitted: { token: message.permitted.token, amount: message.permitted.amount.toString() },
-      spender: message.spender,
-      nonce: message.nonce.toString(),
-      deadline: message.deadline.toString(),
-    },
-  };
-  return JSON.stringify([permit.owner, JSON.stringify(typedData)]);
 }
 
 /**
@@ -90,7 +66,11 @@ function permit2Offer(params: {
   const chain_id = params.network.caip2;
   const sign: WalletRpcAction = {
     type: 'walletRpc',
-    data: { chain_id, method: 'eth_signTypedData_v4', params: signPermitParams(permit) },
+    data: {
+      chain_id,
+      method: 'eth_signTypedData_v4',
+      params: signTypedDataParams(permit.owner, permitTypedData(permit)),
+    },
   };
   if (!params.needsApproval) return { terms: { kind: 'permit2', permit, approval: false }, actions: [sign] };
   const approve: WalletRpcAction = {

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { UserFacingError } from './userFacingError.ts';
-import { DataEncryptionKey } from './gateway/dataCollection/encryption.ts';
+import { DataEncryptionKey } from './dataEncryptionKey.ts';
 
 export interface Config {
   port: number;

@@ -10,7 +10,7 @@ import { systemClock } from './clock.ts';
 import { ChainFollowers } from './chains/chainFollowers.ts';
 import { createGatewayServices } from './gateway/createGatewayServices.ts';
 import { PaymentSubmissions } from './gateway/paymentSubmissions.ts';
-import { dataEncryptionKeyInDataDir } from './gateway/dataCollection/encryption.ts';
+import { dataEncryptionKeyInDataDir } from './dataEncryptionKey.ts';
 import { formatDataThreshold } from './gateway/dataCollection/threshold.ts';
 import {
   parseMerchantDataThreshold,
@@ -102,8 +102,8 @@ export interface StartOptions {
 
 /** Runs the service until a shutdown signal. */
 export async function start(options: StartOptions = {}): Promise<void> {
-  const config = loadConfig();
-  const handle = await openDatabase(config, (line) => {
+  const loaded = loadConfig();
+  const handle = await openDatabase(loaded, (line) => {
     if (/FATAL|PANIC/.test(line)) process.stderr.write(`postgres: ${line}\n`);
   });
   const applied = await migrateToLatest(handle.db, handle.url);
@@ -112,15 +112,18 @@ export async function start(options: StartOptions = {}): Promise<void> {
     .select((eb) => eb.fn.countAll<string>().as('count'))
     .executeTakeFirstOrThrow();
   const demo =
-    partnerCount.count === '0' && shouldCreateDemoPartner(config, handle)
+    partnerCount.count === '0' && shouldCreateDemoPartner(loaded, handle)
       ? await createPartner(handle.db, 'Demo partner')
       : undefined;
 
-  const chains = await setUpChains(config.chains, config.dataDir, process.env);
-  const collectorKeys = await loadCollectorKeys(process.env, config.dataDir, chains.devnet !== undefined);
+  const chains = await setUpChains(loaded.chains, loaded.dataDir, process.env);
+  const collectorKeys = await loadCollectorKeys(process.env, loaded.dataDir, chains.devnet !== undefined);
   // One machine holds the data and the key on a local setup; elsewhere DATA_ENCRYPTION_KEY is shared by all processes.
-  if (!config.dataEncryptionKey && (handle.embedded || chains.devnet))
-    config.dataEncryptionKey = await dataEncryptionKeyInDataDir(config.dataDir);
+  const localKey = !loaded.dataEncryptionKey && (handle.embedded || chains.devnet !== undefined);
+  const config = {
+    ...loaded,
+    dataEncryptionKey: localKey ? await dataEncryptionKeyInDataDir(loaded.dataDir) : loaded.dataEncryptionKey,
+  };
   if (chains.devnet) {
     const collector = await collectorAddresses(collectorKeys);
     await chains.devnet.fund({ evm: [collector.evm], solana: [collector.solana] });

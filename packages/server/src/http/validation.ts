@@ -2,7 +2,7 @@ import type { FastifySchemaValidationError } from 'fastify/types/schema.js';
 import { Ajv, type Options } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
-import { isValidMerchantEmail } from '../merchants/email.ts';
+import { isValidMerchantEmail } from './email.ts';
 import type { Issue } from './errors.ts';
 
 function createAjv(options: Options): Ajv {

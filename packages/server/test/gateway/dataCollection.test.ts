@@ -7,7 +7,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formTokensOf, readBuyerData } from '../../src/gateway/dataCollection/buyerData.ts';
 import { setPartnerDataThreshold } from '../../src/gateway/dataCollection/thresholdSettings.ts';
-import { DataEncryptionKey } from '../../src/gateway/dataCollection/encryption.ts';
+import { DataEncryptionKey } from '../../src/dataEncryptionKey.ts';
 import { createApp } from '../../src/partners/partners.ts';
 import { createMerchant, createPayment } from '../support/fixtures.ts';
 import { ManualClock } from '../support/manualClock.ts';

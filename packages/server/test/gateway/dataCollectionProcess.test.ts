@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { connect, type Db } from '../../src/db/database.ts';
 import { readBuyerData } from '../../src/gateway/dataCollection/buyerData.ts';
-import { DataEncryptionKey } from '../../src/gateway/dataCollection/encryption.ts';
+import { DataEncryptionKey } from '../../src/dataEncryptionKey.ts';
 import { createMerchant, createPayment } from '../support/fixtures.ts';
 import { runCli, type ServerProcess, startServerProcess } from '../support/serverProcess.ts';
 import { call, expectErrorBody } from '../support/testServer.ts';

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { DataEncryptionKey, dataEncryptionKeyInDataDir } from '../../src/gateway/dataCollection/encryption.ts';
+import { DataEncryptionKey, dataEncryptionKeyInDataDir } from '../../src/dataEncryptionKey.ts';
 import { FormTokenSigner } from '../../src/gateway/dataCollection/formToken.ts';
 
 describe('form tokens', () => {

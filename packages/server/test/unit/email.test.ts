@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isValidMerchantEmail } from '../../src/merchants/email.ts';
+import { isValidMerchantEmail } from '../../src/http/email.ts';
 
 describe('isValidMerchantEmail', () => {
   it.each([

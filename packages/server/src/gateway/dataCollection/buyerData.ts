@@ -8,7 +8,7 @@ import { ApiError, type Issue } from '../../http/errors.ts';
 import type { PaymentRow } from '../../payments/paymentResource.ts';
 import type { OptionRow } from '../optionLookup.ts';
 import { buyerDataSchema } from './buyerDataSchema.ts';
-import type { DataEncryptionKey } from './encryption.ts';
+import type { DataEncryptionKey } from '../../dataEncryptionKey.ts';
 import { FormTokenSigner } from './formToken.ts';
 import {
   type DataThreshold,

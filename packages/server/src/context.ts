@@ -10,7 +10,7 @@ import type { ChainRegistry } from './chains/registry.ts';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { Db } from './db/database.ts';
-import type { GatewayServices } from './gateway/services.ts';
+import type { ChainServices } from './gateway/chainServices.ts';
 import type { LogoFetchOptions } from './merchants/logo.ts';
 import type { MerchantCache } from './merchants/merchantCache.ts';
 import type { WebhookDeliveryOptions } from './webhooks/deliveryOptions.ts';
@@ -26,7 +26,7 @@ export interface AppContext {
   /** Merchant rows for the hot read paths; serves from memory only while this process receives their changes. */
   merchants: MerchantCache;
   /** The chain services the wallet gateway pays through; without them the gateway offers and confirms nothing. */
-  gateway?: GatewayServices;
+  chainServices?: ChainServices;
   /** Submits a confirmed payment in this process at once; without it, any process's submission sweep takes it. */
   submissions?: { soon(paymentId: string): void };
   /** Overrides of the logo fetch, for tests only (a private test host, its CA, a DNS table). */

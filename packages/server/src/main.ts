@@ -8,7 +8,7 @@ import { FixedPriceSource } from './chains/prices/fixedPriceSource.ts';
 import { type Config, loadConfig } from './config.ts';
 import { systemClock } from './clock.ts';
 import { ChainFollowers } from './chains/chainFollowers.ts';
-import { createGatewayServices } from './gateway/createGatewayServices.ts';
+import { createChainServices } from './gateway/createChainServices.ts';
 import { PaymentSubmissions } from './gateway/paymentSubmissions.ts';
 import { dataEncryptionKeyInDataDir } from './dataEncryptionKey.ts';
 import { formatDataThreshold } from './gateway/dataCollection/threshold.ts';
@@ -131,7 +131,7 @@ export async function start(options: StartOptions = {}): Promise<void> {
 
   // Local chains have no market: their coins get fixed example prices; real chains are priced by an exchange-rate API.
   const prices = config.priceSource === 'fixed' ? new FixedPriceSource(DEVNET_PRICES) : new CoinbasePriceSource();
-  const gateway = await createGatewayServices({
+  const chainServices = await createChainServices({
     db: handle.db,
     networks: chains.registry.networks,
     keys: collectorKeys,
@@ -149,7 +149,7 @@ export async function start(options: StartOptions = {}): Promise<void> {
     chains: chains.registry,
     clock: systemClock,
     merchants,
-    gateway,
+    chainServices,
   };
   const submissions = PaymentSubmissions.start(base, {
     onProblem: (message) => process.stderr.write(`paygate: ${message}\n`),
@@ -161,7 +161,7 @@ export async function start(options: StartOptions = {}): Promise<void> {
     onProblem: (message) => app.log.warn(message),
   });
   // One process at a time follows each network: it finishes what any process sent, a crashed one's included.
-  const followers = new ChainFollowers(handle.url, gateway.followers, {
+  const followers = new ChainFollowers(handle.url, chainServices.followers, {
     onProblem: (message) => app.log.warn(message),
   });
   followers.registerMetrics(metrics);
@@ -190,7 +190,7 @@ export async function start(options: StartOptions = {}): Promise<void> {
   settlement = new SettlementWorker({
     db: handle.db,
     chains: chains.registry,
-    services: gateway,
+    services: chainServices,
     clock: systemClock,
     baseUrl: () => config.baseUrl,
     minimumBatch: config.settlement.minimumBatch,

@@ -13,7 +13,7 @@ import {
   earlierConfirmation,
   verifyResults,
 } from './confirmation.ts';
-import { gatewayPaymentOf, gatewayServicesOf, requirePayable, statusAfterLongPoll } from './gatewayPayment.ts';
+import { gatewayPaymentOf, chainServicesOf, requirePayable, statusAfterLongPoll } from './gatewayPayment.ts';
 import { GatewayPaymentParams } from './gatewaySchemas.ts';
 import { offeredOption, requireLiveQuote } from './optionLookup.ts';
 import { requireBuyerData } from './dataCollection/buyerData.ts';
@@ -101,7 +101,7 @@ export function registerConfirmPayment(app: App, ctx: AppContext, waiter: Paymen
       requireLiveQuote(option, ctx.clock.now());
       checkAlignment(option, results);
       await requireBuyerData(ctx, payment, option, request.body.collectedData);
-      await verifyResults(gatewayServicesOf(ctx), ctx.chains, option, results, ctx.clock.now());
+      await verifyResults(chainServicesOf(ctx), ctx.chains, option, results, ctx.clock.now());
 
       const provider = await providerOf(ctx, request);
       const claim = await claimPayment(ctx, payment.id, option, results, provider);

@@ -12,7 +12,7 @@ import { effectiveStatus } from '../payments/stateMachine.ts';
 import type { OptionRow } from './optionLookup.ts';
 import { readingChain } from './chainFailures.ts';
 import { paymentMethodOf } from './methods/index.ts';
-import type { GatewayServices } from './services.ts';
+import type { ChainServices } from './chainServices.ts';
 import type { WalletResult } from './methods/terms.ts';
 
 /** How long a new confirmation is left to the request that confirmed it before any process's sweep takes it. */
@@ -45,7 +45,7 @@ export function checkAlignment(option: OptionRow, results: WalletResult[]): void
  * is 502 `bad_gateway`: the results may be fine, and the wallet may confirm again.
  */
 export function verifyResults(
-  services: GatewayServices,
+  services: ChainServices,
   chains: ChainRegistry,
   option: OptionRow,
   results: WalletResult[],
@@ -154,7 +154,7 @@ export async function watchBuyerTransaction(
     paymentId,
     kind: watched.kind,
     notBefore: watched.notBefore,
-    deadline: new Date(ctx.clock.now().getTime() + (ctx.gateway?.buyerTransferDeadlineMs ?? 0)),
+    deadline: new Date(ctx.clock.now().getTime() + (ctx.chainServices?.buyerTransferDeadlineMs ?? 0)),
   });
 }
 

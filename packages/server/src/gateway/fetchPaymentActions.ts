@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { App, AppContext } from '../context.ts';
 import { ApiError } from '../http/errors.ts';
 import { errorResponses } from '../http/schemas.ts';
-import { gatewayPaymentOf, gatewayServicesOf, requirePayable } from './gatewayPayment.ts';
+import { gatewayPaymentOf, chainServicesOf, requirePayable } from './gatewayPayment.ts';
 import { GatewayPaymentParams, WalletRpcActionSchema } from './gatewaySchemas.ts';
 import { offeredOption, requireLiveQuote } from './optionLookup.ts';
 import { paymentMethodOf } from './methods/index.ts';
@@ -54,7 +54,7 @@ export function registerFetchPaymentActions(app: App, ctx: AppContext): void {
           { field: 'data', message: "is not the data of one of this option's build actions" },
         ]);
       }
-      const { terms, actions } = await method.build(gatewayServicesOf(ctx), option, payment.id);
+      const { terms, actions } = await method.build(chainServicesOf(ctx), option, payment.id);
       await ctx.db
         .updateTable('payment_options')
         .set({ terms: JSON.stringify(terms) })

@@ -5,7 +5,7 @@ import type { MerchantRow, PaymentRow } from '../payments/paymentResource.ts';
 import { toStatusView } from '../payments/paymentResource.ts';
 import { effectiveStatus, isTerminal } from '../payments/stateMachine.ts';
 import { MAX_LONG_POLL_MS, type PaymentStatusWaiter } from '../payments/statusWaiter.ts';
-import type { GatewayServices } from './services.ts';
+import type { ChainServices } from './chainServices.ts';
 
 /**
  * The payment `id`, whichever partner created it: a payment link is public, so any authenticated wallet may pay
@@ -36,9 +36,10 @@ export function requirePayable(payment: PaymentRow, now: Date): void {
 }
 
 /** The chain services, which a process without configured collectors does not have. */
-export function gatewayServicesOf(ctx: AppContext): GatewayServices {
-  if (!ctx.gateway) throw new ApiError('service_unavailable', 'Payments on chain are not configured on this service.');
-  return ctx.gateway;
+export function chainServicesOf(ctx: AppContext): ChainServices {
+  if (!ctx.chainServices)
+    throw new ApiError('service_unavailable', 'Payments on chain are not configured on this service.');
+  return ctx.chainServices;
 }
 
 /**

@@ -3,7 +3,7 @@ import { type AccountId, parseAccountId } from '../chains/caip.ts';
 import type { App, AppContext } from '../context.ts';
 import { ApiError, type Issue } from '../http/errors.ts';
 import { errorResponses, Nullable } from '../http/schemas.ts';
-import { gatewayPaymentOf, gatewayServicesOf, merchantOfPayment, requirePayable } from './gatewayPayment.ts';
+import { gatewayPaymentOf, chainServicesOf, merchantOfPayment, requirePayable } from './gatewayPayment.ts';
 import { CollectDataSchema, GatewayPaymentParams, PaymentOptionSchema } from './gatewaySchemas.ts';
 import { GatewayPaymentView, toGatewayPaymentView } from './getGatewayPayment.ts';
 import { offerOptions } from './paymentOptions.ts';
@@ -77,7 +77,7 @@ export function registerGetPaymentOptions(app: App, ctx: AppContext): void {
       requirePayable(payment, ctx.clock.now());
       const buyerData = await buyerDataRequest(ctx, payment);
       const options = accounts.length
-        ? await offerOptions(ctx.db, ctx.chains, gatewayServicesOf(ctx), payment, accounts, buyerData)
+        ? await offerOptions(ctx.db, ctx.chains, chainServicesOf(ctx), payment, accounts, buyerData)
         : [];
       return {
         options,

@@ -6,7 +6,7 @@ import { newId } from '../ids.ts';
 import { fiatCurrency } from '../payments/currencies.ts';
 import type { PaymentRow } from '../payments/paymentResource.ts';
 import { tokenAmountOf } from '../payments/paymentResource.ts';
-import { chainAdapterOf, type GatewayServices } from './services.ts';
+import { chainAdapterOf, type ChainServices } from './chainServices.ts';
 import type { BuyerDataRequest, CollectData } from './dataCollection/buyerData.ts';
 import { chainUnavailable, isChainRpcFailure } from './chainFailures.ts';
 import { paymentMethodFor } from './methods/index.ts';
@@ -30,7 +30,7 @@ function etaSeconds(network: NetworkInfo): number {
 }
 
 async function quotes(
-  services: GatewayServices,
+  services: ChainServices,
   payment: PaymentRow,
   tokens: TokenInfo[],
 ): Promise<Map<string, TokenAmountQuote>> {
@@ -65,7 +65,7 @@ interface Offerable {
 
 /** The (account, token) pairs of one network whose balances cover the quoted amount (and the buyer's gas). */
 async function payableOnNetwork(
-  services: GatewayServices,
+  services: ChainServices,
   network: NetworkInfo,
   accounts: AccountId[],
   payment: PaymentRow,
@@ -117,7 +117,7 @@ async function payableOnNetwork(
 export async function offerOptions(
   db: Db,
   chains: ChainRegistry,
-  services: GatewayServices,
+  services: ChainServices,
   payment: PaymentRow,
   accounts: AccountId[],
   buyerData: BuyerDataRequest | null = null,

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { AppContext } from '../context.ts';
-import type { GatewayServices } from './services.ts';
+import type { ChainServices } from './chainServices.ts';
 import { repeatEvery, type RepeatingTask } from '../jobs/repeatEvery.ts';
 import { submitDuePayment } from './submitPayment.ts';
 
@@ -30,7 +30,7 @@ export class PaymentSubmissions {
 
   private constructor(
     private readonly ctx: AppContext,
-    private readonly services: GatewayServices,
+    private readonly services: ChainServices,
     options: PaymentSubmissionsOptions,
   ) {
     this.concurrency = options.concurrency ?? 32;
@@ -39,8 +39,8 @@ export class PaymentSubmissions {
 
   /** Submits with `ctx`'s chain services, and starts sweeping. */
   static start(ctx: AppContext, options: PaymentSubmissionsOptions = {}): PaymentSubmissions {
-    if (!ctx.gateway) throw new Error('submitting payments needs the chain services');
-    const submissions = new PaymentSubmissions(ctx, ctx.gateway, options);
+    if (!ctx.chainServices) throw new Error('submitting payments needs the chain services');
+    const submissions = new PaymentSubmissions(ctx, ctx.chainServices, options);
     submissions.sweeps = repeatEvery(
       () => submissions.sweep(),
       options.sweepEveryMs ?? 1000,

@@ -9,7 +9,7 @@ import {
   watchBuyerTransaction,
 } from './confirmation.ts';
 import { paymentMethodOf } from './methods/index.ts';
-import type { GatewayServices } from './services.ts';
+import type { ChainServices } from './chainServices.ts';
 
 /** Longer than any submission takes (its node calls time out well before): no other process takes it meanwhile. */
 const SUBMISSION_LEASE_MS = 60_000;
@@ -31,7 +31,7 @@ function transitionContext(ctx: AppContext) {
  */
 async function submitTaken(
   ctx: AppContext,
-  services: GatewayServices,
+  services: ChainServices,
   paymentId: string,
   taken: TakenSubmission,
 ): Promise<void> {
@@ -55,7 +55,7 @@ async function submitTaken(
  * a backoff; when the last one fails too, the payment becomes `failed` instead of staying `processing` for ever.
  * Throws what made an attempt fail.
  */
-export async function submitDuePayment(ctx: AppContext, services: GatewayServices, paymentId: string): Promise<void> {
+export async function submitDuePayment(ctx: AppContext, services: ChainServices, paymentId: string): Promise<void> {
   const taken = await takeSubmission(ctx.db, paymentId, SUBMISSION_LEASE_MS);
   if (!taken) return;
   try {

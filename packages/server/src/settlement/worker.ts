@@ -3,7 +3,7 @@ import type { ChainRegistry, TokenInfo } from '../chains/registry.ts';
 import { type RepeatingTask, repeatEvery } from '../jobs/repeatEvery.ts';
 import type { Clock } from '../clock.ts';
 import type { Db } from '../db/database.ts';
-import type { GatewayServices } from '../gateway/services.ts';
+import type { ChainServices } from '../gateway/chainServices.ts';
 import { parseTokenAmount } from './fees.ts';
 import {
   type BatchRow,
@@ -20,7 +20,7 @@ import type { SettlementSender } from './senders/settlementSender.ts';
 export interface SettlementWorkerOptions {
   db: Db;
   chains: ChainRegistry;
-  services: GatewayServices;
+  services: ChainServices;
   clock: Clock;
   /** Links in the `payment.settled` events name the service's base URL, known only once it listens. */
   baseUrl: () => string;

@@ -10,7 +10,7 @@ import { solanaRpc } from '../../src/chains/solana/rpc.ts';
 import { SolanaTransactionSender } from '../../src/chains/solana/transactionSender.ts';
 import { verifyBuyerSignedTransaction } from '../../src/chains/solana/verifyBuyerSignedTransaction.ts';
 import { connect } from '../../src/db/database.ts';
-import { createGatewayServices } from '../../src/gateway/createGatewayServices.ts';
+import { createChainServices } from '../../src/gateway/createChainServices.ts';
 import { startServerProcess } from '../support/serverProcess.ts';
 import { call, expectErrorBody, startTestServer, type TestServer } from '../support/testServer.ts';
 import {
@@ -208,7 +208,7 @@ describe('a chain whose node is down', () => {
       ),
     );
     const db = connect(bed.databaseUrl, 2);
-    const services = await createGatewayServices({
+    const services = await createChainServices({
       db,
       networks: chains.networks,
       keys: bed.keys,
@@ -216,7 +216,7 @@ describe('a chain whose node is down', () => {
     });
     degraded = await startTestServer({
       databaseUrl: bed.databaseUrl,
-      context: { chains, clock: bed.clock, gateway: services },
+      context: { chains, clock: bed.clock, chainServices: services },
     });
     const close = degraded.close;
     degraded.close = async () => {
@@ -328,7 +328,7 @@ describe('a submission whose chain stays down', () => {
     const dead = await closedPortUrl();
     const deadChains = new ChainRegistry(bed.chains.networks.map((network) => ({ ...network, rpcUrl: dead })));
     const db = connect(bed.databaseUrl, 2);
-    const deadServices = await createGatewayServices({
+    const deadServices = await createChainServices({
       db,
       networks: deadChains.networks,
       keys: bed.keys,
@@ -337,7 +337,7 @@ describe('a submission whose chain stays down', () => {
     });
     // The confirm is checked by the service while the chain answers; the submission runs where it no longer does.
     await bed.stopWorkers();
-    await bed.startWorkers({ chains: deadChains, gateway: deadServices });
+    await bed.startWorkers({ chains: deadChains, chainServices: deadServices });
     try {
       const { paymentId } = await bed.newPayment();
       const { body } = await bed.gateway(paymentId, '/options', { accounts: [bed.evmAccount('alice')] });

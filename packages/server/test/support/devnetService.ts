@@ -12,8 +12,8 @@ import { ChainRegistry } from '../../src/chains/registry.ts';
 import type { AppContext } from '../../src/context.ts';
 import type { Clock } from '../../src/clock.ts';
 import { connect, type Db } from '../../src/db/database.ts';
-import { createGatewayServices } from '../../src/gateway/createGatewayServices.ts';
-import type { GatewayServices } from '../../src/gateway/services.ts';
+import { createChainServices } from '../../src/gateway/createChainServices.ts';
+import type { ChainServices } from '../../src/gateway/chainServices.ts';
 import { PaymentSubmissions } from '../../src/gateway/paymentSubmissions.ts';
 import { createIsolatedDatabase } from './isolatedDatabase.ts';
 import { startTestServer, type TestServer } from './testServer.ts';
@@ -24,7 +24,7 @@ export interface DevnetService {
   devnetDir: string;
   chains: ChainRegistry;
   keys: CollectorKeys;
-  services: GatewayServices;
+  services: ChainServices;
   server: TestServer;
   databaseUrl: string;
   close(): Promise<void>;
@@ -63,7 +63,7 @@ export async function startDevnetService(options: DevnetServiceOptions): Promise
   await devnet.fund({ evm: [collector.evm], solana: [collector.solana] });
   const servicesDb: Db = connect(database.url, 4);
   let serverUrl = '';
-  const services = await createGatewayServices({
+  const services = await createChainServices({
     db: servicesDb,
     networks: chains.networks,
     keys,
@@ -76,7 +76,12 @@ export async function startDevnetService(options: DevnetServiceOptions): Promise
   const server = await startTestServer({
     databaseUrl: database.url,
     ...(options.env ? { env: options.env } : {}),
-    context: { chains, gateway: services, ...(options.clock ? { clock: options.clock } : {}), ...options.context },
+    context: {
+      chains,
+      chainServices: services,
+      ...(options.clock ? { clock: options.clock } : {}),
+      ...options.context,
+    },
   });
   serverUrl = server.url;
   const followers = options.workers === false ? undefined : new ChainFollowers(database.url, services.followers);

@@ -82,11 +82,11 @@ export async function dataThresholdOfPayment(
  * until one is priced; null when none is.
  */
 async function currencyRate(ctx: AppContext, currency: string, paymentCurrency: string): Promise<ExchangeRate | null> {
-  if (!ctx.gateway) return null;
+  if (!ctx.chainServices) return null;
   const pegged = ctx.chains.tokens().filter((token) => token.peggedTo === currency);
   for (const token of pegged) {
     try {
-      return (await ctx.gateway.prices.quote(paymentCurrency, token)).rate;
+      return (await ctx.chainServices.prices.quote(paymentCurrency, token)).rate;
     } catch (error) {
       if (!(error instanceof PriceUnavailableError)) throw error;
     }

@@ -2,7 +2,7 @@ import { PaymentRefusedError } from '../../chains/evm/index.ts';
 import type { NetworkInfo } from '../../chains/registry.ts';
 import type { AppContext } from '../../context.ts';
 import type { OptionRow } from '../optionLookup.ts';
-import type { GatewayServices } from '../services.ts';
+import type { ChainServices } from '../chainServices.ts';
 import type { Submission } from './paymentMethod.ts';
 
 /**
@@ -12,7 +12,7 @@ import type { Submission } from './paymentMethod.ts';
  */
 export async function relayOnce(
   ctx: AppContext,
-  services: GatewayServices,
+  services: ChainServices,
   paymentId: string,
   purpose: string,
   relay: () => Promise<unknown>,

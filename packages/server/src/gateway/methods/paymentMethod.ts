@@ -7,7 +7,7 @@ import type { AppContext } from '../../context.ts';
 import type { ChainWatchKind, Database } from '../../db/schema.ts';
 import type { PaymentRow } from '../../payments/paymentResource.ts';
 import type { OptionRow } from '../optionLookup.ts';
-import type { GatewayServices } from '../services.ts';
+import type { ChainServices } from '../chainServices.ts';
 import type { OptionAction, OptionTerms, WalletResult, WalletRpcAction } from './terms.ts';
 
 /** An (account, token) pair whose balance covers the quoted amount, about to be offered. */
@@ -55,7 +55,7 @@ export interface PaymentMethodHandler<T extends OptionTerms> {
   /** Journal purposes and watch kinds of the transfers that pay (or lead up to) its payments. */
   transfers: Record<string, TransferPurpose>;
   offer(
-    services: GatewayServices,
+    services: ChainServices,
     network: NetworkInfo,
     candidate: Candidate,
     optionId: string,
@@ -66,13 +66,13 @@ export interface PaymentMethodHandler<T extends OptionTerms> {
    * stand after it; only methods that offer a build action have it.
    */
   build?(
-    services: GatewayServices,
+    services: ChainServices,
     option: OptionRow<T>,
     paymentId: string,
   ): Promise<{ terms: T; actions: WalletRpcAction[] }>;
   /** Checks the buyer's results against the option's terms and the chain; nothing is written or sent. */
   verifyConfirmation(
-    services: GatewayServices,
+    services: ChainServices,
     chains: ChainRegistry,
     option: OptionRow<T>,
     results: WalletResult[],
@@ -85,7 +85,7 @@ export interface PaymentMethodHandler<T extends OptionTerms> {
   /** Hands the accepted results to the chain layer, which journals and sends them; `values` holds one per action. */
   submit(
     ctx: AppContext,
-    services: GatewayServices,
+    services: ChainServices,
     paymentId: string,
     option: OptionRow<T>,
     values: string[],

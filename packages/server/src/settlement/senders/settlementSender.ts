@@ -1,7 +1,7 @@
 import type { ChainRegistry, TokenInfo } from '../../chains/registry.ts';
 import type { Clock } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
-import type { GatewayServices } from '../../gateway/services.ts';
+import type { ChainServices } from '../../gateway/chainServices.ts';
 import type { TransitionContext } from '../../payments/transitions.ts';
 import type { BatchRow } from '../batches.ts';
 import type { TransferCrashPoint } from '../crashPoint.ts';
@@ -9,7 +9,7 @@ import type { TransferCrashPoint } from '../crashPoint.ts';
 export interface SettlementSenderContext {
   db: Db;
   chains: ChainRegistry;
-  services: GatewayServices;
+  services: ChainServices;
   clock: Clock;
   /** What a batch settled here records with its payments' `payment.settled` events. */
   announcer(): Omit<TransitionContext, 'db'>;

@@ -13,7 +13,7 @@ import { expect } from 'vitest';
 import type { CollectorKeys } from '../../../src/chains/collectorKeys.ts';
 import type { ChainRegistry } from '../../../src/chains/registry.ts';
 import type { AppContext } from '../../../src/context.ts';
-import type { GatewayServices } from '../../../src/gateway/services.ts';
+import type { ChainServices } from '../../../src/gateway/chainServices.ts';
 import { PaymentSubmissions, type PaymentSubmissionsOptions } from '../../../src/gateway/paymentSubmissions.ts';
 import { ChainFollowers } from '../../../src/chains/chainFollowers.ts';
 import type { Workers } from '../../../src/jobs/queue.ts';
@@ -90,7 +90,7 @@ export interface GatewayTestbed {
   devnet: Devnet;
   chains: ChainRegistry;
   keys: CollectorKeys;
-  services: GatewayServices;
+  services: ChainServices;
   server: TestServer;
   databaseUrl: string;
   partner: TestPartner;
@@ -109,7 +109,7 @@ export interface GatewayTestbed {
   otherPartner(name: string): Promise<OtherPartner>;
   /** Runs the payment submissions and chain followers, with the testbed's chains and services unless others are given. */
   startWorkers(
-    overrides?: Pick<AppContext, 'chains' | 'gateway'>,
+    overrides?: Pick<AppContext, 'chains' | 'chainServices'>,
     submissions?: PaymentSubmissionsOptions,
   ): Promise<Workers>;
   /** Stops every worker the testbed runs. */
@@ -207,7 +207,7 @@ export async function startGatewayTestbed(
       const submissions = PaymentSubmissions.start({ ...server.ctx, ...overrides }, submissionOptions);
       // The confirm route hands payments to these submissions, with these chain services.
       server.ctx.submissions = submissions;
-      const followers = new ChainFollowers(databaseUrl, (overrides?.gateway ?? services).followers);
+      const followers = new ChainFollowers(databaseUrl, (overrides?.chainServices ?? services).followers);
       const workers = {
         stop: async () => {
           if (server.ctx.submissions === submissions) delete server.ctx.submissions;

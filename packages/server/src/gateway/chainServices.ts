@@ -8,8 +8,11 @@ import type { NetworkInfo } from '../chains/registry.ts';
 import type { SolanaChain } from '../chains/solana/solanaChain.ts';
 import type { Db } from '../db/database.ts';
 
-/** The chain services the gateway pays through: one adapter per namespace, each with its collector and senders, and prices. */
-export interface GatewayServices {
+/**
+ * The chain services payments and settlements go through: one adapter per namespace, each with its collector and
+ * senders, the prices, and the followers.
+ */
+export interface ChainServices {
   prices: PriceSource;
   evm: EvmChain;
   solana: SolanaChain;
@@ -21,7 +24,7 @@ export interface GatewayServices {
   followers: ChainFollower[];
 }
 
-export interface GatewayServicesOptions {
+export interface ChainServicesOptions {
   db: Db;
   networks: NetworkInfo[];
   keys: CollectorKeys;
@@ -37,7 +40,7 @@ export interface GatewayServicesOptions {
 }
 
 /** The namespace's chain adapter, for what every namespace offers alike; a namespace without one does not compile. */
-export function chainAdapterOf(services: GatewayServices, namespace: Namespace): ChainAdapter {
+export function chainAdapterOf(services: ChainServices, namespace: Namespace): ChainAdapter {
   const adapters: { [N in Namespace]: ChainAdapter } = { eip155: services.evm, solana: services.solana };
   return adapters[namespace];
 }

@@ -3,11 +3,11 @@ import { startEvmChain } from '../chains/evm/evmChain.ts';
 import { ChainRegistry } from '../chains/registry.ts';
 import { solanaCollector } from '../chains/solana/collectorKeyPair.ts';
 import { startSolanaChain } from '../chains/solana/solanaChain.ts';
-import type { GatewayServices, GatewayServicesOptions } from './services.ts';
+import type { ChainServices, ChainServicesOptions } from './chainServices.ts';
 import { paymentTransferOutcomes } from './transferOutcomes.ts';
 
 /** Starts every namespace's chain adapter, reporting what their transfers' ends mean for payments and settlements. */
-export async function createGatewayServices(options: GatewayServicesOptions): Promise<GatewayServices> {
+export async function createChainServices(options: ChainServicesOptions): Promise<ChainServices> {
   const onProblem = options.onProblem ?? (() => {});
   const clock = options.clock ?? { now: () => new Date() };
   const onFinal = paymentTransferOutcomes({

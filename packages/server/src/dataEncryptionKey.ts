@@ -13,7 +13,9 @@ const ALGORITHM = 'aes-256-gcm';
 const NONCE_BYTES = 12;
 const KEY_FILE = 'data-encryption.key';
 
-export class DataEncryptionKeyError extends Error {}
+export class DataEncryptionKeyError extends Error {
+  override readonly name = 'DataEncryptionKeyError';
+}
 
 /**
  * The key that encrypts buyer data at rest. The key material sits in a KeyObject, which neither logs nor

@@ -34,7 +34,9 @@ interface PayOptions {
   collectedData?: CollectedData;
 }
 
-class CliError extends Error {}
+class CliError extends Error {
+  override readonly name = 'CliError';
+}
 
 function readManifest(devnetDir: string): DevnetManifest | null {
   const file = path.join(devnetDir, 'manifest.json');

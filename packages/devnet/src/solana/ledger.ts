@@ -33,6 +33,8 @@ const LAMPORTS_PER_SIGNATURE = 5000n;
 const MAX_RECORDS = 50_000;
 
 export class RpcError extends Error {
+  override readonly name = 'RpcError';
+
   constructor(
     readonly code: number,
     message: string,

@@ -10,6 +10,8 @@ import { canTransition } from './stateMachine.ts';
 export const PAYMENT_STATUS_CHANNEL = 'payment_status';
 
 export class InvalidTransitionError extends Error {
+  override readonly name = 'InvalidTransitionError';
+
   constructor(
     readonly from: PaymentStatus,
     readonly to: PaymentStatus,

@@ -17,7 +17,9 @@ export interface SendOptions {
 
 export type SendResult = { statusCode: number; durationMs: number } | { error: string; durationMs: number };
 
-class RefusedTarget extends Error {}
+class RefusedTarget extends Error {
+  override readonly name = 'RefusedTarget';
+}
 
 interface Address {
   address: string;

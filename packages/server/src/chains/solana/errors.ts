@@ -26,7 +26,7 @@ export class SignedTransactionRejectedError extends Error {
   override readonly name = 'SignedTransactionRejectedError';
 
   constructor(
-    readonly problem: SignedTransactionProblem,
+    readonly code: SignedTransactionProblem,
     message: string,
   ) {
     super(message);

@@ -77,7 +77,7 @@ export const solanaSplMethod: PaymentMethodHandler<SplTerms> = {
       });
     } catch (error) {
       if (error instanceof SignedTransactionRejectedError)
-        throw refused(`The signed transaction was refused: ${error.message}.`, error.problem);
+        throw refused(`The signed transaction was refused: ${error.message}.`, error.code);
       throw error;
     }
     const blockHeight = await solana.rpc.getBlockHeight({ commitment: 'confirmed' }).send();
@@ -107,7 +107,7 @@ export const solanaSplMethod: PaymentMethodHandler<SplTerms> = {
       });
       return null;
     } catch (error) {
-      if (error instanceof SignedTransactionRejectedError) return { refused: error.problem };
+      if (error instanceof SignedTransactionRejectedError) return { refused: error.code };
       if (error instanceof BlockhashExpiredError) return { refused: 'blockhash_expired' };
       // The node refused the first send: the journal marked it failed, and that failed the payment with it.
       if (error instanceof SolanaTransactionRejectedError) return null;

@@ -78,6 +78,19 @@ async function buildFor(buyer: string, amount: bigint, paymentId = newPaymentId(
   return { transfer, paymentId };
 }
 
+type Buyer = Awaited<ReturnType<SolanaTestbed['buyer']>>;
+
+/** A transfer built for the buyer, signed as its wallet would and verified as the confirm route does. */
+async function signedAndVerified(buyer: Buyer, amount: bigint, paymentId = newPaymentId()) {
+  const { transfer } = await buildFor(buyer.address, amount, paymentId);
+  const verified = await verifyBuyerSignedTransaction({
+    signedTransactionBase64: await signAsWallet(transfer.transactionBase64, buyer.keyPair),
+    expectedMessageBytesBase64: transfer.messageBytesBase64,
+    buyer: buyer.address,
+  });
+  return { transfer, paymentId, verified };
+}
+
 async function journalRows(reference: string) {
   return db.selectFrom('solana_transactions').selectAll().where('reference', '=', reference).execute();
 }
@@ -160,13 +173,7 @@ describe('a sponsored USDC transfer on the devnet', () => {
       commitment: commitmentFor(32),
     });
     const erin = await testbed.buyer('erin');
-    const { transfer, paymentId } = await buildFor(erin.address, 1_000n);
-    const signed = await signAsWallet(transfer.transactionBase64, erin.keyPair);
-    const verified = await verifyBuyerSignedTransaction({
-      signedTransactionBase64: signed,
-      expectedMessageBytesBase64: transfer.messageBytesBase64,
-      buyer: erin.address,
-    });
+    const { transfer, paymentId, verified } = await signedAndVerified(erin, 1_000n);
     const entry = await finalizing.cosignAndRecord({
       purpose: 'payment',
       reference: paymentId,
@@ -190,13 +197,7 @@ describe('a sponsored USDC transfer on the devnet', () => {
     const alice = await testbed.buyer('alice');
     const collector = testbed.collector.address;
     const before = await usdcOf(alice.address, collector);
-    const { transfer, paymentId } = await buildFor(alice.address, 1_000_000n);
-    const signed = await signAsWallet(transfer.transactionBase64, alice.keyPair);
-    const verified = await verifyBuyerSignedTransaction({
-      signedTransactionBase64: signed,
-      expectedMessageBytesBase64: transfer.messageBytesBase64,
-      buyer: alice.address,
-    });
+    const { transfer, paymentId, verified } = await signedAndVerified(alice, 1_000_000n);
     const landed = await sender.cosignAndSend({
       purpose: 'payment',
       reference: paymentId,
@@ -230,17 +231,12 @@ describe('a sponsored USDC transfer on the devnet', () => {
     );
 
     // A different transaction for a payment that already has one is never sent.
-    const second = await buildFor(alice.address, 1_000_000n, paymentId);
-    const secondSigned = await verifyBuyerSignedTransaction({
-      signedTransactionBase64: await signAsWallet(second.transfer.transactionBase64, alice.keyPair),
-      expectedMessageBytesBase64: second.transfer.messageBytesBase64,
-      buyer: alice.address,
-    });
+    const second = await signedAndVerified(alice, 1_000_000n, paymentId);
     await expect(
       sender.cosignAndSend({
         purpose: 'payment',
         reference: paymentId,
-        transaction: secondSigned,
+        transaction: second.verified,
         lastValidBlockHeight: second.transfer.lastValidBlockHeight,
       }),
     ).rejects.toBeInstanceOf(SolanaTransactionConflictError);
@@ -259,14 +255,14 @@ describe('refusals move no money', () => {
     balancesBefore = await usdcOf(bob.address, testbed.collector.address);
   });
 
-  async function expectRefusal(signedTransactionBase64: string, expectedMessageBytesBase64: string, problem: string) {
+  async function expectRefusal(signedTransactionBase64: string, expectedMessageBytesBase64: string, code: string) {
     const refusal = verifyBuyerSignedTransaction({
       signedTransactionBase64,
       expectedMessageBytesBase64,
       buyer: bob.address,
     });
     await expect(refusal).rejects.toBeInstanceOf(SignedTransactionRejectedError);
-    await expect(refusal).rejects.toMatchObject({ problem });
+    await expect(refusal).rejects.toMatchObject({ code });
   }
 
   it('refuses a message with one byte changed, even when the buyer signed the changed message', async () => {
@@ -351,12 +347,7 @@ describe('refusals move no money', () => {
   it('refuses a buyer without the tokens (dave) at the node, before anything lands', async () => {
     const dave = await testbed.buyer('dave');
     const collectorBefore = await usdcOf(testbed.collector.address);
-    const { transfer, paymentId } = await buildFor(dave.address, 1_000_000n);
-    const verified = await verifyBuyerSignedTransaction({
-      signedTransactionBase64: await signAsWallet(transfer.transactionBase64, dave.keyPair),
-      expectedMessageBytesBase64: transfer.messageBytesBase64,
-      buyer: dave.address,
-    });
+    const { transfer, paymentId, verified } = await signedAndVerified(dave, 1_000_000n);
     const refusal = await sender
       .cosignAndSend({
         purpose: 'payment',
@@ -386,12 +377,7 @@ describe('the journal after a restart', () => {
     const alice = await testbed.buyer('alice');
     const collector = testbed.collector.address;
     const before = await usdcOf(alice.address, collector);
-    const { transfer, paymentId } = await buildFor(alice.address, 3_000_000n);
-    const verified = await verifyBuyerSignedTransaction({
-      signedTransactionBase64: await signAsWallet(transfer.transactionBase64, alice.keyPair),
-      expectedMessageBytesBase64: transfer.messageBytesBase64,
-      buyer: alice.address,
-    });
+    const { transfer, paymentId, verified } = await signedAndVerified(alice, 3_000_000n);
     // The process stops right after journaling.
     const entry = await sender.cosignAndRecord({
       purpose: 'payment',
@@ -423,12 +409,7 @@ describe('the journal after a restart', () => {
   it('finds a transaction that was sent before the restart and does not send it again', async () => {
     const alice = await testbed.buyer('alice');
     const before = await usdcOf(alice.address);
-    const { transfer, paymentId } = await buildFor(alice.address, 4_000_000n);
-    const verified = await verifyBuyerSignedTransaction({
-      signedTransactionBase64: await signAsWallet(transfer.transactionBase64, alice.keyPair),
-      expectedMessageBytesBase64: transfer.messageBytesBase64,
-      buyer: alice.address,
-    });
+    const { transfer, paymentId, verified } = await signedAndVerified(alice, 4_000_000n);
     // The process counts its attempt, sends the journaled bytes and stops before it learns the outcome.
     const entry = await sender.cosignAndRecord({
       purpose: 'payment',

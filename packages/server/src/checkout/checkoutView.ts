@@ -33,11 +33,6 @@ export function preferredLocale(acceptLanguage: string | undefined): string {
   return FALLBACK_LOCALE;
 }
 
-/** Minor units as exact decimal text (`1234`, 2 digits -> `12.34`), so formatting never goes through a float. */
-export function minorUnitsToDecimal(minor: string, decimals: number): string {
-  return formatMinorUnits(BigInt(minor), decimals);
-}
-
 /** A fiat amount in minor units, formatted for the buyer's locale with exactly the currency's ISO 4217 digits. */
 export function formatFiatAmount(minor: string, currency: FiatCurrency, locale: string): string {
   const format = new Intl.NumberFormat(locale, {
@@ -47,7 +42,7 @@ export function formatFiatAmount(minor: string, currency: FiatCurrency, locale: 
     maximumFractionDigits: currency.decimals,
   });
   // A decimal string is formatted exactly (Intl.NumberFormat v3), never through a float.
-  return format.format(minorUnitsToDecimal(minor, currency.decimals) as Intl.StringNumericLiteral);
+  return format.format(formatMinorUnits(BigInt(minor), currency.decimals) as Intl.StringNumericLiteral);
 }
 
 export interface TokenDisplay {
@@ -59,7 +54,7 @@ export interface TokenDisplay {
 /** A token amount in minor units for the buyer, e.g. `10.5 USDC on Base`; trailing zeros are dropped. */
 export function formatTokenAmount(minor: string, display: TokenDisplay, locale: string): string {
   const format = new Intl.NumberFormat(locale, { maximumFractionDigits: Math.min(display.decimals, 20) });
-  const number = format.format(minorUnitsToDecimal(minor, display.decimals) as Intl.StringNumericLiteral);
+  const number = format.format(formatMinorUnits(BigInt(minor), display.decimals) as Intl.StringNumericLiteral);
   return `${number} ${display.assetSymbol}${display.networkName ? ` on ${display.networkName}` : ''}`;
 }
 

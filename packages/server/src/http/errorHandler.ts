@@ -29,7 +29,7 @@ export function toApiError(error: unknown, request: FastifyRequest): ApiError {
   }
   const status = fastifyError.statusCode;
   if (status === 413)
-    return new ApiError('invalid_params', 'The request body is too large.', undefined, undefined, 413);
+    return new ApiError('invalid_params', 'The request body is too large.', undefined, { status: 413 });
   if (status === 429) return new ApiError('rate_limited');
   if (status === 415) return new ApiError('invalid_params', 'Send the request body as application/json.');
   if (status !== undefined && status >= 400 && status < 500) {

@@ -57,24 +57,27 @@ export class ApiError extends Error {
   override readonly name = 'ApiError';
   readonly status: number;
 
-  /** `status` only where the catalogue pairs the code with another status than its own. */
+  readonly issues: Issue[] | undefined;
+
+  /** `answer.status` only where the catalogue pairs the code with another status than its own. */
   constructor(
     readonly code: ErrorCode,
     message?: string,
     readonly details?: Record<string, unknown>,
-    readonly issues?: Issue[],
-    status?: number,
+    answer: { issues?: Issue[]; status?: number } = {},
   ) {
     const spec: ErrorSpec = API_ERRORS[code];
     super(message ?? spec.message);
+    const { issues, status } = answer;
     if (status !== undefined && status !== spec.status && !spec.alsoStatus?.includes(status)) {
       throw new Error(`the error code ${code} is not answered with status ${status}`);
     }
     this.status = status ?? spec.status;
+    this.issues = issues;
   }
 
   static validation(issues: Issue[], message?: string): ApiError {
-    return new ApiError('params_validation', message, undefined, issues);
+    return new ApiError('params_validation', message, undefined, { issues });
   }
 
   static notFound(message: string, code: 'not_found' | 'payment_not_found' = 'not_found'): ApiError {

@@ -8,12 +8,12 @@ import {
 } from '../../../wallet/src/browser.ts';
 import { renderCheckoutPage, renderNotFoundPage, type CheckoutPageModel } from '../../src/checkout/checkoutPage.ts';
 import { escapeHtml } from '../../src/checkout/html.ts';
+import { formatMinorUnits } from '../../src/money.ts';
 import { checkoutContentSecurityPolicy, checkoutPathPrefix } from '../../src/checkout/checkoutPolicy.ts';
 import {
   formatFiatAmount,
   formatTimeLeft,
   formatTokenAmount,
-  minorUnitsToDecimal,
   preferredLocale,
   redirectFor,
   redirectTargets,
@@ -42,10 +42,11 @@ describe('amount formatting', () => {
   const usd = fiatCurrency('USD')!;
 
   it('turns minor units into exact decimal text', () => {
-    expect(minorUnitsToDecimal('1234', 2)).toBe('12.34');
-    expect(minorUnitsToDecimal('5', 2)).toBe('0.05');
-    expect(minorUnitsToDecimal('500', 0)).toBe('500');
-    expect(minorUnitsToDecimal('1', 6)).toBe('0.000001');
+    expect(formatMinorUnits(1234n, 2)).toBe('12.34');
+    expect(formatMinorUnits(5n, 2)).toBe('0.05');
+    expect(formatMinorUnits(500n, 0)).toBe('500');
+    expect(formatMinorUnits(1n, 6)).toBe('0.000001');
+    expect(formatMinorUnits(-5n, 2)).toBe('-0.05');
   });
 
   it('formats with the currency digits for the locale, without float rounding', () => {

@@ -26,8 +26,8 @@ describe('the error catalogue', () => {
   });
 
   it('answers a code with another status only where the catalogue pairs them', () => {
-    expect(new ApiError('invalid_params', 'Too large.', undefined, undefined, 413).status).toBe(413);
-    expect(() => new ApiError('not_found', 'Gone?', undefined, undefined, 410)).toThrow(/not_found.*410/);
+    expect(new ApiError('invalid_params', 'Too large.', undefined, { status: 413 }).status).toBe(413);
+    expect(() => new ApiError('not_found', 'Gone?', undefined, { status: 410 })).toThrow(/not_found.*410/);
     expect(errorCodesOf(413)).toEqual(['invalid_params']);
     expect(errorCodesOf(404).sort()).toEqual(['not_found', 'payment_not_found']);
   });

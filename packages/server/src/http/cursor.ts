@@ -30,6 +30,22 @@ export class CursorCodec {
     return decoded.p;
   }
 
+  /**
+   * Keyset paging: the page of `rows`, read with a limit of `limit + 1` after the position the previous cursor
+   * held, and the cursor of the next page (the last row's position), null when no row follows.
+   */
+  page<Row>(
+    rows: Row[],
+    limit: number,
+    queryFingerprint: string,
+    positionOf: (row: Row) => unknown,
+  ): { rows: Row[]; nextCursor: string | null } {
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    const more = rows.length > limit && last !== undefined;
+    return { rows: page, nextCursor: more ? this.encode(positionOf(last), queryFingerprint) : null };
+  }
+
   private sign(payload: string): string {
     return createHmac('sha256', this.secret).update(payload).digest('base64url').slice(0, 32);
   }

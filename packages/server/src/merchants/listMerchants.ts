@@ -47,12 +47,8 @@ export function registerListMerchants(app: App, ctx: AppContext, cursors: Cursor
         .orderBy('id', 'desc')
         .limit(limit + 1)
         .execute();
-      const page = rows.slice(0, limit);
-      const last = page[page.length - 1];
-      return {
-        data: page.map((row) => toMerchant(row, ctx.config.baseUrl)),
-        nextCursor: rows.length > limit && last ? cursors.encode(last.id, queryFingerprint) : null,
-      };
+      const page = cursors.page(rows, limit, queryFingerprint, (row) => row.id);
+      return { data: page.rows.map((row) => toMerchant(row, ctx.config.baseUrl)), nextCursor: page.nextCursor };
     },
   );
 }

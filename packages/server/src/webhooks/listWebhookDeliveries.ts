@@ -76,10 +76,9 @@ export function registerListWebhookDeliveries(app: App, ctx: AppContext, cursors
         .orderBy('attempt.id', 'desc')
         .limit(limit + 1)
         .execute();
-      const page = rows.slice(0, limit);
-      const last = page[page.length - 1];
+      const page = cursors.page(rows, limit, queryFingerprint, (row) => row.id);
       return {
-        data: page.map((row) => ({
+        data: page.rows.map((row) => ({
           id: row.id,
           deliveryId: row.delivery_id,
           eventId: row.event_id,
@@ -92,7 +91,7 @@ export function registerListWebhookDeliveries(app: App, ctx: AppContext, cursors
           redelivery: row.redelivery,
           attemptedAt: row.attempted_at.toISOString(),
         })),
-        nextCursor: rows.length > limit && last ? cursors.encode(last.id, queryFingerprint) : null,
+        nextCursor: page.nextCursor,
       };
     },
   );

@@ -25,4 +25,13 @@ describe('CursorCodec', () => {
     expect(() => codec.decode(cursor, 'other query')).toThrow(/cursor/);
     expect(() => new CursorCodec('secret-two').decode(cursor, 'q')).toThrow(/cursor/);
   });
+
+  it('pages keyset reads: a read of limit + 1 rows gives limit rows and a cursor to the last one, a shorter read none', () => {
+    const rows = [{ id: 'c' }, { id: 'b' }, { id: 'a' }];
+    const full = codec.page(rows, 2, 'q', (row) => row.id);
+    expect(full.rows).toEqual([{ id: 'c' }, { id: 'b' }]);
+    expect(codec.decode(full.nextCursor as string, 'q')).toBe('b');
+    expect(codec.page(rows, 3, 'q', (row) => row.id)).toEqual({ rows, nextCursor: null });
+    expect(codec.page([], 3, 'q', (row: { id: string }) => row.id)).toEqual({ rows: [], nextCursor: null });
+  });
 });

@@ -1,0 +1,113 @@
+import { type Static, Type } from '@sinclair/typebox';
+import type { ExpressionBuilder, SelectQueryBuilder } from 'kysely';
+import type { Database } from '../db/schema.ts';
+import { ApiError } from '../http/errors.ts';
+import { versionHas } from '../http/versions.ts';
+
+const LIST_STATUSES = ['requires_action', 'processing', 'succeeded', 'failed', 'expired'] as const;
+
+/** The payment list's query; its filters apply alike to the page and to the statistics. */
+export const ListPaymentsQuery = Type.Object(
+  {
+    startTs: Type.Optional(Type.String({ format: 'date-time', description: 'RFC 3339, inclusive' })),
+    endTs: Type.Optional(Type.String({ format: 'date-time', description: 'RFC 3339, exclusive' })),
+    token_symbol: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 16 }), { maxItems: 20, description: 'Repeat for several' }),
+    ),
+    asset: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 16, deprecated: true, description: 'Deprecated: use token_symbol' }),
+    ),
+    network: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 512, description: 'CAIP-2 chain ids, comma-separated' }),
+    ),
+    sortBy: Type.Union([Type.Literal('date'), Type.Literal('amount')], { default: 'date' }),
+    sortDir: Type.Union([Type.Literal('asc'), Type.Literal('desc')], { default: 'desc' }),
+    cursor: Type.Optional(Type.String({ maxLength: 4096 })),
+    limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
+    status: Type.Optional(Type.Array(Type.Union(LIST_STATUSES.map((status) => Type.Literal(status))), { maxItems: 5 })),
+    referenceId: Type.Optional(
+      Type.String({
+        minLength: 3,
+        maxLength: 35,
+        pattern: '^[A-Za-z0-9 /:.,+-]+$',
+        description: 'Case-insensitive substring',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export type ListQuery = Static<typeof ListPaymentsQuery>;
+
+/**
+ * The payments the list shows under `status` at `now` (D9): unpaid past expiry is expired, cancelled is failed.
+ * Written as plain column conditions, not one CASE expression, so the planner can use the status index.
+ */
+function listedStatusCondition(eb: ExpressionBuilder<Database, 'payments'>, status: string, now: Date) {
+  switch (status) {
+    case 'requires_action':
+      return eb.and([eb('payments.status', '=', 'requires_action'), eb('payments.expires_at', '>', now)]);
+    case 'expired':
+      return eb.or([
+        eb('payments.status', '=', 'expired'),
+        eb.and([eb('payments.status', '=', 'requires_action'), eb('payments.expires_at', '<=', now)]),
+      ]);
+    case 'failed':
+      return eb('payments.status', 'in', ['failed', 'cancelled']);
+    default:
+      return eb('payments.status', '=', status as 'processing' | 'succeeded');
+  }
+}
+
+export interface Filters {
+  merchantId: string;
+  start?: Date;
+  end?: Date;
+  symbols?: string[];
+  networks?: string[];
+  statuses?: string[];
+  referenceId?: string;
+  now: Date;
+}
+
+export function filtersOf(query: ListQuery, merchantId: string, now: Date, version: string): Filters {
+  if (query.asset !== undefined && versionHas(version, 'asset-query-parameter-removed')) {
+    throw ApiError.validation([{ field: 'asset', message: `is removed in API version ${version}; use token_symbol` }]);
+  }
+  const symbols = [...(query.token_symbol ?? []), ...(query.asset ? [query.asset] : [])].map((symbol) =>
+    symbol.toUpperCase(),
+  );
+  const networks = query.network?.split(',').map((network) => network.trim());
+  if (networks?.some((network) => !/^(eip155|solana):[-_a-zA-Z0-9]{1,32}$/.test(network))) {
+    throw ApiError.validation([
+      { field: 'network', message: 'must be CAIP-2 chain ids, comma-separated (e.g. eip155:8453)' },
+    ]);
+  }
+  const start = query.startTs ? new Date(query.startTs) : undefined;
+  const end = query.endTs ? new Date(query.endTs) : undefined;
+  if (start && end && start >= end) throw ApiError.validation([{ field: 'endTs', message: 'must be after startTs' }]);
+  return {
+    merchantId,
+    now,
+    ...(start ? { start } : {}),
+    ...(end ? { end } : {}),
+    ...(symbols.length ? { symbols } : {}),
+    ...(networks ? { networks } : {}),
+    ...(query.status?.length ? { statuses: [...new Set(query.status)] } : {}),
+    ...(query.referenceId ? { referenceId: query.referenceId } : {}),
+  };
+}
+
+export function applyFilters<O>(query: SelectQueryBuilder<Database, 'payments', O>, filters: Filters) {
+  return query.where((eb: ExpressionBuilder<Database, 'payments'>) => {
+    const conditions = [eb('payments.merchant_id', '=', filters.merchantId)];
+    if (filters.start) conditions.push(eb('payments.created_at', '>=', filters.start));
+    if (filters.end) conditions.push(eb('payments.created_at', '<', filters.end));
+    if (filters.symbols) conditions.push(eb(eb.fn('upper', ['payments.token_symbol']), 'in', filters.symbols));
+    if (filters.networks) conditions.push(eb('payments.network', 'in', filters.networks));
+    if (filters.statuses)
+      conditions.push(eb.or(filters.statuses.map((status) => listedStatusCondition(eb, status, filters.now))));
+    if (filters.referenceId) conditions.push(eb('payments.reference_id', 'ilike', `%${filters.referenceId}%`));
+    return eb.and(conditions);
+  });
+}

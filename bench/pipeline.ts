@@ -77,14 +77,14 @@ interface Service {
   client: GatewayClient;
   apiKey: string;
   merchantId: string;
-  /** Lines the service wrote to stderr (problems it reports at LOG_LEVEL=warn). */
+  /** Warnings the service logged (LOG_LEVEL=warn) and anything it wrote to stderr. */
   problems: string[];
   /** Statements the service ran on its database. */
   statements: StatementStats;
   stop(): Promise<void>;
 }
 
-/** Every service's stderr lines, for a few examples at the end. */
+/** Every service's problem lines, for a few examples at the end. */
 const problemExamples: string[] = [];
 
 interface Mark {
@@ -403,14 +403,18 @@ async function startService(bench: Bench, name: string, evmConfirmations: number
     COLLECTOR_SOLANA_SEED: keys.solanaSeedHex,
   });
   const problems: string[] = [];
-  let pending = '';
-  spawned.child.stderr?.on('data', (chunk: Buffer) => {
-    const lines = (pending + chunk.toString()).split('\n');
-    pending = lines.pop() ?? '';
-    const complete = lines.filter((line) => line.trim());
-    problems.push(...complete);
-    problemExamples.push(...complete.slice(0, Math.max(0, 3 - problemExamples.length)));
-  });
+  const collect = (stream: NodeJS.ReadableStream | null, isProblem: (line: string) => boolean) => {
+    let pending = '';
+    stream?.on('data', (chunk: Buffer) => {
+      const lines = (pending + chunk.toString()).split('\n');
+      pending = lines.pop() ?? '';
+      const complete = lines.filter((line) => line.trim() && isProblem(line));
+      problems.push(...complete);
+      problemExamples.push(...complete.slice(0, Math.max(0, 3 - problemExamples.length)));
+    });
+  };
+  collect(spawned.child.stderr, () => true);
+  collect(spawned.child.stdout, isWarningLine);
   const created = await fetch(`${spawned.url}/v1/merchants`, {
     method: 'POST',
     headers: { 'api-key': partner.apiKey, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
@@ -436,6 +440,15 @@ async function startService(bench: Bench, name: string, evmConfirmations: number
       await spawned.stop();
     },
   };
+}
+
+/** A log line of the service at level warn (40) or worse. */
+function isWarningLine(line: string): boolean {
+  try {
+    return ((JSON.parse(line) as { level?: number }).level ?? 0) >= 40;
+  } catch {
+    return false;
+  }
 }
 
 async function createPayment(service: Service): Promise<string> {
@@ -963,7 +976,7 @@ export async function runPipelineBenchmark(): Promise<void> {
       '< 20 %',
     );
     write(
-      `service lines on stderr (LOG_LEVEL=warn): depth 1 ${problems1}, abuse ${problemsAbuse}, depth ${DEEP_CONFIRMATIONS} ${problems12}`,
+      `service warnings and stderr lines (LOG_LEVEL=warn): depth 1 ${problems1}, abuse ${problemsAbuse}, depth ${DEEP_CONFIRMATIONS} ${problems12}`,
     );
     for (const line of problemExamples) write(`  e.g. ${line.slice(0, 200)}`);
     write(`whole benchmark: ${seconds(performance.now() - benchStarted)} s; load average at the end: ${loadAverage()}`);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify from 'fastify';
+import Fastify, { type FastifyBaseLogger } from 'fastify';
 import helmet from 'helmet';
 import { Redis } from 'ioredis';
 import { collectDefaultMetrics, Registry } from 'prom-client';
@@ -28,6 +28,7 @@ import { PaymentStatusWaiter } from './payments/statusWaiter.ts';
 import { DatabaseNotifications, registerNotificationMetrics } from './db/notifications.ts';
 import { MERCHANT_CHANGED_CHANNEL, registerMerchantCacheMetrics } from './merchants/merchantCache.ts';
 import { registerSettlementMetrics } from './settlement/metrics.ts';
+import { createLogger } from './log.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
 
@@ -60,8 +61,9 @@ export interface BuiltApp {
 /** Builds the HTTP application from a context; listening and process lifecycle are the caller's. */
 export async function buildApp(ctx: AppContext): Promise<BuiltApp> {
   const { config } = ctx;
+  const logger = ctx.logger ?? createLogger(config.logLevel);
   const app = Fastify({
-    logger: { level: config.logLevel, redact: ['req.headers["api-key"]', 'req.headers.authorization'] },
+    loggerInstance: logger as FastifyBaseLogger,
     childLoggerFactory: requestLogger,
     bodyLimit: config.bodyLimitBytes,
     genReqId: (request) => {
@@ -145,7 +147,7 @@ export async function buildApp(ctx: AppContext): Promise<BuiltApp> {
   registerOpsRoutes(app, ctx, metrics);
   registerSettlementMetrics(metrics, ctx.db);
   const cursors = new CursorCodec(await serviceSecret(ctx.db, 'cursor-signing'));
-  const notifications = new DatabaseNotifications(ctx.databaseUrl, (message) => app.log.warn(message));
+  const notifications = new DatabaseNotifications(ctx.databaseUrl, logger.child({ component: 'notifications' }));
   const statusWaiter = new PaymentStatusWaiter(notifications);
   notifications.subscribe(MERCHANT_CHANGED_CHANNEL, ctx.merchants);
   await notifications.start();

@@ -14,6 +14,7 @@ import type { ChainServices } from './gateway/chainServices.ts';
 import type { LogoFetchOptions } from './merchants/logo.ts';
 import type { MerchantCache } from './merchants/merchantCache.ts';
 import type { WebhookDeliveryOptions } from './webhooks/deliveryOptions.ts';
+import type { Logger } from './log.ts';
 
 /** Everything a request handler may use; built once per process and passed to the app. */
 export interface AppContext {
@@ -27,6 +28,8 @@ export interface AppContext {
   merchants: MerchantCache;
   /** The chain services the wallet gateway pays through; without them the gateway offers and confirms nothing. */
   chainServices?: ChainServices;
+  /** The process's logger; the app logs through it (a new one at `config.logLevel` when none is given). */
+  logger?: Logger;
   /** Submits a confirmed payment in this process at once; without it, any process's submission sweep takes it. */
   submissions?: { soon(paymentId: string): void };
   /** Overrides of the logo fetch, for tests only (a private test host, its CA, a DNS table). */

@@ -38,6 +38,7 @@ import {
   pinPartnerVersion,
   revokeApiKey,
 } from './partners/partners.ts';
+import { createLogger } from './log.ts';
 
 class CliError extends UserFacingError {}
 
@@ -131,6 +132,7 @@ export async function start(options: StartOptions = {}): Promise<void> {
 
   // Local chains have no market: their coins get fixed example prices; real chains are priced by an exchange-rate API.
   const prices = config.priceSource === 'fixed' ? new FixedPriceSource(DEVNET_PRICES) : new CoinbasePriceSource();
+  const logger = createLogger(config.logLevel);
   const chainServices = await createChainServices({
     db: handle.db,
     networks: chains.registry.networks,
@@ -139,7 +141,7 @@ export async function start(options: StartOptions = {}): Promise<void> {
     buyerTransferDeadlineMs: config.buyerTransferDeadlineMs,
     baseUrl: () => config.baseUrl,
     clock: systemClock,
-    onProblem: (message) => process.stderr.write(`paygate: ${message}\n`),
+    log: logger.child({ component: 'chains' }),
   });
   const merchants = new MerchantCache(handle.db, { ttlMs: config.merchantCacheTtlMs });
   const base = {
@@ -150,22 +152,21 @@ export async function start(options: StartOptions = {}): Promise<void> {
     clock: systemClock,
     merchants,
     chainServices,
+    logger,
   };
-  const submissions = PaymentSubmissions.start(base, {
-    onProblem: (message) => process.stderr.write(`paygate: ${message}\n`),
-  });
+  const submissions = PaymentSubmissions.start(base, { log: logger.child({ component: 'submissions' }) });
   const ctx = { ...base, submissions };
   const { app, metrics, close } = await buildApp(ctx);
   const workers = await startWorkers(handle.url, serviceTaskList(ctx), {
     concurrency: config.jobConcurrency,
-    onProblem: (message) => app.log.warn(message),
+    log: logger.child({ component: 'jobs' }),
   });
   // One process at a time follows each network: it finishes what any process sent, a crashed one's included.
   const followers = new ChainFollowers(handle.url, chainServices.followers, {
-    onProblem: (message) => app.log.warn(message),
+    log: logger.child({ component: 'followers' }),
   });
   followers.registerMetrics(metrics);
-  const statsFold = foldPaymentStatsEvery(handle.db, 5_000, (message) => app.log.warn(message));
+  const statsFold = foldPaymentStatsEvery(handle.db, 5_000, logger.child({ component: 'stats' }));
   let settlement: { stop(): Promise<void> } | undefined;
   onShutdownSignal(async () => {
     // HTTP first (long-polls answer at once, in-flight requests finish), then background work.
@@ -194,7 +195,7 @@ export async function start(options: StartOptions = {}): Promise<void> {
     clock: systemClock,
     baseUrl: () => config.baseUrl,
     minimumBatch: config.settlement.minimumBatch,
-    onProblem: (message) => app.log.warn(message),
+    log: logger.child({ component: 'settlement' }),
     crashAt: options.settlementCrashAt,
   }).runEvery(config.settlement.intervalMs);
   if (applied.length) app.log.info({ migrations: applied }, 'database migrated');

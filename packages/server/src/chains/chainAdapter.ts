@@ -2,6 +2,7 @@ import type { ChainFollower } from './chainFollowers.ts';
 import type { NetworkInfo, TokenInfo } from './registry.ts';
 import type { TransferOutcomeHandler } from './transferOutcomes.ts';
 import type { Db } from '../db/database.ts';
+import type { Logger } from '../log.ts';
 
 /** What one read of a network tells about the buyers' ability to pay in each token. */
 export interface Payability {
@@ -19,7 +20,7 @@ export interface ChainAdapterOptions {
   /** What a journaled transfer's end means for the service, applied in the transaction that records it. */
   onFinal: TransferOutcomeHandler;
   clock: { now(): Date };
-  onProblem: (message: string) => void;
+  log: Logger;
 }
 
 /**

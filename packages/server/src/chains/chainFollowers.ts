@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { Gauge, type Registry } from 'prom-client';
+import { type Logger, silentLogger } from '../log.ts';
 
 /** First key of every follower's advisory lock, apart from other advisory locks ("pgfw"). */
 const LOCK_SPACE = 0x70676677;
@@ -15,7 +16,7 @@ export interface ChainFollower {
 export interface ChainFollowersOptions {
   /** How often a process that does not follow a network tries to take it over. */
   takeoverIntervalMs?: number;
-  onProblem?: (message: string) => void;
+  log?: Logger;
 }
 
 /**
@@ -34,7 +35,7 @@ export class ChainFollowers {
   private readonly loops: Promise<void>[];
   private readonly chains: string[];
   private readonly takeoverIntervalMs: number;
-  private readonly onProblem: (message: string) => void;
+  private readonly log: Logger;
 
   constructor(
     private readonly connectionString: string,
@@ -42,7 +43,7 @@ export class ChainFollowers {
     options: ChainFollowersOptions = {},
   ) {
     this.takeoverIntervalMs = options.takeoverIntervalMs ?? 2_000;
-    this.onProblem = options.onProblem ?? (() => {});
+    this.log = options.log ?? silentLogger;
     this.chains = followers.map((follower) => follower.chain);
     this.loops = followers.map((follower) => this.run(follower));
   }
@@ -81,7 +82,7 @@ export class ChainFollowers {
         if (!this.leading.has(follower.chain) && (await this.tryLead(follower.chain))) this.leading.add(follower.chain);
         if (this.leading.has(follower.chain)) ({ nextStepInMs: waitMs } = await follower.step());
       } catch (error) {
-        this.onProblem(`following ${follower.chain} failed: ${(error as Error).message}`);
+        this.log.warn(`following ${follower.chain} failed: ${(error as Error).message}`);
       }
       const until = startedAt + waitMs;
       while (!this.stopped && Date.now() < until) await sleep(Math.min(100, until - Date.now()));
@@ -115,7 +116,7 @@ export class ChainFollowers {
         this.client = null;
         this.leading.clear();
         if (!this.stopped)
-          this.onProblem(`chain follower lock connection lost (${why}); following nothing until it is back`);
+          this.log.warn(`chain follower lock connection lost (${why}); following nothing until it is back`);
       };
       client.on('error', (error) => lost(error.message));
       client.on('end', () => lost('closed'));

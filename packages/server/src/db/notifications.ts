@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { Gauge, type Registry } from 'prom-client';
+import { type Logger, silentLogger } from '../log.ts';
 
 export interface ChannelSubscriber {
   /** A notification committed on the channel by any process; `payload` is what was given to `pg_notify`. */
@@ -27,7 +28,7 @@ export class DatabaseNotifications {
 
   constructor(
     private readonly databaseUrl: string,
-    private readonly onProblem: (message: string) => void = () => {},
+    private readonly log: Logger = silentLogger,
   ) {}
 
   /** Channels are listened to from `start()` on, so every subscriber is added before it. */
@@ -88,7 +89,7 @@ export class DatabaseNotifications {
   private lost(client: pg.Client, reason: string): void {
     if (this.client !== client || this.stopping) return;
     this.client = undefined;
-    this.onProblem(reason);
+    this.log.warn(reason);
     this.setListening(false);
     client.end().catch(() => {});
     this.scheduleReconnect();

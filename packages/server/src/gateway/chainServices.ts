@@ -7,6 +7,7 @@ import type { PriceSource } from '../chains/prices/priceSource.ts';
 import type { NetworkInfo } from '../chains/registry.ts';
 import type { SolanaChain } from '../chains/solana/solanaChain.ts';
 import type { Db } from '../db/database.ts';
+import type { Logger } from '../log.ts';
 
 /**
  * The chain services payments and settlements go through: one adapter per namespace, each with its collector and
@@ -36,7 +37,7 @@ export interface ChainServicesOptions {
   /** Links in the events of payment changes name the service's base URL, known once it listens. */
   baseUrl?: () => string;
   clock?: { now(): Date };
-  onProblem?: (message: string) => void;
+  log?: Logger;
 }
 
 /** The namespace's chain adapter, for what every namespace offers alike; a namespace without one does not compile. */

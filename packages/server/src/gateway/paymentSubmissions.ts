@@ -3,13 +3,14 @@ import type { AppContext } from '../context.ts';
 import type { ChainServices } from './chainServices.ts';
 import { repeatEvery, type RepeatingTask } from '../jobs/repeatEvery.ts';
 import { submitDuePayment } from './submitPayment.ts';
+import { type Logger, silentLogger } from '../log.ts';
 
 export interface PaymentSubmissionsOptions {
   /** Submissions under way at once in this process. */
   concurrency?: number;
   /** How often this process looks for submissions left due by any process. */
   sweepEveryMs?: number;
-  onProblem?: (message: string) => void;
+  log?: Logger;
 }
 
 /**
@@ -19,7 +20,7 @@ export interface PaymentSubmissionsOptions {
  */
 export class PaymentSubmissions {
   private readonly concurrency: number;
-  private readonly onProblem: (message: string) => void;
+  private readonly log: Logger;
   /** Payments waiting or under way here, so a sweep does not queue one twice. */
   private readonly queued = new Set<string>();
   private readonly waiting: string[] = [];
@@ -34,7 +35,7 @@ export class PaymentSubmissions {
     options: PaymentSubmissionsOptions,
   ) {
     this.concurrency = options.concurrency ?? 32;
-    this.onProblem = options.onProblem ?? (() => {});
+    this.log = options.log ?? silentLogger;
   }
 
   /** Submits with `ctx`'s chain services, and starts sweeping. */
@@ -44,7 +45,7 @@ export class PaymentSubmissions {
     submissions.sweeps = repeatEvery(
       () => submissions.sweep(),
       options.sweepEveryMs ?? 1000,
-      (error) => submissions.onProblem(`looking for due payment submissions failed: ${error.message}`),
+      (error) => submissions.log.warn(`looking for due payment submissions failed: ${error.message}`),
     );
     return submissions;
   }
@@ -77,7 +78,7 @@ export class PaymentSubmissions {
     try {
       await submitDuePayment(this.ctx, this.services, paymentId);
     } catch (error) {
-      this.onProblem(`submitting payment ${paymentId} failed: ${(error as Error).message.split('\n')[0]}`);
+      this.log.warn(`submitting payment ${paymentId} failed: ${(error as Error).message.split('\n')[0]}`);
     } finally {
       this.running -= 1;
       this.queued.delete(paymentId);

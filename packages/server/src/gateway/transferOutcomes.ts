@@ -6,13 +6,14 @@ import { changePaymentStatus, InvalidTransitionError, type TransitionContext } f
 import { failBatch, SETTLEMENT_PURPOSE, settleBatch } from '../settlement/batches.ts';
 import { acceptedConfirmation, markProcessing, submissionDueAgain } from './confirmation.ts';
 import { transferPurposes } from './methods/index.ts';
+import type { Logger } from '../log.ts';
 
 export interface TransferOutcomeContext {
   chains: ChainRegistry;
   /** Links in the events a payment change records name the service's base URL, known once it listens. */
   baseUrl: () => string;
   clock: { now(): Date };
-  onProblem: (message: string) => void;
+  log: Logger;
 }
 
 /**
@@ -46,7 +47,7 @@ export function paymentTransferOutcomes(context: TransferOutcomeContext): Transf
       await changePaymentStatus(transition, paymentId, to, changes);
     } catch (error) {
       if (error instanceof NoResultError) {
-        context.onProblem(`transfer ${transfer.hash} ended ${transfer.status} for ${paymentId}, which is no payment`);
+        context.log.warn(`transfer ${transfer.hash} ended ${transfer.status} for ${paymentId}, which is no payment`);
         return;
       }
       if (!(error instanceof InvalidTransitionError)) throw error;
@@ -58,7 +59,7 @@ export function paymentTransferOutcomes(context: TransferOutcomeContext): Transf
         return;
       }
       // Final already (the submission gave up first): the chain's word stays on the transfer's record, and is said here.
-      context.onProblem(
+      context.log.warn(
         `transfer ${transfer.hash} for payment ${paymentId} ended ${transfer.status}, but the payment is ${error.from}`,
       );
     }

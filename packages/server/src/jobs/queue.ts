@@ -1,9 +1,17 @@
 import { EventEmitter } from 'node:events';
-import { Logger, run, runMigrations, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
+import {
+  Logger as JobQueueLogger,
+  run,
+  runMigrations,
+  type Runner,
+  type TaskList,
+  type WorkerEvents,
+} from 'graphile-worker';
 import { type Kysely, sql } from 'kysely';
 import pg from 'pg';
 import type { Database } from '../db/schema.ts';
 import { WorkerLiveness, type WorkerLivenessOptions } from './workerLiveness.ts';
+import { type Logger, silentLogger } from '../log.ts';
 
 export type { TaskList };
 
@@ -37,7 +45,7 @@ export async function enqueueJob(
 
 /** Installs or upgrades the job queue's own schema. */
 export async function migrateJobQueue(connectionString: string): Promise<void> {
-  await runMigrations({ connectionString, logger: new Logger(() => () => {}) });
+  await runMigrations({ connectionString, logger: new JobQueueLogger(() => () => {}) });
 }
 
 export interface Workers {
@@ -53,21 +61,21 @@ export async function startWorkers(
   taskList: TaskList,
   options: {
     concurrency?: number;
-    onProblem?: (message: string) => void;
+    log?: Logger;
     liveness?: WorkerLivenessOptions;
     /** How the queue's connections appear in pg_stat_activity. */
     applicationName?: string;
   } = {},
 ): Promise<Workers> {
-  const report = options.onProblem ?? (() => {});
-  const liveness = await WorkerLiveness.start(connectionString, { onProblem: report, ...options.liveness });
+  const log = options.log ?? silentLogger;
+  const liveness = await WorkerLiveness.start(connectionString, { log, ...options.liveness });
   const events: WorkerEvents = new EventEmitter();
   // Jobs are locked in the name of the worker pool, not of its individual workers.
   events.on('pool:create', ({ workerPool }) => {
     liveness
       .hold(workerPool.id)
       .catch((error: Error) =>
-        report(`worker pool ${workerPool.id} could not take its liveness lock: ${error.message}`),
+        log.warn(`worker pool ${workerPool.id} could not take its liveness lock: ${error.message}`),
       );
   });
   // The pool is ours, not the runner's: the runner ends its own pool without waiting for its connections to close,
@@ -80,7 +88,7 @@ export async function startWorkers(
   const closing = new Set<Promise<void>>();
   let stopping = false;
   const poolProblem = (error: Error) => {
-    if (!stopping) report(`job queue connection: ${error.message}`);
+    if (!stopping) log.warn(`job queue connection: ${error.message}`);
   };
   pool.on('error', poolProblem);
   pool.on('connect', (client) => {
@@ -98,8 +106,8 @@ export async function startWorkers(
   try {
     runner = await run({
       pgPool: pool,
-      logger: new Logger(() => (level, message) => {
-        if (level === 'error' || level === 'warning') report(message);
+      logger: new JobQueueLogger(() => (level, message) => {
+        if (level === 'error' || level === 'warning') log.warn(message);
       }),
       taskList,
       concurrency: options.concurrency ?? 4,

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { type Logger, silentLogger } from '../log.ts';
 
 /** First key of every worker's advisory lock, so they never collide with other advisory locks. */
 const LOCK_SPACE = 0x70617967; // "payg"
@@ -11,7 +12,7 @@ export interface WorkerLivenessOptions {
    * and taking its advisory lock.
    */
   minLockAgeMs?: number;
-  onProblem?: (message: string) => void;
+  log?: Logger;
   /** Called with the worker pool ids whose jobs were returned to the queue. */
   onRecovered?: (poolIds: string[]) => void;
 }
@@ -38,14 +39,14 @@ export class WorkerLiveness {
     const liveness = new WorkerLiveness(client, {
       sweepIntervalMs: options.sweepIntervalMs ?? 15_000,
       minLockAgeMs: options.minLockAgeMs ?? 30_000,
-      onProblem: options.onProblem ?? (() => {}),
+      log: options.log ?? silentLogger,
       onRecovered: options.onRecovered,
     });
-    client.on('error', (error) => liveness.options.onProblem(`worker liveness connection failed: ${error.message}`));
+    client.on('error', (error) => liveness.options.log.warn(`worker liveness connection failed: ${error.message}`));
     liveness.timer = setInterval(() => {
       liveness.sweeping = liveness
         .sweep()
-        .catch((error: Error) => liveness.options.onProblem(`worker liveness sweep failed: ${error.message}`));
+        .catch((error: Error) => liveness.options.log.warn(`worker liveness sweep failed: ${error.message}`));
     }, liveness.options.sweepIntervalMs);
     liveness.timer.unref();
     return liveness;

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import { repeatEvery, type RepeatingTask } from '../jobs/repeatEvery.ts';
+import type { Logger } from '../log.ts';
 
 /** Folds the appended statistics deltas into the daily totals (migration 0013); returns how many were folded. */
 export async function foldPaymentStats(db: Db): Promise<number> {
@@ -9,10 +10,10 @@ export async function foldPaymentStats(db: Db): Promise<number> {
 }
 
 /** Keeps the deltas few, so the list's statistics read a short table; every process may run it at once. */
-export function foldPaymentStatsEvery(db: Db, intervalMs: number, onProblem: (message: string) => void): RepeatingTask {
+export function foldPaymentStatsEvery(db: Db, intervalMs: number, log: Logger): RepeatingTask {
   return repeatEvery(
     () => foldPaymentStats(db),
     intervalMs,
-    (error) => onProblem(`folding payment statistics failed: ${error.message}`),
+    (error) => log.warn(`folding payment statistics failed: ${error.message}`),
   );
 }

@@ -16,6 +16,7 @@ import {
 import type { TransferCrashPoint } from './crashPoint.ts';
 import { settlementSenders } from './senders/index.ts';
 import type { SettlementSender } from './senders/settlementSender.ts';
+import { type Logger, silentLogger } from '../log.ts';
 
 export interface SettlementWorkerOptions {
   db: Db;
@@ -26,7 +27,7 @@ export interface SettlementWorkerOptions {
   baseUrl: () => string;
   /** The smallest batch worth a transfer, in whole tokens as decimal text (`"0"`: any amount). */
   minimumBatch: string;
-  onProblem?: (message: string) => void;
+  log?: Logger;
   /** Test-only: stop the process at this point of a transfer (see crashPoint.ts). */
   crashAt?: TransferCrashPoint;
 }
@@ -49,11 +50,11 @@ export interface SettlementRound {
  * claimed with row locks.
  */
 export class SettlementWorker {
-  private readonly onProblem: (message: string) => void;
+  private readonly log: Logger;
   private readonly senders: Record<Namespace, SettlementSender>;
 
   constructor(private readonly options: SettlementWorkerOptions) {
-    this.onProblem = options.onProblem ?? (() => {});
+    this.log = options.log ?? silentLogger;
     const { chains, clock, baseUrl } = options;
     this.senders = settlementSenders({
       ...options,
@@ -75,7 +76,7 @@ export class SettlementWorker {
     return repeatEvery(
       () => this.runOnce(),
       intervalMs,
-      (error) => this.onProblem(`settlement round failed: ${error.message}`),
+      (error) => this.log.warn(`settlement round failed: ${error.message}`),
       {
         stopWaitMs: 5_000,
       },
@@ -89,7 +90,7 @@ export class SettlementWorker {
       const token = chains.token(group.asset);
       const sender = token && this.senderFor(token);
       if (!token || !sender?.canSend(token)) {
-        this.onProblem(
+        this.log.warn(
           `payments in ${group.asset} cannot be settled: no sender for ${token?.chain ?? 'its chain'} in this process`,
         );
         continue;
@@ -108,12 +109,12 @@ export class SettlementWorker {
         if (outcome.kind === 'short') {
           short.add(token.caip19);
           await recordShortfall(db, token.caip19, outcome.needed, held);
-          this.onProblem(
+          this.log.warn(
             `collector holds ${held} of ${token.caip19} but open settlements need ${outcome.needed}: the batch waits for the next round`,
           );
         }
       } catch (error) {
-        this.onProblem(`settling ${group.merchantId} in ${group.asset} failed: ${(error as Error).message}`);
+        this.log.warn(`settling ${group.merchantId} in ${group.asset} failed: ${(error as Error).message}`);
       }
     }
     round.shortOf = [...short];
@@ -126,7 +127,7 @@ export class SettlementWorker {
         const settled = await this.drive(batch);
         if (settled) round.settled.push(batch.id);
       } catch (error) {
-        this.onProblem(`settlement batch ${batch.id} not sent yet: ${(error as Error).message}`);
+        this.log.warn(`settlement batch ${batch.id} not sent yet: ${(error as Error).message}`);
       }
     }
   }

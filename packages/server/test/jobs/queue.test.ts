@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { connect, type Db } from '../../src/db/database.ts';
 import { enqueueJob, startWorkers } from '../../src/jobs/queue.ts';
 import { waitFor } from '../webhooks/support.ts';
+import { warningsInto } from '../support/warnings.ts';
 
 describe('stopping the job queue', () => {
   let db: Db;
@@ -34,7 +35,7 @@ describe('stopping the job queue', () => {
       {
         concurrency: 2,
         applicationName: name,
-        onProblem: (message) => problems.push(message),
+        log: warningsInto(problems),
       },
     );
     await enqueueJob(db, task, {});

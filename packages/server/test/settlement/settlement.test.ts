@@ -22,6 +22,7 @@ import {
   usdcAssets,
   usdcBalance,
 } from './support.ts';
+import { warningsInto } from '../support/warnings.ts';
 
 /** Fees of a USD payment paid 1:1 in a 6-decimal USD stablecoin under 1.5 % + 0.30 USD. */
 function expectedFees(fiatMinor: bigint) {
@@ -51,7 +52,7 @@ describe('settlement on the devnet', () => {
       clock: systemClock,
       baseUrl: () => testbed.server.url,
       minimumBatch: '0',
-      onProblem: (message) => problems.push(message),
+      log: warningsInto(problems),
     });
   }, 180_000);
 

@@ -78,9 +78,9 @@ async function readPayability(
 }
 
 export function startEvmChain(options: ChainAdapterOptions & { privateKey: `0x${string}` }): EvmChain {
-  const { db, networks, onFinal, clock, onProblem } = options;
+  const { db, networks, onFinal, clock, log } = options;
   const clients = new EvmClients();
-  const relayer = new Relayer({ db, networks, privateKey: options.privateKey, clients, onFinal, onProblem });
+  const relayer = new Relayer({ db, networks, privateKey: options.privateKey, clients, onFinal, log });
   const followers = networks
     .filter((network) => network.rpcUrl)
     .map((network) => {
@@ -91,7 +91,7 @@ export function startEvmChain(options: ChainAdapterOptions & { privateKey: `0x${
         relayer,
         onFinal,
         clock,
-        onProblem,
+        log,
       });
       return {
         chain: network.caip2,

@@ -22,6 +22,7 @@ import {
   openWatches,
   recordWatchInclusion,
 } from './watches.ts';
+import type { Logger } from '../../log.ts';
 
 export interface EvmFollowerOptions {
   db: Db;
@@ -30,7 +31,7 @@ export interface EvmFollowerOptions {
   relayer: Relayer;
   onFinal: TransferOutcomeHandler;
   clock: { now(): Date };
-  onProblem?: (message: string) => void;
+  log?: Logger;
 }
 
 /** What a step found, for choosing when to take the next one. */
@@ -235,7 +236,7 @@ export class EvmFollower {
         error.walk((cause) => cause instanceof MethodNotFoundRpcError || cause instanceof MethodNotSupportedRpcError);
       if (unsupported) {
         this.blockReceiptsSupported = false;
-        this.options.onProblem?.(
+        this.options.log?.warn(
           `${this.options.network.caip2}: the node has no eth_getBlockReceipts; receipts are read one by one`,
         );
       }
@@ -266,9 +267,7 @@ export class EvmFollower {
     try {
       await work();
     } catch (error) {
-      this.options.onProblem?.(
-        `following ${what} on ${this.options.network.caip2} failed: ${(error as Error).message}`,
-      );
+      this.options.log?.warn(`following ${what} on ${this.options.network.caip2} failed: ${(error as Error).message}`);
     }
   }
 

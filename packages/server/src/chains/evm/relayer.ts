@@ -35,6 +35,7 @@ import {
   type StoredTransaction,
 } from './relayerStore.ts';
 import { nextUlid } from '../../ids.ts';
+import { type Logger, silentLogger } from '../../log.ts';
 
 export interface RelayRequest {
   /** CAIP-2 id of the EVM network. */
@@ -91,7 +92,7 @@ export interface RelayerOptions {
   stuckAfterMs?: number;
   /** What a transaction's final state means for the service, applied in the transaction that records it. */
   onFinal?: TransferOutcomeHandler;
-  onProblem?: (message: string) => void;
+  log?: Logger;
 }
 
 /** Headroom over the node's gas estimate, for state that changes between estimate and inclusion. */
@@ -142,7 +143,7 @@ export class Relayer {
   private readonly clients: EvmClients;
   private readonly networks = new Map<string, NetworkInfo>();
   private readonly stuckAfterMs: number | undefined;
-  private readonly onProblem: (message: string) => void;
+  private readonly log: Logger;
   private readonly onFinal: OnFinalTransaction;
   /** Networks whose nonce counter row is known to exist. */
   private readonly countedNetworks = new Set<string>();
@@ -159,7 +160,7 @@ export class Relayer {
     for (const network of options.networks)
       if (network.namespace === 'eip155') this.networks.set(network.caip2, network);
     this.stuckAfterMs = options.stuckAfterMs;
-    this.onProblem = options.onProblem ?? (() => {});
+    this.log = options.log ?? silentLogger;
     this.broadcasts = new GroupCommit<{ transactionId: string; hash: string }, void>(async (sent) => {
       await markBroadcast(this.db, sent);
       return sent.map(() => undefined);
@@ -297,7 +298,7 @@ export class Relayer {
       } catch (error) {
         const message = (error as Error).message;
         report.errors.push({ chain: network.caip2, message });
-        this.onProblem(`reconciling ${network.caip2} failed: ${message}`);
+        this.log.warn(`reconciling ${network.caip2} failed: ${message}`);
       }
     }
     return report;
@@ -383,7 +384,7 @@ export class Relayer {
       await client.sendRawTransaction({ serializedTransaction: attempt.raw_transaction as Hex });
     } catch (error) {
       if (!(await nodeKnows(client, attempt.hash as Hex))) {
-        this.onProblem(`sending ${attempt.hash} (${transactionId}) failed: ${(error as Error).message.split('\n')[0]}`);
+        this.log.warn(`sending ${attempt.hash} (${transactionId}) failed: ${(error as Error).message.split('\n')[0]}`);
         return false;
       }
     }

@@ -4,17 +4,12 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import helmet from 'helmet';
-import { Redis } from 'ioredis';
-import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { App, AppContext } from './context.ts';
 import { CredentialVerifier, registerAuth, type RouteAuth } from './http/auth.ts';
-import { MemoryRateLimitStore, RateLimiter, RedisRateLimitStore } from './http/rateLimit.ts';
 import { registerErrorHandlers } from './http/errorHandler.ts';
-import { CursorCodec } from './http/cursor.ts';
 import { registerOpsRoutes } from './http/ops.ts';
 import { requestLogger } from './http/requestLogger.ts';
 import { registerRequestMetrics } from './http/requestMetrics.ts';
-import { serviceSecret } from './db/serviceSecrets.ts';
 import { registerValidators } from './http/validation.ts';
 import { API_VERSIONS, echoedVersion, REFERENCE_VERSION } from './http/versions.ts';
 import { registerMerchantRoutes } from './merchants/routes.ts';
@@ -24,11 +19,6 @@ import { registerGatewayRoutes } from './gateway/routes.ts';
 import { registerCollectFormRoutes } from './checkout/collect/collectFormRoutes.ts';
 import { registerCheckoutRoutes } from './checkout/routes.ts';
 import { checkoutGatewayCors } from './checkout/gatewayCors.ts';
-import { PaymentStatusWaiter } from './payments/statusWaiter.ts';
-import { DatabaseNotifications, registerNotificationMetrics } from './db/notifications.ts';
-import { MERCHANT_CHANGED_CHANNEL, registerMerchantCacheMetrics } from './merchants/merchantCache.ts';
-import { registerSettlementMetrics } from './settlement/metrics.ts';
-import { createLogger } from './log.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
 
@@ -51,19 +41,14 @@ function securityFor(auth: RouteAuth | undefined) {
   return auth.allowApp ? [...keys, { AppId: [], ClientId: [] }] : keys;
 }
 
-export interface BuiltApp {
-  app: App;
-  /** The registry `/metrics` serves, for what the process adds beside the app (its chain followers). */
-  metrics: Registry;
-  close(): Promise<void>;
-}
-
-/** Builds the HTTP application from a context; listening and process lifecycle are the caller's. */
-export async function buildApp(ctx: AppContext): Promise<BuiltApp> {
-  const { config } = ctx;
-  const logger = ctx.logger ?? createLogger(config.logLevel);
+/**
+ * Builds the HTTP application from a runtime's context; it opens nothing of its own. Listening, closing and the
+ * process lifecycle are the caller's.
+ */
+export async function buildApp(ctx: AppContext): Promise<App> {
+  const { config, metrics } = ctx;
   const app = Fastify({
-    loggerInstance: logger as FastifyBaseLogger,
+    loggerInstance: ctx.logger as FastifyBaseLogger,
     childLoggerFactory: requestLogger,
     bodyLimit: config.bodyLimitBytes,
     genReqId: (request) => {
@@ -78,8 +63,6 @@ export async function buildApp(ctx: AppContext): Promise<BuiltApp> {
   app.removeContentTypeParser('text/plain');
   registerValidators(app);
   registerErrorHandlers(app);
-  const metrics = new Registry();
-  collectDefaultMetrics({ register: metrics });
   registerRequestMetrics(app, metrics);
 
   // One helmet middleware built at start: @fastify/helmet rebuilds it (and re-parses the CSP) on every request.
@@ -108,16 +91,7 @@ export async function buildApp(ctx: AppContext): Promise<BuiltApp> {
     done();
   });
 
-  const redis = config.redisUrl
-    ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false })
-    : undefined;
-  // Requests go on unlimited while Redis is away; say so in the log rather than on stderr.
-  redis?.on('error', (error: Error) =>
-    app.log.warn(`rate limit store (Redis) unavailable, requests are not rate limited: ${error.message}`),
-  );
-  const rateLimitStore = redis ? new RedisRateLimitStore(redis) : new MemoryRateLimitStore();
-  const limiter = new RateLimiter(rateLimitStore, config.rateLimit.max, config.rateLimit.windowMs);
-  registerAuth(app, new CredentialVerifier(ctx.db, config.authCacheTtlMs), limiter);
+  registerAuth(app, new CredentialVerifier(ctx.db, config.authCacheTtlMs), ctx.rateLimiter);
 
   await app.register(swagger, {
     openapi: {
@@ -145,30 +119,11 @@ export async function buildApp(ctx: AppContext): Promise<BuiltApp> {
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, uiConfig: { deepLinking: false } });
 
   registerOpsRoutes(app, ctx, metrics);
-  registerSettlementMetrics(metrics, ctx.db);
-  const cursors = new CursorCodec(await serviceSecret(ctx.db, 'cursor-signing'));
-  const notifications = new DatabaseNotifications(ctx.databaseUrl, logger.child({ component: 'notifications' }));
-  const statusWaiter = new PaymentStatusWaiter(notifications);
-  notifications.subscribe(MERCHANT_CHANGED_CHANNEL, ctx.merchants);
-  await notifications.start();
-  registerNotificationMetrics(metrics, notifications);
-  registerMerchantCacheMetrics(metrics, ctx.merchants);
-  registerMerchantRoutes(app, ctx, cursors);
-  registerPaymentRoutes(app, ctx, cursors, statusWaiter);
-  registerGatewayRoutes(app, ctx, statusWaiter);
+  registerMerchantRoutes(app, ctx);
+  registerPaymentRoutes(app, ctx);
+  registerGatewayRoutes(app, ctx);
   await registerCollectFormRoutes(app, ctx);
   registerCheckoutRoutes(app, ctx);
-  registerWebhookRoutes(app, ctx, cursors);
-
-  return {
-    app,
-    metrics,
-    close: async () => {
-      // Long-polls answer at once instead of holding the shutdown for up to 30 s.
-      statusWaiter.stop();
-      await notifications.stop();
-      await app.close();
-      redis?.disconnect();
-    },
-  };
+  registerWebhookRoutes(app, ctx);
+  return app;
 }

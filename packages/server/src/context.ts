@@ -14,9 +14,14 @@ import type { ChainServices } from './gateway/chainServices.ts';
 import type { LogoFetchOptions } from './merchants/logo.ts';
 import type { MerchantCache } from './merchants/merchantCache.ts';
 import type { WebhookDeliveryOptions } from './webhooks/deliveryOptions.ts';
+import type { Registry } from 'prom-client';
+import type { FormTokenSigner } from './gateway/dataCollection/formToken.ts';
+import type { CursorCodec } from './http/cursor.ts';
+import type { RateLimiter } from './http/rateLimit.ts';
 import type { Logger } from './log.ts';
+import type { PaymentStatusWaiter } from './payments/statusWaiter.ts';
 
-/** Everything a request handler may use; built once per process and passed to the app. */
+/** Everything a request handler may use; built once per process by `createRuntime` and passed to the app. */
 export interface AppContext {
   config: Config;
   db: Db;
@@ -28,8 +33,17 @@ export interface AppContext {
   merchants: MerchantCache;
   /** The chain services the wallet gateway pays through; without them the gateway offers and confirms nothing. */
   chainServices?: ChainServices;
-  /** The process's logger; the app logs through it (a new one at `config.logLevel` when none is given). */
-  logger?: Logger;
+  /** The process's logger; the app logs through it and each background part through a child. */
+  logger: Logger;
+  /** Signs and checks the list cursors (D9). */
+  cursors: CursorCodec;
+  /** Signs and checks the links of buyer-data forms. */
+  formTokens: FormTokenSigner;
+  /** Wakes long-polls when a payment's status changes, in any process. */
+  statusWaiter: PaymentStatusWaiter;
+  rateLimiter: RateLimiter;
+  /** The registry `/metrics` serves. */
+  metrics: Registry;
   /** Submits a confirmed payment in this process at once; without it, any process's submission sweep takes it. */
   submissions?: { soon(paymentId: string): void };
   /** Overrides of the logo fetch, for tests only (a private test host, its CA, a DNS table). */

@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import { UserFacingError } from './userFacingError.ts';
 import { buildApp } from './app.ts';
+import { createRuntime } from './runtime.ts';
 import { setUpChains } from './chains/chainConfig.ts';
 import { collectorAddresses, loadCollectorKeys } from './chains/collectorKeys.ts';
 import { CoinbasePriceSource } from './chains/prices/coinbasePriceSource.ts';
@@ -28,7 +29,6 @@ import { SettlementWorker } from './settlement/worker.ts';
 import { type DatabaseHandle, migrateToLatest, openDatabase } from './db/database.ts';
 import { SCOPES } from './http/auth.ts';
 import { MERCHANT_STATUSES } from './merchants/merchantResource.ts';
-import { MerchantCache } from './merchants/merchantCache.ts';
 import { newId } from './ids.ts';
 import {
   createApiKey,
@@ -143,20 +143,19 @@ export async function start(options: StartOptions = {}): Promise<void> {
     clock: systemClock,
     log: logger.child({ component: 'chains' }),
   });
-  const merchants = new MerchantCache(handle.db, { ttlMs: config.merchantCacheTtlMs });
-  const base = {
+  const runtime = await createRuntime({
     config,
     db: handle.db,
     databaseUrl: handle.url,
     chains: chains.registry,
     clock: systemClock,
-    merchants,
     chainServices,
     logger,
-  };
-  const submissions = PaymentSubmissions.start(base, { log: logger.child({ component: 'submissions' }) });
-  const ctx = { ...base, submissions };
-  const { app, metrics, close } = await buildApp(ctx);
+  });
+  const { ctx } = runtime;
+  const submissions = PaymentSubmissions.start(ctx, { log: logger.child({ component: 'submissions' }) });
+  ctx.submissions = submissions;
+  const app = await buildApp(ctx);
   const workers = await startWorkers(handle.url, serviceTaskList(ctx), {
     concurrency: config.jobConcurrency,
     log: logger.child({ component: 'jobs' }),
@@ -165,12 +164,14 @@ export async function start(options: StartOptions = {}): Promise<void> {
   const followers = new ChainFollowers(handle.url, chainServices.followers, {
     log: logger.child({ component: 'followers' }),
   });
-  followers.registerMetrics(metrics);
+  followers.registerMetrics(ctx.metrics);
   const statsFold = foldPaymentStatsEvery(handle.db, 5_000, logger.child({ component: 'stats' }));
   let settlement: { stop(): Promise<void> } | undefined;
   onShutdownSignal(async () => {
-    // HTTP first (long-polls answer at once, in-flight requests finish), then background work.
-    await close();
+    // Long-polls answer at once, HTTP closes (in-flight requests finish), then the runtime and background work.
+    ctx.statusWaiter.stop();
+    await app.close();
+    await runtime.stop();
     await followers.stop();
     await submissions.stop();
     await statsFold.stop();

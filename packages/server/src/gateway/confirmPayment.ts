@@ -5,7 +5,7 @@ import { principalOf } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
 import { errorResponses } from '../http/schemas.ts';
 import { PaymentStatusView } from '../payments/paymentResource.ts';
-import { MAX_LONG_POLL_MS, type PaymentStatusWaiter } from '../payments/statusWaiter.ts';
+import { MAX_LONG_POLL_MS } from '../payments/statusWaiter.ts';
 import {
   type BuyerProvider,
   checkAlignment,
@@ -69,7 +69,8 @@ async function providerOf(ctx: AppContext, request: FastifyRequest): Promise<Buy
   return { name: app?.name ?? null, icon: app?.icon_url ?? null };
 }
 
-export function registerConfirmPayment(app: App, ctx: AppContext, waiter: PaymentStatusWaiter): void {
+export function registerConfirmPayment(app: App, ctx: AppContext): void {
+  const waiter = ctx.statusWaiter;
   app.post(
     '/v1/gateway/payment/:id/confirm',
     {

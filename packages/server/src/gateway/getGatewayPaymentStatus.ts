@@ -3,11 +3,12 @@ import { errorResponses } from '../http/schemas.ts';
 import { LongPollQuery } from '../payments/getPaymentStatus.ts';
 import { PaymentStatusView } from '../payments/paymentResource.ts';
 import { effectiveStatus } from '../payments/stateMachine.ts';
-import { MAX_LONG_POLL_MS, type PaymentStatusWaiter } from '../payments/statusWaiter.ts';
+import { MAX_LONG_POLL_MS } from '../payments/statusWaiter.ts';
 import { gatewayPaymentOf, statusAfterLongPoll } from './gatewayPayment.ts';
 import { GatewayPaymentParams } from './gatewaySchemas.ts';
 
-export function registerGetGatewayPaymentStatus(app: App, ctx: AppContext, waiter: PaymentStatusWaiter): void {
+export function registerGetGatewayPaymentStatus(app: App, ctx: AppContext): void {
+  const waiter = ctx.statusWaiter;
   app.get(
     '/v1/gateway/payment/:id/status',
     {

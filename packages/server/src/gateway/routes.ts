@@ -1,5 +1,4 @@
 import type { App, AppContext } from '../context.ts';
-import type { PaymentStatusWaiter } from '../payments/statusWaiter.ts';
 import { registerCancelGatewayPayment } from './cancelGatewayPayment.ts';
 import { registerConfirmPayment } from './confirmPayment.ts';
 import { registerFetchPaymentActions } from './fetchPaymentActions.ts';
@@ -8,11 +7,11 @@ import { registerGetGatewayPaymentStatus } from './getGatewayPaymentStatus.ts';
 import { registerGetPaymentOptions } from './getPaymentOptions.ts';
 
 /** The wallet-side gateway (D10 to D12): callable with an API key or a wallet app's App-Id and Client-Id. */
-export function registerGatewayRoutes(app: App, ctx: AppContext, waiter: PaymentStatusWaiter): void {
+export function registerGatewayRoutes(app: App, ctx: AppContext): void {
   registerGetGatewayPayment(app, ctx);
   registerGetPaymentOptions(app, ctx);
   registerFetchPaymentActions(app, ctx);
-  registerConfirmPayment(app, ctx, waiter);
-  registerGetGatewayPaymentStatus(app, ctx, waiter);
+  registerConfirmPayment(app, ctx);
+  registerGetGatewayPaymentStatus(app, ctx);
   registerCancelGatewayPayment(app, ctx);
 }

@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { App, AppContext } from '../context.ts';
 import { principalOf } from '../http/auth.ts';
-import type { CursorCodec } from '../http/cursor.ts';
 import { errorResponses, Nullable } from '../http/schemas.ts';
 import { Merchant, MERCHANT_STATUSES, toMerchant } from './merchantResource.ts';
 
@@ -19,7 +18,8 @@ function likePattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
 }
 
-export function registerListMerchants(app: App, ctx: AppContext, cursors: CursorCodec): void {
+export function registerListMerchants(app: App, ctx: AppContext): void {
+  const cursors = ctx.cursors;
   app.get(
     '/v1/merchants',
     {

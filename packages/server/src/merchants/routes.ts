@@ -1,5 +1,4 @@
 import type { App, AppContext } from '../context.ts';
-import type { CursorCodec } from '../http/cursor.ts';
 import { registerCreateCryptoSettlements } from './createCryptoSettlements.ts';
 import { registerCreateMerchant } from './createMerchant.ts';
 import { registerDeleteCryptoSettlement } from './deleteCryptoSettlement.ts';
@@ -10,9 +9,9 @@ import { registerServeLogo } from './serveLogo.ts';
 import { registerUpdateCryptoSettlement } from './updateCryptoSettlement.ts';
 import { registerUpdateMerchant } from './updateMerchant.ts';
 
-export function registerMerchantRoutes(app: App, ctx: AppContext, cursors: CursorCodec): void {
+export function registerMerchantRoutes(app: App, ctx: AppContext): void {
   registerCreateMerchant(app, ctx);
-  registerListMerchants(app, ctx, cursors);
+  registerListMerchants(app, ctx);
   registerGetMerchant(app, ctx);
   registerUpdateMerchant(app, ctx);
   registerServeLogo(app, ctx);

@@ -5,7 +5,7 @@ import { MerchantIdHeader, requireMerchantIdHeader } from './merchantHeader.ts';
 import { PaymentIdParams, paymentOfRequest } from './paymentLookup.ts';
 import { PaymentStatusView, toStatusView } from './paymentResource.ts';
 import { effectiveStatus, isTerminal } from './stateMachine.ts';
-import { MAX_LONG_POLL_MS, type PaymentStatusWaiter } from './statusWaiter.ts';
+import { MAX_LONG_POLL_MS } from './statusWaiter.ts';
 
 export const LongPollQuery = Type.Object(
   {
@@ -19,7 +19,8 @@ export const LongPollQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export function registerGetPaymentStatus(app: App, ctx: AppContext, waiter: PaymentStatusWaiter): void {
+export function registerGetPaymentStatus(app: App, ctx: AppContext): void {
+  const waiter = ctx.statusWaiter;
   app.get(
     '/v1/payments/:id/status',
     {

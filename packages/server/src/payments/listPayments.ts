@@ -1,14 +1,14 @@
 import { Type } from '@sinclair/typebox';
 import { sql } from 'kysely';
 import type { App, AppContext } from '../context.ts';
-import type { CursorCodec } from '../http/cursor.ts';
 import { errorResponses, Nullable } from '../http/schemas.ts';
 import { applyFilters, filtersOf, ListPaymentsQuery } from './listFilters.ts';
 import { type ListStats, listStats, Stats } from './listStatistics.ts';
 import { MerchantIdHeader, merchantOfRequest, requireMerchantIdHeader } from './merchantHeader.ts';
 import { PaymentItem, toPaymentItem } from './paymentResource.ts';
 
-export function registerListPayments(app: App, ctx: AppContext, cursors: CursorCodec): void {
+export function registerListPayments(app: App, ctx: AppContext): void {
+  const cursors = ctx.cursors;
   app.get(
     '/v1/merchants/payments',
     {

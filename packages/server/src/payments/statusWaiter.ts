@@ -1,5 +1,7 @@
 import type { DatabaseNotifications } from '../db/notifications.ts';
-import { PAYMENT_STATUS_CHANNEL } from './transitions.ts';
+
+/** The channel every payment status change notifies (at commit), with the payment's id as payload. */
+export const PAYMENT_STATUS_CHANNEL = 'payment_status';
 
 export const MAX_LONG_POLL_MS = 30_000;
 

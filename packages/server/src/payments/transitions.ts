@@ -6,8 +6,7 @@ import { feeColumnsOnSuccess } from '../settlement/feeSchedules.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import { type MerchantRow, toPaymentItem, type PaymentRow } from './paymentResource.ts';
 import { canTransition } from './stateMachine.ts';
-
-export const PAYMENT_STATUS_CHANNEL = 'payment_status';
+import { PAYMENT_STATUS_CHANNEL } from './statusWaiter.ts';
 
 export class InvalidTransitionError extends Error {
   override readonly name = 'InvalidTransitionError';

@@ -2,7 +2,6 @@ import { Type } from '@sinclair/typebox';
 import { sql } from 'kysely';
 import type { App, AppContext } from '../context.ts';
 import { principalOf } from '../http/auth.ts';
-import type { CursorCodec } from '../http/cursor.ts';
 import { errorResponses, Nullable } from '../http/schemas.ts';
 import { endpointOfPartner, EventTypeSchema, WebhookEndpointParams } from './endpointResource.ts';
 import type { EventType } from './events.ts';
@@ -32,7 +31,8 @@ const DeliveryAttempt = Type.Object(
   { $id: 'WebhookDeliveryAttempt' },
 );
 
-export function registerListWebhookDeliveries(app: App, ctx: AppContext, cursors: CursorCodec): void {
+export function registerListWebhookDeliveries(app: App, ctx: AppContext): void {
+  const cursors = ctx.cursors;
   app.get(
     '/v1/webhooks/:id/deliveries',
     {

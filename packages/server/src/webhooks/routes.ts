@@ -1,15 +1,14 @@
 import type { App, AppContext } from '../context.ts';
-import type { CursorCodec } from '../http/cursor.ts';
 import { registerCreateWebhookEndpoint } from './createWebhookEndpoint.ts';
 import { registerDeleteWebhookEndpoint } from './deleteWebhookEndpoint.ts';
 import { registerListWebhookDeliveries } from './listWebhookDeliveries.ts';
 import { registerListWebhookEndpoints } from './listWebhookEndpoints.ts';
 import { registerRedeliverEvent } from './redeliverEvent.ts';
 
-export function registerWebhookRoutes(app: App, ctx: AppContext, cursors: CursorCodec): void {
+export function registerWebhookRoutes(app: App, ctx: AppContext): void {
   registerCreateWebhookEndpoint(app, ctx);
   registerListWebhookEndpoints(app, ctx);
   registerDeleteWebhookEndpoint(app, ctx);
-  registerListWebhookDeliveries(app, ctx, cursors);
+  registerListWebhookDeliveries(app, ctx);
   registerRedeliverEvent(app, ctx);
 }

@@ -5,7 +5,7 @@ import type { Devnet } from '@paygate/devnet';
 import type { Browser, Page } from 'playwright-core';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formTokensOf, readBuyerData } from '../../src/gateway/dataCollection/buyerData.ts';
+import { readBuyerData } from '../../src/gateway/dataCollection/buyerData.ts';
 import { setPartnerDataThreshold } from '../../src/gateway/dataCollection/thresholdSettings.ts';
 import { DataEncryptionKey } from '../../src/dataEncryptionKey.ts';
 import { createApp } from '../../src/partners/partners.ts';
@@ -424,7 +424,7 @@ describe('buyer data collection (D14)', () => {
     const [payload, mac] = url.pathname.split('/').at(-1)!.split('.') as [string, string];
     const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
     const otherAccount = Buffer.from(JSON.stringify({ ...claims, s: evmAccount('bob') })).toString('base64url');
-    const signer = await formTokensOf(server.ctx);
+    const signer = server.ctx.formTokens;
     const expired = signer.sign({
       paymentId,
       scope: evmAccount('alice'),

@@ -9,14 +9,13 @@ import { type CollectorKeys, collectorAddresses } from '../../src/chains/collect
 import { networksFromDevnet } from '../../src/chains/devnetNetworks.ts';
 import { FixedPriceSource } from '../../src/chains/prices/fixedPriceSource.ts';
 import { ChainRegistry } from '../../src/chains/registry.ts';
-import type { AppContext } from '../../src/context.ts';
 import type { Clock } from '../../src/clock.ts';
 import { connect, type Db } from '../../src/db/database.ts';
 import { createChainServices } from '../../src/gateway/createChainServices.ts';
 import type { ChainServices } from '../../src/gateway/chainServices.ts';
 import { PaymentSubmissions } from '../../src/gateway/paymentSubmissions.ts';
 import { createIsolatedDatabase } from './isolatedDatabase.ts';
-import { startTestServer, type TestServer } from './testServer.ts';
+import { type ContextOverrides, startTestServer, type TestServer } from './testServer.ts';
 
 export interface DevnetService {
   devnet: Devnet;
@@ -35,7 +34,7 @@ export interface DevnetServiceOptions {
   prices: Record<string, string>;
   clock?: Clock;
   env?: Record<string, string>;
-  context?: Partial<AppContext>;
+  context?: ContextOverrides;
   /** Run the gateway's submission workers and the chain followers with the server (default true). */
   workers?: boolean;
   submitMaxAttempts?: number;

@@ -7,8 +7,13 @@ import { loadConfig } from '../../src/config.ts';
 import type { AppContext } from '../../src/context.ts';
 import { systemClock } from '../../src/clock.ts';
 import { connect, type Db } from '../../src/db/database.ts';
-import { MerchantCache } from '../../src/merchants/merchantCache.ts';
+import { createRuntime } from '../../src/runtime.ts';
 import { createPartner } from '../../src/partners/partners.ts';
+
+/** Parts of the context to use instead of the defaults (mainnet chains, system clock, no chain services). */
+export type ContextOverrides = Partial<
+  Pick<AppContext, 'chains' | 'clock' | 'chainServices' | 'logoFetch' | 'webhookDelivery'>
+>;
 
 export interface TestServer {
   url: string;
@@ -21,7 +26,7 @@ export interface TestServer {
 export async function startTestServer(
   options: {
     env?: Record<string, string>;
-    context?: Partial<AppContext>;
+    context?: ContextOverrides;
     /** Background tasks this server's process runs; only these are claimed from the shared queue. */
     tasks?: (ctx: AppContext) => TaskList;
     /** Another database than the run's, e.g. one of the test's own. */
@@ -36,16 +41,19 @@ export async function startTestServer(
     ...options.env,
   });
   const db = connect(databaseUrl, 10);
-  const ctx: AppContext = {
+  const { context = {} } = options;
+  const runtime = await createRuntime({
     config,
     db,
     databaseUrl,
-    chains: new ChainRegistry(MAINNET_NETWORKS),
-    clock: systemClock,
-    merchants: new MerchantCache(db, { ttlMs: config.merchantCacheTtlMs }),
-    ...options.context,
-  };
-  const { app, close } = await buildApp(ctx);
+    chains: context.chains ?? new ChainRegistry(MAINNET_NETWORKS),
+    clock: context.clock ?? systemClock,
+    ...(context.chainServices ? { chainServices: context.chainServices } : {}),
+    ...(context.logoFetch ? { logoFetch: context.logoFetch } : {}),
+    ...(context.webhookDelivery ? { webhookDelivery: context.webhookDelivery } : {}),
+  });
+  const { ctx } = runtime;
+  const app = await buildApp(ctx);
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   ctx.config.baseUrl = address;
   ctx.config.checkoutUrl = address;
@@ -56,7 +64,9 @@ export async function startTestServer(
     ctx,
     close: async () => {
       await workers?.stop();
-      await close();
+      ctx.statusWaiter.stop();
+      await app.close();
+      await runtime.stop();
       await db.destroy();
     },
   };

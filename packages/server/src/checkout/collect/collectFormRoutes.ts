@@ -3,7 +3,7 @@ import { formatMinorUnits } from '../../money.ts';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppContext } from '../../context.ts';
-import { formTokensOf, storeBuyerData } from '../../gateway/dataCollection/buyerData.ts';
+import { storeBuyerData } from '../../gateway/dataCollection/buyerData.ts';
 import { buyerDataSchema } from '../../gateway/dataCollection/buyerDataSchema.ts';
 import {
   type BuyerDataProblems,
@@ -71,7 +71,7 @@ type Resolved =
 /** The payment a form link is for, or the page that refuses the link. */
 async function resolveLink(ctx: AppContext, token: string): Promise<Resolved> {
   const now = ctx.clock.now();
-  const checked = (await formTokensOf(ctx)).check(token, now);
+  const checked = ctx.formTokens.check(token, now);
   if (!checked.ok && checked.reason === 'link_expired') {
     return {
       ok: false,

@@ -1,7 +1,5 @@
 import type { AppContext } from '../../context.ts';
-import { memoised } from '../../memo.ts';
 import type { Db } from '../../db/database.ts';
-import { serviceSecret } from '../../db/serviceSecrets.ts';
 import { PriceUnavailableError } from '../../chains/prices/priceSource.ts';
 import type { ExchangeRate } from '../../chains/prices/exchangeRate.ts';
 import { ApiError, type Issue } from '../../http/errors.ts';
@@ -9,7 +7,6 @@ import type { PaymentRow } from '../../payments/paymentResource.ts';
 import type { OptionRow } from '../optionLookup.ts';
 import { buyerDataSchema } from './buyerDataSchema.ts';
 import type { DataEncryptionKey } from '../../dataEncryptionKey.ts';
-import { FormTokenSigner } from './formToken.ts';
 import {
   type DataThreshold,
   effectiveDataThreshold,
@@ -26,15 +23,6 @@ export interface CollectData {
 
 /** The scope of buyer data given for a payment as a whole, whichever account pays it. */
 export const ANY_ACCOUNT = '*';
-
-const formTokenSigners = new WeakMap<AppContext, Promise<FormTokenSigner>>();
-
-/** The form-link signer of this process, keyed from the service secret shared by all processes. */
-export function formTokensOf(ctx: AppContext): Promise<FormTokenSigner> {
-  return memoised(formTokenSigners, ctx, () =>
-    serviceSecret(ctx.db, 'buyer-data-form-token').then((secret) => new FormTokenSigner(secret)),
-  );
-}
 
 /** The key buyer data is encrypted with; without one the service cannot take buyer data at all. */
 export function dataEncryptionKeyOf(ctx: AppContext): DataEncryptionKey {
@@ -121,7 +109,8 @@ export async function buyerDataRequest(ctx: AppContext, payment: PaymentRow): Pr
   if (!(await paymentNeedsBuyerData(ctx, payment))) return null;
   // Refused now (503) rather than after the buyer filled in a form the service cannot store.
   dataEncryptionKeyOf(ctx);
-  const [tokens, given] = await Promise.all([formTokensOf(ctx), scopesWithData(ctx.db, payment.id)]);
+  const tokens = ctx.formTokens;
+  const given = await scopesWithData(ctx.db, payment.id);
   const schema = buyerDataSchema(ctx.clock.now());
   const expiresAt = Math.floor(payment.expires_at.getTime() / 1000);
   const form = (scope: string): CollectData => ({

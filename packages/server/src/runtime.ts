@@ -1,0 +1,102 @@
+import { Redis } from 'ioredis';
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import type { ChainRegistry } from './chains/registry.ts';
+import type { Clock } from './clock.ts';
+import type { Config } from './config.ts';
+import type { AppContext } from './context.ts';
+import type { Db } from './db/database.ts';
+import { DatabaseNotifications, registerNotificationMetrics } from './db/notifications.ts';
+import { serviceSecret } from './db/serviceSecrets.ts';
+import type { ChainServices } from './gateway/chainServices.ts';
+import { FormTokenSigner } from './gateway/dataCollection/formToken.ts';
+import { CursorCodec } from './http/cursor.ts';
+import { MemoryRateLimitStore, RateLimiter, RedisRateLimitStore } from './http/rateLimit.ts';
+import { createLogger, type Logger } from './log.ts';
+import type { LogoFetchOptions } from './merchants/logo.ts';
+import { MERCHANT_CHANGED_CHANNEL, MerchantCache, registerMerchantCacheMetrics } from './merchants/merchantCache.ts';
+import { PaymentStatusWaiter } from './payments/statusWaiter.ts';
+import { registerSettlementMetrics } from './settlement/metrics.ts';
+import type { WebhookDeliveryOptions } from './webhooks/deliveryOptions.ts';
+
+/** What a process brings to its runtime: its settings, its database and chains, and what its caller overrides. */
+export interface RuntimeParts {
+  config: Config;
+  db: Db;
+  databaseUrl: string;
+  chains: ChainRegistry;
+  clock: Clock;
+  /** Without chain services the gateway offers and confirms nothing. */
+  chainServices?: ChainServices;
+  /** A logger of the caller's; one at `config.logLevel` otherwise. */
+  logger?: Logger;
+  /** Test entry points only: the logo fetch and webhook delivery against private test hosts. */
+  logoFetch?: Partial<LogoFetchOptions>;
+  webhookDelivery?: Partial<WebhookDeliveryOptions>;
+}
+
+export interface Runtime {
+  ctx: AppContext;
+  /** Closes what the runtime opened: long-polls answer at once (if not told before), LISTEN and Redis close. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The one composition root of a process's long-lived parts: logger, merchant cache, signers keyed from the shared
+ * service secrets, the LISTEN connection and the long-poll waiter on it, the rate limiter and its store, and the
+ * metrics registry. `main.ts` and the test servers build their context here; the HTTP app only reads it.
+ */
+export async function createRuntime(parts: RuntimeParts): Promise<Runtime> {
+  const { config, db } = parts;
+  const logger = parts.logger ?? createLogger(config.logLevel);
+  const merchants = new MerchantCache(db, { ttlMs: config.merchantCacheTtlMs });
+  const [cursorSecret, formTokenSecret] = await Promise.all([
+    serviceSecret(db, 'cursor-signing'),
+    serviceSecret(db, 'buyer-data-form-token'),
+  ]);
+
+  const notifications = new DatabaseNotifications(parts.databaseUrl, logger.child({ component: 'notifications' }));
+  const statusWaiter = new PaymentStatusWaiter(notifications);
+  notifications.subscribe(MERCHANT_CHANGED_CHANNEL, merchants);
+  await notifications.start();
+
+  const redis = config.redisUrl
+    ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false })
+    : undefined;
+  // Requests go on unlimited while Redis is away; the log says so.
+  redis?.on('error', (error: Error) =>
+    logger.warn(`rate limit store (Redis) unavailable, requests are not rate limited: ${error.message}`),
+  );
+  const rateLimitStore = redis ? new RedisRateLimitStore(redis) : new MemoryRateLimitStore();
+
+  const metrics = new Registry();
+  collectDefaultMetrics({ register: metrics });
+  registerSettlementMetrics(metrics, db);
+  registerNotificationMetrics(metrics, notifications);
+  registerMerchantCacheMetrics(metrics, merchants);
+
+  const ctx: AppContext = {
+    config,
+    db,
+    databaseUrl: parts.databaseUrl,
+    chains: parts.chains,
+    clock: parts.clock,
+    logger,
+    merchants,
+    cursors: new CursorCodec(cursorSecret),
+    formTokens: new FormTokenSigner(formTokenSecret),
+    statusWaiter,
+    rateLimiter: new RateLimiter(rateLimitStore, config.rateLimit.max, config.rateLimit.windowMs),
+    metrics,
+    ...(parts.chainServices ? { chainServices: parts.chainServices } : {}),
+    ...(parts.logoFetch ? { logoFetch: parts.logoFetch } : {}),
+    ...(parts.webhookDelivery ? { webhookDelivery: parts.webhookDelivery } : {}),
+  };
+  return {
+    ctx,
+    stop: async () => {
+      statusWaiter.stop();
+      await notifications.stop();
+      redis?.disconnect();
+    },
+  };
+}

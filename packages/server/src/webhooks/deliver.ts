@@ -4,7 +4,7 @@ import type { Db } from '../db/database.ts';
 import type { WebhookDeliveryOptions } from './deliveryOptions.ts';
 import { nextAttemptAt } from './retrySchedule.ts';
 import { scheduleDeliveryAttempt } from './schedule.ts';
-import { sendWebhookRequest } from './send.ts';
+import { type SendResult, sendWebhookRequest } from './send.ts';
 import { signatureHeader } from './verifySignature.ts';
 
 export const USER_AGENT = 'paygate-webhooks/1 (+https://github.com/paygate)';
@@ -18,13 +18,8 @@ export interface DeliveryContext {
   options: WebhookDeliveryOptions;
 }
 
-/**
- * Makes one attempt of a pending delivery, logs it, and schedules the next attempt or gives up (D17). Runs in a
- * worker only, never in a request, so a slow or dead receiver costs the API nothing.
- */
-export async function attemptDelivery(ctx: DeliveryContext, deliveryId: string): Promise<void> {
-  const { db } = ctx;
-  const delivery = await db
+function readDelivery(db: Db, deliveryId: string) {
+  return db
     .selectFrom('webhook_deliveries as delivery')
     .innerJoin('webhook_events as event', 'event.id', 'delivery.event_id')
     .innerJoin('webhook_endpoints as endpoint', 'endpoint.id', 'delivery.endpoint_id')
@@ -43,50 +38,20 @@ export async function attemptDelivery(ctx: DeliveryContext, deliveryId: string):
     ])
     .where('delivery.id', '=', deliveryId)
     .executeTakeFirst();
-  if (delivery?.status !== 'pending') return;
-  if (delivery.deleted_at) {
-    await db
-      .updateTable('webhook_deliveries')
-      .set({ status: 'cancelled', completed_at: ctx.clock.now() })
-      .where('id', '=', delivery.id)
-      .where('status', '=', 'pending')
-      .execute();
-    return;
-  }
+}
 
+type Delivery = NonNullable<Awaited<ReturnType<typeof readDelivery>>>;
+
+/** Logs the attempt and moves the delivery on: succeeded, given up, or pending with its next attempt scheduled. */
+async function recordAttempt(ctx: DeliveryContext, delivery: Delivery, result: SendResult, startedAt: Date) {
   const endpoint = { id: delivery.id, endpointId: delivery.endpoint_id };
-  if (!delivery.redelivery) {
-    const older = await olderPendingDelivery(ctx, delivery.endpoint_id, delivery.id);
-    if (older) {
-      const now = ctx.clock.now().getTime();
-      await scheduleDeliveryAttempt(
-        db,
-        endpoint,
-        new Date(Math.max(older.next_attempt_at.getTime(), now) + ORDER_WAIT_MARGIN_MS),
-      );
-      return;
-    }
-  }
-
   const attempt = delivery.attempts + 1;
-  const startedAt = ctx.clock.now();
-  const result = await sendWebhookRequest(
-    delivery.url,
-    delivery.body,
-    {
-      'content-type': 'application/json',
-      'user-agent': USER_AGENT,
-      'pay-event-id': delivery.event_id,
-      'pay-signature': signatureHeader(delivery.secret, delivery.body, Math.floor(startedAt.getTime() / 1000)),
-    },
-    ctx.options,
-  );
   const succeeded = 'statusCode' in result && result.statusCode >= 200 && result.statusCode < 300;
   const firstAttemptAt = delivery.first_attempt_at ?? startedAt;
   const retryAt = succeeded ? null : nextAttemptAt(ctx.options.retry, attempt, firstAttemptAt, ctx.clock.now());
   const outcome = succeeded ? 'succeeded' : retryAt ? 'will_retry' : 'given_up';
 
-  await db.transaction().execute(async (trx) => {
+  await ctx.db.transaction().execute(async (trx) => {
     const updated = await trx
       .updateTable('webhook_deliveries')
       .set({
@@ -117,6 +82,53 @@ export async function attemptDelivery(ctx: DeliveryContext, deliveryId: string):
       .execute();
     if (retryAt) await scheduleDeliveryAttempt(trx, endpoint, retryAt);
   });
+}
+
+/**
+ * Makes one attempt of a pending delivery, logs it, and schedules the next attempt or gives up (D17). Runs in a
+ * worker only, never in a request, so a slow or dead receiver costs the API nothing.
+ */
+export async function attemptDelivery(ctx: DeliveryContext, deliveryId: string): Promise<void> {
+  const { db } = ctx;
+  const delivery = await readDelivery(db, deliveryId);
+  if (delivery?.status !== 'pending') return;
+  if (delivery.deleted_at) {
+    await db
+      .updateTable('webhook_deliveries')
+      .set({ status: 'cancelled', completed_at: ctx.clock.now() })
+      .where('id', '=', delivery.id)
+      .where('status', '=', 'pending')
+      .execute();
+    return;
+  }
+
+  const endpoint = { id: delivery.id, endpointId: delivery.endpoint_id };
+  if (!delivery.redelivery) {
+    const older = await olderPendingDelivery(ctx, delivery.endpoint_id, delivery.id);
+    if (older) {
+      const now = ctx.clock.now().getTime();
+      await scheduleDeliveryAttempt(
+        db,
+        endpoint,
+        new Date(Math.max(older.next_attempt_at.getTime(), now) + ORDER_WAIT_MARGIN_MS),
+      );
+      return;
+    }
+  }
+
+  const startedAt = ctx.clock.now();
+  const result = await sendWebhookRequest(
+    delivery.url,
+    delivery.body,
+    {
+      'content-type': 'application/json',
+      'user-agent': USER_AGENT,
+      'pay-event-id': delivery.event_id,
+      'pay-signature': signatureHeader(delivery.secret, delivery.body, Math.floor(startedAt.getTime() / 1000)),
+    },
+    ctx.options,
+  );
+  await recordAttempt(ctx, delivery, result, startedAt);
 }
 
 /** The oldest delivery to the endpoint that is still pending and recent enough to keep its place in line. */

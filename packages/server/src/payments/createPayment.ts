@@ -111,6 +111,47 @@ function validatedExpiry(expiresAt: number | undefined, now: Date): Date {
   return new Date(expiresAt * 1000);
 }
 
+/** A payment must cover its partner's fixed fee in its currency. */
+async function requireMinimumAmount(
+  trx: Transaction<Database>,
+  merchant: MerchantRow,
+  amount: { currency: string; value: bigint },
+): Promise<void> {
+  const minimum = await minimumAmountFor(trx, merchant.partner_id, amount.currency);
+  if (amount.value >= minimum) return;
+  const decimals = fiatCurrency(amount.currency)?.decimals ?? 2;
+  throw ApiError.validation(
+    [
+      {
+        field: 'amount.value',
+        message: `must be at least ${minimum} (${formatMinorUnits(minimum, decimals)} ${amount.currency}) to cover the fees`,
+      },
+    ],
+    `The amount is below the minimum of ${formatMinorUnits(minimum, decimals)} ${amount.currency} that covers the partner's fixed fee.`,
+  );
+}
+
+/** The create answer, in the status names of the route family that was called. */
+function createdResponse(
+  ctx: AppContext,
+  payment: PaymentRow,
+  status: number,
+  family: 'checkout' | 'payments',
+): StoredResponse {
+  const pollInMs = pollHintMs(payment.status);
+  return {
+    status,
+    body: JSON.stringify({
+      paymentId: payment.id,
+      gatewayUrl: `${ctx.config.checkoutUrl}/${payment.id}`,
+      status: family === 'checkout' ? merchantPaymentStatusName(payment.status) : payment.status,
+      expiresAt: Math.floor(payment.expires_at.getTime() / 1000),
+      isFinal: pollInMs === undefined,
+      ...(pollInMs === undefined ? {} : { pollInMs }),
+    }),
+  };
+}
+
 /**
  * Creates a payment for a merchant (D8). The referenceId is idempotent per merchant: the same referenceId and
  * amount return the existing payment (200), another amount is 409. Concurrent creates race on the unique
@@ -126,83 +167,51 @@ async function createPayment(
   const now = ctx.clock.now();
   const amount = validatedAmount(body.amount);
   const expiresAt = validatedExpiry(body.expiresAt, now);
-  const minimum = await minimumAmountFor(trx, merchant.partner_id, amount.currency);
-  if (amount.value < minimum) {
-    const decimals = fiatCurrency(amount.currency)?.decimals ?? 2;
-    throw ApiError.validation(
-      [
-        {
-          field: 'amount.value',
-          message: `must be at least ${minimum} (${formatMinorUnits(minimum, decimals)} ${amount.currency}) to cover the fees`,
-        },
-      ],
-      `The amount is below the minimum of ${formatMinorUnits(minimum, decimals)} ${amount.currency} that covers the partner's fixed fee.`,
-    );
-  }
+  await requireMinimumAmount(trx, merchant, amount);
   const successUrl = httpsUrl(body.checkout?.successUrl);
   const errorUrl = httpsUrl(body.checkout?.errorUrl);
   const redirects = successUrl && errorUrl ? { success_url: successUrl, error_url: errorUrl } : {};
 
-  const respond = (payment: PaymentRow, status: number): StoredResponse => {
-    const pollInMs = pollHintMs(payment.status);
-    return {
-      status,
-      body: JSON.stringify({
-        paymentId: payment.id,
-        gatewayUrl: `${ctx.config.checkoutUrl}/${payment.id}`,
-        status: family === 'checkout' ? merchantPaymentStatusName(payment.status) : payment.status,
-        expiresAt: Math.floor(payment.expires_at.getTime() / 1000),
-        isFinal: pollInMs === undefined,
-        ...(pollInMs === undefined ? {} : { pollInMs }),
-      }),
-    };
-  };
-
-  {
-    const inserted = await trx
-      .insertInto('payments')
-      .values({
-        id: newId('pay'),
-        partner_id: merchant.partner_id,
-        merchant_id: merchant.id,
-        reference_id: body.referenceId,
-        fiat_currency: amount.currency,
-        fiat_value: amount.value,
-        expires_at: expiresAt,
-        created_at: now,
-        updated_at: now,
-        ...redirects,
-      })
-      .onConflict((conflict) => conflict.columns(['merchant_id', 'reference_id']).doNothing())
-      .returningAll()
-      .executeTakeFirst();
-    if (!inserted) {
-      const existing = await trx
-        .selectFrom('payments')
-        .selectAll()
-        .where('merchant_id', '=', merchant.id)
-        .where('reference_id', '=', body.referenceId)
-        .executeTakeFirstOrThrow();
-      if (existing.fiat_currency !== amount.currency || BigInt(existing.fiat_value) !== amount.value) {
-        throw new ApiError(
-          'idempotency_conflict',
-          'A payment with this referenceId and another amount already exists.',
-          {
-            paymentId: existing.id,
-          },
-        );
-      }
-      return respond(existing, 200);
+  const respond = (payment: PaymentRow, status: number) => createdResponse(ctx, payment, status, family);
+  const inserted = await trx
+    .insertInto('payments')
+    .values({
+      id: newId('pay'),
+      partner_id: merchant.partner_id,
+      merchant_id: merchant.id,
+      reference_id: body.referenceId,
+      fiat_currency: amount.currency,
+      fiat_value: amount.value,
+      expires_at: expiresAt,
+      created_at: now,
+      updated_at: now,
+      ...redirects,
+    })
+    .onConflict((conflict) => conflict.columns(['merchant_id', 'reference_id']).doNothing())
+    .returningAll()
+    .executeTakeFirst();
+  if (!inserted) {
+    const existing = await trx
+      .selectFrom('payments')
+      .selectAll()
+      .where('merchant_id', '=', merchant.id)
+      .where('reference_id', '=', body.referenceId)
+      .executeTakeFirstOrThrow();
+    if (existing.fiat_currency !== amount.currency || BigInt(existing.fiat_value) !== amount.value) {
+      throw new ApiError('idempotency_conflict', 'A payment with this referenceId and another amount already exists.', {
+        paymentId: existing.id,
+      });
     }
-    await enqueueJob(
-      trx,
-      EXPIRE_PAYMENT_TASK,
-      { paymentId: inserted.id },
-      { runAt: expiresAt, jobKey: `expire:${inserted.id}` },
-    );
-    await announcePayment(trx, { chains: ctx.chains, baseUrl: ctx.config.baseUrl, now }, inserted, 'payment.created');
-    return respond(inserted, 201);
+    return respond(existing, 200);
   }
+  await enqueueJob(
+    trx,
+    EXPIRE_PAYMENT_TASK,
+    { paymentId: inserted.id },
+    { runAt: expiresAt, jobKey: `expire:${inserted.id}` },
+  );
+  await announcePayment(trx, { chains: ctx.chains, baseUrl: ctx.config.baseUrl, now }, inserted, 'payment.created');
+  return respond(inserted, 201);
 }
 
 async function handleCreate(

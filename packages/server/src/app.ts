@@ -41,6 +41,34 @@ function securityFor(auth: RouteAuth | undefined) {
   return auth.allowApp ? [...keys, { AppId: [], ClientId: [] }] : keys;
 }
 
+/** The OpenAPI document built from the route schemas (served at `/openapi.json` by `http/ops.ts`) and its viewer at `/docs`. */
+async function registerOpenApi(app: App, baseUrl: string): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'paygate API',
+        version: REFERENCE_VERSION,
+        description: `Payment acceptance API. Known versions (Pay-Version header): ${API_VERSIONS.map((v) => v.version).join(', ')}.`,
+      },
+      servers: [{ url: baseUrl }],
+      components: {
+        securitySchemes: {
+          ApiKey: { type: 'apiKey', in: 'header', name: 'Api-Key' },
+          BearerApiKey: { type: 'http', scheme: 'bearer', description: 'The API key as a bearer token.' },
+          AppId: { type: 'apiKey', in: 'header', name: 'App-Id' },
+          ClientId: { type: 'apiKey', in: 'header', name: 'Client-Id' },
+        },
+      },
+    },
+    transform: ({ schema, url, route }) => {
+      const auth = route.config?.auth as RouteAuth | undefined;
+      return { schema: { ...schema, security: securityFor(auth) } as typeof schema, url };
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, uiConfig: { deepLinking: false } });
+}
+
 /**
  * Builds the HTTP application from a runtime's context; it opens nothing of its own. Listening, closing and the
  * process lifecycle are the caller's.
@@ -93,30 +121,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
 
   registerAuth(app, new CredentialVerifier(ctx.db, config.authCacheTtlMs), ctx.rateLimiter);
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'paygate API',
-        version: REFERENCE_VERSION,
-        description: `Payment acceptance API. Known versions (Pay-Version header): ${API_VERSIONS.map((v) => v.version).join(', ')}.`,
-      },
-      servers: [{ url: config.baseUrl }],
-      components: {
-        securitySchemes: {
-          ApiKey: { type: 'apiKey', in: 'header', name: 'Api-Key' },
-          BearerApiKey: { type: 'http', scheme: 'bearer', description: 'The API key as a bearer token.' },
-          AppId: { type: 'apiKey', in: 'header', name: 'App-Id' },
-          ClientId: { type: 'apiKey', in: 'header', name: 'Client-Id' },
-        },
-      },
-    },
-    transform: ({ schema, url, route }) => {
-      const auth = route.config?.auth as RouteAuth | undefined;
-      return { schema: { ...schema, security: securityFor(auth) } as typeof schema, url };
-    },
-  });
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, uiConfig: { deepLinking: false } });
+  await registerOpenApi(app, config.baseUrl);
 
   registerOpsRoutes(app, ctx, metrics);
   registerMerchantRoutes(app, ctx);

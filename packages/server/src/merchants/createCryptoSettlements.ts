@@ -6,7 +6,8 @@ import { requireIdempotencyKey, runIdempotently } from '../http/idempotency.ts';
 import { errorResponses, IdempotencyKeyHeader } from '../http/schemas.ts';
 import { sendStoredResponse } from '../http/storedResponse.ts';
 import { newId } from '../ids.ts';
-import { MerchantIdParams, merchantOfPartner } from './merchantResource.ts';
+import { MerchantIdParams } from './merchantResource.ts';
+import { merchantOfPartner } from './merchantOfPartner.ts';
 import {
   CryptoSettlement,
   destinationIssue,

@@ -4,15 +4,8 @@ import { principalOf } from '../http/auth.ts';
 import { requireIdempotencyKey, runIdempotently } from '../http/idempotency.ts';
 import { errorResponses, IdempotencyKeyHeader } from '../http/schemas.ts';
 import { newId } from '../ids.ts';
-import {
-  fetchMerchantLogo,
-  IconUrl,
-  MerchantEmail,
-  MerchantEnvelope,
-  MerchantName,
-  storeLogo,
-  toMerchant,
-} from './merchantResource.ts';
+import { fetchMerchantLogo, storeLogo } from './merchantLogo.ts';
+import { IconUrl, MerchantEmail, MerchantEnvelope, MerchantName, toMerchant } from './merchantResource.ts';
 import { sendStoredResponse } from '../http/storedResponse.ts';
 
 const CreateMerchantBody = Type.Object(

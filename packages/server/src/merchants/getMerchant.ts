@@ -2,7 +2,8 @@ import type { App, AppContext } from '../context.ts';
 import { principalOf } from '../http/auth.ts';
 import { andThen } from '../http/eventually.ts';
 import { errorResponses } from '../http/schemas.ts';
-import { MerchantEnvelope, MerchantIdParams, merchantOfPartner, cachedMerchantView } from './merchantResource.ts';
+import { MerchantEnvelope, MerchantIdParams, cachedMerchantView } from './merchantResource.ts';
+import { merchantOfPartner } from './merchantOfPartner.ts';
 
 export function registerGetMerchant(app: App, ctx: AppContext): void {
   app.get(

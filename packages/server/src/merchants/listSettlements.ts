@@ -2,7 +2,8 @@ import { Type } from '@sinclair/typebox';
 import type { App, AppContext } from '../context.ts';
 import { principalOf } from '../http/auth.ts';
 import { errorResponses } from '../http/schemas.ts';
-import { MerchantIdParams, merchantOfPartner } from './merchantResource.ts';
+import { MerchantIdParams } from './merchantResource.ts';
+import { merchantOfPartner } from './merchantOfPartner.ts';
 import { CryptoSettlement, FiatSettlement, toCryptoSettlement } from './settlementResource.ts';
 
 export function registerListSettlements(app: App, ctx: AppContext): void {

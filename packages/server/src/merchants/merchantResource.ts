@@ -1,13 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { Selectable } from 'kysely';
-import type { AppContext } from '../context.ts';
-import type { Db } from '../db/database.ts';
 import type { MerchantsTable } from '../db/schema.ts';
-import { ApiError } from '../http/errors.ts';
 import { Nullable } from '../http/schemas.ts';
-import { andThen, type Eventually } from '../http/eventually.ts';
-import type { CachedMerchant, MerchantCache } from './merchantCache.ts';
-import { fetchLogo, LogoRejectedError, type FetchedLogo } from './logo.ts';
+import type { CachedMerchant } from './merchantCache.ts';
 
 export const MERCHANT_STATUSES = ['active', 'inactive', 'suspended'] as const;
 
@@ -61,44 +56,4 @@ export function cachedMerchantView(row: CachedMerchant, baseUrl: string): Return
     cachedViews.set(row, view);
   }
   return view;
-}
-
-/**
- * The partner's merchant, from the process's merchant cache; another partner's merchant is reported exactly like a
- * missing one (D2). Reads that must see the latest or locked row inside a transaction query the database instead.
- */
-export function merchantOfPartner(
-  merchants: MerchantCache,
-  partnerId: string,
-  merchantId: string,
-): Eventually<CachedMerchant> {
-  return andThen(merchants.get(merchantId), (row) => {
-    if (!row || row.partner_id !== partnerId) throw ApiError.notFound(`Merchant ${merchantId.slice(0, 64)} not found.`);
-    return row;
-  });
-}
-
-/** Fetches and checks a logo during the call (D6); a broken rule is a validation issue on `iconUrl`. */
-export async function fetchMerchantLogo(ctx: AppContext, url: string): Promise<FetchedLogo> {
-  try {
-    return await fetchLogo(url, {
-      allowPrivateHosts: false,
-      timeoutMs: ctx.config.logo.timeoutMs,
-      ...ctx.logoFetch,
-    });
-  } catch (error) {
-    if (error instanceof LogoRejectedError) throw ApiError.validation([{ field: 'iconUrl', message: error.message }]);
-    throw error;
-  }
-}
-
-/** Keeps a content-addressed copy of the logo and returns its file name. */
-export async function storeLogo(db: Db, logo: FetchedLogo): Promise<string> {
-  const file = `${logo.sha256}.${logo.extension}`;
-  await db
-    .insertInto('logos')
-    .values({ file, content_type: logo.contentType, bytes: logo.bytes, width: logo.width, height: logo.height })
-    .onConflict((conflict) => conflict.column('file').doNothing())
-    .execute();
-  return file;
 }

@@ -3,7 +3,7 @@ import type { App, AppContext } from '../context.ts';
 import { principalOf } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
 import { errorResponses } from '../http/schemas.ts';
-import { merchantOfPartner } from './merchantResource.ts';
+import { merchantOfPartner } from './merchantOfPartner.ts';
 import {
   CryptoSettlement,
   destinationIssue,

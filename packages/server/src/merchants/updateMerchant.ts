@@ -4,17 +4,16 @@ import { principalOf } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
 import { recordEvent } from '../webhooks/events.ts';
 import { errorResponses, Nullable } from '../http/schemas.ts';
+import { fetchMerchantLogo, storeLogo } from './merchantLogo.ts';
 import {
-  fetchMerchantLogo,
   IconUrl,
   MerchantEmail,
   MerchantEnvelope,
   MerchantIdParams,
   MerchantName,
-  merchantOfPartner,
-  storeLogo,
   toMerchant,
 } from './merchantResource.ts';
+import { merchantOfPartner } from './merchantOfPartner.ts';
 
 const UpdateMerchantBody = Type.Object(
   {

@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { principalOf } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
-import { merchantOfPartner } from '../merchants/merchantResource.ts';
+import { merchantOfPartner } from '../merchants/merchantOfPartner.ts';
 import type { MerchantRow } from './paymentResource.ts';
 
 export const MerchantIdHeader = Type.Object({

@@ -7,7 +7,7 @@ import { ApiError } from '../http/errors.ts';
 import { errorResponses } from '../http/schemas.ts';
 import { newId } from '../ids.ts';
 import { isPublicAddress } from '../net/addressPolicy.ts';
-import { merchantOfPartner } from '../merchants/merchantResource.ts';
+import { merchantOfPartner } from '../merchants/merchantOfPartner.ts';
 import { deliveryOptions } from './deliveryOptions.ts';
 import { EventTypeSchema, toWebhookEndpoint, WebhookEndpoint } from './endpointResource.ts';
 

@@ -77,63 +77,31 @@ export interface SolanaRpcOptions {
   airdrop: (address: string, lamports: bigint) => Promise<string>;
 }
 
-export function solanaRpcMethods({
-  ledger,
-  genesisHash,
-  airdrop,
-}: SolanaRpcOptions): Record<string, Handler | ((params: Params) => Promise<unknown>)> {
-  const context = () => ({ slot: ledger.currentSlot, apiVersion: SOLANA_CORE_VERSION });
-  const withContext = (value: unknown) => ({ context: context(), value });
-  const decimals = (mint: string) => ledger.mintDecimals(mint);
-  const encoded = (account: LedgerAccount | null, options: Record<string, unknown>, fallback: 'base58' | 'base64') =>
-    account ? encodeAccount(account, accountEncoding(options, fallback), dataSlice(options), decimals) : null;
+type Methods = Record<string, Handler | ((params: Params) => Promise<unknown>)>;
 
-  const tokenAccountsOf = (owner: string, filter: Record<string, unknown>, options: Record<string, unknown>) => {
-    let program: string;
-    let mint: string | undefined;
-    if (typeof filter.mint === 'string') {
-      mint = pubkey(filter.mint);
-      const mintAccount = ledger.account(mint);
-      if (!mintAccount || !parseMint(mintAccount)) throw new RpcError(-32602, 'Invalid param: could not find mint');
-      program = mintAccount.owner;
-    } else if (typeof filter.programId === 'string') {
-      program = pubkey(filter.programId);
-      if (!isTokenProgram(program)) throw new RpcError(-32602, 'Invalid param: unrecognized Token program id');
-    } else {
-      throw invalidParams('expected a mint or programId filter');
-    }
-    const encoding = accountEncoding(options, 'base64');
-    return ledger
-      .programAccounts(program)
-      .filter(({ account }) => {
-        const info = parseTokenAccount(account);
-        return info !== null && info.owner === owner && (mint === undefined || info.mint === mint);
-      })
-      .map(({ address, account }) => ({
-        pubkey: address,
-        account: encodeAccount(account, encoding, dataSlice(options), decimals),
-      }));
+/** What every method group reads: the ledger, and the slot context answers carry. */
+interface MethodContext {
+  ledger: SolanaLedger;
+  withContext: (value: unknown) => { context: { slot: number; apiVersion: string }; value: unknown };
+  decimals: (mint: string) => number | null;
+}
+
+function methodContext(ledger: SolanaLedger): MethodContext {
+  return {
+    ledger,
+    withContext: (value) => ({ context: { slot: ledger.currentSlot, apiVersion: SOLANA_CORE_VERSION }, value }),
+    decimals: (mint) => ledger.mintDecimals(mint),
   };
+}
 
-  const signatureStatus = (record: TransactionRecord | undefined) => {
-    if (!record) return null;
-    const { confirmationStatus, confirmations } = ledger.commitmentOf(record);
-    return {
-      slot: record.slot,
-      confirmations,
-      err: record.err,
-      status: record.err === null ? { Ok: null } : { Err: record.err },
-      confirmationStatus,
-    };
-  };
+function encodingOfTransaction(options: Record<string, unknown>): 'base58' | 'base64' {
+  const encoding = options.encoding ?? 'base58';
+  if (encoding !== 'base58' && encoding !== 'base64') throw invalidParams(`unsupported encoding: ${String(encoding)}`);
+  return encoding;
+}
 
-  const transactionEncoding = (options: Record<string, unknown>) => {
-    const encoding = options.encoding ?? 'json';
-    if (encoding === 'json' || encoding === 'jsonParsed' || encoding === 'base64' || encoding === 'base58')
-      return encoding;
-    throw invalidParams(`unsupported encoding: ${String(encoding)}`);
-  };
-
+/** The cluster's identity, clock and fees. */
+function clusterMethods({ ledger, withContext }: MethodContext, genesisHash: string): Methods {
   return {
     getHealth: () => 'ok',
     getVersion: () => ({ 'solana-core': SOLANA_CORE_VERSION, 'feature-set': FEATURE_SET }),
@@ -169,6 +137,61 @@ export function solanaRpcMethods({
       return withContext(fee);
     },
     getRecentPrioritizationFees: () => [{ slot: ledger.currentSlot, prioritizationFee: 0 }],
+  };
+}
+
+function matchesProgramAccountFilter(
+  data: Uint8Array,
+  filter: { dataSize?: number; memcmp?: { offset: number; bytes: string; encoding?: string } },
+): boolean {
+  if (filter.dataSize !== undefined) return data.length === filter.dataSize;
+  if (filter.memcmp) {
+    const wanted = decodeBytes(filter.memcmp.bytes, filter.memcmp.encoding === 'base64' ? 'base64' : 'base58');
+    const actual = data.subarray(filter.memcmp.offset, filter.memcmp.offset + wanted.length);
+    return actual.length === wanted.length && actual.every((byte, index) => byte === wanted[index]);
+  }
+  return true;
+}
+
+/** The token accounts `owner` holds, of one mint or of one token program. */
+function tokenAccountsOf(
+  { ledger, decimals }: MethodContext,
+  owner: string,
+  filter: Record<string, unknown>,
+  options: Record<string, unknown>,
+) {
+  let program: string;
+  let mint: string | undefined;
+  if (typeof filter.mint === 'string') {
+    mint = pubkey(filter.mint);
+    const mintAccount = ledger.account(mint);
+    if (!mintAccount || !parseMint(mintAccount)) throw new RpcError(-32602, 'Invalid param: could not find mint');
+    program = mintAccount.owner;
+  } else if (typeof filter.programId === 'string') {
+    program = pubkey(filter.programId);
+    if (!isTokenProgram(program)) throw new RpcError(-32602, 'Invalid param: unrecognized Token program id');
+  } else {
+    throw invalidParams('expected a mint or programId filter');
+  }
+  const encoding = accountEncoding(options, 'base64');
+  return ledger
+    .programAccounts(program)
+    .filter(({ account }) => {
+      const info = parseTokenAccount(account);
+      return info !== null && info.owner === owner && (mint === undefined || info.mint === mint);
+    })
+    .map(({ address, account }) => ({
+      pubkey: address,
+      account: encodeAccount(account, encoding, dataSlice(options), decimals),
+    }));
+}
+
+/** Accounts, balances and token state. */
+function accountMethods(context: MethodContext): Methods {
+  const { ledger, withContext, decimals } = context;
+  const encoded = (account: LedgerAccount | null, options: Record<string, unknown>, fallback: 'base58' | 'base64') =>
+    account ? encodeAccount(account, accountEncoding(options, fallback), dataSlice(options), decimals) : null;
+  return {
     getBalance: (params) => withContext(ledger.account(pubkey(params[0]))?.lamports ?? 0n),
     getAccountInfo: (params) => withContext(encoded(ledger.account(pubkey(params[0])), config(params, 1), 'base58')),
     getMultipleAccounts: (params) => {
@@ -181,26 +204,15 @@ export function solanaRpcMethods({
     getProgramAccounts: (params) => {
       const program = pubkey(params[0]);
       const options = config(params, 1);
-      const filters = (options.filters ?? []) as {
-        dataSize?: number;
-        memcmp?: { offset: number; bytes: string; encoding?: string };
-      }[];
+      const filters = (options.filters ?? []) as Parameters<typeof matchesProgramAccountFilter>[1][];
       const encoding = accountEncoding(options, 'base58');
-      const matches = ledger.programAccounts(program).filter(({ account }) =>
-        filters.every((filter) => {
-          if (filter.dataSize !== undefined) return account.data.length === filter.dataSize;
-          if (filter.memcmp) {
-            const wanted = decodeBytes(filter.memcmp.bytes, filter.memcmp.encoding === 'base64' ? 'base64' : 'base58');
-            const actual = account.data.subarray(filter.memcmp.offset, filter.memcmp.offset + wanted.length);
-            return actual.length === wanted.length && actual.every((byte, index) => byte === wanted[index]);
-          }
-          return true;
-        }),
-      );
-      const value = matches.map(({ address, account }) => ({
-        pubkey: address,
-        account: encodeAccount(account, encoding, dataSlice(options), decimals),
-      }));
+      const value = ledger
+        .programAccounts(program)
+        .filter(({ account }) => filters.every((filter) => matchesProgramAccountFilter(account.data, filter)))
+        .map(({ address, account }) => ({
+          pubkey: address,
+          account: encodeAccount(account, encoding, dataSlice(options), decimals),
+        }));
       return options.withContext === true ? withContext(value) : value;
     },
     getTokenAccountBalance: (params) => {
@@ -217,21 +229,107 @@ export function solanaRpcMethods({
       return withContext(tokenAmount(mint.supply, mint.decimals));
     },
     getTokenAccountsByOwner: (params) =>
-      withContext(tokenAccountsOf(pubkey(params[0]), config(params, 1), config(params, 2))),
+      withContext(tokenAccountsOf(context, pubkey(params[0]), config(params, 1), config(params, 2))),
+  };
+}
+
+/** `getTransaction`: a landed transaction at the asked commitment, in the asked encoding. */
+function transactionAt(ledger: SolanaLedger, params: Params): unknown {
+  const options = config(params, 1);
+  const commitment = options.commitment ?? 'finalized';
+  if (commitment === 'processed') throw invalidParams('Method does not support commitment below `confirmed`');
+  const record = ledger.transaction(text(params, 0, 'signature'));
+  if (!record) return null;
+  const depth = ledger.currentSlot - record.slot;
+  if (depth < (commitment === 'confirmed' ? 1 : FINALIZED_DEPTH)) return null;
+  const wire = new Uint8Array(Buffer.from(record.wireBase64, 'base64'));
+  const decoded = decodeWireTransaction(wire);
+  const maxVersion = options.maxSupportedTransactionVersion;
+  if (decoded.version === 0 && maxVersion === undefined) {
+    throw new RpcError(
+      -32015,
+      'Transaction version (0) is not supported by the requesting client. Please try the request again with the following configuration parameter: "maxSupportedTransactionVersion": 0',
+    );
+  }
+  const encoding = options.encoding ?? 'json';
+  if (encoding !== 'json' && encoding !== 'jsonParsed' && encoding !== 'base64' && encoding !== 'base58')
+    throw invalidParams(`unsupported encoding: ${String(encoding)}`);
+  const parsed = encoding === 'jsonParsed';
+  const transaction =
+    encoding === 'base64'
+      ? [record.wireBase64, 'base64']
+      : encoding === 'base58'
+        ? [base58(wire), 'base58']
+        : transactionJson(decoded, record, parsed);
+  return {
+    slot: record.slot,
+    blockTime: record.blockTime,
+    ...(maxVersion !== undefined ? { version: decoded.version } : {}),
+    transaction,
+    meta: {
+      err: record.err,
+      status: record.err === null ? { Ok: null } : { Err: record.err },
+      fee: BigInt(record.fee),
+      preBalances: record.preBalances.map(BigInt),
+      postBalances: record.postBalances.map(BigInt),
+      innerInstructions: innerInstructionsJson(record, parsed),
+      logMessages: record.logMessages,
+      preTokenBalances: record.preTokenBalances,
+      postTokenBalances: record.postTokenBalances,
+      rewards: [],
+      loadedAddresses: record.loadedAddresses,
+      computeUnitsConsumed: BigInt(record.computeUnitsConsumed),
+    },
+  };
+}
+
+/** `getSignaturesForAddress`: newest first, paged by `before` and `until`. */
+function signaturesFor(ledger: SolanaLedger, params: Params): unknown {
+  const address = pubkey(params[0]);
+  const options = config(params, 1);
+  const limit = typeof options.limit === 'number' ? Math.min(options.limit, 1000) : 1000;
+  let records = ledger.signaturesForAddress(address);
+  if (typeof options.before === 'string') {
+    const index = records.findIndex((record) => record.signature === options.before);
+    records = index >= 0 ? records.slice(index + 1) : [];
+  }
+  if (typeof options.until === 'string') {
+    const index = records.findIndex((record) => record.signature === options.until);
+    if (index >= 0) records = records.slice(0, index);
+  }
+  return records.slice(0, limit).map((record) => ({
+    signature: record.signature,
+    slot: record.slot,
+    err: record.err,
+    memo: memoOf(decodeWireTransaction(new Uint8Array(Buffer.from(record.wireBase64, 'base64')))),
+    blockTime: record.blockTime,
+    confirmationStatus: ledger.commitmentOf(record).confirmationStatus,
+  }));
+}
+
+/** Sending, simulating and looking up transactions. */
+function transactionMethods({ ledger, withContext }: MethodContext): Methods {
+  const signatureStatus = (record: TransactionRecord | undefined) => {
+    if (!record) return null;
+    const { confirmationStatus, confirmations } = ledger.commitmentOf(record);
+    return {
+      slot: record.slot,
+      confirmations,
+      err: record.err,
+      status: record.err === null ? { Ok: null } : { Err: record.err },
+      confirmationStatus,
+    };
+  };
+  return {
     sendTransaction: (params) => {
       const options = config(params, 1);
-      const encoding = options.encoding ?? 'base58';
-      if (encoding !== 'base58' && encoding !== 'base64')
-        throw invalidParams(`unsupported encoding: ${String(encoding)}`);
-      return ledger.send(decodeBytes(text(params, 0, 'transaction'), encoding), {
+      return ledger.send(decodeBytes(text(params, 0, 'transaction'), encodingOfTransaction(options)), {
         skipPreflight: options.skipPreflight === true,
       });
     },
     simulateTransaction: (params) => {
       const options = config(params, 1);
-      const encoding = options.encoding ?? 'base58';
-      if (encoding !== 'base58' && encoding !== 'base64')
-        throw invalidParams(`unsupported encoding: ${String(encoding)}`);
+      const encoding = encodingOfTransaction(options);
       const sigVerify = options.sigVerify === true;
       const replaceRecentBlockhash = options.replaceRecentBlockhash === true;
       if (sigVerify && replaceRecentBlockhash)
@@ -262,74 +360,18 @@ export function solanaRpcMethods({
         ),
       );
     },
-    getSignaturesForAddress: (params) => {
-      const address = pubkey(params[0]);
-      const options = config(params, 1);
-      const limit = typeof options.limit === 'number' ? Math.min(options.limit, 1000) : 1000;
-      let records = ledger.signaturesForAddress(address);
-      if (typeof options.before === 'string') {
-        const index = records.findIndex((record) => record.signature === options.before);
-        records = index >= 0 ? records.slice(index + 1) : [];
-      }
-      if (typeof options.until === 'string') {
-        const index = records.findIndex((record) => record.signature === options.until);
-        if (index >= 0) records = records.slice(0, index);
-      }
-      return records.slice(0, limit).map((record) => ({
-        signature: record.signature,
-        slot: record.slot,
-        err: record.err,
-        memo: memoOf(decodeWireTransaction(new Uint8Array(Buffer.from(record.wireBase64, 'base64')))),
-        blockTime: record.blockTime,
-        confirmationStatus: ledger.commitmentOf(record).confirmationStatus,
-      }));
-    },
-    getTransaction: (params) => {
-      const options = config(params, 1);
-      const commitment = options.commitment ?? 'finalized';
-      if (commitment === 'processed') throw invalidParams('Method does not support commitment below `confirmed`');
-      const record = ledger.transaction(text(params, 0, 'signature'));
-      if (!record) return null;
-      const depth = ledger.currentSlot - record.slot;
-      if (depth < (commitment === 'confirmed' ? 1 : FINALIZED_DEPTH)) return null;
-      const wire = new Uint8Array(Buffer.from(record.wireBase64, 'base64'));
-      const decoded = decodeWireTransaction(wire);
-      const maxVersion = options.maxSupportedTransactionVersion;
-      if (decoded.version === 0 && maxVersion === undefined) {
-        throw new RpcError(
-          -32015,
-          'Transaction version (0) is not supported by the requesting client. Please try the request again with the following configuration parameter: "maxSupportedTransactionVersion": 0',
-        );
-      }
-      const encoding = transactionEncoding(options);
-      const parsed = encoding === 'jsonParsed';
-      const transaction =
-        encoding === 'base64'
-          ? [record.wireBase64, 'base64']
-          : encoding === 'base58'
-            ? [base58(wire), 'base58']
-            : transactionJson(decoded, record, parsed);
-      return {
-        slot: record.slot,
-        blockTime: record.blockTime,
-        ...(maxVersion !== undefined ? { version: decoded.version } : {}),
-        transaction,
-        meta: {
-          err: record.err,
-          status: record.err === null ? { Ok: null } : { Err: record.err },
-          fee: BigInt(record.fee),
-          preBalances: record.preBalances.map(BigInt),
-          postBalances: record.postBalances.map(BigInt),
-          innerInstructions: innerInstructionsJson(record, parsed),
-          logMessages: record.logMessages,
-          preTokenBalances: record.preTokenBalances,
-          postTokenBalances: record.postTokenBalances,
-          rewards: [],
-          loadedAddresses: record.loadedAddresses,
-          computeUnitsConsumed: BigInt(record.computeUnitsConsumed),
-        },
-      };
-    },
+    getSignaturesForAddress: (params) => signaturesFor(ledger, params),
+    getTransaction: (params) => transactionAt(ledger, params),
+  };
+}
+
+/** Every JSON-RPC method the devnet's Solana node answers, by name. */
+export function solanaRpcMethods({ ledger, genesisHash, airdrop }: SolanaRpcOptions): Methods {
+  const context = methodContext(ledger);
+  return {
+    ...clusterMethods(context, genesisHash),
+    ...accountMethods(context),
+    ...transactionMethods(context),
     requestAirdrop: async (params) => {
       const address = pubkey(params[0]);
       const lamports = params[1];

@@ -42,6 +42,8 @@ export interface MerchantsTable {
   data_threshold_override: Generated<'inherit' | 'never' | 'threshold'>;
   data_threshold_currency: string | null;
   data_threshold_amount: ColumnType<string | null, string | bigint | null | undefined, string | bigint | null>;
+  /** Set when the partner deletes the merchant: gone from listings and new payments, kept for its history. */
+  deleted_at: ColumnType<Date | null, never, Date | null>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }

@@ -18,6 +18,7 @@ import * as paymentListTimeCover from './0016_payment_list_time_cover.ts';
 import * as serialStatsFold from './0017_serial_stats_fold.ts';
 import * as chainWatches from './0018_chain_watches.ts';
 import * as paymentSubmissions from './0019_payment_submissions.ts';
+import * as merchantSoftDelete from './0020_merchant_soft_delete.ts';
 
 /** Every schema change, in order; names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -40,4 +41,5 @@ export const migrations: Record<string, Migration> = {
   '0017_serial_stats_fold': serialStatsFold,
   '0018_chain_watches': chainWatches,
   '0019_payment_submissions': paymentSubmissions,
+  '0020_merchant_soft_delete': merchantSoftDelete,
 };

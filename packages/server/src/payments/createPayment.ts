@@ -6,7 +6,8 @@ import type { App, AppContext } from '../context.ts';
 import { principalOf } from '../http/auth.ts';
 import { ApiError, type Issue } from '../http/errors.ts';
 import { runIdempotently, type StoredResponse } from '../http/idempotency.ts';
-import { errorResponses } from '../http/schemas.ts';
+import { errorResponses, Nullable } from '../http/schemas.ts';
+import { versionHas } from '../http/versions.ts';
 import { sendStoredResponse } from '../http/storedResponse.ts';
 import { newId } from '../ids.ts';
 import { minimumAmountFor } from '../settlement/feeSchedules.ts';
@@ -14,7 +15,7 @@ import { formatMinorUnits } from '../money.ts';
 import { enqueueJob } from '../jobs/queue.ts';
 import { currencyOfUnit, fiatCurrency } from './currencies.ts';
 import { EXPIRE_PAYMENT_TASK } from './expiry.ts';
-import { MerchantIdHeader, merchantOfRequest, requireMerchantIdHeader } from './merchantHeader.ts';
+import { liveMerchantOfRequest, MerchantIdHeader, requireMerchantIdHeader } from './merchantHeader.ts';
 import type { MerchantRow, PaymentRow } from './paymentResource.ts';
 import { merchantPaymentStatusName, pollHintMs } from './stateMachine.ts';
 import { announcePayment } from './transitions.ts';
@@ -40,27 +41,43 @@ const ReferenceId = Type.String({
   pattern: '^[\\x20-\\x7E]+$',
   description: 'Your id for the payment; unique per merchant',
 });
-const ExpiresAt = Type.Integer({ description: 'Unix seconds, 60 s to 24 h ahead; default 15 minutes' });
+const ExpiresAt = Nullable(
+  Type.Integer({ description: 'Unix seconds, 60 s to 24 h ahead; default 15 minutes; null is the same as absent' }),
+);
+
+/** Where the checkout page sends the buyer once the payment is final. */
+function checkoutRedirects(description: string) {
+  return Type.Optional(
+    Type.Object(
+      {
+        successUrl: Type.Optional(Type.String({ maxLength: 2048, description: 'After success' })),
+        errorUrl: Type.Optional(
+          Type.String({ maxLength: 2048, description: 'After failure, expiry or cancellation' }),
+        ),
+      },
+      { additionalProperties: false, description },
+    ),
+  );
+}
 
 const CheckoutBody = Type.Object(
   {
     amount: Amount,
     referenceId: ReferenceId,
     expiresAt: Type.Optional(ExpiresAt),
-    checkout: Type.Optional(
-      Type.Object(
-        {
-          successUrl: Type.Optional(Type.String({ maxLength: 2048 })),
-          errorUrl: Type.Optional(Type.String({ maxLength: 2048 })),
-        },
-        { additionalProperties: false },
-      ),
-    ),
+    checkout: checkoutRedirects('Used only when both are HTTPS; otherwise the checkout page shows its own final views'),
   },
   { additionalProperties: false },
 );
 const PaymentsBody = Type.Object(
-  { amount: Amount, referenceId: ReferenceId, expiresAt: Type.Optional(ExpiresAt) },
+  {
+    amount: Amount,
+    referenceId: ReferenceId,
+    expiresAt: Type.Optional(ExpiresAt),
+    checkout: checkoutRedirects(
+      'From 2026-02-19.preview: both HTTPS URLs, else 400 params_validation; ignored in 2026-02-18',
+    ),
+  },
   { additionalProperties: false },
 );
 
@@ -84,6 +101,42 @@ function httpsUrl(value: string | undefined): string | undefined {
   }
 }
 
+/**
+ * The create as the request's version understands it: `expiresAt: null` is not given, and `POST /v1/payments`
+ * ignores `checkout` before 2026-02-19.preview. A replay that differs only there is the same request.
+ */
+function understoodBody(body: CreateBody, family: 'checkout' | 'payments', version: string): CreateBody {
+  const { expiresAt, checkout, ...rest } = body;
+  const takesCheckout = family === 'checkout' || versionHas(version, 'payment-checkout-redirects');
+  return {
+    ...rest,
+    ...(expiresAt === undefined || expiresAt === null ? {} : { expiresAt }),
+    ...(checkout && takesCheckout ? { checkout } : {}),
+  };
+}
+
+/**
+ * The redirects stored with the payment. `/v1/merchant/payment` keeps them only when both are HTTPS and otherwise
+ * lets the checkout page show its own final views (interface); `POST /v1/payments` refuses a pair that is not.
+ */
+function redirectsOf(
+  checkout: CreateBody['checkout'],
+  family: 'checkout' | 'payments',
+): { success_url?: string; error_url?: string } {
+  if (family === 'payments' && checkout) {
+    const issues = (['successUrl', 'errorUrl'] as const)
+      .filter((field) => !httpsUrl(checkout[field]))
+      .map((field) => ({
+        field: `checkout.${field}`,
+        message: checkout[field] === undefined ? 'is required with checkout' : 'must be an absolute HTTPS URL',
+      }));
+    if (issues.length) throw ApiError.validation(issues);
+  }
+  const successUrl = httpsUrl(checkout?.successUrl);
+  const errorUrl = httpsUrl(checkout?.errorUrl);
+  return successUrl && errorUrl ? { success_url: successUrl, error_url: errorUrl } : {};
+}
+
 /** Checks the amount against its currency (D8): a known ISO 4217 code, a positive integer of minor units. */
 function validatedAmount(amount: CreateBody['amount']): { currency: string; value: bigint } {
   const issues: Issue[] = [];
@@ -100,9 +153,9 @@ function validatedAmount(amount: CreateBody['amount']): { currency: string; valu
   return { currency: code as string, value: BigInt(amount.value) };
 }
 
-function validatedExpiry(expiresAt: number | undefined, now: Date): Date {
+function validatedExpiry(expiresAt: number | null | undefined, now: Date): Date {
   const nowS = Math.floor(now.getTime() / 1000);
-  if (expiresAt === undefined) return new Date((nowS + DEFAULT_LIFETIME_S) * 1000);
+  if (expiresAt === undefined || expiresAt === null) return new Date((nowS + DEFAULT_LIFETIME_S) * 1000);
   if (expiresAt < nowS + MIN_LIFETIME_S || expiresAt > nowS + MAX_LIFETIME_S) {
     throw ApiError.validation([
       { field: 'expiresAt', message: 'must be unix seconds between 60 seconds and 24 hours from now' },
@@ -168,9 +221,7 @@ async function createPayment(
   const amount = validatedAmount(body.amount);
   const expiresAt = validatedExpiry(body.expiresAt, now);
   await requireMinimumAmount(trx, merchant, amount);
-  const successUrl = httpsUrl(body.checkout?.successUrl);
-  const errorUrl = httpsUrl(body.checkout?.errorUrl);
-  const redirects = successUrl && errorUrl ? { success_url: successUrl, error_url: errorUrl } : {};
+  const redirects = redirectsOf(body.checkout, family);
 
   const respond = (payment: PaymentRow, status: number) => createdResponse(ctx, payment, status, family);
   const inserted = await trx
@@ -222,15 +273,16 @@ async function handleCreate(
   family: 'checkout' | 'payments',
 ) {
   // Read before any transaction opens: a request must never hold one pooled connection while waiting for another.
-  const merchant = await merchantOfRequest(ctx, request);
+  const merchant = await liveMerchantOfRequest(ctx, request);
   if (merchant.status !== 'active')
     throw new ApiError('forbidden', `Merchant ${merchant.id} is ${merchant.status} and cannot take payments.`);
+  const understood = understoodBody(body, family, request.apiVersion ?? '');
   const header = request.headers['idempotency-key'];
   const key = Array.isArray(header) ? header[0] : header;
   if (!key)
     return sendStoredResponse(
       reply,
-      await ctx.db.transaction().execute((trx) => createPayment(ctx, trx, merchant, body, family)),
+      await ctx.db.transaction().execute((trx) => createPayment(ctx, trx, merchant, understood, family)),
     );
   const { partnerId } = principalOf(request);
   const response = await runIdempotently(
@@ -239,9 +291,9 @@ async function handleCreate(
       partnerId,
       scope: `POST ${request.routeOptions.url} ${request.headers['merchant-id']}`,
       key: key.slice(0, 255),
-      fingerprint: body,
+      fingerprint: understood,
     },
-    (trx) => createPayment(ctx, trx, merchant, body, family),
+    (trx) => createPayment(ctx, trx, merchant, understood, family),
   );
   return sendStoredResponse(reply, response);
 }

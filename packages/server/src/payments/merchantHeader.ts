@@ -23,7 +23,17 @@ export async function requireMerchantIdHeader(request: FastifyRequest): Promise<
   if (!merchantIdOf(request)) throw new ApiError('missing_merchant_id');
 }
 
-/** The caller's merchant named by `Merchant-Id`; another partner's merchant is reported as missing. */
+/**
+ * The caller's merchant named by `Merchant-Id`, to read its payments; another partner's merchant is reported as
+ * missing. A deleted merchant is found: its payments and their history stay readable.
+ */
 export async function merchantOfRequest(ctx: AppContext, request: FastifyRequest): Promise<MerchantRow> {
+  return merchantOfPartner(ctx.merchants, principalOf(request).partnerId, merchantIdOf(request) ?? '', {
+    includeDeleted: true,
+  });
+}
+
+/** The caller's merchant named by `Merchant-Id`, to create a payment: a deleted merchant is reported as missing. */
+export async function liveMerchantOfRequest(ctx: AppContext, request: FastifyRequest): Promise<MerchantRow> {
   return merchantOfPartner(ctx.merchants, principalOf(request).partnerId, merchantIdOf(request) ?? '');
 }

@@ -1,7 +1,10 @@
 import { ApiError } from './errors.ts';
 
 /** A behaviour that a version turns on; code asks `versionHas(version, change)` instead of comparing dates. */
-export type VersionChange = 'asset-query-parameter-removed';
+export type VersionChange =
+  | 'asset-query-parameter-removed'
+  | 'payment-checkout-redirects'
+  | 'payment-list-cancelled-status';
 
 interface ApiVersion {
   version: string;
@@ -14,8 +17,10 @@ export const API_VERSIONS: readonly ApiVersion[] = [
   { version: '2026-02-18', changes: [], description: 'The reference version.' },
   {
     version: '2026-02-19.preview',
-    changes: ['asset-query-parameter-removed'],
-    description: 'Preview: the deprecated `asset` query parameter of the payment list is refused; use `token_symbol`.',
+    changes: ['asset-query-parameter-removed', 'payment-checkout-redirects', 'payment-list-cancelled-status'],
+    description:
+      'Preview: the deprecated `asset` query parameter of the payment list is refused (use `token_symbol`); ' +
+      '`POST /v1/payments` takes `checkout {successUrl, errorUrl}` (HTTPS); the payment lists filter by `status=cancelled`.',
   },
 ];
 

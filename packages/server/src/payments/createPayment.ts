@@ -51,9 +51,7 @@ function checkoutRedirects(description: string) {
     Type.Object(
       {
         successUrl: Type.Optional(Type.String({ maxLength: 2048, description: 'After success' })),
-        errorUrl: Type.Optional(
-          Type.String({ maxLength: 2048, description: 'After failure, expiry or cancellation' }),
-        ),
+        errorUrl: Type.Optional(Type.String({ maxLength: 2048, description: 'After failure, expiry or cancellation' })),
       },
       { additionalProperties: false, description },
     ),

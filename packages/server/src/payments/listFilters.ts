@@ -4,7 +4,16 @@ import type { Database } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
 import { versionHas } from '../http/versions.ts';
 
-const LIST_STATUSES = ['requires_action', 'processing', 'succeeded', 'failed', 'expired'] as const;
+/** The list's status filter; `cancelled` only where the version has `payment-list-cancelled-status`. */
+const LIST_STATUSES = ['requires_action', 'processing', 'succeeded', 'failed', 'expired', 'cancelled'] as const;
+export type ListStatus = (typeof LIST_STATUSES)[number];
+
+/** One enum rather than a union of constants, so a wrong value is told the accepted ones. */
+const ListStatusValue = Type.Unsafe<ListStatus>({
+  type: 'string',
+  enum: [...LIST_STATUSES],
+  description: '`cancelled` from 2026-02-19.preview: only the cancelled payments, which `failed` includes too',
+});
 
 /** The payment list's query; its filters apply alike to the page and to the statistics. */
 export const ListPaymentsQuery = Type.Object(
@@ -15,16 +24,18 @@ export const ListPaymentsQuery = Type.Object(
       Type.Array(Type.String({ minLength: 1, maxLength: 16 }), { maxItems: 20, description: 'Repeat for several' }),
     ),
     asset: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 16, deprecated: true, description: 'Deprecated: use token_symbol' }),
+      Type.String({ maxLength: 16, deprecated: true, description: 'Deprecated: use token_symbol; empty is absent' }),
     ),
     network: Type.Optional(
       Type.String({ minLength: 1, maxLength: 512, description: 'CAIP-2 chain ids, comma-separated' }),
     ),
     sortBy: Type.Union([Type.Literal('date'), Type.Literal('amount')], { default: 'date' }),
     sortDir: Type.Union([Type.Literal('asc'), Type.Literal('desc')], { default: 'desc' }),
-    cursor: Type.Optional(Type.String({ maxLength: 4096 })),
+    cursor: Type.Optional(
+      Type.String({ maxLength: 4096, description: 'nextCursor of the previous page; empty is absent' }),
+    ),
     limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
-    status: Type.Optional(Type.Array(Type.Union(LIST_STATUSES.map((status) => Type.Literal(status))), { maxItems: 5 })),
+    status: Type.Optional(Type.Array(ListStatusValue, { maxItems: 6 })),
     referenceId: Type.Optional(
       Type.String({
         minLength: 3,
@@ -40,10 +51,11 @@ export const ListPaymentsQuery = Type.Object(
 export type ListQuery = Static<typeof ListPaymentsQuery>;
 
 /**
- * The payments the list shows under `status` at `now` (D9): unpaid past expiry is expired, cancelled is failed.
+ * The payments the list shows under `status` at `now` (D9): unpaid past expiry is expired, cancelled is failed;
+ * the `cancelled` filter narrows to the cancelled ones, still shown as failed.
  * Written as plain column conditions, not one CASE expression, so the planner can use the status index.
  */
-function listedStatusCondition(eb: ExpressionBuilder<Database, 'payments'>, status: string, now: Date) {
+function listedStatusCondition(eb: ExpressionBuilder<Database, 'payments'>, status: ListStatus, now: Date) {
   switch (status) {
     case 'requires_action':
       return eb.and([eb('payments.status', '=', 'requires_action'), eb('payments.expires_at', '>', now)]);
@@ -55,24 +67,35 @@ function listedStatusCondition(eb: ExpressionBuilder<Database, 'payments'>, stat
     case 'failed':
       return eb('payments.status', 'in', ['failed', 'cancelled']);
     default:
-      return eb('payments.status', '=', status as 'processing' | 'succeeded');
+      return eb('payments.status', '=', status);
   }
 }
 
+/** Whose payments a list covers: one merchant's, or those of every merchant of a partner (deleted ones included). */
+export type ListScope = { merchantId: string } | { partnerId: string };
+
 export interface Filters {
-  merchantId: string;
+  scope: ListScope;
   start?: Date;
   end?: Date;
   symbols?: string[];
   networks?: string[];
-  statuses?: string[];
+  statuses?: ListStatus[];
   referenceId?: string;
   now: Date;
 }
 
-export function filtersOf(query: ListQuery, merchantId: string, now: Date, version: string): Filters {
-  if (query.asset !== undefined && versionHas(version, 'asset-query-parameter-removed')) {
+export function filtersOf(query: ListQuery, scope: ListScope, now: Date, version: string): Filters {
+  if (query.asset && versionHas(version, 'asset-query-parameter-removed')) {
     throw ApiError.validation([{ field: 'asset', message: `is removed in API version ${version}; use token_symbol` }]);
+  }
+  if (query.status?.includes('cancelled') && !versionHas(version, 'payment-list-cancelled-status')) {
+    throw ApiError.validation([
+      {
+        field: 'status',
+        message: `cancelled is not a list status in API version ${version}: a cancelled payment is listed as failed and status=failed includes it (status=cancelled exists from 2026-02-19.preview)`,
+      },
+    ]);
   }
   const symbols = [...(query.token_symbol ?? []), ...(query.asset ? [query.asset] : [])].map((symbol) =>
     symbol.toUpperCase(),
@@ -87,7 +110,7 @@ export function filtersOf(query: ListQuery, merchantId: string, now: Date, versi
   const end = query.endTs ? new Date(query.endTs) : undefined;
   if (start && end && start >= end) throw ApiError.validation([{ field: 'endTs', message: 'must be after startTs' }]);
   return {
-    merchantId,
+    scope,
     now,
     ...(start ? { start } : {}),
     ...(end ? { end } : {}),
@@ -100,7 +123,11 @@ export function filtersOf(query: ListQuery, merchantId: string, now: Date, versi
 
 export function applyFilters<O>(query: SelectQueryBuilder<Database, 'payments', O>, filters: Filters) {
   return query.where((eb: ExpressionBuilder<Database, 'payments'>) => {
-    const conditions = [eb('payments.merchant_id', '=', filters.merchantId)];
+    const conditions = [
+      'merchantId' in filters.scope
+        ? eb('payments.merchant_id', '=', filters.scope.merchantId)
+        : eb('payments.partner_id', '=', filters.scope.partnerId),
+    ];
     if (filters.start) conditions.push(eb('payments.created_at', '>=', filters.start));
     if (filters.end) conditions.push(eb('payments.created_at', '<', filters.end));
     if (filters.symbols) conditions.push(eb(eb.fn('upper', ['payments.token_symbol']), 'in', filters.symbols));

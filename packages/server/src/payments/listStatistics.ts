@@ -3,7 +3,7 @@ import { type SelectQueryBuilder, sql } from 'kysely';
 import type { AppContext } from '../context.ts';
 import type { Database } from '../db/schema.ts';
 import { fiatCurrency, toStandardUnits } from './currencies.ts';
-import { applyFilters, type Filters } from './listFilters.ts';
+import { applyFilters, type Filters, type ListScope } from './listFilters.ts';
 
 export const Stats = Type.Object({
   totalRevenue: Type.Array(
@@ -50,7 +50,18 @@ const STORED_STATUSES_OF: Record<string, string[]> = {
   succeeded: ['succeeded'],
   failed: ['failed', 'cancelled'],
   expired: ['expired', 'requires_action'],
+  cancelled: ['cancelled'],
 };
+
+/**
+ * The merchants whose rows of the statistics tables (keyed by merchant) a scope covers: a partner's are all its
+ * merchants, deleted ones included, each read through its own key range.
+ */
+function merchantsOf(ctx: AppContext, scope: ListScope) {
+  return 'merchantId' in scope
+    ? [scope.merchantId]
+    : ctx.db.selectFrom('merchants').select('merchants.id').where('merchants.partner_id', '=', scope.partnerId);
+}
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const utcDay = (at: Date) => new Date(Math.floor(at.getTime() / DAY_MS) * DAY_MS);
@@ -89,12 +100,14 @@ async function totalsOf(ctx: AppContext, filters: Filters): Promise<CurrencyTota
     'payments',
     'fiat_total',
   ] as const;
+  const merchants = merchantsOf(ctx, filters.scope);
   let days = ctx.db
     .selectFrom((eb) =>
       eb
         .selectFrom('payment_daily_stats')
         .select(statsColumns)
-        .unionAll(eb.selectFrom('payment_stats_deltas').select(statsColumns))
+        .where('merchant_id', 'in', merchants)
+        .unionAll(eb.selectFrom('payment_stats_deltas').select(statsColumns).where('merchant_id', 'in', merchants))
         .as('stats'),
     )
     .select([
@@ -102,7 +115,6 @@ async function totalsOf(ctx: AppContext, filters: Filters): Promise<CurrencyTota
       sql<string>`sum(payments)`.as('payments'),
       sql<string>`coalesce(sum(fiat_total) FILTER (WHERE status = 'succeeded'), 0)`.as('revenue'),
     ])
-    .where('merchant_id', '=', filters.merchantId)
     .groupBy('fiat_currency');
   if (daysFrom) days = days.where('day', '>=', sql<Date>`${isoDay(daysFrom)}::date`);
   if (daysTo) days = days.where('day', '<', sql<Date>`${isoDay(daysTo)}::date`);
@@ -150,6 +162,7 @@ const BUYER_GROUP_STATUSES: Record<string, string[] | undefined> = {
   processing: ['processing'],
   succeeded: ['succeeded'],
   failed: ['failed', 'cancelled'],
+  cancelled: ['cancelled'],
 };
 
 /**
@@ -157,16 +170,16 @@ const BUYER_GROUP_STATUSES: Record<string, string[] | undefined> = {
  * narrowed only by token, network and settled statuses, the per-group buyer table does; otherwise the payments.
  */
 async function customersOf(ctx: AppContext, filters: Filters): Promise<number> {
-  const { merchantId, symbols, networks, statuses, now: _now, ...narrowing } = filters;
+  const { scope, symbols, networks, statuses, now: _now, ...narrowing } = filters;
   const countRows = (query: SelectQueryBuilder<Database, never, object>) =>
     ctx.db.selectFrom(query.as('buyers')).select(sql<string>`count(*)`.as('customers')).executeTakeFirstOrThrow();
   if (!symbols && !networks && !statuses && Object.keys(narrowing).length === 0) {
-    const { customers } = await ctx.db
+    const buyers = ctx.db
       .selectFrom('merchant_buyers')
-      .select(sql<string>`count(*)`.as('customers'))
-      .where('merchant_id', '=', merchantId)
-      .executeTakeFirstOrThrow();
-    return Number(customers);
+      .select('buyer_account')
+      .where('merchant_id', 'in', merchantsOf(ctx, scope));
+    // One merchant's rows are distinct accounts already; a buyer of several merchants is one customer of the partner.
+    return Number((await countRows('merchantId' in scope ? buyers : buyers.distinct())).customers);
   }
   const groupStatuses = statuses?.map((status) => BUYER_GROUP_STATUSES[status]);
   if (Object.keys(narrowing).length === 0 && !groupStatuses?.includes(undefined)) {
@@ -174,7 +187,7 @@ async function customersOf(ctx: AppContext, filters: Filters): Promise<number> {
       .selectFrom('payment_buyers')
       .select('buyer_account')
       .distinct()
-      .where('merchant_id', '=', merchantId);
+      .where('merchant_id', 'in', merchantsOf(ctx, scope));
     if (symbols) groups = groups.where('token_symbol', 'in', symbols);
     if (networks) groups = groups.where('network', 'in', networks);
     if (groupStatuses)

@@ -4,6 +4,8 @@ import { registerCreatePayment } from './createPayment.ts';
 import { registerGetMerchantPaymentStatus } from './getMerchantPaymentStatus.ts';
 import { registerGetPayment } from './getPayment.ts';
 import { registerGetPaymentStatus } from './getPaymentStatus.ts';
+import { registerListDeprecatedMerchantPayments } from './listDeprecatedMerchantPayments.ts';
+import { registerListPartnerPayments } from './listPartnerPayments.ts';
 import { registerListPayments } from './listPayments.ts';
 
 export function registerPaymentRoutes(app: App, ctx: AppContext): void {
@@ -13,4 +15,6 @@ export function registerPaymentRoutes(app: App, ctx: AppContext): void {
   registerGetPayment(app, ctx);
   registerCancelPayment(app, ctx);
   registerListPayments(app, ctx);
+  registerListPartnerPayments(app, ctx);
+  registerListDeprecatedMerchantPayments(app, ctx);
 }

@@ -2,7 +2,7 @@ import type { App, AppContext } from '../context.ts';
 import { errorResponses } from '../http/schemas.ts';
 import { MerchantIdHeader, requireMerchantIdHeader } from './merchantHeader.ts';
 import { PaymentIdParams, paymentOfRequest } from './paymentLookup.ts';
-import { PaymentItem, toPaymentItem } from './paymentResource.ts';
+import { PaymentDetail, toPaymentDetail } from './paymentResource.ts';
 
 export function registerGetPayment(app: App, ctx: AppContext): void {
   app.get(
@@ -12,15 +12,15 @@ export function registerGetPayment(app: App, ctx: AppContext): void {
       onRequest: requireMerchantIdHeader,
       schema: {
         tags: ['payments'],
-        summary: 'A payment, as the merchant payment list shows it',
+        summary: 'A payment, as the merchant payment list shows it, with what was paid and why it failed',
         headers: MerchantIdHeader,
         params: PaymentIdParams,
-        response: { 200: PaymentItem, ...errorResponses(404) },
+        response: { 200: PaymentDetail, ...errorResponses(404) },
       },
     },
     async (request) => {
       const { payment, merchant } = await paymentOfRequest(ctx, request, request.params.id);
-      return toPaymentItem(payment, merchant, ctx.chains, ctx.config.baseUrl, ctx.clock.now());
+      return toPaymentDetail(payment, merchant, ctx.chains, ctx.config.baseUrl, ctx.clock.now());
     },
   );
 }

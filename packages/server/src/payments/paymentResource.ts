@@ -31,6 +31,12 @@ export const TokenAmount = Type.Object({
   display: Nullable(AmountDisplay),
 });
 
+const Settlement = Type.Object({
+  settled: Type.Boolean(),
+  amount: Type.Optional(TokenAmount),
+  txHash: Type.Optional(Type.String()),
+});
+
 export const PaymentItem = Type.Object({
   paymentId: Type.String(),
   merchant: Type.Object({
@@ -58,9 +64,7 @@ export const PaymentItem = Type.Object({
   fees: Type.Optional(
     Type.Object({ total: TokenAmount, fixed: Type.Optional(TokenAmount), percentage: Type.Optional(Type.String()) }),
   ),
-  settlement: Type.Optional(
-    Type.Object({ settled: Type.Boolean(), amount: Type.Optional(TokenAmount), txHash: Type.Optional(Type.String()) }),
-  ),
+  settlement: Type.Optional(Settlement),
   createdAt: Type.String({ format: 'date-time' }),
   lastUpdatedAt: Type.String({ format: 'date-time' }),
   settledAt: Type.Optional(Type.String({ format: 'date-time' })),
@@ -166,11 +170,62 @@ export function toPaymentItem(
   };
 }
 
+const PaidInfo = Type.Object({
+  optionAmount: { ...TokenAmount, description: 'The amount of the option the buyer paid, in its token' },
+  txId: Type.String({ description: 'The hash (on Solana the signature) of the transaction that paid' }),
+});
+
+/** What the buyer paid and with which transaction, once the payment's transaction is known; null before. */
+function paidInfo(row: PaymentRow, chains: ChainRegistry) {
+  return row.token_asset && row.token_value && row.tx_hash
+    ? { optionAmount: tokenAmountOf(chains, row.token_asset, row.token_value), txId: row.tx_hash }
+    : null;
+}
+
+/** `GET /v1/payments/{id}`: the list item, with what was paid, why a failed payment failed and its settlement transfer. */
+export const PaymentDetail = Type.Object({
+  ...PaymentItem.properties,
+  settlement: Type.Optional(
+    Type.Object({
+      ...Settlement.properties,
+      successful: Type.Optional(
+        Type.Object(
+          { txId: Type.String(), amount: TokenAmount },
+          { description: 'Once settled: the settlement transfer and the amount it paid the merchant' },
+        ),
+      ),
+    }),
+  ),
+  info: Nullable(PaidInfo),
+  failureCode: Type.Optional(
+    Type.String({ description: 'Why a payment listed as failed failed, when known (e.g. declined_user)' }),
+  ),
+});
+
+export function toPaymentDetail(
+  row: PaymentRow,
+  merchant: Pick<MerchantRow, 'id' | 'name' | 'logo_file'>,
+  chains: ChainRegistry,
+  baseUrl: string,
+  now: Date,
+) {
+  const item = toPaymentItem(row, merchant, chains, baseUrl, now);
+  const { settlement } = item;
+  return {
+    ...item,
+    ...(settlement?.settled && settlement.amount && settlement.txHash
+      ? { settlement: { ...settlement, successful: { txId: settlement.txHash, amount: settlement.amount } } }
+      : {}),
+    info: paidInfo(row, chains),
+    ...(item.status === 'failed' && row.failure_code ? { failureCode: row.failure_code } : {}),
+  };
+}
+
 export const PaymentStatusView = Type.Object({
   status: Type.String(),
   isFinal: Type.Boolean(),
   pollInMs: Type.Optional(Type.Integer({ minimum: 0 })),
-  info: Nullable(Type.Object({ optionAmount: TokenAmount, txId: Type.String() })),
+  info: Nullable(PaidInfo),
   failureCode: Type.Optional(Type.String()),
 });
 
@@ -182,10 +237,7 @@ export function toStatusView(row: PaymentRow, chains: ChainRegistry, now: Date) 
     status,
     isFinal: isTerminal(status),
     ...(pollInMs === undefined ? {} : { pollInMs }),
-    info:
-      status === 'succeeded' && row.token_asset && row.token_value && row.tx_hash
-        ? { optionAmount: tokenAmountOf(chains, row.token_asset, row.token_value), txId: row.tx_hash }
-        : null,
+    info: status === 'succeeded' ? paidInfo(row, chains) : null,
     ...(status === 'failed' ? { failureCode: row.failure_code ?? 'failed' } : {}),
   };
 }

@@ -1,17 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import helmet from 'helmet';
 import type { App, AppContext } from './context.ts';
-import { CredentialVerifier, registerAuth, type RouteAuth } from './http/auth.ts';
-import { registerErrorHandlers } from './http/errorHandler.ts';
+import { CredentialVerifier, registerAuth } from './http/auth.ts';
+import { answerClientError, MAX_PARAM_LENGTH, registerErrorHandlers, replyWithError } from './http/errorHandler.ts';
 import { registerOpsRoutes } from './http/ops.ts';
 import { requestLogger } from './http/requestLogger.ts';
 import { registerRequestMetrics } from './http/requestMetrics.ts';
+import { RouteMethods } from './http/routeMethods.ts';
 import { registerValidators } from './http/validation.ts';
-import { API_VERSIONS, echoedVersion, REFERENCE_VERSION } from './http/versions.ts';
+import { registerOpenApi } from './http/openApi.ts';
+import { echoedVersion } from './http/versions.ts';
 import { registerMerchantRoutes } from './merchants/routes.ts';
 import { registerWebhookRoutes } from './webhooks/routes.ts';
 import { registerPaymentRoutes } from './payments/routes.ts';
@@ -35,40 +35,6 @@ const API_SECURITY_HEADERS = {
   'x-frame-options': 'DENY',
 };
 
-function securityFor(auth: RouteAuth | undefined) {
-  if (!auth) return [];
-  const keys = [{ ApiKey: [] }, { BearerApiKey: [] }];
-  return auth.allowApp ? [...keys, { AppId: [], ClientId: [] }] : keys;
-}
-
-/** The OpenAPI document built from the route schemas (served at `/openapi.json` by `http/ops.ts`) and its viewer at `/docs`. */
-async function registerOpenApi(app: App, baseUrl: string): Promise<void> {
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'paygate API',
-        version: REFERENCE_VERSION,
-        description: `Payment acceptance API. Known versions (Pay-Version header): ${API_VERSIONS.map((v) => v.version).join(', ')}.`,
-      },
-      servers: [{ url: baseUrl }],
-      components: {
-        securitySchemes: {
-          ApiKey: { type: 'apiKey', in: 'header', name: 'Api-Key' },
-          BearerApiKey: { type: 'http', scheme: 'bearer', description: 'The API key as a bearer token.' },
-          AppId: { type: 'apiKey', in: 'header', name: 'App-Id' },
-          ClientId: { type: 'apiKey', in: 'header', name: 'Client-Id' },
-        },
-      },
-    },
-    transform: ({ schema, url, route }) => {
-      const auth = route.config?.auth as RouteAuth | undefined;
-      return { schema: { ...schema, security: securityFor(auth) } as typeof schema, url };
-    },
-  });
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, uiConfig: { deepLinking: false } });
-}
-
 /**
  * Builds the HTTP application from a runtime's context; it opens nothing of its own. Listening, closing and the
  * process lifecycle are the caller's.
@@ -85,12 +51,15 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     },
     trustProxy: config.trustProxy,
     return503OnClosing: true,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors: replyWithError,
+    clientErrorHandler: answerClientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // JSON is the only request body the API speaks; anything else is refused as invalid_params (D18).
   app.removeContentTypeParser('text/plain');
   registerValidators(app);
-  registerErrorHandlers(app);
+  registerErrorHandlers(app, new RouteMethods());
   registerRequestMetrics(app, metrics);
 
   // One helmet middleware built at start: @fastify/helmet rebuilds it (and re-parses the CSP) on every request.

@@ -1,7 +1,13 @@
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from './errors.ts';
 import { validationIssues } from './validation.ts';
-import { echoedVersion } from './versions.ts';
+import type { RouteMethods } from './routeMethods.ts';
+import { echoedVersion, REFERENCE_VERSION } from './versions.ts';
+
+/** Fastify's longest path parameter; a longer one cannot be an id of ours. */
+export const MAX_PARAM_LENGTH = 100;
 
 function errorBody(error: ApiError) {
   return {
@@ -17,6 +23,10 @@ export function toApiError(error: unknown, request: FastifyRequest): ApiError {
   if (error instanceof ApiError) return error;
   const fastifyError = error as FastifyError & { validationContext?: string };
   if (fastifyError.validation) {
+    const withoutKey = fastifyError.validation.some(
+      (issue) => (issue.params as { missingProperty?: unknown }).missingProperty === 'idempotency-key',
+    );
+    if (fastifyError.validationContext === 'headers' && withoutKey) return new ApiError('missing_idempotency_key');
     return ApiError.validation(validationIssues(fastifyError.validation, fastifyError.validationContext));
   }
   // Text PostgreSQL cannot store (a NUL byte, an invalid encoding) is bad input, not a server fault.
@@ -28,6 +38,12 @@ export function toApiError(error: unknown, request: FastifyRequest): ApiError {
     );
   }
   const status = fastifyError.statusCode;
+  if (fastifyError.code === 'FST_ERR_BAD_URL') return new ApiError('invalid_params', 'The URL is not valid.');
+  if (fastifyError.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    return new ApiError('invalid_params', `A path segment is longer than ${MAX_PARAM_LENGTH} characters.`, undefined, {
+      status: 414,
+    });
+  }
   if (status === 413)
     return new ApiError('invalid_params', 'The request body is too large.', undefined, { status: 413 });
   if (status === 429) return new ApiError('rate_limited');
@@ -47,18 +63,60 @@ export function toApiError(error: unknown, request: FastifyRequest): ApiError {
   });
 }
 
-export function registerErrorHandlers(app: FastifyInstance): void {
-  app.setErrorHandler((error, request, reply: FastifyReply) => {
-    const apiError = toApiError(error, request);
-    // Refused before the request hooks ran (an unparsable URL, say): the response still names a version (D3).
-    if (!reply.hasHeader('pay-version')) reply.header('pay-version', echoedVersion(request.headers));
-    if (apiError.status === 429 && !reply.hasHeader('retry-after')) reply.header('retry-after', '1');
-    return reply.status(apiError.status).type('application/json; charset=utf-8').send(errorBody(apiError));
+/** Answers anything thrown with the error body; also what Fastify refuses before routing (a bad URL). */
+export function replyWithError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const apiError = toApiError(error, request);
+  // Refused before the request hooks ran (an unparsable URL, say): the response still names a version (D3).
+  if (!reply.hasHeader('pay-version')) reply.header('pay-version', echoedVersion(request.headers));
+  if (!reply.hasHeader('request-id')) reply.header('request-id', request.id);
+  if (apiError.status === 429 && !reply.hasHeader('retry-after')) reply.header('retry-after', '1');
+  return reply.status(apiError.status).type('application/json; charset=utf-8').send(errorBody(apiError));
+}
+
+const CLIENT_ERRORS: Record<string, { status: number; message: string }> = {
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, message: 'The request did not arrive in time.' },
+  HPE_HEADER_OVERFLOW: { status: 431, message: 'The request headers are too large.' },
+};
+const MALFORMED_REQUEST = {
+  status: 400,
+  message: 'The request is not valid HTTP (for example a control character in a header).',
+};
+
+/**
+ * A request Node's HTTP parser refuses (a control character in a header, headers too large, too slow) never
+ * reaches Fastify: it is answered here on the socket, still with the error body, and the connection closed.
+ */
+export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const { status, message } = CLIENT_ERRORS[error.code ?? ''] ?? MALFORMED_REQUEST;
+  const body = JSON.stringify(errorBody(new ApiError('invalid_params', message, undefined, { status })));
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
+        'content-type: application/json; charset=utf-8\r\n' +
+        `content-length: ${Buffer.byteLength(body)}\r\n` +
+        `pay-version: ${REFERENCE_VERSION}\r\n` +
+        'connection: close\r\n\r\n' +
+        body,
+    );
+  }
+  socket.destroy(error);
+}
+
+export function registerErrorHandlers(app: FastifyInstance, routeMethods: RouteMethods): void {
+  routeMethods.track(app);
+  app.setErrorHandler(replyWithError);
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    const allowed = routeMethods.allowed(path);
+    if (allowed.length > 0) {
+      reply.header('allow', allowed.join(', '));
+      return replyWithError(
+        new ApiError('method_not_allowed', `${path} does not take ${request.method}; it takes ${allowed.join(', ')}.`),
+        request,
+        reply,
+      );
+    }
+    return replyWithError(new ApiError('not_found', `No route for ${request.method} ${path}.`), request, reply);
   });
-  app.setNotFoundHandler((request, reply) =>
-    reply
-      .status(404)
-      .type('application/json; charset=utf-8')
-      .send(errorBody(new ApiError('not_found', `No route for ${request.method} ${request.url.split('?')[0]}.`))),
-  );
 }

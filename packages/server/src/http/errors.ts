@@ -16,14 +16,14 @@ interface ErrorSpec {
 
 /** Every error code the API answers with, its HTTP status and default message (the interface's and D-decisions'). */
 export const API_ERRORS = {
-  invalid_params: { status: 400, alsoStatus: [413], message: 'The request is not valid.' },
+  invalid_params: { status: 400, alsoStatus: [408, 413, 414, 431], message: 'The request is not valid.' },
   params_validation: { status: 400, message: 'The request is not valid.' },
   invalid_state: { status: 400, message: 'The payment is not in a state that allows this.' },
   invalid_api_version: { status: 400, message: 'The API version is not valid.' },
   unknown_api_version: { status: 400, message: 'The API version does not exist.' },
   api_version_downgrade: { status: 400, message: "The API version is older than the partner's pinned version." },
   conflicting_auth_headers: { status: 400, message: 'Send either Api-Key or App-Id, not both.' },
-  missing_idempotency_key: { status: 400, message: 'Send an Idempotency-Key header.' },
+  missing_idempotency_key: { status: 400, message: 'Send a fresh unique Idempotency-Key header with this request.' },
   missing_api_key: { status: 401, message: 'Send your API key in the Api-Key header.' },
   invalid_api_key: { status: 401, message: 'The API key is not valid or has been revoked.' },
   missing_client_id: { status: 401, message: 'App-Id requires a Client-Id header.' },
@@ -32,6 +32,10 @@ export const API_ERRORS = {
   forbidden: { status: 403, message: 'The credentials lack permission for this.' },
   not_found: { status: 404, message: 'Not found.' },
   payment_not_found: { status: 404, message: 'Payment not found.' },
+  method_not_allowed: {
+    status: 405,
+    message: 'This path does not take that method; the Allow header lists those it takes.',
+  },
   quote_expired: { status: 409, message: 'The quote expired; ask for options again.' },
   idempotency_conflict: { status: 409, message: 'The Idempotency-Key was used with another request.' },
   settlement_asset_conflict: { status: 409, message: 'The asset already has a settlement destination.' },

@@ -26,7 +26,7 @@ const MAX_KEY_LENGTH = 255;
 export function requireIdempotencyKey(key: string | string[] | undefined): string {
   const value = Array.isArray(key) ? key[0] : key;
   if (!value) {
-    throw new ApiError('missing_idempotency_key', 'Send a fresh unique Idempotency-Key header with this request.');
+    throw new ApiError('missing_idempotency_key');
   }
   if (value.length > MAX_KEY_LENGTH) {
     throw ApiError.validation([

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Histogram, Registry } from 'prom-client';
 import { appendRouteHook } from './routeHooks.ts';
+import { SdkRequestCounter } from './sdkMetrics.ts';
 
 /** prom-client's default buckets, in seconds. */
 const UPPER_BOUNDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -80,7 +81,8 @@ export class RequestDurationHistogram {
 }
 
 /**
- * Observes every response's duration by method, route and status; unmatched routes count as `unmatched`. Each route
+ * Observes every response's duration by method, route and status; unmatched routes count as `unmatched`. Requests
+ * that name their SDK are counted by it. Each route
  * gets its own hook holding its series, so a response finds its series without reading the route's options.
  */
 export function registerRequestMetrics(app: FastifyInstance, registry: Registry): void {
@@ -96,8 +98,10 @@ export function registerRequestMetrics(app: FastifyInstance, registry: Registry)
     });
   });
   const unmatched = durations.seriesOfRoute('unmatched');
+  const sdkRequests = new SdkRequestCounter(registry);
   app.addHook('onResponse', (request, reply, done) => {
     if (request.is404) unmatched(request.method, reply.statusCode).observe(reply.elapsedTime / 1000);
+    sdkRequests.count(request.headers);
     done();
   });
 }

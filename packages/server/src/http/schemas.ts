@@ -36,8 +36,10 @@ export function errorResponses(...statuses: number[]) {
   );
 }
 
+/** The header of routes that require an Idempotency-Key (D5); a request without one gets `missing_idempotency_key`. */
 export const IdempotencyKeyHeader = Type.Object({
-  'idempotency-key': Type.Optional(
-    Type.String({ description: 'A fresh unique value per operation; a replay returns the original result.' }),
-  ),
+  'idempotency-key': Type.String({
+    maxLength: 255,
+    description: 'A fresh unique value per operation; a replay returns the original result.',
+  }),
 });

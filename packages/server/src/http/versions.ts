@@ -52,8 +52,10 @@ export function versionHas(version: string, change: VersionChange): boolean {
   return API_VERSIONS.find((entry) => entry.version === version)?.changes.includes(change) ?? false;
 }
 
+/** A version header's value; an empty one (`Pay-Version:` with nothing after it) counts as not sent. */
 function headerValue(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value.join(',') : value;
+  const joined = Array.isArray(value) ? value.join(',') : value;
+  return joined?.trim() ? joined : undefined;
 }
 
 /** The version a request asked for (`Pay-Version`, or its alias `WCP-Version`), checked for form only. */

@@ -62,7 +62,10 @@ export async function setup(project: TestProject): Promise<void> {
       }
       await admin.query(`CREATE DATABASE "${runDatabase}"`);
     });
-    url = embedded.url.replace(/\/postgres$/, `/${runDatabase}`);
+    // The embedded cluster's URL may name its socket folder in the query: only the path names the database.
+    const runUrl = new URL(embedded.url);
+    runUrl.pathname = `/${runDatabase}`;
+    url = runUrl.href;
     presence = new pg.Client({ connectionString: url, application_name: 'paygate test run' });
     await presence.connect();
   }

@@ -14,6 +14,7 @@ import { registerOpenApi } from './http/openApi.ts';
 import { echoedVersion } from './http/versions.ts';
 import { registerMerchantRoutes } from './merchants/routes.ts';
 import { registerWebhookRoutes } from './webhooks/routes.ts';
+import { registerRefundRoutes } from './refunds/routes.ts';
 import { registerPaymentRoutes } from './payments/routes.ts';
 import { registerGatewayRoutes } from './gateway/routes.ts';
 import { registerCollectFormRoutes } from './checkout/collect/collectFormRoutes.ts';
@@ -99,5 +100,6 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   await registerCollectFormRoutes(app, ctx);
   registerCheckoutRoutes(app, ctx);
   registerWebhookRoutes(app, ctx);
+  registerRefundRoutes(app, ctx);
   return app;
 }

@@ -46,6 +46,8 @@ export interface AppContext {
   metrics: Registry;
   /** Submits a confirmed payment in this process at once; without it, any process's submission sweep takes it. */
   submissions?: { soon(paymentId: string): void };
+  /** Sends pending on-chain refunds in this process soon; without it, the refund sender's next round takes them. */
+  refunds?: { soon(): void };
   /** Overrides of the logo fetch, for tests only (a private test host, its CA, a DNS table). */
   logoFetch?: Partial<LogoFetchOptions>;
   /** Overrides of webhook delivery, for tests only (a private receiver, its CA, short retries and timeouts). */

@@ -1,7 +1,7 @@
 import { randomFillSync } from 'node:crypto';
 import { monotonicFactory } from 'ulid';
 
-export type IdPrefix = 'mrch' | 'pay' | 'crypto' | 'fiat' | 'opt' | 'whk' | 'evt' | 'app' | 'key' | 'ptr';
+export type IdPrefix = 'mrch' | 'pay' | 'crypto' | 'fiat' | 'opt' | 'whk' | 'evt' | 'app' | 'key' | 'ptr' | 'rfnd';
 
 const randomPool = Buffer.alloc(4096);
 let randomOffset = randomPool.length;

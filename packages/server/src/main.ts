@@ -16,6 +16,7 @@ import { startWorkers } from './jobs/queue.ts';
 import { serviceTaskList } from './jobs/taskList.ts';
 import type { TransferCrashPoint } from './settlement/crashPoint.ts';
 import { foldPaymentStatsEvery } from './payments/paymentStatsFold.ts';
+import { RefundWorker } from './refunds/refundWorker.ts';
 import { SettlementWorker } from './settlement/worker.ts';
 import { type DatabaseHandle, migrateToLatest, openDatabase } from './db/database.ts';
 import { createPartner } from './partners/partners.ts';
@@ -165,6 +166,14 @@ export async function start(options: StartOptions = {}): Promise<void> {
   const { ctx } = runtime;
   const submissions = PaymentSubmissions.start(ctx, { log: logger.child({ component: 'submissions' }) });
   ctx.submissions = submissions;
+  const refunds = new RefundWorker({
+    db: handle.db,
+    chains: chains.registry,
+    services: chainServices,
+    clock: systemClock,
+    log: logger.child({ component: 'refunds' }),
+  }).runEvery();
+  ctx.refunds = refunds;
   const app = await buildApp(ctx);
   const background = await startBackground(ctx, chainServices, logger);
   let settlement: { stop(): Promise<void> } | undefined;
@@ -175,6 +184,7 @@ export async function start(options: StartOptions = {}): Promise<void> {
     await runtime.stop();
     await background.followers.stop();
     await submissions.stop();
+    await refunds.stop();
     await background.statsFold.stop();
     await settlement?.stop();
     await background.workers.stop();

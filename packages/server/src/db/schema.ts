@@ -252,7 +252,7 @@ export interface SolanaTransactionsTable {
   id: Generated<string>;
   /** CAIP-2 id of the Solana network. */
   network: string;
-  purpose: 'payment' | 'settlement';
+  purpose: 'payment' | 'settlement' | 'refund';
   /** The payment (or settlement batch) id the transaction belongs to. */
   reference: string;
   /** The fee payer's signature: the transaction id, known before sending. */
@@ -398,6 +398,34 @@ export interface SettlementBatchPaymentsTable {
   amount: ColumnType<string, string | bigint, string | bigint>;
 }
 
+export type RefundMethod = 'recorded' | 'onchain';
+export type RefundStatus = 'pending' | 'succeeded' | 'failed';
+
+export interface RefundsTable {
+  id: string;
+  partner_id: string;
+  merchant_id: string;
+  payment_id: string;
+  method: RefundMethod;
+  status: RefundStatus;
+  fiat_currency: string;
+  /** Minor units of the payment's currency; int8 arrives as a string. */
+  fiat_value: ColumnType<string, string | bigint, string | bigint>;
+  /** CAIP-19 id of the token the payment was paid in, when known. */
+  token_asset: string | null;
+  /** Minor units of that token. */
+  token_value: ColumnType<string | null, string | bigint | null, string | bigint | null>;
+  /** CAIP-10 account an on-chain refund is sent to: the account that paid. */
+  destination: string | null;
+  tx_hash: string | null;
+  failure_reason: string | null;
+  /** The settlement batch that deducted this on-chain refund from the merchant's settlements. */
+  netted_batch_id: string | null;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+  completed_at: Date | null;
+}
+
 export interface SettlementShortfallsTable {
   asset: string;
   needed: ColumnType<string, string | bigint, string | bigint>;
@@ -439,4 +467,5 @@ export interface Database {
   merchant_buyers: MerchantBuyersTable;
   payment_buyers: PaymentBuyersTable;
   payment_stats_deltas: PaymentDailyStatsTable;
+  refunds: RefundsTable;
 }

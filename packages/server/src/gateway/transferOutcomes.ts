@@ -3,6 +3,7 @@ import type { ChainRegistry } from '../chains/registry.ts';
 import type { FinalTransfer, TransferOutcomeHandler } from '../chains/transferOutcomes.ts';
 import type { Database } from '../db/schema.ts';
 import { changePaymentStatus, InvalidTransitionError, type TransitionContext } from '../payments/transitions.ts';
+import { failRefund, REFUND_PURPOSE, succeedRefund } from '../refunds/refundBook.ts';
 import { failBatch, SETTLEMENT_PURPOSE, settleBatch } from '../settlement/batches.ts';
 import { acceptedConfirmation, markProcessing, submissionDueAgain } from './confirmation.ts';
 import { transferPurposes } from './methods/index.ts';
@@ -19,7 +20,7 @@ export interface TransferOutcomeContext {
 /**
  * What the end of a followed transfer does, in the transaction that records it: a payment's transfer makes it
  * `succeeded` or `failed`; a confirmed Permit2 approval makes the permit's submission due again; a settlement transfer
- * settles or releases its batch.
+ * settles or releases its batch; a refund's transfer makes the refund succeeded or failed.
  */
 export function paymentTransferOutcomes(context: TransferOutcomeContext): TransferOutcomeHandler {
   return async (trx, transfer) => {
@@ -31,6 +32,7 @@ export function paymentTransferOutcomes(context: TransferOutcomeContext): Transf
       now: context.clock.now(),
     };
     if (transfer.purpose === SETTLEMENT_PURPOSE) return settlementOutcome(trx, transition, transfer);
+    if (transfer.purpose === REFUND_PURPOSE) return refundOutcome(trx, transition, transfer);
     const paymentId = transfer.reference;
     const purpose = transferPurposes.get(transfer.purpose);
     if (!purpose) return;
@@ -76,4 +78,17 @@ async function settlementOutcome(
   // Expired unseen (Solana): it never landed, and the next settlement round journals a fresh transfer for the batch.
   else if (transfer.status === 'failed')
     await failBatch(trx, batchId, transfer.reason ?? 'the transfer failed on chain', transition.now);
+}
+
+async function refundOutcome(
+  trx: Transaction<Database>,
+  transition: TransitionContext,
+  transfer: FinalTransfer,
+): Promise<void> {
+  const refundId = transfer.reference as string;
+  if (transfer.status === 'confirmed' && transfer.hash)
+    await succeedRefund(trx, refundId, transfer.hash, transition.now);
+  // Expired unseen (Solana): it never landed, and the next refund round journals a fresh transfer.
+  else if (transfer.status === 'failed')
+    await failRefund(trx, refundId, transfer.reason ?? 'the transfer failed on chain', transition.now);
 }

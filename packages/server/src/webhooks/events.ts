@@ -12,6 +12,9 @@ export const EVENT_TYPES = [
   'payment.cancelled',
   'payment.settled',
   'merchant.updated',
+  'refund.created',
+  'refund.succeeded',
+  'refund.failed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

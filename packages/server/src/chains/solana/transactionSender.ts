@@ -28,7 +28,7 @@ import {
 } from './errors.ts';
 import type { SolanaRpc } from './rpc.ts';
 
-export type SolanaTransactionPurpose = 'payment' | 'settlement';
+export type SolanaTransactionPurpose = 'payment' | 'settlement' | 'refund';
 export type SolanaJournalEntry = Selectable<SolanaTransactionsTable>;
 
 /**

@@ -19,6 +19,7 @@ import * as serialStatsFold from './0017_serial_stats_fold.ts';
 import * as chainWatches from './0018_chain_watches.ts';
 import * as paymentSubmissions from './0019_payment_submissions.ts';
 import * as merchantSoftDelete from './0020_merchant_soft_delete.ts';
+import * as refunds from './0021_refunds.ts';
 import * as settlementChangeNotifications from './0022_settlement_change_notifications.ts';
 import * as partnerPaymentList from './0023_partner_payment_list.ts';
 
@@ -44,6 +45,7 @@ export const migrations: Record<string, Migration> = {
   '0018_chain_watches': chainWatches,
   '0019_payment_submissions': paymentSubmissions,
   '0020_merchant_soft_delete': merchantSoftDelete,
+  '0021_refunds': refunds,
   '0022_settlement_change_notifications': settlementChangeNotifications,
   '0023_partner_payment_list': partnerPaymentList,
 };

@@ -1,0 +1,223 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Transaction } from 'kysely';
+import { sql } from 'kysely';
+import type { AppContext, App } from '../context.ts';
+import type { Database } from '../db/schema.ts';
+import { principalOf } from '../http/auth.ts';
+import { ApiError } from '../http/errors.ts';
+import { runIdempotently, type StoredResponse } from '../http/idempotency.ts';
+import { errorResponses } from '../http/schemas.ts';
+import { sendStoredResponse } from '../http/storedResponse.ts';
+import { newId } from '../ids.ts';
+import { MerchantIdHeader, merchantOfRequest, requireMerchantIdHeader } from '../payments/merchantHeader.ts';
+import type { MerchantRow } from '../payments/paymentResource.ts';
+import { recordEvent } from '../webhooks/events.ts';
+import { refundableFiat, tokenAmountOfRefund } from './refundAmounts.ts';
+import { Refund, toRefundView } from './refundResource.ts';
+
+const MINOR_UNITS = /^[1-9][0-9]{0,18}$/;
+
+const CreateRefundBody = Type.Object(
+  {
+    paymentId: Type.String({ minLength: 1, maxLength: 100 }),
+    amount: Type.Optional(
+      Type.Union(
+        [
+          Type.Object(
+            {
+              unit: Type.String({ description: 'The payment currency, `iso4217/USD` for example' }),
+              value: Type.String({ description: 'Minor units of the payment currency' }),
+            },
+            { additionalProperties: false },
+          ),
+          Type.Null(),
+        ],
+        { description: 'How much to refund, in the payment currency; the whole amount not refunded yet when absent' },
+      ),
+    ),
+    send: Type.Optional(
+      Type.Union([Type.Boolean(), Type.Null()], {
+        description:
+          'true: send the paid token back to the paying account from the collector (method `onchain`); otherwise the refund only records money the merchant returned elsewhere (method `recorded`)',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+type CreateRefundBody = typeof CreateRefundBody.static;
+
+interface RefundRequest {
+  paymentId: string;
+  /** Minor units of the payment currency, when the caller named an amount. */
+  amount?: { currency: string; value: bigint };
+  send: boolean;
+}
+
+function understoodRequest(body: CreateRefundBody): RefundRequest {
+  const amount = body.amount ?? undefined;
+  if (amount === undefined) return { paymentId: body.paymentId, send: body.send === true };
+  const currency = /^iso4217\/([A-Z]{3})$/.exec(amount.unit)?.[1];
+  const issues = [
+    ...(currency ? [] : [{ field: 'amount.unit', message: 'must be iso4217/ followed by a currency code' }]),
+    ...(MINOR_UNITS.test(amount.value)
+      ? []
+      : [{ field: 'amount.value', message: 'must be a positive whole number of minor units' }]),
+  ];
+  if (issues.length > 0 || !currency) throw ApiError.validation(issues);
+  return { paymentId: body.paymentId, amount: { currency, value: BigInt(amount.value) }, send: body.send === true };
+}
+
+async function lockedPayment(trx: Transaction<Database>, merchant: MerchantRow, paymentId: string) {
+  const payment = await trx
+    .selectFrom('payments')
+    .selectAll()
+    .where('id', '=', paymentId)
+    .where('merchant_id', '=', merchant.id)
+    .forUpdate()
+    .executeTakeFirst();
+  if (!payment) throw new ApiError('not_found', `Payment ${paymentId.slice(0, 64)} not found.`);
+  if (payment.status !== 'succeeded') {
+    throw new ApiError(
+      'payment_not_succeeded',
+      `Payment ${payment.id} is ${payment.status}; only a succeeded payment can be refunded.`,
+    );
+  }
+  return payment;
+}
+
+async function refundedSoFar(trx: Transaction<Database>, paymentId: string) {
+  const totals = await trx
+    .selectFrom('refunds')
+    .select([
+      sql<string>`coalesce(sum(fiat_value), 0)::text`.as('fiat'),
+      sql<string>`coalesce(sum(token_value), 0)::text`.as('token'),
+    ])
+    .where('payment_id', '=', paymentId)
+    .where('status', '<>', 'failed')
+    .executeTakeFirstOrThrow();
+  return { fiat: BigInt(totals.fiat), token: BigInt(totals.token) };
+}
+
+/**
+ * Records a refund of a succeeded payment, in one transaction with the payment's row locked so two refunds at once
+ * cannot together exceed what was paid. A recorded refund is final at once; an on-chain one is pending until the
+ * refund sender's transfer is final.
+ */
+async function createRefund(
+  ctx: AppContext,
+  trx: Transaction<Database>,
+  merchant: MerchantRow,
+  request: RefundRequest,
+): Promise<StoredResponse> {
+  const payment = await lockedPayment(trx, merchant, request.paymentId);
+  const paid = {
+    fiat: BigInt(payment.fiat_value),
+    token: payment.token_value === null ? null : BigInt(payment.token_value),
+  };
+  const refunded = await refundedSoFar(trx, payment.id);
+  const refundable = refundableFiat(paid, refunded);
+  if (refundable === 0n) throw new ApiError('already_refunded', `Payment ${payment.id} is refunded in full.`);
+  if (request.amount && request.amount.currency !== payment.fiat_currency) {
+    throw ApiError.validation([
+      { field: 'amount.unit', message: `must be iso4217/${payment.fiat_currency}, the payment's currency` },
+    ]);
+  }
+  const fiat = request.amount?.value ?? refundable;
+  if (fiat > refundable) {
+    throw new ApiError(
+      'refund_exceeds_payment',
+      `At most ${refundable} minor units of ${payment.fiat_currency} can still be refunded.`,
+      {
+        refundable: { unit: `iso4217/${payment.fiat_currency}`, value: refundable.toString() },
+      },
+    );
+  }
+  if (request.send && (!payment.token_asset || !payment.buyer_account || !ctx.chains.token(payment.token_asset))) {
+    throw new ApiError(
+      'refund_not_sendable',
+      `Payment ${payment.id} was not paid in a token this service can send back.`,
+    );
+  }
+  const now = ctx.clock.now();
+  const refund = await trx
+    .insertInto('refunds')
+    .values({
+      id: newId('rfnd'),
+      partner_id: payment.partner_id,
+      merchant_id: payment.merchant_id,
+      payment_id: payment.id,
+      method: request.send ? 'onchain' : 'recorded',
+      status: request.send ? 'pending' : 'succeeded',
+      fiat_currency: payment.fiat_currency,
+      fiat_value: fiat,
+      token_asset: payment.token_asset,
+      token_value: tokenAmountOfRefund(paid, refunded, fiat),
+      destination: request.send ? payment.buyer_account : null,
+      created_at: now,
+      updated_at: now,
+      completed_at: request.send ? null : now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  const object = toRefundView(refund);
+  const event = { partnerId: refund.partner_id, merchantId: refund.merchant_id, object };
+  await recordEvent(trx, { ...event, type: 'refund.created' });
+  if (refund.status === 'succeeded') await recordEvent(trx, { ...event, type: 'refund.succeeded' });
+  return { status: 200, body: JSON.stringify(object) };
+}
+
+async function handleCreateRefund(
+  ctx: AppContext,
+  request: FastifyRequest,
+  body: CreateRefundBody,
+  reply: FastifyReply,
+) {
+  // Read before any transaction opens: a request must never hold one pooled connection while waiting for another.
+  const merchant = await merchantOfRequest(ctx, request);
+  const understood = understoodRequest(body);
+  const header = request.headers['idempotency-key'];
+  const key = Array.isArray(header) ? header[0] : header;
+  const response = key
+    ? await runIdempotently(
+        ctx.db,
+        {
+          partnerId: principalOf(request).partnerId,
+          scope: `POST /v1/refunds ${merchant.id}`,
+          key: key.slice(0, 255),
+          fingerprint: {
+            ...understood,
+            amount: understood.amount && { ...understood.amount, value: `${understood.amount.value}` },
+          },
+        },
+        (trx) => createRefund(ctx, trx, merchant, understood),
+      )
+    : await ctx.db.transaction().execute((trx) => createRefund(ctx, trx, merchant, understood));
+  if (understood.send && !response.replayed) ctx.refunds?.soon();
+  return sendStoredResponse(reply, response);
+}
+
+export function registerCreateRefund(app: App, ctx: AppContext): void {
+  app.post(
+    '/v1/refunds',
+    {
+      config: { auth: { scope: 'payments' } },
+      onRequest: requireMerchantIdHeader,
+      schema: {
+        tags: ['refunds'],
+        summary: 'Refund a succeeded payment, whole or in part',
+        description:
+          'Without `send`, marks the payment as refunded by the merchant (the money went back some other way). ' +
+          'With `send: true`, the service sends the paid token back to the paying account from the collector and ' +
+          "deducts it from the merchant's settlements. Refunds never add up to more than was paid; fees are not returned.",
+        headers: Type.Intersect([
+          MerchantIdHeader,
+          Type.Object({ 'idempotency-key': Type.Optional(Type.String({ maxLength: 255 })) }),
+        ]),
+        body: CreateRefundBody,
+        response: { 200: Refund, ...errorResponses(404, 409) },
+      },
+    },
+    (request, reply) => handleCreateRefund(ctx, request, request.body, reply),
+  );
+}

@@ -1,0 +1,71 @@
+import type { Transaction } from 'kysely';
+import { inTransaction } from '../db/database.ts';
+import type { Database } from '../db/schema.ts';
+import type { PayoutBook } from '../payouts/payout.ts';
+import { recordEvent } from '../webhooks/events.ts';
+import { toRefundView } from './refundResource.ts';
+
+/** The purpose under which the chain layer's journals record refund transfers, referenced by refund id. */
+export const REFUND_PURPOSE = 'refund';
+
+/** The pending on-chain refund ends: succeeded with its transaction, or failed; its event is recorded with it. */
+async function endRefund(
+  trx: Transaction<Database>,
+  refundId: string,
+  end: { status: 'succeeded'; txHash: string } | { status: 'failed'; reason: string },
+  now: Date,
+): Promise<boolean> {
+  const refund = await trx
+    .updateTable('refunds')
+    .set({
+      status: end.status,
+      ...(end.status === 'succeeded' ? { tx_hash: end.txHash } : { failure_reason: end.reason.slice(0, 1000) }),
+      completed_at: now,
+      updated_at: now,
+    })
+    .where('id', '=', refundId)
+    .where('status', '=', 'pending')
+    .returningAll()
+    .executeTakeFirst();
+  if (!refund) return false;
+  await recordEvent(trx, {
+    partnerId: refund.partner_id,
+    merchantId: refund.merchant_id,
+    type: end.status === 'succeeded' ? 'refund.succeeded' : 'refund.failed',
+    object: toRefundView(refund),
+  });
+  return true;
+}
+
+export function succeedRefund(trx: Transaction<Database>, refundId: string, txHash: string, now: Date) {
+  return endRefund(trx, refundId, { status: 'succeeded', txHash }, now);
+}
+
+export function failRefund(trx: Transaction<Database>, refundId: string, reason: string, now: Date) {
+  return endRefund(trx, refundId, { status: 'failed', reason }, now);
+}
+
+/** How on-chain refunds are paid from the collector: one pending `refunds` row per transfer. */
+export function refundBook(clock: { now(): Date }): PayoutBook {
+  return {
+    purpose: REFUND_PURPOSE,
+    // A refund is the buyer's money going back: no merchant status holds it.
+    held: async () => false,
+    lock: async (trx, refundId) =>
+      (await trx
+        .selectFrom('refunds')
+        .select('id')
+        .where('id', '=', refundId)
+        .where('method', '=', 'onchain')
+        .where('status', '=', 'pending')
+        .forUpdate()
+        .skipLocked()
+        .executeTakeFirst()) !== undefined,
+    // A refund stays pending until its transfer is final; the journal itself says that one was made.
+    markSent: async () => undefined,
+    fail: async (trx, refundId, reason, now) => {
+      await failRefund(trx, refundId, reason, now);
+    },
+    complete: (db, refundId, hash) => inTransaction(db, (trx) => succeedRefund(trx, refundId, hash, clock.now())),
+  };
+}

@@ -71,6 +71,8 @@ function shouldCreateDemoPartner(config: Config, handle: DatabaseHandle): boolea
 export interface StartOptions {
   /** Kill the process at this point of a settlement transfer, as a power cut would (the restart tests). */
   settlementCrashAt?: TransferCrashPoint;
+  /** Kill the process at this point of a refund's transfer, as a power cut would (the restart tests). */
+  refundCrashAt?: TransferCrashPoint;
 }
 
 /** Opens and migrates the database; a new one on a local setup gets a demo partner. */
@@ -172,6 +174,7 @@ export async function start(options: StartOptions = {}): Promise<void> {
     services: chainServices,
     clock: systemClock,
     log: logger.child({ component: 'refunds' }),
+    crashAt: options.refundCrashAt,
   }).runEvery();
   ctx.refunds = refunds;
   const app = await buildApp(ctx);

@@ -1,7 +1,9 @@
-// The restart tests' entry point: the service as `paygate start` runs it, set to kill itself at the settlement crash
-// point named by its first argument (the service's own command line has no way to set one).
+// The restart tests' entry point: the service as `paygate start` runs it, set to kill itself at the transfer crash
+// point named by its first argument, in its settlements or, when the second argument is `refund`, in its refunds
+// (the service's own command line has no way to set one).
 import { register } from 'tsx/esm/api';
 
 register();
 const { start } = await import('../../src/main.ts');
-await start({ settlementCrashAt: process.argv[2] });
+const [point, payout] = process.argv.slice(2);
+await start(payout === 'refund' ? { refundCrashAt: point } : { settlementCrashAt: point });

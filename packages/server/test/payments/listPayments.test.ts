@@ -1,7 +1,5 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PaymentStatus } from '../../src/db/schema.ts';
-import { newId } from '../../src/ids.ts';
 import { foldPaymentStats } from '../../src/payments/paymentStatsFold.ts';
 import { runCommonRouteTests } from '../support/commonRouteTests.ts';
 import { createMerchant } from '../support/fixtures.ts';
@@ -13,99 +11,18 @@ import {
   type TestPartner,
   type TestServer,
 } from '../support/testServer.ts';
-
-interface Seeded {
-  id: string;
-  reference_id: string;
-  status: PaymentStatus;
-  fiat_currency: string;
-  fiat_value: bigint;
-  expires_at: Date;
-  created_at: Date;
-  token_symbol: string | null;
-  network: string | null;
-  buyer_account: string | null;
-}
-
-const NETWORKS = ['eip155:8453', 'eip155:1', 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp'];
-const SYMBOLS = ['USDC', 'USDT', 'EURC'];
-const STATUSES: PaymentStatus[] = ['requires_action', 'processing', 'succeeded', 'failed', 'expired', 'cancelled'];
-const DAY = 24 * 60 * 60 * 1000;
-const BASE_TIME = Date.UTC(2026, 0, 1);
-
-/** The list's rules restated plainly, to compare the SQL against. */
-function listedStatus(payment: Seeded, now: Date): string {
-  if (payment.status === 'requires_action' && payment.expires_at <= now) return 'expired';
-  return payment.status === 'cancelled' ? 'failed' : payment.status;
-}
-
-interface Query {
-  statuses?: string[];
-  symbols?: string[];
-  networks?: string[];
-  start?: number;
-  end?: number;
-  referenceId?: string;
-  sortBy: 'date' | 'amount';
-  sortDir: 'asc' | 'desc';
-  limit: number;
-}
-
-function expected(payments: Seeded[], query: Query, now: Date) {
-  const matching = payments.filter((payment) => {
-    if (query.statuses && !query.statuses.includes(listedStatus(payment, now))) return false;
-    if (
-      query.symbols &&
-      !(payment.token_symbol && query.symbols.map((symbol) => symbol.toUpperCase()).includes(payment.token_symbol))
-    )
-      return false;
-    if (query.networks && !(payment.network && query.networks.includes(payment.network))) return false;
-    if (query.start !== undefined && payment.created_at.getTime() < query.start) return false;
-    if (query.end !== undefined && payment.created_at.getTime() >= query.end) return false;
-    if (query.referenceId && !payment.reference_id.toLowerCase().includes(query.referenceId.toLowerCase()))
-      return false;
-    return true;
-  });
-  const key = (payment: Seeded) =>
-    query.sortBy === 'amount' ? payment.fiat_value : BigInt(payment.created_at.getTime());
-  const sorted = [...matching].sort((a, b) => {
-    const order = key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
-    return query.sortDir === 'asc' ? order : -order;
-  });
-  const revenue = new Map<string, bigint>();
-  for (const payment of matching) {
-    if (listedStatus(payment, now) === 'succeeded')
-      revenue.set(payment.fiat_currency, (revenue.get(payment.fiat_currency) ?? 0n) + payment.fiat_value);
-  }
-  return {
-    ids: sorted.map((payment) => payment.id),
-    stats: {
-      totalRevenue: [...revenue]
-        .sort(([a], [b]) => (a < b ? -1 : 1))
-        .map(([currency, total]) => ({
-          amount: Number(currency === 'JPY' ? total.toString() : (Number(total) / 100).toFixed(2)),
-          currency,
-        })),
-      totalTransactions: matching.length,
-      totalCustomers: new Set(matching.map((payment) => payment.buyer_account).filter(Boolean)).size,
-    },
-  };
-}
-
-function queryString(query: Query, cursor?: string): string {
-  const params = new URLSearchParams();
-  for (const status of query.statuses ?? []) params.append('status', status);
-  for (const symbol of query.symbols ?? []) params.append('token_symbol', symbol);
-  if (query.networks) params.set('network', query.networks.join(','));
-  if (query.start !== undefined) params.set('startTs', new Date(query.start).toISOString());
-  if (query.end !== undefined) params.set('endTs', new Date(query.end).toISOString());
-  if (query.referenceId) params.set('referenceId', query.referenceId);
-  params.set('sortBy', query.sortBy);
-  params.set('sortDir', query.sortDir);
-  params.set('limit', String(query.limit));
-  if (cursor) params.set('cursor', cursor);
-  return params.toString();
-}
+import {
+  BASE_TIME,
+  changeSomePayments,
+  DAY,
+  expected,
+  insertPayments,
+  NETWORKS,
+  type Query,
+  queryString,
+  randomPayments,
+  type Seeded,
+} from './support/paymentListModel.ts';
 
 describe('GET /v1/merchants/payments', () => {
   let server: TestServer;
@@ -122,76 +39,11 @@ describe('GET /v1/merchants/payments', () => {
     server = await startTestServer();
     partner = await newPartner(server.db);
     merchantId = (await createMerchant(server, partner.apiKey)).id;
-    const random = fc.sample(
-      fc.record({
-        status: fc.constantFrom(...STATUSES),
-        currency: fc.constantFrom('USD', 'USD', 'EUR', 'JPY'),
-        value: fc.constantFrom(100n, 250n, 999n, 1000n, 12345n),
-        day: fc.integer({ min: 0, max: 60 }),
-        tiedTime: fc.boolean(),
-        symbol: fc.option(fc.constantFrom(...SYMBOLS)),
-        network: fc.constantFrom(...NETWORKS),
-        buyer: fc.option(fc.integer({ min: 1, max: 12 })),
-        expired: fc.boolean(),
-      }),
-      { numRuns: 80, seed: 42 },
-    );
-    random.forEach((entry, index) => {
-      const paid = entry.status !== 'requires_action' && entry.status !== 'expired' && entry.status !== 'cancelled';
-      payments.push({
-        id: newId('pay'),
-        reference_id: `Order-${index}-${entry.currency}`,
-        status: entry.status,
-        fiat_currency: entry.currency,
-        fiat_value: entry.value,
-        expires_at: new Date(entry.expired ? Date.now() - DAY : Date.now() + DAY),
-        created_at: new Date(BASE_TIME + entry.day * DAY + (entry.tiedTime ? 0 : index * 1000)),
-        token_symbol: paid ? entry.symbol : null,
-        network: paid && entry.symbol ? entry.network : null,
-        buyer_account: paid && entry.buyer ? `eip155:8453:0x${entry.buyer.toString(16).padStart(40, '0')}` : null,
-      });
-    });
-    await server.db
-      .insertInto('payments')
-      .values(
-        payments.map((payment) => ({
-          ...payment,
-          partner_id: partner.partnerId,
-          merchant_id: merchantId,
-          updated_at: payment.created_at,
-        })),
-      )
-      .execute();
+    payments.push(...randomPayments(80, 42, [merchantId]));
+    await insertPayments(server.db, partner.partnerId, payments);
     // Other processes on this database may fold too; at least this file's inserts are folded here.
     expect(await foldPaymentStats(server.db)).toBeGreaterThanOrEqual(payments.length);
-    // Statistics are kept as running totals: change some payments after insertion so the model also covers updates,
-    // left as deltas not yet folded.
-    for (const payment of payments.filter((candidate) => candidate.status === 'requires_action').slice(0, 6)) {
-      Object.assign(payment, {
-        status: 'succeeded',
-        token_symbol: 'USDC',
-        network: NETWORKS[0],
-        buyer_account: `eip155:8453:0x${'b'.repeat(40)}`,
-      });
-      await server.db
-        .updateTable('payments')
-        .set({
-          status: payment.status,
-          token_symbol: payment.token_symbol,
-          network: payment.network,
-          buyer_account: payment.buyer_account,
-        })
-        .where('id', '=', payment.id)
-        .execute();
-    }
-    for (const payment of payments.filter((candidate) => candidate.buyer_account !== null).slice(0, 4)) {
-      Object.assign(payment, { buyer_account: null, status: 'cancelled' });
-      await server.db
-        .updateTable('payments')
-        .set({ buyer_account: null, status: 'cancelled' })
-        .where('id', '=', payment.id)
-        .execute();
-    }
+    await changeSomePayments(server.db, payments);
   });
   afterAll(() => server.close());
 
@@ -336,6 +188,45 @@ describe('GET /v1/merchants/payments', () => {
     expect(withAsset.body.stats).toEqual(viaSymbol.body.stats);
     const preview = await list('asset=USDC', { 'pay-version': '2026-02-19.preview' });
     expect([preview.status, expectErrorBody(preview).code]).toEqual([400, 'params_validation']);
+  });
+
+  it('treats empty asset= and cursor= as absent: the first page, without a Deprecation header', async () => {
+    const plain = await list('limit=3');
+    const empty = await list('limit=3&asset=&cursor=');
+    expect(empty.status, empty.text).toBe(200);
+    expect(empty.headers.get('deprecation')).toBeNull();
+    expect(empty.body).toEqual(plain.body);
+    const preview = await list('asset=', { 'pay-version': '2026-02-19.preview' });
+    expect(preview.status, preview.text).toBe(200);
+  });
+
+  it('filters by status=cancelled in the preview version: only cancelled payments, still listed as failed', async () => {
+    const want = expected(
+      payments,
+      { statuses: ['cancelled'], sortBy: 'date', sortDir: 'desc', limit: 200 },
+      new Date(),
+    );
+    expect(want.ids.length).toBeGreaterThan(0);
+    const result = await list('status=cancelled&limit=200', { 'pay-version': '2026-02-19.preview' });
+    expect(result.status, result.text).toBe(200);
+    expect(result.body.data.map((item: { paymentId: string }) => item.paymentId)).toEqual(want.ids);
+    expect(result.body.stats).toEqual(want.stats);
+    expect(new Set(result.body.data.map((item: { status: string }) => item.status))).toEqual(new Set(['failed']));
+    const failed = await list('status=failed&limit=200', { 'pay-version': '2026-02-19.preview' });
+    const failedIds = failed.body.data.map((item: { paymentId: string }) => item.paymentId);
+    expect(want.ids.every((id) => failedIds.includes(id))).toBe(true);
+  });
+
+  it('refuses status=cancelled in 2026-02-18 saying why, and names the accepted statuses for an unknown one', async () => {
+    const cancelled = expectErrorBody(await list('status=cancelled'));
+    expect(cancelled.code).toBe('params_validation');
+    expect(cancelled.issues).toEqual([
+      { field: 'status', message: expect.stringContaining('a cancelled payment is listed as failed') },
+    ]);
+    const unknown = expectErrorBody(await list('status=paid'));
+    expect(unknown.issues?.[0]?.message).toBe(
+      'must be one of: requires_action, processing, succeeded, failed, expired, cancelled',
+    );
   });
 
   it.each([

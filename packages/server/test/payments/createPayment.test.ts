@@ -130,6 +130,73 @@ describe('creating payments', () => {
     });
   });
 
+  describe('checkout redirects and expiresAt: null', () => {
+    const preview = { 'pay-version': '2026-02-19.preview' };
+    const redirectsOf = async (paymentId: string) =>
+      server.db
+        .selectFrom('payments')
+        .select(['success_url', 'error_url', 'expires_at'])
+        .where('id', '=', paymentId)
+        .executeTakeFirstOrThrow();
+
+    it('POST /v1/payments stores checkout {successUrl, errorUrl} from 2026-02-19.preview', async () => {
+      const checkout = { successUrl: 'https://shop.example/thanks?order=7', errorUrl: 'https://shop.example/sorry' };
+      const result = await create({ amount, referenceId: 'preview-checkout', checkout }, '/v1/payments', preview);
+      expect(result.status, result.text).toBe(201);
+      expect(await redirectsOf(result.body.paymentId)).toMatchObject({
+        success_url: checkout.successUrl,
+        error_url: checkout.errorUrl,
+      });
+    });
+
+    it('POST /v1/payments ignores checkout in 2026-02-18, whatever its URLs', async () => {
+      const checkout = { successUrl: 'http://shop.example/thanks', errorUrl: 'https://shop.example/sorry' };
+      const result = await create({ amount, referenceId: 'reference-checkout', checkout });
+      expect(result.status, result.text).toBe(201);
+      expect(await redirectsOf(result.body.paymentId)).toMatchObject({ success_url: null, error_url: null });
+    });
+
+    it.each([
+      [{ successUrl: 'http://shop.example/ok', errorUrl: 'https://shop.example/ko' }, ['checkout.successUrl']],
+      [{ successUrl: 'https://shop.example/ok', errorUrl: 'ftp://shop.example/ko' }, ['checkout.errorUrl']],
+      [{ successUrl: 'https://shop.example/ok' }, ['checkout.errorUrl']],
+      [{ successUrl: 'shop.example/ok', errorUrl: '' }, ['checkout.successUrl', 'checkout.errorUrl']],
+      [{}, ['checkout.successUrl', 'checkout.errorUrl']],
+    ])('POST /v1/payments in 2026-02-19.preview refuses checkout %j naming %j', async (checkout, fields) => {
+      const result = await create({ amount, referenceId: 'refused-checkout', checkout }, '/v1/payments', preview);
+      expect([result.status, expectErrorBody(result).code]).toEqual([400, 'params_validation']);
+      expect(expectErrorBody(result).issues?.map((issue) => issue.field)).toEqual(fields);
+      const stored = await server.db
+        .selectFrom('payments')
+        .select('id')
+        .where('merchant_id', '=', merchantId)
+        .where('reference_id', '=', 'refused-checkout')
+        .execute();
+      expect(stored).toEqual([]);
+    });
+
+    it('takes expiresAt: null as not given on both paths: the default 15 minutes', async () => {
+      for (const path of ['/v1/payments', '/v1/merchant/payment']) {
+        const before = Math.floor(Date.now() / 1000);
+        const result = await create({ amount, referenceId: `null-expiry-${path}`, expiresAt: null }, path);
+        expect(result.status, result.text).toBe(201);
+        expect(result.body.expiresAt).toBeGreaterThanOrEqual(before + 900);
+        expect(result.body.expiresAt).toBeLessThanOrEqual(before + 901);
+      }
+    });
+
+    it('replays an Idempotency-Key whether expiresAt was null or absent', async () => {
+      const key = randomUUID();
+      const first = await create({ amount, referenceId: 'keyed-null' }, '/v1/payments', { 'idempotency-key': key });
+      const again = await create({ amount, referenceId: 'keyed-null', expiresAt: null }, '/v1/payments', {
+        'idempotency-key': key,
+      });
+      expect([first.status, again.status]).toEqual([201, 201]);
+      expect(again.text).toBe(first.text);
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+    });
+  });
+
   describe('errors', () => {
     it('refuses another amount for an existing referenceId with 409', async () => {
       await create({ amount, referenceId: 'conflict' });
@@ -153,7 +220,6 @@ describe('creating payments', () => {
       [{ referenceId: 'x' }, 'amount'],
       [{ amount, referenceId: 'x', expiresAt: Math.floor(Date.now() / 1000) + 10 }, 'expiresAt'],
       [{ amount, referenceId: 'x', expiresAt: Math.floor(Date.now() / 1000) + 25 * 3600 }, 'expiresAt'],
-      [{ amount, referenceId: 'x', checkout: { successUrl: 'https://a.example' } }, 'checkout'],
     ])('refuses %j with params_validation on %s', async (body, field) => {
       const result = await create(body);
       expect([result.status, expectErrorBody(result).code]).toEqual([400, 'params_validation']);

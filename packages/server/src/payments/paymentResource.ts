@@ -175,7 +175,7 @@ const PaidInfo = Type.Object({
   txId: Type.String({ description: 'The hash (on Solana the signature) of the transaction that paid' }),
 });
 
-/** What the buyer paid and with which transaction, once the payment's transaction is known; null before. */
+/** What the buyer paid and with which transaction, once the payment's transaction is known. */
 function paidInfo(row: PaymentRow, chains: ChainRegistry) {
   return row.token_asset && row.token_value && row.tx_hash
     ? { optionAmount: tokenAmountOf(chains, row.token_asset, row.token_value), txId: row.tx_hash }
@@ -196,7 +196,7 @@ export const PaymentDetail = Type.Object({
       ),
     }),
   ),
-  info: Nullable(PaidInfo),
+  info: Type.Optional({ ...PaidInfo, description: 'Once the paying transaction is known; absent before' }),
   failureCode: Type.Optional(
     Type.String({ description: 'Why a payment listed as failed failed, when known (e.g. declined_user)' }),
   ),
@@ -211,12 +211,13 @@ export function toPaymentDetail(
 ) {
   const item = toPaymentItem(row, merchant, chains, baseUrl, now);
   const { settlement } = item;
+  const info = paidInfo(row, chains);
   return {
     ...item,
     ...(settlement?.settled && settlement.amount && settlement.txHash
       ? { settlement: { ...settlement, successful: { txId: settlement.txHash, amount: settlement.amount } } }
       : {}),
-    info: paidInfo(row, chains),
+    ...(info ? { info } : {}),
     ...(item.status === 'failed' && row.failure_code ? { failureCode: row.failure_code } : {}),
   };
 }

@@ -47,6 +47,8 @@ export function registerListDeprecatedMerchantPayments(app: App, ctx: AppContext
     '/v1/merchants/:merchant_id/payments',
     {
       config: { auth: { scope: 'payments' } },
+      // Before validation, so a refused request also learns that the path is deprecated.
+      onRequest: async (_request, reply) => markDeprecated(reply),
       schema: {
         tags: ['payments'],
         deprecated: true,
@@ -58,17 +60,12 @@ export function registerListDeprecatedMerchantPayments(app: App, ctx: AppContext
         response: { 200: PaymentList, ...errorResponses(404, 502) },
       },
     },
-    async (request, reply) => {
-      markDeprecated(reply);
+    async (request) => {
+      const { partnerId } = principalOf(request);
       // A deleted merchant's payments stay readable, as on the current list.
-      const merchant = await merchantOfPartner(
-        ctx.merchants,
-        principalOf(request).partnerId,
-        request.params.merchant_id,
-        {
-          includeDeleted: true,
-        },
-      );
+      const merchant = await merchantOfPartner(ctx.merchants, partnerId, request.params.merchant_id, {
+        includeDeleted: true,
+      });
       const now = ctx.clock.now();
       const query = currentQueryOf(request.query);
       const filters = filtersOf(query, { merchantId: merchant.id }, now, request.apiVersion ?? '');

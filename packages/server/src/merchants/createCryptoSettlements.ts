@@ -100,6 +100,7 @@ export function registerCreateCryptoSettlements(app: App, ctx: AppContext): void
           return { status: 201, body: JSON.stringify({ settlements: rows.map(toCryptoSettlement) }) };
         },
       );
+      ctx.merchants.invalidate(merchant.id);
       return sendStoredResponse(reply, response);
     },
   );

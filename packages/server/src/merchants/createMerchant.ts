@@ -2,14 +2,19 @@ import { Type } from '@sinclair/typebox';
 import type { App, AppContext } from '../context.ts';
 import { principalOf } from '../http/auth.ts';
 import { requireIdempotencyKey, runIdempotently } from '../http/idempotency.ts';
-import { errorResponses, IdempotencyKeyHeader } from '../http/schemas.ts';
+import { errorResponses, IdempotencyKeyHeader, Nullable } from '../http/schemas.ts';
 import { newId } from '../ids.ts';
 import { fetchMerchantLogo, storeLogo } from './merchantLogo.ts';
+import { merchantNameToStore } from './merchantName.ts';
 import { IconUrl, MerchantEmail, MerchantEnvelope, MerchantName, toMerchant } from './merchantResource.ts';
 import { sendStoredResponse } from '../http/storedResponse.ts';
 
 const CreateMerchantBody = Type.Object(
-  { merchantName: MerchantName, merchantEmail: MerchantEmail, iconUrl: Type.Optional(IconUrl) },
+  {
+    merchantName: MerchantName,
+    merchantEmail: MerchantEmail,
+    iconUrl: Type.Optional(Nullable(IconUrl)),
+  },
   { additionalProperties: false },
 );
 
@@ -22,7 +27,7 @@ export function registerCreateMerchant(app: App, ctx: AppContext): void {
         tags: ['merchants'],
         summary: 'Create a merchant',
         description:
-          'Requires a fresh Idempotency-Key; a replay with the same key and body returns the original result.',
+          'Requires a fresh Idempotency-Key; a replay with the same key and body returns the original result. The name is stored without surrounding white space; iconUrl null is the same as no iconUrl.',
         headers: IdempotencyKeyHeader,
         body: CreateMerchantBody,
         response: { 201: MerchantEnvelope, ...errorResponses(409) },
@@ -31,12 +36,19 @@ export function registerCreateMerchant(app: App, ctx: AppContext): void {
     async (request, reply) => {
       const { partnerId } = principalOf(request);
       const key = requireIdempotencyKey(request.headers['idempotency-key']);
-      const { merchantName, merchantEmail, iconUrl } = request.body;
+      const { merchantEmail, iconUrl } = request.body;
+      const merchantName = merchantNameToStore(request.body.merchantName);
       // Fetched before the idempotency transaction, so a slow logo host never holds a pooled connection.
       const logo = iconUrl ? await fetchMerchantLogo(ctx, iconUrl) : undefined;
       const response = await runIdempotently(
         ctx.db,
-        { partnerId, scope: 'POST /v1/merchants', key, fingerprint: request.body },
+        // A null iconUrl is the same request as one without it.
+        {
+          partnerId,
+          scope: 'POST /v1/merchants',
+          key,
+          fingerprint: { ...request.body, iconUrl: iconUrl ?? undefined },
+        },
         async (trx) => {
           const logoFile = logo ? await storeLogo(trx, logo) : null;
           const row = await trx

@@ -1,8 +1,8 @@
-import { Type } from '@sinclair/typebox';
 import type { App, AppContext } from '../context.ts';
 import { principalOf } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
 import { errorResponses } from '../http/schemas.ts';
+import { DeletedResource } from './merchantResource.ts';
 import { merchantOfPartner } from './merchantOfPartner.ts';
 import { SettlementParams } from './updateCryptoSettlement.ts';
 
@@ -15,10 +15,10 @@ export function registerDeleteCryptoSettlement(app: App, ctx: AppContext): void 
         tags: ['settlements'],
         summary: 'Remove a crypto settlement destination',
         params: SettlementParams,
-        response: { 204: Type.Null({ description: 'Removed' }), ...errorResponses(404) },
+        response: { 200: DeletedResource, ...errorResponses(404) },
       },
     },
-    async (request, reply) => {
+    async (request) => {
       const merchant = await merchantOfPartner(
         ctx.merchants,
         principalOf(request).partnerId,
@@ -28,10 +28,11 @@ export function registerDeleteCryptoSettlement(app: App, ctx: AppContext): void 
         .deleteFrom('crypto_settlements')
         .where('id', '=', request.params.id)
         .where('merchant_id', '=', merchant.id)
+        .returning('id')
         .executeTakeFirst();
-      if (!deleted.numDeletedRows)
-        throw ApiError.notFound(`Settlement destination ${request.params.id.slice(0, 64)} not found.`);
-      return reply.status(204).send(null);
+      if (!deleted) throw ApiError.notFound(`Settlement destination ${request.params.id.slice(0, 64)} not found.`);
+      ctx.merchants.invalidate(merchant.id);
+      return { id: deleted.id, deleted: true as const };
     },
   );
 }

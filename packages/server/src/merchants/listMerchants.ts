@@ -27,9 +27,16 @@ export function registerListMerchants(app: App, ctx: AppContext): void {
       schema: {
         tags: ['merchants'],
         summary: "List the account's merchants, newest first",
+        description: 'Deleted merchants are not listed. `merchants` is the same page as `data`.',
         querystring: ListMerchantsQuery,
         response: {
-          200: Type.Object({ data: Type.Array(Merchant), nextCursor: Nullable(Type.String()) }),
+          200: Type.Object({
+            data: Type.Array(Merchant),
+            // The same schema under another name: a schema with an $id may stand only once in a response.
+            merchants: Type.Array(Type.Object(Merchant.properties), { description: 'The same page as `data`' }),
+            totalCount: Type.Integer({ description: 'Merchants matching the filters, on every page' }),
+            nextCursor: Nullable(Type.String()),
+          }),
           ...errorResponses(),
         },
       },
@@ -39,16 +46,21 @@ export function registerListMerchants(app: App, ctx: AppContext): void {
       const { limit, cursor, status, search } = request.query;
       const queryFingerprint = JSON.stringify([partnerId, status ?? null, search ?? null]);
       const after = cursor === undefined ? undefined : cursors.decode<string>(cursor, queryFingerprint);
-      let query = ctx.db.selectFrom('merchants').selectAll().where('partner_id', '=', partnerId);
-      if (status) query = query.where('status', '=', status);
-      if (search) query = query.where('name', 'ilike', likePattern(search));
-      if (after !== undefined) query = query.where('id', '<', after);
-      const rows = await query
-        .orderBy('id', 'desc')
-        .limit(limit + 1)
-        .execute();
+      let matching = ctx.db.selectFrom('merchants').where('partner_id', '=', partnerId).where('deleted_at', 'is', null);
+      if (status) matching = matching.where('status', '=', status);
+      if (search) matching = matching.where('name', 'ilike', likePattern(search));
+      const pageQuery = after === undefined ? matching : matching.where('id', '<', after);
+      const [rows, { count }] = await Promise.all([
+        pageQuery
+          .selectAll()
+          .orderBy('id', 'desc')
+          .limit(limit + 1)
+          .execute(),
+        matching.select((eb) => eb.fn.countAll<string>().as('count')).executeTakeFirstOrThrow(),
+      ]);
       const page = cursors.page(rows, limit, queryFingerprint, (row) => row.id);
-      return { data: page.rows.map((row) => toMerchant(row, ctx.config.baseUrl)), nextCursor: page.nextCursor };
+      const merchants = page.rows.map((row) => toMerchant(row, ctx.config.baseUrl));
+      return { data: merchants, merchants, totalCount: Number(count), nextCursor: page.nextCursor };
     },
   );
 }

@@ -4,14 +4,21 @@ import type { Db } from '../db/database.ts';
 import type { ChannelSubscriber } from '../db/notifications.ts';
 import type { Eventually } from '../http/eventually.ts';
 import type { MerchantsTable } from '../db/schema.ts';
+import { type SettlementDestinationRows, settlementDestinationRowsOf } from './settlementResource.ts';
 
-/** Notified with the merchant id by a trigger on every insert, update and delete of a merchant (migration 0014). */
+/**
+ * Notified with the merchant id by triggers on every insert, update and delete of a merchant (migration 0014) and of
+ * one of its settlement destinations (migration 0022).
+ */
 export const MERCHANT_CHANGED_CHANNEL = 'merchant_changed';
 
+/** The whole row, `deleted_at` included: callers decide what a deleted merchant means to them. */
 export type CachedMerchant = Selectable<MerchantsTable>;
 
 interface Entry {
   row: CachedMerchant;
+  /** Loaded the first time they are asked for, and dropped with the row. */
+  settlements?: SettlementDestinationRows;
   expiresAt: number;
 }
 
@@ -23,8 +30,8 @@ export interface MerchantCacheOptions {
 }
 
 /**
- * Merchant rows in process memory, so the hot read paths cost no database round-trip. Every change of a merchant,
- * by any process, arrives as a notification on MERCHANT_CHANGED_CHANNEL and drops the entry. Entries are served
+ * Merchant rows (and, once asked for, their settlement destinations) in process memory, so the hot read paths cost
+ * no database round-trip. Every change of a merchant or of its destinations, by any process, arrives as a notification on MERCHANT_CHANGED_CHANNEL and drops the entry. Entries are served
  * only while those notifications are being received: when the listener's connection is lost, everything is
  * dropped and reads go to the database until it listens again. Unknown ids are not remembered: they cost a query
  * as before, and ids chosen by callers cannot crowd real merchants out of the cache.
@@ -64,6 +71,26 @@ export class MerchantCache implements ChannelSubscriber {
     const row = await this.db.selectFrom('merchants').selectAll().where('id', '=', merchantId).executeTakeFirst();
     if (row && this.listeningNow && this.ttlMs > 0 && generation === this.generation) this.store(merchantId, row);
     return row;
+  }
+
+  /** The merchant's settlement destinations; synchronously when they are in memory beside its row. */
+  settlementsOf(merchantId: string): Eventually<SettlementDestinationRows> {
+    const entry = this.entries.get(merchantId);
+    if (entry?.settlements && entry.expiresAt > this.now()) {
+      this.reads.memory++;
+      return entry.settlements;
+    }
+    return this.loadSettlements(merchantId);
+  }
+
+  private async loadSettlements(merchantId: string): Promise<SettlementDestinationRows> {
+    const generation = this.generation;
+    this.reads.database++;
+    const settlements = await settlementDestinationRowsOf(this.db, merchantId);
+    // Kept only beside a row in memory, so both go together on the next notification or expiry.
+    const entry = this.entries.get(merchantId);
+    if (entry && generation === this.generation) entry.settlements = settlements;
+    return settlements;
   }
 
   /** Drops the merchant at once; the writing process calls it after its commit, so it reads its own writes. */

@@ -3,6 +3,12 @@ import type { Selectable } from 'kysely';
 import type { MerchantsTable } from '../db/schema.ts';
 import { Nullable } from '../http/schemas.ts';
 import type { CachedMerchant } from './merchantCache.ts';
+import { MERCHANT_NAME_MAX_LENGTH } from './merchantName.ts';
+import {
+  type SettlementDestinationRows,
+  SettlementDestinations,
+  toSettlementDestinations,
+} from './settlementResource.ts';
 
 export const MERCHANT_STATUSES = ['active', 'inactive', 'suspended'] as const;
 
@@ -20,7 +26,20 @@ export const Merchant = Type.Object(
 
 export const MerchantEnvelope = Type.Object({ merchant: Merchant });
 
-export const MerchantName = Type.String({ minLength: 1, maxLength: 256 });
+/** GET /v1/merchants/{merchantId}: the merchant with its settlement destinations. */
+export const MerchantWithSettlementsEnvelope = Type.Object({
+  merchant: Type.Object({ ...Merchant.properties, settlements: SettlementDestinations }),
+});
+
+/** What DELETE answers, also when the resource was deleted before. */
+export const DeletedResource = Type.Object({ id: Type.String(), deleted: Type.Literal(true) });
+
+// The raw bound only caps the work; the rule (merchantName.ts) applies the real one to the trimmed name.
+export const MerchantName = Type.String({
+  minLength: 1,
+  maxLength: 4 * MERCHANT_NAME_MAX_LENGTH,
+  description: `1 to ${MERCHANT_NAME_MAX_LENGTH} characters once surrounding white space is trimmed (it is stored trimmed); no control, invisible or bidirectional control characters`,
+});
 export const MerchantEmail = Type.String({ format: 'merchant-email', maxLength: 254 });
 export const IconUrl = Type.String({
   maxLength: 2048,
@@ -43,17 +62,28 @@ export function toMerchant(row: Selectable<MerchantsTable>, baseUrl: string) {
   };
 }
 
-const cachedViews = new WeakMap<CachedMerchant, ReturnType<typeof toMerchant>>();
+const viewsWithSettlements = new WeakMap<
+  CachedMerchant,
+  { settlements: SettlementDestinationRows; view: ReturnType<typeof toMerchantWithSettlements> }
+>();
+
+function toMerchantWithSettlements(row: CachedMerchant, settlements: SettlementDestinationRows, baseUrl: string) {
+  return { ...toMerchant(row, baseUrl), settlements: toSettlementDestinations(settlements) };
+}
 
 /**
- * The API view of a row from the merchant cache, made once per cached row: the cache hands out the same row object
- * until the merchant changes, and GET /v1/merchants/{id} is the hottest read.
+ * The API view of a merchant from the cache with its settlement destinations, made once per cached pair: the cache
+ * hands out the same objects until the merchant or a destination changes, and GET /v1/merchants/{id} is the hottest
+ * read.
  */
-export function cachedMerchantView(row: CachedMerchant, baseUrl: string): ReturnType<typeof toMerchant> {
-  let view = cachedViews.get(row);
-  if (!view) {
-    view = toMerchant(row, baseUrl);
-    cachedViews.set(row, view);
-  }
+export function cachedMerchantWithSettlementsView(
+  row: CachedMerchant,
+  settlements: SettlementDestinationRows,
+  baseUrl: string,
+): ReturnType<typeof toMerchantWithSettlements> {
+  const cached = viewsWithSettlements.get(row);
+  if (cached?.settlements === settlements) return cached.view;
+  const view = toMerchantWithSettlements(row, settlements, baseUrl);
+  viewsWithSettlements.set(row, { settlements, view });
   return view;
 }

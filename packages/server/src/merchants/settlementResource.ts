@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { Selectable } from 'kysely';
 import type { ChainRegistry, TokenInfo } from '../chains/registry.ts';
-import type { CryptoSettlementsTable } from '../db/schema.ts';
+import type { Db } from '../db/database.ts';
+import type { CryptoSettlementsTable, FiatSettlementsTable } from '../db/schema.ts';
 import type { Issue } from '../http/errors.ts';
 
 export const CryptoSettlement = Type.Object({
@@ -16,11 +17,38 @@ export const FiatSettlement = Type.Object({
   bankType: Type.String(),
 });
 
+/** A merchant's settlement destinations, as its list route and the merchant view show them. */
+export const SettlementDestinations = Type.Object({
+  fiat: Type.Array(FiatSettlement),
+  crypto: Type.Array(CryptoSettlement),
+});
+
+export interface SettlementDestinationRows {
+  fiat: Selectable<FiatSettlementsTable>[];
+  crypto: Selectable<CryptoSettlementsTable>[];
+}
+
 export const SettlementAsset = Type.String({ minLength: 1, maxLength: 200, description: 'CAIP-19 asset id' });
 export const SettlementDestination = Type.String({ minLength: 1, maxLength: 200, description: 'CAIP-10 account id' });
 
 export function toCryptoSettlement(row: Selectable<CryptoSettlementsTable>) {
   return { id: row.id, asset: row.asset, destination: row.destination };
+}
+
+export function toFiatSettlement(row: Selectable<FiatSettlementsTable>) {
+  return { id: row.id, status: row.status, bankType: row.bank_type };
+}
+
+export function toSettlementDestinations(rows: SettlementDestinationRows) {
+  return { fiat: rows.fiat.map(toFiatSettlement), crypto: rows.crypto.map(toCryptoSettlement) };
+}
+
+export async function settlementDestinationRowsOf(db: Db, merchantId: string): Promise<SettlementDestinationRows> {
+  const [fiat, crypto] = await Promise.all([
+    db.selectFrom('fiat_settlements').selectAll().where('merchant_id', '=', merchantId).orderBy('id').execute(),
+    db.selectFrom('crypto_settlements').selectAll().where('merchant_id', '=', merchantId).orderBy('id').execute(),
+  ]);
+  return { fiat, crypto };
 }
 
 /** The supported token an `asset` names; the interface's `caip19/` prefix is accepted and dropped. */

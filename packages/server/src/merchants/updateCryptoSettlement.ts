@@ -57,6 +57,7 @@ export function registerUpdateCryptoSettlement(app: App, ctx: AppContext): void 
         .where('id', '=', current.id)
         .returningAll()
         .executeTakeFirstOrThrow();
+      ctx.merchants.invalidate(merchant.id);
       return toCryptoSettlement(row);
     },
   );

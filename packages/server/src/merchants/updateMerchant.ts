@@ -5,6 +5,7 @@ import { ApiError } from '../http/errors.ts';
 import { recordEvent } from '../webhooks/events.ts';
 import { errorResponses, Nullable } from '../http/schemas.ts';
 import { fetchMerchantLogo, storeLogo } from './merchantLogo.ts';
+import { merchantNameToStore } from './merchantName.ts';
 import {
   IconUrl,
   MerchantEmail,
@@ -17,8 +18,8 @@ import { merchantOfPartner } from './merchantOfPartner.ts';
 
 const UpdateMerchantBody = Type.Object(
   {
-    merchantName: Type.Optional(MerchantName),
-    merchantEmail: Type.Optional(MerchantEmail),
+    merchantName: Type.Optional(Nullable(MerchantName)),
+    merchantEmail: Type.Optional(Nullable(MerchantEmail)),
     iconUrl: Type.Optional(Nullable(IconUrl)),
   },
   { additionalProperties: false },
@@ -33,7 +34,7 @@ export function registerUpdateMerchant(app: App, ctx: AppContext): void {
         tags: ['merchants'],
         summary: 'Update a merchant',
         description:
-          'At least one field. The logo is fetched during the call; send iconUrl again to refresh it, or null to remove it.',
+          'At least one field. The logo is fetched during the call; send iconUrl again to refresh it, or null to remove it. A null merchantName or merchantEmail leaves it as it is. The name is stored without surrounding white space.',
         params: MerchantIdParams,
         body: UpdateMerchantBody,
         response: { 200: MerchantEnvelope, ...errorResponses(404) },
@@ -41,26 +42,33 @@ export function registerUpdateMerchant(app: App, ctx: AppContext): void {
     },
     async (request) => {
       const { partnerId } = principalOf(request);
-      const { merchantName, merchantEmail, iconUrl } = request.body;
+      const { iconUrl } = request.body;
+      // A name or email cannot be removed, so null means "unchanged", as when absent.
+      const merchantName = request.body.merchantName ?? undefined;
+      const merchantEmail = request.body.merchantEmail ?? undefined;
       if (merchantName === undefined && merchantEmail === undefined && iconUrl === undefined) {
         throw ApiError.validation([
           { field: 'body', message: 'send at least one of merchantName, merchantEmail, iconUrl' },
         ]);
       }
+      const name = merchantName === undefined ? undefined : merchantNameToStore(merchantName);
       const merchant = await merchantOfPartner(ctx.merchants, partnerId, request.params.merchantId);
       const logoFile = iconUrl ? await storeLogo(ctx.db, await fetchMerchantLogo(ctx, iconUrl)) : iconUrl;
       const merchantView = await ctx.db.transaction().execute(async (trx) => {
         const row = await trx
           .updateTable('merchants')
           .set({
-            ...(merchantName !== undefined ? { name: merchantName } : {}),
+            ...(name !== undefined ? { name } : {}),
             ...(merchantEmail !== undefined ? { email: merchantEmail } : {}),
             ...(logoFile !== undefined ? { logo_file: logoFile } : {}),
             updated_at: new Date(),
           })
           .where('id', '=', merchant.id)
+          // Deleted by a concurrent request since it was read.
+          .where('deleted_at', 'is', null)
           .returningAll()
-          .executeTakeFirstOrThrow();
+          .executeTakeFirst();
+        if (!row) throw ApiError.notFound(`Merchant ${merchant.id} not found.`);
         const view = toMerchant(row, ctx.config.baseUrl);
         await recordEvent(trx, { partnerId, merchantId: merchant.id, type: 'merchant.updated', object: view });
         return view;

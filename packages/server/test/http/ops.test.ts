@@ -123,7 +123,8 @@ describe('operational endpoints and cross-cutting behaviour', () => {
       headers: { ...headers, 'idempotency-key': 'nul' },
       body: { merchantName: 'a\u0000b', merchantEmail: 'a@b.co' },
     });
-    expect([body.status, expectErrorBody(body).code]).toEqual([400, 'invalid_params']);
+    // The merchant name rule refuses control characters before the database sees them.
+    expect([body.status, expectErrorBody(body).code]).toEqual([400, 'params_validation']);
   });
 
   it('refuses a body over the limit with 413 invalid_params', async () => {

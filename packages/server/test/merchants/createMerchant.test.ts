@@ -91,6 +91,37 @@ describe('POST /v1/merchants', () => {
       expect(count.n).toBe('1');
     });
 
+    it('stores the name without surrounding white space', async () => {
+      const result = await createRequest(server, partner.apiKey, {
+        ...validBody,
+        merchantName: ' \t Trimmed Shop\u00a0\n',
+      });
+      expect(result.status, result.text).toBe(201);
+      expect(result.body.merchant.name).toBe('Trimmed Shop');
+      const row = await server.db
+        .selectFrom('merchants')
+        .select('name')
+        .where('id', '=', result.body.merchant.id)
+        .executeTakeFirstOrThrow();
+      expect(row.name).toBe('Trimmed Shop');
+    });
+
+    it('applies the length limit to the trimmed name', async () => {
+      const longest = 'x'.repeat(256);
+      const padded = await createRequest(server, partner.apiKey, { ...validBody, merchantName: `  ${longest}  ` });
+      expect(padded.status, padded.text).toBe(201);
+      expect(padded.body.merchant.name).toBe(longest);
+    });
+
+    it('takes iconUrl null as no logo, and as the same request as one without iconUrl', async () => {
+      const key = randomUUID();
+      const result = await createRequest(server, partner.apiKey, { ...validBody, iconUrl: null }, key);
+      expect(result.status, result.text).toBe(201);
+      expect(result.body.merchant.iconUrl).toBeNull();
+      const replay = await createRequest(server, partner.apiKey, validBody, key);
+      expect([replay.status, replay.text]).toEqual([201, result.text]);
+    });
+
     it('fetches the logo during the call and serves its own copy', async () => {
       const result = await createRequest(server, partner.apiKey, {
         ...validBody,
@@ -140,7 +171,6 @@ describe('POST /v1/merchants', () => {
       ['email without a dot in the domain', { ...validBody, merchantEmail: 'owner@localhost' }, 'merchantEmail'],
       ['email with a numeric top-level label', { ...validBody, merchantEmail: 'owner@shop.c0m' }, 'merchantEmail'],
       ['email with a one-letter top-level label', { ...validBody, merchantEmail: 'owner@shop.c' }, 'merchantEmail'],
-      ['an unknown field', { ...validBody, colour: 'red' }, 'colour'],
     ])('refuses %s with params_validation naming the field', async (_name, body, field) => {
       const result = await createRequest(server, partner.apiKey, body);
       expect(result.status).toBe(400);
@@ -148,6 +178,37 @@ describe('POST /v1/merchants', () => {
       expect(error.code).toBe('params_validation');
       expect(error.issues?.map((issue) => issue.field)).toContain(field);
     });
+
+    it.each([
+      ['a blank name', '  \t ', 'must not be blank'],
+      [
+        'a name with a bidirectional control',
+        'Corner\u202eShop',
+        'must not contain bidirectional control characters (found U+202E)',
+      ],
+      [
+        'a name with a zero-width space',
+        'Corner\u200bShop',
+        'must not contain invisible or control characters (found U+200B)',
+      ],
+    ])(
+      'refuses %s with params_validation on merchantName and creates nothing',
+      async (_name, merchantName, message) => {
+        const merchantCount = async () =>
+          (
+            await server.db
+              .selectFrom('merchants')
+              .select(server.db.fn.countAll<string>().as('n'))
+              .where('partner_id', '=', partner.partnerId)
+              .executeTakeFirstOrThrow()
+          ).n;
+        const before = await merchantCount();
+        const result = await createRequest(server, partner.apiKey, { ...validBody, merchantName });
+        expect([result.status, expectErrorBody(result).code]).toEqual([400, 'params_validation']);
+        expect(expectErrorBody(result).issues).toEqual([{ field: 'merchantName', message }]);
+        expect(await merchantCount()).toBe(before);
+      },
+    );
 
     it('reports every broken field at once', async () => {
       const result = await createRequest(server, partner.apiKey, { merchantName: '', merchantEmail: 'nope' });

@@ -66,6 +66,43 @@ describe('GET /v1/merchants', () => {
       const percent = await list(`?search=${encodeURIComponent('%')}`);
       expect(percent.body.data).toHaveLength(1);
     });
+
+    it('counts every merchant matching the filters on every page, and answers the page as merchants too', async () => {
+      const first = await list('?limit=2');
+      expect(first.body.totalCount).toBe(created.length);
+      expect(first.body.merchants).toEqual(first.body.data);
+      expect(first.body.data).toHaveLength(2);
+      const second = await list(`?limit=2&cursor=${encodeURIComponent(first.body.nextCursor)}`);
+      expect(second.body.totalCount).toBe(created.length);
+      expect(second.body.merchants).toEqual(second.body.data);
+      expect((await list('?search=books&limit=1')).body.totalCount).toBe(2);
+      expect((await list('?status=suspended')).body.totalCount).toBe(1);
+      expect((await list('?status=inactive')).body).toEqual({
+        data: [],
+        merchants: [],
+        totalCount: 0,
+        nextCursor: null,
+      });
+    });
+
+    it('leaves deleted merchants out of the page and the count', async () => {
+      const deleted = await createMerchant(server, partner.apiKey, {
+        merchantName: 'Zeta Books',
+        merchantEmail: 'shop@example.com',
+      });
+      expect((await list('?search=books')).body.totalCount).toBe(3);
+      const removed = await call(server, `/v1/merchants/${deleted.id}`, {
+        method: 'DELETE',
+        headers: { 'api-key': partner.apiKey },
+      });
+      expect(removed.status).toBe(200);
+      const books = await list('?search=books');
+      expect(books.body.data.map((merchant: { id: string }) => merchant.id)).toEqual([created[2], created[0]]);
+      expect(books.body.totalCount).toBe(2);
+      const all = await list();
+      expect(all.body.data.map((merchant: { id: string }) => merchant.id)).toEqual([...created].reverse());
+      expect(all.body.totalCount).toBe(created.length);
+    });
   });
 
   describe('errors', () => {

@@ -4,7 +4,7 @@ import { connect, type Db } from '../../src/db/database.ts';
 import { DatabaseNotifications } from '../../src/db/notifications.ts';
 import { newId } from '../../src/ids.ts';
 import { MERCHANT_CHANGED_CHANNEL, MerchantCache } from '../../src/merchants/merchantCache.ts';
-import { createMerchant } from '../support/fixtures.ts';
+import { BASE_ACCOUNT, BASE_USDC, createMerchant } from '../support/fixtures.ts';
 import { runCli, type ServerProcess, startServerProcess } from '../support/serverProcess.ts';
 import { call, expectErrorBody, newPartner, type TestPartner } from '../support/testServer.ts';
 
@@ -170,6 +170,47 @@ describe('merchant cache on a real database', () => {
       await notifications.stop();
     }
   });
+
+  it('keeps settlement destinations beside a cached row only, dropped by a change of a destination by any writer', async () => {
+    const cache = new MerchantCache(db, { ttlMs: 60_000 });
+    const watch = new NotificationWatch();
+    const notifications = new DatabaseNotifications(inject('databaseUrl'));
+    notifications.subscribe(MERCHANT_CHANGED_CHANNEL, cache);
+    notifications.subscribe(MERCHANT_CHANGED_CHANNEL, watch);
+    await notifications.start();
+    try {
+      const id = newId('mrch');
+      const inserted = watch.next(id);
+      await insertMerchant(db, partner.partnerId, id);
+      await inserted;
+
+      expect(await cache.settlementsOf(id)).toEqual({ fiat: [], crypto: [] });
+      await cache.settlementsOf(id);
+      expect(cache.reads).toEqual({ memory: 0, database: 2 });
+      await cache.get(id);
+      const loaded = await cache.settlementsOf(id);
+      expect(cache.settlementsOf(id)).toBe(loaded);
+      expect(cache.reads).toEqual({ memory: 1, database: 4 });
+
+      const fiatId = newId('fiat');
+      const added = watch.next(id);
+      await db
+        .insertInto('fiat_settlements')
+        .values({ id: fiatId, merchant_id: id, bank_type: 'ACH', status: 'active' })
+        .execute();
+      await added;
+      await cache.get(id);
+      expect((await cache.settlementsOf(id)).fiat.map((row) => row.id)).toEqual([fiatId]);
+      expect(cache.reads).toEqual({ memory: 1, database: 6 });
+
+      const removed = watch.next(id);
+      await db.deleteFrom('fiat_settlements').where('id', '=', fiatId).execute();
+      await removed;
+      expect(await cache.settlementsOf(id)).toEqual({ fiat: [], crypto: [] });
+    } finally {
+      await notifications.stop();
+    }
+  });
 });
 
 const metricValue = async (server: ServerProcess, pattern: RegExp): Promise<number> => {
@@ -220,7 +261,8 @@ describe('merchant cache across processes', () => {
     expect(await nameOn(first, merchant.id)).toBe('Corner Shop');
     const memoryBefore = await memoryReads(first);
     expect(await nameOn(first, merchant.id)).toBe('Corner Shop');
-    expect(await memoryReads(first)).toBe(memoryBefore + 1);
+    // Two reads: the merchant and its settlement destinations.
+    expect(await memoryReads(first)).toBe(memoryBefore + 2);
 
     const patched = await call(second, `/v1/merchants/${merchant.id}`, {
       method: 'PATCH',
@@ -260,6 +302,59 @@ describe('merchant cache across processes', () => {
     expect(refused.body.message).toMatch(/is suspended/);
   });
 
+  it('a merchant deleted through process B is gone on process A at once: not found, and no new payments (404)', async () => {
+    const merchant = await createMerchant(first, partner.apiKey);
+    const create = () =>
+      call(first, '/v1/payments', {
+        method: 'POST',
+        headers: { ...headers(), 'merchant-id': merchant.id },
+        body: { amount: { unit: 'iso4217/USD', value: '1000' }, referenceId: `order-${newId('pay')}` },
+      });
+    expect((await create()).status).toBe(201);
+    // Served from memory before the deletion (once the creation's own notification has passed), so only the
+    // deletion's notification can make process A see it.
+    const memoryHitsOfOneRead = async () => {
+      const before = await memoryReads(first);
+      expect(await nameOn(first, merchant.id)).toBe('Corner Shop');
+      return (await memoryReads(first)) - before;
+    };
+    expect(await readUntil(memoryHitsOfOneRead, (hits) => hits === 2)).toBe(2);
+
+    const deleted = await call(second, `/v1/merchants/${merchant.id}`, { method: 'DELETE', headers: headers() });
+    expect([deleted.status, deleted.body]).toEqual([200, { id: merchant.id, deleted: true }]);
+    const gone = await readUntil(
+      () => call(first, `/v1/merchants/${merchant.id}`, { headers: headers() }),
+      (result) => result.status === 404,
+    );
+    expect([gone.status, expectErrorBody(gone).code]).toEqual([404, 'not_found']);
+    const refused = await create();
+    expect([refused.status, expectErrorBody(refused).code]).toEqual([404, 'not_found']);
+  });
+
+  it('a settlement destination registered through process B shows in the merchant process A serves', async () => {
+    const merchant = await createMerchant(first, partner.apiKey);
+    const settlementsOn = async (server: ServerProcess) =>
+      (await call(server, `/v1/merchants/${merchant.id}`, { headers: headers() })).body.merchant.settlements;
+    const memoryHitsOfOneRead = async () => {
+      const before = await memoryReads(first);
+      expect(await settlementsOn(first)).toEqual({ crypto: [], fiat: [] });
+      return (await memoryReads(first)) - before;
+    };
+    // Served from memory, so only the destination's notification can make process A see it.
+    expect(await readUntil(memoryHitsOfOneRead, (hits) => hits === 2)).toBe(2);
+    const registered = await call(second, `/v1/merchants/${merchant.id}/settlements/crypto`, {
+      method: 'POST',
+      headers: { ...headers(), 'idempotency-key': newId('pay') },
+      body: { settlements: [{ asset: BASE_USDC, destination: BASE_ACCOUNT }] },
+    });
+    expect(registered.status, registered.text).toBe(201);
+    const seen = await readUntil(
+      () => settlementsOn(first),
+      (settlements) => settlements.crypto.length === 1,
+    );
+    expect(seen).toEqual({ crypto: registered.body.settlements, fiat: [] });
+  });
+
   it('a change made while the listener connection is down is seen, and the cache serves again once it is back', async () => {
     const merchant = await createMerchant(first, partner.apiKey);
     await nameOn(first, merchant.id);
@@ -285,7 +380,7 @@ describe('merchant cache across processes', () => {
     });
     const databaseBefore = await databaseReads(first);
     expect(await nameOn(first, merchant.id)).toBe('Changed while away');
-    expect(await databaseReads(first)).toBe(databaseBefore + 1);
+    expect(await databaseReads(first)).toBe(databaseBefore + 2);
     await first.waitForOutput(/notifications listener connection/);
 
     const back = await readUntil(
@@ -298,7 +393,7 @@ describe('merchant cache across processes', () => {
     await nameOn(first, merchant.id);
     const memoryBefore = await memoryReads(first);
     expect(await nameOn(first, merchant.id)).toBe('Changed while away');
-    expect(await memoryReads(first)).toBe(memoryBefore + 1);
+    expect(await memoryReads(first)).toBe(memoryBefore + 2);
 
     await db.updateTable('merchants').set({ name: 'Changed after reconnect' }).where('id', '=', merchant.id).execute();
     expect(

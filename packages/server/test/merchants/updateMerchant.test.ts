@@ -80,14 +80,52 @@ describe('PATCH /v1/merchants/:merchantId', () => {
       );
       const removed = await patch(merchant.id, { iconUrl: null });
       expect(removed.body.merchant.iconUrl).toBeNull();
+      const read = await call(server, `/v1/merchants/${merchant.id}`, { headers: { 'api-key': partner.apiKey } });
+      expect(read.body.merchant.iconUrl).toBeNull();
+    });
+
+    it('stores the name without surrounding white space', async () => {
+      const merchant = await createMerchant(server, partner.apiKey);
+      const renamed = await patch(merchant.id, { merchantName: '\u3000 New Name \n' });
+      expect(renamed.status, renamed.text).toBe(200);
+      expect(renamed.body.merchant.name).toBe('New Name');
+    });
+
+    it('takes a null name or email as not given', async () => {
+      const merchant = await createMerchant(server, partner.apiKey);
+      const reEmailed = await patch(merchant.id, {
+        merchantName: null,
+        merchantEmail: 'billing@corner-shop.com',
+      });
+      expect(reEmailed.status, reEmailed.text).toBe(200);
+      expect(reEmailed.body.merchant).toEqual({ ...merchant, email: 'billing@corner-shop.com' });
+      const renamed = await patch(merchant.id, { merchantName: 'Renamed', merchantEmail: null });
+      expect(renamed.body.merchant).toEqual({ ...merchant, name: 'Renamed', email: 'billing@corner-shop.com' });
     });
   });
 
   describe('errors', () => {
-    it('refuses an empty body', async () => {
+    it('refuses an empty body, and one whose fields are all null but iconUrl absent', async () => {
       const merchant = await createMerchant(server, partner.apiKey);
-      const result = await patch(merchant.id, {});
+      for (const body of [{}, { merchantName: null, merchantEmail: null }]) {
+        const result = await patch(merchant.id, body);
+        expect([result.status, expectErrorBody(result).code]).toEqual([400, 'params_validation']);
+        expect(expectErrorBody(result).issues?.map((issue) => issue.field)).toEqual(['body']);
+      }
+    });
+
+    it('refuses a name with an invisible character, naming it, without changing the merchant', async () => {
+      const merchant = await createMerchant(server, partner.apiKey);
+      const result = await patch(merchant.id, {
+        merchantName: 'Corner\u2066Shop',
+        merchantEmail: 'new@corner-shop.com',
+      });
       expect([result.status, expectErrorBody(result).code]).toEqual([400, 'params_validation']);
+      expect(expectErrorBody(result).issues).toEqual([
+        { field: 'merchantName', message: 'must not contain bidirectional control characters (found U+2066)' },
+      ]);
+      const after = await call(server, `/v1/merchants/${merchant.id}`, { headers: { 'api-key': partner.apiKey } });
+      expect(after.body.merchant).toEqual({ ...merchant, settlements: { crypto: [], fiat: [] } });
     });
 
     it.each([
@@ -103,12 +141,25 @@ describe('PATCH /v1/merchants/:merchantId', () => {
       expect([result.status, expectErrorBody(result).code]).toEqual([400, 'params_validation']);
       expect(expectErrorBody(result).issues?.map((issue) => issue.field)).toContain(field);
       const after = await call(server, `/v1/merchants/${merchant.id}`, { headers: { 'api-key': partner.apiKey } });
-      expect(after.body.merchant).toEqual(merchant);
+      expect(after.body.merchant).toEqual({ ...merchant, settlements: { crypto: [], fiat: [] } });
     });
 
     it('reports an unknown merchant as 404', async () => {
       const result = await patch('mrch_01ZZZZZZZZZZZZZZZZZZZZZZZZ', { merchantName: 'x' });
       expect([result.status, expectErrorBody(result).code]).toEqual([404, 'not_found']);
+    });
+
+    it('reports a deleted merchant as 404 and leaves it unchanged', async () => {
+      const merchant = await createMerchant(server, partner.apiKey);
+      await call(server, `/v1/merchants/${merchant.id}`, { method: 'DELETE', headers: { 'api-key': partner.apiKey } });
+      const result = await patch(merchant.id, { merchantName: 'Revived' });
+      expect([result.status, expectErrorBody(result).code]).toEqual([404, 'not_found']);
+      const row = await server.db
+        .selectFrom('merchants')
+        .select('name')
+        .where('id', '=', merchant.id)
+        .executeTakeFirstOrThrow();
+      expect(row.name).toBe('Corner Shop');
     });
   });
 });

@@ -315,7 +315,13 @@ describe('a cancel racing a confirm', () => {
       return [cancelling, confirming] as const;
     });
     const [cancel, confirm] = [await cancelled, await confirmed];
-    expect(cancel.body, cancel.text).toEqual({ status: 'cancelled', isFinal: true, info: null });
+    expect(cancel.body, cancel.text).toMatchObject({
+      status: 'cancelled',
+      isFinal: true,
+      info: null,
+      paymentId,
+      cancelledReason: 'cancelled_by_user',
+    });
     expect([confirm.status, expectErrorBody(confirm).code], confirm.text).toEqual([400, 'invalid_state']);
     expect(
       await bed.server.db.selectFrom('evm_transactions').select('id').where('payment_id', '=', paymentId).execute(),

@@ -289,7 +289,21 @@ describe('gateway payments on the devnet', () => {
   it('lets the buyer decline, and refuses further payment as invalid_state', async () => {
     const { paymentId } = await newPayment();
     const declined = await gateway(paymentId, '/cancel', {});
-    expect(declined.body).toEqual({ status: 'cancelled', isFinal: true, info: null });
+    const { updated_at } = await server.db
+      .selectFrom('payments')
+      .select('updated_at')
+      .where('id', '=', paymentId)
+      .executeTakeFirstOrThrow();
+    expect(declined.body).toEqual({
+      status: 'cancelled',
+      isFinal: true,
+      info: null,
+      paymentId,
+      cancelledReason: 'cancelled_by_user',
+      cancelledAt: updated_at.toISOString(),
+    });
+    const again = await gateway(paymentId, '/cancel', {});
+    expect([again.status, again.body]).toEqual([200, declined.body]);
     const options = await gateway(paymentId, '/options', { accounts: [evmAccount('alice')] });
     expect(options.status).toBe(400);
     expect(expectErrorBody(options).code).toBe('invalid_state');

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { EXPIRE_PAYMENT_TASK, expirePaymentTask } from '../../src/payments/expiry.ts';
-import { changePaymentStatus } from '../../src/payments/transitions.ts';
 import { runCommonRouteTests } from '../support/commonRouteTests.ts';
 import { createMerchant, createPayment } from '../support/fixtures.ts';
 import { ManualClock } from '../support/manualClock.ts';
@@ -64,34 +63,6 @@ describe('payment status, reading and cancelling', () => {
       merchant: { id: merchantId, name: 'Corner Shop', iconUrl: null },
       fiatAmount: { unit: 'iso4217/EUR', value: '1234', display: { assetSymbol: '€', assetName: 'Euro', decimals: 2 } },
     });
-  });
-
-  it('cancels an unpaid payment once, records the event, and lists it as failed', async () => {
-    const { paymentId } = await createPayment(server, partner.apiKey, merchantId);
-    const cancelled = await call(server, `/v1/payments/${paymentId}/cancel`, { method: 'POST', headers: headers() });
-    expect(cancelled.status).toBe(200);
-    expect(cancelled.body).toEqual({ status: 'cancelled', isFinal: true, info: null });
-    const again = await call(server, `/v1/payments/${paymentId}/cancel`, { method: 'POST', headers: headers() });
-    expect(again.body.status).toBe('cancelled');
-    expect((await get(`/v1/payments/${paymentId}`)).body).toMatchObject({ status: 'failed', isTerminal: true });
-    const events = await server.db
-      .selectFrom('webhook_events')
-      .select('type')
-      .where('partner_id', '=', partner.partnerId)
-      .where('body', 'like', `%${paymentId}%`)
-      .execute();
-    expect(events.map((event) => event.type).sort()).toEqual(['payment.cancelled', 'payment.created']);
-  });
-
-  it('refuses to cancel a payment that is processing or final with 400 invalid_state', async () => {
-    const { paymentId } = await createPayment(server, partner.apiKey, merchantId);
-    await changePaymentStatus(
-      { db: server.db, chains: server.ctx.chains, baseUrl: server.url, now: new Date() },
-      paymentId,
-      'processing',
-    );
-    const result = await call(server, `/v1/payments/${paymentId}/cancel`, { method: 'POST', headers: headers() });
-    expect([result.status, expectErrorBody(result).code]).toEqual([400, 'invalid_state']);
   });
 
   it('reports unknown payments and other merchants’ payments as 404 payment_not_found', async () => {
@@ -224,7 +195,6 @@ const statusRoutes: Array<[string, (paymentId: string) => string, string]> = [
   ['GET /v1/merchant/payment/:id/status', (id) => `/v1/merchant/payment/${id}/status`, 'GET'],
   ['GET /v1/payments/:id/status', (id) => `/v1/payments/${id}/status`, 'GET'],
   ['GET /v1/payments/:id', (id) => `/v1/payments/${id}`, 'GET'],
-  ['POST /v1/payments/:id/cancel', (id) => `/v1/payments/${id}/cancel`, 'POST'],
 ];
 for (const [name, path, method] of statusRoutes) {
   runCommonRouteTests({

@@ -12,13 +12,32 @@ function createAjv(options: Options): Ajv {
   return ajv;
 }
 
+/** The schema with every `additionalProperties: false` left out, so that its objects accept unknown fields. */
+function openObjects(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(openObjects);
+  if (typeof schema !== 'object' || schema === null) return schema;
+  return Object.fromEntries(
+    Object.entries(schema)
+      .filter(([keyword, value]) => !(keyword === 'additionalProperties' && value === false))
+      .map(([keyword, value]) => [keyword, openObjects(value)]),
+  );
+}
+
 /**
- * Bodies are validated strictly (a number is never taken for a string); query strings, headers and path
- * parameters arrive as text, so they are coerced to the schema's types.
+ * Bodies are validated strictly (a number is never taken for a string), but a field the schema does not name is
+ * dropped, never refused: clients of the API this one stands in for send fields of their own (the wallet SDKs'
+ * `excludeFromRelayer` on confirm). The handler, and the idempotency fingerprint made from the body, see only the
+ * named fields. Body schemas are opened before they are compiled and documented, so the OpenAPI document says the
+ * same; a map in a body must be a `patternProperties` schema (TypeBox's `Record`), as any other object loses every
+ * unnamed key. Query strings, headers and path parameters arrive as text, so they are coerced to the schema's types,
+ * and unknown query parameters are still refused.
  */
 export function registerValidators(app: FastifyInstance): void {
-  const bodyAjv = createAjv({ coerceTypes: false });
+  const bodyAjv = createAjv({ coerceTypes: false, removeAdditional: 'all' });
   const textAjv = createAjv({ coerceTypes: 'array' });
+  app.addHook('onRoute', (route) => {
+    if (route.schema?.body) route.schema = { ...route.schema, body: openObjects(route.schema.body) };
+  });
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : textAjv).compile(schema));
 }
 

@@ -93,7 +93,7 @@ describe('webhook endpoint and event routes', () => {
       }
     });
 
-    it('refuses missing, empty, unknown and repeated event types and unknown fields', async () => {
+    it('refuses missing, empty, unknown and repeated event types', async () => {
       expectIssue(await register({ url: 'https://hooks.example.com/' }), 'events');
       expectIssue(await register({ url: 'https://hooks.example.com/', events: [] }), 'events');
       expectIssue(await register({ url: 'https://hooks.example.com/', events: ['payment.refunded'] }), 'events.0');
@@ -102,8 +102,18 @@ describe('webhook endpoint and event routes', () => {
         'events',
       );
       expectIssue(await register({ events: ['payment.failed'] }), 'url');
-      const extra = await register({ url: 'https://hooks.example.com/', events: ['payment.failed'], secret: 'mine' });
-      expect(extra.status).toBe(400);
+    });
+
+    it('ignores fields it does not know: a secret cannot be chosen, the one it makes is shown', async () => {
+      const result = await register({ url: 'https://hooks.example.com/', events: ['payment.failed'], secret: 'mine' });
+      expect(result.status, result.text).toBe(201);
+      expect(result.body.webhook.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+      const stored = await server.db
+        .selectFrom('webhook_endpoints')
+        .select('secret')
+        .where('id', '=', result.body.webhook.id)
+        .executeTakeFirstOrThrow();
+      expect(stored.secret).toBe(result.body.webhook.secret);
     });
 
     it("reports another partner's merchant and an unknown merchant as not found", async () => {

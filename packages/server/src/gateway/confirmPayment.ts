@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { App, AppContext } from '../context.ts';
 import { principalOf } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
-import { errorResponses } from '../http/schemas.ts';
+import { errorResponses, Nullable } from '../http/schemas.ts';
 import { PaymentStatusView } from '../payments/paymentResource.ts';
 import { MAX_LONG_POLL_MS } from '../payments/statusWaiter.ts';
 import {
@@ -13,22 +13,28 @@ import {
   earlierConfirmation,
   verifyResults,
 } from './confirmation.ts';
-import { gatewayPaymentOf, chainServicesOf, requirePayable, statusAfterLongPoll } from './gatewayPayment.ts';
+import {
+  gatewayPaymentOf,
+  chainServicesOf,
+  merchantTakingPayments,
+  requirePayable,
+  statusAfterLongPoll,
+} from './gatewayPayment.ts';
 import { GatewayPaymentParams } from './gatewaySchemas.ts';
 import { offeredOption, requireLiveQuote } from './optionLookup.ts';
 import { requireBuyerData } from './dataCollection/buyerData.ts';
 
-const ConfirmBody = Type.Object(
-  {
-    optionId: Type.String({ maxLength: 64 }),
-    results: Type.Array(
-      Type.Object(
-        { type: Type.Literal('walletRpc'), data: Type.Array(Type.String({ maxLength: 20_000 }), { maxItems: 10 }) },
-        { additionalProperties: false },
-      ),
-      { maxItems: 10, description: "One per action of the option, in the option's order" },
-    ),
-    collectedData: Type.Optional(
+const ConfirmBody = Type.Object({
+  optionId: Type.String({ maxLength: 64 }),
+  results: Type.Array(
+    Type.Object({
+      type: Type.Literal('walletRpc'),
+      data: Type.Array(Type.String({ maxLength: 20_000 }), { maxItems: 10 }),
+    }),
+    { maxItems: 10, description: "One per action of the option, in the option's order" },
+  ),
+  collectedData: Type.Optional(
+    Nullable(
       Type.Object(
         {
           fields: Type.Array(Type.Object({ id: Type.String({ maxLength: 64 }), value: Type.Unknown() }), {
@@ -37,13 +43,12 @@ const ConfirmBody = Type.Object(
         },
         {
           description:
-            "Buyer data per the option's collectData.schema, when the wallet built its own form instead of showing collectData.url",
+            "Buyer data per the option's collectData.schema, when the wallet built its own form instead of showing collectData.url; null is the same as leaving it out",
         },
       ),
     ),
-  },
-  { additionalProperties: false },
-);
+  ),
+});
 
 const ConfirmQuery = Type.Object(
   {
@@ -79,7 +84,7 @@ export function registerConfirmPayment(app: App, ctx: AppContext): void {
         tags: ['gateway'],
         summary: 'Pay with an option: submit the results of its actions',
         description:
-          'The results are checked against exactly what the option offered and against the chain, then submitted; the payment becomes processing, then succeeded or failed. A refused confirm leaves the payment payable. Repeating the same confirm returns the current status and submits nothing again.',
+          'The results are checked against exactly what the option offered and against the chain, then submitted; the payment becomes processing, then succeeded or failed. A refused confirm leaves the payment payable. Repeating the same confirm returns the current status and submits nothing again. The payment of a merchant that is deleted, inactive or suspended answers 403 merchant_not_active.',
         params: GatewayPaymentParams,
         querystring: ConfirmQuery,
         body: ConfirmBody,
@@ -97,11 +102,12 @@ export function registerConfirmPayment(app: App, ctx: AppContext): void {
           status: payment.status,
         });
       requirePayable(payment, ctx.clock.now());
+      await merchantTakingPayments(ctx, payment);
 
       const option = await offeredOption(ctx.db, payment.id, optionId);
       requireLiveQuote(option, ctx.clock.now());
       checkAlignment(option, results);
-      await requireBuyerData(ctx, payment, option, request.body.collectedData);
+      await requireBuyerData(ctx, payment, option, request.body.collectedData ?? undefined);
       await verifyResults(chainServicesOf(ctx), ctx.chains, option, results, ctx.clock.now());
 
       const provider = await providerOf(ctx, request);

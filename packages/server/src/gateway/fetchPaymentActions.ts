@@ -2,18 +2,15 @@ import { Type } from '@sinclair/typebox';
 import type { App, AppContext } from '../context.ts';
 import { ApiError } from '../http/errors.ts';
 import { errorResponses } from '../http/schemas.ts';
-import { gatewayPaymentOf, chainServicesOf, requirePayable } from './gatewayPayment.ts';
+import { gatewayPaymentOf, chainServicesOf, merchantTakingPayments, requirePayable } from './gatewayPayment.ts';
 import { GatewayPaymentParams, WalletRpcActionSchema } from './gatewaySchemas.ts';
 import { offeredOption, requireLiveQuote } from './optionLookup.ts';
 import { paymentMethodOf } from './methods/index.ts';
 
-const FetchBody = Type.Object(
-  {
-    optionId: Type.String({ maxLength: 64 }),
-    data: Type.String({ maxLength: 1000, description: 'The data of the build action' }),
-  },
-  { additionalProperties: false },
-);
+const FetchBody = Type.Object({
+  optionId: Type.String({ maxLength: 64 }),
+  data: Type.String({ maxLength: 1000, description: 'The data of the build action' }),
+});
 
 export function registerFetchPaymentActions(app: App, ctx: AppContext): void {
   app.post(
@@ -24,7 +21,7 @@ export function registerFetchPaymentActions(app: App, ctx: AppContext): void {
         tags: ['gateway'],
         summary: 'Resolve a build action into wallet actions',
         description:
-          'For a Solana option: builds the transfer with a fresh blockhash and returns one solana_signTransaction. Fetching again builds a new transaction, and only the latest one can be confirmed; once a confirm is accepted, fetch answers 400 invalid_state.',
+          'For a Solana option: builds the transfer with a fresh blockhash and returns one solana_signTransaction. Fetching again builds a new transaction, and only the latest one can be confirmed; once a confirm is accepted, fetch answers 400 invalid_state. The payment of a merchant that is deleted, inactive or suspended answers 403 merchant_not_active.',
         params: GatewayPaymentParams,
         body: FetchBody,
         response: {
@@ -36,6 +33,7 @@ export function registerFetchPaymentActions(app: App, ctx: AppContext): void {
     async (request) => {
       const payment = await gatewayPaymentOf(ctx, request.params.id);
       requirePayable(payment, ctx.clock.now());
+      await merchantTakingPayments(ctx, payment);
       const confirmed = await ctx.db
         .selectFrom('payment_confirmations')
         .select('payment_id')

@@ -13,13 +13,24 @@ import type { ChainServices } from './chainServices.ts';
  */
 export async function gatewayPaymentOf(ctx: AppContext, paymentId: string): Promise<PaymentRow> {
   const payment = await ctx.db.selectFrom('payments').selectAll().where('id', '=', paymentId).executeTakeFirst();
-  if (!payment) throw ApiError.notFound(`Payment ${paymentId.slice(0, 64)} not found.`);
+  if (!payment) throw ApiError.notFound(`Payment ${paymentId.slice(0, 64)} not found.`, 'payment_not_found');
   return payment;
 }
 
 export async function merchantOfPayment(ctx: AppContext, payment: PaymentRow): Promise<MerchantRow> {
   const merchant = await ctx.merchants.get(payment.merchant_id);
   if (!merchant) throw new Error(`merchant ${payment.merchant_id} of payment ${payment.id} does not exist`);
+  return merchant;
+}
+
+/**
+ * The payment's merchant, while it takes payments: the links of a merchant that its partner deleted, or that an
+ * operator made inactive or suspended (until it is active again), cannot be paid (403 `merchant_not_active`).
+ */
+export async function merchantTakingPayments(ctx: AppContext, payment: PaymentRow): Promise<MerchantRow> {
+  const merchant = await merchantOfPayment(ctx, payment);
+  // Which of these it is stays between the merchant, its partner and the operator: any wallet may ask.
+  if (merchant.status !== 'active' || merchant.deleted_at !== null) throw new ApiError('merchant_not_active');
   return merchant;
 }
 

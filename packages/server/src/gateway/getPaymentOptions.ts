@@ -3,25 +3,27 @@ import { type AccountId, parseAccountId } from '../chains/caip.ts';
 import type { App, AppContext } from '../context.ts';
 import { ApiError, type Issue } from '../http/errors.ts';
 import { errorResponses, Nullable } from '../http/schemas.ts';
-import { gatewayPaymentOf, chainServicesOf, merchantOfPayment, requirePayable } from './gatewayPayment.ts';
+import { gatewayPaymentOf, chainServicesOf, merchantTakingPayments, requirePayable } from './gatewayPayment.ts';
 import { CollectDataSchema, GatewayPaymentParams, PaymentOptionSchema } from './gatewaySchemas.ts';
 import { GatewayPaymentView, toGatewayPaymentView } from './getGatewayPayment.ts';
 import { offerOptions } from './paymentOptions.ts';
 import { buyerDataRequest } from './dataCollection/buyerData.ts';
 
-const OptionsBody = Type.Object(
-  {
-    accounts: Type.Array(Type.String({ maxLength: 200 }), {
-      minItems: 1,
-      maxItems: 20,
-      description: 'CAIP-10 accounts of the buyer',
-    }),
-    refresh: Type.Optional(
-      Type.Array(Type.String({ maxLength: 64 }), { maxItems: 100, description: 'Options whose quotes to refresh' }),
+const OptionsBody = Type.Object({
+  accounts: Type.Array(Type.String({ maxLength: 200 }), {
+    minItems: 1,
+    maxItems: 20,
+    description: 'CAIP-10 accounts of the buyer',
+  }),
+  refresh: Type.Optional(
+    Nullable(
+      Type.Array(Type.String({ maxLength: 64 }), {
+        maxItems: 100,
+        description: 'Options whose quotes to refresh; null is the same as leaving it out',
+      }),
     ),
-  },
-  { additionalProperties: false },
-);
+  ),
+});
 
 const OptionsQuery = Type.Object(
   { includePaymentInfo: Type.Optional(Type.Boolean({ description: 'Add the payment details to the response' })) },
@@ -64,7 +66,7 @@ export function registerGetPaymentOptions(app: App, ctx: AppContext): void {
         tags: ['gateway'],
         summary: 'The ways the given accounts can pay the payment',
         description:
-          'One option per account and token the account holds enough of, on every configured chain of its namespace; each call quotes afresh. Accounts on other chains are ignored.',
+          'One option per account and token the account holds enough of, on every configured chain of its namespace; each call quotes afresh. Accounts on other chains are ignored. The payment of a merchant that is deleted, inactive or suspended answers 403 merchant_not_active.',
         params: GatewayPaymentParams,
         querystring: OptionsQuery,
         body: OptionsBody,
@@ -75,6 +77,7 @@ export function registerGetPaymentOptions(app: App, ctx: AppContext): void {
       const payment = await gatewayPaymentOf(ctx, request.params.id);
       const accounts = payableAccounts(ctx, request.body.accounts);
       requirePayable(payment, ctx.clock.now());
+      const merchant = await merchantTakingPayments(ctx, payment);
       const buyerData = await buyerDataRequest(ctx, payment);
       const options = accounts.length
         ? await offerOptions(ctx.db, ctx.chains, chainServicesOf(ctx), payment, accounts, buyerData)
@@ -84,12 +87,7 @@ export function registerGetPaymentOptions(app: App, ctx: AppContext): void {
         collectData: buyerData?.paymentForm ?? null,
         ...(request.query.includePaymentInfo
           ? {
-              paymentInfo: toGatewayPaymentView(
-                payment,
-                await merchantOfPayment(ctx, payment),
-                ctx.config.baseUrl,
-                ctx.clock.now(),
-              ),
+              paymentInfo: toGatewayPaymentView(payment, merchant, ctx.config.baseUrl, ctx.clock.now()),
             }
           : {}),
       };

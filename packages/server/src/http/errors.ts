@@ -33,6 +33,7 @@ export const API_ERRORS = {
   invalid_app_id: { status: 401, message: 'The App-Id is not known.' },
   missing_merchant_id: { status: 401, message: 'Send the merchant id in the Merchant-Id header.' },
   forbidden: { status: 403, message: 'The credentials lack permission for this.' },
+  merchant_not_active: { status: 403, message: 'The merchant of this payment is not taking payments.' },
   not_found: { status: 404, message: 'Not found.' },
   payment_not_found: { status: 404, message: 'Payment not found.' },
   method_not_allowed: {

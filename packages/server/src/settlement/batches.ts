@@ -13,7 +13,26 @@ function newBatchId(): string {
   return `stb_${nextUlid()}`;
 }
 
-/** Payments waiting for settlement whose merchant has a destination for their asset, summed per (merchant, asset). */
+/**
+ * Whether an operator holds the merchant's settlements: an inactive or suspended merchant is paid nothing until it
+ * is active again. A merchant its partner deleted is still paid what it is owed, to its destinations. The row is
+ * share-locked until the caller's transaction ends, so a status change waits for a transfer decided under it, and
+ * once the change commits no further transfer is made.
+ */
+export async function settlementsHeld(db: Db, merchantId: string): Promise<boolean> {
+  const merchant = await db
+    .selectFrom('merchants')
+    .select('status')
+    .where('id', '=', merchantId)
+    .forShare()
+    .executeTakeFirst();
+  return merchant?.status !== 'active';
+}
+
+/**
+ * Payments waiting for settlement whose merchant has a destination for their asset and is not held, summed per
+ * (merchant, asset).
+ */
 export async function unsettledGroups(db: Db): Promise<{ merchantId: string; asset: string; amount: bigint }[]> {
   const rows = await db
     .selectFrom('payments as payment')
@@ -22,6 +41,8 @@ export async function unsettledGroups(db: Db): Promise<{ merchantId: string; ass
         .onRef('destination.merchant_id', '=', 'payment.merchant_id')
         .onRef('destination.asset', '=', 'payment.token_asset'),
     )
+    .innerJoin('merchants as merchant', 'merchant.id', 'payment.merchant_id')
+    .where('merchant.status', '=', 'active')
     .select([
       'payment.merchant_id',
       'payment.token_asset',
@@ -49,7 +70,8 @@ export type ClaimOutcome =
 /**
  * Claims a merchant's unsettled payments in one asset into a new batch, in one transaction: the batch (amount,
  * destination as it is now) and its payments are written together, or nothing is. Refused when the collector's
- * balance `held` does not cover this batch plus the asset's batches not yet settled.
+ * balance `held` does not cover this batch plus the asset's batches not yet settled; nothing while the merchant's
+ * settlements are held.
  */
 export async function claimBatch(
   db: Db,
@@ -59,6 +81,7 @@ export async function claimBatch(
     // One claim per asset at a time across processes, so each sees the batches the others made before checking
     // them against the collector's balance.
     await sql`SELECT pg_advisory_xact_lock(hashtext(${`settlement:${request.asset}`}))`.execute(trx);
+    if (await settlementsHeld(trx, request.merchantId)) return { kind: 'nothing' } as const;
     const destination = await trx
       .selectFrom('crypto_settlements')
       .select('destination')

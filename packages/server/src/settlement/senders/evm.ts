@@ -10,6 +10,7 @@ import {
   markBatchSent,
   SETTLEMENT_PURPOSE,
   settleBatch,
+  settlementsHeld,
 } from '../batches.ts';
 import { transferCrashPoint } from '../crashPoint.ts';
 import { evmTransferCall } from '../transfers.ts';
@@ -41,9 +42,12 @@ export class EvmSettlementSender implements SettlementSender {
   async drive(batch: BatchRow, token: TokenInfo): Promise<boolean> {
     const { db, services, clock } = this.context;
     const { relayer } = services.evm;
+    // A transfer already journaled goes out even while the merchant is held: it holds a nonce of the collector.
+    const journaled = await liveEvmTransfer(db, batch.id);
+    if (!journaled && (await settlementsHeld(db, batch.merchant_id))) return false;
     // The chain is asked before the batch is locked (its destination and amount never change): the lock is held
     // only while the transfer is journaled, which asks nothing of the chain.
-    const prepared = (await liveEvmTransfer(db, batch.id))
+    const prepared = journaled
       ? null
       : await relayer.prepare({
           chain: token.chain,
@@ -65,6 +69,7 @@ export class EvmSettlementSender implements SettlementSender {
         await markBatchSent(trx, batch.id, clock.now());
         return { landed: true, hash: landedHash } as const;
       }
+      if (!live && (await settlementsHeld(trx, batch.merchant_id))) return null;
       // The relayer journals the signed transfer in its own transaction; this batch's row lock keeps any other
       // process from making a second one before the link below commits, and the lookup above finds it after a crash.
       const id = live?.id ?? (prepared ? (await relayer.recordPrepared(prepared)).id : null);

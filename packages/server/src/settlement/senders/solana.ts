@@ -10,6 +10,7 @@ import {
   markBatchSent,
   SETTLEMENT_PURPOSE,
   settleBatch,
+  settlementsHeld,
 } from '../batches.ts';
 import { transferCrashPoint } from '../crashPoint.ts';
 import { buildSolanaSettlementTransfer } from '../transfers.ts';
@@ -36,9 +37,12 @@ export class SolanaSettlementSender implements SettlementSender {
     const { db, services, clock } = this.context;
     const solana = services.solana.networks.get(token.chain);
     if (!solana) throw new Error(`no Solana sender for ${token.chain}`);
+    // A transfer already journaled goes out even while the merchant is held; a new one waits until it is active.
+    const journaled = await liveSolanaTransfer(db, batch.id);
+    if (!journaled && (await settlementsHeld(db, batch.merchant_id))) return false;
     // Built before the batch is locked (its destination and amount never change): the lock is held only while the
     // transfer is journaled, which asks nothing of the chain.
-    const transfer = (await liveSolanaTransfer(db, batch.id)) ? null : await this.buildTransfer(batch, token);
+    const transfer = journaled ? null : await this.buildTransfer(batch, token);
     const entry = await db.transaction().execute(async (trx) => {
       const locked = await lockOpenBatch(trx, batch.id);
       if (!locked) return null;
@@ -47,8 +51,9 @@ export class SolanaSettlementSender implements SettlementSender {
         await failBatch(trx, batch.id, 'the transfer failed on chain', clock.now());
         return null;
       }
+      if (!live && (await settlementsHeld(trx, batch.merchant_id))) return null;
       // Journaled with its signed bytes before anything is sent; an expired one is replaced on a later round.
-      const journaled =
+      const recorded =
         live ??
         (transfer
           ? await solana.sender.cosignAndRecord({
@@ -59,9 +64,9 @@ export class SolanaSettlementSender implements SettlementSender {
               builtJustNow: true,
             })
           : null);
-      if (!journaled) return null;
+      if (!recorded) return null;
       await markBatchSent(trx, batch.id, clock.now());
-      return journaled;
+      return recorded;
     });
     if (!entry) return false;
     if (entry.status === 'confirmed') return settleBatch(db, this.context.announcer(), batch.id, entry.signature);

@@ -14,7 +14,7 @@ import { PaymentSubmissions } from './gateway/paymentSubmissions.ts';
 import { dataEncryptionKeyInDataDir } from './dataEncryptionKey.ts';
 import { startWorkers } from './jobs/queue.ts';
 import { serviceTaskList } from './jobs/taskList.ts';
-import type { TransferCrashPoint } from './settlement/crashPoint.ts';
+import type { TransferCrashPoint } from './payouts/crashPoint.ts';
 import { foldPaymentStatsEvery } from './payments/paymentStatsFold.ts';
 import { RefundWorker } from './refunds/refundWorker.ts';
 import { SettlementWorker } from './settlement/worker.ts';

@@ -384,6 +384,8 @@ export interface SettlementBatchesTable {
   /** CAIP-10 account, copied from the merchant's destination when the batch was made. */
   destination: string;
   amount: ColumnType<string, string | bigint, string | bigint>;
+  /** Of the merchant's on-chain refunds in the asset, what this batch deducted from its payments (migration 0021). */
+  refunds_deducted: ColumnType<string, string | bigint | undefined, string | bigint>;
   status: ColumnType<SettlementBatchStatus, SettlementBatchStatus | undefined, SettlementBatchStatus>;
   tx_hash: string | null;
   failure_reason: string | null;
@@ -419,8 +421,6 @@ export interface RefundsTable {
   destination: string | null;
   tx_hash: string | null;
   failure_reason: string | null;
-  /** The settlement batch that deducted this on-chain refund from the merchant's settlements. */
-  netted_batch_id: string | null;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
   completed_at: Date | null;

@@ -3,8 +3,10 @@ import type { ChainRegistry } from '../chains/registry.ts';
 import type { FinalTransfer, TransferOutcomeHandler } from '../chains/transferOutcomes.ts';
 import type { Database } from '../db/schema.ts';
 import { changePaymentStatus, InvalidTransitionError, type TransitionContext } from '../payments/transitions.ts';
-import { failRefund, REFUND_PURPOSE, succeedRefund } from '../refunds/refundBook.ts';
-import { failBatch, SETTLEMENT_PURPOSE, settleBatch } from '../settlement/batches.ts';
+import type { PayoutBook } from '../payouts/payout.ts';
+import { REFUND_PURPOSE, refundBook } from '../refunds/refundBook.ts';
+import { batchBook } from '../settlement/batchBook.ts';
+import { SETTLEMENT_PURPOSE } from '../settlement/batches.ts';
 import { acceptedConfirmation, markProcessing, submissionDueAgain } from './confirmation.ts';
 import { transferPurposes } from './methods/index.ts';
 import type { Logger } from '../log.ts';
@@ -31,8 +33,12 @@ export function paymentTransferOutcomes(context: TransferOutcomeContext): Transf
       baseUrl: context.baseUrl(),
       now: context.clock.now(),
     };
-    if (transfer.purpose === SETTLEMENT_PURPOSE) return settlementOutcome(trx, transition, transfer);
-    if (transfer.purpose === REFUND_PURPOSE) return refundOutcome(trx, transition, transfer);
+    const payouts: Record<string, PayoutBook> = {
+      [SETTLEMENT_PURPOSE]: batchBook(() => transition),
+      [REFUND_PURPOSE]: refundBook(context.clock),
+    };
+    const book = payouts[transfer.purpose];
+    if (book) return payoutOutcome(trx, book, transfer, transition.now);
     const paymentId = transfer.reference;
     const purpose = transferPurposes.get(transfer.purpose);
     if (!purpose) return;
@@ -68,27 +74,18 @@ export function paymentTransferOutcomes(context: TransferOutcomeContext): Transf
   };
 }
 
-async function settlementOutcome(
+/**
+ * A payout's transfer ended: the payout completes with it, or is released when it failed. One that expired unseen
+ * (Solana) never landed: the next round journals a fresh transfer for it.
+ */
+async function payoutOutcome(
   trx: Transaction<Database>,
-  transition: TransitionContext,
+  book: PayoutBook,
   transfer: FinalTransfer,
+  now: Date,
 ): Promise<void> {
-  const batchId = transfer.reference as string;
-  if (transfer.status === 'confirmed' && transfer.hash) await settleBatch(trx, transition, batchId, transfer.hash);
-  // Expired unseen (Solana): it never landed, and the next settlement round journals a fresh transfer for the batch.
+  const payoutId = transfer.reference as string;
+  if (transfer.status === 'confirmed' && transfer.hash) await book.complete(trx, payoutId, transfer.hash);
   else if (transfer.status === 'failed')
-    await failBatch(trx, batchId, transfer.reason ?? 'the transfer failed on chain', transition.now);
-}
-
-async function refundOutcome(
-  trx: Transaction<Database>,
-  transition: TransitionContext,
-  transfer: FinalTransfer,
-): Promise<void> {
-  const refundId = transfer.reference as string;
-  if (transfer.status === 'confirmed' && transfer.hash)
-    await succeedRefund(trx, refundId, transfer.hash, transition.now);
-  // Expired unseen (Solana): it never landed, and the next refund round journals a fresh transfer.
-  else if (transfer.status === 'failed')
-    await failRefund(trx, refundId, transfer.reason ?? 'the transfer failed on chain', transition.now);
+    await book.fail(trx, payoutId, transfer.reason ?? 'the transfer failed on chain', now);
 }

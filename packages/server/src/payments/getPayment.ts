@@ -1,8 +1,12 @@
+import { Type } from '@sinclair/typebox';
 import type { App, AppContext } from '../context.ts';
 import { errorResponses } from '../http/schemas.ts';
 import { MerchantIdHeader, requireMerchantIdHeader } from './merchantHeader.ts';
 import { PaymentIdParams, paymentOfRequest } from './paymentLookup.ts';
+import { PaymentRefundFields, refundsOfPayment } from '../refunds/paymentRefunds.ts';
 import { PaymentDetail, toPaymentDetail } from './paymentResource.ts';
+
+const PaymentWithRefunds = Type.Object({ ...PaymentDetail.properties, ...PaymentRefundFields });
 
 export function registerGetPayment(app: App, ctx: AppContext): void {
   app.get(
@@ -12,15 +16,18 @@ export function registerGetPayment(app: App, ctx: AppContext): void {
       onRequest: requireMerchantIdHeader,
       schema: {
         tags: ['payments'],
-        summary: 'A payment, as the merchant payment list shows it, with what was paid and why it failed',
+        summary: 'A payment, as the merchant payment list shows it, with what was paid, why it failed and its refunds',
         headers: MerchantIdHeader,
         params: PaymentIdParams,
-        response: { 200: PaymentDetail, ...errorResponses(404) },
+        response: { 200: PaymentWithRefunds, ...errorResponses(404) },
       },
     },
     async (request) => {
       const { payment, merchant } = await paymentOfRequest(ctx, request, request.params.id);
-      return toPaymentDetail(payment, merchant, ctx.chains, ctx.config.baseUrl, ctx.clock.now());
+      return {
+        ...toPaymentDetail(payment, merchant, ctx.chains, ctx.config.baseUrl, ctx.clock.now()),
+        ...(await refundsOfPayment(ctx.db, payment)),
+      };
     },
   );
 }

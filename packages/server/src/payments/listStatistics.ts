@@ -5,10 +5,16 @@ import type { Database } from '../db/schema.ts';
 import { fiatCurrency, toStandardUnits } from './currencies.ts';
 import { applyFilters, type Filters, type ListScope } from './listFilters.ts';
 
+const CurrencyTotal = Type.Object({
+  amount: Type.Number({ description: 'Standard units, e.g. 12.34' }),
+  currency: Type.String(),
+});
+
 export const Stats = Type.Object({
-  totalRevenue: Type.Array(
-    Type.Object({ amount: Type.Number({ description: 'Standard units, e.g. 12.34' }), currency: Type.String() }),
-  ),
+  totalRevenue: Type.Array(CurrencyTotal),
+  totalRefunded: Type.Array(CurrencyTotal, {
+    description: 'What succeeded refunds of the matching payments returned, per currency; each refund counted once',
+  }),
   totalTransactions: Type.Integer(),
   totalCustomers: Type.Integer(),
 });
@@ -206,16 +212,48 @@ async function customersOf(ctx: AppContext, filters: Filters): Promise<number> {
 }
 
 /** Statistics over every payment matching the filters, not just one page. */
+/**
+ * Succeeded refunds of the matching payments, per currency. Refunds are few beside payments: they are read by the
+ * scope's refund index and each one's payment checked against the filters by its key.
+ */
+async function refundedOf(ctx: AppContext, filters: Filters): Promise<Map<string, bigint>> {
+  const matching = applyFilters(
+    ctx.db.selectFrom('payments').select(['payments.id', 'payments.fiat_currency']),
+    filters,
+  );
+  const scoped =
+    'merchantId' in filters.scope
+      ? ctx.db.selectFrom('refunds').where('refunds.merchant_id', '=', filters.scope.merchantId)
+      : ctx.db.selectFrom('refunds').where('refunds.partner_id', '=', filters.scope.partnerId);
+  const rows = await scoped
+    .innerJoin(matching.as('payment'), 'payment.id', 'refunds.payment_id')
+    .where('refunds.status', '=', 'succeeded')
+    .select(['payment.fiat_currency', sql<string>`sum(refunds.fiat_value)::text`.as('refunded')])
+    .groupBy('payment.fiat_currency')
+    .execute();
+  return new Map(rows.map((row) => [row.fiat_currency, BigInt(row.refunded)]));
+}
+
+function inStandardUnits(totals: Map<string, bigint>) {
+  return [...totals.keys()]
+    .sort()
+    .filter((currency) => totals.get(currency)! > 0n)
+    .map((currency) => ({
+      amount: toStandardUnits(totals.get(currency)!, fiatCurrency(currency)?.decimals ?? 2),
+      currency,
+    }));
+}
+
 export async function listStats(ctx: AppContext, filters: Filters): Promise<ListStats> {
-  const [totals, customers] = await Promise.all([totalsOf(ctx, filters), customersOf(ctx, filters)]);
+  const [totals, customers, refunded] = await Promise.all([
+    totalsOf(ctx, filters),
+    customersOf(ctx, filters),
+    refundedOf(ctx, filters),
+  ]);
   const currencies = [...totals.keys()].sort();
   return {
-    totalRevenue: currencies
-      .filter((currency) => totals.get(currency)!.revenue > 0n)
-      .map((currency) => ({
-        amount: toStandardUnits(totals.get(currency)!.revenue, fiatCurrency(currency)?.decimals ?? 2),
-        currency,
-      })),
+    totalRevenue: inStandardUnits(new Map(currencies.map((currency) => [currency, totals.get(currency)!.revenue]))),
+    totalRefunded: inStandardUnits(refunded),
     totalTransactions: Number(currencies.reduce((sum, currency) => sum + totals.get(currency)!.payments, 0n)),
     totalCustomers: customers,
   };

@@ -2,7 +2,7 @@ import { type Address, getAddress } from 'viem';
 import { parseAccountId } from '../chains/caip.ts';
 import { readBalances } from '../chains/evm/index.ts';
 import type { TokenInfo } from '../chains/registry.ts';
-import { transferCrashPoint } from '../settlement/crashPoint.ts';
+import { transferCrashPoint } from './crashPoint.ts';
 import { evmTransferCall } from '../settlement/transfers.ts';
 import { liveEvmTransfer } from './journalLookups.ts';
 import type { Payout, PayoutBook, PayoutSender, PayoutSenderContext } from './payout.ts';

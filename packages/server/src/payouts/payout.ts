@@ -4,7 +4,7 @@ import type { Clock } from '../clock.ts';
 import type { Db } from '../db/database.ts';
 import type { Database } from '../db/schema.ts';
 import type { ChainServices } from '../gateway/chainServices.ts';
-import type { TransferCrashPoint } from '../settlement/crashPoint.ts';
+import type { TransferCrashPoint } from './crashPoint.ts';
 
 /** A transfer from the collector that one row of the service stands for: a settlement batch, an on-chain refund. */
 export interface Payout {

@@ -2,7 +2,7 @@ import { parseAccountId } from '../chains/caip.ts';
 import type { TokenInfo } from '../chains/registry.ts';
 import { SolanaTransactionRejectedError } from '../chains/solana/errors.ts';
 import { readSolanaBalances } from '../chains/solana/readSolanaBalances.ts';
-import { transferCrashPoint } from '../settlement/crashPoint.ts';
+import { transferCrashPoint } from './crashPoint.ts';
 import { buildSolanaSettlementTransfer } from '../settlement/transfers.ts';
 import { liveSolanaTransfer } from './journalLookups.ts';
 import type { Payout, PayoutBook, PayoutSender, PayoutSenderContext } from './payout.ts';

@@ -9,7 +9,7 @@ import { type Logger, silentLogger } from '../log.ts';
 import { payoutSenders } from '../payouts/index.ts';
 import { liveEvmTransfer, liveSolanaTransfer } from '../payouts/journalLookups.ts';
 import type { PayoutBook, PayoutSender } from '../payouts/payout.ts';
-import type { TransferCrashPoint } from '../settlement/crashPoint.ts';
+import type { TransferCrashPoint } from '../payouts/crashPoint.ts';
 import { REFUND_PURPOSE, refundBook } from './refundBook.ts';
 
 /** How often every process looks for pending on-chain refunds (one made in this process is sent at once). */

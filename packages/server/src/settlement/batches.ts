@@ -1,8 +1,9 @@
-import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
+import { type Selectable, sql, type Transaction } from 'kysely';
 import { type Db, inTransaction } from '../db/database.ts';
-import type { Database, SettlementBatchesTable, SolanaTransactionsTable } from '../db/schema.ts';
+import type { Database, SettlementBatchesTable } from '../db/schema.ts';
 import { announcePayment, type TransitionContext } from '../payments/transitions.ts';
 import { nextUlid } from '../ids.ts';
+import { pendingRefundsOf, refundDebt } from '../refunds/refundDebt.ts';
 
 export type BatchRow = Selectable<SettlementBatchesTable>;
 
@@ -70,8 +71,9 @@ export type ClaimOutcome =
 /**
  * Claims a merchant's unsettled payments in one asset into a new batch, in one transaction: the batch (amount,
  * destination as it is now) and its payments are written together, or nothing is. Refused when the collector's
- * balance `held` does not cover this batch plus the asset's batches not yet settled; nothing while the merchant's
- * settlements are held.
+ * balance `held` does not cover this batch plus the asset's batches not yet settled and its refunds not yet sent;
+ * nothing while the merchant's settlements are held. The batch pays what the payments owe less the merchant's
+ * on-chain refunds not yet deducted (`refunds_deducted`).
  */
 export async function claimBatch(
   db: Db,
@@ -103,14 +105,21 @@ export async function claimBatch(
       .skipLocked()
       .execute();
     if (!payments.length) return { kind: 'nothing' } as const;
-    const amount = payments.reduce((sum, payment) => sum + BigInt(payment.settlement_amount as string), 0n);
+    const owed = payments.reduce((sum, payment) => sum + BigInt(payment.settlement_amount as string), 0n);
+    // What the service sent back on chain for the merchant is taken from what it is owed in the asset; while the
+    // refunds are as much or more, nothing is owed and the payments wait for later ones.
+    const debt = await refundDebt(trx, request.merchantId, request.asset);
+    if (owed <= debt) return { kind: 'nothing' } as const;
+    const refundsDeducted = debt > 0n ? debt : 0n;
+    const amount = owed - refundsDeducted;
     const open = await trx
       .selectFrom('settlement_batches')
       .select(sql<string>`coalesce(sum(amount), 0)::text`.as('amount'))
       .where('asset', '=', request.asset)
       .where('status', 'in', ['claimed', 'sent'])
       .executeTakeFirstOrThrow();
-    const needed = amount + BigInt(open.amount);
+    // Refunds waiting to be sent count on the collector's balance too.
+    const needed = amount + BigInt(open.amount) + (await pendingRefundsOf(trx, request.asset));
     if (needed > request.held) return { kind: 'short', needed } as const;
 
     const batchId = newBatchId();
@@ -123,6 +132,7 @@ export async function claimBatch(
         network: request.network,
         destination: destination.destination,
         amount,
+        refunds_deducted: refundsDeducted,
         created_at: request.now,
         updated_at: request.now,
       })
@@ -180,42 +190,6 @@ export async function markBatchSent(trx: Transaction<Database>, batchId: string,
     .where('id', '=', batchId)
     .where('status', '=', 'claimed')
     .execute();
-}
-
-/** The batch's EVM transfer that may still land or has landed; `failed` when its only transfers failed. */
-export async function liveEvmTransfer(
-  db: Kysely<Database>,
-  batchId: string,
-): Promise<{ id: string; status: string; minedHash: string | null } | 'failed' | undefined> {
-  const transfers = await db
-    .selectFrom('evm_transactions')
-    .select(['id', 'status', 'mined_hash'])
-    .where('purpose', '=', SETTLEMENT_PURPOSE)
-    .where('payment_id', '=', batchId)
-    .execute();
-  const live = transfers.find((transfer) => transfer.status !== 'failed');
-  if (live) return { id: live.id, status: live.status, minedHash: live.mined_hash };
-  return transfers.length ? 'failed' : undefined;
-}
-
-/**
- * The batch's Solana transfer that may still land or has landed; `failed` when one failed on chain. Transfers that
- * expired unseen never landed and do not count: the batch gets a fresh one.
- */
-export async function liveSolanaTransfer(
-  db: Kysely<Database>,
-  batchId: string,
-): Promise<Selectable<SolanaTransactionsTable> | 'failed' | undefined> {
-  const transfers = await db
-    .selectFrom('solana_transactions')
-    .selectAll()
-    .where('purpose', '=', SETTLEMENT_PURPOSE)
-    .where('reference', '=', batchId)
-    .orderBy('id')
-    .execute();
-  const live = transfers.find((transfer) => ['recorded', 'sent', 'confirmed'].includes(transfer.status));
-  if (live) return live;
-  return transfers.some((transfer) => transfer.status === 'failed') ? 'failed' : undefined;
 }
 
 /**

@@ -13,9 +13,10 @@ import {
   recordShortfall,
   unsettledGroups,
 } from './batches.ts';
-import type { TransferCrashPoint } from './crashPoint.ts';
-import { settlementSenders } from './senders/index.ts';
-import type { SettlementSender } from './senders/settlementSender.ts';
+import type { TransferCrashPoint } from '../payouts/crashPoint.ts';
+import { payoutSenders } from '../payouts/index.ts';
+import type { PayoutBook, PayoutSender } from '../payouts/payout.ts';
+import { batchBook } from './batchBook.ts';
 import { type Logger, silentLogger } from '../log.ts';
 
 export interface SettlementWorkerOptions {
@@ -51,15 +52,14 @@ export interface SettlementRound {
  */
 export class SettlementWorker {
   private readonly log: Logger;
-  private readonly senders: Record<Namespace, SettlementSender>;
+  private readonly senders: Record<Namespace, PayoutSender>;
+  private readonly book: PayoutBook;
 
   constructor(private readonly options: SettlementWorkerOptions) {
     this.log = options.log ?? silentLogger;
     const { chains, clock, baseUrl } = options;
-    this.senders = settlementSenders({
-      ...options,
-      announcer: () => ({ chains, baseUrl: baseUrl(), now: clock.now() }),
-    });
+    this.senders = payoutSenders(options);
+    this.book = batchBook(() => ({ chains, baseUrl: baseUrl(), now: clock.now() }));
   }
 
   /** Finishes open batches, makes new ones the collector can pay, and sends them. */
@@ -137,10 +137,14 @@ export class SettlementWorker {
     if (!token) throw new Error(`${batch.asset} is no longer configured`);
     const sender = this.senderFor(token);
     if (!sender) throw new Error(`no settlement sender for ${token.chain}`);
-    return sender.drive(batch, token);
+    return sender.drive(
+      { id: batch.id, destination: batch.destination, amount: BigInt(batch.amount) },
+      token,
+      this.book,
+    );
   }
 
-  private senderFor(token: TokenInfo): SettlementSender | undefined {
+  private senderFor(token: TokenInfo): PayoutSender | undefined {
     const chain = parseChainId(token.chain);
     return chain && this.senders[chain.namespace];
   }

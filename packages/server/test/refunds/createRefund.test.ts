@@ -81,6 +81,47 @@ describe('refunds recorded by the merchant', () => {
     expect((await refund({ paymentId, amount: usd('1') })).status).toBe(409);
   });
 
+  it("shows a payment's refunds on its page, and the list's statistics count each succeeded refund once", async () => {
+    const merchant = await createMerchant(testbed.server, testbed.partner.apiKey, {
+      merchantName: 'Refund stats shop',
+      merchantEmail: 'owner@refund-stats.com',
+    });
+    const headers = { 'merchant-id': merchant.id };
+    const first = await payInUsdc(testbed, merchant.id, 'evm', 1000n);
+    const second = await payInUsdc(testbed, merchant.id, 'evm', 2500n);
+    await payInUsdc(testbed, merchant.id, 'evm', 700n);
+    for (const value of ['100', '150'])
+      expect((await refund({ paymentId: first, amount: usd(value) }, headers)).status).toBe(200);
+    expect((await refund({ paymentId: second }, headers)).status).toBe(200);
+
+    const page = await call(testbed.server, `/v1/payments/${first}`, {
+      headers: { 'api-key': testbed.partner.apiKey, ...headers },
+    });
+    expect(page.status, page.text).toBe(200);
+    expect(page.body.refundedAmount).toEqual(usd('250'));
+    expect(page.body.refunds.map((item: { amount: unknown; status: string }) => [item.amount, item.status])).toEqual([
+      [usd('100'), 'succeeded'],
+      [usd('150'), 'succeeded'],
+    ]);
+    const list = async (query = '') =>
+      (
+        await call(testbed.server, `/v1/merchants/payments${query}`, {
+          headers: { 'api-key': testbed.partner.apiKey, ...headers },
+        })
+      ).body.stats;
+    expect(await list()).toMatchObject({
+      totalRevenue: [{ amount: 42, currency: 'USD' }],
+      totalRefunded: [{ amount: 27.5, currency: 'USD' }],
+      totalTransactions: 3,
+    });
+    const partnerWide = await call(testbed.server, `/v1/payments?merchantId=${merchant.id}`, {
+      headers: { 'api-key': testbed.partner.apiKey },
+    });
+    expect(partnerWide.body.stats.totalRefunded).toEqual([{ amount: 27.5, currency: 'USD' }]);
+    const future = new Date(Date.now() + 86_400_000).toISOString();
+    expect((await list(`?startTs=${encodeURIComponent(future)}`)).totalRefunded).toEqual([]);
+  });
+
   it('lets only as many concurrent refunds through as the payment covers', async () => {
     const paymentId = await payInUsdc(testbed, testbed.merchantId, 'evm', 1000n);
     const answers = await Promise.all(Array.from({ length: 8 }, () => refund({ paymentId, amount: usd('300') })));

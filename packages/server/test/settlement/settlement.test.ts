@@ -171,10 +171,12 @@ describe('settlement on the devnet', () => {
           fixed: { value: fees.fixed.toString() },
           percentage: '1.5',
         });
+        const settledAmount = { unit: `caip19/${asset}`, value: fees.net.toString(), display: expect.any(Object) };
         expect(item.settlement).toEqual({
           settled: true,
-          amount: { unit: `caip19/${asset}`, value: fees.net.toString(), display: expect.any(Object) },
+          amount: settledAmount,
           txHash: batch.tx_hash,
+          successful: { txId: batch.tx_hash, amount: settledAmount },
         });
         expect(new Date(item.settledAt).getTime()).toBeGreaterThanOrEqual(new Date(item.createdAt).getTime());
       }

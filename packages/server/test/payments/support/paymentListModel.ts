@@ -83,6 +83,8 @@ export function expected(payments: Seeded[], query: Query, now: Date) {
           amount: Number(currency === 'JPY' ? total.toString() : (Number(total) / 100).toFixed(2)),
           currency,
         })),
+      // The seeded payments have no refunds.
+      totalRefunded: [],
       totalTransactions: matching.length,
       totalCustomers: new Set(matching.map((payment) => payment.buyer_account).filter(Boolean)).size,
     },

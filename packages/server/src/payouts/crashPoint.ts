@@ -1,5 +1,5 @@
 /**
- * Test-only crash points in a settlement transfer. A crash between journaling a transfer and sending it, or between
+ * Test-only crash points in a transfer from the collector (a settlement, a refund). A crash between journaling a transfer and sending it, or between
  * sending it and recording its outcome, lasts microseconds and cannot be hit reliably by killing the process from
  * outside; the restart tests start the service through their own entry point with a crash point (`StartOptions` in
  * main.ts) to make the process die there, as a power cut would (SIGKILL: no shutdown code runs). The service's own

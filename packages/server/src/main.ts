@@ -168,18 +168,10 @@ export async function start(options: StartOptions = {}): Promise<void> {
   const { ctx } = runtime;
   const submissions = PaymentSubmissions.start(ctx, { log: logger.child({ component: 'submissions' }) });
   ctx.submissions = submissions;
-  const refunds = new RefundWorker({
-    db: handle.db,
-    chains: chains.registry,
-    services: chainServices,
-    clock: systemClock,
-    log: logger.child({ component: 'refunds' }),
-    crashAt: options.refundCrashAt,
-  }).runEvery();
-  ctx.refunds = refunds;
   const app = await buildApp(ctx);
   const background = await startBackground(ctx, chainServices, logger);
   let settlement: { stop(): Promise<void> } | undefined;
+  let refunds: { stop(): Promise<void> } | undefined;
   onShutdownSignal(async () => {
     // Long-polls answer at once, HTTP closes (in-flight requests finish), then the runtime and background work.
     ctx.statusWaiter.stop();
@@ -187,7 +179,7 @@ export async function start(options: StartOptions = {}): Promise<void> {
     await runtime.stop();
     await background.followers.stop();
     await submissions.stop();
-    await refunds.stop();
+    await refunds?.stop();
     await background.statsFold.stop();
     await settlement?.stop();
     await background.workers.stop();
@@ -213,6 +205,17 @@ export async function start(options: StartOptions = {}): Promise<void> {
     log: logger.child({ component: 'settlement' }),
     crashAt: options.settlementCrashAt,
   }).runEvery(config.settlement.intervalMs);
+  // Beside settlement: both pay out from the collector once the process serves.
+  const refundWorker = new RefundWorker({
+    db: handle.db,
+    chains: chains.registry,
+    services: chainServices,
+    clock: systemClock,
+    log: logger.child({ component: 'refunds' }),
+    crashAt: options.refundCrashAt,
+  }).runEvery();
+  ctx.refunds = refundWorker;
+  refunds = refundWorker;
   if (applied.length) app.log.info({ migrations: applied }, 'database migrated');
   if (demo) announceDemoPartner(demo, config.baseUrl);
 }

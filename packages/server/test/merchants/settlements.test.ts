@@ -184,16 +184,18 @@ describe('settlement destinations', () => {
       const [created] = (await register(merchant.id, [{ asset: BASE_USDC, destination: BASE_ACCOUNT }])).body
         .settlements;
       const path = `/v1/merchants/${merchant.id}/settlements/crypto/${created.id}`;
-      for (const body of [
-        { destination: SOLANA_ACCOUNT },
-        { destination: 'nope' },
-        {},
-        { destination: BASE_ACCOUNT_2, asset: BASE_EURC },
-      ]) {
+      for (const body of [{ destination: SOLANA_ACCOUNT }, { destination: 'nope' }, {}]) {
         const result = await call(server, path, { method: 'PUT', headers: { 'api-key': partner.apiKey }, body });
         expect([result.status, expectErrorBody(result).code]).toEqual([400, 'params_validation']);
       }
       expect((await listOf(merchant.id)).body.crypto).toEqual([created]);
+      // A destination's asset never changes: an `asset` sent with PUT is not the route's field and is ignored.
+      const moved = await call(server, path, {
+        method: 'PUT',
+        headers: { 'api-key': partner.apiKey },
+        body: { destination: BASE_ACCOUNT_2, asset: BASE_EURC },
+      });
+      expect([moved.status, moved.body]).toEqual([200, { ...created, destination: BASE_ACCOUNT_2 }]);
     });
 
     it('errors: an unknown id, or one of another merchant, is 404', async () => {

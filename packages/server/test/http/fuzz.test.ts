@@ -57,7 +57,19 @@ const settlementsBody = fc.oneof(
   }),
 );
 
-describe('fuzzing every merchant route: no 5xx, every error is the error body', () => {
+const refundBody = fc.oneof(
+  jsonValue,
+  fc.record(
+    {
+      paymentId: fc.oneof(text, jsonValue),
+      amount: fc.oneof(jsonValue, fc.record({ unit: fc.oneof(text, jsonValue), value: fc.oneof(text, jsonValue) })),
+      send: fc.oneof(fc.boolean(), jsonValue),
+    },
+    { requiredKeys: [] },
+  ),
+);
+
+describe('fuzzing every merchant, list and refund route: no 5xx, every error is the error body', () => {
   let server: TestServer;
   let partner: TestPartner;
   let merchantId: string;
@@ -95,6 +107,11 @@ describe('fuzzing every merchant route: no 5xx, every error is the error body', 
       path: `/v1/merchants/${merchantId}/settlements/crypto/not-${settlementId}`,
       body: fc.constant(undefined),
     },
+    { method: 'DELETE', path: `/v1/merchants/not-${merchantId}`, body: fc.constant(undefined) },
+    { method: 'GET', path: '/v1/payments', body: fc.constant(undefined) },
+    { method: 'GET', path: `/v1/merchants/${merchantId}/payments`, body: fc.constant(undefined) },
+    { method: 'POST', path: '/v1/refunds', body: refundBody },
+    { method: 'GET', path: '/v1/refunds/rfnd_unknown', body: fc.constant(undefined) },
   ];
 
   it('survives arbitrary bodies, query strings, path segments and headers', async () => {
@@ -104,7 +121,10 @@ describe('fuzzing every merchant route: no 5xx, every error is the error body', 
           route.body,
           fc.dictionary(headerName, headerValue, { maxKeys: 4 }),
           fc.array(
-            fc.tuple(fc.constantFrom('limit', 'cursor', 'status', 'search', 'x'), fc.string({ maxLength: 20 })),
+            fc.tuple(
+              fc.constantFrom('limit', 'cursor', 'status', 'search', 'merchantId', 'start_ts', 'sort_by', 'x'),
+              fc.string({ maxLength: 20 }),
+            ),
             { maxLength: 3 },
           ),
           fc.boolean(),

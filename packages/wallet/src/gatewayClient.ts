@@ -1,6 +1,7 @@
 import { PAYMENT_ID_PATTERN } from './paymentLink.ts';
 import type {
   Action,
+  CancelledPayment,
   ConfirmRequest,
   ConfirmResponse,
   FetchActionsRequest,
@@ -175,11 +176,11 @@ export class GatewayClient {
   }
 
   /** `POST /v1/gateway/payment/{id}/cancel`: the buyer declines the payment. */
-  async cancel(paymentId: string): Promise<PaymentStatus> {
+  async cancel(paymentId: string): Promise<CancelledPayment> {
     return (await this.#request({
       method: 'POST',
       path: `${paymentPath(paymentId)}/cancel`,
-    })) as PaymentStatus;
+    })) as CancelledPayment;
   }
 
   async #request(spec: RequestSpec): Promise<unknown> {

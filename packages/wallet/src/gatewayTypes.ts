@@ -148,6 +148,14 @@ export interface PaymentStatus {
 /** Confirm answers with the payment's status, as the status operation does. */
 export type ConfirmResponse = PaymentStatus;
 
+/** Cancel answers with the payment's status and what cancelled it. */
+export interface CancelledPayment extends PaymentStatus {
+  paymentId: string;
+  cancelledReason: 'cancelled_by_merchant' | 'cancelled_by_user';
+  /** ISO 8601. */
+  cancelledAt: string;
+}
+
 /** `GET /v1/gateway/payment/{id}`: what a wallet shows before the buyer chooses an option (D10). */
 export interface GatewayPayment {
   status: GatewayPaymentStatusValue;

@@ -286,15 +286,18 @@ describe('GatewayClient requests', () => {
       expiresAt: 1_800_000_000,
       merchant: { name: 'Shop', iconUrl: null },
     };
-    const s = await serve(
-      json(200, payment),
-      json(200, { actions: [] }),
-      json(200, { status: 'cancelled', isFinal: true }),
-    );
+    const cancelled = {
+      status: 'cancelled',
+      isFinal: true,
+      paymentId: PAYMENT_ID,
+      cancelledReason: 'cancelled_by_user',
+      cancelledAt: '2026-11-25T08:00:00.000Z',
+    };
+    const s = await serve(json(200, payment), json(200, { actions: [] }), json(200, cancelled));
     const client = clientFor(s);
     await expect(client.getPayment(PAYMENT_ID)).resolves.toEqual(payment);
     await client.fetchActions(PAYMENT_ID, { optionId: 'opt_1', data: 'build-data' });
-    await expect(client.cancel(PAYMENT_ID)).resolves.toEqual({ status: 'cancelled', isFinal: true });
+    await expect(client.cancel(PAYMENT_ID)).resolves.toEqual(cancelled);
 
     expect(s.requests.map((r) => `${r.method} ${r.url}`)).toEqual([
       `GET /v1/gateway/payment/${PAYMENT_ID}`,

@@ -219,6 +219,11 @@ describe('wallet error messages', () => {
     expect(
       explainWalletError(new GatewayError({ status: 409, code: 'quote_expired', message: 'Quote expired.' })),
     ).toMatch(/fresh quote/);
+    expect(
+      explainWalletError(
+        new GatewayError({ status: 403, code: 'merchant_not_active', message: 'Not taking payments.' }),
+      ),
+    ).toMatch(/not taking payments at the moment, so nothing was charged/);
     expect(explainWalletError(new Error('?'))).toMatch(/Try again/);
   });
 });

@@ -37,6 +37,8 @@ export function explainWalletError(error: unknown, networkNames: ReadonlyMap<str
     if (error.code === 'quote_expired')
       return 'The price quote ran out before you signed. Try again to get a fresh quote.';
     if (error.code === 'rate_limited') return 'Too many attempts in a short time. Wait a moment, then try again.';
+    if (error.code === 'merchant_not_active')
+      return 'This shop is not taking payments at the moment, so nothing was charged. Contact the shop.';
     return `The payment service refused the payment: ${error.message} Try again, or choose another option.`;
   }
   return 'Something went wrong with your wallet. Try again, or scan the QR code with a phone wallet.';

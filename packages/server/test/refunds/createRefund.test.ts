@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type GatewayTestbed, startGatewayTestbed } from '../gateway/support/gatewayTestbed.ts';
 import { payInUsdc } from '../settlement/support.ts';
+import { refundEventTypes } from './support.ts';
 import { runCommonRouteTests } from '../support/commonRouteTests.ts';
 import { createMerchant, createPayment } from '../support/fixtures.ts';
 import { call, expectErrorBody, type TestPartner, type TestServer } from '../support/testServer.ts';
@@ -23,18 +24,6 @@ describe('refunds recorded by the merchant', () => {
       body,
     });
 
-  const eventsOf = async (refundId: string) =>
-    (
-      await testbed.server.db
-        .selectFrom('webhook_events')
-        .select(['type', 'body'])
-        .where('partner_id', '=', testbed.partner.partnerId)
-        .orderBy('id')
-        .execute()
-    )
-      .filter((event) => JSON.parse(event.body).data.object.id === refundId)
-      .map((event) => event.type);
-
   it('marks a whole payment refunded, once: the paid token amount, final at once, with its events', async () => {
     const paymentId = await payInUsdc(testbed, testbed.merchantId, 'evm', 1234n);
     const first = await refund({ paymentId });
@@ -51,7 +40,7 @@ describe('refunds recorded by the merchant', () => {
     expect(first.body.id).toMatch(/^rfnd_[0-9A-Z]{26}$/);
     expect(first.body.tokenAmount.unit).toMatch(/^caip19\/eip155:/);
     expect(first.body.destination).toBeUndefined();
-    expect(await eventsOf(first.body.id)).toEqual(['refund.created', 'refund.succeeded']);
+    expect(await refundEventTypes(testbed, first.body.id)).toEqual(['refund.created', 'refund.succeeded']);
 
     const again = await refund({ paymentId });
     expect([again.status, expectErrorBody(again).code]).toEqual([409, 'already_refunded']);

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RefundWorker } from '../../src/refunds/refundWorker.ts';
 import { type GatewayTestbed, startGatewayTestbed } from '../gateway/support/gatewayTestbed.ts';
 import { payInUsdc, usdcAssets, usdcBalance } from '../settlement/support.ts';
+import { refundEventTypes } from './support.ts';
 import { call, expectErrorBody } from '../support/testServer.ts';
 import { warningsInto } from '../support/warnings.ts';
 
@@ -45,18 +46,6 @@ describe('refunds sent back on chain', () => {
     }
   }
 
-  const eventTypes = async (refundId: string) =>
-    (
-      await testbed.server.db
-        .selectFrom('webhook_events')
-        .select(['type', 'body'])
-        .where('partner_id', '=', testbed.partner.partnerId)
-        .orderBy('id')
-        .execute()
-    )
-      .filter((event) => JSON.parse(event.body).data.object.id === refundId)
-      .map((event) => event.type);
-
   it('sends part of an EVM USDC payment back to the paying account, once, and says so when it lands', async () => {
     const buyer = testbed.evmAccount('alice');
     const paymentId = await payInUsdc(testbed, testbed.merchantId, 'evm', 1234n);
@@ -84,7 +73,7 @@ describe('refunds sent back on chain', () => {
       .where('payment_id', '=', made.body.id)
       .execute();
     expect(journaled).toHaveLength(1);
-    expect(await eventTypes(made.body.id)).toEqual(['refund.created', 'refund.succeeded']);
+    expect(await refundEventTypes(testbed, made.body.id)).toEqual(['refund.created', 'refund.succeeded']);
     await newWorker().runOnce();
     expect((await usdcBalance(testbed, buyer)) - before).toBe(5_000_000n);
   });

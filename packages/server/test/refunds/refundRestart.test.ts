@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { networksFromDevnet } from '../../src/chains/devnetNetworks.ts';
 import { type GatewayTestbed, startGatewayTestbed } from '../gateway/support/gatewayTestbed.ts';
 import { payInUsdc, usdcAssets, usdcBalance } from '../settlement/support.ts';
-import { CRASHING_SERVICE, type ServerProcess, startServerProcess } from '../support/serverProcess.ts';
+import { CRASHING_SERVICE, crashedAt, type ServerProcess, startServerProcess } from '../support/serverProcess.ts';
 import { call } from '../support/testServer.ts';
 
 /**
@@ -48,16 +48,6 @@ describe('on-chain refunds across a crash of the service process', () => {
     return server;
   }
 
-  async function crashed(server: ServerProcess, point: string): Promise<void> {
-    await server.waitForOutput(new RegExp(`test crash point "${point}" reached`), 60_000);
-    const signal =
-      server.child.signalCode ??
-      (await new Promise<NodeJS.Signals | null>((resolve) =>
-        server.child.once('exit', (_code, signal) => resolve(signal)),
-      ));
-    expect(signal).toBe('SIGKILL');
-  }
-
   async function untilSucceeded(refundId: string, server: ServerProcess) {
     const deadline = Date.now() + 90_000;
     for (;;) {
@@ -90,7 +80,7 @@ describe('on-chain refunds across a crash of the service process', () => {
       const evm = createPublicClient({ transport: http(testbed.devnet.manifest.evm[0]!.rpcUrl) });
       const fromBlock = await evm.getBlockNumber();
 
-      await crashed(await startService(point), point);
+      expect(await crashedAt(await startService(point), point)).toBe('SIGKILL');
       const journal =
         chain === 'evm'
           ? await testbed.server.db

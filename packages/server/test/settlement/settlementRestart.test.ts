@@ -7,7 +7,13 @@ import { networksFromDevnet } from '../../src/chains/devnetNetworks.ts';
 import { computeFees, parsePercentage } from '../../src/settlement/fees.ts';
 import { type GatewayTestbed, startGatewayTestbed } from '../gateway/support/gatewayTestbed.ts';
 import { createMerchant } from '../support/fixtures.ts';
-import { CRASHING_SERVICE, runCli, type ServerProcess, startServerProcess } from '../support/serverProcess.ts';
+import {
+  CRASHING_SERVICE,
+  crashedAt,
+  runCli,
+  type ServerProcess,
+  startServerProcess,
+} from '../support/serverProcess.ts';
 import {
   addDestination,
   newEvmDestination,
@@ -57,17 +63,6 @@ describe('settlement across a crash of the service process', () => {
     const server = await startServerProcess(serviceEnv(), crashAt ? [CRASHING_SERVICE, crashAt] : undefined);
     running.push(server);
     return server;
-  }
-
-  /** Waits for the process to die at its crash point: killed by SIGKILL, no shutdown code run. */
-  async function crashed(server: ServerProcess, point: string): Promise<void> {
-    await server.waitForOutput(new RegExp(`test crash point "${point}" reached`), 60_000);
-    const signal =
-      server.child.signalCode ??
-      (await new Promise<NodeJS.Signals | null>((resolve) =>
-        server.child.once('exit', (_code, signal) => resolve(signal)),
-      ));
-    expect(signal).toBe('SIGKILL');
   }
 
   async function batchesOf(merchantId: string) {
@@ -149,7 +144,7 @@ describe('settlement across a crash of the service process', () => {
       const owed = amounts.reduce((sum, amount) => sum + net(amount), 0n);
 
       const first = await startService(point);
-      await crashed(first, point);
+      expect(await crashedAt(first, point)).toBe('SIGKILL');
       const [batch] = await batchesOf(merchantId);
       expect(batch).toMatchObject({ status: 'sent', amount: owed.toString(), destination });
       const journal =

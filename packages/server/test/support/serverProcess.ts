@@ -31,8 +31,17 @@ export const NO_CHAIN_ENV = {
   COLLECTOR_SOLANA_SEED: '22'.repeat(32),
 };
 
-/** The restart tests' entry point, which starts the service with a settlement crash point. */
+/** The restart tests' entry point, which starts the service with a settlement or refund crash point. */
 export const CRASHING_SERVICE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), 'serviceWithCrashPoint.js');
+
+/** Waits for a process started with a crash point to die there: killed by SIGKILL, no shutdown code run. */
+export async function crashedAt(server: ServerProcess, point: string): Promise<NodeJS.Signals | null> {
+  await server.waitForOutput(new RegExp(`test crash point "${point}" reached`), 60_000);
+  return (
+    server.child.signalCode ??
+    new Promise<NodeJS.Signals | null>((resolve) => server.child.once('exit', (_code, signal) => resolve(signal)))
+  );
+}
 
 /**
  * Runs `paygate start` as its own process, as an operator would (or another entry point, given as `args`), and

@@ -124,8 +124,12 @@ async function startBackground(ctx: AppContext, chainServices: ChainServices, lo
   return { workers, followers, statsFold };
 }
 
+/**
+ * Shows the demo partner's key to the person at the console, on stderr: stdout carries the JSON log lines, which a log
+ * collector keeps, and a key must not end up there.
+ */
 function announceDemoPartner(demo: Awaited<ReturnType<typeof createPartner>>, baseUrl: string): void {
-  process.stdout.write(
+  process.stderr.write(
     [
       '',
       'A demo partner was created on this new database. Its API key is shown only this once:',

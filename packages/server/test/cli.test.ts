@@ -110,10 +110,16 @@ describe('quick start on the embedded PostgreSQL', () => {
   afterAll(() => fs.rm(dataDir, { recursive: true, force: true }));
 
   it('starts with no DATABASE_URL on the devnet, prints a demo key once, lets the CLI join its database, and stops cleanly', async () => {
-    const first = await startServerProcess({ DATA_DIR: dataDir, CHAINS: 'devnet' });
+    const first = await startServerProcess({ DATA_DIR: dataDir, CHAINS: 'devnet', LOG_LEVEL: 'info' });
     const apiKey = (await first.waitForOutput(/apiKey: +(\S+)/))[1];
     expect(apiKey).toMatch(/^sk_/);
     expect((await call(first, '/v1/merchants', { headers: { 'api-key': apiKey! } })).status).toBe(200);
+    // The key is for the person at the console (stderr), never in the JSON log lines on stdout; nor is a form token.
+    await fetch(`${first.url}/collect/form-token-that-must-not-be-logged`);
+    await first.waitForOutput(/\/collect\/\[redacted\]/);
+    expect(first.stdout()).toContain('"url":"/collect/[redacted]"');
+    expect(first.stdout()).not.toContain(apiKey);
+    expect(first.stdout()).not.toContain('form-token-that-must-not-be-logged');
 
     const joined = await runCli(['partner', 'create', '--name', 'While running'], { DATA_DIR: dataDir });
     expect(joined.code, joined.stderr).toBe(0);

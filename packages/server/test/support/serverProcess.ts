@@ -8,6 +8,8 @@ export interface ServerProcess {
   url: string;
   child: ChildProcess;
   output(): string;
+  /** What it wrote on stdout alone: its JSON log lines and its listening line. */
+  stdout(): string;
   /** Resolves with the first match of `pattern` in the process output, waiting for it if needed. */
   waitForOutput(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
   /** Sends SIGTERM and resolves with the exit code. */
@@ -56,6 +58,10 @@ export async function startServerProcess(
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
+  let stdout = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 60_000);
@@ -78,6 +84,7 @@ export async function startServerProcess(
     url,
     child,
     output: () => output,
+    stdout: () => stdout,
     waitForOutput: async (pattern, timeoutMs = 10_000) => {
       const deadline = Date.now() + timeoutMs;
       for (;;) {

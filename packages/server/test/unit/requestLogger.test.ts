@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
+import { redactedUrl } from '../../src/log.ts';
 import { requestLogger } from '../../src/http/requestLogger.ts';
 
 function capturedLogger(level: string) {
@@ -49,5 +50,14 @@ describe('request logger', () => {
     const log = requestLogger(logger, { reqId: 'req-3' }, { level: 'debug' });
     log.debug('route debugging');
     expect(lines.map(({ reqId, msg }) => ({ reqId, msg }))).toEqual([{ reqId: 'req-3', msg: 'route debugging' }]);
+  });
+});
+
+describe('redactedUrl', () => {
+  it('takes the buyer-data form token out of a URL, under any checkout path, and leaves other URLs alone', () => {
+    expect(redactedUrl('/collect/abc.DEF-123')).toBe('/collect/[redacted]');
+    expect(redactedUrl('/pay/collect/abc?lang=de')).toBe('/pay/collect/[redacted]?lang=de');
+    expect(redactedUrl('/v1/merchants?search=collect')).toBe('/v1/merchants?search=collect');
+    expect(redactedUrl('/pay_01J/status')).toBe('/pay_01J/status');
   });
 });

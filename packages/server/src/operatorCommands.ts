@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { Command, Option } from 'commander';
 import { type Config, loadConfig } from './config.ts';
 import { type DatabaseHandle, openDatabase, migrateToLatest } from './db/database.ts';
@@ -30,9 +32,31 @@ function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value)}\n`);
 }
 
-/** Opens and migrates the configured database for one operator command, then closes it. */
-async function withDatabase<T>(run: (handle: DatabaseHandle, config: Config) => Promise<T>): Promise<T> {
+/**
+ * An operator command without `DATABASE_URL` joins the embedded database of `DATA_DIR`; where there is none, it says
+ * where it looked instead of creating an empty one the running service would never see.
+ */
+function requireEmbeddedDatabase(config: Config): void {
+  if (config.databaseUrl) return;
+  const cluster = path.resolve(config.dataDir, 'postgres');
+  if (!existsSync(path.join(cluster, 'PG_VERSION'))) {
+    throw new CliError(
+      `no database in ${cluster}: set DATA_DIR to the folder the service uses (it starts with \`paygate start\`), ` +
+        'or DATABASE_URL to its PostgreSQL; `paygate migrate` creates a new one there',
+    );
+  }
+}
+
+/**
+ * Opens and migrates the configured database for one operator command, then closes it. Only `migrate` (`create`)
+ * makes a new embedded database.
+ */
+async function withDatabase<T>(
+  run: (handle: DatabaseHandle, config: Config) => Promise<T>,
+  options: { create?: boolean } = {},
+): Promise<T> {
   const config = loadConfig();
+  if (!options.create) requireEmbeddedDatabase(config);
   const handle = await openDatabase(config);
   try {
     await migrateToLatest(handle.db, handle.url);
@@ -47,7 +71,9 @@ export function addMigrateCommand(program: Command): void {
   program
     .command('migrate')
     .description('apply database migrations')
-    .action(() => withDatabase(async ({ db, url }) => printJson({ applied: await migrateToLatest(db, url) })));
+    .action(() =>
+      withDatabase(async ({ db, url }) => printJson({ applied: await migrateToLatest(db, url) }), { create: true }),
+    );
 }
 
 /** Partners: create, buyer-data threshold, pinned API version, fee schedule. */
@@ -87,17 +113,21 @@ function addFeeCommands(program: Command, partner: Command): void {
   partner
     .command('set-fees <partnerId>')
     .description("replace a partner's fee schedule (applies to payments that succeed from now on)")
-    .option('--percentage <percent>', 'percent of every payment as a decimal, e.g. 1.5', '0')
+    .option('--percentage <percent>', 'percent of every payment as a decimal, e.g. 1.5 (0 unless given)')
     .option(
       '--fixed <CURRENCY:MINOR>',
       'fixed fee per payment in minor units of a currency, e.g. USD:30 for 0.30 USD; repeat for other currencies',
       (value: string, previous: string[]) => [...previous, value],
       [] as string[],
     )
-    .action((partnerId: string, options: { percentage: string; fixed: string[] }) =>
-      withDatabase(async ({ db }) => {
+    .action((partnerId: string, options: { percentage?: string; fixed: string[] }) => {
+      // The schedule is replaced whole: with nothing given it would silently become zero.
+      if (options.percentage === undefined && options.fixed.length === 0) {
+        throw new CliError('nothing to set: give --percentage and/or --fixed (--percentage 0 clears the percentage)');
+      }
+      return withDatabase(async ({ db }) => {
         const schedule = await setFeeSchedule(db, partnerId, {
-          percentage: options.percentage,
+          percentage: options.percentage ?? '0',
           fixed: options.fixed.map(parseFixedFee),
         });
         printJson({
@@ -105,8 +135,8 @@ function addFeeCommands(program: Command, partner: Command): void {
           percentage: schedule.percentage,
           fixed: schedule.fixed.map((fee) => ({ currency: fee.currency, amount: fee.amount.toString() })),
         });
-      }),
-    );
+      });
+    });
 
   program
     .command('fees')

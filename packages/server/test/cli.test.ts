@@ -85,12 +85,42 @@ describe('operator CLI against DATABASE_URL', () => {
       /merchant mrch_missing does not exist/,
     ],
     [['partner', 'create'], /required option '--name <name>' not specified/],
+    [['partner', 'set-fees', 'ptr_any'], /nothing to set: give --percentage and\/or --fixed/],
   ])('fails clearly: paygate %j', async (args, message) => {
     const result = await runCli(args, env());
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(message);
     expect(result.stderr).not.toMatch(/at .*\.ts:\d+/);
     expect(result.stdout).toBe('');
+  });
+
+  it('keeps a fee schedule when set-fees is given nothing to set', async () => {
+    const partner = JSON.parse((await runCli(['partner', 'create', '--name', 'Fees kept'], env())).stdout);
+    const set = await runCli(
+      ['partner', 'set-fees', partner.partnerId, '--percentage', '2', '--fixed', 'USD:25'],
+      env(),
+    );
+    expect(set.code, set.stderr).toBe(0);
+    expect((await runCli(['partner', 'set-fees', partner.partnerId], env())).code).toBe(1);
+    const onlyFixed = await runCli(['partner', 'set-fees', partner.partnerId, '--fixed', 'EUR:20'], env());
+    expect(JSON.parse(onlyFixed.stdout)).toEqual({
+      partnerId: partner.partnerId,
+      percentage: '0',
+      fixed: [{ currency: 'EUR', amount: '20' }],
+    });
+  });
+
+  it('says where it looked, and creates nothing, when DATA_DIR holds no database', async () => {
+    const empty = await fs.mkdtemp(path.join(os.tmpdir(), 'paygate-no-database-'));
+    try {
+      const result = await runCli(['partner', 'create', '--name', 'Lost'], { DATA_DIR: empty });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`no database in ${path.join(empty, 'postgres')}`);
+      expect(result.stdout).toBe('');
+      expect(await fs.readdir(empty)).toEqual([]);
+    } finally {
+      await fs.rm(empty, { recursive: true, force: true });
+    }
   });
 
   it('reports an unreachable database clearly', async () => {

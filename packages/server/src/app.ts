@@ -15,6 +15,7 @@ import { echoedVersion } from './http/versions.ts';
 import { registerMerchantRoutes } from './merchants/routes.ts';
 import { registerWebhookRoutes } from './webhooks/routes.ts';
 import { registerRefundRoutes } from './refunds/routes.ts';
+import { registerListNetworks } from './chains/listNetworks.ts';
 import { registerPaymentRoutes } from './payments/routes.ts';
 import { registerGatewayRoutes } from './gateway/routes.ts';
 import { registerCollectFormRoutes } from './checkout/collect/collectFormRoutes.ts';
@@ -101,5 +102,6 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   registerCheckoutRoutes(app, ctx);
   registerWebhookRoutes(app, ctx);
   registerRefundRoutes(app, ctx);
+  registerListNetworks(app, ctx);
   return app;
 }

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Command, Option } from 'commander';
 import { type Config, loadConfig } from './config.ts';
-import { type DatabaseHandle, openDatabase, migrateToLatest } from './db/database.ts';
+import { type DatabaseHandle, type Db, openDatabase, migrateToLatest } from './db/database.ts';
 import { formatDataThreshold } from './gateway/dataCollection/threshold.ts';
 import {
   parseMerchantDataThreshold,
@@ -21,7 +21,8 @@ import {
   pinPartnerVersion,
   revokeApiKey,
 } from './partners/partners.ts';
-import { feesReport, setFeeSchedule } from './settlement/feeSchedules.ts';
+import { feeSchedule, feesReport, setFeeSchedule } from './settlement/feeSchedules.ts';
+import type { FeeSchedule } from './settlement/fees.ts';
 import { parseFixedFee } from './settlement/fees.ts';
 import { UserFacingError } from './userFacingError.ts';
 
@@ -30,6 +31,18 @@ class CliError extends UserFacingError {}
 
 function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value)}\n`);
+}
+
+function scheduleJson(schedule: FeeSchedule) {
+  return {
+    percentage: schedule.percentage,
+    fixed: schedule.fixed.map((fee) => ({ currency: fee.currency, amount: fee.amount.toString() })),
+  };
+}
+
+async function requirePartner(db: Db, partnerId: string): Promise<void> {
+  const found = await db.selectFrom('partners').select('id').where('id', '=', partnerId).executeTakeFirst();
+  if (!found) throw new CliError(`partner ${partnerId} does not exist`);
 }
 
 /**
@@ -85,6 +98,26 @@ export function addPartnerCommands(program: Command): void {
     .requiredOption('--name <name>', 'display name')
     .action(({ name }: { name: string }) => withDatabase(async ({ db }) => printJson(await createPartner(db, name))));
   partner
+    .command('list')
+    .description('every partner, oldest first')
+    .action(() =>
+      withDatabase(async ({ db }) => {
+        const partners = await db
+          .selectFrom('partners')
+          .select(['id', 'name', 'pinned_version', 'created_at'])
+          .orderBy('id')
+          .execute();
+        printJson(
+          partners.map((row) => ({
+            partnerId: row.id,
+            name: row.name,
+            pinnedVersion: row.pinned_version,
+            createdAt: row.created_at.toISOString(),
+          })),
+        );
+      }),
+    );
+  partner
     .command('set-data-threshold <partnerId> <threshold>')
     .description(
       'ask buyers for their details above a fiat amount: USD:100000 (minor units), 100000 (in the payment currency) or none',
@@ -130,17 +163,22 @@ function addFeeCommands(program: Command, partner: Command): void {
           percentage: options.percentage ?? '0',
           fixed: options.fixed.map(parseFixedFee),
         });
-        printJson({
-          partnerId,
-          percentage: schedule.percentage,
-          fixed: schedule.fixed.map((fee) => ({ currency: fee.currency, amount: fee.amount.toString() })),
-        });
+        printJson({ partnerId, ...scheduleJson(schedule) });
       });
     });
 
-  program
-    .command('fees')
-    .description('fees the service keeps')
+  const fees = program.command('fees').description('fees the service keeps');
+  fees
+    .command('show')
+    .description("a partner's fee schedule")
+    .requiredOption('--partner <partnerId>')
+    .action(({ partner: partnerId }: { partner: string }) =>
+      withDatabase(async ({ db }) => {
+        await requirePartner(db, partnerId);
+        printJson({ partnerId, ...scheduleJson(await feeSchedule(db, partnerId)) });
+      }),
+    );
+  fees
     .command('report')
     .description(
       "fees charged on a partner's succeeded payments, per asset in token minor units; they stay with the collector",
@@ -151,10 +189,7 @@ function addFeeCommands(program: Command, partner: Command): void {
         const report = await feesReport(db, partnerId);
         printJson({
           ...report,
-          schedule: {
-            percentage: report.schedule.percentage,
-            fixed: report.schedule.fixed.map((fee) => ({ currency: fee.currency, amount: fee.amount.toString() })),
-          },
+          schedule: scheduleJson(report.schedule),
         });
       }),
     );
@@ -170,6 +205,30 @@ export function addKeyAndAppCommands(program: Command): void {
     .option('--scopes <scopes>', `comma-separated: ${SCOPES.join(',')}`, SCOPES.join(','))
     .action(({ partner: partnerId, scopes }: { partner: string; scopes: string }) =>
       withDatabase(async ({ db }) => printJson(await createApiKey(db, partnerId, parseScopes(scopes)))),
+    );
+  key
+    .command('list')
+    .description("a partner's API keys: prefix, scopes, whether revoked (never the key itself)")
+    .requiredOption('--partner <partnerId>')
+    .action(({ partner: partnerId }: { partner: string }) =>
+      withDatabase(async ({ db }) => {
+        await requirePartner(db, partnerId);
+        const keys = await db
+          .selectFrom('api_keys')
+          .select(['id', 'display_prefix', 'scopes', 'created_at', 'revoked_at'])
+          .where('partner_id', '=', partnerId)
+          .orderBy('id')
+          .execute();
+        printJson(
+          keys.map((row) => ({
+            keyId: row.id,
+            prefix: row.display_prefix,
+            scopes: row.scopes,
+            createdAt: row.created_at.toISOString(),
+            revokedAt: row.revoked_at?.toISOString() ?? null,
+          })),
+        );
+      }),
     );
   key
     .command('revoke <keyId>')
@@ -196,6 +255,30 @@ export function addKeyAndAppCommands(program: Command): void {
 /** Merchants: buyer-data threshold, status, and their recorded fiat destinations. */
 export function addMerchantCommands(program: Command): void {
   const merchant = program.command('merchant').description('merchants');
+  merchant
+    .command('list')
+    .description('merchants of every partner, or of one, oldest first (deleted ones included, marked)')
+    .option('--partner <partnerId>')
+    .action(({ partner: partnerId }: { partner?: string }) =>
+      withDatabase(async ({ db }) => {
+        let query = db
+          .selectFrom('merchants')
+          .select(['id', 'partner_id', 'name', 'status', 'deleted_at', 'created_at'])
+          .orderBy('id');
+        if (partnerId) query = query.where('partner_id', '=', partnerId);
+        const merchants = await query.execute();
+        printJson(
+          merchants.map((row) => ({
+            merchantId: row.id,
+            partnerId: row.partner_id,
+            name: row.name,
+            status: row.status,
+            deleted: row.deleted_at !== null,
+            createdAt: row.created_at.toISOString(),
+          })),
+        );
+      }),
+    );
   merchant
     .command('set-data-threshold <merchantId> <threshold>')
     .description(

@@ -94,6 +94,40 @@ describe('operator CLI against DATABASE_URL', () => {
     expect(result.stdout).toBe('');
   });
 
+  it('lists partners, merchants and keys (never a key itself) and shows a fee schedule', async () => {
+    const partner = JSON.parse((await runCli(['partner', 'create', '--name', 'Listed partner'], env())).stdout);
+    const merchant = await call(server, '/v1/merchants', {
+      method: 'POST',
+      headers: { 'api-key': partner.apiKey, 'idempotency-key': 'cli-list' },
+      body: { merchantName: 'Listed shop', merchantEmail: 'owner@listed.com' },
+    });
+    expect(merchant.status, merchant.text).toBe(201);
+    await runCli(['partner', 'set-fees', partner.partnerId, '--percentage', '1.25'], env());
+
+    const partners = JSON.parse((await runCli(['partner', 'list'], env())).stdout);
+    expect(partners).toContainEqual(expect.objectContaining({ partnerId: partner.partnerId, name: 'Listed partner' }));
+    const merchants = JSON.parse((await runCli(['merchant', 'list', '--partner', partner.partnerId], env())).stdout);
+    expect(merchants).toEqual([
+      expect.objectContaining({
+        merchantId: merchant.body.merchant.id,
+        partnerId: partner.partnerId,
+        name: 'Listed shop',
+        status: 'active',
+        deleted: false,
+      }),
+    ]);
+    const keys = await runCli(['key', 'list', '--partner', partner.partnerId], env());
+    expect(JSON.parse(keys.stdout)).toEqual([
+      expect.objectContaining({ scopes: ['merchants', 'payments', 'gateway'], revokedAt: null }),
+    ]);
+    expect(keys.stdout).not.toContain(partner.apiKey);
+    expect(partner.apiKey.startsWith(JSON.parse(keys.stdout)[0].prefix)).toBe(true);
+    const fees = JSON.parse((await runCli(['fees', 'show', '--partner', partner.partnerId], env())).stdout);
+    expect(fees).toEqual({ partnerId: partner.partnerId, percentage: '1.25', fixed: [] });
+    const missing = await runCli(['key', 'list', '--partner', 'ptr_missing'], env());
+    expect([missing.code, missing.stderr]).toEqual([1, 'paygate: partner ptr_missing does not exist\n']);
+  });
+
   it('keeps a fee schedule when set-fees is given nothing to set', async () => {
     const partner = JSON.parse((await runCli(['partner', 'create', '--name', 'Fees kept'], env())).stdout);
     const set = await runCli(

@@ -52,6 +52,7 @@ import { verifyBuyerSignedTransaction } from '../packages/server/src/chains/sola
 import { systemClock } from '../packages/server/src/clock.ts';
 import { connect, type Db, migrateToLatest } from '../packages/server/src/db/database.ts';
 import { startEmbeddedPostgres } from '../packages/server/src/db/embeddedPostgres.ts';
+import { cosignAndConfirm, waitForRelayedOutcome } from '../packages/server/test/support/chainWaits.ts';
 import { percentile } from './support.ts';
 
 /**
@@ -198,6 +199,7 @@ interface EvmBench {
   network: NetworkInfo;
   client: PublicClient;
   relayer: Relayer;
+  db: Db;
   collector: Address;
   usdc: Eip3009Token;
 }
@@ -221,7 +223,7 @@ async function payWithEip3009(bench: EvmBench, buyer: EvmBuyer): Promise<Sample>
     clock: systemClock,
   });
   const toNode = performance.now();
-  const outcome = await bench.relayer.waitForOutcome(id, { timeoutMs: 60_000 });
+  const outcome = await waitForRelayedOutcome(bench, id, { timeoutMs: 60_000 });
   if (outcome.status !== 'confirmed') throw new Error(`EIP-3009 transfer ${id} ${outcome.status}: ${outcome.reason}`);
   return { toNodeMs: toNode - signed, totalMs: performance.now() - signed };
 }
@@ -247,7 +249,7 @@ async function payWithPermit2(bench: EvmBench, buyer: EvmBuyer): Promise<Sample>
     clock: systemClock,
   });
   const toNode = performance.now();
-  const outcome = await bench.relayer.waitForOutcome(id, { timeoutMs: 60_000 });
+  const outcome = await waitForRelayedOutcome(bench, id, { timeoutMs: 60_000 });
   if (outcome.status !== 'confirmed') throw new Error(`Permit2 transfer ${id} ${outcome.status}: ${outcome.reason}`);
   return { toNodeMs: toNode - signed, totalMs: performance.now() - signed };
 }
@@ -400,12 +402,15 @@ async function payWithSolanaUsdc(
     expectedMessageBytesBase64: transfer.messageBytesBase64,
     buyer: buyer.address,
   });
-  await sender.cosignAndSend({
-    purpose: 'payment',
-    reference: paymentId,
-    transaction: verified,
-    lastValidBlockHeight: transfer.lastValidBlockHeight,
-  });
+  await cosignAndConfirm(
+    { sender, db: bench.db },
+    {
+      purpose: 'payment',
+      reference: paymentId,
+      transaction: verified,
+      lastValidBlockHeight: transfer.lastValidBlockHeight,
+    },
+  );
   return { buildMs, toNodeMs: sentAt - signed, totalMs: performance.now() - signed };
 }
 
@@ -443,7 +448,7 @@ async function measureRelayerThroughput(bench: EvmBench): Promise<void> {
   );
   const recordedMs = performance.now() - started;
   const outcomes = await Promise.all(
-    submitted.map(({ id }) => bench.relayer.waitForOutcome(id, { timeoutMs: 120_000 })),
+    submitted.map(({ id }) => waitForRelayedOutcome(bench, id, { timeoutMs: 120_000 })),
   );
   const confirmedMs = performance.now() - started;
   const failed = outcomes.filter((outcome) => outcome.status !== 'confirmed').length;
@@ -496,6 +501,7 @@ export async function runChainsBenchmark(): Promise<void> {
       network,
       client,
       relayer,
+      db,
       collector,
       usdc: await readEip3009Token(client, tokenAddress(network, 'USDC')),
     };

@@ -10,6 +10,7 @@ import {
   sendTransactionAsWallet,
   startGatewayTestbed,
 } from '../gateway/support/gatewayTestbed.ts';
+import { waitForRelayedOutcome } from '../support/chainWaits.ts';
 import { createMerchant } from '../support/fixtures.ts';
 import { call, expectErrorBody } from '../support/testServer.ts';
 import {
@@ -337,8 +338,8 @@ describe('settlement on the devnet', () => {
     const net = expectedFees(2000n).net;
 
     // The collector's USDC leaves through the relayer (its nonces stay in step), all but less than this batch.
-    const collector = testbed.services.evm.collector;
-    const { relayer } = testbed.services.evm;
+    const { collector, relayer, clients } = testbed.services.evm;
+    const network = testbed.chains.network(testbed.evmChain())!;
     const held = await usdcBalance(testbed, `${testbed.evmChain()}:${collector}`);
     const keep = net - 1n;
     const drained = await relayer.submit({
@@ -351,7 +352,8 @@ describe('settlement on the devnet', () => {
       }),
       purpose: 'test_drain',
     });
-    expect((await relayer.waitForOutcome(drained.id)).status).toBe('confirmed');
+    const onNetwork = { relayer, db: testbed.server.db, client: clients.for(network), network };
+    expect((await waitForRelayedOutcome(onNetwork, drained.id)).status).toBe('confirmed');
 
     const short = await worker.runOnce();
     expect(short).toEqual({ created: [], settled: [], shortOf: [evm.caip19] });

@@ -263,7 +263,7 @@ export class EvmFollower {
   }
 
   /** One transaction's trouble (a node error, a row another process changed) is reported and does not hold up the rest. */
-  private async guarded(what: string, work: () => Promise<void>): Promise<void> {
+  private async guarded(what: string, work: () => Promise<unknown>): Promise<void> {
     try {
       await work();
     } catch (error) {

@@ -34,10 +34,9 @@ export {
   verifyPermitTransfer,
 } from './permit2.ts';
 export {
-  type ReconcileReport,
+  type CheckReport,
   type RecordedTransaction,
   Relayer,
   type RelayerOptions,
   type RelayRequest,
-  type TransactionOutcome,
 } from './relayer.ts';

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import {
   type Address,
   type Hex,
@@ -26,7 +25,6 @@ import {
   markMined,
   markReorged,
   type OnFinalTransaction,
-  openTransactions,
   recordReplacement,
   type NonceClaim,
   recordWithNextNonces,
@@ -59,15 +57,8 @@ export interface RecordedTransaction {
   rawTransaction: Hex;
 }
 
-export interface TransactionOutcome {
-  status: 'confirmed' | 'failed';
-  /** The hash that landed, or null when the transaction never did (its nonce was taken by another one). */
-  hash: Hex | null;
-  receipt: TransactionReceipt | null;
-  reason: string | null;
-}
-
-export interface ReconcileReport {
+/** What checking an open transaction did. */
+export interface CheckReport {
   /** Hashes whose stored bytes were sent (again) to the node. */
   sent: Hex[];
   /** Replacements signed for stuck transactions: transaction id and new hash. */
@@ -77,8 +68,6 @@ export interface ReconcileReport {
   failed: string[];
   /** Their block left the canonical chain (receipt gone or in another block). */
   reorged: string[];
-  /** Networks that could not be reconciled this time, with the reason. */
-  errors: { chain: string; message: string }[];
 }
 
 export interface RelayerOptions {
@@ -181,7 +170,7 @@ export class Relayer {
 
   /**
    * Records and sends a transaction. Once recorded it is never lost: a failed send is sent again by the network's
-   * follower (or `reconcile()`).
+   * follower.
    */
   async submit(request: RelayRequest): Promise<{ id: string; hash: Hex }> {
     const recorded = await this.record(request);
@@ -262,54 +251,14 @@ export class Relayer {
   }
 
   /**
-   * Follows one transaction (sending, replacing, tracking its receipt) until it is final at the network's depth,
-   * polling for it alone: for the chain layer's own tests and benchmarks. The service leaves this to the network's
-   * follower, which moves every open transaction forward from one read of each block.
-   */
-  async waitForOutcome(id: string, options: { timeoutMs?: number } = {}): Promise<TransactionOutcome> {
-    const deadline = Date.now() + (options.timeoutMs ?? 300_000);
-    for (;;) {
-      const roundStartedAt = Date.now();
-      const transaction = await this.stored(id);
-      const network = this.network(transaction.chain);
-      if (isFinal(transaction)) return this.outcome(network, transaction);
-      if (Date.now() > deadline)
-        throw new Error(`transaction ${id} is not final after ${options.timeoutMs ?? 300_000} ms`);
-      await this.track(network, transaction, emptyReport());
-      const tracked = await this.stored(id);
-      // Polls four times a block, counting the round's own time, so a receipt is seen soon after its block.
-      const interval = Math.min(Math.max(network.blockTimeMs / 4, 50), 2_000);
-      if (!isFinal(tracked)) await sleep(Math.max(interval - (Date.now() - roundStartedAt), 0));
-    }
-  }
-
-  /**
-   * Brings every open transaction forward: sends what was recorded but never sent, sends again what the node
-   * dropped, replaces what is stuck, and tracks receipts to the configured depth, noticing reverts and reorgs.
-   * Run on start and periodically; safe to run in several processes at once.
-   */
-  async reconcile(): Promise<ReconcileReport> {
-    const report = emptyReport();
-    for (const network of this.networks.values()) {
-      try {
-        for (const transaction of await openTransactions(this.db, network.caip2, this.address)) {
-          await this.track(network, transaction, report);
-        }
-      } catch (error) {
-        const message = (error as Error).message;
-        report.errors.push({ chain: network.caip2, message });
-        this.log.warn(`reconciling ${network.caip2} failed: ${message}`);
-      }
-    }
-    return report;
-  }
-
-  /**
    * Checks one open transaction on its own (its receipts and the sender's nonce), for a follower that has not seen
-   * the blocks it may be in: sends, replaces and records it as `reconcile()` does.
+   * the blocks it may be in: sends what the node does not have, replaces it when stuck, records its receipt, a
+   * revert, a reorg or its nonce taken by another transaction.
    */
-  async check(transaction: StoredTransaction): Promise<void> {
-    await this.track(this.network(transaction.chain), transaction, emptyReport());
+  async check(transaction: StoredTransaction): Promise<CheckReport> {
+    const report = emptyReport();
+    await this.track(this.network(transaction.chain), transaction, report);
+    return report;
   }
 
   /** Records the receipt a follower found in a block it read; final at once when that block is already deep enough. */
@@ -392,7 +341,7 @@ export class Relayer {
     return true;
   }
 
-  private async track(network: NetworkInfo, transaction: StoredTransaction, report: ReconcileReport): Promise<void> {
+  private async track(network: NetworkInfo, transaction: StoredTransaction, report: CheckReport): Promise<void> {
     const client = this.clients.for(network);
     const attempts = await attemptsOf(this.db, transaction.id);
     const [receipts, latestBlock, usedNonces] = await Promise.all([
@@ -437,7 +386,7 @@ export class Relayer {
     transaction: StoredTransaction,
     receipt: TransactionReceipt,
     latestBlock: bigint,
-    report: ReconcileReport,
+    report: CheckReport,
   ): Promise<void> {
     if (transaction.receipt_block_hash !== null && transaction.receipt_block_hash !== receipt.blockHash)
       report.reorged.push(transaction.id);
@@ -464,7 +413,7 @@ export class Relayer {
     client: PublicClient,
     transaction: StoredTransaction,
     attempts: StoredAttempt[],
-    report: ReconcileReport,
+    report: CheckReport,
   ): Promise<void> {
     for (const attempt of attempts) {
       if (attempt.status !== 'recorded') continue;
@@ -491,7 +440,7 @@ export class Relayer {
     client: PublicClient,
     transaction: StoredTransaction,
     stuck: StoredAttempt,
-    report: ReconcileReport,
+    report: CheckReport,
   ) {
     const fees = replacementFees(storedFees(stuck), await client.estimateFeesPerGas());
     const call = {
@@ -507,19 +456,8 @@ export class Relayer {
     const [stored] = (await attemptsOf(this.db, transaction.id)).filter((attempt) => attempt.hash === replacement.hash);
     if (stored && (await this.send(client, transaction.id, stored))) report.sent.push(replacement.hash as Hex);
   }
-
-  private async outcome(network: NetworkInfo, transaction: StoredTransaction): Promise<TransactionOutcome> {
-    const hash = transaction.mined_hash as Hex | null;
-    const receipt = hash ? await receiptOrNull(this.clients.for(network), hash) : null;
-    return {
-      status: transaction.status === 'confirmed' ? 'confirmed' : 'failed',
-      hash,
-      receipt,
-      reason: transaction.failure_reason,
-    };
-  }
 }
 
-function emptyReport(): ReconcileReport {
-  return { sent: [], replaced: [], confirmed: [], failed: [], reorged: [], errors: [] };
+function emptyReport(): CheckReport {
+  return { sent: [], replaced: [], confirmed: [], failed: [], reorged: [] };
 }

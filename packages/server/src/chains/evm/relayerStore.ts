@@ -167,18 +167,6 @@ export async function findTransaction(db: Db, id: string): Promise<StoredTransac
   return db.selectFrom('evm_transactions').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** A sender's transactions that are not final yet, lowest nonce first (a later nonce cannot land before them). */
-export async function openTransactions(db: Db, chain: string, from: string): Promise<StoredTransaction[]> {
-  return db
-    .selectFrom('evm_transactions')
-    .selectAll()
-    .where('chain', '=', chain)
-    .where('from_address', '=', from.toLowerCase())
-    .where('status', 'in', ['recorded', 'broadcast'])
-    .orderBy('nonce')
-    .execute();
-}
-
 export type OpenTransaction = StoredTransaction & { hashes: string[]; last_broadcast_at: Date | null };
 
 /** A sender's open transactions on a chain with the hash of every signed version and when one was last sent. */

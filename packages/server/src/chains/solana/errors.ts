@@ -46,18 +46,6 @@ export class SolanaTransactionRejectedError extends Error {
   }
 }
 
-/** The transaction landed but its execution failed; the fee was paid, the transfer did not happen. */
-export class SolanaTransactionFailedError extends Error {
-  override readonly name = 'SolanaTransactionFailedError';
-
-  constructor(
-    readonly signature: string,
-    readonly reason: string,
-  ) {
-    super(`the transaction ${signature} failed on chain: ${reason}`);
-  }
-}
-
 /** Another transaction for the same payment (or settlement) may still land or already has. */
 export class SolanaTransactionConflictError extends Error {
   override readonly name = 'SolanaTransactionConflictError';

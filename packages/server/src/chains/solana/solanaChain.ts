@@ -28,7 +28,6 @@ export function startSolanaChain(options: ChainAdapterOptions & { collector: Sol
       network: network.caip2,
       collector,
       commitment: commitmentFor(network.confirmations),
-      pollIntervalMs: slotMs,
       onFinal,
     });
     networks.set(network.caip2, { rpc, sender });

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import {
   getCompiledTransactionMessageDecoder,
   getSignatureFromTransaction,
@@ -20,12 +19,7 @@ import type { Db } from '../../db/database.ts';
 import type { Database, SolanaTransactionsTable, SolanaTransactionStatus } from '../../db/schema.ts';
 import type { TransferOutcomeHandler } from '../transferOutcomes.ts';
 import type { SolanaCollector } from './collectorKeyPair.ts';
-import {
-  BlockhashExpiredError,
-  SolanaTransactionConflictError,
-  SolanaTransactionFailedError,
-  SolanaTransactionRejectedError,
-} from './errors.ts';
+import { BlockhashExpiredError, SolanaTransactionConflictError, SolanaTransactionRejectedError } from './errors.ts';
 import type { SolanaRpc } from './rpc.ts';
 
 export type SolanaTransactionPurpose = 'payment' | 'settlement' | 'refund';
@@ -49,8 +43,6 @@ export interface SolanaTransactionSenderOptions {
   collector: SolanaCollector;
   /** How final a transaction must be before it counts as confirmed. */
   commitment: 'confirmed' | 'finalized';
-  /** Between status polls; about one slot. */
-  pollIntervalMs?: number;
   /** Between re-sends of the same bytes while a transaction has not landed, as nodes may drop it. */
   resendIntervalMs?: number;
   /** What a transaction's final state means for the service, applied in the transaction that records it. */
@@ -66,20 +58,6 @@ export interface CosignRequest {
   lastValidBlockHeight: bigint;
   /** The caller built it from a blockhash it just read, so it cannot have expired: the block height is not asked. */
   builtJustNow?: boolean;
-}
-
-export interface LandedSolanaTransaction {
-  signature: string;
-  slot: bigint;
-}
-
-export interface ReconciledSolanaTransaction {
-  purpose: SolanaTransactionPurpose;
-  reference: string;
-  signature: string;
-  status: SolanaTransactionStatus;
-  slot: bigint | null;
-  error: string | null;
 }
 
 type Assessment =
@@ -109,18 +87,10 @@ function isUniqueViolation(error: unknown, constraint: string): boolean {
  * most one transaction per payment can land, and a restart picks up where the last process stopped.
  */
 export class SolanaTransactionSender {
-  private readonly pollIntervalMs: number;
   private readonly resendIntervalMs: number;
 
   constructor(private readonly options: SolanaTransactionSenderOptions) {
-    this.pollIntervalMs = options.pollIntervalMs ?? 400;
     this.resendIntervalMs = options.resendIntervalMs ?? 2_000;
-  }
-
-  /** Co-signs, journals, sends and waits for the configured commitment. */
-  async cosignAndSend(request: CosignRequest): Promise<LandedSolanaTransaction> {
-    const entry = await this.cosignAndRecord(request);
-    return this.sendAndConfirm(entry);
   }
 
   /**
@@ -200,74 +170,12 @@ export class SolanaTransactionSender {
     await this.send(entry);
   }
 
-  /** Sends a journaled transaction, re-sending the same bytes while it has not landed, until it lands, fails or expires. */
-  async sendAndConfirm(entry: SolanaJournalEntry): Promise<LandedSolanaTransaction> {
-    let current = entry;
-    let lastSentAt = 0;
-    for (;;) {
-      if (current.status === 'confirmed') return { signature: current.signature, slot: BigInt(current.slot ?? 0) };
-      if (current.status === 'failed')
-        throw new SolanaTransactionFailedError(current.signature, current.error ?? 'unknown');
-      if (current.status === 'expired') throw new BlockhashExpiredError(BigInt(current.last_valid_block_height), null);
-      const [assessment] = await this.assess([current]);
-      if (assessment?.kind === 'expired') {
-        await this.complete(current, 'expired', {});
-        throw new BlockhashExpiredError(BigInt(current.last_valid_block_height), assessment.blockHeight);
-      }
-      if (assessment?.kind === 'unseen' && Date.now() - lastSentAt >= this.resendIntervalMs) {
-        lastSentAt = Date.now();
-        await this.send(current);
-      } else if (assessment?.kind === 'reached' || assessment?.kind === 'failed') {
-        await this.recordOutcome(current, assessment);
-      } else {
-        await sleep(this.pollIntervalMs);
-      }
-      current = await this.options.db
-        .selectFrom('solana_transactions')
-        .selectAll()
-        .where('id', '=', current.id)
-        .executeTakeFirstOrThrow();
-    }
-  }
-
-  /**
-   * One pass over this network's open journal entries, e.g. after a restart: records what landed, marks what can
-   * no longer land as expired, and re-sends the journaled bytes of the rest. Returns every entry it looked at.
-   */
-  async reconcile(): Promise<ReconciledSolanaTransaction[]> {
-    const open = await this.advanceOpenEntries(0);
-    if (!open.length) return [];
-    const after = await this.options.db
-      .selectFrom('solana_transactions')
-      .selectAll()
-      .where(
-        'id',
-        'in',
-        open.map((entry) => entry.id),
-      )
-      .orderBy('id')
-      .execute();
-    return after.map((entry) => ({
-      purpose: entry.purpose,
-      reference: entry.reference,
-      signature: entry.signature,
-      status: entry.status,
-      slot: entry.slot === null ? null : BigInt(entry.slot),
-      error: entry.error,
-    }));
-  }
-
   /**
    * One pass of the network's follower: the status of every open entry in batches of 256 (two RPC calls per batch,
    * however many payments wait), recording what landed, failed or expired; the journaled bytes of entries not seen
    * yet are sent again at most every `resendIntervalMs`, and entries a crash left unsent are sent.
    */
   async follow(): Promise<{ busy: boolean }> {
-    return { busy: (await this.advanceOpenEntries(this.resendIntervalMs)).length > 0 };
-  }
-
-  /** Moves every open entry forward; an unseen one is sent again once `resendAfterMs` passed since it last changed. */
-  private async advanceOpenEntries(resendAfterMs: number): Promise<SolanaJournalEntry[]> {
     const { db, network } = this.options;
     const open = await db
       .selectFrom('solana_transactions')
@@ -288,7 +196,7 @@ export class SolanaTransactionSender {
           if (assessment.kind === 'expired') await this.complete(entry, 'expired', {});
           else if (assessment.kind === 'reached' || assessment.kind === 'failed')
             await this.recordOutcome(entry, assessment);
-          else if (assessment.kind === 'unseen' && Date.now() - entry.updated_at.getTime() >= resendAfterMs) {
+          else if (assessment.kind === 'unseen' && Date.now() - entry.updated_at.getTime() >= this.resendIntervalMs) {
             await this.send(entry).catch((error: unknown) => {
               if (!(error instanceof SolanaTransactionRejectedError)) throw error;
             });
@@ -297,7 +205,7 @@ export class SolanaTransactionSender {
         { concurrency: 8, stopOnError: false },
       );
     }
-    return open;
+    return { busy: open.length > 0 };
   }
 
   private sameReference(entry: SolanaJournalEntry, request: CosignRequest): SolanaJournalEntry {

@@ -11,6 +11,7 @@ import {
 import { PaymentRefusedError } from '../../../src/chains/evm/errors.ts';
 import type { TokenInfo } from '../../../src/chains/registry.ts';
 import { systemClock } from '../../../src/clock.ts';
+import { waitForRelayedOutcome } from '../../support/chainWaits.ts';
 import { type Buyer, type EvmTestEnvironment, nowSeconds, startEvmTestEnvironment } from './support/evmDevnet.ts';
 import { ownedWalletAbi, ownedWalletBytecode } from './support/ownedWallet.ts';
 
@@ -89,7 +90,7 @@ describe('EIP-3009 receiveWithAuthorization', () => {
       const signature = await alice.account.signTypedData(typedData);
 
       const { id } = await relay(token, typedData, signature, { value, from: alice.address });
-      const outcome = await env.relayer.waitForOutcome(id);
+      const outcome = await waitForRelayedOutcome(env, id);
 
       expect(outcome.status).toBe('confirmed');
       expect(outcome.receipt?.status).toBe('success');
@@ -159,7 +160,7 @@ describe('EIP-3009 receiveWithAuthorization', () => {
     const typedData = await authorization(token, bob.address, 2_000_000n);
     const signature = await bob.account.signTypedData(typedData);
     const { id } = await relay(token, typedData, signature, { value: 2_000_000n });
-    expect((await env.relayer.waitForOutcome(id)).status).toBe('confirmed');
+    expect((await waitForRelayedOutcome(env, id)).status).toBe('confirmed');
 
     await expectRefusedWithoutMovingMoney(
       bob,
@@ -225,7 +226,7 @@ describe('EIP-3009 receiveWithAuthorization', () => {
       value,
       from: walletAddress,
     });
-    expect((await env.relayer.waitForOutcome(id)).status).toBe('confirmed');
+    expect((await waitForRelayedOutcome(env, id)).status).toBe('confirmed');
     expect(await balancesOf(wallet, token)).toEqual({
       buyer: before.buyer - value,
       collector: before.collector + value,

@@ -11,6 +11,7 @@ import {
   type PermitTransferTypedData,
 } from '../../../src/chains/evm/permit2.ts';
 import { systemClock } from '../../../src/clock.ts';
+import { waitForRelayedOutcome } from '../../support/chainWaits.ts';
 import { type Buyer, type EvmTestEnvironment, nowSeconds, startEvmTestEnvironment } from './support/evmDevnet.ts';
 
 describe('Permit2 signature transfers', () => {
@@ -75,7 +76,7 @@ describe('Permit2 signature transfers', () => {
     const signature = await alice.account.signTypedData(typedData);
 
     const { id } = await relay('pay_permit2_alice', typedData, alice.address, signature, { amount });
-    const outcome = await env.relayer.waitForOutcome(id);
+    const outcome = await waitForRelayedOutcome(env, id);
 
     expect(outcome.status).toBe('confirmed');
     expect(await balancesOf(alice)).toEqual({ buyer: before.buyer - amount, collector: before.collector + amount });
@@ -97,7 +98,7 @@ describe('Permit2 signature transfers', () => {
     // The permit is relayed once the approval is mined (the gateway's follower watches it for a payment).
     await env.client.waitForTransactionReceipt({ hash: approvalHash });
     const { id } = await relay('pay_permit2_bob', typedData, bob.address, signature, { amount });
-    const outcome = await env.relayer.waitForOutcome(id);
+    const outcome = await waitForRelayedOutcome(env, id);
 
     expect(outcome.status).toBe('confirmed');
     expect(await readPermit2Allowance(env.client, bob.address, usdt().address as Address)).toBe(maxUint256);
@@ -155,7 +156,7 @@ describe('Permit2 signature transfers', () => {
     const typedData = permitFor('pay_permit2_twice', 1_500_000n);
     const signature = await alice.account.signTypedData(typedData);
     const { id } = await relay('pay_permit2_twice', typedData, alice.address, signature, { amount: 1_500_000n });
-    expect((await env.relayer.waitForOutcome(id)).status).toBe('confirmed');
+    expect((await waitForRelayedOutcome(env, id)).status).toBe('confirmed');
     await expectRefusedWithoutMovingMoney(
       alice,
       () => relay('pay_permit2_twice', typedData, alice.address, signature, { amount: 1_500_000n }),

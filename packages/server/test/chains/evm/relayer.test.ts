@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { EvmClients } from '../../../src/chains/evm/clients.ts';
 import { Relayer } from '../../../src/chains/evm/relayer.ts';
 import { ensureNonceCounter, recordWithNextNonces, type SignedAttempt } from '../../../src/chains/evm/relayerStore.ts';
+import { checkOpenTransactions, waitForRelayedOutcome } from '../../support/chainWaits.ts';
 import { type EvmTestEnvironment, startEvmTestEnvironment } from './support/evmDevnet.ts';
 
 const RELAYER_PROCESS = fileURLToPath(new URL('./support/relayerProcess.ts', import.meta.url));
@@ -114,7 +115,7 @@ describe('relayer', () => {
     const ids = [...ours.map((transaction) => transaction.id), ...(theirs.ids as string[])];
     expect(new Set(ids).size).toBe(50);
 
-    const outcomes = await Promise.all(ids.map((id) => env.relayer.waitForOutcome(id)));
+    const outcomes = await Promise.all(ids.map((id) => waitForRelayedOutcome(env, id)));
     expect(outcomes.map((outcome) => outcome.status)).toEqual(Array(50).fill('confirmed'));
     const rows = await env.db
       .selectFrom('evm_transactions')
@@ -199,14 +200,17 @@ describe('relayer', () => {
     ).toEqual({ status: 'recorded' });
 
     const { clients, sends } = countingSends();
-    const restarted = new Relayer({ db: env.db, networks: env.networks, privateKey: env.collectorKey, clients });
-    const report = await restarted.reconcile();
+    const afterRestart = {
+      ...env,
+      relayer: new Relayer({ db: env.db, networks: env.networks, privateKey: env.collectorKey, clients }),
+    };
+    const report = await checkOpenTransactions(afterRestart);
     expect(report.sent).toEqual([recorded.hash]);
     expect(sends()).toBe(1);
 
-    const outcome = await restarted.waitForOutcome(recorded.id);
+    const outcome = await waitForRelayedOutcome(afterRestart, recorded.id);
     expect(outcome).toMatchObject({ status: 'confirmed', hash: recorded.hash });
-    expect((await restarted.reconcile()).sent).toEqual([]);
+    expect((await checkOpenTransactions(afterRestart)).sent).toEqual([]);
     expect(sends()).toBe(1);
     expect(await minedNonce(env.client)).toBe(firstNonce + 1);
   });
@@ -219,9 +223,12 @@ describe('relayer', () => {
     expect(await nodeKnows(recorded.hash)).toBe(true);
 
     const { clients, sends } = countingSends();
-    const restarted = new Relayer({ db: env.db, networks: env.networks, privateKey: env.collectorKey, clients });
-    expect((await restarted.reconcile()).sent).toEqual([]);
-    const outcome = await restarted.waitForOutcome(recorded.id);
+    const afterRestart = {
+      ...env,
+      relayer: new Relayer({ db: env.db, networks: env.networks, privateKey: env.collectorKey, clients }),
+    };
+    expect((await checkOpenTransactions(afterRestart)).sent).toEqual([]);
+    const outcome = await waitForRelayedOutcome(afterRestart, recorded.id);
 
     expect(outcome).toMatchObject({ status: 'confirmed', hash: recorded.hash });
     expect(sends()).toBe(0);
@@ -241,9 +248,12 @@ describe('relayer', () => {
     await env.client.sendRawTransaction({ serializedTransaction: raw_transaction as Hex });
 
     const { clients, sends } = countingSends();
-    const restarted = new Relayer({ db: env.db, networks: env.networks, privateKey: env.collectorKey, clients });
-    await restarted.reconcile();
-    const outcome = await restarted.waitForOutcome(recorded.id);
+    const afterRestart = {
+      ...env,
+      relayer: new Relayer({ db: env.db, networks: env.networks, privateKey: env.collectorKey, clients }),
+    };
+    await checkOpenTransactions(afterRestart);
+    const outcome = await waitForRelayedOutcome(afterRestart, recorded.id);
 
     expect(outcome).toMatchObject({ status: 'confirmed', hash: recorded.hash });
     expect(sends()).toBe(0);
@@ -287,7 +297,7 @@ describe('relayer', () => {
         clients: env.clients,
         stuckAfterMs: 0,
       });
-      const report = await impatient.reconcile();
+      const report = await checkOpenTransactions({ ...env, relayer: impatient });
       expect(report.replaced).toHaveLength(1);
       expect(report.replaced[0]?.id).toBe(stuck.id);
       expect(report.sent).toEqual([report.replaced[0]?.hash]);
@@ -295,7 +305,7 @@ describe('relayer', () => {
       await env.client.request({ method: 'evm_setIntervalMining' as 'eth_chainId', params: [1] as never });
     }
 
-    const outcome = await env.relayer.waitForOutcome(stuck.id);
+    const outcome = await waitForRelayedOutcome(env, stuck.id);
     const attempts = await env.db
       .selectFrom('evm_transaction_attempts')
       .selectAll()
@@ -331,7 +341,7 @@ describe('relayer', () => {
     await env.relayer.broadcast(first.id);
     await env.relayer.broadcast(second.id);
 
-    const outcomes = await Promise.all([env.relayer.waitForOutcome(first.id), env.relayer.waitForOutcome(second.id)]);
+    const outcomes = await Promise.all([waitForRelayedOutcome(env, first.id), waitForRelayedOutcome(env, second.id)]);
 
     expect(outcomes.map((outcome) => outcome.status).sort()).toEqual(['confirmed', 'failed']);
     const failed = outcomes.find((outcome) => outcome.status === 'failed');
@@ -344,6 +354,7 @@ describe('relayer', () => {
   it('notices a reorg that removes a mined transaction, and lands it again from the same bytes', async () => {
     const deep = env.networks.map((network) => ({ ...network, confirmations: 1_000 }));
     const patient = new Relayer({ db: env.db, networks: deep, privateKey: env.collectorKey, clients: env.clients });
+    const deepOnNetwork = { ...env, relayer: patient };
     const { id, hash } = await patient.submit({
       chain: env.network.caip2,
       to: recipient,
@@ -351,7 +362,7 @@ describe('relayer', () => {
       purpose: 'test_reorg',
     });
     const receipt = await env.client.waitForTransactionReceipt({ hash, pollingInterval: 200 });
-    await patient.reconcile();
+    await checkOpenTransactions(deepOnNetwork);
     expect(
       await env.db
         .selectFrom('evm_transactions')
@@ -368,12 +379,12 @@ describe('relayer', () => {
       method: 'anvil_rollback' as 'eth_chainId',
       params: [Number(latest - receipt.blockNumber + 1n)] as never,
     });
-    const report = await patient.reconcile();
+    const report = await checkOpenTransactions(deepOnNetwork);
 
     expect(report.reorged).toEqual([id]);
     const again = await env.client.waitForTransactionReceipt({ hash, pollingInterval: 200 });
     expect(again.blockHash).not.toBe(receipt.blockHash);
-    await patient.reconcile();
+    await checkOpenTransactions(deepOnNetwork);
     expect(
       await env.db
         .selectFrom('evm_transactions')

@@ -7,6 +7,7 @@ import { readSolanaBalances } from '../../../src/chains/solana/readSolanaBalance
 import { SolanaTransactionSender } from '../../../src/chains/solana/transactionSender.ts';
 import { verifyBuyerSignedTransaction } from '../../../src/chains/solana/verifyBuyerSignedTransaction.ts';
 import { connect, type Db } from '../../../src/db/database.ts';
+import { cosignAndConfirm, followUntilFinal } from '../../support/chainWaits.ts';
 import { countingRpc, signAsWallet, startSolanaTestbed, waitFor, type SolanaTestbed } from './solanaTestKit.ts';
 
 // 20 ms slots: a blockhash expires 150 slots (3 s) after it was produced.
@@ -23,7 +24,6 @@ beforeAll(async () => {
     network: testbed.network,
     collector: testbed.collector,
     commitment: 'confirmed',
-    pollIntervalMs: 20,
   });
 });
 
@@ -58,6 +58,13 @@ async function waitPast(lastValidBlockHeight: bigint): Promise<void> {
   );
 }
 
+const EVERY_SLOT = { pollIntervalMs: 20 };
+
+async function statusOf(entryId: string): Promise<string | undefined> {
+  return (await db.selectFrom('solana_transactions').select('status').where('id', '=', entryId).executeTakeFirst())
+    ?.status;
+}
+
 async function usdcOf(owner: string): Promise<bigint> {
   return (await readSolanaBalances(testbed.rpc, [owner], [testbed.usdc]))[owner]?.tokens[testbed.usdc] ?? 0n;
 }
@@ -70,12 +77,11 @@ describe('an expired blockhash', () => {
     await waitPast(transfer.lastValidBlockHeight);
 
     await expect(
-      sender.cosignAndSend({
-        purpose: 'payment',
-        reference: paymentId,
-        transaction,
-        lastValidBlockHeight: transfer.lastValidBlockHeight,
-      }),
+      cosignAndConfirm(
+        { sender, db },
+        { purpose: 'payment', reference: paymentId, transaction, lastValidBlockHeight: transfer.lastValidBlockHeight },
+        EVERY_SLOT,
+      ),
     ).rejects.toBeInstanceOf(BlockhashExpiredError);
     expect(await usdcOf(buyer.address)).toBe(balance);
     expect(
@@ -103,22 +109,26 @@ describe('an expired blockhash', () => {
       collector: testbed.collector,
       commitment: 'confirmed',
     });
-    const results = await afterRestart.reconcile();
-    expect(results.find((result) => result.signature === entry.signature)?.status).toBe('expired');
+    await afterRestart.follow();
+    expect(await statusOf(entry.id)).toBe('expired');
     expect(restarted.sentTransactions()).toBe(0);
-    await expect(sender.sendAndConfirm(entry)).rejects.toBeInstanceOf(BlockhashExpiredError);
+    await expect(followUntilFinal({ sender, db }, entry, EVERY_SLOT)).rejects.toBeInstanceOf(BlockhashExpiredError);
     expect(
       await testbed.rpc.getSignatureStatuses([toSignature(entry.signature)], { searchTransactionHistory: true }).send(),
     ).toMatchObject({ value: [null] });
     expect(await usdcOf(first.buyer.address)).toBe(balance);
 
     const second = await signedTransferFor('bob', 2_000_000n, paymentId);
-    await sender.cosignAndSend({
-      purpose: 'payment',
-      reference: paymentId,
-      transaction: second.transaction,
-      lastValidBlockHeight: second.transfer.lastValidBlockHeight,
-    });
+    await cosignAndConfirm(
+      { sender, db },
+      {
+        purpose: 'payment',
+        reference: paymentId,
+        transaction: second.transaction,
+        lastValidBlockHeight: second.transfer.lastValidBlockHeight,
+      },
+      EVERY_SLOT,
+    );
     expect(await usdcOf(first.buyer.address)).toBe(balance - 2_000_000n);
     const rows = await db
       .selectFrom('solana_transactions')
@@ -140,7 +150,7 @@ describe('an expired blockhash', () => {
       lastValidBlockHeight: transfer.lastValidBlockHeight,
     });
     await waitPast(transfer.lastValidBlockHeight);
-    await expect(sender.sendAndConfirm(entry)).rejects.toBeInstanceOf(BlockhashExpiredError);
+    await expect(followUntilFinal({ sender, db }, entry, EVERY_SLOT)).rejects.toBeInstanceOf(BlockhashExpiredError);
     expect(await usdcOf(buyer.address)).toBe(balance);
     expect(
       await db

@@ -28,9 +28,14 @@ import {
   SolanaTransactionRejectedError,
 } from '../../../src/chains/solana/errors.ts';
 import { readSolanaBalances } from '../../../src/chains/solana/readSolanaBalances.ts';
-import { commitmentFor, SolanaTransactionSender } from '../../../src/chains/solana/transactionSender.ts';
+import {
+  type CosignRequest,
+  commitmentFor,
+  SolanaTransactionSender,
+} from '../../../src/chains/solana/transactionSender.ts';
 import { verifyBuyerSignedTransaction } from '../../../src/chains/solana/verifyBuyerSignedTransaction.ts';
 import { connect, type Db } from '../../../src/db/database.ts';
+import { cosignAndConfirm } from '../../support/chainWaits.ts';
 import { countingRpc, signAsWallet, startSolanaTestbed, waitFor, type SolanaTestbed } from './solanaTestKit.ts';
 
 let testbed: SolanaTestbed;
@@ -55,8 +60,12 @@ function newSender(rpc = testbed.rpc): SolanaTransactionSender {
     network: testbed.network,
     collector: testbed.collector,
     commitment: 'confirmed',
-    pollIntervalMs: 100,
   });
+}
+
+/** Co-signs, journals and sends as a confirm does, then follows the network until the transfer is final. */
+function cosignSendAndConfirm(request: CosignRequest) {
+  return cosignAndConfirm({ sender, db }, request, { pollIntervalMs: 100 });
 }
 
 const newPaymentId = () => `pay_${randomUUID()}`;
@@ -120,7 +129,7 @@ describe('a sponsored USDC transfer on the devnet', () => {
       expectedMessageBytesBase64: transfer.messageBytesBase64,
       buyer: erin.address,
     });
-    const landed = await sender.cosignAndSend({
+    const landed = await cosignSendAndConfirm({
       purpose: 'payment',
       reference: paymentId,
       transaction: verified,
@@ -198,7 +207,7 @@ describe('a sponsored USDC transfer on the devnet', () => {
     const collector = testbed.collector.address;
     const before = await usdcOf(alice.address, collector);
     const { transfer, paymentId, verified } = await signedAndVerified(alice, 1_000_000n);
-    const landed = await sender.cosignAndSend({
+    const landed = await cosignSendAndConfirm({
       purpose: 'payment',
       reference: paymentId,
       transaction: verified,
@@ -219,7 +228,7 @@ describe('a sponsored USDC transfer on the devnet', () => {
     expect(after[alice.address]!.lamports).toBe(before[alice.address]!.lamports);
 
     // Confirming the same signed transaction again finds it in the journal instead of sending anything.
-    const again = await sender.cosignAndSend({
+    const again = await cosignSendAndConfirm({
       purpose: 'payment',
       reference: paymentId,
       transaction: verified,
@@ -233,7 +242,7 @@ describe('a sponsored USDC transfer on the devnet', () => {
     // A different transaction for a payment that already has one is never sent.
     const second = await signedAndVerified(alice, 1_000_000n, paymentId);
     await expect(
-      sender.cosignAndSend({
+      cosignSendAndConfirm({
         purpose: 'payment',
         reference: paymentId,
         transaction: second.verified,
@@ -348,14 +357,12 @@ describe('refusals move no money', () => {
     const dave = await testbed.buyer('dave');
     const collectorBefore = await usdcOf(testbed.collector.address);
     const { transfer, paymentId, verified } = await signedAndVerified(dave, 1_000_000n);
-    const refusal = await sender
-      .cosignAndSend({
-        purpose: 'payment',
-        reference: paymentId,
-        transaction: verified,
-        lastValidBlockHeight: transfer.lastValidBlockHeight,
-      })
-      .catch((error: unknown) => error);
+    const refusal = await cosignSendAndConfirm({
+      purpose: 'payment',
+      reference: paymentId,
+      transaction: verified,
+      lastValidBlockHeight: transfer.lastValidBlockHeight,
+    }).catch((error: unknown) => error);
     expect(refusal).toBeInstanceOf(SolanaTransactionRejectedError);
     // The token program refuses: dave has no USDC account to transfer from.
     expect((refusal as SolanaTransactionRejectedError).logs.at(-1)).toMatch(/^Program Tokenkeg\w+ failed/);
@@ -393,11 +400,11 @@ describe('the journal after a restart', () => {
     const restarted = countingRpc(testbed.devnet.manifest.solana.rpcUrl);
     const afterRestart = newSender(restarted.rpc);
     await waitFor(async () => {
-      const results = await afterRestart.reconcile();
-      return results.find((result) => result.signature === entry.signature)?.status === 'confirmed';
+      await afterRestart.follow();
+      return (await journalRows(paymentId))[0]?.status === 'confirmed';
     });
     expect(restarted.sentTransactions()).toBe(1);
-    await afterRestart.reconcile();
+    await afterRestart.follow();
     expect(restarted.sentTransactions()).toBe(1);
 
     const after = await usdcOf(alice.address, collector);
@@ -434,8 +441,8 @@ describe('the journal after a restart', () => {
     );
 
     const restarted = countingRpc(testbed.devnet.manifest.solana.rpcUrl);
-    const results = await newSender(restarted.rpc).reconcile();
-    expect(results.find((result) => result.signature === entry.signature)?.status).toBe('confirmed');
+    await newSender(restarted.rpc).follow();
+    expect((await journalRows(paymentId))[0]?.status).toBe('confirmed');
     expect(restarted.sentTransactions()).toBe(0);
 
     const after = await usdcOf(alice.address);

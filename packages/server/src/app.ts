@@ -47,6 +47,10 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     loggerInstance: ctx.logger as FastifyBaseLogger,
     childLoggerFactory: requestLogger,
     bodyLimit: config.bodyLimitBytes,
+    // A client that sends its request slowly is cut off (408) instead of holding a connection; timeouts are
+    // checked every second rather than Node's default 30 s.
+    requestTimeout: config.requestTimeoutMs,
+    http: { headersTimeout: config.headersTimeoutMs, connectionsCheckingInterval: 1_000 },
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();

@@ -17,6 +17,9 @@ export interface Config {
   demoPartner: 'auto' | 'always' | 'never';
   logLevel: string;
   bodyLimitBytes: number;
+  /** How long a client may take to send a whole request, and its headers: slow senders are cut off. */
+  requestTimeoutMs: number;
+  headersTimeoutMs: number;
   trustProxy: boolean;
   rateLimit: { max: number; windowMs: number };
   authCacheTtlMs: number;
@@ -34,6 +37,18 @@ export interface Config {
 }
 
 export class ConfigError extends UserFacingError {}
+
+/** Node requires the headers' deadline within the whole request's. */
+function requestTimeouts(env: Env): Pick<Config, 'requestTimeoutMs' | 'headersTimeoutMs'> {
+  const requestTimeoutMs = integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 1_000, 600_000);
+  const headersTimeoutMs = integer(env, 'HEADERS_TIMEOUT_MS', Math.min(10_000, requestTimeoutMs), 1_000, 600_000);
+  if (headersTimeoutMs > requestTimeoutMs) {
+    throw new ConfigError(
+      `HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed REQUEST_TIMEOUT_MS (${requestTimeoutMs})`,
+    );
+  }
+  return { requestTimeoutMs, headersTimeoutMs };
+}
 
 type Env = Record<string, string | undefined>;
 
@@ -110,6 +125,7 @@ export function loadConfig(env: Env = process.env): Config {
     demoPartner: demoPartner as Config['demoPartner'],
     logLevel: env.LOG_LEVEL || 'info',
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
+    ...requestTimeouts(env),
     trustProxy: boolean(env, 'TRUST_PROXY', false),
     rateLimit: {
       max: integer(env, 'RATE_LIMIT_MAX', 600, 1, 1_000_000_000),

@@ -90,7 +90,9 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex):
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const { status, message } = CLIENT_ERRORS[error.code ?? ''] ?? MALFORMED_REQUEST;
   const body = JSON.stringify(errorBody(new ApiError('invalid_params', message, undefined, { status })));
-  if (socket.writable) {
+  // As Node does: no answer after a response already under way on this socket (one refused before its body came).
+  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (socket.writable && !inFlight?.headersSent) {
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
         'content-type: application/json; charset=utf-8\r\n' +

@@ -97,6 +97,44 @@ describe('what Fastify and Node refuse before a route runs, answered with the er
   });
 });
 
+describe('slow clients', () => {
+  let server: TestServer;
+  let partner: TestPartner;
+
+  beforeAll(async () => {
+    server = await startTestServer({ env: { REQUEST_TIMEOUT_MS: '1000', HEADERS_TIMEOUT_MS: '1000' } });
+    partner = await newPartner(server.db);
+  });
+  afterAll(() => server.close());
+
+  it('cuts off a body sent a byte at a time at the request timeout, with 408 and the error body', async () => {
+    const { hostname, port } = new URL(server.url);
+    let sent = 0;
+    const response = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(Number(port), hostname, () => {
+        socket.write('POST /v1/merchants HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n');
+        socket.write(`Api-Key: ${partner.apiKey}\r\nIdempotency-Key: slow\r\nContent-Length: 100\r\n\r\n`);
+        const drip = setInterval(() => {
+          if (sent >= 100 || socket.destroyed) return clearInterval(drip);
+          socket.write(' ');
+          sent += 1;
+        }, 100);
+      });
+      let answer = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk: string) => {
+        answer += chunk;
+      });
+      socket.on('close', () => resolve(answer));
+      socket.on('error', reject);
+    });
+    const parsed = parseRaw(response);
+    expect([parsed.status, parsed.body.code]).toEqual([408, 'invalid_params']);
+    // Closed long before the whole body (10 s at this pace) could arrive.
+    expect(sent).toBeLessThan(60);
+  });
+});
+
 describe('headers a client of the real API sends', () => {
   let server: TestServer;
   let partner: TestPartner;

@@ -32,3 +32,17 @@ describe('buyer transfer deadline configuration', () => {
     }
   });
 });
+
+describe('request timeout configuration', () => {
+  it('gives a request 30 s and its headers 10 s unless told otherwise, headers never longer than the request', () => {
+    expect(loadConfig({})).toMatchObject({ requestTimeoutMs: 30_000, headersTimeoutMs: 10_000 });
+    expect(loadConfig({ REQUEST_TIMEOUT_MS: '5000' })).toMatchObject({
+      requestTimeoutMs: 5_000,
+      headersTimeoutMs: 5_000,
+    });
+    expect(() => loadConfig({ REQUEST_TIMEOUT_MS: '5000', HEADERS_TIMEOUT_MS: '6000' })).toThrow(
+      /HEADERS_TIMEOUT_MS \(6000\) must not exceed REQUEST_TIMEOUT_MS \(5000\)/,
+    );
+    expect(() => loadConfig({ REQUEST_TIMEOUT_MS: '0' })).toThrow(ConfigError);
+  });
+});

@@ -36,7 +36,8 @@ export function registerRedeliverEvent(app: App, ctx: AppContext): void {
         summary: 'Deliver an event again',
         description:
           'Schedules a new delivery of the event to the endpoints it was sent to (those not deleted since), or to the one ' +
-          'endpoint given. Redeliveries do not wait for older events, and the body is the same as the first time.',
+          'endpoint given. Redeliveries do not wait for older events, and the body is the same as the first time. While ' +
+          'a redelivery to an endpoint waits, asking again answers that one instead of scheduling another.',
         params: RedeliverParams,
         body: RedeliverBody,
         response: { 202: ScheduledDeliveries, ...errorResponses(404) },
@@ -72,13 +73,30 @@ export function registerRedeliverEvent(app: App, ctx: AppContext): void {
             ).map((row) => row.id);
       const deliveries = await ctx.db.transaction().execute(async (trx) => {
         if (endpointIds.length === 0) return [];
-        const rows = await trx
+        // One waiting redelivery per endpoint: asked again meanwhile, the request gets the one already waiting.
+        const created = await trx
           .insertInto('webhook_deliveries')
           .values(endpointIds.map((id) => ({ event_id: event.id, endpoint_id: id, redelivery: true })))
+          .onConflict((conflict) =>
+            conflict
+              .columns(['event_id', 'endpoint_id'])
+              .where('redelivery', '=', true)
+              .where('status', '=', 'pending')
+              .doNothing(),
+          )
           .returning(['id', 'endpoint_id'])
           .execute();
-        for (const row of rows) await scheduleDeliveryAttempt(trx, { id: row.id, endpointId: row.endpoint_id });
-        return rows.map((row) => ({ id: row.id, endpointId: row.endpoint_id }));
+        for (const row of created) await scheduleDeliveryAttempt(trx, { id: row.id, endpointId: row.endpoint_id });
+        const waiting = await trx
+          .selectFrom('webhook_deliveries')
+          .select(['id', 'endpoint_id'])
+          .where('event_id', '=', event.id)
+          .where('endpoint_id', 'in', endpointIds)
+          .where('redelivery', '=', true)
+          .where('status', '=', 'pending')
+          .orderBy('endpoint_id')
+          .execute();
+        return waiting.map((row) => ({ id: row.id, endpointId: row.endpoint_id }));
       });
       return reply.status(202).send({ deliveries });
     },

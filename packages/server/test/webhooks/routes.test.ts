@@ -238,6 +238,31 @@ describe('webhook endpoint and event routes', () => {
       expect(one.body.deliveries).toEqual([{ id: expect.any(String), endpointId: later }]);
     });
 
+    it('keeps one waiting redelivery per endpoint however often, and at once, it is asked', async () => {
+      const fresh = await newPartner(server.db, 'Insistent redeliverer');
+      const endpoints = [];
+      for (const path of ['a', 'b'])
+        endpoints.push(
+          (await register({ url: `https://hooks.example.com/${path}`, events: ['payment.failed'] }, fresh.apiKey)).body
+            .webhook.id as string,
+        );
+      const eventId = await newEvent(fresh, 'payment.failed');
+      const answers = await Promise.all(Array.from({ length: 10 }, () => redeliver(eventId, {}, fresh.apiKey)));
+      expect(answers.map((answer) => answer.status)).toEqual(Array(10).fill(202));
+      const waiting = await server.db
+        .selectFrom('webhook_deliveries')
+        .select(['id', 'endpoint_id'])
+        .where('event_id', '=', eventId)
+        .where('redelivery', '=', true)
+        .where('status', '=', 'pending')
+        .orderBy('endpoint_id')
+        .execute();
+      expect(waiting.map((row) => row.endpoint_id)).toEqual([...endpoints].sort());
+      for (const answer of answers) {
+        expect(answer.body.deliveries).toEqual(waiting.map((row) => ({ id: row.id, endpointId: row.endpoint_id })));
+      }
+    });
+
     it('accepts a call without a body', async () => {
       const eventId = await newEvent(partner);
       const result = await call(server, `/v1/events/${eventId}/redeliver`, {

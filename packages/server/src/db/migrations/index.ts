@@ -22,6 +22,7 @@ import * as merchantSoftDelete from './0020_merchant_soft_delete.ts';
 import * as refunds from './0021_refunds.ts';
 import * as settlementChangeNotifications from './0022_settlement_change_notifications.ts';
 import * as partnerPaymentList from './0023_partner_payment_list.ts';
+import * as pendingRedelivery from './0024_pending_redelivery.ts';
 
 /** Every schema change, in order; names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -48,4 +49,5 @@ export const migrations: Record<string, Migration> = {
   '0021_refunds': refunds,
   '0022_settlement_change_notifications': settlementChangeNotifications,
   '0023_partner_payment_list': partnerPaymentList,
+  '0024_pending_redelivery': pendingRedelivery,
 };

@@ -25,6 +25,8 @@ export interface NetworkInfo {
   confirmations: number;
   blockTimeMs: number;
   iconUrl?: string;
+  /** A block explorer whose transaction pages are at `<explorerUrl>/tx/<hash>`; none on local chains. */
+  explorerUrl?: string;
   tokens: TokenInfo[];
 }
 
@@ -81,8 +83,23 @@ function evmToken(chainId: number, symbol: 'USDC' | 'EURC' | 'USDT', address: st
   };
 }
 
-function evmNetwork(chainId: number, name: string, confirmations: number, blockTimeMs: number, tokens: TokenInfo[]) {
-  return { caip2: `eip155:${chainId}`, namespace: 'eip155' as const, name, confirmations, blockTimeMs, tokens };
+function evmNetwork(
+  chainId: number,
+  name: string,
+  confirmations: number,
+  blockTimeMs: number,
+  explorerUrl: string,
+  tokens: TokenInfo[],
+): NetworkInfo {
+  return {
+    caip2: `eip155:${chainId}`,
+    namespace: 'eip155',
+    name,
+    confirmations,
+    blockTimeMs,
+    explorerUrl,
+    tokens,
+  };
 }
 
 const SOLANA_MAINNET = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp';
@@ -103,25 +120,25 @@ function splToken(symbol: 'USDC' | 'EURC' | 'USDT', mint: string): TokenInfo {
 
 /** The real mainnet stablecoins; RPC URLs come from configuration. */
 export const MAINNET_NETWORKS: NetworkInfo[] = [
-  evmNetwork(1, 'Ethereum', 12, 12_000, [
+  evmNetwork(1, 'Ethereum', 12, 12_000, 'https://etherscan.io', [
     evmToken(1, 'USDC', '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48'),
     evmToken(1, 'EURC', '0x1aBaEA1f7C830bD89Acc67eC4af516284b1bC33c'),
     evmToken(1, 'USDT', '0xdAC17F958D2ee523a2206206994597C13D831ec7'),
   ]),
-  evmNetwork(8453, 'Base', 5, 2_000, [
+  evmNetwork(8453, 'Base', 5, 2_000, 'https://basescan.org', [
     evmToken(8453, 'USDC', '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'),
     evmToken(8453, 'EURC', '0x60a3E35Cc302bFA44Cb288Bc5a4F316Fdb1adb42'),
     evmToken(8453, 'USDT', '0xfde4C96c8593536E31F229EA8f37b2ADa2699bb2'),
   ]),
-  evmNetwork(42161, 'Arbitrum One', 5, 250, [
+  evmNetwork(42161, 'Arbitrum One', 5, 250, 'https://arbiscan.io', [
     evmToken(42161, 'USDC', '0xaf88d065e77c8cC2239327C5EDb3A432268e5831'),
     evmToken(42161, 'USDT', '0xFd086bC7CD5C481DCC9C85ebE478A1C0b69FCbb9'),
   ]),
-  evmNetwork(10, 'OP Mainnet', 5, 2_000, [
+  evmNetwork(10, 'OP Mainnet', 5, 2_000, 'https://optimistic.etherscan.io', [
     evmToken(10, 'USDC', '0x0b2C639c533813f4Aa9D7837CAf62653d097Ff85'),
     evmToken(10, 'USDT', '0x94b008aA00579c1307B0EF2c499aD98a8ce58e58'),
   ]),
-  evmNetwork(137, 'Polygon', 64, 2_000, [
+  evmNetwork(137, 'Polygon', 64, 2_000, 'https://polygonscan.com', [
     evmToken(137, 'USDC', '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359'),
     evmToken(137, 'USDT', '0xc2132D05D31c914a87C6611C10748AEb04B58e8F'),
   ]),
@@ -131,6 +148,7 @@ export const MAINNET_NETWORKS: NetworkInfo[] = [
     name: 'Solana',
     confirmations: 1,
     blockTimeMs: 400,
+    explorerUrl: 'https://solscan.io',
     tokens: [
       splToken('USDC', 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v'),
       splToken('EURC', 'HzwqbKZw8HxMN6bF2yFZNrht3c2iXXzpKcFu7uBEDKtr'),

@@ -13,6 +13,7 @@ export interface CheckoutAsset {
 export interface CheckoutAssets {
   script: CheckoutAsset;
   style: CheckoutAsset;
+  icon: CheckoutAsset;
   byName: Map<string, CheckoutAsset>;
 }
 
@@ -39,19 +40,19 @@ async function bundleClientScript(): Promise<Buffer> {
 }
 
 async function buildAssets(): Promise<CheckoutAssets> {
-  const [script, style] = await Promise.all([
+  const clientFile = (name: string) => readFile(fileURLToPath(new URL(`./client/${name}`, import.meta.url)));
+  const [script, style, icon] = await Promise.all([
     bundleClientScript().then((body) => hashed('checkout', 'js', 'text/javascript; charset=utf-8', body)),
-    readFile(fileURLToPath(new URL('./client/checkout.css', import.meta.url))).then((body) =>
-      hashed('checkout', 'css', 'text/css; charset=utf-8', body),
-    ),
+    clientFile('checkout.css').then((body) => hashed('checkout', 'css', 'text/css; charset=utf-8', body)),
+    clientFile('favicon.svg').then((body) => hashed('favicon', 'svg', 'image/svg+xml', body)),
   ]);
-  return { script, style, byName: new Map([script, style].map((asset) => [asset.name, asset])) };
+  return { script, style, icon, byName: new Map([script, style, icon].map((asset) => [asset.name, asset])) };
 }
 
 let built: Promise<CheckoutAssets> | undefined;
 
 /**
- * The page's script (bundled with the wallet SDK's browser build) and stylesheet, built once per process on
+ * The page's script (bundled with the wallet SDK's browser build), stylesheet and icon, built once per process on
  * first use: bundling costs a moment that processes which never serve a page should not pay.
  */
 export function checkoutAssets(): Promise<CheckoutAssets> {

@@ -5,6 +5,7 @@ import { attributes, html, lines, page, type SafeHtml, trustedHtml } from './htm
 export interface PageAssets {
   scriptUrl: string;
   styleUrl: string;
+  iconUrl: string;
 }
 
 export interface CheckoutPageModel {
@@ -23,6 +24,12 @@ export interface CheckoutPageModel {
   redirect: RedirectTargets | undefined;
   /** The token amount paid, once succeeded (e.g. `10 USDC on Base`). */
   paidText: string | undefined;
+  /** The explorer page of the paying transaction, once succeeded on a network with an explorer. */
+  transactionLink: string | undefined;
+  /** Explorers by CAIP-2 id, for the link the script adds when the payment succeeds while open. */
+  explorerUrls: Record<string, string>;
+  /** CAIP-19 ids of the tokens pegged to the payment's currency, which the browser wallet preselects. */
+  assetsAtPar: string[];
   locale: string;
   /** Where the page's script calls the gateway (`BASE_URL`) and with which public App-Id. */
   apiBaseUrl: string;
@@ -56,14 +63,8 @@ function statusViews(model: CheckoutPageModel): SafeHtml[] {
     view(
       'requires_action',
       current,
-      html`${heading('requires_action', 'Scan to pay')}
-<figure class="qr">
-${trustedHtml(model.qrSvg)}
-<figcaption>Scan with your phone's wallet app.</figcaption>
-</figure>
-<p class="payment-link">Or open the payment link in a wallet: <a href="${model.paymentLink}">${model.paymentLink}</a></p>
-<div class="browser-wallet" id="browser-wallet" hidden>
-  <p class="divider"><span>or</span></p>
+      // The browser wallet comes first: on a phone it is the next step, and the QR code is for another device.
+      html`<div class="browser-wallet" id="browser-wallet" hidden>
   <button type="button" class="button primary" id="wallet-connect">Pay with a browser wallet</button>
   <form id="wallet-options" hidden>
     <fieldset>
@@ -80,7 +81,14 @@ ${trustedHtml(model.qrSvg)}
     <p id="wallet-error-text"></p>
     <button type="button" class="button" id="wallet-retry">Try again</button>
   </div>
+  <p class="divider"><span>or</span></p>
 </div>
+${heading('requires_action', 'Scan to pay')}
+<figure class="qr">
+${trustedHtml(model.qrSvg)}
+<figcaption>Scan with your phone's wallet app.</figcaption>
+</figure>
+<p class="payment-link">Or open the payment link in a wallet: <a href="${model.paymentLink}">${model.paymentLink}</a></p>
 <p class="waiting"><span class="pulse" aria-hidden="true"></span> Waiting for your payment</p>`,
     ),
     view(
@@ -96,6 +104,7 @@ ${trustedHtml(model.qrSvg)}
       html`${heading('succeeded', 'Payment complete')}
 <p>${merchant} received your payment of <strong>${model.amountText}</strong>.</p>
 <p class="paid-with" id="paid-with"${model.paidText ? '' : html` hidden`}>${model.paidText ? html`Paid with ${model.paidText}.` : ''}</p>
+<p class="transaction-link" id="transaction-link"${model.transactionLink ? '' : html` hidden`}><a href="${model.transactionLink ?? ''}" rel="noreferrer">View transaction</a></p>
 ${returnLink('succeeded', model)}`,
     ),
     view(
@@ -147,6 +156,8 @@ export function renderCheckoutPage(model: CheckoutPageModel): string {
     'data-api-base': model.apiBaseUrl,
     'data-app-id': model.appId,
     'data-evm-chains': model.evmChains.join(','),
+    'data-assets-at-par': model.assetsAtPar.join(','),
+    'data-explorer-urls': JSON.stringify(model.explorerUrls),
     ...(model.redirect ? { 'data-success-url': model.redirect.success, 'data-error-url': model.redirect.error } : {}),
   };
   const body = html`<main class="checkout" id="checkout"${attributes(data)}>
@@ -168,6 +179,7 @@ ${lines(statusViews(model))}
   return page({
     title: `Pay ${model.amountText} to ${model.merchantName}`,
     stylesheet: model.assets.styleUrl,
+    icon: model.assets.iconUrl,
     head: html`${noScriptRefresh(model)}
 <script src="${model.assets.scriptUrl}" defer></script>`,
     body,
@@ -179,6 +191,7 @@ export function renderNotFoundPage(assets: PageAssets): string {
   return page({
     title: 'Payment not found',
     stylesheet: assets.styleUrl,
+    icon: assets.iconUrl,
     body: html`<main class="checkout not-found">
 <h1>Payment not found</h1>
 <p>This payment link does not match any payment. Check that the link is complete, or ask the shop for a new one.</p>

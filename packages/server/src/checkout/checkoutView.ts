@@ -51,11 +51,63 @@ export interface TokenDisplay {
   networkName?: string;
 }
 
-/** A token amount in minor units for the buyer, e.g. `10.5 USDC on Base`; trailing zeros are dropped. */
+/** Significant fraction digits a person is shown of a token amount. */
+const READABLE_DECIMALS = 6;
+
+/**
+ * A token amount in minor units as decimal text a person can read: at most 6 significant fraction digits (6
+ * decimals from 1 up; below 1, 6 digits from the first non-zero one, so 1 wei still reads 0.000000000000000001).
+ * Cut digits round up, so the figure shown is never less than what the wallet pays exactly and a non-zero amount
+ * never reads 0. Amounts that fit are exact.
+ */
+export function readableTokenDecimal(minor: bigint, decimals: number): string {
+  if (minor <= 0n) return formatMinorUnits(minor, decimals);
+  const scale = 10n ** BigInt(decimals);
+  const leadingZeros = minor >= scale ? 0 : decimals - minor.toString().length;
+  const shown = Math.min(decimals, leadingZeros + READABLE_DECIMALS);
+  const step = 10n ** BigInt(decimals - shown);
+  const rounded = (minor + step - 1n) / step;
+  return formatMinorUnits(rounded, shown);
+}
+
+/**
+ * A token amount in minor units for the buyer, e.g. `10.5 USDC on Base`: readable digits
+ * (`readableTokenDecimal`), trailing zeros dropped. Display only: what is paid stays the exact minor units.
+ */
 export function formatTokenAmount(minor: string, display: TokenDisplay, locale: string): string {
   const format = new Intl.NumberFormat(locale, { maximumFractionDigits: Math.min(display.decimals, 20) });
-  const number = format.format(formatMinorUnits(BigInt(minor), display.decimals) as Intl.StringNumericLiteral);
+  const number = format.format(readableTokenDecimal(BigInt(minor), display.decimals) as Intl.StringNumericLiteral);
   return `${number} ${display.assetSymbol}${display.networkName ? ` on ${display.networkName}` : ''}`;
+}
+
+/**
+ * The option preselected for the buyer, by index: the first that pays in a token pegged to the payment's own
+ * currency (EURC for a EUR payment, at par), else the first offered. `optionAssets` are the options' CAIP-19 ids,
+ * `assetsAtPar` those of the tokens pegged to the payment's currency.
+ */
+export function preferredOptionIndex(optionAssets: readonly string[], assetsAtPar: readonly string[]): number {
+  const atPar = new Set(assetsAtPar.map((asset) => asset.toLowerCase()));
+  return Math.max(
+    0,
+    optionAssets.findIndex((asset) => atPar.has(asset.toLowerCase())),
+  );
+}
+
+/**
+ * The explorer page of a transaction: `<explorerUrl>/tx/<hash>`, the path Etherscan and its kin, Solscan and
+ * explorer.solana.com share; a query in `explorerUrl` (`?cluster=devnet`) is kept. None for an explorer URL
+ * (from a CHAINS file) that is not an http(s) address, so a page never links elsewhere.
+ */
+export function transactionUrl(explorerUrl: string, txHash: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(explorerUrl);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return undefined;
+  url.pathname = `${url.pathname.replace(/\/+$/, '')}/tx/${encodeURIComponent(txHash)}`;
+  return url.toString();
 }
 
 /** Time left before `expiresAt` as `m:ss` (or `h:mm:ss`), `0:00` once past. */

@@ -58,6 +58,8 @@ export function attributes(values: Record<string, string>): SafeHtml {
 export function page(options: {
   title: string;
   stylesheet: string;
+  /** The service's icon (an SVG), so browsers ask for no `/favicon.ico`. */
+  icon?: string;
   head?: SafeHtml;
   bodyAttributes?: Record<string, string>;
   body: SafeHtml;
@@ -71,6 +73,7 @@ export function page(options: {
 <meta name="robots" content="noindex">
 <title>${options.title}</title>
 <link rel="stylesheet" href="${options.stylesheet}">
+${options.icon ? html`<link rel="icon" type="image/svg+xml" href="${options.icon}">` : undefined}
 ${options.head}
 </head>
 <body${attributes(options.bodyAttributes ?? {})}>

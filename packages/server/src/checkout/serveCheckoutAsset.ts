@@ -3,7 +3,7 @@ import type { App } from '../context.ts';
 import { ApiError } from '../http/errors.ts';
 import { checkoutAssets } from './assets.ts';
 
-/** The page's script and stylesheet under content-hashed names, so they are cached for good. */
+/** The page's script, stylesheet and icon under content-hashed names, so they are cached for good. */
 export function registerServeCheckoutAsset(app: App, prefix: string): void {
   app.get(
     `${prefix}/assets/checkout/:file`,
@@ -20,4 +20,11 @@ export function registerServeCheckoutAsset(app: App, prefix: string): void {
         .send(asset.body);
     },
   );
+  // Browsers ask the origin's root for an icon when a page names none (a JSON 404 would be their answer).
+  app.get('/favicon.ico', { config: { auth: false }, schema: { hide: true } }, async (_request, reply) => {
+    const { icon } = await checkoutAssets();
+    return reply
+      .header('cache-control', 'public, max-age=86400')
+      .redirect(`${prefix}/assets/checkout/${icon.name}`, 302);
+  });
 }

@@ -15,6 +15,7 @@ import {
   formatTokenAmount,
   preferredLocale,
   redirectTargets,
+  transactionUrl,
 } from './checkoutView.ts';
 
 /** Ids that look like payment ids; anything else at the checkout root is left to the API's own 404. */
@@ -47,6 +48,7 @@ export function registerShowCheckoutPage(app: App, ctx: AppContext, prefix: stri
     const assets: PageAssets = {
       scriptUrl: `${prefix}/assets/checkout/${built.script.name}`,
       styleUrl: `${prefix}/assets/checkout/${built.style.name}`,
+      iconUrl: `${prefix}/assets/checkout/${built.icon.name}`,
     };
     reply
       .header('content-security-policy', checkoutContentSecurityPolicy(ctx.config))
@@ -70,7 +72,13 @@ export function registerShowCheckoutPage(app: App, ctx: AppContext, prefix: stri
     const amountText = currency
       ? formatFiatAmount(payment.fiat_value, currency, locale)
       : `${payment.fiat_value} ${payment.fiat_currency}`;
-    const paid = toStatusView(payment, ctx.chains, now).info?.optionAmount;
+    const paidInfo = toStatusView(payment, ctx.chains, now).info;
+    const paid = paidInfo?.optionAmount;
+    const explorerUrls: Record<string, string> = Object.fromEntries(
+      ctx.chains.networks.flatMap((network) => (network.explorerUrl ? [[network.caip2, network.explorerUrl]] : [])),
+    );
+    const paidOn = payment.token_asset ? ctx.chains.token(payment.token_asset)?.chain : undefined;
+    const explorerUrl = paidOn ? explorerUrls[paidOn] : undefined;
     const paymentLink = `${ctx.config.checkoutUrl}/${payment.id}`;
     return reply.send(
       renderCheckoutPage({
@@ -86,6 +94,12 @@ export function registerShowCheckoutPage(app: App, ctx: AppContext, prefix: stri
         qrSvg: await qrCodeSvg(paymentLink),
         redirect: redirectTargets(payment.success_url, payment.error_url, payment.id),
         paidText: paid?.display ? formatTokenAmount(paid.value, paid.display, locale) : undefined,
+        transactionLink: explorerUrl && paidInfo ? transactionUrl(explorerUrl, paidInfo.txId) : undefined,
+        explorerUrls,
+        assetsAtPar: ctx.chains
+          .tokens()
+          .filter((token) => token.peggedTo === payment.fiat_currency)
+          .map((token) => token.caip19),
         locale,
         apiBaseUrl: ctx.config.baseUrl,
         appId: await appId(),

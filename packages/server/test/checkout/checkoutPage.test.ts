@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Devnet } from '@paygate/devnet';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -16,6 +17,7 @@ import { ManualClock } from '../support/manualClock.ts';
 import { childEnv } from '../support/serverProcess.ts';
 import { call, newPartner, type TestPartner, type TestServer } from '../support/testServer.ts';
 import {
+  ARTIFACTS_DIR,
   contrastRatio,
   decodeQr,
   injectDevnetWallet,
@@ -90,7 +92,7 @@ describe('buyer checkout page in Chromium on the devnet', () => {
     merchantSite = `https://localhost:${httpsSites.port}`;
 
     testService = await startDevnetService({
-      prices: { 'EURC/USD': '1.087' },
+      prices: { 'EURC/USD': '1.087', 'USDC/EUR': '0.92', 'ETH/USD': '3000' },
       clock,
       env: { DATA_ENCRYPTION_KEY: randomBytes(32).toString('hex') },
       context: { logoFetch: { allowPrivateHosts: true, extraCaCertificates: [certificate.cert] } },
@@ -233,8 +235,11 @@ describe('buyer checkout page in Chromium on the devnet', () => {
       expect(await visibleHeading(page).textContent()).toBe(heading);
       expect(await page.locator('[data-view]:not([hidden])').count()).toBe(1);
       expect(await page.locator('#time-left-line').isVisible()).toBe(false);
-      if (status === 'succeeded')
+      if (status === 'succeeded') {
         expect(await page.locator('#paid-with').textContent()).toMatch(/^Paid with 10 USDC on /);
+        // The devnet has no explorer.
+        expect(await page.locator('#transaction-link').isVisible()).toBe(false);
+      }
       await saveScreenshots(page, status);
       await context.close();
     }
@@ -324,6 +329,123 @@ describe('buyer checkout page in Chromium on the devnet', () => {
       headers: { 'api-key': partner.apiKey, 'merchant-id': merchantId },
     });
     expect(listed.body.buyer.accountCaip10.toLowerCase()).toBe(`${chain.caip2}:${wallet.address}`.toLowerCase());
+    await context.close();
+  });
+
+  it("puts the buyer's next step on a phone's first screen, beside the merchant and the amount", async () => {
+    const { gatewayUrl } = await createPayment(server, partner.apiKey, merchantId);
+    const chain = evmChain();
+    for (const viewport of [{ width: 390, height: 844 }, VIEWPORTS.phone]) {
+      const context = await newContext();
+      const page = await context.newPage();
+      await page.setViewportSize(viewport);
+      // Alice holds USDC, EURC, USDT and ETH on both devnet EVM chains: eight options.
+      await injectDevnetWallet(page, {
+        privateKey: buyer('alice').evmPrivateKey,
+        chain: { chainId: chain.chainId, rpcUrl: chain.rpcUrl, name: chain.name },
+      });
+      await page.goto(gatewayUrl);
+      const onFirstScreen = async (selector: string) => {
+        const box = await page.locator(selector).boundingBox();
+        return box !== null && box.y >= 0 && box.y + box.height <= viewport.height;
+      };
+      const connect = page.getByRole('button', { name: 'Pay with a browser wallet' });
+      await expect.poll(() => connect.isVisible()).toBe(true);
+      expect(await onFirstScreen('#wallet-connect')).toBe(true);
+      expect(await onFirstScreen('h1')).toBe(true);
+      expect(await onFirstScreen('#amount')).toBe(true);
+      const size = `${viewport.width}x${viewport.height}`;
+      await page.screenshot({ path: path.join(ARTIFACTS_DIR, `first-screen-${size}.png`) });
+
+      await connect.click();
+      await expect.poll(() => page.getByRole('radio').count()).toBe(8);
+      expect(await page.evaluate(() => window.scrollY)).toBe(0);
+      expect(await onFirstScreen('#wallet-pay')).toBe(true);
+      expect(await onFirstScreen('h1')).toBe(true);
+      expect(await onFirstScreen('#amount')).toBe(true);
+      // 10 USD at 3,000 USD per ETH is 0.003333333333333334 ETH: shown readable, rounded up.
+      const amounts = await page.locator('.option-amount').allTextContents();
+      expect(amounts.filter((amount) => amount.endsWith('ETH'))).toEqual(['0.00333334 ETH', '0.00333334 ETH']);
+      await page.screenshot({ path: path.join(ARTIFACTS_DIR, `first-screen-options-${size}.png`) });
+      if (viewport.width === 390) await saveScreenshots(page, 'browser-wallet-eight-options');
+      await context.close();
+    }
+  });
+
+  it('preselects the stablecoin of the payment currency: EURC at par for a EUR payment, USDC for USD', async () => {
+    const chain = evmChain();
+    for (const [currency, preselected] of [
+      ['EUR', /^10 EURC/],
+      ['USD', /^10 USDC/],
+    ] as const) {
+      const { gatewayUrl } = await createPayment(server, partner.apiKey, merchantId, {
+        amount: { unit: `iso4217/${currency}`, value: '1000' },
+      });
+      const context = await newContext();
+      const page = await context.newPage();
+      await injectDevnetWallet(page, {
+        privateKey: buyer('bob').evmPrivateKey,
+        chain: { chainId: chain.chainId, rpcUrl: chain.rpcUrl, name: chain.name },
+      });
+      await page.goto(gatewayUrl);
+      await page.getByRole('button', { name: 'Pay with a browser wallet' }).click();
+      await expect.poll(() => page.getByRole('radio').count()).toBe(currency === 'EUR' ? 4 : 8);
+      const checked = page.locator('.option:has(input:checked)');
+      expect(await checked.count()).toBe(1);
+      expect(await checked.textContent()).toMatch(preselected);
+      expect(
+        await page.locator('input[name="option"]:checked').evaluate((radio) => radio === document.activeElement),
+      ).toBe(true);
+      if (currency === 'EUR') {
+        // The gateway offers USDC, at a conversion, before EURC.
+        expect(await page.locator('.option').first().textContent()).not.toMatch(/^10 EURC/);
+        await saveScreenshots(page, 'browser-wallet-eur-payment');
+      }
+      await context.close();
+    }
+  });
+
+  it("links the transaction on the network's explorer on success, live and after a reload", async () => {
+    // The devnet has no explorer: its registry entry is given one for this test.
+    const network = server.ctx.chains.network(evmChain().caip2)!;
+    network.explorerUrl = 'https://explorer.example';
+    try {
+      const { gatewayUrl, paymentId } = await createPayment(server, partner.apiKey, merchantId);
+      const { context, page } = await openPage(gatewayUrl);
+      const transaction = page.getByRole('link', { name: 'View transaction' });
+      expect(await transaction.isVisible()).toBe(false);
+      await longPollOpen(paymentId);
+      await payThroughGateway(paymentId, 'alice');
+      await expect.poll(() => visibleHeading(page).textContent(), { timeout: 30_000 }).toBe('Payment complete');
+      const status = await call(server, `/v1/gateway/payment/${paymentId}/status`, { headers: walletHeaders });
+      const txId: string = status.body.info.txId;
+      expect(txId).toMatch(/^0x[0-9a-f]{64}$/);
+      for (const shown of ['live', 'reloaded']) {
+        if (shown === 'reloaded') await page.reload();
+        await expect.poll(() => transaction.isVisible(), { message: shown }).toBe(true);
+        expect(await transaction.getAttribute('href'), shown).toBe(`https://explorer.example/tx/${txId}`);
+      }
+      await saveScreenshots(page, 'succeeded-with-transaction-link');
+      await context.close();
+    } finally {
+      delete network.explorerUrl;
+    }
+  });
+
+  it('serves its icon under the strict policy, and /favicon.ico leads to it', async () => {
+    const { gatewayUrl } = await createPayment(server, partner.apiKey, merchantId);
+    const { context, page } = await openPage(gatewayUrl);
+    const iconPath = await page.locator('link[rel="icon"]').getAttribute('href');
+    expect(iconPath).toMatch(/^\/assets\/checkout\/favicon\.[0-9a-f]{16}\.svg$/);
+    const icon = await page.request.get(new URL(iconPath!, gatewayUrl).toString());
+    expect(icon.status()).toBe(200);
+    expect(icon.headers()['content-type']).toBe('image/svg+xml');
+    expect(await icon.text()).toMatch(/^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+    const favicon = await fetch(`${server.url}/favicon.ico`, { redirect: 'manual' });
+    expect(favicon.status).toBe(302);
+    expect(favicon.headers.get('location')).toBe(iconPath);
+    const followed = await page.request.get(`${server.url}/favicon.ico`);
+    expect([followed.status(), followed.headers()['content-type']]).toEqual([200, 'image/svg+xml']);
     await context.close();
   });
 

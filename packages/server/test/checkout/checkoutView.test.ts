@@ -15,10 +15,14 @@ import {
   formatTimeLeft,
   formatTokenAmount,
   preferredLocale,
+  preferredOptionIndex,
+  readableTokenDecimal,
   redirectFor,
   redirectTargets,
   refreshSecondsFor,
+  transactionUrl,
 } from '../../src/checkout/checkoutView.ts';
+import { MAINNET_NETWORKS } from '../../src/chains/registry.ts';
 import { explainWalletError } from '../../src/checkout/client/walletMessages.ts';
 import { fiatCurrency } from '../../src/payments/currencies.ts';
 
@@ -66,6 +70,44 @@ describe('amount formatting', () => {
     expect(formatTokenAmount('1', { assetSymbol: 'ETH', decimals: 18 }, 'en')).toBe('0.000000000000000001 ETH');
   });
 
+  it('shows 18-decimal amounts with at most 6 significant decimals, rounding up, never to 0', () => {
+    // 10 USD at 3,000 USD per ETH, as priced (rounded up to the wei).
+    expect(readableTokenDecimal(3333333333333334n, 18)).toBe('0.00333334');
+    expect(formatTokenAmount('3333333333333334', { assetSymbol: 'ETH', decimals: 18 }, 'en')).toBe('0.00333334 ETH');
+    expect(readableTokenDecimal(1_234_567_890_123_456_789n, 18)).toBe('1.234568');
+    expect(readableTokenDecimal(1_234_567_000_000_000_001n, 18)).toBe('1.234568');
+    expect(readableTokenDecimal(1_500_000_000_000_000_000n, 18)).toBe('1.500000');
+    expect(formatTokenAmount('1500000000000000000', { assetSymbol: 'ETH', decimals: 18 }, 'de-DE')).toBe('1,5 ETH');
+    expect(readableTokenDecimal(999_999_999_999_999_999n, 18)).toBe('1.000000');
+    expect(readableTokenDecimal(1n, 18)).toBe('0.000000000000000001');
+    expect(readableTokenDecimal(12_345_678_901n, 18)).toBe('0.0000000123457');
+    expect(readableTokenDecimal(0n, 18)).toBe('0.000000000000000000');
+  });
+
+  it('keeps amounts that fit in 6 significant decimals exact', () => {
+    expect(readableTokenDecimal(9_199_633n, 6)).toBe('9.199633');
+    expect(readableTokenDecimal(1n, 6)).toBe('0.000001');
+    expect(readableTokenDecimal(123_456_000n, 9)).toBe('0.123456');
+    expect(readableTokenDecimal(123_456_789n, 9)).toBe('0.123457');
+    expect(readableTokenDecimal(1_123_456_789n, 9)).toBe('1.123457');
+    expect(readableTokenDecimal(42n, 0)).toBe('42');
+  });
+
+  it('never shows less than the exact amount, nor rounds a non-zero amount to 0', () => {
+    for (let exponent = 0; exponent <= 22; exponent++) {
+      for (const digits of [1n, 7n, 3333333n, 9999999n]) {
+        const minor = digits * 10n ** BigInt(exponent) + BigInt(exponent % 3);
+        const shown = readableTokenDecimal(minor, 18);
+        const [whole = '0', fraction = ''] = shown.split('.');
+        const shownMinor = BigInt(whole) * 10n ** 18n + BigInt(fraction.padEnd(18, '0'));
+        expect(shownMinor).toBeGreaterThanOrEqual(minor);
+        expect(shownMinor).toBeGreaterThan(0n);
+        // Rounding changes at most one unit of the last digit shown.
+        expect(shownMinor - minor).toBeLessThan(10n ** BigInt(18 - fraction.length));
+      }
+    }
+  });
+
   it('shows time left as m:ss or h:mm:ss, never negative', () => {
     const now = new Date('2026-01-01T00:00:00Z');
     expect(formatTimeLeft(new Date(now.getTime() + 14 * 60_000 + 5_900), now)).toBe('14:05');
@@ -102,6 +144,57 @@ describe('checkout redirects (interface rule)', () => {
     expect(refreshSecondsFor('processing')).toBe(3);
     for (const status of ['succeeded', 'failed', 'expired', 'cancelled'] as const)
       expect(refreshSecondsFor(status)).toBeUndefined();
+  });
+});
+
+describe('preselected payment option', () => {
+  const usdcBase = 'eip155:8453/erc20:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
+  const eurcBase = 'eip155:8453/erc20:0x60a3E35Cc302bFA44Cb288Bc5a4F316Fdb1adb42';
+  const usdtBase = 'eip155:8453/erc20:0xfde4C96c8593536E31F229EA8f37b2ADa2699bb2';
+  const eurcSolana = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp/token:HzwqbKZw8HxMN6bF2yFZNrht3c2iXXzpKcFu7uBEDKtr';
+
+  it("prefers a stablecoin of the payment's own currency over a conversion", () => {
+    // A EUR payment: EURC pays at par, USDC at a conversion.
+    expect(preferredOptionIndex([usdcBase, eurcBase], [eurcBase, eurcSolana])).toBe(1);
+    expect(preferredOptionIndex([usdcBase, usdtBase, eurcSolana, eurcBase], [eurcBase, eurcSolana])).toBe(2);
+  });
+
+  it('compares EVM contract addresses without regard to case', () => {
+    expect(preferredOptionIndex([usdcBase, eurcBase.toLowerCase()], [eurcBase])).toBe(1);
+  });
+
+  it('keeps the first option offered when none is in the payment currency, or several are', () => {
+    expect(preferredOptionIndex([usdcBase, usdtBase], [eurcBase])).toBe(0);
+    expect(preferredOptionIndex([usdcBase, usdtBase], [])).toBe(0);
+    expect(preferredOptionIndex([usdcBase, usdtBase], [usdtBase, usdcBase])).toBe(0);
+    expect(preferredOptionIndex([], [eurcBase])).toBe(0);
+  });
+});
+
+describe('transaction links', () => {
+  it('builds explorer transaction pages, keeping a query such as the cluster', () => {
+    expect(transactionUrl('https://etherscan.io', '0xabc')).toBe('https://etherscan.io/tx/0xabc');
+    expect(transactionUrl('https://basescan.org/', '0xabc')).toBe('https://basescan.org/tx/0xabc');
+    expect(transactionUrl('https://explorer.solana.com?cluster=devnet', '5sig')).toBe(
+      'https://explorer.solana.com/tx/5sig?cluster=devnet',
+    );
+  });
+
+  it('links nowhere for an explorer URL that is not an http(s) address', () => {
+    expect(transactionUrl('javascript:alert(1)', '0xabc')).toBeUndefined();
+    expect(transactionUrl('not a url', '0xabc')).toBeUndefined();
+  });
+
+  it('names an explorer for every real network preset', () => {
+    const explorers = Object.fromEntries(MAINNET_NETWORKS.map((network) => [network.name, network.explorerUrl]));
+    expect(explorers).toEqual({
+      Ethereum: 'https://etherscan.io',
+      Base: 'https://basescan.org',
+      'Arbitrum One': 'https://arbiscan.io',
+      'OP Mainnet': 'https://optimistic.etherscan.io',
+      Polygon: 'https://polygonscan.com',
+      Solana: 'https://solscan.io',
+    });
   });
 });
 
@@ -145,11 +238,18 @@ describe('checkout page markup', () => {
       error: 'https://shop.example/ko?paymentId=pay_01TEST',
     },
     paidText: undefined,
+    transactionLink: undefined,
+    explorerUrls: { 'eip155:8453': 'https://basescan.org' },
+    assetsAtPar: ['eip155:8453/erc20:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'],
     locale: 'en',
     apiBaseUrl: 'https://pay.example',
     appId: 'app_01CHECKOUT',
     evmChains: ['eip155:8453', 'eip155:1'],
-    assets: { scriptUrl: '/assets/checkout/checkout.abc.js', styleUrl: '/assets/checkout/checkout.def.css' },
+    assets: {
+      scriptUrl: '/assets/checkout/checkout.abc.js',
+      styleUrl: '/assets/checkout/checkout.def.css',
+      iconUrl: '/assets/checkout/favicon.123.svg',
+    },
   };
 
   it('escapes every merchant-provided text', () => {
@@ -182,6 +282,25 @@ describe('checkout page markup', () => {
     expect(html).toContain('data-evm-chains="eip155:8453,eip155:1"');
     expect(html).toContain('data-success-url="https://shop.example/ok?a=1&amp;paymentId=pay_01TEST"');
     expect(renderCheckoutPage({ ...model, redirect: undefined })).not.toContain('data-success-url');
+  });
+
+  it('hands the script the tokens at par and the explorers, and links the icon', () => {
+    const html = renderCheckoutPage(model);
+    expect(html).toContain('data-assets-at-par="eip155:8453/erc20:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"');
+    expect(html).toContain('data-explorer-urls="{&quot;eip155:8453&quot;:&quot;https://basescan.org&quot;}"');
+    expect(html).toContain('<link rel="icon" type="image/svg+xml" href="/assets/checkout/favicon.123.svg">');
+    expect(renderNotFoundPage(model.assets)).toContain('<link rel="icon" type="image/svg+xml"');
+  });
+
+  it('links the transaction on success when known, beside the way back to the merchant', () => {
+    const link = 'https://basescan.org/tx/0xabc';
+    const known = renderCheckoutPage({ ...model, status: 'succeeded', transactionLink: link });
+    expect(known).toContain(
+      `<p class="transaction-link" id="transaction-link"><a href="${link}" rel="noreferrer">View transaction</a></p>`,
+    );
+    expect(known).toContain('Continue to');
+    const unknown = renderCheckoutPage({ ...model, status: 'succeeded', redirect: undefined });
+    expect(unknown).toContain('<p class="transaction-link" id="transaction-link" hidden>');
   });
 
   it('sends a final page without JavaScript on to the merchant, and leaves it alone without redirects', () => {

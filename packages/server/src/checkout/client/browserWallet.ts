@@ -7,7 +7,7 @@ import {
   payWithOption,
   UserRejectedError,
 } from '@paygate/wallet/browser';
-import { formatTokenAmount } from '../checkoutView.ts';
+import { formatTokenAmount, preferredOptionIndex } from '../checkoutView.ts';
 import { explainWalletError } from './walletMessages.ts';
 
 export interface BrowserWalletSetup {
@@ -16,6 +16,8 @@ export interface BrowserWalletSetup {
   paymentId: string;
   /** CAIP-2 ids of the EVM chains the service accepts. */
   evmChains: string[];
+  /** CAIP-19 ids of the tokens pegged to the payment's currency, preselected when offered. */
+  assetsAtPar: string[];
   locale: string;
   /** Every status the gateway returns while paying. */
   onStatus: (status: PaymentStatus) => void;
@@ -68,6 +70,10 @@ export function setUpBrowserWallet(setup: BrowserWalletSetup): void {
 
   function renderOptions(account: string): void {
     list.replaceChildren();
+    const preferred = preferredOptionIndex(
+      options.map((option) => option.amount.unit.replace(/^caip19\//, '')),
+      setup.assetsAtPar,
+    );
     options.forEach((option, index) => {
       const display = option.amount.display;
       const label = document.createElement('label');
@@ -76,7 +82,7 @@ export function setUpBrowserWallet(setup: BrowserWalletSetup): void {
       radio.type = 'radio';
       radio.name = 'option';
       radio.value = option.id;
-      radio.checked = index === 0;
+      radio.checked = index === preferred;
       const text = document.createElement('span');
       const amount = document.createElement('span');
       amount.className = 'option-amount';
@@ -98,7 +104,7 @@ export function setUpBrowserWallet(setup: BrowserWalletSetup): void {
     legend.textContent = `Pay from ${shortAddress(account)} with`;
     form.hidden = false;
     connectButton.hidden = true;
-    list.querySelector('input')?.focus();
+    list.querySelector<HTMLInputElement>('input:checked')?.focus();
   }
 
   async function connect(): Promise<void> {

@@ -1,5 +1,5 @@
 import { type Eip1193Provider, GatewayClient, type PaymentStatus } from '@paygate/wallet/browser';
-import { formatTimeLeft, formatTokenAmount } from '../checkoutView.ts';
+import { formatTimeLeft, formatTokenAmount, transactionUrl } from '../checkoutView.ts';
 import { setUpBrowserWallet } from './browserWallet.ts';
 
 type Status = PaymentStatus['status'];
@@ -51,6 +51,7 @@ function start(root: HTMLElement): void {
   // The server's clock decides expiry; the countdown follows it, not a possibly wrong local clock.
   const clockOffsetMs = Number(data.serverNow) - Date.now();
   const redirects = data.successUrl && data.errorUrl ? { success: data.successUrl, error: data.errorUrl } : undefined;
+  const explorerUrls = JSON.parse(data.explorerUrls ?? '{}') as Record<string, string>;
   const client = new GatewayClient({
     baseUrl: data.apiBase!,
     auth: { appId: data.appId!, clientId: browserClientId() },
@@ -68,6 +69,18 @@ function start(root: HTMLElement): void {
     setTimeout(() => window.location.assign(target), REDIRECT_DELAY_MS);
   }
 
+  /** "View transaction" on the explorer of the network paid on, when it has one. */
+  function showTransactionLink(info: NonNullable<PaymentStatus['info']>): void {
+    const chain = info.optionAmount.unit.replace(/^caip19\//, '').split('/')[0] ?? '';
+    const explorerUrl = explorerUrls[chain];
+    const href = explorerUrl ? transactionUrl(explorerUrl, info.txId) : undefined;
+    const line = document.getElementById('transaction-link');
+    const link = line?.querySelector('a');
+    if (!href || !line || !link) return;
+    link.href = href;
+    line.hidden = false;
+  }
+
   function applyStatus(view: PaymentStatus): void {
     if (view.status === 'succeeded' && view.info?.optionAmount.display) {
       const paidWith = document.getElementById('paid-with');
@@ -76,6 +89,7 @@ function start(root: HTMLElement): void {
         paidWith.hidden = false;
       }
     }
+    if (view.status === 'succeeded' && view.info) showTransactionLink(view.info);
     if (view.status === status) return;
     status = view.status;
     root.dataset.status = status;
@@ -126,6 +140,7 @@ function start(root: HTMLElement): void {
       client,
       paymentId,
       evmChains: (data.evmChains ?? '').split(',').filter(Boolean),
+      assetsAtPar: (data.assetsAtPar ?? '').split(',').filter(Boolean),
       locale,
       onStatus: applyStatus,
     });

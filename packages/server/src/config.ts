@@ -21,7 +21,11 @@ export interface Config {
   requestTimeoutMs: number;
   headersTimeoutMs: number;
   trustProxy: boolean;
-  rateLimit: { max: number; windowMs: number };
+  /**
+   * Requests per window: `max` per API key, per client address, and per wallet app's Client-Id and per address using
+   * it; `appMax` per wallet App-Id in total, since an App-Id is public and Client-Ids are the caller's to invent.
+   */
+  rateLimit: { max: number; appMax: number; windowMs: number };
   authCacheTtlMs: number;
   merchantCacheTtlMs: number;
   databasePoolSize: number;
@@ -37,6 +41,15 @@ export interface Config {
 }
 
 export class ConfigError extends UserFacingError {}
+
+function rateLimits(env: Env): Config['rateLimit'] {
+  const max = integer(env, 'RATE_LIMIT_MAX', 600, 1, 1_000_000_000);
+  return {
+    max,
+    appMax: integer(env, 'APP_RATE_LIMIT_MAX', Math.min(100 * max, 1_000_000_000), 1, 1_000_000_000),
+    windowMs: integer(env, 'RATE_LIMIT_WINDOW_MS', 60_000, 100, 3_600_000),
+  };
+}
 
 /** Node requires the headers' deadline within the whole request's. */
 function requestTimeouts(env: Env): Pick<Config, 'requestTimeoutMs' | 'headersTimeoutMs'> {
@@ -127,10 +140,7 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
     ...requestTimeouts(env),
     trustProxy: boolean(env, 'TRUST_PROXY', false),
-    rateLimit: {
-      max: integer(env, 'RATE_LIMIT_MAX', 600, 1, 1_000_000_000),
-      windowMs: integer(env, 'RATE_LIMIT_WINDOW_MS', 60_000, 100, 3_600_000),
-    },
+    rateLimit: rateLimits(env),
     authCacheTtlMs: integer(env, 'AUTH_CACHE_TTL_MS', 5_000, 0, 60_000),
     merchantCacheTtlMs: integer(env, 'MERCHANT_CACHE_TTL_MS', 5_000, 0, 60_000),
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 20, 2, 500),

@@ -85,7 +85,12 @@ export async function createRuntime(parts: RuntimeParts): Promise<Runtime> {
     cursors: new CursorCodec(cursorSecret),
     formTokens: new FormTokenSigner(formTokenSecret),
     statusWaiter,
-    rateLimiter: new RateLimiter(rateLimitStore, config.rateLimit.max, config.rateLimit.windowMs),
+    rateLimiter: new RateLimiter(
+      rateLimitStore,
+      config.rateLimit.max,
+      config.rateLimit.windowMs,
+      config.rateLimit.appMax,
+    ),
     metrics,
     ...(parts.chainServices ? { chainServices: parts.chainServices } : {}),
     ...(parts.logoFetch ? { logoFetch: parts.logoFetch } : {}),

@@ -163,13 +163,25 @@ function authenticate(
 }
 
 /**
- * Rate limits count per verified credential: per API key, per wallet app and client. Everything else, including
- * requests that authentication refuses, counts per address, so guessing keys is limited too.
+ * Rate limits count per verified credential: per API key. A wallet app's App-Id is public (every checkout page shows
+ * one) and its Client-Id is whatever the caller sends, so its requests count per client, per address using the app,
+ * and per app in total. Everything else, including requests that authentication refuses, counts per address, so
+ * guessing keys is limited too.
  */
-function rateLimitKey(request: FastifyRequest, principal: Principal | undefined): string {
-  if (principal?.kind === 'apiKey') return `key:${principal.keyId}`;
-  if (principal?.kind === 'app') return `app:${principal.appId}:${principal.clientId}`;
-  return `ip:${request.ip}`;
+function rateLimits(
+  request: FastifyRequest,
+  principal: Principal | undefined,
+  limiter: RateLimiter,
+): { key: string; max: number }[] {
+  if (principal?.kind === 'apiKey') return [{ key: `key:${principal.keyId}`, max: limiter.max }];
+  if (principal?.kind === 'app') {
+    return [
+      { key: `app:${principal.appId}:${principal.clientId}`, max: limiter.max },
+      { key: `app:${principal.appId}:ip:${request.ip}`, max: limiter.max },
+      { key: `app:${principal.appId}`, max: limiter.appMax },
+    ];
+  }
+  return [{ key: `ip:${request.ip}`, max: limiter.max }];
 }
 
 /**
@@ -207,7 +219,7 @@ export function registerAuth(app: FastifyInstance, verifier: CredentialVerifier,
     done: (error?: Error) => void,
   ) => {
     if (!limited) return settle(request, reply, verdict, done);
-    limiter.hit(rateLimitKey(request, verdict instanceof ApiError ? undefined : verdict), reply, (refusal) =>
+    limiter.hitAll(rateLimits(request, verdict instanceof ApiError ? undefined : verdict, limiter), reply, (refusal) =>
       refusal ? done(refusal) : settle(request, reply, verdict, done),
     );
   };

@@ -83,18 +83,41 @@ export class RateLimiter {
     private readonly store: RateLimitStore,
     readonly max: number,
     readonly windowMs: number,
+    /** The limit of a wallet App-Id as a whole. */
+    readonly appMax = max,
   ) {}
 
-  hit(key: string, reply: FastifyReply, done: (error?: ApiError) => void): void {
-    this.store.hit(key, this.windowMs, (error, count) => {
-      if (error || !count) return done();
-      const resetSeconds = Math.max(1, Math.ceil(count.resetInMs / 1000));
-      reply.header('x-ratelimit-limit', this.max);
-      reply.header('x-ratelimit-remaining', Math.max(0, this.max - count.count));
-      reply.header('x-ratelimit-reset', resetSeconds);
-      if (count.count <= this.max) return done();
-      reply.header('retry-after', resetSeconds);
-      done(new ApiError('rate_limited', `Too many requests; retry in ${resetSeconds} s.`, { limit: this.max }));
-    });
+  /**
+   * Counts the request against every limit given (a wallet app's client, its address and the app as a whole); it
+   * passes only within all of them, and the headers tell of the one with the least left.
+   */
+  hitAll(limits: { key: string; max: number }[], reply: FastifyReply, done: (error?: ApiError) => void): void {
+    let tightest: { max: number; count: WindowCount } | undefined;
+    const next = (index: number): void => {
+      const limit = limits[index];
+      if (!limit) return this.answer(tightest, reply, done);
+      this.store.hit(limit.key, this.windowMs, (error, count) => {
+        if (!error && count && (!tightest || limit.max - count.count < tightest.max - tightest.count.count))
+          tightest = { max: limit.max, count };
+        next(index + 1);
+      });
+    };
+    next(0);
+  }
+
+  private answer(
+    tightest: { max: number; count: WindowCount } | undefined,
+    reply: FastifyReply,
+    done: (error?: ApiError) => void,
+  ): void {
+    if (!tightest) return done();
+    const { max, count } = tightest;
+    const resetSeconds = Math.max(1, Math.ceil(count.resetInMs / 1000));
+    reply.header('x-ratelimit-limit', max);
+    reply.header('x-ratelimit-remaining', Math.max(0, max - count.count));
+    reply.header('x-ratelimit-reset', resetSeconds);
+    if (count.count <= max) return done();
+    reply.header('retry-after', resetSeconds);
+    done(new ApiError('rate_limited', `Too many requests; retry in ${resetSeconds} s.`, { limit: max }));
   }
 }

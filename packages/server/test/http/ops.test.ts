@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/partners/partners.ts';
 import {
   call,
   expectErrorBody,
@@ -197,5 +198,48 @@ describe('rate limiting', () => {
     const statuses: number[] = [];
     for (let attempt = 0; attempt < 5; attempt++) statuses.push((await call(server, '/healthz')).status);
     expect(statuses).toEqual([200, 200, 200, 200, 200]);
+  });
+});
+
+describe('rate limits of a public App-Id', () => {
+  let server: TestServer;
+  let appHeaders: (clientId: string, address: string) => Record<string, string>;
+
+  beforeAll(async () => {
+    server = await startTestServer({
+      env: { RATE_LIMIT_MAX: '3', APP_RATE_LIMIT_MAX: '7', RATE_LIMIT_WINDOW_MS: '60000', TRUST_PROXY: 'true' },
+    });
+    const partner = await newPartner(server.db);
+    const app = await createApp(server.db, partner.partnerId, 'Public wallet');
+    appHeaders = (clientId, address) => ({ 'app-id': app.appId, 'client-id': clientId, 'x-forwarded-for': address });
+  });
+  afterAll(() => server.close());
+
+  const statusOf = async (headers: Record<string, string>) =>
+    (await call(server, '/v1/gateway/payment/pay_01HZZZZZZZZZZZZZZZZZZZZZZZ', { headers })).status;
+
+  it('counts per address too, so a fresh Client-Id per request does not get around the limit', async () => {
+    const statuses = [];
+    for (let attempt = 0; attempt < 5; attempt++)
+      statuses.push(await statusOf(appHeaders(`fresh-${attempt}`, '203.0.113.1')));
+    expect(statuses).toEqual([404, 404, 404, 429, 429]);
+    // Another address with its own client is counted on its own.
+    expect(await statusOf(appHeaders('other-client', '203.0.113.2'))).toBe(404);
+  });
+
+  it('counts the App-Id as a whole, whatever the addresses and clients', async () => {
+    const statuses = [];
+    // 6 requests were counted for the app above, refused ones too; one more reaches its total of 7.
+    for (let attempt = 0; attempt < 5; attempt++)
+      statuses.push(await statusOf(appHeaders(`spread-${attempt}`, `198.51.100.${attempt + 1}`)));
+    expect(statuses).toEqual([404, 429, 429, 429, 429]);
+    const refused = await call(server, '/v1/gateway/payment/pay_01HZZZZZZZZZZZZZZZZZZZZZZZ', {
+      headers: appHeaders('late', '198.51.100.200'),
+    });
+    expect([refused.status, expectErrorBody(refused).code, refused.headers.get('x-ratelimit-limit')]).toEqual([
+      429,
+      'rate_limited',
+      '7',
+    ]);
   });
 });

@@ -64,6 +64,7 @@ export function startBenchService(databaseUrl: string, dataDir: string, env: Rec
       PORT: '0',
       LOG_LEVEL: 'warn',
       RATE_LIMIT_MAX: '1000000000',
+      PAYMENT_RATE_LIMIT_MAX: '1000000000',
       DEMO_PARTNER: 'never',
       ...env,
     },

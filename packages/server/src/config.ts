@@ -23,9 +23,10 @@ export interface Config {
   trustProxy: boolean;
   /**
    * Requests per window: `max` per API key, per client address, and per wallet app's Client-Id and per address using
-   * it; `appMax` per wallet App-Id in total, since an App-Id is public and Client-Ids are the caller's to invent.
+   * it; `appMax` per wallet App-Id in total, since an App-Id is public and Client-Ids are the caller's to invent;
+   * `paymentMax` per payment for the gateway calls that read chains (options, fetch, confirm).
    */
-  rateLimit: { max: number; appMax: number; windowMs: number };
+  rateLimit: { max: number; appMax: number; paymentMax: number; windowMs: number };
   authCacheTtlMs: number;
   merchantCacheTtlMs: number;
   databasePoolSize: number;
@@ -47,6 +48,7 @@ function rateLimits(env: Env): Config['rateLimit'] {
   return {
     max,
     appMax: integer(env, 'APP_RATE_LIMIT_MAX', Math.min(100 * max, 1_000_000_000), 1, 1_000_000_000),
+    paymentMax: integer(env, 'PAYMENT_RATE_LIMIT_MAX', Math.min(max, 120), 1, 1_000_000_000),
     windowMs: integer(env, 'RATE_LIMIT_WINDOW_MS', 60_000, 100, 3_600_000),
   };
 }

@@ -90,6 +90,7 @@ export async function createRuntime(parts: RuntimeParts): Promise<Runtime> {
       config.rateLimit.max,
       config.rateLimit.windowMs,
       config.rateLimit.appMax,
+      config.rateLimit.paymentMax,
     ),
     metrics,
     ...(parts.chainServices ? { chainServices: parts.chainServices } : {}),

@@ -79,7 +79,7 @@ export function registerConfirmPayment(app: App, ctx: AppContext): void {
   app.post(
     '/v1/gateway/payment/:id/confirm',
     {
-      config: { auth: { scope: 'gateway', allowApp: true } },
+      config: { auth: { scope: 'gateway', allowApp: true }, rateLimit: 'perPayment' },
       schema: {
         tags: ['gateway'],
         summary: 'Pay with an option: submit the results of its actions',

@@ -16,7 +16,7 @@ export function registerFetchPaymentActions(app: App, ctx: AppContext): void {
   app.post(
     '/v1/gateway/payment/:id/fetch',
     {
-      config: { auth: { scope: 'gateway', allowApp: true } },
+      config: { auth: { scope: 'gateway', allowApp: true }, rateLimit: 'perPayment' },
       schema: {
         tags: ['gateway'],
         summary: 'Resolve a build action into wallet actions',

@@ -61,7 +61,7 @@ export function registerGetPaymentOptions(app: App, ctx: AppContext): void {
   app.post(
     '/v1/gateway/payment/:id/options',
     {
-      config: { auth: { scope: 'gateway', allowApp: true } },
+      config: { auth: { scope: 'gateway', allowApp: true }, rateLimit: 'perPayment' },
       schema: {
         tags: ['gateway'],
         summary: 'The ways the given accounts can pay the payment',

@@ -20,8 +20,11 @@ export type Principal =
 declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: RouteAuth;
-    /** `false` exempts the route from rate limiting (health checks, metrics). */
-    rateLimit?: false;
+    /**
+     * `false` exempts the route from rate limiting (health checks, metrics); `'perPayment'` also counts the
+     * requests per payment (path parameter `id`) for calls that cost the service chain reads, whoever sends them.
+     */
+    rateLimit?: false | 'perPayment';
   }
   interface FastifyRequest {
     principal: Principal | undefined;
@@ -168,7 +171,7 @@ function authenticate(
  * and per app in total. Everything else, including requests that authentication refuses, counts per address, so
  * guessing keys is limited too.
  */
-function rateLimits(
+function callerLimits(
   request: FastifyRequest,
   principal: Principal | undefined,
   limiter: RateLimiter,
@@ -182,6 +185,18 @@ function rateLimits(
     ];
   }
   return [{ key: `ip:${request.ip}`, max: limiter.max }];
+}
+
+function rateLimits(
+  request: FastifyRequest,
+  principal: Principal | undefined,
+  limiter: RateLimiter,
+  perPayment: boolean,
+): { key: string; max: number }[] {
+  const limits = callerLimits(request, principal, limiter);
+  const paymentId = (request.params as { id?: unknown } | undefined)?.id;
+  if (!perPayment || principal === undefined || typeof paymentId !== 'string') return limits;
+  return [...limits, { key: `payment:${paymentId.slice(0, 64)}`, max: limiter.paymentMax }];
 }
 
 /**
@@ -215,17 +230,18 @@ export function registerAuth(app: FastifyInstance, verifier: CredentialVerifier,
     request: FastifyRequest,
     reply: FastifyReply,
     verdict: Verdict | undefined,
-    limited: boolean,
+    limited: false | true | 'perPayment',
     done: (error?: Error) => void,
   ) => {
     if (!limited) return settle(request, reply, verdict, done);
-    limiter.hitAll(rateLimits(request, verdict instanceof ApiError ? undefined : verdict, limiter), reply, (refusal) =>
+    const principal = verdict instanceof ApiError ? undefined : verdict;
+    limiter.hitAll(rateLimits(request, principal, limiter, limited === 'perPayment'), reply, (refusal) =>
       refusal ? done(refusal) : settle(request, reply, verdict, done),
     );
   };
   app.addHook('onRoute', (route) => {
     const auth = route.config?.auth;
-    const limited = route.config?.rateLimit !== false;
+    const limited = route.config?.rateLimit ?? true;
     appendRouteHook(route, 'onRequest', (request, reply, done) => {
       const verdict = auth ? authenticate(request, auth, verifier) : undefined;
       if (verdict instanceof Promise) verdict.then((settled) => admit(request, reply, settled, limited, done), done);

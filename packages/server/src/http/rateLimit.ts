@@ -85,6 +85,8 @@ export class RateLimiter {
     readonly windowMs: number,
     /** The limit of a wallet App-Id as a whole. */
     readonly appMax = max,
+    /** The limit of one payment's costly gateway calls, from every caller together. */
+    readonly paymentMax = max,
   ) {}
 
   /**
@@ -95,7 +97,10 @@ export class RateLimiter {
     let tightest: { max: number; count: WindowCount } | undefined;
     const next = (index: number): void => {
       const limit = limits[index];
-      if (!limit) return this.answer(tightest, reply, done);
+      if (!limit) {
+        this.answer(tightest, reply, done);
+        return;
+      }
       this.store.hit(limit.key, this.windowMs, (error, count) => {
         if (!error && count && (!tightest || limit.max - count.count < tightest.max - tightest.count.count))
           tightest = { max: limit.max, count };
@@ -110,13 +115,19 @@ export class RateLimiter {
     reply: FastifyReply,
     done: (error?: ApiError) => void,
   ): void {
-    if (!tightest) return done();
+    if (!tightest) {
+      done();
+      return;
+    }
     const { max, count } = tightest;
     const resetSeconds = Math.max(1, Math.ceil(count.resetInMs / 1000));
     reply.header('x-ratelimit-limit', max);
     reply.header('x-ratelimit-remaining', Math.max(0, max - count.count));
     reply.header('x-ratelimit-reset', resetSeconds);
-    if (count.count <= max) return done();
+    if (count.count <= max) {
+      done();
+      return;
+    }
     reply.header('retry-after', resetSeconds);
     done(new ApiError('rate_limited', `Too many requests; retry in ${resetSeconds} s.`, { limit: max }));
   }

@@ -243,3 +243,37 @@ describe('rate limits of a public App-Id', () => {
     ]);
   });
 });
+
+describe('rate limits of the gateway calls that read chains, per payment', () => {
+  let server: TestServer;
+  let partner: TestPartner;
+
+  beforeAll(async () => {
+    server = await startTestServer({ env: { PAYMENT_RATE_LIMIT_MAX: '2', TRUST_PROXY: 'true' } });
+    partner = await newPartner(server.db);
+  });
+  afterAll(() => server.close());
+
+  const options = (paymentId: string, address: string) =>
+    call(server, `/v1/gateway/payment/${paymentId}/options`, {
+      method: 'POST',
+      headers: { 'api-key': partner.apiKey, 'x-forwarded-for': address },
+      body: { accounts: ['eip155:8453:0x1111111111111111111111111111111111111111'] },
+    });
+
+  it('counts options, fetch and confirm of one payment together, from every caller, and no other route', async () => {
+    const paymentId = 'pay_01HZZZZZZZZZZZZZZZZZZZZZZZ';
+    const first = await options(paymentId, '203.0.113.10');
+    const second = await call(server, `/v1/gateway/payment/${paymentId}/fetch`, {
+      method: 'POST',
+      headers: { 'api-key': partner.apiKey, 'x-forwarded-for': '203.0.113.11' },
+      body: { optionId: 'opt_x', data: 'x' },
+    });
+    const third = await options(paymentId, '203.0.113.12');
+    expect([first.status, second.status, third.status]).toEqual([404, 404, 429]);
+    expect(expectErrorBody(third).code).toBe('rate_limited');
+    expect((await options('pay_01HYYYYYYYYYYYYYYYYYYYYYYY', '203.0.113.13')).status).toBe(404);
+    const display = await call(server, `/v1/gateway/payment/${paymentId}`, { headers: { 'api-key': partner.apiKey } });
+    expect(display.status).toBe(404);
+  });
+});

@@ -54,7 +54,14 @@ export async function startServerProcess(
   args: string[] = [PAYGATE_BIN, 'start'],
 ): Promise<ServerProcess> {
   const child = spawn(process.execPath, args, {
-    env: childEnv({ PORT: '0', LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '100000', ...NO_CHAIN_ENV, ...env }),
+    env: childEnv({
+      PORT: '0',
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_MAX: '100000',
+      PAYMENT_RATE_LIMIT_MAX: '100000',
+      ...NO_CHAIN_ENV,
+      ...env,
+    }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

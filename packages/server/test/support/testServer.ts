@@ -38,6 +38,7 @@ export async function startTestServer(
     LOG_LEVEL: 'silent',
     DATABASE_URL: databaseUrl,
     RATE_LIMIT_MAX: '100000',
+    PAYMENT_RATE_LIMIT_MAX: '100000',
     ...options.env,
   });
   const db = connect(databaseUrl, 10);

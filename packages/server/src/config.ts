@@ -20,6 +20,8 @@ export interface Config {
   /** How long a client may take to send a whole request, and its headers: slow senders are cut off. */
   requestTimeoutMs: number;
   headersTimeoutMs: number;
+  /** Long-polls one payment may hold at once per process; more are answered at once. */
+  longPollsPerPayment: number;
   trustProxy: boolean;
   /**
    * Requests per window: `max` per API key, per client address, and per wallet app's Client-Id and per address using
@@ -141,6 +143,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
     ...requestTimeouts(env),
+    longPollsPerPayment: integer(env, 'LONG_POLLS_PER_PAYMENT', 1_000, 1, 1_000_000),
     trustProxy: boolean(env, 'TRUST_PROXY', false),
     rateLimit: rateLimits(env),
     authCacheTtlMs: integer(env, 'AUTH_CACHE_TTL_MS', 5_000, 0, 60_000),

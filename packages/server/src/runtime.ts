@@ -55,7 +55,7 @@ export async function createRuntime(parts: RuntimeParts): Promise<Runtime> {
   ]);
 
   const notifications = new DatabaseNotifications(parts.databaseUrl, logger.child({ component: 'notifications' }));
-  const statusWaiter = new PaymentStatusWaiter(notifications);
+  const statusWaiter = new PaymentStatusWaiter(notifications, config.longPollsPerPayment);
   notifications.subscribe(MERCHANT_CHANGED_CHANNEL, merchants);
   await notifications.start();
 

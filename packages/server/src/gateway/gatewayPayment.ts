@@ -95,7 +95,7 @@ export async function statusAfterLongPoll(
       .where('id', '=', payment.id)
       .executeTakeFirstOrThrow();
     const now = ctx.clock.now();
-    if (effectiveStatus(current.status, current.expires_at, now) !== from || remaining <= 0 || waiter.stopped) {
+    if (effectiveStatus(current.status, current.expires_at, now) !== from || remaining <= 0 || !wait.held) {
       wait.cancel();
       return toStatusView(current, ctx.chains, now);
     }

@@ -52,7 +52,7 @@ export function registerGetPaymentStatus(app: App, ctx: AppContext): void {
         const wait = waiter.waitForChange(first.id, Math.max(remaining, 0));
         const { payment } = await paymentOfRequest(ctx, request, request.params.id);
         const now = ctx.clock.now();
-        if (effectiveStatus(payment.status, payment.expires_at, now) !== initial || remaining <= 0 || waiter.stopped) {
+        if (effectiveStatus(payment.status, payment.expires_at, now) !== initial || remaining <= 0 || !wait.held) {
           wait.cancel();
           return toStatusView(payment, ctx.chains, now);
         }

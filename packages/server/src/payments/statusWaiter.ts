@@ -13,7 +13,14 @@ export class PaymentStatusWaiter {
   private readonly waiters = new Map<string, Set<() => void>>();
   private stopping = false;
 
-  constructor(notifications: DatabaseNotifications) {
+  /**
+   * `perPayment` bounds how many requests one payment may hold at once in this process; one more is answered at
+   * once (as after a change) instead of held, so no payment's link can pile up connections.
+   */
+  constructor(
+    notifications: DatabaseNotifications,
+    private readonly perPayment = 1_000,
+  ) {
     notifications.subscribe(PAYMENT_STATUS_CHANNEL, {
       notification: (paymentId) => this.wake(paymentId),
       // While disconnected, notifications are missed: every waiter re-reads now.
@@ -23,10 +30,15 @@ export class PaymentStatusWaiter {
     });
   }
 
-  /** Resolves when the payment may have changed, or after `timeoutMs`; register before reading the state. */
-  waitForChange(paymentId: string, timeoutMs: number): { changed: Promise<void>; cancel(): void } {
+  /**
+   * Resolves when the payment may have changed, or after `timeoutMs`; register before reading the state. Not `held`
+   * (resolved at once) while the process stops or the payment already holds its most waiters: answer now.
+   */
+  waitForChange(paymentId: string, timeoutMs: number): { changed: Promise<void>; cancel(): void; held: boolean } {
     let wake: () => void = () => {};
-    if (this.stopping) return { changed: Promise.resolve(), cancel: () => {} };
+    if (this.stopping || (this.waiters.get(paymentId)?.size ?? 0) >= this.perPayment) {
+      return { changed: Promise.resolve(), cancel: () => {}, held: false };
+    }
     const changed = new Promise<void>((resolve) => {
       wake = resolve;
     });
@@ -44,12 +56,7 @@ export class PaymentStatusWaiter {
       if (current?.size === 0) this.waiters.delete(paymentId);
     };
     void changed.then(cancel);
-    return { changed, cancel };
-  }
-
-  /** True once the process is shutting down: waiters are woken and should answer at once. */
-  get stopped(): boolean {
-    return this.stopping;
+    return { changed, cancel, held: true };
   }
 
   waitingCount(): number {

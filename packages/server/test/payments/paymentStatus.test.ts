@@ -208,3 +208,39 @@ for (const [name, path, method] of statusRoutes) {
     },
   });
 }
+
+describe('long-polls held per payment', () => {
+  let server: TestServer;
+  let partner: TestPartner;
+  let merchantId: string;
+
+  beforeAll(async () => {
+    server = await startTestServer({ env: { LONG_POLLS_PER_PAYMENT: '2' } });
+    partner = await newPartner(server.db);
+    merchantId = (await createMerchant(server, partner.apiKey)).id;
+  });
+  afterAll(() => server.close());
+
+  it('holds at most the configured long-polls of one payment; one more is answered at once, others still held', async () => {
+    const headers = { 'api-key': partner.apiKey, 'merchant-id': merchantId };
+    const { paymentId } = await createPayment(server, partner.apiKey, merchantId);
+    const other = await createPayment(server, partner.apiKey, merchantId);
+    const poll = (id: string) => call(server, `/v1/payments/${id}/status?maxPollMs=20000`, { headers });
+    let answered = 0;
+    const held = [poll(paymentId), poll(paymentId)].map((polling) =>
+      polling.then((result) => ((answered += 1), result)),
+    );
+    while (server.ctx.statusWaiter.waitingCount() < 2) await new Promise((resolve) => setTimeout(resolve, 20));
+
+    const extra = await poll(paymentId);
+    expect([extra.status, extra.body.status, answered]).toEqual([200, 'requires_action', 0]);
+    // Another payment's long-poll is held as usual.
+    const otherPolling = poll(other.paymentId);
+    while (server.ctx.statusWaiter.waitingCount() < 3) await new Promise((resolve) => setTimeout(resolve, 20));
+
+    await call(server, `/v1/payments/${paymentId}/cancel`, { method: 'POST', headers });
+    expect((await Promise.all(held)).map((result) => result.body.status)).toEqual(['cancelled', 'cancelled']);
+    await call(server, `/v1/payments/${other.paymentId}/cancel`, { method: 'POST', headers });
+    expect((await otherPolling).body.status).toBe('cancelled');
+  });
+});

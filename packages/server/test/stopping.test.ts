@@ -1,0 +1,128 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { childEnv, NO_CHAIN_ENV, PAYGATE_BIN } from './support/serverProcess.ts';
+
+interface GroupLeader {
+  child: ChildProcess;
+  output(): string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/**
+ * `paygate start` as a terminal runs it: the leader of its own process group, so that a signal to the group reaches
+ * every process the terminal's Ctrl-C would reach.
+ */
+async function startInOwnGroup(env: Record<string, string>): Promise<GroupLeader> {
+  const child = spawn(process.execPath, [PAYGATE_BIN, 'start'], {
+    env: childEnv({ PORT: '0', LOG_LEVEL: 'info', ...env }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  await new Promise<void>((resolve, reject) => {
+    const timer = setInterval(() => {
+      if (/paygate listening at/.test(output)) {
+        clearInterval(timer);
+        resolve();
+      }
+    }, 50);
+    void exited.then(({ code }) => {
+      clearInterval(timer);
+      reject(new Error(`paygate start exited with ${code}:\n${output}`));
+    });
+  });
+  return { child, output: () => output, exited };
+}
+
+/** The pid of the postmaster serving `dataDir`'s cluster, from its lock file (gone once it has shut down). */
+async function postmasterPid(dataDir: string): Promise<number | undefined> {
+  const lockFile = await fs.readFile(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').catch(() => undefined);
+  return lockFile ? Number(lockFile.split('\n')[0]) : undefined;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function waitUntil(check: () => Promise<boolean> | boolean, what: string): Promise<void> {
+  for (let attempt = 0; attempt < 300; attempt++) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`timed out waiting until ${what}`);
+}
+
+describe('stopping paygate start', () => {
+  let dataDir: string;
+
+  beforeAll(async () => {
+    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'paygate-stop-'));
+  });
+  afterAll(() => fs.rm(dataDir, { recursive: true, force: true }));
+
+  it('stops on Ctrl-C (SIGINT to its whole process group) with a short clean log, PostgreSQL last and cleanly', async () => {
+    // The quick start: an empty DATA_DIR, the embedded PostgreSQL and the devnet.
+    const service = await startInOwnGroup({ DATA_DIR: dataDir, CHAINS: 'devnet' });
+    // The demo partner's key is the last thing a start on a new database prints.
+    await waitUntil(() => /API docs: /.test(service.output()), 'the demo partner is announced');
+    const postmaster = await postmasterPid(dataDir);
+    expect(postmaster).toBeGreaterThan(0);
+    const before = service.output().length;
+
+    process.kill(-service.child.pid!, 'SIGINT');
+    const { code } = await service.exited;
+
+    const log = service.output().slice(before);
+    expect(code, log).toBe(0);
+    expect(log).not.toMatch(/FATAL|PANIC|terminating connection|shutting down/);
+    const lines = log.split('\n').filter(Boolean);
+    expect(lines.map((line) => JSON.parse(line).msg)).toEqual([
+      'stopping: finishing requests, then background work, then the database',
+      'stopped',
+    ]);
+    // PostgreSQL shut down by the service, not killed: its lock file is removed only at the end of a clean shutdown.
+    expect(await postmasterPid(dataDir)).toBeUndefined();
+    expect(alive(postmaster!)).toBe(false);
+  });
+
+  it('stops on SIGTERM to the service alone, and PostgreSQL with it', async () => {
+    const service = await startInOwnGroup({ DATA_DIR: dataDir, ...NO_CHAIN_ENV, LOG_LEVEL: 'error' });
+    const postmaster = await postmasterPid(dataDir);
+    service.child.kill('SIGTERM');
+    expect((await service.exited).code, service.output()).toBe(0);
+    expect(service.output()).not.toMatch(/FATAL|PANIC/);
+    expect(await postmasterPid(dataDir)).toBeUndefined();
+    expect(alive(postmaster!)).toBe(false);
+  });
+
+  it('does not leave its PostgreSQL running when it is killed outright (SIGKILL)', async () => {
+    const service = await startInOwnGroup({ DATA_DIR: dataDir, ...NO_CHAIN_ENV, LOG_LEVEL: 'error' });
+    const postmaster = await postmasterPid(dataDir);
+    expect(postmaster).toBeGreaterThan(0);
+    service.child.kill('SIGKILL');
+    expect((await service.exited).signal).toBe('SIGKILL');
+    // Its pipe to the service closed with the service, so PostgreSQL shuts down by itself, cleanly.
+    await waitUntil(() => !alive(postmaster!), 'the orphaned postmaster has stopped');
+    expect(existsSync(path.join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
+
+    // The next start finds the cluster stopped and starts it again.
+    const next = await startInOwnGroup({ DATA_DIR: dataDir, ...NO_CHAIN_ENV, LOG_LEVEL: 'error' });
+    expect(await postmasterPid(dataDir)).not.toBe(postmaster);
+    next.child.kill('SIGTERM');
+    expect((await next.exited).code).toBe(0);
+  });
+});

@@ -4,6 +4,7 @@ import { type Devnet, startDevnet } from '@paygate/devnet';
 import { ConfigError } from '../config.ts';
 import { networksFromDevnet } from './devnetNetworks.ts';
 import { ChainRegistry, MAINNET_NETWORKS, type NetworkInfo } from './registry.ts';
+import { TESTNET_NETWORKS } from './testnets.ts';
 
 export interface ChainSetup {
   registry: ChainRegistry;
@@ -16,13 +17,28 @@ export function rpcUrlVariable(caip2: string): string {
   return `RPC_URL_${caip2.replace(/[^A-Za-z0-9]/g, '_').toUpperCase()}`;
 }
 
-/** The mainnet preset, limited to the networks whose RPC URL is configured. */
-export function mainnetNetworks(env: Record<string, string | undefined>): NetworkInfo[] {
-  return MAINNET_NETWORKS.flatMap((network) => {
+/** A preset's networks whose RPC URL is configured, each with it. */
+function configuredNetworks(preset: NetworkInfo[], env: Record<string, string | undefined>): NetworkInfo[] {
+  return preset.flatMap((network) => {
     const rpcUrl = env[rpcUrlVariable(network.caip2)];
     return rpcUrl ? [{ ...network, rpcUrl }] : [];
   });
 }
+
+/** The mainnet preset, limited to the networks whose RPC URL is configured. */
+export function mainnetNetworks(env: Record<string, string | undefined>): NetworkInfo[] {
+  return configuredNetworks(MAINNET_NETWORKS, env);
+}
+
+/** The public testnet preset (`CHAINS=testnet`), limited to the networks whose RPC URL is configured. */
+export function testnetNetworks(env: Record<string, string | undefined>): NetworkInfo[] {
+  return configuredNetworks(TESTNET_NETWORKS, env);
+}
+
+const PRESETS: Record<string, { networks: typeof mainnetNetworks; example: string }> = {
+  mainnet: { networks: mainnetNetworks, example: 'eip155:8453' },
+  testnet: { networks: testnetNetworks, example: 'eip155:84532' },
+};
 
 async function networksFromFile(file: string): Promise<NetworkInfo[]> {
   let parsed: unknown;
@@ -36,8 +52,9 @@ async function networksFromFile(file: string): Promise<NetworkInfo[]> {
 }
 
 /**
- * The chains this process pays on (CHAINS): `devnet` starts local chains in DATA_DIR/devnet; `mainnet` uses the
- * real networks whose RPC_URL_* is set; anything else is a JSON file of networks.
+ * The chains this process pays on (CHAINS): `devnet` starts local chains in DATA_DIR/devnet; `mainnet` and
+ * `testnet` use the real networks, or the public testnets, whose RPC_URL_* is set; anything else is a JSON file of
+ * networks.
  */
 export async function setUpChains(
   chains: string,
@@ -49,11 +66,12 @@ export async function setUpChains(
     const devnet = await startDevnet({ dataDir: path.join(dataDir, 'devnet'), log });
     return { registry: new ChainRegistry(networksFromDevnet(devnet.manifest)), devnet };
   }
-  const networks = chains === 'mainnet' ? mainnetNetworks(env) : await networksFromFile(path.resolve(chains));
+  const preset = Object.hasOwn(PRESETS, chains) ? PRESETS[chains] : undefined;
+  const networks = preset ? preset.networks(env) : await networksFromFile(path.resolve(chains));
   if (!networks.length) {
     throw new ConfigError(
-      chains === 'mainnet'
-        ? `CHAINS=mainnet needs at least one RPC URL, e.g. ${rpcUrlVariable('eip155:8453')}`
+      preset
+        ? `CHAINS=${chains} needs at least one RPC URL, e.g. ${rpcUrlVariable(preset.example)}`
         : `CHAINS file ${chains} lists no networks`,
     );
   }

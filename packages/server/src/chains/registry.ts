@@ -69,7 +69,7 @@ function matchesAsset(token: TokenInfo, asset: AssetId): boolean {
   );
 }
 
-function evmToken(chainId: number, symbol: 'USDC' | 'EURC' | 'USDT', address: string): TokenInfo {
+export function evmToken(chainId: number, symbol: 'USDC' | 'EURC' | 'USDT', address: string): TokenInfo {
   const names = { USDC: 'USD Coin', EURC: 'Euro Coin', USDT: 'Tether USD' };
   return {
     caip19: `eip155:${chainId}/erc20:${address}`,
@@ -83,7 +83,7 @@ function evmToken(chainId: number, symbol: 'USDC' | 'EURC' | 'USDT', address: st
   };
 }
 
-function evmNetwork(
+export function evmNetwork(
   chainId: number,
   name: string,
   confirmations: number,
@@ -104,11 +104,11 @@ function evmNetwork(
 
 const SOLANA_MAINNET = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp';
 
-function splToken(symbol: 'USDC' | 'EURC' | 'USDT', mint: string): TokenInfo {
+export function splToken(symbol: 'USDC' | 'EURC' | 'USDT', mint: string, chain = SOLANA_MAINNET): TokenInfo {
   const names = { USDC: 'USD Coin', EURC: 'Euro Coin', USDT: 'Tether USD' };
   return {
-    caip19: `${SOLANA_MAINNET}/token:${mint}`,
-    chain: SOLANA_MAINNET,
+    caip19: `${chain}/token:${mint}`,
+    chain,
     symbol,
     name: names[symbol],
     decimals: 6,

@@ -29,6 +29,8 @@ async function bundleClientScript(): Promise<Buffer> {
     write: false,
     format: 'iife',
     platform: 'browser',
+    // The wallet SDK from its sources, built or not.
+    conditions: ['@paygate/source'],
     target: ['es2020'],
     minify: true,
     legalComments: 'none',

@@ -8,6 +8,21 @@ export interface PageAssets {
   iconUrl: string;
 }
 
+/** One network and token the payment can be paid with, as the page lists it before any wallet connects. */
+export interface AcceptedChoice {
+  /** CAIP-19 id of the token. */
+  asset: string;
+  /** CAIP-2 id of the network. */
+  network: string;
+  namespace: 'eip155' | 'solana';
+  networkName: string;
+  /** Token minor units due, as the gateway quotes them. */
+  amount: string;
+  /** The amount as a person reads it, e.g. `10 USDC`. */
+  amountText: string;
+  checked: boolean;
+}
+
 export interface CheckoutPageModel {
   paymentId: string;
   /** The link the QR code carries: `{checkout_url}/<paymentId>`. */
@@ -28,14 +43,12 @@ export interface CheckoutPageModel {
   transactionLink: string | undefined;
   /** Explorers by CAIP-2 id, for the link the script adds when the payment succeeds while open. */
   explorerUrls: Record<string, string>;
-  /** CAIP-19 ids of the tokens pegged to the payment's currency, which the browser wallet preselects. */
-  assetsAtPar: string[];
+  /** The networks and tokens the payment can be paid with and the amount in each, the preselected one checked. */
+  accepted: AcceptedChoice[];
   locale: string;
   /** Where the page's script calls the gateway (`BASE_URL`) and with which public App-Id. */
   apiBaseUrl: string;
   appId: string;
-  /** CAIP-2 ids of the EVM chains the service accepts, for the browser wallet's options request. */
-  evmChains: string[];
   assets: PageAssets;
 }
 
@@ -56,6 +69,39 @@ function returnLink(status: PaymentStatus, model: CheckoutPageModel): SafeHtml |
 <p><a class="button" href="${target}">Continue to ${model.merchantName}</a></p>`;
 }
 
+/**
+ * The networks and tokens the payment can be paid with and the amount in each, as radio buttons: readable without
+ * JavaScript, and with it the buyer's pick of how to pay. Nothing when no token can be priced now.
+ */
+function acceptedList(accepted: readonly AcceptedChoice[]): SafeHtml | undefined {
+  if (!accepted.length) return undefined;
+  const choices = accepted.map(
+    (choice) =>
+      html`<label class="option"><input type="radio" name="accepted"${attributes({
+        value: choice.asset,
+        'data-network': choice.network,
+        'data-namespace': choice.namespace,
+        'data-network-name': choice.networkName,
+        'data-amount': choice.amount,
+      })}${choice.checked ? html` checked` : ''}><span><span class="option-amount">${choice.amountText}</span> <span class="option-network">${choice.networkName}</span></span></label>`,
+  );
+  return html`<fieldset class="accepted" id="accepted">
+  <legend id="accepted-legend">Choose how to pay</legend>
+  <div class="option-list accepted-list">
+${lines(choices)}
+  </div>
+</fieldset>`;
+}
+
+/**
+ * The place for paying the chosen option from any wallet, beside the browser wallets: a deposit address with the
+ * exact amount, an EIP-681 or Solana Pay request as a QR code. The service offers none of them yet, so nothing is
+ * shown; the page's script shows the panel of the chosen option once it exists.
+ */
+function anyWalletPanel(): SafeHtml | undefined {
+  return undefined;
+}
+
 function statusViews(model: CheckoutPageModel): SafeHtml[] {
   const merchant = model.merchantName;
   const current = model.status;
@@ -63,16 +109,15 @@ function statusViews(model: CheckoutPageModel): SafeHtml[] {
     view(
       'requires_action',
       current,
-      // The browser wallet comes first: on a phone it is the next step, and the QR code is for another device.
-      html`<div class="browser-wallet" id="browser-wallet" hidden>
-  <button type="button" class="button primary" id="wallet-connect">Pay with a browser wallet</button>
-  <form id="wallet-options" hidden>
-    <fieldset>
-      <legend id="wallet-options-legend">Choose how to pay</legend>
-      <div id="wallet-option-list" class="option-list"></div>
-    </fieldset>
-    <button type="submit" class="button primary" id="wallet-pay">Pay</button>
-  </form>
+      // What the payment can be paid with comes first, then the way to pay with the chosen one: on a phone that is
+      // the next step, and the QR code is for another device.
+      html`${acceptedList(model.accepted)}
+<div class="browser-wallet" id="browser-wallet" hidden>
+  <div class="pay-with" id="pay-with">
+    <p class="pay-with-title" id="pay-with-title"></p>
+    <div class="wallet-list" id="wallet-list" role="group" aria-labelledby="pay-with-title"></div>
+    <p class="no-wallet" id="no-wallet" hidden></p>
+  </div>
   <div class="wallet-collect" id="wallet-collect" hidden>
     <p>This payment asks for a few details about you before you pay. They go to the payment service only.</p>
   </div>
@@ -81,8 +126,9 @@ function statusViews(model: CheckoutPageModel): SafeHtml[] {
     <p id="wallet-error-text"></p>
     <button type="button" class="button" id="wallet-retry">Try again</button>
   </div>
-  <p class="divider"><span>or</span></p>
 </div>
+${anyWalletPanel()}
+${model.accepted.length ? html`<p class="divider"><span>or</span></p>` : undefined}
 ${heading('requires_action', 'Scan to pay')}
 <figure class="qr">
 ${trustedHtml(model.qrSvg)}
@@ -155,8 +201,6 @@ export function renderCheckoutPage(model: CheckoutPageModel): string {
     'data-locale': model.locale,
     'data-api-base': model.apiBaseUrl,
     'data-app-id': model.appId,
-    'data-evm-chains': model.evmChains.join(','),
-    'data-assets-at-par': model.assetsAtPar.join(','),
     'data-explorer-urls': JSON.stringify(model.explorerUrls),
     ...(model.redirect ? { 'data-success-url': model.redirect.success, 'data-error-url': model.redirect.error } : {}),
   };

@@ -7,8 +7,8 @@ export function checkoutPathPrefix(checkoutUrl: string): string {
 
 /**
  * The page's Content-Security-Policy: its own script and stylesheet only (no inline code), images and API calls
- * to this service alone (logos and the gateway live at `BASE_URL`, which may be another origin), only its own
- * buyer-data form in a frame, and the page itself never framed.
+ * to this service alone (logos and the gateway live at `BASE_URL`, which may be another origin) besides the
+ * browser wallets' data URI icons, only its own buyer-data form in a frame, and the page itself never framed.
  */
 export function checkoutContentSecurityPolicy(config: Pick<Config, 'baseUrl' | 'checkoutUrl'>): string {
   const apiOrigin = new URL(config.baseUrl).origin;
@@ -17,7 +17,8 @@ export function checkoutContentSecurityPolicy(config: Pick<Config, 'baseUrl' | '
     "default-src 'none'",
     "script-src 'self'",
     "style-src 'self'",
-    `img-src ${service}`,
+    // Browser wallets describe their icons as data URIs (EIP-6963, the Wallet Standard).
+    `img-src ${service} data:`,
     `connect-src ${service}`,
     // The buyer-data form (D14) lives at the checkout URL too.
     "frame-src 'self'",

@@ -1,19 +1,21 @@
 import QRCode from 'qrcode';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App, AppContext } from '../context.ts';
 import { logoUrl } from '../merchants/merchantResource.ts';
 import { fiatCurrency } from '../payments/currencies.ts';
-import { toStatusView } from '../payments/paymentResource.ts';
+import { type PaymentRow, toStatusView } from '../payments/paymentResource.ts';
 import { effectiveStatus } from '../payments/stateMachine.ts';
+import { type AcceptedOption, acceptedOptions } from './acceptedOptions.ts';
 import { checkoutAssets } from './assets.ts';
 import { ensureCheckoutAppId } from './checkoutApp.ts';
-import { type PageAssets, renderCheckoutPage, renderNotFoundPage } from './checkoutPage.ts';
+import { type AcceptedChoice, type PageAssets, renderCheckoutPage, renderNotFoundPage } from './checkoutPage.ts';
 import { checkoutContentSecurityPolicy } from './checkoutPolicy.ts';
 import {
   formatFiatAmount,
   formatTimeLeft,
   formatTokenAmount,
   preferredLocale,
+  preferredOptionIndex,
   redirectTargets,
   transactionUrl,
 } from './checkoutView.ts';
@@ -39,11 +41,42 @@ export function registerShowCheckoutPage(app: App, ctx: AppContext, prefix: stri
     });
     return checkoutAppId;
   };
-  const evmChains = ctx.chains.networks
-    .filter((network) => network.namespace === 'eip155')
-    .map((network) => network.caip2);
 
-  async function respond(reply: FastifyReply, acceptLanguage: string | undefined, paymentId: string | undefined) {
+  /** The accepted list of an open payment; none when prices cannot be had now (the QR code and link still work). */
+  async function acceptedChoices(
+    payment: PaymentRow,
+    locale: string,
+    request: FastifyRequest,
+  ): Promise<AcceptedChoice[]> {
+    if (!ctx.chainServices) return [];
+    let accepted: AcceptedOption[];
+    try {
+      accepted = await acceptedOptions(ctx.chains, ctx.chainServices.prices, payment);
+    } catch (error) {
+      request.log.warn({ err: error, paymentId: payment.id }, 'checkout page shows no accepted tokens: pricing failed');
+      return [];
+    }
+    const atPar = ctx.chains
+      .tokens()
+      .filter((token) => token.peggedTo === payment.fiat_currency)
+      .map((token) => token.caip19);
+    const preferred = preferredOptionIndex(
+      accepted.map(({ token }) => token.caip19),
+      atPar,
+    );
+    return accepted.map(({ network, token, amount }, index) => ({
+      asset: token.caip19,
+      network: network.caip2,
+      namespace: network.namespace,
+      networkName: network.name,
+      amount: amount.toString(),
+      amountText: formatTokenAmount(amount.toString(), { assetSymbol: token.symbol, decimals: token.decimals }, locale),
+      checked: index === preferred,
+    }));
+  }
+
+  async function respond(request: FastifyRequest, reply: FastifyReply, paymentId: string | undefined) {
+    const acceptLanguage = request.headers['accept-language'];
     const built = await checkoutAssets();
     const assets: PageAssets = {
       scriptUrl: `${prefix}/assets/checkout/${built.script.name}`,
@@ -96,14 +129,10 @@ export function registerShowCheckoutPage(app: App, ctx: AppContext, prefix: stri
         paidText: paid?.display ? formatTokenAmount(paid.value, paid.display, locale) : undefined,
         transactionLink: explorerUrl && paidInfo ? transactionUrl(explorerUrl, paidInfo.txId) : undefined,
         explorerUrls,
-        assetsAtPar: ctx.chains
-          .tokens()
-          .filter((token) => token.peggedTo === payment.fiat_currency)
-          .map((token) => token.caip19),
+        accepted: status === 'requires_action' ? await acceptedChoices(payment, locale, request) : [],
         locale,
         apiBaseUrl: ctx.config.baseUrl,
         appId: await appId(),
-        evmChains,
         assets,
       }),
     );
@@ -111,12 +140,12 @@ export function registerShowCheckoutPage(app: App, ctx: AppContext, prefix: stri
 
   const config = { auth: false as const };
   app.get(`${prefix}/:paymentId(${PAYMENT_ID.source})`, { config, schema: { hide: true } }, async (request, reply) =>
-    respond(reply, request.headers['accept-language'], (request.params as { paymentId: string }).paymentId),
+    respond(request, reply, (request.params as { paymentId: string }).paymentId),
   );
   for (const path of new Set([`${prefix}/`, prefix || '/'])) {
     app.get(path, { config, schema: { hide: true } }, async (request, reply) => {
       const pid = (request.query as Record<string, unknown>).pid;
-      return respond(reply, request.headers['accept-language'], typeof pid === 'string' ? pid : undefined);
+      return respond(request, reply, typeof pid === 'string' ? pid : undefined);
     });
   }
 }

@@ -273,7 +273,7 @@ describe('buyer checkout page in Chromium on the devnet', () => {
     await context.close();
   });
 
-  it('pays with an injected browser wallet: connect, pick, recover from wallet errors, sign, succeed, return to the merchant', async () => {
+  it('pays with an injected browser wallet: pick, connect, recover from wallet errors, sign, succeed, return to the merchant', async () => {
     const { gatewayUrl, paymentId } = await checkoutPayment({
       successUrl: `${merchantSite}/done`,
       errorUrl: `${merchantSite}/sorry`,
@@ -288,37 +288,26 @@ describe('buyer checkout page in Chromium on the devnet', () => {
     });
     await page.goto(gatewayUrl);
 
-    const connectButton = page.getByRole('button', { name: 'Pay with a browser wallet' });
-    await connectButton.click();
-    const options = page.getByRole('radio');
-    await expect.poll(() => options.count()).toBeGreaterThan(0);
-    const labels = await page.locator('.option').allTextContents();
-    expect(labels.some((label) => label.startsWith('10 USDC'))).toBe(true);
-    expect(await page.locator('#wallet-options-legend').textContent()).toContain(wallet.address.slice(0, 6));
-    await saveScreenshots(page, 'browser-wallet-options');
-
-    const pick = async () => {
-      await page.getByRole('radio', { name: new RegExp(`^10 USDC\\s*${chain.name}$`) }).check();
-      await page.getByRole('button', { name: 'Pay', exact: true }).click();
-    };
+    // The injected wallet (window.ethereum, no EIP-6963 announcement) pays the picked option.
+    await page.getByRole('radio', { name: new RegExp(`^10 USDC\\s*${chain.name}$`) }).check();
+    const payButton = page.getByRole('button', { name: 'Pay with a browser wallet' });
+    await expect.poll(() => payButton.isVisible()).toBe(true);
+    expect(wallet.calls).toEqual([]);
+    await saveScreenshots(page, 'browser-wallet-injected');
     const alert = page.getByRole('alert');
     const retry = page.getByRole('button', { name: 'Try again' });
 
     // The wallet does not know the devnet chain yet: explained, and the buyer can retry.
-    await pick();
+    await payButton.click();
     await expect.poll(() => alert.textContent()).toContain(`could not switch to the ${chain.name} network`);
     await saveScreenshots(page, 'browser-wallet-unknown-chain');
+    // Trying again switches (the network is known now); the buyer declines the signature: explained, nothing paid.
     await retry.click();
-    // The buyer declines the signature: explained, nothing paid, retry possible.
-    await expect.poll(() => options.count()).toBeGreaterThan(0);
-    await pick();
     await expect.poll(() => alert.textContent()).toContain('You declined the request in your wallet');
     expect(
       (await call(server, `/v1/gateway/payment/${paymentId}/status`, { headers: walletHeaders })).body.status,
     ).toBe('requires_action');
     await retry.click();
-    await expect.poll(() => options.count()).toBeGreaterThan(0);
-    await pick();
 
     await page.waitForURL(`${merchantSite}/done?paymentId=${paymentId}`, { timeout: 45_000 });
     expect(wallet.calls).toContain('eth_signTypedData_v4');
@@ -349,31 +338,24 @@ describe('buyer checkout page in Chromium on the devnet', () => {
         const box = await page.locator(selector).boundingBox();
         return box !== null && box.y >= 0 && box.y + box.height <= viewport.height;
       };
+      // All nine ways to pay (four tokens on each EVM chain, USDC on Solana) and the wallet that pays the pick.
       const connect = page.getByRole('button', { name: 'Pay with a browser wallet' });
       await expect.poll(() => connect.isVisible()).toBe(true);
-      expect(await onFirstScreen('#wallet-connect')).toBe(true);
-      expect(await onFirstScreen('h1')).toBe(true);
-      expect(await onFirstScreen('#amount')).toBe(true);
-      const size = `${viewport.width}x${viewport.height}`;
-      await page.screenshot({ path: path.join(ARTIFACTS_DIR, `first-screen-${size}.png`) });
-
-      await connect.click();
-      await expect.poll(() => page.getByRole('radio').count()).toBe(8);
+      expect(await page.getByRole('radio').count()).toBe(9);
       expect(await page.evaluate(() => window.scrollY)).toBe(0);
-      expect(await onFirstScreen('#wallet-pay')).toBe(true);
+      expect(await onFirstScreen('#wallet-list button')).toBe(true);
       expect(await onFirstScreen('h1')).toBe(true);
       expect(await onFirstScreen('#amount')).toBe(true);
       // 10 USD at 3,000 USD per ETH is 0.003333333333333334 ETH: shown readable, rounded up.
       const amounts = await page.locator('.option-amount').allTextContents();
       expect(amounts.filter((amount) => amount.endsWith('ETH'))).toEqual(['0.00333334 ETH', '0.00333334 ETH']);
-      await page.screenshot({ path: path.join(ARTIFACTS_DIR, `first-screen-options-${size}.png`) });
-      if (viewport.width === 390) await saveScreenshots(page, 'browser-wallet-eight-options');
+      const size = `${viewport.width}x${viewport.height}`;
+      await page.screenshot({ path: path.join(ARTIFACTS_DIR, `first-screen-${size}.png`) });
       await context.close();
     }
   });
 
   it('preselects the stablecoin of the payment currency: EURC at par for a EUR payment, USDC for USD', async () => {
-    const chain = evmChain();
     for (const [currency, preselected] of [
       ['EUR', /^10 EURC/],
       ['USD', /^10 USDC/],
@@ -381,25 +363,16 @@ describe('buyer checkout page in Chromium on the devnet', () => {
       const { gatewayUrl } = await createPayment(server, partner.apiKey, merchantId, {
         amount: { unit: `iso4217/${currency}`, value: '1000' },
       });
-      const context = await newContext();
-      const page = await context.newPage();
-      await injectDevnetWallet(page, {
-        privateKey: buyer('bob').evmPrivateKey,
-        chain: { chainId: chain.chainId, rpcUrl: chain.rpcUrl, name: chain.name },
-      });
-      await page.goto(gatewayUrl);
-      await page.getByRole('button', { name: 'Pay with a browser wallet' }).click();
-      await expect.poll(() => page.getByRole('radio').count()).toBe(currency === 'EUR' ? 4 : 8);
+      const { context, page } = await openPage(gatewayUrl);
+      // EUR: USDC (at a conversion) and EURC on each EVM chain and USDC on Solana; USD: every token.
+      expect(await page.getByRole('radio').count()).toBe(currency === 'EUR' ? 5 : 9);
       const checked = page.locator('.option:has(input:checked)');
       expect(await checked.count()).toBe(1);
       expect(await checked.textContent()).toMatch(preselected);
-      expect(
-        await page.locator('input[name="option"]:checked').evaluate((radio) => radio === document.activeElement),
-      ).toBe(true);
       if (currency === 'EUR') {
-        // The gateway offers USDC, at a conversion, before EURC.
+        // USDC, at a conversion, is listed before EURC.
         expect(await page.locator('.option').first().textContent()).not.toMatch(/^10 EURC/);
-        await saveScreenshots(page, 'browser-wallet-eur-payment');
+        await saveScreenshots(page, 'accepted-eur-payment');
       }
       await context.close();
     }
@@ -459,11 +432,8 @@ describe('buyer checkout page in Chromium on the devnet', () => {
       chain: { chainId: chain.chainId, rpcUrl: chain.rpcUrl, name: chain.name },
     });
     await page.goto(gatewayUrl);
+    await page.getByRole('radio', { name: new RegExp(`^10 USDT\\s*${chain.name}$`) }).check();
     await page.getByRole('button', { name: 'Pay with a browser wallet' }).click();
-    const usdt = page.getByRole('radio', { name: new RegExp(`^10 USDT\\s*${chain.name}$`) });
-    await expect.poll(() => usdt.count()).toBe(1);
-    await usdt.check();
-    await page.getByRole('button', { name: 'Pay', exact: true }).click();
     await expect.poll(() => visibleHeading(page).textContent(), { timeout: 60_000 }).toBe('Payment complete');
     expect(
       wallet.calls.filter((method) => method === 'eth_sendTransaction' || method === 'eth_signTypedData_v4'),
@@ -487,11 +457,8 @@ describe('buyer checkout page in Chromium on the devnet', () => {
       chain: { chainId: chain.chainId, rpcUrl: chain.rpcUrl, name: chain.name },
     });
     await page.goto(gatewayUrl);
+    await page.getByRole('radio', { name: new RegExp(`^10 USDC\\s*${chain.name}$`) }).check();
     await page.getByRole('button', { name: 'Pay with a browser wallet' }).click();
-    const usdc = page.getByRole('radio', { name: new RegExp(`^10 USDC\\s*${chain.name}$`) });
-    await expect.poll(() => usdc.count()).toBe(1);
-    await usdc.check();
-    await page.getByRole('button', { name: 'Pay', exact: true }).click();
 
     const form = page.frameLocator('iframe[title="Your details for this payment"]');
     await form.getByLabel('Full name').fill('Erin Example');
@@ -530,23 +497,24 @@ describe('buyer checkout page in Chromium on the devnet', () => {
     expect(await page.getByRole('img', { name: 'QR code of the payment link' }).count()).toBe(1);
     expect(await page.getByRole('status').count()).toBe(1);
 
-    // Tab reaches the wallet button with a visible focus ring; Enter connects; the options are radios with names.
-    const connect = page.getByRole('button', { name: 'Pay with a browser wallet' });
+    // Tab reaches the accepted list, a group of named radios; arrows pick; Tab reaches the wallet with a focus ring.
+    const firstOption = page.getByRole('group', { name: 'Choose how to pay' }).getByRole('radio').first();
     for (
       let presses = 0;
-      presses < 10 && !(await connect.evaluate((button) => button === document.activeElement));
+      presses < 10 && !(await firstOption.evaluate((radio) => radio === document.activeElement));
       presses++
     ) {
       await page.keyboard.press('Tab');
     }
-    expect(await connect.evaluate((button) => button === document.activeElement)).toBe(true);
-    expect(await connect.evaluate((button) => getComputedStyle(button).outlineStyle)).toBe('solid');
-    await page.keyboard.press('Enter');
-    const firstOption = page.getByRole('radio').first();
-    await expect.poll(() => firstOption.evaluate((radio) => radio === document.activeElement)).toBe(true);
-    expect(await page.getByRole('group', { name: /^Pay from 0x/ }).count()).toBe(1);
+    expect(await firstOption.evaluate((radio) => radio === document.activeElement)).toBe(true);
     await page.keyboard.press('ArrowDown');
     expect(await page.getByRole('radio').nth(1).isChecked()).toBe(true);
+    await expect.poll(() => page.locator('#pay-with-title').textContent()).toMatch(/^Pay 9\.199633 EURC on /);
+    const connect = page.getByRole('button', { name: 'Pay with a browser wallet' });
+    await page.keyboard.press('Tab');
+    expect(await connect.evaluate((button) => button === document.activeElement)).toBe(true);
+    expect(await connect.evaluate((button) => getComputedStyle(button).outlineStyle)).toBe('solid');
+    expect(await page.getByRole('group', { name: /^Pay 9\.199633 EURC on .* with$/ }).count()).toBe(1);
 
     for (const viewport of Object.values(VIEWPORTS)) {
       await page.setViewportSize(viewport);

@@ -5,7 +5,7 @@ import {
   UnknownChainError,
   UserRejectedError,
   WalletProviderError,
-} from '../../../wallet/src/browser.ts';
+} from '@paygate/wallet/browser';
 import { renderCheckoutPage, renderNotFoundPage, type CheckoutPageModel } from '../../src/checkout/checkoutPage.ts';
 import { escapeHtml } from '../../src/checkout/html.ts';
 import { formatMinorUnits } from '../../src/money.ts';
@@ -210,14 +210,14 @@ describe('checkout policy', () => {
       checkoutUrl: 'https://pay.example/checkout',
     });
     expect(same).toBe(
-      "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; frame-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+      "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
     );
     const split = checkoutContentSecurityPolicy({
       baseUrl: 'https://api.example',
       checkoutUrl: 'https://checkout.example',
     });
     expect(split).toContain("connect-src 'self' https://api.example;");
-    expect(split).toContain("img-src 'self' https://api.example;");
+    expect(split).toContain("img-src 'self' https://api.example data:;");
   });
 });
 
@@ -240,11 +240,29 @@ describe('checkout page markup', () => {
     paidText: undefined,
     transactionLink: undefined,
     explorerUrls: { 'eip155:8453': 'https://basescan.org' },
-    assetsAtPar: ['eip155:8453/erc20:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'],
+    accepted: [
+      {
+        asset: 'eip155:8453/erc20:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+        network: 'eip155:8453',
+        namespace: 'eip155',
+        networkName: 'Base',
+        amount: '10000000',
+        amountText: '10 USDC',
+        checked: true,
+      },
+      {
+        asset: 'eip155:8453/slip44:60',
+        network: 'eip155:8453',
+        namespace: 'eip155',
+        networkName: 'Base <L2>',
+        amount: '3333333333333334',
+        amountText: '0.00333334 ETH',
+        checked: false,
+      },
+    ],
     locale: 'en',
     apiBaseUrl: 'https://pay.example',
     appId: 'app_01CHECKOUT',
-    evmChains: ['eip155:8453', 'eip155:1'],
     assets: {
       scriptUrl: '/assets/checkout/checkout.abc.js',
       styleUrl: '/assets/checkout/checkout.def.css',
@@ -279,14 +297,28 @@ describe('checkout page markup', () => {
   it('hands the script what it needs in data attributes, redirect targets included only when enabled', () => {
     const html = renderCheckoutPage(model);
     expect(html).toContain('data-app-id="app_01CHECKOUT"');
-    expect(html).toContain('data-evm-chains="eip155:8453,eip155:1"');
     expect(html).toContain('data-success-url="https://shop.example/ok?a=1&amp;paymentId=pay_01TEST"');
     expect(renderCheckoutPage({ ...model, redirect: undefined })).not.toContain('data-success-url');
   });
 
-  it('hands the script the tokens at par and the explorers, and links the icon', () => {
+  it('lists the accepted tokens as radio buttons with their amounts, the preselected one checked, names escaped', () => {
     const html = renderCheckoutPage(model);
-    expect(html).toContain('data-assets-at-par="eip155:8453/erc20:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"');
+    const radios = [...html.matchAll(/<input type="radio" name="accepted"[^>]*>/g)].map(([tag]) => tag);
+    expect(radios).toEqual([
+      '<input type="radio" name="accepted" value="eip155:8453/erc20:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913" data-network="eip155:8453" data-namespace="eip155" data-network-name="Base" data-amount="10000000" checked>',
+      '<input type="radio" name="accepted" value="eip155:8453/slip44:60" data-network="eip155:8453" data-namespace="eip155" data-network-name="Base &lt;L2&gt;" data-amount="3333333333333334">',
+    ]);
+    expect(html).toContain(
+      '<span class="option-amount">0.00333334 ETH</span> <span class="option-network">Base &lt;L2&gt;</span>',
+    );
+    expect(html).toContain('<legend id="accepted-legend">Choose how to pay</legend>');
+    const none = renderCheckoutPage({ ...model, accepted: [] });
+    expect(none).not.toContain('name="accepted"');
+    expect(none).not.toContain('class="divider"');
+  });
+
+  it('hands the script the explorers, and links the icon', () => {
+    const html = renderCheckoutPage(model);
     expect(html).toContain('data-explorer-urls="{&quot;eip155:8453&quot;:&quot;https://basescan.org&quot;}"');
     expect(html).toContain('<link rel="icon" type="image/svg+xml" href="/assets/checkout/favicon.123.svg">');
     expect(renderNotFoundPage(model.assets)).toContain('<link rel="icon" type="image/svg+xml"');

@@ -1,26 +1,26 @@
-import {
-  type Eip1193Provider,
-  evmSignerFromEip1193,
-  type GatewayClient,
-  type PaymentOption,
-  type PaymentStatus,
-  payWithOption,
-  UserRejectedError,
-} from '@paygate/wallet/browser';
-import { formatTokenAmount, preferredOptionIndex } from '../checkoutView.ts';
+import { type GatewayClient, type PaymentStatus, payWithOption, UserRejectedError } from '@paygate/wallet/browser';
+import { formatTokenAmount } from '../checkoutView.ts';
+import type { BrowserWallet } from './browserWallets.ts';
+import { watchEvmWallets } from './evmWallets.ts';
+import { watchSolanaWallets } from './solanaWallets.ts';
 import { explainWalletError } from './walletMessages.ts';
 
 export interface BrowserWalletSetup {
-  provider: Eip1193Provider;
   client: GatewayClient;
   paymentId: string;
-  /** CAIP-2 ids of the EVM chains the service accepts. */
-  evmChains: string[];
-  /** CAIP-19 ids of the tokens pegged to the payment's currency, preselected when offered. */
-  assetsAtPar: string[];
   locale: string;
   /** Every status the gateway returns while paying. */
   onStatus: (status: PaymentStatus) => void;
+}
+
+/** The buyer's pick in the accepted list. */
+interface Choice {
+  input: HTMLInputElement;
+  asset: string;
+  network: string;
+  namespace: 'eip155' | 'solana';
+  networkName: string;
+  amountText: string;
 }
 
 function element<T extends HTMLElement>(id: string): T {
@@ -33,117 +33,110 @@ function shortAddress(address: string): string {
   return address.length > 12 ? `${address.slice(0, 6)}…${address.slice(-4)}` : address;
 }
 
+function choiceOf(input: HTMLInputElement): Choice {
+  const data = input.dataset;
+  return {
+    input,
+    asset: input.value,
+    network: data.network ?? '',
+    namespace: data.namespace === 'solana' ? 'solana' : 'eip155',
+    networkName: data.networkName ?? data.network ?? '',
+    amountText: input.closest('label')?.querySelector('.option-amount')?.textContent ?? '',
+  };
+}
+
 /**
- * "Pay with a browser wallet": connect (eth_requestAccounts), list the options the account can pay on every
- * accepted EVM chain, let the buyer pick one, then sign in the wallet and confirm through the gateway. Any
- * failure is explained with a way to try again.
+ * The browser wallets under the accepted list: for the network and token the buyer picked, the wallets of this
+ * browser that pay on that network (EVM wallets through EIP-6963 or `window.ethereum`, Solana wallets through the
+ * Wallet Standard). A wallet's button connects it, asks the gateway for the account's option in the picked token,
+ * and pays it through the gateway; any failure is explained with a way to try again.
  */
 export function setUpBrowserWallet(setup: BrowserWalletSetup): void {
+  const accepted = element<HTMLFieldSetElement>('accepted');
   const section = element('browser-wallet');
-  const connectButton = element<HTMLButtonElement>('wallet-connect');
-  const form = element<HTMLFormElement>('wallet-options');
-  const legend = element('wallet-options-legend');
-  const list = element('wallet-option-list');
-  const payButton = element<HTMLButtonElement>('wallet-pay');
+  const title = element('pay-with-title');
+  const list = element('wallet-list');
+  const noWallet = element('no-wallet');
   const progress = element('wallet-progress');
   const collectBox = element('wallet-collect');
   const errorBox = element('wallet-error');
   const errorText = element('wallet-error-text');
   const retryButton = element<HTMLButtonElement>('wallet-retry');
 
-  let options: PaymentOption[] = [];
-  const networkNames = new Map<string, string>();
+  const wallets: Record<BrowserWallet['namespace'], BrowserWallet[]> = { eip155: [], solana: [] };
+  let busy = false;
+  let lastAttempt: { wallet: BrowserWallet; choice: Choice } | undefined;
+
+  const chosen = (): Choice | undefined => {
+    const input = accepted.querySelector<HTMLInputElement>('input[name="accepted"]:checked');
+    return input ? choiceOf(input) : undefined;
+  };
 
   function showProgress(text: string | undefined): void {
     progress.textContent = text ?? '';
     progress.hidden = !text;
   }
 
+  function setBusy(value: boolean): void {
+    busy = value;
+    accepted.disabled = value;
+    list.querySelectorAll('button').forEach((button) => {
+      button.disabled = value || button.dataset.unsupported === 'true';
+    });
+  }
+
   function showError(text: string): void {
     showProgress(undefined);
-    form.hidden = true;
-    connectButton.hidden = true;
     errorText.textContent = text;
     errorBox.hidden = false;
     retryButton.focus();
   }
 
-  function renderOptions(account: string): void {
-    list.replaceChildren();
-    const preferred = preferredOptionIndex(
-      options.map((option) => option.amount.unit.replace(/^caip19\//, '')),
-      setup.assetsAtPar,
-    );
-    options.forEach((option, index) => {
-      const display = option.amount.display;
-      const label = document.createElement('label');
-      label.className = 'option';
-      const radio = document.createElement('input');
-      radio.type = 'radio';
-      radio.name = 'option';
-      radio.value = option.id;
-      radio.checked = index === preferred;
-      const text = document.createElement('span');
-      const amount = document.createElement('span');
-      amount.className = 'option-amount';
-      amount.textContent = display
-        ? formatTokenAmount(
-            option.amount.value,
-            { assetSymbol: display.assetSymbol, decimals: display.decimals },
-            setup.locale,
-          )
-        : `${option.amount.value} (${option.amount.unit})`;
-      const network = document.createElement('span');
-      network.className = 'option-network';
-      const chainId = option.account.split(':').slice(0, 2).join(':');
-      network.textContent = display?.networkName ?? chainId;
-      text.append(amount, network);
-      label.append(radio, text);
-      list.append(label);
-    });
-    legend.textContent = `Pay from ${shortAddress(account)} with`;
-    form.hidden = false;
-    connectButton.hidden = true;
-    list.querySelector<HTMLInputElement>('input:checked')?.focus();
+  function walletButton(wallet: BrowserWallet, choice: Choice, index: number): HTMLElement {
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.className = index === 0 ? 'button primary wallet' : 'button wallet';
+    if (wallet.icon) {
+      const icon = document.createElement('img');
+      icon.src = wallet.icon;
+      icon.alt = '';
+      icon.width = 24;
+      icon.height = 24;
+      button.append(icon);
+    }
+    const label = document.createElement('span');
+    label.textContent = wallet.name ? `Pay with ${wallet.name}` : 'Pay with a browser wallet';
+    button.append(label);
+    button.disabled = busy || Boolean(wallet.unsupported);
+    if (!wallet.unsupported) {
+      button.addEventListener('click', () => void pay(wallet, choice));
+      return button;
+    }
+    button.dataset.unsupported = 'true';
+    const note = document.createElement('p');
+    note.className = 'wallet-note';
+    note.id = `wallet-note-${list.children.length}`;
+    note.textContent = `${wallet.name} ${wallet.unsupported}.`;
+    button.setAttribute('aria-describedby', note.id);
+    const item = document.createElement('div');
+    item.append(button, note);
+    return item;
   }
 
-  async function connect(): Promise<void> {
-    errorBox.hidden = true;
-    connectButton.disabled = true;
-    showProgress('Waiting for your wallet to connect…');
-    try {
-      const accounts = await setup.provider.request({ method: 'eth_requestAccounts' });
-      const account = Array.isArray(accounts) && typeof accounts[0] === 'string' ? accounts[0] : undefined;
-      if (!account) {
-        showError('Your wallet shared no account. Unlock it or create an account, then try again.');
-        return;
-      }
-      showProgress('Finding ways to pay from your account…');
-      const response = await setup.client.getOptions(setup.paymentId, {
-        accounts: setup.evmChains.map((chain) => `${chain}:${account}`),
-      });
-      options = response.options;
-      for (const option of options) {
-        const chainId = option.account.split(':').slice(0, 2).join(':');
-        if (option.amount.display?.networkName) networkNames.set(chainId, option.amount.display.networkName);
-      }
-      showProgress(undefined);
-      if (!options.length) {
-        showError(
-          `The account ${shortAddress(account)} holds no token that can pay this amount on the networks accepted here. Top it up or switch accounts in your wallet, then try again.`,
-        );
-        return;
-      }
-      renderOptions(account);
-    } catch (error) {
-      showError(
-        error instanceof UserRejectedError || (error as { code?: unknown })?.code === 4001
-          ? 'You declined to connect your wallet. Try again when you are ready.'
-          : explainWalletError(error, networkNames),
-      );
-    } finally {
-      connectButton.disabled = false;
+  /** The wallets that pay the picked option, or why there are none. */
+  function render(): void {
+    const choice = chosen();
+    if (!choice) {
+      section.hidden = true;
+      return;
     }
+    section.hidden = false;
+    const usable = wallets[choice.namespace];
+    title.textContent = `Pay ${choice.amountText} on ${choice.networkName} with`;
+    list.replaceChildren(...usable.map((wallet, index) => walletButton(wallet, choice, index)));
+    title.hidden = !usable.length;
+    noWallet.hidden = usable.length > 0;
+    noWallet.textContent = `No ${choice.namespace === 'solana' ? 'Solana' : 'EVM'} wallet was found in this browser to pay on ${choice.networkName}. Scan the QR code with a phone wallet, or choose another network.`;
   }
 
   /**
@@ -183,40 +176,82 @@ export function setUpBrowserWallet(setup: BrowserWalletSetup): void {
     });
   }
 
-  async function pay(optionId: string): Promise<void> {
-    const option = options.find((candidate) => candidate.id === optionId);
-    if (!option) return;
-    payButton.disabled = true;
-    form.hidden = true;
-    if (option.collectData && !(await collectBuyerData(option.collectData.url))) {
-      payButton.disabled = false;
-      return;
-    }
-    showProgress('Confirm the payment in your wallet…');
+  async function pay(wallet: BrowserWallet, choice: Choice): Promise<void> {
+    if (busy) return;
+    lastAttempt = { wallet, choice };
+    errorBox.hidden = true;
+    setBusy(true);
+    const walletName = wallet.name || 'your wallet';
+    const networkNames = new Map([[choice.network, choice.networkName]]);
+    let connected = false;
     try {
+      showProgress(`Waiting for ${walletName} to connect…`);
+      const account = await wallet.connect();
+      connected = true;
+      if (!account) {
+        showError(`${walletName} shared no account. Unlock it or create an account, then try again.`);
+        return;
+      }
+      showProgress(`Getting the amount for ${shortAddress(account)}…`);
+      const { options } = await setup.client.getOptions(setup.paymentId, {
+        accounts: [`${choice.network}:${account}`],
+      });
+      const option = options.find(
+        (candidate) => candidate.amount.unit.toLowerCase() === `caip19/${choice.asset}`.toLowerCase(),
+      );
+      if (!option) {
+        showError(
+          `The account ${shortAddress(account)} does not hold enough to pay ${choice.amountText} on ${choice.networkName} (with the network's fee where the buyer pays it). Top it up or switch accounts in your wallet, or choose another way to pay, then try again.`,
+        );
+        return;
+      }
+      // The amount due is the one just quoted for the account: the list shows it, should the price have moved.
+      const display = option.amount.display;
+      const shown = choice.input.closest('label')?.querySelector('.option-amount');
+      if (display && shown) {
+        shown.textContent = formatTokenAmount(
+          option.amount.value,
+          { assetSymbol: display.assetSymbol, decimals: display.decimals },
+          setup.locale,
+        );
+      }
+      if (option.collectData && !(await collectBuyerData(option.collectData.url))) return;
+      showProgress(`Confirm the payment in ${walletName}…`);
       await payWithOption({
         client: setup.client,
         paymentId: setup.paymentId,
         option,
-        signers: { eip155: evmSignerFromEip1193(setup.provider) },
+        signers: wallet.signers(choice.network),
         onStatus: (status) => {
           showProgress('Payment sent. Waiting for the network to confirm it…');
           setup.onStatus(status);
         },
       });
     } catch (error) {
-      showError(explainWalletError(error, networkNames));
+      const declined = error instanceof UserRejectedError || (error as { code?: unknown })?.code === 4001;
+      showError(
+        declined && !connected
+          ? 'You declined to connect your wallet. Try again when you are ready.'
+          : explainWalletError(error, networkNames),
+      );
     } finally {
-      payButton.disabled = false;
+      setBusy(false);
     }
   }
 
-  connectButton.addEventListener('click', () => void connect());
-  retryButton.addEventListener('click', () => void connect());
-  form.addEventListener('submit', (event) => {
-    event.preventDefault();
-    const chosen = form.querySelector<HTMLInputElement>('input[name="option"]:checked');
-    if (chosen) void pay(chosen.value);
+  accepted.addEventListener('change', () => {
+    errorBox.hidden = true;
+    render();
   });
-  section.hidden = false;
+  retryButton.addEventListener('click', () => {
+    if (lastAttempt) void pay(lastAttempt.wallet, lastAttempt.choice);
+  });
+  watchEvmWallets((found) => {
+    wallets.eip155 = found;
+    render();
+  });
+  watchSolanaWallets((found) => {
+    wallets.solana = found;
+    render();
+  });
 }

@@ -1,4 +1,4 @@
-import { type Eip1193Provider, GatewayClient, type PaymentStatus } from '@paygate/wallet/browser';
+import { GatewayClient, type PaymentStatus } from '@paygate/wallet/browser';
 import { formatTimeLeft, formatTokenAmount, transactionUrl } from '../checkoutView.ts';
 import { setUpBrowserWallet } from './browserWallet.ts';
 
@@ -17,12 +17,6 @@ const ANNOUNCEMENTS: Record<Status, string> = {
 const LONG_POLL_MS = 25_000;
 /** Time for a screen reader to announce a final status before the buyer is sent back to the merchant. */
 const REDIRECT_DELAY_MS = 2_500;
-
-declare global {
-  interface Window {
-    ethereum?: Eip1193Provider;
-  }
-}
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
@@ -134,16 +128,8 @@ function start(root: HTMLElement): void {
   redirectIfFinal();
   void followStatus();
 
-  if (status === 'requires_action' && window.ethereum && typeof window.ethereum.request === 'function') {
-    setUpBrowserWallet({
-      provider: window.ethereum,
-      client,
-      paymentId,
-      evmChains: (data.evmChains ?? '').split(',').filter(Boolean),
-      assetsAtPar: (data.assetsAtPar ?? '').split(',').filter(Boolean),
-      locale,
-      onStatus: applyStatus,
-    });
+  if (status === 'requires_action' && document.getElementById('accepted')) {
+    setUpBrowserWallet({ client, paymentId, locale, onStatus: applyStatus });
   }
 }
 

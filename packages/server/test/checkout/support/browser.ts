@@ -6,6 +6,8 @@ import { type Browser, type BrowserContext, chromium, type Page } from 'playwrig
 import sharp from 'sharp';
 import { createWalletClient, defineChain, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { getBase58Encoder } from '@solana/kit';
+import { solanaSignerFromKeyPair } from '@paygate/wallet';
 
 // jsqr is CommonJS exporting the function itself; its typings describe an ES default export.
 const jsQR = jsQRModule as unknown as typeof jsQRModule.default;
@@ -49,10 +51,14 @@ export function recordTraffic(context: BrowserContext) {
  * Saves a full-page screenshot of the current page at the phone and desktop widths, and checks that nothing is
  * wider than either screen (no sideways scrolling on a 375 px phone).
  */
-export async function saveScreenshots(page: Page, name: string): Promise<void> {
+export async function saveScreenshots(
+  page: Page,
+  name: string,
+  viewports: Record<string, { width: number; height: number }> = VIEWPORTS,
+): Promise<void> {
   await fs.mkdir(ARTIFACTS_DIR, { recursive: true });
   const original = page.viewportSize();
-  for (const [label, size] of Object.entries(VIEWPORTS)) {
+  for (const [label, size] of Object.entries(viewports)) {
     await page.setViewportSize(size);
     const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
     if (scrollWidth > size.width)
@@ -123,9 +129,26 @@ export interface WalletScript {
   rejectSignatureOnce?: boolean;
 }
 
+/** How an injected EVM wallet makes itself known: through EIP-6963 announcements, as a wallet extension does. */
+export interface Eip6963Announcement {
+  name: string;
+  rdns: string;
+  /** A data URI. */
+  icon: string;
+}
+
+/** A small square SVG icon of one colour, as a data URI (EIP-6963 and the Wallet Standard ask for data URIs). */
+export function iconDataUri(colour: string): string {
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><rect width="24" height="24" rx="5" fill="${colour}"/></svg>`;
+  return `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}`;
+}
+
+let injectedWallets = 0;
+
 /**
- * An EIP-1193 provider in the page (`window.ethereum`) backed by a devnet buyer's key in the test process: it
- * signs typed data and sends transactions to anvil. It starts on chain 1, so paying makes the page switch chains.
+ * An EIP-1193 provider in the page backed by a devnet buyer's key in the test process: it signs typed data and
+ * sends transactions to anvil. It starts on chain 1, so paying makes the page switch chains. Without `announce`
+ * it is `window.ethereum`; with it, it announces itself through EIP-6963 only (several can be injected so).
  */
 export async function injectDevnetWallet(
   page: Page,
@@ -133,6 +156,7 @@ export async function injectDevnetWallet(
     privateKey: `0x${string}`;
     chain: { chainId: number; rpcUrl: string; name: string };
     script?: WalletScript;
+    announce?: Eip6963Announcement;
   },
 ) {
   const account = privateKeyToAccount(options.privateKey);
@@ -189,7 +213,8 @@ export async function injectDevnetWallet(
     }
   }
 
-  await page.exposeFunction('__devnetWallet', async (method: string, paramsJson: string) => {
+  const bridge = `__devnetWallet${++injectedWallets}`;
+  await page.exposeFunction(bridge, async (method: string, paramsJson: string) => {
     calls.push(method);
     try {
       return { result: await handle(method, JSON.parse(paramsJson)) };
@@ -198,14 +223,122 @@ export async function injectDevnetWallet(
       return { error: { code: typeof code === 'number' ? code : -32603, message: String(message ?? error) } };
     }
   });
-  await page.addInitScript(() => {
-    (window as any).ethereum = {
-      request: async ({ method, params }: { method: string; params?: unknown[] }) => {
-        const answer = await (window as any).__devnetWallet(method, JSON.stringify(params ?? []));
-        if (answer.error) throw Object.assign(new Error(answer.error.message), { code: answer.error.code });
-        return answer.result;
-      },
-    };
-  });
+  const announcement = options.announce
+    ? {
+        uuid: crypto.randomUUID(),
+        name: options.announce.name,
+        rdns: options.announce.rdns,
+        icon: options.announce.icon,
+      }
+    : null;
+  await page.addInitScript(
+    ({ bridge, info }) => {
+      const provider = {
+        request: async ({ method, params }: { method: string; params?: unknown[] }) => {
+          const answer = await (window as any)[bridge](method, JSON.stringify(params ?? []));
+          if (answer.error) throw Object.assign(new Error(answer.error.message), { code: answer.error.code });
+          return answer.result;
+        },
+      };
+      if (!info) {
+        (window as any).ethereum = provider;
+        return;
+      }
+      const detail = Object.freeze({ info: Object.freeze(info), provider });
+      const announce = () => window.dispatchEvent(new CustomEvent('eip6963:announceProvider', { detail }));
+      window.addEventListener('eip6963:requestProvider', announce);
+      announce();
+    },
+    { bridge, info: announcement },
+  );
   return { address: account.address, calls };
+}
+
+/**
+ * A Solana wallet in the page, registered through the Wallet Standard as a wallet extension registers itself,
+ * backed by a devnet buyer's key pair in the test process: it connects with that account and signs transactions
+ * (`solana:signTransaction`) without sending them. `signAndSendOnly` makes a wallet that offers only
+ * `solana:signAndSendTransaction`, which never signs here.
+ */
+export async function injectSolanaWallet(
+  page: Page,
+  options: { secretKey: string; name: string; icon: string; signAndSendOnly?: boolean },
+) {
+  const signer = solanaSignerFromKeyPair(options.secretKey);
+  const address = await signer.address();
+  const calls: string[] = [];
+  const bridge = `__solanaWallet${++injectedWallets}`;
+  await page.exposeFunction(bridge, async (method: string, transaction: string) => {
+    calls.push(method);
+    return method === 'solana:signTransaction' ? signer.signTransaction(transaction) : '';
+  });
+  await page.addInitScript(
+    ({ bridge, name, icon, address, publicKey, signAndSendOnly }) => {
+      const toBase64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes));
+      const fromBase64 = (text: string) => Uint8Array.from(atob(text), (character) => character.charCodeAt(0));
+      const call = (window as any)[bridge] as (method: string, transaction: string) => Promise<string>;
+      const chains = ['solana:mainnet', 'solana:devnet', 'solana:localnet'];
+      const signFeature = signAndSendOnly ? 'solana:signAndSendTransaction' : 'solana:signTransaction';
+      const account = Object.freeze({
+        address,
+        publicKey: new Uint8Array(publicKey),
+        chains,
+        features: [signFeature],
+      });
+      let accounts: (typeof account)[] = [];
+      const features: Record<string, unknown> = {
+        'standard:connect': {
+          version: '1.0.0',
+          connect: async () => {
+            await call('standard:connect', '');
+            accounts = [account];
+            return { accounts };
+          },
+        },
+        'standard:events': { version: '1.0.0', on: () => () => {} },
+      };
+      if (signAndSendOnly) {
+        features['solana:signAndSendTransaction'] = {
+          version: '1.0.0',
+          supportedTransactionVersions: ['legacy', 0],
+          signAndSendTransaction: async () => {
+            throw new Error('not used by the checkout page');
+          },
+        };
+      } else {
+        features['solana:signTransaction'] = {
+          version: '1.0.0',
+          supportedTransactionVersions: ['legacy', 0],
+          signTransaction: (...inputs: { transaction: Uint8Array }[]) =>
+            Promise.all(
+              inputs.map(async (input) => ({
+                signedTransaction: fromBase64(await call('solana:signTransaction', toBase64(input.transaction))),
+              })),
+            ),
+        };
+      }
+      const wallet = {
+        version: '1.0.0',
+        name,
+        icon,
+        chains,
+        features,
+        get accounts() {
+          return accounts;
+        },
+      };
+      const register = (api: { register: (wallet: unknown) => unknown }) => api.register(wallet);
+      window.dispatchEvent(new CustomEvent('wallet-standard:register-wallet', { detail: register }));
+      window.addEventListener('wallet-standard:app-ready', (event) => register((event as CustomEvent).detail));
+    },
+    {
+      bridge,
+      name: options.name,
+      icon: options.icon,
+      address,
+      publicKey: [...getBase58Encoder().encode(address)],
+      signAndSendOnly: options.signAndSendOnly ?? false,
+    },
+  );
+  return { address, calls };
 }

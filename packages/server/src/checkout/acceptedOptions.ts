@@ -1,0 +1,51 @@
+import { PriceUnavailableError, type PriceSource, quoteTokenAmount } from '../chains/prices/priceSource.ts';
+import type { ChainRegistry, NetworkInfo, TokenInfo } from '../chains/registry.ts';
+import { paymentMethodFor } from '../gateway/methods/index.ts';
+import { fiatCurrency } from '../payments/currencies.ts';
+import type { PaymentRow } from '../payments/paymentResource.ts';
+
+/** A network and token the payment can be paid with, and the amount due in it, before any account is known. */
+export interface AcceptedOption {
+  network: NetworkInfo;
+  token: TokenInfo;
+  /** Token minor units, as the gateway's options quote them now. */
+  amount: bigint;
+  /** Until when the quote holds; null for a token pegged to the payment's currency. */
+  expiresAt: Date | null;
+}
+
+/**
+ * Every network and token the gateway would offer the payment in, with the amount it would quote now: the tokens
+ * a payment method of the gateway pays with, on networks with a node to read, priced by the same source and
+ * rounding as the gateway's options (`quoteTokenAmount`). A token without a price now is left out, as the gateway
+ * leaves it out of its options. Networks and tokens keep the registry's order.
+ */
+export async function acceptedOptions(
+  chains: ChainRegistry,
+  prices: PriceSource,
+  payment: Pick<PaymentRow, 'fiat_currency' | 'fiat_value'>,
+): Promise<AcceptedOption[]> {
+  const fiatDecimals = fiatCurrency(payment.fiat_currency)?.decimals ?? 2;
+  const offered = chains.networks.flatMap((network) =>
+    network.rpcUrl
+      ? network.tokens.filter((token) => paymentMethodFor(network, token)).map((token) => ({ network, token }))
+      : [],
+  );
+  const quoted = await Promise.all(
+    offered.map(async ({ network, token }) => {
+      try {
+        const quote = await quoteTokenAmount(prices, {
+          fiatCurrency: payment.fiat_currency,
+          fiatDecimals,
+          fiatAmount: BigInt(payment.fiat_value),
+          token,
+        });
+        return [{ network, token, amount: quote.amount, expiresAt: quote.expiresAt }];
+      } catch (error) {
+        if (error instanceof PriceUnavailableError) return [];
+        throw error;
+      }
+    }),
+  );
+  return quoted.flat();
+}

@@ -1,0 +1,86 @@
+import type { SolanaSigner } from '@paygate/wallet/browser';
+import { getWallets } from '@wallet-standard/app';
+import type { Wallet, WalletAccount } from '@wallet-standard/base';
+import type { BrowserWallet } from './browserWallets.ts';
+import { walletIcon } from './evmWallets.ts';
+
+const CONNECT = 'standard:connect';
+const SIGN = 'solana:signTransaction';
+const SIGN_AND_SEND = 'solana:signAndSendTransaction';
+
+interface ConnectFeature {
+  connect(input?: { silent?: boolean }): Promise<{ accounts: readonly WalletAccount[] }>;
+}
+
+interface SignTransactionFeature {
+  signTransaction(
+    ...inputs: { account: WalletAccount; transaction: Uint8Array; chain?: string }[]
+  ): Promise<readonly { signedTransaction: Uint8Array }[]>;
+}
+
+/** The Wallet Standard's names of the public Solana clusters, by the genesis hash in their CAIP-2 id. */
+const CLUSTERS: Record<string, string> = {
+  '5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp': 'solana:mainnet',
+  EtWTRABZaYq6iMfeYKouRu166VU2xqa1: 'solana:devnet',
+  '4uhcVJyU9pJkvQyS88uRDiswHXSCkY3z': 'solana:testnet',
+};
+
+function bytesOfBase64(base64: string): Uint8Array {
+  return Uint8Array.from(atob(base64), (character) => character.charCodeAt(0));
+}
+
+function base64OfBytes(bytes: Uint8Array): string {
+  let binary = '';
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary);
+}
+
+function isSolanaWallet(wallet: Wallet): boolean {
+  const features = Object.keys(wallet.features);
+  return features.includes(CONNECT) && (features.includes(SIGN) || features.includes(SIGN_AND_SEND));
+}
+
+function solanaWallet(wallet: Wallet): BrowserWallet {
+  let account: WalletAccount | undefined;
+  const canSign = SIGN in wallet.features;
+  return {
+    name: wallet.name.slice(0, 60),
+    icon: walletIcon(wallet.icon),
+    namespace: 'solana',
+    // The service pays the network fee and signs after the buyer: a wallet must sign without sending.
+    unsupported: canSign ? undefined : 'signs only by sending the transaction itself, which this payment cannot use',
+    async connect() {
+      const { accounts } = await (wallet.features[CONNECT] as ConnectFeature).connect();
+      account = [...accounts, ...wallet.accounts].find((candidate) => candidate.features.includes(SIGN));
+      return account?.address;
+    },
+    signers: (network) => {
+      const chain = CLUSTERS[network.split(':')[1] ?? ''];
+      const signer: SolanaSigner = {
+        async signTransaction(base64Transaction) {
+          if (!account) throw new Error('The wallet is not connected');
+          const [signed] = await (wallet.features[SIGN] as SignTransactionFeature).signTransaction({
+            account,
+            transaction: bytesOfBase64(base64Transaction),
+            ...(chain ? { chain } : {}),
+          });
+          if (!signed) throw new Error('The wallet returned no signed transaction');
+          return base64OfBytes(signed.signedTransaction);
+        },
+      };
+      return { solana: signer };
+    },
+  };
+}
+
+/**
+ * The Solana wallets of this browser, through the Wallet Standard: those that connect and sign Solana transactions.
+ * `onChange` gets the whole list at once and again whenever a wallet registers later.
+ */
+export function watchSolanaWallets(onChange: (wallets: BrowserWallet[]) => void): void {
+  const registry = getWallets();
+  const emit = () => onChange(registry.get().filter(isSolanaWallet).map(solanaWallet));
+  registry.on('register', emit);
+  registry.on('unregister', emit);
+  emit();
+}

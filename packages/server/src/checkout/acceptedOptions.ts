@@ -19,11 +19,16 @@ export interface AcceptedOption {
  * a payment method of the gateway pays with, on networks with a node to read, priced by the same source and
  * rounding as the gateway's options (`quoteTokenAmount`). A token without a price now is left out, as the gateway
  * leaves it out of its options. Networks and tokens keep the registry's order.
+ *
+ * With `waitMs`, a token whose price has not come within that time is left out too, so a slow rate source delays
+ * a page by that much at most (pegged tokens need no source and are always in); its quote still completes and
+ * warms the source's cache.
  */
 export async function acceptedOptions(
   chains: ChainRegistry,
   prices: PriceSource,
   payment: Pick<PaymentRow, 'fiat_currency' | 'fiat_value'>,
+  options: { waitMs?: number } = {},
 ): Promise<AcceptedOption[]> {
   const fiatDecimals = fiatCurrency(payment.fiat_currency)?.decimals ?? 2;
   const offered = chains.networks.flatMap((network) =>
@@ -31,21 +36,36 @@ export async function acceptedOptions(
       ? network.tokens.filter((token) => paymentMethodFor(network, token)).map((token) => ({ network, token }))
       : [],
   );
-  const quoted = await Promise.all(
-    offered.map(async ({ network, token }) => {
-      try {
-        const quote = await quoteTokenAmount(prices, {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late =
+    options.waitMs === undefined
+      ? undefined
+      : new Promise<AcceptedOption[]>((resolve) => {
+          timer = setTimeout(() => resolve([]), options.waitMs);
+        });
+  try {
+    const quoted = await Promise.all(
+      offered.map(({ network, token }) => {
+        const quoting = quoteTokenAmount(prices, {
           fiatCurrency: payment.fiat_currency,
           fiatDecimals,
           fiatAmount: BigInt(payment.fiat_value),
           token,
-        });
-        return [{ network, token, amount: quote.amount, expiresAt: quote.expiresAt }];
-      } catch (error) {
-        if (error instanceof PriceUnavailableError) return [];
-        throw error;
-      }
-    }),
-  );
-  return quoted.flat();
+        }).then(
+          (quote): AcceptedOption[] => [{ network, token, amount: quote.amount, expiresAt: quote.expiresAt }],
+          (error: unknown): AcceptedOption[] => {
+            if (error instanceof PriceUnavailableError) return [];
+            throw error;
+          },
+        );
+        if (!late) return quoting;
+        // A quote that fails after the wait is over has nobody left to tell.
+        quoting.catch(() => undefined);
+        return Promise.race([quoting, late]);
+      }),
+    );
+    return quoted.flat();
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -20,6 +20,9 @@ import {
   transactionUrl,
 } from './checkoutView.ts';
 
+/** The longest a page waits for a token's price before listing the payment without that token. */
+const PRICE_WAIT_MS = 2_000;
+
 /** Ids that look like payment ids; anything else at the checkout root is left to the API's own 404. */
 const PAYMENT_ID = /^pay_[A-Za-z0-9_-]{1,128}$/;
 
@@ -51,7 +54,7 @@ export function registerShowCheckoutPage(app: App, ctx: AppContext, prefix: stri
     if (!ctx.chainServices) return [];
     let accepted: AcceptedOption[];
     try {
-      accepted = await acceptedOptions(ctx.chains, ctx.chainServices.prices, payment);
+      accepted = await acceptedOptions(ctx.chains, ctx.chainServices.prices, payment, { waitMs: PRICE_WAIT_MS });
     } catch (error) {
       request.log.warn({ err: error, paymentId: payment.id }, 'checkout page shows no accepted tokens: pricing failed');
       return [];

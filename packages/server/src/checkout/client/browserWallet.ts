@@ -201,7 +201,7 @@ export function setUpBrowserWallet(setup: BrowserWalletSetup): void {
       );
       if (!option) {
         showError(
-          `The account ${shortAddress(account)} does not hold enough to pay ${choice.amountText} on ${choice.networkName} (with the network's fee where the buyer pays it). Top it up or switch accounts in your wallet, or choose another way to pay, then try again.`,
+          `The account ${shortAddress(account)} does not hold enough to pay ${choice.amountText} on ${choice.networkName}. Top it up or switch accounts in your wallet, or choose another way to pay, then try again.`,
         );
         return;
       }

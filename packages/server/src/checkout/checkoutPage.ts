@@ -121,7 +121,7 @@ function statusViews(model: CheckoutPageModel): SafeHtml[] {
   <div class="wallet-collect" id="wallet-collect" hidden>
     <p>This payment asks for a few details about you before you pay. They go to the payment service only.</p>
   </div>
-  <p class="wallet-progress" id="wallet-progress" hidden></p>
+  <p class="wallet-progress" id="wallet-progress" aria-live="polite" hidden></p>
   <div class="wallet-error" id="wallet-error" role="alert" hidden>
     <p id="wallet-error-text"></p>
     <button type="button" class="button" id="wallet-retry">Try again</button>

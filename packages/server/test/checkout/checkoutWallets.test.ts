@@ -251,7 +251,7 @@ describe('checkout page: accepted tokens up front, EIP-6963 and Wallet Standard 
     await context.close();
   });
 
-  it('pays a Solana option with a Wallet Standard wallet; the page turns to success by itself', async () => {
+  it('pays a Solana option with a Wallet Standard wallet, after a declined signature; the page turns to success by itself', async () => {
     const { gatewayUrl, paymentId } = await createPayment(server, partner.apiKey, merchantId);
     const { context, page } = await newPage();
     const solana = devnet.manifest.solana;
@@ -259,6 +259,7 @@ describe('checkout page: accepted tokens up front, EIP-6963 and Wallet Standard 
       secretKey: buyer('bob').solanaSecretKey,
       name: 'Violet',
       icon: iconDataUri('#6d28d9'),
+      rejectSignatureOnce: true,
     });
     await injectSolanaWallet(page, {
       secretKey: buyer('alice').solanaSecretKey,
@@ -289,9 +290,18 @@ describe('checkout page: accepted tokens up front, EIP-6963 and Wallet Standard 
     );
     await saveScreenshots(page, 'wallet-standard-solana', SCREENS);
 
+    // The buyer declines the first signature: explained, nothing paid; trying again pays.
     await page.getByRole('button', { name: 'Pay with Violet' }).click();
+    const alert = page.getByRole('alert');
+    await expect
+      .poll(() => alert.textContent())
+      .toContain('You declined the request in your wallet, so nothing was paid');
+    expect(
+      (await call(server, `/v1/gateway/payment/${paymentId}/status`, { headers: walletHeaders })).body.status,
+    ).toBe('requires_action');
+    await page.getByRole('button', { name: 'Try again' }).click();
     await expect.poll(() => visibleHeading(page).textContent(), { timeout: 45_000 }).toBe('Payment complete');
-    expect(violet.calls).toEqual(['standard:connect', 'solana:signTransaction']);
+    expect(violet.calls).toEqual(['standard:connect', 'standard:connect', 'solana:signTransaction']);
     const payment = await call(server, `/v1/payments/${paymentId}`, {
       headers: { 'api-key': partner.apiKey, 'merchant-id': merchantId },
     });

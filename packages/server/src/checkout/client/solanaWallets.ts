@@ -1,4 +1,4 @@
-import type { SolanaSigner } from '@paygate/wallet/browser';
+import { type SolanaSigner, UserRejectedError } from '@paygate/wallet/browser';
 import { getWallets } from '@wallet-standard/app';
 import type { Wallet, WalletAccount } from '@wallet-standard/base';
 import type { BrowserWallet } from './browserWallets.ts';
@@ -35,6 +35,19 @@ function base64OfBytes(bytes: Uint8Array): string {
   return btoa(binary);
 }
 
+/**
+ * A wallet's refusal as the SDK's `UserRejectedError`, so the page explains it as declined: Solana wallets answer
+ * a declined request with EIP-1193's code 4001, as their injected providers did before the Wallet Standard.
+ */
+async function declinedAsRejected<T>(method: string, request: () => Promise<T>): Promise<T> {
+  try {
+    return await request();
+  } catch (error) {
+    if ((error as { code?: unknown } | null)?.code === 4001) throw new UserRejectedError(method, { cause: error });
+    throw error;
+  }
+}
+
 function isSolanaWallet(wallet: Wallet): boolean {
   const features = Object.keys(wallet.features);
   return features.includes(CONNECT) && (features.includes(SIGN) || features.includes(SIGN_AND_SEND));
@@ -50,7 +63,9 @@ function solanaWallet(wallet: Wallet): BrowserWallet {
     // The service pays the network fee and signs after the buyer: a wallet must sign without sending.
     unsupported: canSign ? undefined : 'signs only by sending the transaction itself, which this payment cannot use',
     async connect() {
-      const { accounts } = await (wallet.features[CONNECT] as ConnectFeature).connect();
+      const { accounts } = await declinedAsRejected(CONNECT, () =>
+        (wallet.features[CONNECT] as ConnectFeature).connect(),
+      );
       account = [...accounts, ...wallet.accounts].find((candidate) => candidate.features.includes(SIGN));
       return account?.address;
     },
@@ -59,11 +74,13 @@ function solanaWallet(wallet: Wallet): BrowserWallet {
       const signer: SolanaSigner = {
         async signTransaction(base64Transaction) {
           if (!account) throw new Error('The wallet is not connected');
-          const [signed] = await (wallet.features[SIGN] as SignTransactionFeature).signTransaction({
-            account,
-            transaction: bytesOfBase64(base64Transaction),
-            ...(chain ? { chain } : {}),
-          });
+          const [signed] = await declinedAsRejected(SIGN, () =>
+            (wallet.features[SIGN] as SignTransactionFeature).signTransaction({
+              account: account as WalletAccount,
+              transaction: bytesOfBase64(base64Transaction),
+              ...(chain ? { chain } : {}),
+            }),
+          );
           if (!signed) throw new Error('The wallet returned no signed transaction');
           return base64OfBytes(signed.signedTransaction);
         },

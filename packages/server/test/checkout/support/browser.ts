@@ -258,11 +258,12 @@ export async function injectDevnetWallet(
  * A Solana wallet in the page, registered through the Wallet Standard as a wallet extension registers itself,
  * backed by a devnet buyer's key pair in the test process: it connects with that account and signs transactions
  * (`solana:signTransaction`) without sending them. `signAndSendOnly` makes a wallet that offers only
- * `solana:signAndSendTransaction`, which never signs here.
+ * `solana:signAndSendTransaction`, which never signs here; `rejectSignatureOnce` declines the first signature
+ * request as a buyer would (code 4001, as Solana wallets answer).
  */
 export async function injectSolanaWallet(
   page: Page,
-  options: { secretKey: string; name: string; icon: string; signAndSendOnly?: boolean },
+  options: { secretKey: string; name: string; icon: string; signAndSendOnly?: boolean; rejectSignatureOnce?: boolean },
 ) {
   const signer = solanaSignerFromKeyPair(options.secretKey);
   const address = await signer.address();
@@ -273,7 +274,8 @@ export async function injectSolanaWallet(
     return method === 'solana:signTransaction' ? signer.signTransaction(transaction) : '';
   });
   await page.addInitScript(
-    ({ bridge, name, icon, address, publicKey, signAndSendOnly }) => {
+    ({ bridge, name, icon, address, publicKey, signAndSendOnly, rejectSignatureOnce }) => {
+      let rejectNext = rejectSignatureOnce;
       const toBase64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes));
       const fromBase64 = (text: string) => Uint8Array.from(atob(text), (character) => character.charCodeAt(0));
       const call = (window as any)[bridge] as (method: string, transaction: string) => Promise<string>;
@@ -309,12 +311,17 @@ export async function injectSolanaWallet(
         features['solana:signTransaction'] = {
           version: '1.0.0',
           supportedTransactionVersions: ['legacy', 0],
-          signTransaction: (...inputs: { transaction: Uint8Array }[]) =>
-            Promise.all(
+          signTransaction: async (...inputs: { transaction: Uint8Array }[]) => {
+            if (rejectNext) {
+              rejectNext = false;
+              throw Object.assign(new Error('User rejected the request.'), { code: 4001 });
+            }
+            return Promise.all(
               inputs.map(async (input) => ({
                 signedTransaction: fromBase64(await call('solana:signTransaction', toBase64(input.transaction))),
               })),
-            ),
+            );
+          },
         };
       }
       const wallet = {
@@ -338,6 +345,7 @@ export async function injectSolanaWallet(
       address,
       publicKey: [...getBase58Encoder().encode(address)],
       signAndSendOnly: options.signAndSendOnly ?? false,
+      rejectSignatureOnce: options.rejectSignatureOnce ?? false,
     },
   );
   return { address, calls };

@@ -126,15 +126,75 @@ async function walletOf(options: PayOptions, manifest: DevnetManifest | null): P
   return wallet;
 }
 
+/** A network the service accepts, as `GET /v1/networks` lists it. */
+interface AcceptedNetwork {
+  id: string;
+  name: string;
+}
+
+/**
+ * Short names of a network, from its name: `Base Sepolia` is `base-sepolia`, `Devnet EVM A` also `devnet-a`,
+ * `Arbitrum One` also `arbitrum`, `OP Mainnet` also `op`; and the namespace alone (`solana`) when the service
+ * accepts one network of it.
+ */
+function shortNames(network: AcceptedNetwork, all: AcceptedNetwork[]): string[] {
+  const words = network.name
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
+  const names = new Set([words.join('-')]);
+  const shorter = words.filter((word) => !['evm', 'one', 'mainnet'].includes(word));
+  if (shorter.length) names.add(shorter.join('-'));
+  const namespace = network.id.split(':')[0]!;
+  if (all.filter((other) => other.id.startsWith(`${namespace}:`)).length === 1) names.add(namespace);
+  return [...names];
+}
+
+/** `--network` as a CAIP-2 id: given as one, or a short name of a network the service accepts. */
+async function resolveNetwork(network: string | undefined, gatewayUrl: string): Promise<string | undefined> {
+  if (network === undefined || network.includes(':')) return network;
+  const url = `${gatewayUrl.replace(/\/+$/, '')}/v1/networks`;
+  let accepted: AcceptedNetwork[];
+  try {
+    const response = await fetch(url);
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    accepted = ((await response.json()) as { networks: AcceptedNetwork[] }).networks;
+  } catch (error) {
+    throw new CliError(
+      `cannot look up network ${network} at ${url} (${(error as Error).message}): pass its CAIP-2 id, or --gateway-url`,
+    );
+  }
+  const wanted = network.toLowerCase();
+  const found = accepted.find((candidate) => shortNames(candidate, accepted).includes(wanted));
+  if (found) return found.id;
+  const known = accepted.map((candidate) => `${shortNames(candidate, accepted).at(-1)} (${candidate.id})`);
+  throw new CliError(`the service does not pay on ${network}; it accepts ${known.join(', ')}`);
+}
+
+/** Where the service is, as the service itself derives it: BASE_URL, else http://localhost:$PORT. */
+function serviceUrl(env: NodeJS.ProcessEnv): string {
+  return (env.BASE_URL || `http://localhost:${env.PORT || '8080'}`).replace(/\/+$/, '');
+}
+
+/** Names the options a link from elsewhere needs: the checkout address it starts with and the service's API. */
+function linkHint(link: string, options: PayOptions): string {
+  const checkoutUrl = options.checkoutUrl ?? options.gatewayUrl;
+  const base = `${link} is not a payment link of ${checkoutUrl}`;
+  const match = /^(https?:\/\/.+)\/(?:\?pid=)?(pay_[A-Za-z0-9_-]+)\/?$/.exec(link);
+  if (!match) return `${base}: pass the link the service made, or the payment id`;
+  return `${base}: pass --checkout-url ${match[1]} and --gateway-url <the service's BASE_URL> (or set CHECKOUT_URL and BASE_URL, or PORT, as the service has them)`;
+}
+
 function describeOption(option: PaymentOption): string {
   return `${option.amount.display?.assetSymbol ?? option.amount.unit} from ${option.account}`;
 }
 
-async function pay(link: string, options: PayOptions): Promise<boolean> {
-  const checkoutUrl = options.checkoutUrl ?? options.gatewayUrl;
+async function pay(link: string, given: PayOptions): Promise<boolean> {
+  const checkoutUrl = given.checkoutUrl ?? given.gatewayUrl;
   const parsed = parsePaymentLink(link, { checkoutUrl });
-  if (!parsed) throw new CliError(`${link} is not a payment link of ${checkoutUrl} (set --checkout-url)`);
+  if (!parsed) throw new CliError(linkHint(link, given));
   const { paymentId } = parsed;
+  const options = { ...given, network: await resolveNetwork(given.network, given.gatewayUrl) };
   const manifest = readManifest(options.devnetDir);
   const wallet = await walletOf(options, manifest);
   const client = new GatewayClient({ baseUrl: options.gatewayUrl, auth: authOf(options) });
@@ -211,7 +271,10 @@ function buildCli(): Command {
     .addOption(new Option('--api-key <key>', 'partner API key').env('PAYGATE_API_KEY').conflicts(['appId', 'clientId']))
     .addOption(new Option('--app-id <id>', 'wallet app id (with --client-id)').env('PAYGATE_APP_ID'))
     .addOption(new Option('--client-id <id>', 'client id sent with --app-id').env('PAYGATE_CLIENT_ID'))
-    .option('--network <caip2>', 'pay only on this chain, e.g. eip155:31337')
+    .option(
+      '--network <name>',
+      'pay only on this chain: a name the service lists, e.g. devnet-a, devnet-b, solana, base-sepolia, or a CAIP-2 id',
+    )
     .option('--token <symbol>', 'pay only in this token, e.g. USDC')
     .addOption(
       new Option('--evm-key <hex>', 'EVM private key (default: the devnet buyer)').env('PAYGATE_WALLET_EVM_KEY'),
@@ -235,14 +298,17 @@ function buildCli(): Command {
       [],
     )
     .addOption(
-      new Option('--gateway-url <url>', "the service's base URL")
+      new Option('--gateway-url <url>', "the service's API address")
         .env('PAYGATE_GATEWAY_URL')
-        .default('http://localhost:8080'),
+        .default(serviceUrl(process.env), 'BASE_URL, else http://localhost:$PORT, as the service'),
     )
     .addOption(
-      new Option('--checkout-url <url>', 'checkout URL payment links start with (default: the gateway URL)').env(
-        'PAYGATE_CHECKOUT_URL',
-      ),
+      new Option(
+        '--checkout-url <url>',
+        'the address payment links start with (default: CHECKOUT_URL, else the gateway URL, as the service)',
+      )
+        .env('PAYGATE_CHECKOUT_URL')
+        .default(process.env.CHECKOUT_URL || undefined),
     )
     .addOption(
       new Option(

@@ -1,7 +1,4 @@
 #!/usr/bin/env node
-// The wallet CLI runs its TypeScript sources directly; tsx compiles them on load.
-import { register } from 'tsx/esm/api';
-
-register();
-const { runCli } = await import('../src/cli.ts');
+// Runs the built CLI: dist/ is made by `npm run build`, which runs on install in the repository and before packing.
+const { runCli } = await import('../dist/cli.js');
 await runCli(process.argv);

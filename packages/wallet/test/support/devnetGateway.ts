@@ -6,6 +6,7 @@ import { createMerchant, createPayment } from '../../../server/test/support/fixt
 import { call, newPartner, type TestPartner, type TestServer } from '../../../server/test/support/testServer.ts';
 import { GatewayClient } from '../../src/gatewayClient.ts';
 import { startDevnetService } from '../../../server/test/support/devnetService.ts';
+import { ensureCurrentWalletBuild } from './currentBuild.ts';
 
 /** A real service paying on a real devnet, with a partner, a merchant and a wallet app to pay from. */
 export interface DevnetGateway {
@@ -31,10 +32,13 @@ export interface DevnetGateway {
 }
 
 export async function startDevnetGateway(): Promise<DevnetGateway> {
-  const { devnet, devnetDir, server, close } = await startDevnetService({
-    prices: { 'EURC/USD': '1.087', 'ETH/USD': '3000' },
-    env: { DATA_ENCRYPTION_KEY: randomBytes(32).toString('hex') },
-  });
+  const [{ devnet, devnetDir, server, close }] = await Promise.all([
+    startDevnetService({
+      prices: { 'EURC/USD': '1.087', 'ETH/USD': '3000' },
+      env: { DATA_ENCRYPTION_KEY: randomBytes(32).toString('hex') },
+    }),
+    ensureCurrentWalletBuild(),
+  ]);
   const partner = await newPartner(server.db);
   const merchantId = (await createMerchant(server, partner.apiKey)).id;
   const dataMerchantId = (

@@ -204,6 +204,52 @@ describe('quick start on the embedded PostgreSQL', () => {
   });
 });
 
+describe('paygate --help', () => {
+  /** The Node built-ins an import of a source file loads: a probe of what the command line pulls in before it runs. */
+  function builtinsLoadedBy(source: string): Promise<string[]> {
+    const probe = [
+      "import { register } from 'tsx/esm/api';",
+      'register();',
+      'const before = new Set(process.moduleLoadList);',
+      `await import(${JSON.stringify(source)});`,
+      "const added = process.moduleLoadList.filter((name) => !before.has(name) && name.startsWith('NativeModule '));",
+      'process.stdout.write(JSON.stringify(added));',
+    ].join('\n');
+    const child = spawn(process.execPath, ['--input-type=module', '-e', probe], {
+      cwd: path.dirname(PAYGATE_BIN),
+      env: childEnv({}),
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    return new Promise((resolve) => child.once('close', () => resolve(JSON.parse(stdout))));
+  }
+
+  it('lists the commands without loading the HTTP server or the database layer, which a command loads when it runs', async () => {
+    const help = await runCli(['--help'], {});
+    expect(help.code, help.stderr).toBe(0);
+    for (const command of [
+      'start',
+      'devnet',
+      'migrate',
+      'partner',
+      'key',
+      'app',
+      'merchant',
+      'fees',
+      'fiat-destination',
+    ]) {
+      expect(help.stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
+    }
+    const [cli, actions] = await Promise.all([
+      builtinsLoadedBy(path.resolve(path.dirname(PAYGATE_BIN), '../src/main.ts')),
+      builtinsLoadedBy(path.resolve(path.dirname(PAYGATE_BIN), '../src/operatorActions.ts')),
+    ]);
+    expect(actions).toContain('NativeModule http');
+    expect(cli.filter((name) => /NativeModule (http|https|http2|tls|worker_threads)$/.test(name))).toEqual([]);
+  });
+});
+
 describe('paygate devnet', () => {
   it('runs the local chains on their own, prints a manifest whose RPC endpoints answer, and stops on SIGTERM', async () => {
     const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'paygate-devnet-cli-'));

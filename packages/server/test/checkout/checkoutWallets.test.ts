@@ -141,6 +141,54 @@ describe('checkout page: accepted tokens up front, EIP-6963 and Wallet Standard 
     await context.close();
   });
 
+  it("shows a long list's first six ways to pay and the rest on demand, the wallet staying on a phone's first screen", async () => {
+    // Three more USD stablecoins on the second chain make twelve ways to pay, as a service on many networks has.
+    const network = server.ctx.chains.network(devnet.manifest.evm[1]!.caip2)!;
+    const usdc = network.tokens.find((token) => token.symbol === 'USDC')!;
+    const extra = ['1', '2', '3'].map((n) => ({
+      ...usdc,
+      caip19: `${network.caip2}/erc20:0x${n.padStart(40, '0')}`,
+      address: `0x${n.padStart(40, '0')}`,
+      symbol: `USD${n}`,
+    }));
+    network.tokens.push(...extra);
+    try {
+      const { gatewayUrl } = await createPayment(server, partner.apiKey, merchantId);
+      const { context, page } = await newPage();
+      const chain = devnet.manifest.evm[0]!;
+      await injectDevnetWallet(page, {
+        privateKey: buyer('alice').evmPrivateKey,
+        chain: { chainId: chain.chainId, rpcUrl: chain.rpcUrl, name: chain.name },
+        announce: { name: 'Amber Wallet', rdns: 'example.amber', icon: iconDataUri('#b45309') },
+      });
+      await page.goto(gatewayUrl);
+      const showAll = page.getByRole('button', { name: 'Show all 12 ways to pay' });
+      await expect.poll(() => showAll.isVisible()).toBe(true);
+      const shown = page.locator('input[name="accepted"]:visible');
+      expect(await shown.count()).toBe(6);
+      for (const screen of [SCREENS.phone, { width: 375, height: 812 }]) {
+        await page.setViewportSize(screen);
+        expect(await boxOnScreen(page, '#wallet-list button', screen.height)).toBe(true);
+      }
+      await saveScreenshots(page, 'accepted-long-list', SCREENS);
+
+      await showAll.focus();
+      await page.keyboard.press('Enter');
+      expect(await shown.count()).toBe(12);
+      expect(await showAll.count()).toBe(0);
+      expect(
+        await page
+          .locator('input[name="accepted"]')
+          .nth(6)
+          .evaluate((radio) => radio === document.activeElement),
+      ).toBe(true);
+      expect(await page.locator('input[name="accepted"]').first().isChecked()).toBe(true);
+      await context.close();
+    } finally {
+      network.tokens.splice(network.tokens.length - extra.length, extra.length);
+    }
+  });
+
   it('lists two EIP-6963 wallets by name and icon; the buyer picks the second by keyboard and the payment succeeds', async () => {
     const { gatewayUrl, paymentId } = await createPayment(server, partner.apiKey, merchantId);
     const { context, page } = await newPage();

@@ -1,5 +1,6 @@
 import { type GatewayClient, type PaymentStatus, payWithOption, UserRejectedError } from '@paygate/wallet/browser';
 import { formatTokenAmount } from '../checkoutView.ts';
+import { shortenLongList } from './acceptedList.ts';
 import type { BrowserWallet } from './browserWallets.ts';
 import { watchEvmWallets } from './evmWallets.ts';
 import { watchSolanaWallets } from './solanaWallets.ts';
@@ -239,6 +240,7 @@ export function setUpBrowserWallet(setup: BrowserWalletSetup): void {
     }
   }
 
+  shortenLongList(accepted);
   accepted.addEventListener('change', () => {
     errorBox.hidden = true;
     render();

@@ -1,0 +1,25 @@
+/** Up to this many ways to pay are all listed; a longer list shows its first few and a button for the rest. */
+const LISTED_IN_FULL = 10;
+const SHOWN_FIRST = 6;
+
+/**
+ * Keeps a long accepted list (a service on many networks) from pushing the wallets off a phone's first screen: its
+ * first six entries and the picked one stay, the others wait behind "Show all N ways to pay", which shows them and
+ * moves the focus to the first of them. Without JavaScript the whole list shows.
+ */
+export function shortenLongList(accepted: HTMLElement): void {
+  const entries = Array.from(accepted.querySelectorAll<HTMLElement>('label.option'));
+  if (entries.length <= LISTED_IN_FULL) return;
+  const later = entries.filter((entry, index) => index >= SHOWN_FIRST && !entry.querySelector('input:checked'));
+  for (const entry of later) entry.hidden = true;
+  const button = document.createElement('button');
+  button.type = 'button';
+  button.className = 'show-all';
+  button.textContent = `Show all ${entries.length} ways to pay`;
+  button.addEventListener('click', () => {
+    for (const entry of later) entry.hidden = false;
+    button.remove();
+    later[0]?.querySelector('input')?.focus();
+  });
+  accepted.append(button);
+}

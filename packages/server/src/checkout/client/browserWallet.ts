@@ -210,11 +210,14 @@ export function setUpBrowserWallet(setup: BrowserWalletSetup): void {
       const display = option.amount.display;
       const shown = choice.input.closest('label')?.querySelector('.option-amount');
       if (display && shown) {
-        shown.textContent = formatTokenAmount(
+        const amountText = formatTokenAmount(
           option.amount.value,
           { assetSymbol: display.assetSymbol, decimals: display.decimals },
           setup.locale,
         );
+        shown.textContent = amountText;
+        choice.amountText = amountText;
+        title.textContent = `Pay ${amountText} on ${choice.networkName} with`;
       }
       if (option.collectData && !(await collectBuyerData(option.collectData.url))) return;
       showProgress(`Confirm the payment in ${walletName}…`);

@@ -90,6 +90,7 @@ function acceptedList(accepted: readonly AcceptedChoice[]): SafeHtml | undefined
   <div class="option-list accepted-list">
 ${lines(choices)}
   </div>
+  <noscript><p class="no-wallet">Browser wallets need JavaScript: turn it on to pay from this device, or scan the QR code with a phone wallet.</p></noscript>
 </fieldset>`;
 }
 

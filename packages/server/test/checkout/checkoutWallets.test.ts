@@ -137,6 +137,10 @@ describe('checkout page: accepted tokens up front, EIP-6963 and Wallet Standard 
     expect(await acceptedOnPage(plainPage)).toEqual(
       accepted.map((entry, index) => ({ ...entry, checked: index === 0 })),
     );
+    expect(await plainPage.locator('.accepted .no-wallet').textContent()).toBe(
+      'Browser wallets need JavaScript: turn it on to pay from this device, or scan the QR code with a phone wallet.',
+    );
+    await saveScreenshots(plainPage, 'accepted-without-javascript', SCREENS);
     await plain.close();
     await context.close();
   });

@@ -102,16 +102,28 @@ interface Outcome {
   status: string;
   failureCode?: string;
   error?: string;
+  /** ms from the run's start until this payment's confirm was answered. */
+  confirmedMs?: number;
   /** ms from the run's start until this payment was seen final. */
   finalMs?: number;
 }
 
+/**
+ * How the buyers of a crowd move: all together from stage to stage (each stage starts when every buyer finished the
+ * one before, so the RPC calls can be told apart by stage), or each at its own pace, as buyers do.
+ */
+type Pace = 'lockstep' | 'own';
+
 interface CrowdRun {
   size: number;
+  pace: Pace;
   outcomes: Outcome[];
   capMs: number;
-  /** start, options answered, actions executed (signatures, Solana fetch), confirms answered, all final (or time limit). */
-  marks: [Mark, Mark, Mark, Mark, Mark];
+  start: Mark;
+  /** All final, or the time limit. */
+  end: Mark;
+  /** In lockstep: options answered, actions executed (signatures, Solana fetch), confirms answered. */
+  stages?: { options: Mark; actions: Mark; confirms: Mark };
   allFinal: boolean;
   statements: StatementFigures;
 }
@@ -159,9 +171,9 @@ function succeeded(run: CrowdRun): number {
 function printCrowd(label: string, run: CrowdRun, oneMs?: number): void {
   const sorted = latencies(run);
   const total = allFinalMs(run);
-  const elapsed = run.marks[4].at - run.marks[0].at;
+  const elapsed = run.end.at - run.start.at;
   const done = succeeded(run);
-  const [start, options, actions, confirms, final] = run.marks;
+  const { start, end: final, stages } = run;
   write(
     `${label}: succeeded ${done}/${run.size}; ${run.allFinal ? `all final in ${seconds(total)} s` : `NOT all final within the ${seconds(run.capMs)} s limit`}; ` +
       `${(done / (elapsed / 1000)).toFixed(1)} succeeded payments/s over ${seconds(elapsed)} s`,
@@ -172,9 +184,22 @@ function printCrowd(label: string, run: CrowdRun, oneMs?: number): void {
         ? `; concurrency penalty ${run.allFinal ? `${(total / oneMs).toFixed(1)}x` : `>${(elapsed / oneMs).toFixed(1)}x`} (all final / one payment's ${ms(oneMs)} ms)`
         : ''),
   );
+  if (stages)
+    write(
+      `  stages: options ${seconds(stages.options.at - start.at)} s, signatures and Solana fetch ${seconds(stages.actions.at - stages.options.at)} s, ` +
+        `confirms ${seconds(stages.confirms.at - stages.actions.at)} s, confirms answered to all final ${seconds(final.at - stages.confirms.at)} s`,
+    );
+  const afterConfirm = new Map<Method, number[]>();
+  for (const { buyer, confirmedMs, finalMs } of run.outcomes)
+    if (confirmedMs !== undefined && finalMs !== undefined)
+      afterConfirm.set(buyer.method, [...(afterConfirm.get(buyer.method) ?? []), finalMs - confirmedMs]);
   write(
-    `  stages: options ${seconds(options.at - start.at)} s, signatures and Solana fetch ${seconds(actions.at - options.at)} s, ` +
-      `confirms ${seconds(confirms.at - actions.at)} s, confirms answered to all final ${seconds(final.at - confirms.at)} s`,
+    `  from its confirm answered to final, by method (p50 / max ms): ${[...afterConfirm]
+      .map(([method, values]) => {
+        const sortedValues = values.sort((a, b) => a - b);
+        return `${METHOD_NAMES[method]} ${ms(percentile(sortedValues, 0.5))} / ${ms(sortedValues.at(-1) ?? 0)}`;
+      })
+      .join('; ')}`,
   );
   const unfinished = new Map<string, number>();
   for (const outcome of run.outcomes) {
@@ -231,7 +256,9 @@ interface RpcPhases {
 }
 
 function rpcPhases(run: CrowdRun, idle: RpcCounts, idleMs: number): RpcPhases {
-  const [start, options, actions, confirms, final] = run.marks;
+  const { start, end: final, stages } = run;
+  if (!stages) throw new Error('RPC calls are split by stage in lockstep runs only');
+  const { options, actions, confirms } = stages;
   const whole = countsBetween(start.counts, final.counts);
   return {
     idlePerSecond: totalCalls(idle) / (idleMs / 1000),
@@ -576,7 +603,13 @@ async function idleCalls(bench: Bench): Promise<RpcCounts> {
  * the Solana build through the gateway's fetch and a local signature); then every confirm (maxPollMs=0); then
  * status long-polls until each payment is final or the run's time limit passes. The payments are created before.
  */
-async function crowd(bench: Bench, service: Service, buyers: Buyer[], capMs: number): Promise<CrowdRun> {
+async function crowd(
+  bench: Bench,
+  service: Service,
+  buyers: Buyer[],
+  capMs: number,
+  pace: Pace = 'lockstep',
+): Promise<CrowdRun> {
   const ids = await pMap(buyers, () => createPayment(service), { concurrency: 50 });
   const outcomes: Outcome[] = buyers.map((buyer, index) => ({
     buyer,
@@ -595,65 +628,75 @@ async function crowd(bench: Bench, service: Service, buyers: Buyer[], capMs: num
   await service.statements.reset();
   const start = mark();
   const deadline = start.at + capMs;
-  await Promise.all(
-    outcomes.map(async (outcome) => {
-      try {
-        const { options } = await service.client.getOptions(outcome.paymentId, { accounts: [outcome.buyer.account] });
-        outcome.option = pickOption(options, outcome.buyer.account, outcome.buyer.unit);
-      } catch (error) {
-        outcome.error = `options: ${messageOf(error)}`;
-      }
-    }),
-  );
-  const optionsDone = mark();
-  await Promise.all(
-    outcomes.map(async (outcome) => {
-      if (!outcome.option) return;
-      try {
-        outcome.results = await executeOptionActions({
-          client: service.client,
-          paymentId: outcome.paymentId,
-          option: outcome.option,
-          signers: outcome.buyer.signers,
-        });
-      } catch (error) {
-        outcome.error = `actions: ${messageOf(error)}`;
-      }
-    }),
-  );
-  const actionsDone = mark();
-  await Promise.all(
-    outcomes.map(async (outcome) => {
-      if (!outcome.option || !outcome.results) return;
-      try {
-        const status = await service.client.confirm(
-          outcome.paymentId,
-          { optionId: outcome.option.id, results: outcome.results },
-          { maxPollMs: 0 },
-        );
-        outcome.status = status.status;
-        if (status.failureCode !== undefined) outcome.failureCode = status.failureCode;
-        if (status.isFinal) outcome.finalMs = performance.now() - start.at;
-      } catch (error) {
-        outcome.error = `confirm: ${messageOf(error)}`;
-        outcome.results = undefined;
-      }
-    }),
-  );
-  const confirmsDone = mark();
-  await Promise.all(
-    outcomes.map((outcome) =>
-      outcome.results && outcome.finalMs === undefined
-        ? followToFinal(service, outcome, start.at, deadline)
-        : undefined,
-    ),
-  );
+  const getOptions = async (outcome: Outcome) => {
+    try {
+      const { options } = await service.client.getOptions(outcome.paymentId, { accounts: [outcome.buyer.account] });
+      outcome.option = pickOption(options, outcome.buyer.account, outcome.buyer.unit);
+    } catch (error) {
+      outcome.error = `options: ${messageOf(error)}`;
+    }
+  };
+  const execute = async (outcome: Outcome) => {
+    if (!outcome.option) return;
+    try {
+      outcome.results = await executeOptionActions({
+        client: service.client,
+        paymentId: outcome.paymentId,
+        option: outcome.option,
+        signers: outcome.buyer.signers,
+      });
+    } catch (error) {
+      outcome.error = `actions: ${messageOf(error)}`;
+    }
+  };
+  const confirm = async (outcome: Outcome) => {
+    if (!outcome.option || !outcome.results) return;
+    try {
+      const status = await service.client.confirm(
+        outcome.paymentId,
+        { optionId: outcome.option.id, results: outcome.results },
+        { maxPollMs: 0 },
+      );
+      outcome.confirmedMs = performance.now() - start.at;
+      outcome.status = status.status;
+      if (status.failureCode !== undefined) outcome.failureCode = status.failureCode;
+      if (status.isFinal) outcome.finalMs = outcome.confirmedMs;
+    } catch (error) {
+      outcome.error = `confirm: ${messageOf(error)}`;
+      outcome.results = undefined;
+    }
+  };
+  const follow = (outcome: Outcome) =>
+    outcome.results && outcome.finalMs === undefined ? followToFinal(service, outcome, start.at, deadline) : undefined;
+
+  let stages: CrowdRun['stages'];
+  if (pace === 'own') {
+    await Promise.all(
+      outcomes.map(async (outcome) => {
+        await getOptions(outcome);
+        await execute(outcome);
+        await confirm(outcome);
+        await follow(outcome);
+      }),
+    );
+  } else {
+    await Promise.all(outcomes.map(getOptions));
+    const options = mark();
+    await Promise.all(outcomes.map(execute));
+    const actions = mark();
+    await Promise.all(outcomes.map(confirm));
+    stages = { options, actions, confirms: mark() };
+    await Promise.all(outcomes.map(follow));
+  }
   const end = mark();
   return {
     size: buyers.length,
+    pace,
     outcomes,
     capMs,
-    marks: [start, optionsDone, actionsDone, confirmsDone, end],
+    start,
+    end,
+    ...(stages ? { stages } : {}),
     allFinal: outcomes.every((outcome) => outcome.finalMs !== undefined),
     statements: await service.statements.read(TOP_STATEMENTS),
   };
@@ -785,20 +828,23 @@ export async function runPipelineBenchmark(): Promise<void> {
       { method: 'permit2' as const, chain: chainA },
       { method: 'solana' as const },
     ];
+    const fifths = [
+      { method: 'eip3009' as const, chain: chainA },
+      { method: 'eip3009' as const, chain: chainB },
+      { method: 'permit2' as const, chain: chainA },
+      { method: 'permit2' as const, chain: chainB },
+      { method: 'solana' as const },
+    ];
     const crowdBuyers = await factory.make(mixed(CROWD, thirds));
-    const largeBuyers = await factory.make(
-      mixed(LARGE_CROWD, [
-        { method: 'eip3009', chain: chainA },
-        { method: 'eip3009', chain: chainB },
-        { method: 'permit2', chain: chainA },
-        { method: 'permit2', chain: chainB },
-        { method: 'solana' },
-      ]),
-    );
+    const crowdOwnBuyers = await factory.make(mixed(CROWD, thirds));
+    const largeBuyers = await factory.make(mixed(LARGE_CROWD, fifths));
+    const largeOwnBuyers = await factory.make(mixed(LARGE_CROWD, fifths));
+    const warmUpBuyers = await factory.make(mixed(CROWD, thirds));
     const honestBuyers = await factory.make(mixed(CROWD, thirds));
     const abusedBuyers = await factory.make(mixed(CROWD, thirds));
     const stuckHolders = Array.from({ length: STUCK_CONFIRMS }, () => factory.nativeHolder(chainA));
     const deepBuyers = await factory.make(mixed(CROWD, thirds));
+    const deepOwnBuyers = await factory.make(mixed(CROWD, thirds));
     const fundStarted = performance.now();
     await factory.fund();
     const evmFunded = [...factory.grants.values()].reduce((sum, grants) => sum + grants.length, 0);
@@ -839,22 +885,25 @@ export async function runPipelineBenchmark(): Promise<void> {
     write();
     write(`2. ${CROWD} buyers at once, depth 1 (${describeMix(crowdBuyers)})`);
     const crowd1 = await crowd(bench, service, crowdBuyers, CROWD_CAP_MS);
-    printCrowd(`${CROWD} at once`, crowd1, one.meanMs);
+    printCrowd(`${CROWD} at once, in lockstep`, crowd1, one.meanMs);
     const rpc1 = rpcPhases(crowd1, idle1, IDLE_MS);
+    const crowd1Own = await crowd(bench, service, crowdOwnBuyers, CROWD_CAP_MS, 'own');
+    printCrowd(`${CROWD} at once, each at its own pace`, crowd1Own, one.meanMs);
 
     write();
     write(
       `3. ${LARGE_CROWD} buyers at once, depth 1 (${describeMix(largeBuyers)}); payments created before, time from the first options request`,
     );
     const large = await crowd(bench, service, largeBuyers, LARGE_CAP_MS);
-    printCrowd(`${LARGE_CROWD} at once`, large);
-    const largeElapsed = large.marks[4].at - large.marks[0].at;
-    const largeRate = succeeded(large) / (largeElapsed / 1000);
-    const largeCalls = totalCalls(countsBetween(large.marks[0].counts, large.marks[4].counts));
+    printCrowd(`${LARGE_CROWD} at once, in lockstep`, large);
+    const largeOwn = await crowd(bench, service, largeOwnBuyers, LARGE_CAP_MS, 'own');
+    printCrowd(`${LARGE_CROWD} at once, each at its own pace`, largeOwn);
+    const rate = (run: CrowdRun) => succeeded(run) / ((run.end.at - run.start.at) / 1000);
+    const largeCalls = totalCalls(countsBetween(largeOwn.start.counts, largeOwn.end.counts));
     write(
-      `  ${largeRate.toFixed(1)} payments/s for this one process (target >= 100); service RPC calls ${largeCalls} (${(largeCalls / LARGE_CROWD).toFixed(2)} per payment)`,
+      `  ${rate(largeOwn).toFixed(1)} payments/s for this one process at the buyers' own pace, ${rate(large).toFixed(1)} in lockstep (target >= 100); service RPC calls ${largeCalls} (${(largeCalls / LARGE_CROWD).toFixed(2)} per payment)`,
     );
-    const largeCpu = cpuBetween(large.marks[0], large.marks[4]);
+    const largeCpu = cpuBetween(largeOwn.start, largeOwn.end);
     if (largeCpu)
       write(
         `  at its CPU per payment, one core given to the service alone would finish ${(1000 / (largeCpu.serviceMs / LARGE_CROWD)).toFixed(0)} payments/s (its database and nodes elsewhere)`,
@@ -869,6 +918,9 @@ export async function runPipelineBenchmark(): Promise<void> {
       `6. abuse, depth 1: ${CROWD} honest buyers at once (${describeMix(honestBuyers)}), alone and beside ${STUCK_CONFIRMS} native-ETH confirms never mined`,
     );
     service = await startService(bench, 'abuse', 1);
+    // A new process is slower at first (code not yet optimised, connections not yet open): warmed up before both runs.
+    const warmUp = await crowd(bench, service, warmUpBuyers, CROWD_CAP_MS, 'own');
+    write(`  warm-up of the new process: ${succeeded(warmUp)}/${CROWD} succeeded (not counted)`);
     const honest = await crowd(bench, service, honestBuyers, CROWD_CAP_MS);
     printCrowd('honest only', honest);
     const stuck: StuckConfirm[] = [];
@@ -919,8 +971,14 @@ export async function runPipelineBenchmark(): Promise<void> {
     );
     const idle12 = await idleCalls(bench);
     const deepCrowd = await crowd(bench, service, deepBuyers, DEEP_CROWD_CAP_MS);
-    printCrowd(`${CROWD} at once, depth ${DEEP_CONFIRMATIONS} (${describeMix(deepBuyers)})`, deepCrowd, deepOne.meanMs);
+    printCrowd(
+      `${CROWD} at once in lockstep, depth ${DEEP_CONFIRMATIONS} (${describeMix(deepBuyers)})`,
+      deepCrowd,
+      deepOne.meanMs,
+    );
     const rpc12 = rpcPhases(deepCrowd, idle12, IDLE_MS);
+    const deepOwn = await crowd(bench, service, deepOwnBuyers, DEEP_CROWD_CAP_MS, 'own');
+    printCrowd(`${CROWD} at once at their own pace, depth ${DEEP_CONFIRMATIONS}`, deepOwn, deepOne.meanMs);
     const problems12 = service.problems.length;
     await service.stop();
     service = undefined;
@@ -940,18 +998,30 @@ export async function runPipelineBenchmark(): Promise<void> {
     const penalty = (run: CrowdRun, oneMs: number) =>
       run.allFinal
         ? `${(allFinalMs(run) / oneMs).toFixed(1)}x`
-        : `>${((run.marks[4].at - run.marks[0].at) / oneMs).toFixed(1)}x`;
+        : `>${((run.end.at - run.start.at) / oneMs).toFixed(1)}x`;
     const row = (label: string, measured: string, target: string) =>
       write(`${label.padEnd(52)} ${measured.padEnd(24)} ${target}`);
     row('one payment alone, depth 1 (mean)', `${ms(one.meanMs)} ms`, '');
-    row(`${CROWD} at once, depth 1: all succeeded`, `${succeeded(crowd1)}/${CROWD}`, `${CROWD}/${CROWD}`);
-    row(`${CROWD} at once, depth 1: concurrency penalty`, penalty(crowd1, one.meanMs), '<= 3x');
+    row(
+      `${CROWD} at once, depth 1: all succeeded`,
+      `${succeeded(crowd1Own)}/${CROWD} (lockstep ${succeeded(crowd1)})`,
+      `${CROWD}/${CROWD}`,
+    );
+    row(
+      `${CROWD} at once, depth 1: concurrency penalty`,
+      `${penalty(crowd1Own, one.meanMs)} (lockstep ${penalty(crowd1, one.meanMs)})`,
+      '<= 3x',
+    );
     row(
       `${LARGE_CROWD} at once: all succeeded`,
-      `${succeeded(large)}/${LARGE_CROWD}${large.allFinal ? '' : ' (time limit)'}`,
+      `${succeeded(largeOwn)}/${LARGE_CROWD} (lockstep ${succeeded(large)})`,
       `${LARGE_CROWD}/${LARGE_CROWD}`,
     );
-    row(`${LARGE_CROWD} at once: payments/s per process`, largeRate.toFixed(1), '>= 100');
+    row(
+      `${LARGE_CROWD} at once: payments/s per process`,
+      `${rate(largeOwn).toFixed(1)} (lockstep ${rate(large).toFixed(1)})`,
+      '>= 100',
+    );
     if (largeCpu)
       row(
         `${LARGE_CROWD} at once: CPU per payment, service / PostgreSQL`,
@@ -960,7 +1030,7 @@ export async function runPipelineBenchmark(): Promise<void> {
       );
     row(
       `depth ${DEEP_CONFIRMATIONS}: ${CROWD} at once / one alone (${ms(deepOne.meanMs)} ms)`,
-      penalty(deepCrowd, deepOne.meanMs),
+      `${penalty(deepOwn, deepOne.meanMs)} (lockstep ${penalty(deepCrowd, deepOne.meanMs)})`,
       '<= 3x',
     );
     row(

@@ -45,7 +45,7 @@ export interface AppContext {
   /** The registry `/metrics` serves. */
   metrics: Registry;
   /** Submits a confirmed payment in this process at once; without it, any process's submission sweep takes it. */
-  submissions?: { soon(paymentId: string): void };
+  submissions?: { soon(paymentId: string, check?: { gas?: bigint }): void };
   /** Sends pending on-chain refunds in this process soon; without it, the refund sender's next round takes them. */
   refunds?: { soon(): void };
   /** Overrides of the logo fetch, for tests only (a private test host, its CA, a DNS table). */

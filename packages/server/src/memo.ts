@@ -16,3 +16,21 @@ export function memoised<K, V>(map: PromiseMap<K, V>, key: K, load: () => Promis
   map.set(key, loading);
   return loading;
 }
+
+/**
+ * A reader of a value that changes over time (a block height, fees), asked of `load` at most once per `maxAgeMs` and
+ * shared by every caller meanwhile; a failed read is not kept.
+ */
+export function sharedFor<V>(maxAgeMs: number, load: () => Promise<V>): () => Promise<V> {
+  let held: { at: number; value: Promise<V> } | undefined;
+  return () => {
+    if (held && Date.now() - held.at < maxAgeMs) return held.value;
+    const value = load();
+    const entry = { at: Date.now(), value };
+    value.catch(() => {
+      if (held === entry) held = undefined;
+    });
+    held = entry;
+    return value;
+  };
+}

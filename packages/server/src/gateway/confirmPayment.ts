@@ -108,14 +108,14 @@ export function registerConfirmPayment(app: App, ctx: AppContext): void {
       requireLiveQuote(option, ctx.clock.now());
       checkAlignment(option, results);
       await requireBuyerData(ctx, payment, option, request.body.collectedData ?? undefined);
-      await verifyResults(chainServicesOf(ctx), ctx.chains, option, results, ctx.clock.now());
+      const check = await verifyResults(chainServicesOf(ctx), ctx.chains, option, results, ctx.clock.now());
 
       const provider = await providerOf(ctx, request);
       const claim = await claimPayment(ctx, payment.id, option, results, provider);
       if (claim === 'taken')
         throw new ApiError('invalid_state', 'Another confirmation of this payment was accepted already.');
       if (claim === 'not_payable') requirePayable(await gatewayPaymentOf(ctx, payment.id), ctx.clock.now());
-      if (typeof claim === 'object') ctx.submissions?.soon(payment.id);
+      if (typeof claim === 'object') ctx.submissions?.soon(payment.id, check);
       const current = typeof claim === 'object' ? claim.claimed : await gatewayPaymentOf(ctx, payment.id);
       return statusAfterLongPoll(ctx, waiter, current, 'processing', request.query.maxPollMs);
     },

@@ -14,6 +14,7 @@ import { readingChain } from './chainFailures.ts';
 import { paymentMethodOf } from './methods/index.ts';
 import type { ChainServices } from './chainServices.ts';
 import type { WalletResult } from './methods/terms.ts';
+import type { ConfirmationCheck } from './methods/paymentMethod.ts';
 
 /** How long a new confirmation is left to the request that confirmed it before any process's sweep takes it. */
 const SUBMISSION_GRACE_MS = 5_000;
@@ -50,7 +51,7 @@ export function verifyResults(
   option: OptionRow,
   results: WalletResult[],
   now: Date,
-): Promise<void> {
+): Promise<ConfirmationCheck> {
   return readingChain(option.network, () =>
     paymentMethodOf(option.terms).verifyConfirmation(services, chains, option, results, now),
   );

@@ -4,6 +4,7 @@ import type { ChainServices } from './chainServices.ts';
 import { repeatEvery, type RepeatingTask } from '../jobs/repeatEvery.ts';
 import { submitDuePayment } from './submitPayment.ts';
 import { type Logger, silentLogger } from '../log.ts';
+import type { ConfirmationCheck } from './methods/paymentMethod.ts';
 
 export interface PaymentSubmissionsOptions {
   /** Submissions under way at once in this process. */
@@ -21,8 +22,8 @@ export interface PaymentSubmissionsOptions {
 export class PaymentSubmissions {
   private readonly concurrency: number;
   private readonly log: Logger;
-  /** Payments waiting or under way here, so a sweep does not queue one twice. */
-  private readonly queued = new Set<string>();
+  /** Payments waiting or under way here, so a sweep does not queue one twice, with what their confirm measured. */
+  private readonly queued = new Map<string, ConfirmationCheck | undefined>();
   private readonly waiting: string[] = [];
   private running = 0;
   private stopped = false;
@@ -50,10 +51,13 @@ export class PaymentSubmissions {
     return submissions;
   }
 
-  /** Submits the payment's confirmation soon in this process, unless it is waiting or under way here already. */
-  soon(paymentId: string): void {
+  /**
+   * Submits the payment's confirmation soon in this process, unless it is waiting or under way here already. The
+   * confirming request passes what its check measured, so the first submission need not ask the chain again.
+   */
+  soon(paymentId: string, check?: ConfirmationCheck): void {
     if (this.stopped || this.queued.has(paymentId)) return;
-    this.queued.add(paymentId);
+    this.queued.set(paymentId, check);
     this.waiting.push(paymentId);
     this.pump();
   }
@@ -76,7 +80,7 @@ export class PaymentSubmissions {
 
   private async submit(paymentId: string): Promise<void> {
     try {
-      await submitDuePayment(this.ctx, this.services, paymentId);
+      await submitDuePayment(this.ctx, this.services, paymentId, this.queued.get(paymentId));
     } catch (error) {
       this.log.warn(`submitting payment ${paymentId} failed: ${(error as Error).message.split('\n')[0]}`);
     } finally {

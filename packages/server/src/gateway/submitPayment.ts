@@ -9,6 +9,7 @@ import {
   watchBuyerTransaction,
 } from './confirmation.ts';
 import { paymentMethodOf } from './methods/index.ts';
+import type { ConfirmationCheck } from './methods/paymentMethod.ts';
 import type { ChainServices } from './chainServices.ts';
 
 /** Longer than any submission takes (its node calls time out well before): no other process takes it meanwhile. */
@@ -34,6 +35,7 @@ async function submitTaken(
   services: ChainServices,
   paymentId: string,
   taken: TakenSubmission,
+  check: ConfirmationCheck | undefined,
 ): Promise<void> {
   try {
     if ((await markProcessing(transitionContext(ctx), taken, paymentId)) !== 'processing') return;
@@ -45,7 +47,15 @@ async function submitTaken(
   // Watched since the confirm; again here for a confirmation accepted before buyers' transfers were watched.
   await watchBuyerTransaction(ctx, ctx.db, paymentId, taken.option, taken.results);
   const values = taken.results.map((result) => result.data[0] ?? '');
-  const submission = await paymentMethodOf(taken.option.terms).submit(ctx, services, paymentId, taken.option, values);
+  const submission = await paymentMethodOf(taken.option.terms).submit(
+    ctx,
+    services,
+    paymentId,
+    taken.option,
+    values,
+    // What the confirm measured holds for its first attempt only, made moments after it.
+    taken.attempt === 1 ? check : undefined,
+  );
   if (submission)
     await changePaymentStatus(transitionContext(ctx), paymentId, 'failed', { failure_code: submission.refused });
 }
@@ -53,13 +63,18 @@ async function submitTaken(
 /**
  * Submits the payment's confirmation if it is due and no other process has it. A failed attempt is due again after
  * a backoff; when the last one fails too, the payment becomes `failed` instead of staying `processing` for ever.
- * Throws what made an attempt fail.
+ * `check` is what the confirming request measured, when it is in this process. Throws what made an attempt fail.
  */
-export async function submitDuePayment(ctx: AppContext, services: ChainServices, paymentId: string): Promise<void> {
+export async function submitDuePayment(
+  ctx: AppContext,
+  services: ChainServices,
+  paymentId: string,
+  check?: ConfirmationCheck,
+): Promise<void> {
   const taken = await takeSubmission(ctx.db, paymentId, SUBMISSION_LEASE_MS);
   if (!taken) return;
   try {
-    await submitTaken(ctx, services, paymentId, taken);
+    await submitTaken(ctx, services, paymentId, taken, check);
   } catch (error) {
     if (taken.attempt < services.submitMaxAttempts) {
       await retrySubmissionAfter(ctx.db, paymentId, retryDelayMs(taken.attempt));

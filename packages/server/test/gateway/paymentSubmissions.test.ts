@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { retrySubmissionAfter, takeSubmission } from '../../src/gateway/confirmation.ts';
+import { submitDuePayment } from '../../src/gateway/submitPayment.ts';
 import { type GatewayTestbed, signTypedDataAsWallet, startGatewayTestbed } from './support/gatewayTestbed.ts';
 
 let bed: GatewayTestbed;
@@ -65,5 +66,34 @@ describe('a confirmed payment', () => {
     const submission = await submissionOf(paymentId);
     expect(submission.submission_attempts).toBe(2);
     expect(submission.submitted_at).not.toBeNull();
+  });
+
+  it('relays with the gas its confirm measured on the first attempt, and measures again on a later one', async () => {
+    const relayedGas = async (paymentId: string) =>
+      (
+        await bed.server.db
+          .selectFrom('evm_transactions')
+          .select('gas')
+          .where('payment_id', '=', paymentId)
+          .executeTakeFirstOrThrow()
+      ).gas;
+    // Far from what the node estimates, so the stored gas tells which one the relayer used (with its 20 % headroom).
+    const measured = { gas: 400_000n };
+
+    const first = await confirmedPayment();
+    await submitDuePayment(bed.server.ctx, bed.services, first, measured);
+    expect(BigInt(await relayedGas(first))).toBe(480_000n);
+
+    const retried = await confirmedPayment();
+    await takeSubmission(bed.server.db, retried, 60_000);
+    await retrySubmissionAfter(bed.server.db, retried, 0);
+    await submitDuePayment(bed.server.ctx, bed.services, retried, measured);
+    const estimated = BigInt(await relayedGas(retried));
+    expect(estimated).toBeGreaterThan(0n);
+    expect(estimated).toBeLessThan(400_000n);
+
+    await bed.startWorkers();
+    expect(await bed.finalStatus(first)).toMatchObject({ status: 'succeeded' });
+    expect(await bed.finalStatus(retried)).toMatchObject({ status: 'succeeded' });
   });
 });

@@ -1,5 +1,6 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { memoised } from '../../src/memo.ts';
+import { memoised, sharedFor } from '../../src/memo.ts';
 
 describe('memoised', () => {
   it('loads once while the promise is held, and again after it failed', async () => {
@@ -31,5 +32,32 @@ describe('memoised', () => {
     failOld(new Error('late'));
     await expect(old).rejects.toThrow('late');
     expect(held.get('k')).toBe(newer);
+  });
+});
+
+describe('sharedFor', () => {
+  it('reads once for every caller within its age, and again once the reading is older', async () => {
+    let reads = 0;
+    const height = sharedFor(50, async () => {
+      reads += 1;
+      return BigInt(reads);
+    });
+    expect(await Promise.all([height(), height(), height()])).toEqual([1n, 1n, 1n]);
+    expect(reads).toBe(1);
+    await sleep(60);
+    expect(await height()).toBe(2n);
+    expect(reads).toBe(2);
+  });
+
+  it('does not keep a failed reading', async () => {
+    let reads = 0;
+    const height = sharedFor(60_000, async () => {
+      reads += 1;
+      if (reads === 1) throw new Error('node down');
+      return 9n;
+    });
+    await expect(height()).rejects.toThrow('node down');
+    expect(await height()).toBe(9n);
+    expect(reads).toBe(2);
   });
 });

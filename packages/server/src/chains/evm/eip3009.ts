@@ -192,16 +192,17 @@ async function explainRefusal(
  * Checks a signed authorisation against the quote and the chain: its terms, then one simulation of
  * `receiveWithAuthorization` as the collector (the only account allowed to call it), in which the token itself checks
  * the signature (ERC-1271 contract wallets included), the nonce and the payer's balance: one RPC call, and the
- * reads that say why only when it fails.
+ * reads that say why only when it fails. The simulation is a gas estimate, returned so that relaying it soon after
+ * need not ask again.
  */
 export async function verifyReceiveAuthorization(
   client: PublicClient,
   params: { typedData: ReceiveAuthorizationTypedData; signature: Hex; expected: ExpectedReceipt; clock: Clock },
-): Promise<void> {
+): Promise<bigint> {
   checkTerms(client, params);
   const { typedData, signature } = params;
   try {
-    await client.simulateContract({
+    return await client.estimateContractGas({
       account: typedData.message.to,
       address: typedData.domain.verifyingContract,
       ...receiveCall(typedData, signature),
@@ -222,9 +223,9 @@ function receiveCall(typedData: ReceiveAuthorizationTypedData, signature: Hex) {
 }
 
 /**
- * Checks the buyer's authorisation and submits it through the relayer. The relayer's gas estimate is the
- * simulation (a call that would revert is refused, with its reason, and nothing is recorded), so a payment costs the
- * estimate and the send. Returns the relayed transaction, which the network's follower sees land.
+ * Checks the buyer's authorisation and submits it through the relayer. The confirm's simulation measured the gas;
+ * without that measure the relayer's gas estimate is the simulation (a call that would revert is refused, with its
+ * reason, and nothing is recorded). Either way a payment costs one simulation and the send. Returns the relayed transaction, which the network's follower sees land.
  */
 export async function relayReceiveWithAuthorization(
   client: PublicClient,
@@ -236,6 +237,8 @@ export async function relayReceiveWithAuthorization(
     expected: ExpectedReceipt;
     clock: Clock;
     paymentId?: string;
+    /** The gas the confirm's simulation measured; the relayer estimates again without it. */
+    gas?: bigint;
   },
 ): Promise<{ id: string; hash: Hex }> {
   if (!isAddressEqual(params.expected.collector, relayer.address))
@@ -248,6 +251,7 @@ export async function relayReceiveWithAuthorization(
       data: encodeFunctionData(receiveCall(params.typedData, params.signature)),
       purpose: 'eip3009_receive',
       ...(params.paymentId ? { paymentId: params.paymentId } : {}),
+      ...(params.gas ? { gas: params.gas } : {}),
     });
   } catch (error) {
     if (!isExecutionRevert(error)) throw error;

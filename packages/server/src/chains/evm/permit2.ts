@@ -215,13 +215,14 @@ async function explainRefusal(client: PublicClient, params: PermitCheck, cause: 
  * Checks a signed permit against the quote and the chain: its terms, then one simulation of `permitTransferFrom` as
  * the collector (Permit2 binds the signature to its caller), in which Permit2 itself checks the signature (ERC-1271
  * contract wallets included), the nonce, the owner's balance and its allowance: one RPC call, and the reads that
- * say why only when it fails.
+ * say why only when it fails. The simulation is a gas estimate, returned so that relaying it soon after need not ask
+ * again.
  */
-export async function verifyPermitTransfer(client: PublicClient, params: PermitCheck): Promise<void> {
+export async function verifyPermitTransfer(client: PublicClient, params: PermitCheck): Promise<bigint> {
   checkPermit(client, params);
   const { typedData, owner, signature } = params;
   try {
-    await client.simulateContract({
+    return await client.estimateContractGas({
       account: typedData.message.spender,
       address: PERMIT2_ADDRESS,
       ...permitTransferCall(typedData, owner, signature),
@@ -248,8 +249,9 @@ function permitTransferCall(typedData: PermitTransferTypedData, owner: Address, 
 
 /**
  * Checks the permit and submits it through the relayer (the buyer's approval of Permit2, when it needed one, is
- * mined already); the tokens go to the collector. The relayer's gas estimate is the simulation, so a payment costs
- * the estimate and the send. The network's follower sees it land.
+ * mined already); the tokens go to the collector. The confirm's simulation measured the gas, so a payment costs that
+ * simulation and the send (the relayer simulates again when no measure is given). The network's follower sees it
+ * land.
  */
 export async function relayPermitTransfer(
   client: PublicClient,
@@ -261,6 +263,8 @@ export async function relayPermitTransfer(
     signature: Hex;
     expected: ExpectedPermitTransfer;
     clock: Clock;
+    /** The gas the confirm's simulation measured; the relayer estimates again without it. */
+    gas?: bigint;
   },
 ): Promise<{ id: string; hash: Hex }> {
   if (!isAddressEqual(params.expected.collector, relayer.address))
@@ -273,6 +277,7 @@ export async function relayPermitTransfer(
       data: encodeFunctionData(permitTransferCall(params.typedData, params.owner, params.signature)),
       purpose: 'permit2_transfer',
       paymentId: params.expected.paymentId,
+      ...(params.gas ? { gas: params.gas } : {}),
     });
   } catch (error) {
     if (!isExecutionRevert(error)) throw error;

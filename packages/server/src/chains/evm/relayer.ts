@@ -44,6 +44,8 @@ export interface RelayRequest {
   /** What the transaction is for, e.g. `eip3009_receive`, `permit2_transfer`, `settlement`. */
   purpose: string;
   paymentId?: string;
+  /** Gas a simulation of this exact call measured moments ago; estimated from the node when absent. */
+  gas?: bigint;
 }
 
 /** A transaction whose gas and fees were read from the chain, ready to be given a nonce, signed and stored. */
@@ -198,7 +200,7 @@ export class Relayer {
     const data = request.data ?? '0x';
     const value = request.value ?? 0n;
     const [gasEstimate, fees, counterExists] = await Promise.all([
-      client.estimateGas({ account: this.address, to: request.to, data, value }),
+      request.gas ?? client.estimateGas({ account: this.address, to: request.to, data, value }),
       this.clients.currentFees(network),
       this.countedNetworks.has(network.caip2) || hasNonceCounter(this.db, network.caip2, this.address),
     ]);

@@ -2,11 +2,17 @@ import { type ChainAdapter, type ChainAdapterOptions, clamp } from '../chainAdap
 import type { SolanaCollector } from './collectorKeyPair.ts';
 import { readSolanaBalances } from './readSolanaBalances.ts';
 import { type SolanaRpc, solanaRpc } from './rpc.ts';
+import { sharedFor } from '../../memo.ts';
 import { commitmentFor, SolanaTransactionSender } from './transactionSender.ts';
 
 export interface SolanaNetworkServices {
   rpc: SolanaRpc;
   sender: SolanaTransactionSender;
+  /**
+   * The `confirmed` block height, read at most once per slot and shared: a crowd's confirms and submissions check
+   * their transactions' lifetimes with one call per slot, not one each.
+   */
+  blockHeight: () => Promise<bigint>;
 }
 
 /** The Solana chain services: one collector key pair, and per network its RPC client and journaled sender. */
@@ -22,15 +28,17 @@ export function startSolanaChain(options: ChainAdapterOptions & { collector: Sol
     if (!network.rpcUrl) return [];
     const rpc = solanaRpc(network.rpcUrl);
     const slotMs = clamp(network.blockTimeMs, 100, 1000);
+    const blockHeight = sharedFor(slotMs, () => rpc.getBlockHeight({ commitment: 'confirmed' }).send());
     const sender = new SolanaTransactionSender({
       db,
       rpc,
+      blockHeight,
       network: network.caip2,
       collector,
       commitment: commitmentFor(network.confirmations),
       onFinal,
     });
-    networks.set(network.caip2, { rpc, sender });
+    networks.set(network.caip2, { rpc, sender, blockHeight });
     // One status poll per slot while something is open: the batched statuses cost the same for one or 256.
     return [
       { chain: network.caip2, step: async () => ({ nextStepInMs: (await sender.follow()).busy ? slotMs : 1000 }) },

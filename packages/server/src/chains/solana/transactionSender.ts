@@ -38,6 +38,8 @@ export function commitmentFor(confirmations: number): 'confirmed' | 'finalized' 
 export interface SolanaTransactionSenderOptions {
   db: Db;
   rpc: SolanaRpc;
+  /** The `confirmed` block height, when something shares one reading among its callers; else asked each time. */
+  blockHeight?: () => Promise<bigint>;
   /** CAIP-2 id of the network `rpc` talks to; the journal is kept per network. */
   network: string;
   collector: SolanaCollector;
@@ -98,7 +100,7 @@ export class SolanaTransactionSender {
    * journaled (the same confirm repeated) is returned as it is.
    */
   async cosignAndRecord(request: CosignRequest): Promise<SolanaJournalEntry> {
-    const { db, rpc, network, collector } = this.options;
+    const { db, rpc, network, collector, blockHeight: sharedBlockHeight } = this.options;
     const signed = await partiallySignTransaction([collector.keyPair], request.transaction);
     const feePayer = Object.keys(signed.signatures)[0];
     if (feePayer !== collector.address)
@@ -113,7 +115,7 @@ export class SolanaTransactionSender {
     if (existing) return this.sameReference(existing, request);
 
     if (!request.builtJustNow) {
-      const blockHeight = await rpc.getBlockHeight({ commitment: 'confirmed' }).send();
+      const blockHeight = await (sharedBlockHeight?.() ?? rpc.getBlockHeight({ commitment: 'confirmed' }).send());
       if (blockHeight > request.lastValidBlockHeight)
         throw new BlockhashExpiredError(request.lastValidBlockHeight, blockHeight);
     }

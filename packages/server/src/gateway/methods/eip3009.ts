@@ -80,7 +80,7 @@ export const eip3009Method: PaymentMethodHandler<Eip3009Terms> = {
       const signature = resultValue(results, 0, SIGNATURE, 'a 0x-prefixed hex signature');
       const client = services.evm.clients.for(acceptedEvmNetwork(chains, option));
       const typedData = authorizationTypedData(option.terms.authorization);
-      await verifyReceiveAuthorization(client, {
+      const gas = await verifyReceiveAuthorization(client, {
         typedData,
         signature,
         expected: {
@@ -91,12 +91,13 @@ export const eip3009Method: PaymentMethodHandler<Eip3009Terms> = {
         },
         clock: { now: () => now },
       });
+      return { gas };
     } catch (error) {
       throw refusalOf('signed authorisation', error);
     }
   },
 
-  submit(ctx, services, paymentId, option, values) {
+  submit(ctx, services, paymentId, option, values, check) {
     const typedData = authorizationTypedData(option.terms.authorization);
     return relayOnce(ctx, services, paymentId, RELAY_PURPOSE, () =>
       relayReceiveWithAuthorization(services.evm.clients.for(configuredEvmNetwork(ctx, option)), services.evm.relayer, {
@@ -111,6 +112,7 @@ export const eip3009Method: PaymentMethodHandler<Eip3009Terms> = {
         },
         clock: ctx.clock,
         paymentId,
+        ...(check?.gas ? { gas: check.gas } : {}),
       }),
     );
   },

@@ -131,6 +131,7 @@ export const nativeMethod: PaymentMethodHandler<NativeTerms> = {
       const hash = resultValue(results, 0, TRANSACTION_HASH, 'the hash of the transfer transaction');
       const network = acceptedEvmNetwork(chains, option);
       await verifyNativeResult(services.evm.clients.for(network), network, option, hash);
+      return {};
     } catch (error) {
       throw refusalOf('payment', error);
     }

@@ -22,6 +22,12 @@ export interface Candidate {
 /** A submission refused before anything was sent fails the payment with this code; null once handed on. */
 export type Submission = { refused: string } | null;
 
+/** What checking a confirm measured on the chain that its submission, moments later, can use instead of asking again. */
+export interface ConfirmationCheck {
+  /** The gas the relayed transaction needs, from the check's simulation of it. */
+  gas?: bigint;
+}
+
 /** A transaction the buyer sent itself, which the network's follower watches for the payment. */
 export interface BuyerTransaction {
   kind: ChainWatchKind;
@@ -77,17 +83,21 @@ export interface PaymentMethodHandler<T extends OptionTerms> {
     option: OptionRow<T>,
     results: WalletResult[],
     now: Date,
-  ): Promise<void>;
+  ): Promise<ConfirmationCheck>;
   /** Claims for this payment, in the confirm's transaction, what the results spend that could pay another one. */
   claim?(trx: Transaction<Database>, paymentId: string, option: OptionRow<T>, results: WalletResult[]): Promise<void>;
   /** The transaction the buyer sent itself that the payment waits on, if the option has one. */
   buyerTransaction?(option: OptionRow<T>, results: WalletResult[]): BuyerTransaction | null;
-  /** Hands the accepted results to the chain layer, which journals and sends them; `values` holds one per action. */
+  /**
+   * Hands the accepted results to the chain layer, which journals and sends them; `values` holds one per action.
+   * `check` is what the confirm measured, when this is its first submission in the confirming process.
+   */
   submit(
     ctx: AppContext,
     services: ChainServices,
     paymentId: string,
     option: OptionRow<T>,
     values: string[],
+    check?: ConfirmationCheck,
   ): Promise<Submission>;
 }

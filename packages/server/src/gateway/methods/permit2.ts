@@ -20,7 +20,7 @@ import {
 import type { NetworkInfo } from '../../chains/registry.ts';
 import { seenWithin, SIGNATURE, sightingWaitMs, TRANSACTION_HASH } from '../walletResultFormats.ts';
 import { configuredEvmNetwork, relayOnce } from './evmRelay.ts';
-import { type PaymentMethodHandler, sentTransferFailure } from './paymentMethod.ts';
+import { type ConfirmationCheck, type PaymentMethodHandler, sentTransferFailure } from './paymentMethod.ts';
 import { acceptedEvmNetwork, refusalOf, resultValue } from './refusals.ts';
 import { signTypedDataParams } from './signTypedDataParams.ts';
 import type { Permit2Terms, StoredPermit, WalletRpcAction } from './terms.ts';
@@ -141,12 +141,12 @@ async function verifyPermit2Results(
   terms: Permit2Terms,
   values: { approvalHash: Hex | null; signature: Hex },
   now: Date,
-): Promise<void> {
+): Promise<ConfirmationCheck> {
   const { permit } = terms;
   if (values.approvalHash) await checkApprovalTransaction(client, network, values.approvalHash, permit);
   const typedData = permitTypedData(permit);
   try {
-    await verifyPermitTransfer(client, {
+    const gas = await verifyPermitTransfer(client, {
       typedData,
       owner: permit.owner,
       signature: values.signature,
@@ -159,9 +159,11 @@ async function verifyPermit2Results(
       },
       clock: { now: () => now },
     });
+    return { gas };
   } catch (error) {
     // The allowance comes with the approval, which may still be on its way; the submission checks again once it is mined.
     if (!(terms.approval && error instanceof PaymentRefusedError && error.code === 'allowance_missing')) throw error;
+    return {};
   }
 }
 
@@ -203,7 +205,13 @@ export const permit2Method: PaymentMethodHandler<Permit2Terms> = {
         : null;
       const signature = resultValue(results, results.length - 1, SIGNATURE, 'a 0x-prefixed hex signature');
       const network = acceptedEvmNetwork(chains, option);
-      await verifyPermit2Results(services.evm.clients.for(network), network, terms, { approvalHash, signature }, now);
+      return await verifyPermit2Results(
+        services.evm.clients.for(network),
+        network,
+        terms,
+        { approvalHash, signature },
+        now,
+      );
     } catch (error) {
       throw refusalOf('payment', error);
     }
@@ -220,7 +228,7 @@ export const permit2Method: PaymentMethodHandler<Permit2Terms> = {
    * Relays the permit from the collector. An option that began with the buyer's approval waits for it without a job:
    * the follower watches the approval and queues this job again once it is mined at the network's depth.
    */
-  async submit(ctx, services, paymentId, option, values) {
+  async submit(ctx, services, paymentId, option, values, check) {
     const { terms } = option;
     if (terms.approval) {
       const approval = await ctx.db
@@ -247,6 +255,8 @@ export const permit2Method: PaymentMethodHandler<Permit2Terms> = {
           owner: permit.owner,
         },
         clock: ctx.clock,
+        // Measured before the approval was mined, if it had one: the transfer's gas is measured again now.
+        ...(check?.gas && !terms.approval ? { gas: check.gas } : {}),
       }),
     );
   },

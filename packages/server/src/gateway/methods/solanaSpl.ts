@@ -80,11 +80,12 @@ export const solanaSplMethod: PaymentMethodHandler<SplTerms> = {
         throw refused(`The signed transaction was refused: ${error.message}.`, error.code);
       throw error;
     }
-    const blockHeight = await solana.rpc.getBlockHeight({ commitment: 'confirmed' }).send();
+    const blockHeight = await solana.blockHeight();
     if (blockHeight > BigInt(terms.transfer.lastValidBlockHeight)) {
       const expired = new BlockhashExpiredError(BigInt(terms.transfer.lastValidBlockHeight), blockHeight);
       throw new ApiError('quote_expired', `${expired.message}; fetch the transaction again.`);
     }
+    return {};
   },
 
   /** Co-signs and sends the buyer's transaction once; journaled by signature, so a retried job sends the same one. */

@@ -14,6 +14,7 @@ import { startWorkers } from './jobs/queue.ts';
 import { serviceTaskList } from './jobs/taskList.ts';
 import type { TransferCrashPoint } from './payouts/crashPoint.ts';
 import { foldPaymentStatsEvery } from './payments/paymentStatsFold.ts';
+import { expireDuePaymentsEvery } from './payments/expiry.ts';
 import { RefundWorker } from './refunds/refundWorker.ts';
 import { SettlementWorker } from './settlement/worker.ts';
 import { type DatabaseHandle, migrateToLatest, openDatabase } from './db/database.ts';
@@ -110,7 +111,7 @@ async function prepareChains(loaded: Config, handle: DatabaseHandle) {
   return { chains, collectorKeys, config };
 }
 
-/** The job workers, the chain followers and the statistics fold of this process. */
+/** The job workers, the chain followers, the statistics fold and the expiry sweeps of this process. */
 async function startBackground(ctx: AppContext, chainServices: ChainServices, logger: Logger) {
   const workers = await startWorkers(ctx.databaseUrl, serviceTaskList(ctx), {
     concurrency: ctx.config.jobConcurrency,
@@ -122,7 +123,8 @@ async function startBackground(ctx: AppContext, chainServices: ChainServices, lo
   });
   followers.registerMetrics(ctx.metrics);
   const statsFold = foldPaymentStatsEvery(ctx.db, 5_000, logger.child({ component: 'stats' }));
-  return { workers, followers, statsFold };
+  const expirySweeps = expireDuePaymentsEvery(ctx, 1_000, logger.child({ component: 'expiry' }));
+  return { workers, followers, statsFold, expirySweeps };
 }
 
 /**
@@ -186,6 +188,7 @@ export async function start(options: StartOptions = {}): Promise<void> {
     await submissions.stop();
     await refunds?.stop();
     await background.statsFold.stop();
+    await background.expirySweeps.stop();
     await settlement?.stop();
     await background.workers.stop();
     await handle.close();

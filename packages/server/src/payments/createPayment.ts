@@ -12,9 +12,7 @@ import { sendStoredResponse } from '../http/storedResponse.ts';
 import { newId } from '../ids.ts';
 import { minimumAmountFor } from '../settlement/feeSchedules.ts';
 import { formatMinorUnits } from '../money.ts';
-import { enqueueJob } from '../jobs/queue.ts';
 import { currencyOfUnit, fiatCurrency } from './currencies.ts';
-import { EXPIRE_PAYMENT_TASK } from './expiry.ts';
 import { liveMerchantOfRequest, MerchantIdHeader, requireMerchantIdHeader } from './merchantHeader.ts';
 import type { MerchantRow, PaymentRow } from './paymentResource.ts';
 import { merchantPaymentStatusName, pollHintMs } from './stateMachine.ts';
@@ -206,7 +204,8 @@ function createdResponse(
 /**
  * Creates a payment for a merchant (D8). The referenceId is idempotent per merchant: the same referenceId and
  * amount return the existing payment (200), another amount is 409. Concurrent creates race on the unique
- * (merchant, referenceId) index, so exactly one payment is made.
+ * (merchant, referenceId) index, so exactly one payment is made. The expiry sweep (`expiry.ts`) expires it when
+ * it is still unpaid at `expiresAt`.
  */
 async function createPayment(
   ctx: AppContext,
@@ -253,12 +252,6 @@ async function createPayment(
     }
     return respond(existing, 200);
   }
-  await enqueueJob(
-    trx,
-    EXPIRE_PAYMENT_TASK,
-    { paymentId: inserted.id },
-    { runAt: expiresAt, jobKey: `expire:${inserted.id}` },
-  );
   await announcePayment(trx, { chains: ctx.chains, baseUrl: ctx.config.baseUrl, now }, inserted, 'payment.created');
   return respond(inserted, 201);
 }

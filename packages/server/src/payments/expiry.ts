@@ -1,14 +1,67 @@
 import type { Task } from 'graphile-worker';
+import pMap from 'p-map';
 import type { AppContext } from '../context.ts';
+import { repeatEvery, type RepeatingTask } from '../jobs/repeatEvery.ts';
+import type { Logger } from '../log.ts';
 import { InvalidTransitionError, changePaymentStatus } from './transitions.ts';
 
+/** The task of the expiry jobs earlier versions queued, one per payment; those still queued run as before. */
 export const EXPIRE_PAYMENT_TASK = 'expire_payment';
 
+/** Payments expired per pass; a pass that expires this many starts the next one at once. */
+const EXPIRE_PER_PASS = 500;
+
+type ExpiryContext = Pick<AppContext, 'db' | 'chains' | 'clock' | 'config'>;
+
+async function expire(ctx: ExpiryContext, paymentId: string): Promise<boolean> {
+  try {
+    await changePaymentStatus(
+      { db: ctx.db, chains: ctx.chains, baseUrl: ctx.config.baseUrl, now: ctx.clock.now() },
+      paymentId,
+      'expired',
+    );
+    return true;
+  } catch (error) {
+    // Paid, cancelled or expired by another process meanwhile.
+    if (error instanceof InvalidTransitionError) return false;
+    throw error;
+  }
+}
+
 /**
- * Scheduled at a payment's `expiresAt`: an unpaid payment becomes expired. A payment paid or cancelled in time is
- * left alone, and a job that runs early (clock skew) is rescheduled by running again later.
+ * Unpaid payments past their `expiresAt` become expired (with their event and notification), the longest overdue
+ * first; returns how many. Reads already treat such a payment as expired, so this makes it so for good.
  */
-export function expirePaymentTask(ctx: Pick<AppContext, 'db' | 'chains' | 'clock' | 'config'>): Task {
+export async function expireDuePayments(ctx: ExpiryContext, limit = EXPIRE_PER_PASS): Promise<number> {
+  const due = await ctx.db
+    .selectFrom('payments')
+    .select('id')
+    .where('status', '=', 'requires_action')
+    .where('expires_at', '<=', ctx.clock.now())
+    .orderBy('expires_at')
+    .limit(limit)
+    .execute();
+  const expired = await pMap(due, ({ id }) => expire(ctx, id), { concurrency: 4 });
+  return expired.filter(Boolean).length;
+}
+
+/**
+ * Expires due payments every `intervalMs` in this process. One sweep over an index of the unpaid payments replaces a
+ * job per payment, which cost each create a job insert and the workers' wake-ups; every process may sweep at once.
+ */
+export function expireDuePaymentsEvery(ctx: ExpiryContext, intervalMs: number, log: Logger): RepeatingTask {
+  const sweeps: RepeatingTask = repeatEvery(
+    async () => {
+      if ((await expireDuePayments(ctx)) === EXPIRE_PER_PASS) sweeps.soon();
+    },
+    intervalMs,
+    (error) => log.warn(`expiring due payments failed: ${error.message}`),
+  );
+  return sweeps;
+}
+
+/** Runs a queued expiry job: an unpaid payment past its expiry becomes expired; one run early is retried later. */
+export function expirePaymentTask(ctx: ExpiryContext): Task {
   return async (payload) => {
     const { paymentId } = payload as { paymentId: string };
     const payment = await ctx.db
@@ -17,17 +70,8 @@ export function expirePaymentTask(ctx: Pick<AppContext, 'db' | 'chains' | 'clock
       .where('id', '=', paymentId)
       .executeTakeFirst();
     if (payment?.status !== 'requires_action') return;
-    const now = ctx.clock.now();
-    if (now < payment.expires_at)
+    if (ctx.clock.now() < payment.expires_at)
       throw new Error(`payment ${paymentId} expires at ${payment.expires_at.toISOString()}, not yet`);
-    try {
-      await changePaymentStatus(
-        { db: ctx.db, chains: ctx.chains, baseUrl: ctx.config.baseUrl, now },
-        paymentId,
-        'expired',
-      );
-    } catch (error) {
-      if (!(error instanceof InvalidTransitionError)) throw error;
-    }
+    await expire(ctx, paymentId);
   };
 }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { EXPIRE_PAYMENT_TASK, expirePaymentTask } from '../../src/payments/expiry.ts';
+import { silentLogger } from '../../src/log.ts';
+import { expireDuePayments, expireDuePaymentsEvery, expirePaymentTask } from '../../src/payments/expiry.ts';
 import { runCommonRouteTests } from '../support/commonRouteTests.ts';
 import { createMerchant, createPayment } from '../support/fixtures.ts';
 import { ManualClock } from '../support/manualClock.ts';
@@ -25,7 +26,6 @@ describe('payment status, reading and cancelling', () => {
   beforeAll(async () => {
     server = await startTestServer({
       context: { clock },
-      tasks: (ctx) => ({ [EXPIRE_PAYMENT_TASK]: expirePaymentTask(ctx) }),
     });
     partner = await newPartner(server.db);
     merchantId = (await createMerchant(server, partner.apiKey)).id;
@@ -78,7 +78,7 @@ describe('payment status, reading and cancelling', () => {
     }
   });
 
-  it('never reports a payment payable after expiresAt, even before the expiry job runs', async () => {
+  it('never reports a payment payable after expiresAt, even before the expiry sweep runs', async () => {
     const { paymentId } = await createPayment(server, partner.apiKey, merchantId);
     clock.advance(16 * 60 * 1000);
     try {
@@ -99,33 +99,49 @@ describe('payment status, reading and cancelling', () => {
     }
   });
 
-  it('the expiry job turns a payment past expiresAt into expired within a second of its due time', async () => {
+  it('the expiry sweep makes a payment past expiresAt expired, with its event, and wakes its long-polls', async () => {
     const { paymentId } = await createPayment(server, partner.apiKey, merchantId);
-    // Make the payment due now in real time; the job, scheduled at the old expiresAt, is moved to match.
+    const polling = get(`/v1/payments/${paymentId}/status?maxPollMs=10000`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Due by the service's clock, which never runs ahead of real time here, so no other test's payment is due early.
     await server.db
       .updateTable('payments')
-      .set({ expires_at: new Date(Date.now() + 300) })
+      .set({ expires_at: new Date(clock.now().getTime() - 1000) })
       .where('id', '=', paymentId)
       .execute();
-    await server.db.executeQuery(
-      (await import('kysely'))
-        .sql`UPDATE graphile_worker._private_jobs SET run_at = now() + interval '300 milliseconds' WHERE key = ${`expire:${paymentId}`}`.compile(
-        server.db,
-      ),
-    );
-    const started = Date.now();
-    const status = await get(`/v1/payments/${paymentId}/status?maxPollMs=5000`);
-    expect(status.body.status).toBe('expired');
-    let stored = '';
-    while (Date.now() - started < 3000) {
-      stored = (
-        await server.db.selectFrom('payments').select('status').where('id', '=', paymentId).executeTakeFirstOrThrow()
-      ).status;
-      if (stored === 'expired') break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
+    const sweeps = expireDuePaymentsEvery(server.ctx, 100, silentLogger);
+    try {
+      expect((await polling).body.status).toBe('expired');
+      const stored = await server.db
+        .selectFrom('payments')
+        .select('status')
+        .where('id', '=', paymentId)
+        .executeTakeFirstOrThrow();
+      expect(stored.status).toBe('expired');
+      const events = await server.db
+        .selectFrom('webhook_events')
+        .select('type')
+        .where('partner_id', '=', partner.partnerId)
+        .where('body', 'like', `%${paymentId}%`)
+        .execute();
+      expect(events.map((event) => event.type).sort()).toEqual(['payment.created', 'payment.expired']);
+      // Expired once: a later pass finds nothing more to do for it.
+      expect(await expireDuePayments(server.ctx)).toBe(0);
+    } finally {
+      await sweeps.stop();
     }
-    expect(stored).toBe('expired');
-    process.stdout.write(`expiry job stored expired ${Date.now() - started - 300} ms after the due time\n`);
+  });
+
+  it('an expiry job an earlier version queued still expires its payment, once', async () => {
+    const { paymentId } = await createPayment(server, partner.apiKey, merchantId);
+    await server.db
+      .updateTable('payments')
+      .set({ expires_at: new Date(clock.now().getTime() - 1000) })
+      .where('id', '=', paymentId)
+      .execute();
+    await expirePaymentTask(server.ctx)({ paymentId }, {} as never);
+    await expirePaymentTask(server.ctx)({ paymentId }, {} as never);
+    expect((await get(`/v1/payments/${paymentId}/status`)).body.status).toBe('expired');
   });
 
   it('maxPollMs=0 answers at once and a change wakes a long-poll', async () => {

@@ -23,6 +23,7 @@ import * as refunds from './0021_refunds.ts';
 import * as settlementChangeNotifications from './0022_settlement_change_notifications.ts';
 import * as partnerPaymentList from './0023_partner_payment_list.ts';
 import * as pendingRedelivery from './0024_pending_redelivery.ts';
+import * as expirySweep from './0025_expiry_sweep.ts';
 
 /** Every schema change, in order; names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -50,4 +51,5 @@ export const migrations: Record<string, Migration> = {
   '0022_settlement_change_notifications': settlementChangeNotifications,
   '0023_partner_payment_list': partnerPaymentList,
   '0024_pending_redelivery': pendingRedelivery,
+  '0025_expiry_sweep': expirySweep,
 };

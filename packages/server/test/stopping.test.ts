@@ -58,6 +58,20 @@ function alive(pid: number): boolean {
   }
 }
 
+/** Whether an EVM node answers JSON-RPC at `url`. */
+async function answers(url: string): Promise<boolean> {
+  try {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }),
+    });
+    return response.ok;
+  } catch {
+    return false;
+  }
+}
+
 async function waitUntil(check: () => Promise<boolean> | boolean, what: string): Promise<void> {
   for (let attempt = 0; attempt < 300; attempt++) {
     if (await check()) return;
@@ -109,15 +123,23 @@ describe('stopping paygate start', () => {
     expect(alive(postmaster!)).toBe(false);
   });
 
-  it('does not leave its PostgreSQL running when it is killed outright (SIGKILL)', async () => {
-    const service = await startInOwnGroup({ DATA_DIR: dataDir, ...NO_CHAIN_ENV, LOG_LEVEL: 'error' });
+  it('does not leave its PostgreSQL or devnet chains running when it is killed outright (SIGKILL)', async () => {
+    const service = await startInOwnGroup({ DATA_DIR: dataDir, CHAINS: 'devnet', LOG_LEVEL: 'error' });
     const postmaster = await postmasterPid(dataDir);
     expect(postmaster).toBeGreaterThan(0);
+    const manifest = JSON.parse(await fs.readFile(path.join(dataDir, 'devnet', 'manifest.json'), 'utf8'));
+    const rpcUrls: string[] = manifest.evm.map((chain: { rpcUrl: string }) => chain.rpcUrl);
+    expect(await Promise.all(rpcUrls.map(answers))).toEqual(rpcUrls.map(() => true));
+
     service.child.kill('SIGKILL');
     expect((await service.exited).signal).toBe('SIGKILL');
-    // Its pipe to the service closed with the service, so PostgreSQL shuts down by itself, cleanly.
+    // Their pipes to the service closed with the service, so PostgreSQL and anvil stop by themselves, cleanly.
     await waitUntil(() => !alive(postmaster!), 'the orphaned postmaster has stopped');
     expect(existsSync(path.join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
+    await waitUntil(
+      async () => (await Promise.all(rpcUrls.map(answers))).every((answered) => !answered),
+      'the orphaned anvil nodes have stopped',
+    );
 
     // The next start finds the cluster stopped and starts it again.
     const next = await startInOwnGroup({ DATA_DIR: dataDir, ...NO_CHAIN_ENV, LOG_LEVEL: 'error' });

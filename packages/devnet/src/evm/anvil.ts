@@ -15,8 +15,38 @@ export function anvilBinary(): string {
 // does not leave anvil nodes behind.
 const liveChildren = new Set<ChildProcess>();
 process.once('exit', () => {
-  for (const child of liveChildren) child.kill('SIGKILL');
+  for (const child of liveChildren) signalGroup(child, 'SIGKILL');
 });
+
+/**
+ * Runs anvil in a process group of its own, under a small shell: a terminal's Ctrl-C (SIGINT to the foreground
+ * group) reaches the process that runs the devnet, which stops anvil once nothing uses the chain any more, instead
+ * of anvil vanishing under it. The shell stops anvil (SIGTERM: it writes its state and exits) when the pipe from
+ * this process closes, so anvil does not outlive this process even when it is killed by a signal that runs no exit
+ * handler. The shell ignores SIGTERM itself and exits with anvil, so waiting for it waits for anvil's state.
+ */
+const GUARDED_ANVIL = [
+  'exec 3<&0',
+  '"$0" "$@" </dev/null 3<&- &',
+  'node=$!',
+  '{ while read -r _; do :; done <&3; kill -TERM "$node" 2>/dev/null; } &',
+  'guard=$!',
+  "trap '' TERM INT",
+  'wait "$node"',
+  'status=$?',
+  'kill -KILL "$guard" 2>/dev/null',
+  'exit "$status"',
+].join('\n');
+
+/** Signals anvil and its shell together (their process group). */
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // Already gone.
+  }
+}
 
 export interface AnvilOptions {
   host: string;
@@ -56,9 +86,10 @@ export async function startAnvil(options: AnvilOptions): Promise<AnvilNode> {
     '--accounts',
     '0',
   ];
-  // A process group of its own: a terminal's Ctrl-C reaches the process that runs the devnet, which stops anvil
-  // itself once nothing uses the chain any more, instead of anvil vanishing under the service.
-  const child = spawn(anvilBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn('sh', ['-c', GUARDED_ANVIL, anvilBinary(), ...args], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached: true,
+  });
   liveChildren.add(child);
   const exited = new Promise<void>((resolve) =>
     child.once('exit', () => {
@@ -70,8 +101,8 @@ export async function startAnvil(options: AnvilOptions): Promise<AnvilNode> {
 
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
+    signalGroup(child, 'SIGTERM');
+    const timer = setTimeout(() => signalGroup(child, 'SIGKILL'), STOP_GRACE_MS);
     await exited;
     clearTimeout(timer);
   };

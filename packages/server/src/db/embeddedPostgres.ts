@@ -50,6 +50,21 @@ async function portAcceptsConnections(port: number): Promise<boolean> {
   });
 }
 
+/** The pid of the postmaster serving `clusterDir`, from its lock file. */
+async function postmasterPid(clusterDir: string): Promise<number | undefined> {
+  const lockFile = await fs.readFile(path.join(clusterDir, 'postmaster.pid'), 'utf8').catch(() => '');
+  const pid = Number(lockFile.split('\n')[0]);
+  return pid > 0 ? pid : undefined;
+}
+
+function signal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(pid, name);
+  } catch {
+    // Already gone.
+  }
+}
+
 /** The port of a postmaster already serving `clusterDir`, read from its lock file, if that server is alive. */
 async function runningServerPort(clusterDir: string): Promise<number | undefined> {
   let lockFile: string;
@@ -166,6 +181,7 @@ export async function startEmbeddedPostgres(
     }).initialise();
   }
   const server = await startPostmaster(
+    clusterDir,
     [
       '-D',
       clusterDir,
@@ -229,7 +245,15 @@ interface Postmaster {
   stop(): Promise<void>;
 }
 
-async function startPostmaster(args: string[], asRoot: boolean, log: (line: string) => void): Promise<Postmaster> {
+/** How long a stop waits for the last sessions to end by themselves before ending them (a fast shutdown). */
+const SMART_SHUTDOWN_MS = 3_000;
+
+async function startPostmaster(
+  clusterDir: string,
+  args: string[],
+  asRoot: boolean,
+  log: (line: string) => void,
+): Promise<Postmaster> {
   const [binary, user] = await Promise.all([postgresBinary(), postgresUser(asRoot)]);
   const child: ChildProcess = spawn('sh', ['-c', GUARDED_POSTMASTER, binary, ...args], {
     ...user,
@@ -251,9 +275,16 @@ async function startPostmaster(args: string[], asRoot: boolean, log: (line: stri
     void exited.then(() => reject(new Error(`PostgreSQL exited before it was ready:\n${output.trim()}`)));
   });
   return {
+    // A smart shutdown first: a pool's last connections close a moment after the pool says it is closed, and a fast
+    // shutdown would end them with a FATAL line each. Sessions still open after a while are ended (fast shutdown).
     stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) child.stdin?.end();
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const pid = await postmasterPid(clusterDir);
+      if (pid !== undefined) signal(pid, 'SIGTERM');
+      const fast = setTimeout(() => child.stdin?.end(), pid === undefined ? 0 : SMART_SHUTDOWN_MS);
       await exited;
+      clearTimeout(fast);
+      child.stdin?.end();
     },
   };
 }

@@ -127,6 +127,15 @@ describe("the README's quick start, against a real paygate start", () => {
       `is not a payment link of http://localhost:${terminal.PORT}: pass --checkout-url https://pay.example.com and --gateway-url`,
     );
 
+    const elsewhereData = await fs.mkdtemp(path.join(os.tmpdir(), 'paygate-readme-other-'));
+    try {
+      const noKeys = await shell(`npx paygate-wallet pay ${paymentId}`, { ...terminal, DATA_DIR: elsewhereData });
+      expect(noKeys.code).toBe(1);
+      expect(noKeys.stderr).toContain(`no ${path.join(elsewhereData, 'devnet', 'manifest.json')}; set DATA_DIR`);
+    } finally {
+      await fs.rm(elsewhereData, { recursive: true, force: true });
+    }
+
     // Solana by its short name, and the payment id alone: the gateway found through PORT.
     const solana = await shell(`npx paygate-wallet pay ${paymentId} --network solana --token USDC`, terminal);
     expect(solana.code, solana.stderr).toBe(0);

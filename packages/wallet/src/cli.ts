@@ -82,7 +82,8 @@ async function walletOf(options: PayOptions, manifest: DevnetManifest | null): P
   if (!evmKey && !solanaKey) {
     if (!manifest) {
       throw new CliError(
-        `no keys: pass --evm-key or --solana-key, or start the devnet (paygate start or paygate devnet) so that ${path.join(options.devnetDir, 'manifest.json')} exists`,
+        `no keys: pass --evm-key or --solana-key, or use the devnet's buyers: no ${path.join(options.devnetDir, 'manifest.json')}; ` +
+          'set DATA_DIR as the service has it (or --devnet-dir), with paygate start or paygate devnet running there',
       );
     }
     const buyer = manifest.buyers.find((candidate) => candidate.name === options.buyer);

@@ -57,14 +57,13 @@ export async function runIdempotently(
     .digest('hex');
   try {
     return await db.transaction().execute(async (trx) => {
-      await sql`SELECT set_config('lock_timeout', ${`${waitMs}ms`}, true)`.execute(trx);
-      const claimed = await trx
-        .insertInto('idempotency_keys')
-        .values({ partner_id: request.partnerId, scope: request.scope, key: request.key, request_hash: requestHash })
-        .onConflict((conflict) => conflict.doNothing())
-        .returning('key')
-        .executeTakeFirst();
-      if (!claimed) {
+      // The wait is bounded in the claim itself: its row sets this transaction's lock timeout before it is inserted.
+      const { rows: claimed } = await sql<{ key: string }>`
+        INSERT INTO idempotency_keys (partner_id, scope, key, request_hash)
+        SELECT ${request.partnerId}, ${request.scope}, ${request.key}, ${requestHash}
+        FROM (SELECT set_config('lock_timeout', ${`${waitMs}ms`}, true)) AS bounded_wait
+        ON CONFLICT DO NOTHING RETURNING key`.execute(trx);
+      if (claimed.length === 0) {
         const stored = await trx
           .selectFrom('idempotency_keys')
           .select(['request_hash', 'response_status', 'response_body'])

@@ -16,7 +16,7 @@ import { currencyOfUnit, fiatCurrency } from './currencies.ts';
 import { liveMerchantOfRequest, MerchantIdHeader, requireMerchantIdHeader } from './merchantHeader.ts';
 import type { MerchantRow, PaymentRow } from './paymentResource.ts';
 import { merchantPaymentStatusName, pollHintMs } from './stateMachine.ts';
-import { announcePayment } from './transitions.ts';
+import { announcedColumns, announceWritten } from './transitions.ts';
 
 const DEFAULT_LIFETIME_S = 15 * 60;
 const MIN_LIFETIME_S = 60;
@@ -237,6 +237,7 @@ async function createPayment(
     })
     .onConflict((conflict) => conflict.columns(['merchant_id', 'reference_id']).doNothing())
     .returningAll()
+    .returning(announcedColumns())
     .executeTakeFirst();
   if (!inserted) {
     const existing = await trx
@@ -252,8 +253,13 @@ async function createPayment(
     }
     return respond(existing, 200);
   }
-  await announcePayment(trx, { chains: ctx.chains, baseUrl: ctx.config.baseUrl, now }, inserted, 'payment.created');
-  return respond(inserted, 201);
+  const created = await announceWritten(
+    trx,
+    { chains: ctx.chains, baseUrl: ctx.config.baseUrl, now },
+    inserted,
+    'payment.created',
+  );
+  return respond(created, 201);
 }
 
 async function handleCreate(

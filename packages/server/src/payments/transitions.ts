@@ -100,6 +100,43 @@ export async function announcePayment(
 }
 
 /**
+ * What a statement that writes a payment returns besides its row, so that the payment's event needs no read of its
+ * own and its long-pollers are notified at commit.
+ */
+export function announcedColumns() {
+  return eventContextColumns({
+    id: sql.ref('payments.id'),
+    merchantId: sql.ref('payments.merchant_id'),
+    partnerId: sql.ref('payments.partner_id'),
+  });
+}
+
+/** Records the event of a payment a statement wrote and returned with `announcedColumns`; the payment's row. */
+export async function announceWritten(
+  trx: Transaction<Database>,
+  context: Omit<TransitionContext, 'db'>,
+  written: PaymentRow & EventContextColumns & { event_notified: unknown },
+  type: PaymentEventType,
+): Promise<PaymentRow> {
+  const {
+    event_merchant_name,
+    event_merchant_logo_file,
+    event_api_version,
+    event_created_at,
+    event_notified: _sent,
+    ...payment
+  } = written;
+  const event = eventContextOf(payment.merchant_id, {
+    event_merchant_name,
+    event_merchant_logo_file,
+    event_api_version,
+    event_created_at,
+  });
+  await recordPaymentEvent(trx, context, payment, type, event);
+  return payment;
+}
+
+/**
  * The one way a payment changes state (D8): checks the transition, writes the state and `changes`, records the
  * webhook event and notifies long-pollers, in one transaction. Asking for the state the payment is already in
  * changes nothing and returns it.
@@ -126,29 +163,9 @@ export async function changePaymentStatus(
       .set({ ...changes, ...fees, status: to, updated_at: context.now })
       .where('id', '=', paymentId)
       .returningAll()
-      .returning(
-        eventContextColumns({
-          id: sql.ref('payments.id'),
-          merchantId: sql.ref('payments.merchant_id'),
-          partnerId: sql.ref('payments.partner_id'),
-        }),
-      )
+      .returning(announcedColumns())
       .executeTakeFirstOrThrow();
-    const {
-      event_merchant_name,
-      event_merchant_logo_file,
-      event_api_version,
-      event_created_at,
-      event_notified: _sent,
-      ...payment
-    } = updated;
-    const event = eventContextOf(payment.merchant_id, {
-      event_merchant_name,
-      event_merchant_logo_file,
-      event_api_version,
-      event_created_at,
-    });
-    await recordPaymentEvent(trx, context, payment, `payment.${to}` as PaymentEventType, event);
+    const payment = await announceWritten(trx, context, updated, `payment.${to}` as PaymentEventType);
     return { payment, changed: true };
   });
 }

@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ApiError } from '../../src/http/errors.ts';
+import { runIdempotently } from '../../src/http/idempotency.ts';
 import { createPartner } from '../../src/partners/partners.ts';
 import { type ServerProcess, startTwoServerProcesses } from '../support/serverProcess.ts';
 import { call, newPartner, startTestServer, type TestPartner, type TestServer } from '../support/testServer.ts';
@@ -42,6 +45,32 @@ describe('Idempotency-Key under concurrency', () => {
     ]);
     expect(results.map((result) => result.status).sort()).toEqual([201, 409]);
     expect(results.find((result) => result.status === 409)?.body.code).toBe('idempotency_conflict');
+  });
+
+  it('a request waits for the first one with its key at most the wait bound, then gets 409 and leaves it alone', async () => {
+    const request = { partnerId: partner.partnerId, scope: 'test slow work', key: 'slow', fingerprint: { a: 1 } };
+    let firstDone = false;
+    const first = runIdempotently(server.db, request, async () => {
+      await sleep(1_500);
+      return { status: 201, body: '{"made":1}' };
+    }).finally(() => {
+      firstDone = true;
+    });
+    await sleep(200);
+    const second = await runIdempotently(server.db, request, async () => ({ status: 201, body: '{"made":2}' }), 300)
+      .then(() => null)
+      .catch((error: unknown) => error);
+    expect(second).toBeInstanceOf(ApiError);
+    expect((second as ApiError).code).toBe('idempotency_conflict');
+    // Answered while the first still held the key: it gave up waiting rather than waiting for it.
+    expect(firstDone).toBe(false);
+    expect(await first).toEqual({ status: 201, body: '{"made":1}' });
+    // Once the first is done, the key replays its response.
+    expect(await runIdempotently(server.db, request, async () => ({ status: 201, body: '{"made":3}' }))).toEqual({
+      status: 201,
+      body: '{"made":1}',
+      replayed: true,
+    });
   });
 
   it('keys are per partner: another partner may use the same key', async () => {

@@ -29,10 +29,33 @@ function serializedRequest(request: LoggedRequest) {
   };
 }
 
-/** The process's logger: JSON lines on stdout; each long-lived part logs through a child naming it. */
-export function createLogger(level: string): Logger {
-  return pino({ level, redact: REDACTED, serializers: { req: serializedRequest } });
-}
-
 /** Writes nothing: the logger of parts run without one (tests and benchmarks that do not read it). */
 export const silentLogger: Logger = pino({ enabled: false });
+
+/** The logger the process made last, for the parts that are handed none (RPC transports, domain events). */
+let processLogger: Logger = silentLogger;
+
+/** The process's logger: JSON lines on stdout; each long-lived part logs through a child naming it. */
+export function createLogger(level: string): Logger {
+  processLogger = pino({ level, redact: REDACTED, serializers: { req: serializedRequest } });
+  return processLogger;
+}
+
+/** The process's logger for a part that is handed none, as a child naming the part. */
+export function componentLog(component: string): Logger {
+  return processLogger.child({ component });
+}
+
+/**
+ * Identifiers and amounts of a domain event: ids, amounts, currencies, networks and transaction hashes, never a
+ * secret or a buyer's data (no emails, addresses of people, form contents).
+ */
+export type DomainEventFields = Record<string, string | number | boolean | null | undefined>;
+
+/**
+ * One `info` line for a domain event (`payment.succeeded`, `settlement.sent`, ...), written once it is recorded
+ * for good (after its transaction commits): `{"event":"payment.succeeded","paymentId":...,"msg":"payment.succeeded"}`.
+ */
+export function logDomainEvent(event: string, fields: DomainEventFields): void {
+  processLogger.info({ component: 'events', event, ...fields }, event);
+}

@@ -17,11 +17,39 @@ export function rpcUrlVariable(caip2: string): string {
   return `RPC_URL_${caip2.replace(/[^A-Za-z0-9]/g, '_').toUpperCase()}`;
 }
 
+/**
+ * A network's RPC URLs as configured: one URL, or several separated by commas (in a CHAINS file also a JSON array of
+ * URLs), tried in that order. Returns them as one comma-separated list, each trimmed; an empty entry or one that is
+ * not an http(s) URL is refused, naming `where` it was set and the entry's position, never the URL (it may hold a
+ * key). A comma inside a URL is written `%2C`.
+ */
+export function parseRpcUrls(value: unknown, where: string): string {
+  const parts = typeof value === 'string' ? value.split(',') : Array.isArray(value) ? value : undefined;
+  if (!parts?.length) throw new ConfigError(`${where} must be an RPC URL or a comma-separated list of them`);
+  return parts
+    .map((part: unknown, index) => {
+      const entry = `${where}: entry ${index + 1} of ${parts.length}`;
+      if (typeof part !== 'string') throw new ConfigError(`${entry} is not a string`);
+      const url = part.trim();
+      if (!url) throw new ConfigError(`${entry} is empty; separate URLs with single commas`);
+      let protocol: string;
+      try {
+        protocol = new URL(url).protocol;
+      } catch {
+        throw new ConfigError(`${entry} is not a URL`);
+      }
+      if (protocol !== 'http:' && protocol !== 'https:') throw new ConfigError(`${entry} is not an http(s) URL`);
+      return url;
+    })
+    .join(',');
+}
+
 /** A preset's networks whose RPC URL is configured, each with it. */
 function configuredNetworks(preset: NetworkInfo[], env: Record<string, string | undefined>): NetworkInfo[] {
   return preset.flatMap((network) => {
-    const rpcUrl = env[rpcUrlVariable(network.caip2)];
-    return rpcUrl ? [{ ...network, rpcUrl }] : [];
+    const variable = rpcUrlVariable(network.caip2);
+    const rpcUrl = env[variable];
+    return rpcUrl ? [{ ...network, rpcUrl: parseRpcUrls(rpcUrl, variable) }] : [];
   });
 }
 
@@ -48,7 +76,14 @@ async function networksFromFile(file: string): Promise<NetworkInfo[]> {
     throw new ConfigError(`CHAINS file ${file} could not be read as JSON: ${(error as Error).message}`);
   }
   if (!Array.isArray(parsed)) throw new ConfigError(`CHAINS file ${file} must hold an array of networks`);
-  return parsed as NetworkInfo[];
+  return (parsed as (Omit<NetworkInfo, 'rpcUrl'> & { rpcUrl?: unknown })[]).map((network, index) =>
+    network.rpcUrl === undefined
+      ? (network as NetworkInfo)
+      : {
+          ...network,
+          rpcUrl: parseRpcUrls(network.rpcUrl, `CHAINS file ${file}, network ${network.caip2 ?? index + 1}, rpcUrl`),
+        },
+  );
 }
 
 /**

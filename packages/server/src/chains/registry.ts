@@ -21,6 +21,7 @@ export interface NetworkInfo {
   caip2: string;
   namespace: Namespace;
   name: string;
+  /** The JSON-RPC URL, or several separated by commas, tried in that order (`rpcUrlList`); never shown. */
   rpcUrl?: string;
   confirmations: number;
   blockTimeMs: number;
@@ -28,6 +29,14 @@ export interface NetworkInfo {
   /** A block explorer whose transaction pages are at `<explorerUrl>/tx/<hash>`; none on local chains. */
   explorerUrl?: string;
   tokens: TokenInfo[];
+}
+
+/** The URLs of a network's `rpcUrl`, in the order they are tried. */
+export function rpcUrlList(rpcUrl: string): string[] {
+  return rpcUrl
+    .split(',')
+    .map((url) => url.trim())
+    .filter(Boolean);
 }
 
 /** The networks and tokens this service accepts, with lookups by CAIP id. */

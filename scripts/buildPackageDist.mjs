@@ -1,6 +1,6 @@
-// Builds dist/ (ESM JavaScript and declarations, by tsc with tsconfig.build.json) beside the current one and then
-// swaps it in, so that a process reading dist/ meanwhile (the CLI, a bundler) sees the old or the new build, never
-// half of one.
+// Builds the package in the current folder to dist/ (ESM JavaScript and declarations, by tsc with its
+// tsconfig.build.json) beside the current build and then swaps it in, so that a process reading dist/ meanwhile (the
+// CLI, a bundler) sees the old or the new build, never half of one.
 import { execFileSync } from 'node:child_process';
 import { renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';

@@ -25,5 +25,5 @@ export async function ensureCurrentWalletBuild(): Promise<void> {
     () => 0,
   );
   if (builtMs >= (await newestSourceMs())) return;
-  await promisify(execFile)(process.execPath, ['scripts/buildDist.mjs'], { cwd: WALLET_DIR });
+  await promisify(execFile)(process.execPath, ['../../scripts/buildPackageDist.mjs'], { cwd: WALLET_DIR });
 }

@@ -1,6 +1,8 @@
+import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { getAddress } from 'viem';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { rpcUrlVariable, setUpChains, testnetNetworks } from '../src/chains/chainConfig.ts';
@@ -8,7 +10,20 @@ import { MAINNET_NETWORKS } from '../src/chains/registry.ts';
 import { TESTNET_NETWORKS } from '../src/chains/testnets.ts';
 import { ConfigError } from '../src/config.ts';
 import { call } from './support/testServer.ts';
-import { startServerProcess } from './support/serverProcess.ts';
+import { childEnv, runCli, startServerProcess } from './support/serverProcess.ts';
+
+const WALLET_BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../wallet/bin/paygate-wallet.js');
+
+/** Runs `paygate-wallet` to completion. */
+function runWallet(args: string[], env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn(process.execPath, [WALLET_BIN, ...args], {
+    env: childEnv(env),
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stderr })));
+}
 
 /** Circle's testnet stablecoins, as Circle publishes them: network, symbol, contract or mint. */
 const CIRCLE_TESTNET_TOKENS = [
@@ -114,6 +129,33 @@ describe('CHAINS=testnet', () => {
         TESTNET_NETWORKS.flatMap((network) => network.tokens.map((token) => token.caip19)),
       );
       expect(listed.text).not.toContain('127.0.0.1');
+
+      // paygate-wallet takes the testnets by their short names (their nodes are unreachable here, so the gateway
+      // answers 502 naming the network the name stood for).
+      const partner = await runCli(['partner', 'create', '--name', 'Testnet partner'], {
+        DATABASE_URL: inject('databaseUrl'),
+      });
+      const { apiKey } = JSON.parse(partner.stdout);
+      const merchant = await call(server, '/v1/merchants', {
+        method: 'POST',
+        headers: { 'api-key': apiKey, 'idempotency-key': 'testnet-merchant' },
+        body: { merchantName: 'Testnet Shop', merchantEmail: 'owner@testnet-shop.com' },
+      });
+      const payment = await call(server, '/v1/payments', {
+        method: 'POST',
+        headers: { 'api-key': apiKey, 'merchant-id': merchant.body.merchant.id },
+        body: { amount: { unit: 'iso4217/USD', value: '100' }, referenceId: 'testnet-1' },
+      });
+      const pay = (network: string) =>
+        runWallet(['pay', payment.body.paymentId, '--network', network, '--evm-key', `0x${'33'.repeat(32)}`], {
+          PAYGATE_API_KEY: apiKey,
+          BASE_URL: server.url,
+        });
+      const [opSepolia, arbitrum] = await Promise.all([pay('op-sepolia'), pay('arbitrum')]);
+      expect(opSepolia.code).toBe(1);
+      expect(opSepolia.stderr).toMatch(/502 bad_gateway: .*eip155:11155420\b/);
+      expect(arbitrum.code).toBe(1);
+      expect(arbitrum.stderr).toMatch(/does not pay on arbitrum; it accepts .*arbitrum-sepolia \(eip155:421614\)/);
     } finally {
       expect(await server.stop()).toBe(0);
     }

@@ -45,6 +45,8 @@ export interface CheckoutPageModel {
   explorerUrls: Record<string, string>;
   /** The networks and tokens the payment can be paid with and the amount in each, the preselected one checked. */
   accepted: AcceptedChoice[];
+  /** Ways to pay the chosen option from any wallet (Solana Pay requests), one panel per option that has one. */
+  anyWalletPanels?: SafeHtml | undefined;
   locale: string;
   /** Where the page's script calls the gateway (`BASE_URL`) and with which public App-Id. */
   apiBaseUrl: string;
@@ -96,11 +98,11 @@ ${lines(choices)}
 
 /**
  * The place for paying the chosen option from any wallet, beside the browser wallets: a deposit address with the
- * exact amount, an EIP-681 or Solana Pay request as a QR code. The service offers none of them yet, so nothing is
- * shown; the page's script shows the panel of the chosen option once it exists.
+ * exact amount, an EIP-681 or Solana Pay request as a QR code. Each panel names its option (`data-asset`); the page's
+ * script shows the chosen option's panel only.
  */
-function anyWalletPanel(): SafeHtml | undefined {
-  return undefined;
+function anyWalletPanel(model: CheckoutPageModel): SafeHtml | undefined {
+  return model.anyWalletPanels;
 }
 
 function statusViews(model: CheckoutPageModel): SafeHtml[] {
@@ -128,7 +130,7 @@ function statusViews(model: CheckoutPageModel): SafeHtml[] {
     <button type="button" class="button" id="wallet-retry">Try again</button>
   </div>
 </div>
-${anyWalletPanel()}
+${anyWalletPanel(model)}
 ${model.accepted.length ? html`<p class="divider"><span>or</span></p>` : undefined}
 ${heading('requires_action', 'Scan to pay')}
 <figure class="qr">

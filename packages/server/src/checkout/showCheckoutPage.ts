@@ -10,6 +10,7 @@ import { checkoutAssets } from './assets.ts';
 import { ensureCheckoutAppId } from './checkoutApp.ts';
 import { type AcceptedChoice, type PageAssets, renderCheckoutPage, renderNotFoundPage } from './checkoutPage.ts';
 import { checkoutContentSecurityPolicy } from './checkoutPolicy.ts';
+import { solanaPayPanels } from './solanaPayPanel.ts';
 import {
   formatFiatAmount,
   formatTimeLeft,
@@ -116,6 +117,7 @@ export function registerShowCheckoutPage(app: App, ctx: AppContext, prefix: stri
     const paidOn = payment.token_asset ? ctx.chains.token(payment.token_asset)?.chain : undefined;
     const explorerUrl = paidOn ? explorerUrls[paidOn] : undefined;
     const paymentLink = `${ctx.config.checkoutUrl}/${payment.id}`;
+    const accepted = status === 'requires_action' ? await acceptedChoices(payment, locale, request) : [];
     return reply.send(
       renderCheckoutPage({
         paymentId: payment.id,
@@ -132,7 +134,8 @@ export function registerShowCheckoutPage(app: App, ctx: AppContext, prefix: stri
         paidText: paid?.display ? formatTokenAmount(paid.value, paid.display, locale) : undefined,
         transactionLink: explorerUrl && paidInfo ? transactionUrl(explorerUrl, paidInfo.txId) : undefined,
         explorerUrls,
-        accepted: status === 'requires_action' ? await acceptedChoices(payment, locale, request) : [],
+        accepted,
+        anyWalletPanels: await solanaPayPanels(ctx, payment, merchant.name, accepted),
         locale,
         apiBaseUrl: ctx.config.baseUrl,
         appId: await appId(),

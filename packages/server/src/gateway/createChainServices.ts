@@ -5,18 +5,20 @@ import { solanaCollector } from '../chains/solana/collectorKeyPair.ts';
 import { startSolanaChain } from '../chains/solana/solanaChain.ts';
 import type { ChainServices, ChainServicesOptions } from './chainServices.ts';
 import { paymentTransferOutcomes } from './transferOutcomes.ts';
+import { solanaPayTransferOutcomes } from '../solanaPay/solanaPayOutcomes.ts';
 import { silentLogger } from '../log.ts';
 
 /** Starts every namespace's chain adapter, reporting what their transfers' ends mean for payments and settlements. */
 export async function createChainServices(options: ChainServicesOptions): Promise<ChainServices> {
   const log = options.log ?? silentLogger;
   const clock = options.clock ?? { now: () => new Date() };
-  const onFinal = paymentTransferOutcomes({
+  const outcomeContext = {
     chains: new ChainRegistry(options.networks),
     baseUrl: options.baseUrl ?? (() => ''),
     clock,
     log,
-  });
+  };
+  const onFinal = paymentTransferOutcomes(outcomeContext);
   const of = (namespace: Namespace) => options.networks.filter((network) => network.namespace === namespace);
   const common = { db: options.db, onFinal, clock, log };
   const evm = startEvmChain({ ...common, networks: of('eip155'), privateKey: options.keys.evmPrivateKey });
@@ -24,6 +26,7 @@ export async function createChainServices(options: ChainServicesOptions): Promis
     ...common,
     networks: of('solana'),
     collector: await solanaCollector(options.keys),
+    onSolanaPayTransfer: solanaPayTransferOutcomes(outcomeContext),
   });
   return {
     prices: options.prices,

@@ -3,6 +3,7 @@ import type { SolanaCollector } from './collectorKeyPair.ts';
 import { readSolanaBalances } from './readSolanaBalances.ts';
 import { type SolanaRpc, solanaRpc } from './rpc.ts';
 import { sharedFor } from '../../memo.ts';
+import { SolanaPayFollower, type SolanaPayTransferHandler } from './solanaPayFollower.ts';
 import { commitmentFor, SolanaTransactionSender } from './transactionSender.ts';
 
 export interface SolanaNetworkServices {
@@ -21,8 +22,14 @@ export interface SolanaChain extends ChainAdapter {
   networks: Map<string, SolanaNetworkServices>;
 }
 
-export function startSolanaChain(options: ChainAdapterOptions & { collector: SolanaCollector }): SolanaChain {
-  const { db, collector, onFinal } = options;
+export interface SolanaChainOptions extends ChainAdapterOptions {
+  collector: SolanaCollector;
+  /** What a transfer carrying a Solana Pay request's reference means; without it, no such transfers are looked for. */
+  onSolanaPayTransfer?: SolanaPayTransferHandler;
+}
+
+export function startSolanaChain(options: SolanaChainOptions): SolanaChain {
+  const { db, collector, onFinal, onSolanaPayTransfer, log } = options;
   const networks = new Map<string, SolanaNetworkServices>();
   const followers = options.networks.flatMap((network) => {
     if (!network.rpcUrl) return [];
@@ -39,9 +46,36 @@ export function startSolanaChain(options: ChainAdapterOptions & { collector: Sol
       onFinal,
     });
     networks.set(network.caip2, { rpc, sender, blockHeight });
-    // One status poll per slot while something is open: the batched statuses cost the same for one or 256.
+    const solanaPay =
+      onSolanaPayTransfer &&
+      new SolanaPayFollower({
+        db,
+        rpc,
+        network: network.caip2,
+        collector: collector.address,
+        commitment: commitmentFor(network.confirmations),
+        onTransfer: onSolanaPayTransfer,
+      });
+    const followSolanaPay = async () => {
+      if (!solanaPay) return false;
+      try {
+        return (await solanaPay.follow()).busy;
+      } catch (error) {
+        // The journal's follower goes on; the next pass reads again from the cursor.
+        log.warn(`following Solana Pay requests on ${network.caip2} failed: ${(error as Error).message}`);
+        return true;
+      }
+    };
+    // One status poll per slot while something is open: the batched statuses cost the same for one or 256; and
+    // one signature read per requested mint while a Solana Pay request is open.
     return [
-      { chain: network.caip2, step: async () => ({ nextStepInMs: (await sender.follow()).busy ? slotMs : 1000 }) },
+      {
+        chain: network.caip2,
+        step: async () => {
+          const [journal, requests] = await Promise.all([sender.follow(), followSolanaPay()]);
+          return { nextStepInMs: journal.busy || requests ? slotMs : 1000 };
+        },
+      },
     ];
   });
   return {

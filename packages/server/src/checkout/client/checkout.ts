@@ -1,5 +1,6 @@
 import { GatewayClient, type PaymentStatus } from '@paygate/wallet/browser';
 import { formatTimeLeft, formatTokenAmount, transactionUrl } from '../checkoutView.ts';
+import { setUpAnyWalletPanels } from './anyWalletPanels.ts';
 import { setUpBrowserWallet } from './browserWallet.ts';
 
 type Status = PaymentStatus['status'];
@@ -130,6 +131,7 @@ function start(root: HTMLElement): void {
 
   if (status === 'requires_action' && document.getElementById('accepted')) {
     setUpBrowserWallet({ client, paymentId, locale, onStatus: applyStatus });
+    setUpAnyWalletPanels();
   }
 }
 

@@ -24,6 +24,7 @@ import * as settlementChangeNotifications from './0022_settlement_change_notific
 import * as partnerPaymentList from './0023_partner_payment_list.ts';
 import * as pendingRedelivery from './0024_pending_redelivery.ts';
 import * as expirySweep from './0025_expiry_sweep.ts';
+import * as solanaPay from './0026_solana_pay.ts';
 
 /** Every schema change, in order; names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -52,4 +53,5 @@ export const migrations: Record<string, Migration> = {
   '0023_partner_payment_list': partnerPaymentList,
   '0024_pending_redelivery': pendingRedelivery,
   '0025_expiry_sweep': expirySweep,
+  '0026_solana_pay': solanaPay,
 };

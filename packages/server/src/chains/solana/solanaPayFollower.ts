@@ -1,0 +1,194 @@
+import { address, signature as toSignature } from '@solana/kit';
+import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
+import type { Transaction } from 'kysely';
+import type { Db } from '../../db/database.ts';
+import type { Database } from '../../db/schema.ts';
+import type { SolanaRpc } from './rpc.ts';
+import { withSolanaPayTables } from './solanaPayTables.ts';
+import {
+  accountKeysOf,
+  type FetchedSolanaTransaction,
+  type SolanaPayTransferCheck,
+  validateSolanaPayTransfer,
+} from './validateSolanaPayTransfer.ts';
+
+/** A transaction that carries an open request's reference, checked against that request. */
+export interface FoundSolanaPayTransfer extends SolanaPayTransferCheck {
+  network: string;
+  signature: string;
+  slot: bigint;
+  reference: string;
+  paymentId: string;
+  /** CAIP-19 id of the token the request asked for. */
+  asset: string;
+  /** What the request asked for, in minor units. */
+  requestedAmount: bigint;
+}
+
+/**
+ * What a found transfer means for its payment, in the transaction that records it; every write is conditional on
+ * the state it reads, so two processes finding the same transfer record it once.
+ */
+export type SolanaPayTransferHandler = (trx: Transaction<Database>, transfer: FoundSolanaPayTransfer) => Promise<void>;
+
+export interface SolanaPayFollowerOptions {
+  db: Db;
+  rpc: SolanaRpc;
+  network: string;
+  /** The owner of the token accounts that Solana Pay requests credit. */
+  collector: string;
+  commitment: 'confirmed' | 'finalized';
+  onTransfer: SolanaPayTransferHandler;
+}
+
+/** The most signatures one `getSignaturesForAddress` call returns. */
+const PAGE = 1000;
+
+/**
+ * Finds the transfers that pay Solana Pay requests. While any request of an unpaid payment is open, each pass reads
+ * the new signatures of the collector's token account of each requested mint (one `getSignaturesForAddress` per
+ * mint, whatever the number of open payments) and fetches each new, successful transaction it did not send itself
+ * once (`getTransaction`); a transaction whose keys hold an open reference is checked and handed to `onTransfer`.
+ * Reading the references themselves would cost one call per open payment per slot instead.
+ */
+export class SolanaPayFollower {
+  private readonly db;
+
+  constructor(private readonly options: SolanaPayFollowerOptions) {
+    this.db = withSolanaPayTables(options.db);
+  }
+
+  async follow(): Promise<{ busy: boolean }> {
+    const { network } = this.options;
+    const mints = await this.db
+      .selectFrom('solana_pay_requests as request')
+      .innerJoin('payments', 'payments.id', 'request.payment_id')
+      .select('request.mint')
+      .distinct()
+      .where('request.network', '=', network)
+      .where('payments.status', '=', 'requires_action')
+      .execute();
+    for (const { mint } of mints) await this.followMint(mint);
+    return { busy: mints.length > 0 };
+  }
+
+  private async followMint(mint: string): Promise<void> {
+    const { rpc, network, collector, commitment } = this.options;
+    const [account] = await findAssociatedTokenPda({
+      owner: address(collector),
+      mint: address(mint),
+      tokenProgram: TOKEN_PROGRAM_ADDRESS,
+    });
+    const cursor = await this.db
+      .selectFrom('solana_pay_cursors')
+      .select('last_signature')
+      .where('network', '=', network)
+      .where('account', '=', account)
+      .executeTakeFirst();
+    // Newest first; pages back until the last signature read (or, the first time, one page).
+    const found: { signature: string; err: unknown }[] = [];
+    let before: string | undefined;
+    for (;;) {
+      const page = await rpc
+        .getSignaturesForAddress(account, {
+          commitment,
+          limit: PAGE,
+          ...(cursor ? { until: toSignature(cursor.last_signature) } : {}),
+          ...(before ? { before: toSignature(before) } : {}),
+        })
+        .send();
+      found.push(...page);
+      if (!cursor || page.length < PAGE) break;
+      before = page[page.length - 1]?.signature;
+    }
+    if (!found.length) return;
+    const successful = found.filter((entry) => entry.err === null).map((entry) => entry.signature);
+    const known = new Set(await this.knownSignatures(successful));
+    let newestRead: string | undefined = found[0]?.signature;
+    // Oldest first, so the cursor can stop at the first one not readable yet.
+    for (const signature of successful.toReversed()) {
+      if (known.has(signature)) continue;
+      const transaction = await rpc
+        .getTransaction(toSignature(signature), { encoding: 'json', maxSupportedTransactionVersion: 0, commitment })
+        .send();
+      if (!transaction) {
+        // Listed but not served at this commitment yet: read again from here next pass.
+        const index = found.findIndex((entry) => entry.signature === signature);
+        newestRead = found[index + 1]?.signature;
+        break;
+      }
+      await this.match(signature, transaction.slot, transaction as unknown as FetchedSolanaTransaction);
+    }
+    if (newestRead) await this.advance(account, cursor?.last_signature, newestRead);
+  }
+
+  /** Signatures already recorded as Solana Pay transfers or sent by the service itself: no need to fetch them. */
+  private async knownSignatures(signatures: string[]): Promise<string[]> {
+    if (!signatures.length) return [];
+    const [recorded, sent] = await Promise.all([
+      this.db.selectFrom('solana_pay_transfers').select('signature').where('signature', 'in', signatures).execute(),
+      this.db.selectFrom('solana_transactions').select('signature').where('signature', 'in', signatures).execute(),
+    ]);
+    return [...recorded, ...sent].map((row) => row.signature);
+  }
+
+  private async match(signature: string, slot: bigint, transaction: FetchedSolanaTransaction): Promise<void> {
+    const { network, collector } = this.options;
+    const keys = accountKeysOf(transaction);
+    const requests = await this.db
+      .selectFrom('solana_pay_requests')
+      .selectAll()
+      .where('network', '=', network)
+      .where('reference', 'in', keys)
+      .execute();
+    for (const request of requests) {
+      const [tokenAccount] = await findAssociatedTokenPda({
+        owner: address(collector),
+        mint: address(request.mint),
+        tokenProgram: TOKEN_PROGRAM_ADDRESS,
+      });
+      const check = validateSolanaPayTransfer(transaction, {
+        reference: request.reference,
+        mint: request.mint,
+        tokenAccount,
+        amount: BigInt(request.amount),
+      });
+      if (!check) return;
+      await this.options.db.transaction().execute((trx) =>
+        this.options.onTransfer(trx, {
+          ...check,
+          network,
+          signature,
+          slot,
+          reference: request.reference,
+          paymentId: request.payment_id,
+          asset: request.asset,
+          requestedAmount: BigInt(request.amount),
+        }),
+      );
+      // One transaction pays one payment: the first reference it carries decides.
+      return;
+    }
+  }
+
+  /** Moves the cursor on, only from where this pass read it: a pass of another process that moved it first wins. */
+  private async advance(account: string, from: string | undefined, to: string): Promise<void> {
+    const { network } = this.options;
+    if (from === to) return;
+    if (!from) {
+      await this.db
+        .insertInto('solana_pay_cursors')
+        .values({ network, account, last_signature: to })
+        .onConflict((conflict) => conflict.columns(['network', 'account']).doNothing())
+        .execute();
+      return;
+    }
+    await this.db
+      .updateTable('solana_pay_cursors')
+      .set({ last_signature: to, updated_at: new Date() })
+      .where('network', '=', network)
+      .where('account', '=', account)
+      .where('last_signature', '=', from)
+      .execute();
+  }
+}

@@ -5,6 +5,7 @@ import { registerFetchPaymentActions } from './fetchPaymentActions.ts';
 import { registerGetGatewayPayment } from './getGatewayPayment.ts';
 import { registerGetGatewayPaymentStatus } from './getGatewayPaymentStatus.ts';
 import { registerGetPaymentOptions } from './getPaymentOptions.ts';
+import { registerSolanaPayRoutes } from '../solanaPay/routes.ts';
 
 /** The wallet-side gateway (D10 to D12): callable with an API key or a wallet app's App-Id and Client-Id. */
 export function registerGatewayRoutes(app: App, ctx: AppContext): void {
@@ -14,4 +15,5 @@ export function registerGatewayRoutes(app: App, ctx: AppContext): void {
   registerConfirmPayment(app, ctx);
   registerGetGatewayPaymentStatus(app, ctx);
   registerCancelGatewayPayment(app, ctx);
+  registerSolanaPayRoutes(app, ctx);
 }

@@ -61,3 +61,12 @@ export async function solanaPayRequestFor(db: Db, spec: SolanaPayRequestSpec): P
     .where('asset', '=', spec.asset)
     .executeTakeFirstOrThrow();
 }
+
+/** The request named by its reference key, if the service made it. */
+export function solanaPayRequestByReference(db: Db, reference: string): Promise<SolanaPayRequest | undefined> {
+  return withSolanaPayTables(db)
+    .selectFrom('solana_pay_requests')
+    .selectAll()
+    .where('reference', '=', reference)
+    .executeTakeFirst();
+}

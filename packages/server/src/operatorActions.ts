@@ -1,5 +1,3 @@
-import { existsSync } from 'node:fs';
-import path from 'node:path';
 import { type Config, loadConfig } from './config.ts';
 import { type DatabaseHandle, type Db, migrateToLatest, openDatabase } from './db/database.ts';
 import { formatDataThreshold } from './gateway/dataCollection/threshold.ts';
@@ -22,15 +20,12 @@ import {
 import { feeSchedule, feesReport, setFeeSchedule } from './settlement/feeSchedules.ts';
 import type { FeeSchedule } from './settlement/fees.ts';
 import { parseFixedFee } from './settlement/fees.ts';
-import { UserFacingError } from './userFacingError.ts';
+import { CliError, requireEmbeddedDatabase } from './operatorDatabase.ts';
 
 /**
  * What the operator commands do, once their arguments are parsed (`operatorCommands.ts` defines them and imports
  * this module only when one runs). Each prints JSON on stdout or throws a message for the operator.
  */
-
-/** A refused operator command; the command line prints its message alone. */
-class CliError extends UserFacingError {}
 
 function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value)}\n`);
@@ -46,21 +41,6 @@ function scheduleJson(schedule: FeeSchedule) {
 async function requirePartner(db: Db, partnerId: string): Promise<void> {
   const found = await db.selectFrom('partners').select('id').where('id', '=', partnerId).executeTakeFirst();
   if (!found) throw new CliError(`partner ${partnerId} does not exist`);
-}
-
-/**
- * An operator command without `DATABASE_URL` joins the embedded database of `DATA_DIR`; where there is none, it says
- * where it looked instead of creating an empty one the running service would never see.
- */
-function requireEmbeddedDatabase(config: Config): void {
-  if (config.databaseUrl) return;
-  const cluster = path.resolve(config.dataDir, 'postgres');
-  if (!existsSync(path.join(cluster, 'PG_VERSION'))) {
-    throw new CliError(
-      `no database in ${cluster}: set DATA_DIR to the folder the service uses (it starts with \`paygate start\`), ` +
-        'or DATABASE_URL to its PostgreSQL; `paygate migrate` creates a new one there',
-    );
-  }
 }
 
 /**

@@ -1,12 +1,18 @@
 import { type Command, Option } from 'commander';
+import { loadConfig } from './config.ts';
 import type { SCOPES } from './http/auth.ts';
 import type { MERCHANT_STATUSES } from './merchants/merchantResource.ts';
+import { requireEmbeddedDatabase } from './operatorDatabase.ts';
 
 /**
  * The operator commands' names, options and help. What a command does lives in `operatorActions.ts`, imported when
- * the command runs: `paygate --help` and a mistyped option never load the database layer.
+ * the command runs: `paygate --help` and a mistyped option never load the database layer, and neither does a command
+ * refused because DATA_DIR holds no database.
  */
-const actions = () => import('./operatorActions.ts');
+function actions(options: { create?: boolean } = {}) {
+  if (!options.create) requireEmbeddedDatabase(loadConfig());
+  return import('./operatorActions.ts');
+}
 
 /** The API key scopes and merchant statuses, spelled here so that help needs no import; the types keep them equal. */
 const SCOPE_NAMES = ['merchants', 'payments', 'gateway'] as const satisfies typeof SCOPES;
@@ -17,7 +23,7 @@ export function addMigrateCommand(program: Command): void {
   program
     .command('migrate')
     .description('apply database migrations')
-    .action(async () => (await actions()).migrate());
+    .action(async () => (await actions({ create: true })).migrate());
 }
 
 /** Partners: create, list, buyer-data threshold, pinned API version, fee schedule. */

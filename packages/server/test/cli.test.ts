@@ -174,7 +174,13 @@ describe('quick start on the embedded PostgreSQL', () => {
   afterAll(() => fs.rm(dataDir, { recursive: true, force: true }));
 
   it('starts with no DATABASE_URL on the devnet, prints a demo key once, lets the CLI join its database, and stops cleanly', async () => {
-    const first = await startServerProcess({ DATA_DIR: dataDir, CHAINS: 'devnet', LOG_LEVEL: 'info' });
+    // Request lines are logged at info only when asked for.
+    const first = await startServerProcess({
+      DATA_DIR: dataDir,
+      CHAINS: 'devnet',
+      LOG_LEVEL: 'info',
+      LOG_REQUESTS: 'true',
+    });
     const apiKey = (await first.waitForOutput(/apiKey: +(\S+)/))[1];
     expect(apiKey).toMatch(/^sk_/);
     expect((await call(first, '/v1/merchants', { headers: { 'api-key': apiKey! } })).status).toBe(200);

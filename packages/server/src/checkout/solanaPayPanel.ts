@@ -2,6 +2,7 @@ import QRCode from 'qrcode';
 import type { AppContext } from '../context.ts';
 import type { PaymentRow } from '../payments/paymentResource.ts';
 import { solanaPayRequestFor } from '../solanaPay/solanaPayRequests.ts';
+import { transactionRequestLink } from '../solanaPay/transactionRequestSchemas.ts';
 import { transferRequestUri } from '../solanaPay/transferRequestUri.ts';
 import type { AcceptedChoice } from './checkoutPage.ts';
 import { attributes, escapeHtml, html, lines, type SafeHtml, trustedHtml } from './html.ts';
@@ -62,6 +63,7 @@ ${trustedHtml(await uriQrSvg(uri, `Solana Pay QR code: ${choice.amountText} on $
     <figcaption>Scan with a Solana Pay wallet. It sends exactly ${choice.amountText} on ${choice.networkName}.</figcaption>
   </figure>
   <p><a class="button" href="${uri}">Open in a Solana wallet</a></p>
+  <p class="solana-pay-sponsored">No SOL for the fee? <a${attributes({ href: transactionRequestLink(ctx.config.baseUrl, request.reference), 'data-solana-pay-transaction-request': '' })}>Pay with the fee paid for you</a> in a wallet that takes Solana Pay transaction requests.</p>
   <p><label for="${id}-uri">Solana Pay request</label> <input type="text" readonly class="copy-text"${attributes({ id: `${id}-uri`, value: uri, 'data-solana-pay-uri': '' })}> <button type="button" class="button copy" ${attributes({ 'data-copy': `${id}-uri` })} hidden>Copy</button></p>
 </section>`;
         })(),

@@ -52,7 +52,13 @@ describe('Solana Pay transaction requests: GET label and icon, POST a transactio
       .find((parsed) => parsed?.splToken === usdcMint);
     const reference = request?.references[0];
     if (!reference) throw new Error('no Solana Pay request on the page');
-    return { paymentId, reference, path: `/v1/solana-pay/requests/${reference}` };
+    // The page's transaction request link for the same request: `solana:` and the percent-encoded URL.
+    const links = [...page.matchAll(/href="(solana:[^"]+)" data-solana-pay-transaction-request/g)].map((match) =>
+      decodeURIComponent((match[1] as string).slice('solana:'.length)),
+    );
+    const path = `/v1/solana-pay/requests/${reference}`;
+    expect(links).toContain(`${server.url}${path}`);
+    return { paymentId, reference, path };
   }
 
   /** The wallet's side: signs the returned transaction with the account's key and sends it. */

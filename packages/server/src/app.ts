@@ -6,7 +6,7 @@ import type { App, AppContext } from './context.ts';
 import { CredentialVerifier, registerAuth } from './http/auth.ts';
 import { answerClientError, MAX_PARAM_LENGTH, registerErrorHandlers, replyWithError } from './http/errorHandler.ts';
 import { registerOpsRoutes } from './http/ops.ts';
-import { requestLogger } from './http/requestLogger.ts';
+import { RequestLines, requestLogger } from './http/requestLogger.ts';
 import { registerRequestMetrics } from './http/requestMetrics.ts';
 import { RouteMethods } from './http/routeMethods.ts';
 import { registerValidators } from './http/validation.ts';
@@ -46,6 +46,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   const app = Fastify({
     loggerInstance: ctx.logger as FastifyBaseLogger,
     childLoggerFactory: requestLogger,
+    logController: new RequestLines(config.logRequests),
     bodyLimit: config.bodyLimitBytes,
     // A client that sends its request slowly is cut off (408) instead of holding a connection; timeouts are
     // checked every second rather than Node's default 30 s.

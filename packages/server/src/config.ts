@@ -16,6 +16,8 @@ export interface Config {
   priceSource: 'fixed' | 'coinbase';
   demoPartner: 'auto' | 'always' | 'never';
   logLevel: string;
+  /** Fastify's line per request at `info` (LOG_REQUESTS=true); at `debug` otherwise. */
+  logRequests: boolean;
   bodyLimitBytes: number;
   /** How long a client may take to send a whole request, and its headers: slow senders are cut off. */
   requestTimeoutMs: number;
@@ -141,6 +143,7 @@ export function loadConfig(env: Env = process.env): Config {
     priceSource,
     demoPartner: demoPartner as Config['demoPartner'],
     logLevel: env.LOG_LEVEL || 'info',
+    logRequests: boolean(env, 'LOG_REQUESTS', false),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
     ...requestTimeouts(env),
     longPollsPerPayment: integer(env, 'LONG_POLLS_PER_PAYMENT', 1_000, 1, 1_000_000),

@@ -1,4 +1,5 @@
-import { Kysely, Migrator, PostgresDialect, sql, type Transaction } from 'kysely';
+import { Kysely, Migrator, sql, type Transaction } from 'kysely';
+import { CommitAwarePostgresDialect } from './afterCommit.ts';
 import { UserFacingError } from '../userFacingError.ts';
 import pg from 'pg';
 import type { Config } from '../config.ts';
@@ -29,7 +30,7 @@ export function connect(url: string, poolSize: number): Db {
   const pool = new pg.Pool({ connectionString: url, max: poolSize });
   // An idle client losing its connection (database restart) must not crash the process.
   pool.on('error', () => {});
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return new Kysely<Database>({ dialect: new CommitAwarePostgresDialect({ pool }) });
 }
 
 /** Applies the service's migrations and installs the job queue's schema. */

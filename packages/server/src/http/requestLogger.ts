@@ -1,4 +1,4 @@
-import type { FastifyBaseLogger } from 'fastify';
+import { type FastifyBaseLogger, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import type { Bindings, ChildLoggerOptions, Level, Logger } from 'pino';
 
 /**
@@ -68,4 +68,34 @@ export function requestLogger(
 ): FastifyBaseLogger {
   if (options.level !== undefined) return logger.child(bindings, options);
   return new LazyRequestLogger(logger as Logger, bindings, options);
+}
+
+/**
+ * Fastify's lines about each request (incoming, completed, route not found) at `info` when the operator asks for them
+ * (LOG_REQUESTS=true), else at `debug`, so the default log holds what happened to payments and money, not traffic.
+ * Failed requests are still logged as errors.
+ */
+export class RequestLines extends LogController {
+  private readonly level: 'info' | 'debug';
+
+  constructor(logRequests: boolean) {
+    super();
+    this.level = logRequests ? 'info' : 'debug';
+  }
+
+  override incomingRequest(request: FastifyRequest): void {
+    if (this.isLogDisabled(request)) return;
+    request.log[this.level]({ req: request }, 'incoming request');
+  }
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (this.isLogDisabled(request)) return;
+    if (error) reply.log.error({ res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored');
+    else reply.log[this.level]({ res: reply, responseTime: reply.elapsedTime }, 'request completed');
+  }
+
+  override routeNotFound(request: FastifyRequest): void {
+    if (this.isLogDisabled(request)) return;
+    request.log[this.level](`Route ${request.raw.method}:${request.raw.url} not found`);
+  }
 }

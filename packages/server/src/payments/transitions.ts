@@ -1,5 +1,7 @@
 import { sql, type Transaction, type Updateable } from 'kysely';
+import { afterCommit } from '../db/afterCommit.ts';
 import { type Db, inTransaction } from '../db/database.ts';
+import { logDomainEvent } from '../log.ts';
 import type { Database, PaymentStatus, PaymentsTable } from '../db/schema.ts';
 import { type EventStamp, type EventType, recordEvent } from '../webhooks/events.ts';
 import { feeColumnsOnSuccess } from '../settlement/feeSchedules.ts';
@@ -84,6 +86,27 @@ async function recordPaymentEvent(
   );
 }
 
+/**
+ * The `info` line of a payment's event, written once its transaction commits: ids, amounts, network and hash, no
+ * buyer data.
+ */
+async function logPaymentEvent(trx: Transaction<Database>, payment: PaymentRow, type: PaymentEventType): Promise<void> {
+  await afterCommit(trx, () =>
+    logDomainEvent(type, {
+      paymentId: payment.id,
+      merchantId: payment.merchant_id,
+      partnerId: payment.partner_id,
+      amount: payment.fiat_value,
+      currency: payment.fiat_currency,
+      network: payment.network,
+      token: payment.token_symbol,
+      tokenAmount: payment.token_value,
+      txHash: payment.tx_hash,
+      failureCode: payment.failure_code,
+    }),
+  );
+}
+
 /** Records the payment's webhook event and wakes long-pollers in every process, inside `trx`. */
 export async function announcePayment(
   trx: Transaction<Database>,
@@ -97,6 +120,7 @@ export async function announcePayment(
     )
     .executeTakeFirstOrThrow();
   await recordPaymentEvent(trx, context, payment, type, eventContextOf(payment.merchant_id, columns));
+  if (type === 'payment.created') await logPaymentEvent(trx, payment, type);
 }
 
 /**
@@ -133,6 +157,7 @@ export async function announceWritten(
     event_created_at,
   });
   await recordPaymentEvent(trx, context, payment, type, event);
+  await logPaymentEvent(trx, payment, type);
   return payment;
 }
 

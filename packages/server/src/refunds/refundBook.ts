@@ -1,12 +1,51 @@
-import type { Transaction } from 'kysely';
+import type { Selectable, Transaction } from 'kysely';
+import { afterCommit } from '../db/afterCommit.ts';
 import { inTransaction } from '../db/database.ts';
-import type { Database } from '../db/schema.ts';
+import type { Database, RefundsTable } from '../db/schema.ts';
+import { logDomainEvent } from '../log.ts';
 import type { PayoutBook } from '../payouts/payout.ts';
 import { recordEvent } from '../webhooks/events.ts';
 import { toRefundView } from './refundResource.ts';
 
 /** The purpose under which the chain layer's journals record refund transfers, referenced by refund id. */
 export const REFUND_PURPOSE = 'refund';
+
+type LoggedRefund = Pick<
+  Selectable<RefundsTable>,
+  | 'id'
+  | 'payment_id'
+  | 'merchant_id'
+  | 'partner_id'
+  | 'fiat_value'
+  | 'fiat_currency'
+  | 'token_asset'
+  | 'token_value'
+  | 'tx_hash'
+>;
+
+/** The `info` line of a refund's event, once the transaction that records it commits: ids and amounts only. */
+function logRefundEvent(
+  trx: Transaction<Database>,
+  event: 'refund.sent' | 'refund.succeeded' | 'refund.failed',
+  refund: LoggedRefund,
+): Promise<void> {
+  return afterCommit(trx, () =>
+    logDomainEvent(event, {
+      refundId: refund.id,
+      paymentId: refund.payment_id,
+      merchantId: refund.merchant_id,
+      partnerId: refund.partner_id,
+      amount: refund.fiat_value,
+      currency: refund.fiat_currency,
+      asset: refund.token_asset,
+      tokenAmount: refund.token_value,
+      txHash: refund.tx_hash,
+    }),
+  );
+}
+
+/** Refunds whose `refund.sent` line this process wrote: a pending refund is driven again every round until final. */
+const sentLogged = new Set<string>();
 
 /** The pending on-chain refund ends: succeeded with its transaction, or failed; its event is recorded with it. */
 async function endRefund(
@@ -34,6 +73,8 @@ async function endRefund(
     type: end.status === 'succeeded' ? 'refund.succeeded' : 'refund.failed',
     object: toRefundView(refund),
   });
+  sentLogged.delete(refund.id);
+  await logRefundEvent(trx, end.status === 'succeeded' ? 'refund.succeeded' : 'refund.failed', refund);
   return true;
 }
 
@@ -62,7 +103,13 @@ export function refundBook(clock: { now(): Date }): PayoutBook {
         .skipLocked()
         .executeTakeFirst()) !== undefined,
     // A refund stays pending until its transfer is final; the journal itself says that one was made.
-    markSent: async () => undefined,
+    markSent: async (trx, refundId) => {
+      if (sentLogged.has(refundId)) return;
+      const refund = await trx.selectFrom('refunds').selectAll().where('id', '=', refundId).executeTakeFirst();
+      if (!refund) return;
+      await afterCommit(trx, () => sentLogged.add(refundId));
+      await logRefundEvent(trx, 'refund.sent', refund);
+    },
     fail: async (trx, refundId, reason, now) => {
       await failRefund(trx, refundId, reason, now);
     },

@@ -1,5 +1,7 @@
 import { type Selectable, sql, type Transaction } from 'kysely';
+import { afterCommit } from '../db/afterCommit.ts';
 import { type Db, inTransaction } from '../db/database.ts';
+import { logDomainEvent } from '../log.ts';
 import type { Database, SettlementBatchesTable } from '../db/schema.ts';
 import { announcePayment, type TransitionContext } from '../payments/transitions.ts';
 import { nextUlid } from '../ids.ts';
@@ -188,13 +190,37 @@ export function lockOpenBatch(trx: Transaction<Database>, batchId: string): Prom
     .executeTakeFirst();
 }
 
+/** The `info` line of a batch's event, once the transaction that records it commits. */
+function logBatchEvent(
+  trx: Transaction<Database>,
+  event: 'settlement.sent' | 'settlement.confirmed' | 'settlement.failed',
+  batch: Pick<BatchRow, 'id' | 'merchant_id' | 'asset' | 'network' | 'amount' | 'tx_hash'>,
+  extra: Record<string, string | number> = {},
+): Promise<void> {
+  return afterCommit(trx, () =>
+    logDomainEvent(event, {
+      batchId: batch.id,
+      merchantId: batch.merchant_id,
+      asset: batch.asset,
+      network: batch.network,
+      amount: batch.amount,
+      txHash: batch.tx_hash,
+      ...extra,
+    }),
+  );
+}
+
+const LOGGED_BATCH_COLUMNS = ['id', 'merchant_id', 'asset', 'network', 'amount', 'tx_hash'] as const;
+
 export async function markBatchSent(trx: Transaction<Database>, batchId: string, now: Date): Promise<void> {
-  await trx
+  const sent = await trx
     .updateTable('settlement_batches')
     .set({ status: 'sent', updated_at: now })
     .where('id', '=', batchId)
     .where('status', '=', 'claimed')
-    .execute();
+    .returning(LOGGED_BATCH_COLUMNS)
+    .executeTakeFirst();
+  if (sent) await logBatchEvent(trx, 'settlement.sent', sent);
 }
 
 /**
@@ -216,11 +242,12 @@ export async function settleBatch(
       .forUpdate()
       .executeTakeFirst();
     if (!batch) return false;
-    await trx
+    const confirmed = await trx
       .updateTable('settlement_batches')
       .set({ status: 'confirmed', tx_hash: txHash, completed_at: context.now, updated_at: context.now })
       .where('id', '=', batchId)
-      .execute();
+      .returning(LOGGED_BATCH_COLUMNS)
+      .executeTakeFirstOrThrow();
     const payments = await trx
       .updateTable('payments')
       .set({ settlement_tx_hash: txHash, settled_at: context.now, updated_at: context.now })
@@ -230,18 +257,21 @@ export async function settleBatch(
       .execute();
     payments.sort((a, b) => a.id.localeCompare(b.id));
     for (const payment of payments) await announcePayment(trx, context, payment, 'payment.settled');
+    await logBatchEvent(trx, 'settlement.confirmed', confirmed, { payments: payments.length });
     return true;
   });
 }
 
 /** The batch's transfer cannot land: its payments are released to a later batch (nothing left the collector). */
 export async function failBatch(trx: Transaction<Database>, batchId: string, reason: string, now: Date): Promise<void> {
-  await trx
+  const failed = await trx
     .updateTable('settlement_batches')
     .set({ status: 'failed', failure_reason: reason.slice(0, 1000), completed_at: now, updated_at: now })
     .where('id', '=', batchId)
     .where('status', 'in', ['claimed', 'sent'])
-    .execute();
+    .returning(LOGGED_BATCH_COLUMNS)
+    .executeTakeFirst();
+  if (failed) await logBatchEvent(trx, 'settlement.failed', failed);
   await trx
     .updateTable('payments')
     .set({ settlement_batch_id: null })

@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
 import type { Clock } from '../clock.ts';
+import { afterCommit } from '../db/afterCommit.ts';
 import type { Db } from '../db/database.ts';
+import { logDomainEvent } from '../log.ts';
 import type { WebhookDeliveryOptions } from './deliveryOptions.ts';
 import { nextAttemptAt } from './retrySchedule.ts';
 import { scheduleDeliveryAttempt } from './schedule.ts';
@@ -81,6 +83,18 @@ async function recordAttempt(ctx: DeliveryContext, delivery: Delivery, result: S
       })
       .execute();
     if (retryAt) await scheduleDeliveryAttempt(trx, endpoint, retryAt);
+    if (outcome === 'given_up') {
+      // Ids and the answer's status only: the endpoint's URL may carry a token, the error text may quote it.
+      await afterCommit(trx, () =>
+        logDomainEvent('webhook.delivery_failed', {
+          deliveryId: delivery.id,
+          endpointId: delivery.endpoint_id,
+          eventId: delivery.event_id,
+          attempts: attempt,
+          statusCode: 'statusCode' in result ? result.statusCode : null,
+        }),
+      );
+    }
   });
 }
 

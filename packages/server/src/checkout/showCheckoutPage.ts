@@ -11,6 +11,8 @@ import { ensureCheckoutAppId } from './checkoutApp.ts';
 import { type AcceptedChoice, type PageAssets, renderCheckoutPage, renderNotFoundPage } from './checkoutPage.ts';
 import { checkoutContentSecurityPolicy } from './checkoutPolicy.ts';
 import { solanaPayPanels } from './solanaPayPanel.ts';
+import { evmDepositPanels } from '../deposits/checkoutDeposits.ts';
+import { html } from './html.ts';
 import {
   formatFiatAmount,
   formatTimeLeft,
@@ -135,7 +137,7 @@ export function registerShowCheckoutPage(app: App, ctx: AppContext, prefix: stri
         transactionLink: explorerUrl && paidInfo ? transactionUrl(explorerUrl, paidInfo.txId) : undefined,
         explorerUrls,
         accepted,
-        anyWalletPanels: await solanaPayPanels(ctx, payment, merchant.name, accepted),
+        anyWalletPanels: html`${await solanaPayPanels(ctx, payment, merchant.name, accepted)}${await evmDepositPanels(ctx, payment, accepted, locale)}`,
         locale,
         apiBaseUrl: ctx.config.baseUrl,
         appId: await appId(),

@@ -7,6 +7,7 @@ import type { ChainServices, ChainServicesOptions } from './chainServices.ts';
 import { paymentTransferOutcomes } from './transferOutcomes.ts';
 import { solanaPayTransferOutcomes } from '../solanaPay/solanaPayOutcomes.ts';
 import { silentLogger } from '../log.ts';
+import { evmDepositOutcomes } from '../deposits/depositOutcomes.ts';
 
 /** Starts every namespace's chain adapter, reporting what their transfers' ends mean for payments and settlements. */
 export async function createChainServices(options: ChainServicesOptions): Promise<ChainServices> {
@@ -21,7 +22,12 @@ export async function createChainServices(options: ChainServicesOptions): Promis
   const onFinal = paymentTransferOutcomes(outcomeContext);
   const of = (namespace: Namespace) => options.networks.filter((network) => network.namespace === namespace);
   const common = { db: options.db, onFinal, clock, log };
-  const evm = startEvmChain({ ...common, networks: of('eip155'), privateKey: options.keys.evmPrivateKey });
+  const evm = startEvmChain({
+    ...common,
+    networks: of('eip155'),
+    privateKey: options.keys.evmPrivateKey,
+    onDeposit: evmDepositOutcomes(outcomeContext),
+  });
   const solana = startSolanaChain({
     ...common,
     networks: of('solana'),

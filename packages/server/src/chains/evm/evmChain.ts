@@ -5,6 +5,8 @@ import { type ChainAdapter, type ChainAdapterOptions, clamp, type Payability } f
 import type { NetworkInfo, TokenInfo } from '../registry.ts';
 import { readBalances, readPermit2Allowances } from './balances.ts';
 import { EvmClients } from './clients.ts';
+import { type DepositHandler, DepositScanner } from './deposits/depositScanner.ts';
+import { DepositSweeper } from './deposits/sweeper.ts';
 import { type Eip3009Token, readEip3009Token } from './eip3009.ts';
 import { EvmFollower, type FollowerStep } from './follower.ts';
 import { NATIVE_TRANSFER_GAS } from './nativeTransfer.ts';
@@ -77,7 +79,13 @@ async function readPayability(
   };
 }
 
-export function startEvmChain(options: ChainAdapterOptions & { privateKey: `0x${string}` }): EvmChain {
+export function startEvmChain(
+  options: ChainAdapterOptions & {
+    privateKey: `0x${string}`;
+    /** What a transfer to a payment's deposit address means; deposit addresses are not followed without it. */
+    onDeposit?: DepositHandler;
+  },
+): EvmChain {
   const { db, networks, onFinal, clock, log } = options;
   const clients = new EvmClients();
   const relayer = new Relayer({ db, networks, privateKey: options.privateKey, clients, onFinal, log });
@@ -93,9 +101,22 @@ export function startEvmChain(options: ChainAdapterOptions & { privateKey: `0x${
         clock,
         log,
       });
+      const onDeposit = options.onDeposit;
+      const deposits = onDeposit && new DepositScanner({ db, network, client: clients.for(network), onDeposit, clock });
+      const sweeper = onDeposit && new DepositSweeper({ db, network, client: clients.for(network), relayer });
       return {
         chain: network.caip2,
-        step: async () => ({ nextStepInMs: nextStepInMs(network, await follower.step()) }),
+        step: async () => {
+          const step = await follower.step();
+          // Deposits read the head the follower read: no call of their own unless a block reached depth.
+          await deposits?.step(step.head).catch((error: unknown) => {
+            log?.warn(`following deposits on ${network.caip2} failed: ${(error as Error).message}`);
+          });
+          await sweeper?.step().catch((error: unknown) => {
+            log?.warn(`sweeping deposits on ${network.caip2} failed: ${(error as Error).message}`);
+          });
+          return { nextStepInMs: nextStepInMs(network, step) };
+        },
       };
     });
   const domains = new Map<string, Promise<Eip3009Token>>();

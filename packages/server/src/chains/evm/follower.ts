@@ -38,6 +38,8 @@ export interface EvmFollowerOptions {
 export interface FollowerStep {
   /** Something was open on the network. */
   busy: boolean;
+  /** The chain's head this step read. */
+  head: bigint;
   blocksRead: number;
   /** Set when everything open sits in a block: how many blocks until the first of them reaches the network's depth. */
   blocksUntilDue?: number;
@@ -93,7 +95,7 @@ export class EvmFollower {
       openTransactionsWithHashes(db, network.caip2, relayer.address),
       openWatches(db, network.caip2),
     ]);
-    const result: FollowerStep = { busy: relayed.length > 0 || watches.length > 0, blocksRead: 0 };
+    const result: FollowerStep = { busy: relayed.length > 0 || watches.length > 0, head, blocksRead: 0 };
     if (!result.busy) {
       this.forget(head);
       return result;

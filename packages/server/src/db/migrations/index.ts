@@ -25,6 +25,7 @@ import * as partnerPaymentList from './0023_partner_payment_list.ts';
 import * as pendingRedelivery from './0024_pending_redelivery.ts';
 import * as expirySweep from './0025_expiry_sweep.ts';
 import * as solanaPay from './0026_solana_pay.ts';
+import * as evmDeposits from './0027_evm_deposits.ts';
 
 /** Every schema change, in order; names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -54,4 +55,5 @@ export const migrations: Record<string, Migration> = {
   '0024_pending_redelivery': pendingRedelivery,
   '0025_expiry_sweep': expirySweep,
   '0026_solana_pay': solanaPay,
+  '0027_evm_deposits': evmDeposits,
 };

@@ -3,7 +3,7 @@ import type { Relayer } from '../relayer.ts';
 import { DETERMINISTIC_DEPLOYER, depositFactoryAddress, factoryInitCode } from './addresses.ts';
 
 /** Gas of the factory's deployment through the proxy (about 560,000), with room to spare. */
-const FACTORY_DEPLOYMENT_GAS = 800_000n;
+export const FACTORY_DEPLOYMENT_GAS = 800_000n;
 
 export const DEPOSIT_FACTORY_PURPOSE = 'deposit_factory';
 
@@ -23,11 +23,15 @@ export async function deployDepositFactory(
   chain: string,
 ): Promise<{ id: string } | null> {
   if (await hasCode(client, depositFactoryAddress(relayer.address))) return null;
-  return relayer.submit({
-    chain,
+  return relayer.submit({ chain, ...factoryDeployment(relayer.address) });
+}
+
+/** The collector's factory deployment: its creation code, after a zero salt, sent to the deployment proxy. */
+export function factoryDeployment(collector: Address) {
+  return {
     to: DETERMINISTIC_DEPLOYER,
-    data: concatHex([zeroHash, factoryInitCode(relayer.address)]),
+    data: concatHex([zeroHash, factoryInitCode(collector)]),
     purpose: DEPOSIT_FACTORY_PURPOSE,
     gas: FACTORY_DEPLOYMENT_GAS,
-  });
+  };
 }

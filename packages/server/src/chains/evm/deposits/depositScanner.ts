@@ -1,0 +1,158 @@
+import { type Address, type Hex, hexToBigInt, type PublicClient, pad, toEventSelector } from 'viem';
+import type { Transaction } from 'kysely';
+import type { Db } from '../../../db/database.ts';
+import type { Database } from '../../../db/schema.ts';
+import { withDepositTables } from '../../../deposits/depositTables.ts';
+import type { NetworkInfo } from '../../registry.ts';
+
+/** topic0 of the ERC-20 `Transfer(address indexed from, address indexed to, uint256 value)` event. */
+export const TRANSFER_TOPIC: Hex = toEventSelector('Transfer(address,address,uint256)');
+
+/** Deposit addresses per `eth_getLogs` call: a topic list this long stays well under nodes' request limits. */
+const ADDRESSES_PER_CALL = 500;
+
+/** Blocks per `eth_getLogs` call; public nodes commonly refuse ranges over 1,000 or so. */
+const BLOCKS_PER_CALL = 1_000n;
+
+/**
+ * Where a network's first scan starts, in blocks below the deepest block at depth: the first quote on the network
+ * is made moments before, when a checkout page shows it, and a buyer cannot pay before it is shown.
+ */
+const FIRST_SCAN_LOOKBACK = 256n;
+
+/** An ERC-20 transfer to a deposit address, in a block at the network's depth. */
+export interface DepositTransfer {
+  chain: string;
+  paymentId: string;
+  address: string;
+  /** The token contract that logged the transfer, lower case. */
+  token: string;
+  from: string;
+  amount: bigint;
+  txHash: string;
+  logIndex: number;
+  blockNumber: bigint;
+  blockHash: string;
+}
+
+/** What a deposit means for its payment, applied in one database transaction; called at most once per transfer. */
+export type DepositHandler = (trx: Transaction<Database>, transfer: DepositTransfer) => Promise<void>;
+
+interface RawLog {
+  address: string;
+  topics: Hex[];
+  data: Hex;
+  blockNumber: Hex;
+  blockHash: string;
+  transactionHash: string;
+  logIndex: Hex;
+  removed?: boolean;
+}
+
+/**
+ * Finds ERC-20 transfers to every open deposit address of one network: one `eth_getLogs` per range of new blocks
+ * at the network's depth (per 500 addresses), whose `to` topic is any open address, whatever the token. Blocks
+ * above the depth are never read, so a reorg the depth covers never reaches a deposit; the read position is a row
+ * in PostgreSQL, moved only from the value read, so two followers of one network for a moment read a range twice
+ * at most, and a deposit row's key (its log) makes the second read change nothing.
+ */
+export class DepositScanner {
+  private readonly depth: bigint;
+
+  constructor(
+    private readonly options: {
+      db: Db;
+      network: NetworkInfo;
+      client: PublicClient;
+      onDeposit: DepositHandler;
+      clock: { now(): Date };
+    },
+  ) {
+    this.depth = BigInt(Math.max(options.network.confirmations, 1));
+  }
+
+  /** Reads what reached depth since the last step, given the chain's head; `busy` while any address is open. */
+  async step(head: bigint): Promise<{ busy: boolean; logCalls: number }> {
+    const { network, clock } = this.options;
+    const db = withDepositTables(this.options.db);
+    const atDepth = head - this.depth + 1n;
+    const open = await db
+      .selectFrom('evm_deposit_quotes')
+      .select(['address', 'payment_id'])
+      .distinct()
+      .where('chain', '=', network.caip2)
+      .where('watch_until', '>', clock.now())
+      .execute();
+    const cursor = await db
+      .selectFrom('evm_deposit_cursors')
+      .select('next_block')
+      .where('chain', '=', network.caip2)
+      .executeTakeFirst();
+    if (!cursor) {
+      if (!open.length) return { busy: false, logCalls: 0 };
+      const start = atDepth > FIRST_SCAN_LOOKBACK ? atDepth - FIRST_SCAN_LOOKBACK : 0n;
+      await db
+        .insertInto('evm_deposit_cursors')
+        .values({ chain: network.caip2, next_block: start })
+        .onConflict((conflict) => conflict.column('chain').doNothing())
+        .execute();
+      return this.step(head);
+    }
+    const from = BigInt(cursor.next_block);
+    if (from > atDepth) return { busy: open.length > 0, logCalls: 0 };
+    const to = atDepth < from + BLOCKS_PER_CALL - 1n ? atDepth : from + BLOCKS_PER_CALL - 1n;
+    let logCalls = 0;
+    if (open.length) {
+      const paymentOf = new Map(open.map((row) => [row.address.toLowerCase(), row.payment_id]));
+      const addresses = [...paymentOf.keys()];
+      for (let index = 0; index < addresses.length; index += ADDRESSES_PER_CALL) {
+        const logs = await this.transfersTo(addresses.slice(index, index + ADDRESSES_PER_CALL), from, to);
+        logCalls += 1;
+        for (const log of logs) await this.record(log, paymentOf);
+      }
+    }
+    // Moved only from where this step started: a second follower that read the range already leaves it as it is.
+    await db
+      .updateTable('evm_deposit_cursors')
+      .set({ next_block: to + 1n, updated_at: new Date() })
+      .where('chain', '=', network.caip2)
+      .where('next_block', '=', from.toString())
+      .execute();
+    return { busy: open.length > 0, logCalls };
+  }
+
+  private async transfersTo(addresses: string[], from: bigint, to: bigint): Promise<RawLog[]> {
+    const logs = (await this.options.client.request({
+      method: 'eth_getLogs',
+      params: [
+        {
+          fromBlock: `0x${from.toString(16)}`,
+          toBlock: `0x${to.toString(16)}`,
+          topics: [TRANSFER_TOPIC, null, addresses.map((address) => pad(address as Address))],
+        },
+      ],
+    })) as unknown as RawLog[];
+    return logs.filter((log) => !log.removed && log.topics.length === 3);
+  }
+
+  private async record(log: RawLog, paymentOf: Map<string, string>): Promise<void> {
+    const [, fromTopic, toTopic] = log.topics as [Hex, Hex, Hex];
+    const address = `0x${toTopic.slice(26)}`.toLowerCase();
+    const paymentId = paymentOf.get(address);
+    if (!paymentId) return;
+    const transfer: DepositTransfer = {
+      chain: this.options.network.caip2,
+      paymentId,
+      address,
+      token: log.address.toLowerCase(),
+      from: `0x${fromTopic.slice(26)}`.toLowerCase(),
+      amount: log.data === '0x' ? 0n : hexToBigInt(log.data),
+      txHash: log.transactionHash.toLowerCase(),
+      logIndex: Number(hexToBigInt(log.logIndex)),
+      blockNumber: hexToBigInt(log.blockNumber),
+      blockHash: log.blockHash,
+    };
+    // A failure ends the step before the read position moves, so the range is read again on the next one.
+    await this.options.db.transaction().execute((trx) => this.options.onDeposit(trx, transfer));
+  }
+}

@@ -1,0 +1,117 @@
+import { sql } from 'kysely';
+import { type Address, encodeFunctionData, type PublicClient } from 'viem';
+import type { Db } from '../../../db/database.ts';
+import type { NetworkInfo } from '../../registry.ts';
+import type { Relayer } from '../relayer.ts';
+import { depositFactoryAddress, depositSalt } from './addresses.ts';
+import { depositFactoryAbi } from './contracts.ts';
+import { DEPOSIT_FACTORY_PURPOSE, factoryDeployment, hasCode } from './factory.ts';
+
+export const DEPOSIT_SWEEP_PURPOSE = 'deposit_sweep';
+
+/**
+ * Gas of a sweep: the forwarder's creation (about 90,000) and call overhead, then a balance read and transfer per
+ * token (about 40,000 for USDC; more for a cold recipient). Given, not estimated: the first sweeps on a network are
+ * recorded before the factory they call is mined.
+ */
+function sweepGas(tokens: number): bigint {
+  return 200_000n + 80_000n * BigInt(tokens);
+}
+
+/** Payments swept per step, so one step stays short however many deposits arrived at once. */
+const SWEEPS_PER_STEP = 20;
+
+/** Where a test stops the sweeper, as a process killed at that point would: after journaling a transfer, before sending it. */
+export type SweepCrashHook = (point: 'recorded') => void;
+
+/**
+ * Moves what buyers sent to deposit addresses to the collector: one call of the collector's factory per payment,
+ * which creates the payment's forwarder the first time and transfers its whole balance of every token that reached
+ * it. The collector pays the gas; every transaction goes through the relayer's journal, so it is signed and stored
+ * before it is sent, and a process that dies after storing it leaves it to the network's follower to send, never
+ * to be signed again: a payment's deposits count as swept once a sweep recorded after them exists and has not
+ * failed. The factory is deployed the same way the first time a network needs it.
+ */
+export class DepositSweeper {
+  constructor(
+    private readonly options: {
+      db: Db;
+      network: NetworkInfo;
+      client: PublicClient;
+      relayer: Relayer;
+      crash?: SweepCrashHook;
+    },
+  ) {}
+
+  /** Records and sends the sweeps that deposits at depth call for; returns the relayed transactions' ids. */
+  async step(): Promise<string[]> {
+    const { db, network, relayer } = this.options;
+    const due = await sql<{ payment_id: string; tokens: string[] }>`
+      SELECT deposit.payment_id, array_agg(DISTINCT deposit.token ORDER BY deposit.token) AS tokens
+      FROM evm_deposits deposit
+      WHERE deposit.chain = ${network.caip2}
+        AND NOT EXISTS (
+          SELECT 1 FROM evm_transactions sweep
+          WHERE sweep.chain = deposit.chain
+            AND sweep.from_address = ${relayer.address.toLowerCase()}
+            AND sweep.purpose = ${DEPOSIT_SWEEP_PURPOSE}
+            AND sweep.payment_id = deposit.payment_id
+            AND sweep.status <> 'failed'
+            AND sweep.created_at > deposit.created_at
+        )
+      GROUP BY deposit.payment_id
+      ORDER BY min(deposit.created_at)
+      LIMIT ${SWEEPS_PER_STEP}
+    `.execute(db);
+    if (!due.rows.length) return [];
+    const factory = depositFactoryAddress(relayer.address);
+    const sent: string[] = [];
+    if (!(await hasCode(this.options.client, factory)) && !(await this.journaled(DEPOSIT_FACTORY_PURPOSE))) {
+      sent.push(await this.relay(factoryDeployment(relayer.address)));
+    }
+    for (const { payment_id: paymentId, tokens } of due.rows) {
+      sent.push(
+        await this.relay({
+          to: factory,
+          data: encodeFunctionData({
+            abi: depositFactoryAbi,
+            functionName: 'sweep',
+            args: [depositSalt(paymentId), tokens as Address[]],
+          }),
+          purpose: DEPOSIT_SWEEP_PURPOSE,
+          paymentId,
+          gas: sweepGas(tokens.length),
+        }),
+      );
+    }
+    return sent;
+  }
+
+  private async relay(request: {
+    to: Address;
+    data: `0x${string}`;
+    purpose: string;
+    paymentId?: string;
+    gas: bigint;
+  }): Promise<string> {
+    const { relayer, network } = this.options;
+    const recorded = await relayer.record({ chain: network.caip2, ...request });
+    this.options.crash?.('recorded');
+    await relayer.broadcast(recorded.id);
+    return recorded.id;
+  }
+
+  /** A transaction of this purpose from the collector on this network that has not failed (sent, or waiting to be). */
+  private async journaled(purpose: string): Promise<boolean> {
+    const { db, network, relayer } = this.options;
+    const found = await db
+      .selectFrom('evm_transactions')
+      .select('id')
+      .where('chain', '=', network.caip2)
+      .where('from_address', '=', relayer.address.toLowerCase())
+      .where('purpose', '=', purpose)
+      .where('status', '<>', 'failed')
+      .executeTakeFirst();
+    return found !== undefined;
+  }
+}

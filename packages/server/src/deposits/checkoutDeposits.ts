@@ -1,0 +1,93 @@
+import QRCode from 'qrcode';
+import type { Address } from 'viem';
+import type { AppContext } from '../context.ts';
+import type { PaymentRow } from '../payments/paymentResource.ts';
+import type { AcceptedChoice } from '../checkout/checkoutPage.ts';
+import { formatTokenAmount } from '../checkout/checkoutView.ts';
+import { type DepositChoice, depositPanels } from '../checkout/depositPanel.ts';
+import type { SafeHtml } from '../checkout/html.ts';
+import { fixDepositQuotes } from './depositQuotes.ts';
+import { eip681TransferUri } from './eip681.ts';
+
+async function qrCodeSvg(uri: string, label: string): Promise<string> {
+  const svg = await QRCode.toString(uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 4 });
+  return svg.replace('<svg ', `<svg role="img" aria-label="${label}" focusable="false" `);
+}
+
+/**
+ * The "send from any wallet" way to pay each ERC-20 token the page lists on an EVM network: the payment's deposit
+ * address, the amount fixed for it (the first quote shown, kept for the payment's life) and its EIP-681 request.
+ * Native coins are not offered here: their deposits are not followed yet.
+ */
+export async function checkoutDeposits(
+  ctx: AppContext,
+  payment: PaymentRow,
+  accepted: readonly AcceptedChoice[],
+  locale: string,
+): Promise<DepositChoice[]> {
+  const evm = ctx.chainServices?.evm;
+  if (!evm) return [];
+  const listed = accepted.flatMap((choice) => {
+    const token = ctx.chains.token(choice.asset);
+    const network = ctx.chains.network(choice.network);
+    if (!token || !network || network.namespace !== 'eip155' || !token.address) return [];
+    return [{ choice, token, network }];
+  });
+  const quotes = await fixDepositQuotes(
+    ctx.db,
+    evm.collector,
+    payment,
+    listed.map(({ choice }) => ({ chain: choice.network, asset: choice.asset, amount: BigInt(choice.amount) })),
+  );
+  return Promise.all(
+    quotes.map(async (quote) => {
+      const { choice, token, network } = listed.find(
+        (entry) => entry.choice.asset === quote.asset && entry.choice.network === quote.chain,
+      ) as (typeof listed)[number];
+      const chainId = Number(network.caip2.slice('eip155:'.length));
+      const uri = eip681TransferUri({
+        chainId,
+        recipient: quote.address,
+        amount: quote.amount,
+        token: token.address as Address,
+      });
+      const amountText = formatTokenAmount(
+        quote.amount.toString(),
+        { assetSymbol: token.symbol, decimals: token.decimals },
+        locale,
+      );
+      return {
+        asset: quote.asset,
+        network: network.caip2,
+        networkName: network.name,
+        chainId,
+        symbol: token.symbol,
+        tokenAddress: token.address,
+        address: quote.address,
+        amount: quote.amount.toString(),
+        amountText,
+        decimalAmount: decimalAmount(quote.amount, token.decimals),
+        uri,
+        qrSvg: await qrCodeSvg(uri, `QR code of a request to send ${amountText} on ${network.name}`),
+        checked: choice.checked,
+      };
+    }),
+  );
+}
+
+/** Minor units as a plain decimal a wallet's amount field takes, e.g. `10.5`. */
+function decimalAmount(amount: bigint, decimals: number): string {
+  const scale = 10n ** BigInt(decimals);
+  const fraction = (amount % scale).toString().padStart(decimals, '0').replace(/0+$/, '');
+  return fraction ? `${amount / scale}.${fraction}` : `${amount / scale}`;
+}
+
+/** The deposit panels of the page (see `checkoutDeposits`), for the checkout's "any wallet" place. */
+export async function evmDepositPanels(
+  ctx: AppContext,
+  payment: PaymentRow,
+  accepted: readonly AcceptedChoice[],
+  locale: string,
+): Promise<SafeHtml | undefined> {
+  return depositPanels(await checkoutDeposits(ctx, payment, accepted, locale));
+}

@@ -1,0 +1,54 @@
+import type { ColumnType, Generated, Kysely, Transaction } from 'kysely';
+import type { Database } from '../db/schema.ts';
+
+type Numeric = ColumnType<string, string | bigint, string | bigint>;
+
+/** The amount a payment's deposit address expects in one token on one network (migration 0027). */
+export interface EvmDepositQuotesTable {
+  payment_id: string;
+  chain: string;
+  asset: string;
+  address: string;
+  amount: Numeric;
+  watch_until: Date;
+  created_at: Generated<Date>;
+}
+
+export type EvmDepositOutcome = 'paid' | 'underpaid' | 'overpaid' | 'wrong_token' | 'payment_closed';
+
+/** An ERC-20 transfer to a deposit address, at the network's depth, and what it did for its payment. */
+export interface EvmDepositsTable {
+  chain: string;
+  tx_hash: string;
+  log_index: number;
+  payment_id: string;
+  address: string;
+  token: string;
+  asset: string | null;
+  from_address: string;
+  amount: Numeric;
+  block_number: Numeric;
+  block_hash: string;
+  outcome: EvmDepositOutcome;
+  created_at: Generated<Date>;
+}
+
+export interface EvmDepositCursorsTable {
+  chain: string;
+  next_block: Numeric;
+  updated_at: Generated<Date>;
+}
+
+export type EvmDepositTables = {
+  evm_deposit_quotes: EvmDepositQuotesTable;
+  evm_deposits: EvmDepositsTable;
+  evm_deposit_cursors: EvmDepositCursorsTable;
+};
+
+export type DepositDb = Kysely<Database & EvmDepositTables>;
+
+export function withDepositTables(db: Kysely<Database>): DepositDb;
+export function withDepositTables(db: Transaction<Database>): Transaction<Database & EvmDepositTables>;
+export function withDepositTables(db: Kysely<Database> | Transaction<Database>) {
+  return db.withTables<EvmDepositTables>();
+}

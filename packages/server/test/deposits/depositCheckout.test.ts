@@ -1,0 +1,134 @@
+import type { Devnet } from '@paygate/devnet';
+import type { Browser } from 'playwright-core';
+import { type Address, createWalletClient, defineChain, erc20Abi, type Hex, http } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { depositAddress } from '../../src/chains/evm/deposits/addresses.ts';
+import { withDepositTables } from '../../src/deposits/depositTables.ts';
+import { decodeQr, launchChromium, saveScreenshots } from '../checkout/support/browser.ts';
+import { type DevnetService, startDevnetService } from '../support/devnetService.ts';
+import { createMerchant, createPayment } from '../support/fixtures.ts';
+import { call, newPartner, type TestPartner, type TestServer } from '../support/testServer.ts';
+
+const SCREENS = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 900 } } as const;
+
+/** An EIP-681 ERC-20 transfer request, as the page's QR code carries it. */
+const TRANSFER_URI = /^ethereum:(0x[0-9a-fA-F]{40})@(\d+)\/transfer\?address=(0x[0-9a-fA-F]{40})&uint256=(\d+)$/;
+
+describe('checkout page: a deposit address any wallet pays, in Chromium on the devnet', () => {
+  let service: DevnetService;
+  let devnet: Devnet;
+  let server: TestServer;
+  let partner: TestPartner;
+  let merchantId: string;
+  let browser: Browser;
+
+  const chain = () => devnet.manifest.evm[0]!;
+  const token = (symbol: string) => chain().tokens.find((candidate) => candidate.symbol === symbol)!;
+  const collector = () => privateKeyToAccount(service.keys.evmPrivateKey).address;
+
+  beforeAll(async () => {
+    service = await startDevnetService({ prices: { 'EURC/USD': '1.087', 'ETH/USD': '3000' } });
+    ({ devnet, server } = service);
+    partner = await newPartner(server.db);
+    merchantId = (
+      await createMerchant(server, partner.apiKey, {
+        merchantName: 'Corner Shop',
+        merchantEmail: 'owner@corner-shop.com',
+      })
+    ).id;
+    browser = await launchChromium();
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await service?.close();
+  });
+
+  it('shows the address, amount and network with an EIP-681 QR code that, paid with a plain key through viem, turns the page to paid by itself', async () => {
+    const { gatewayUrl, paymentId } = await createPayment(server, partner.apiKey, merchantId);
+    const context = await browser.newContext({ viewport: SCREENS.phone, locale: 'en-US' });
+    const page = await context.newPage();
+    await page.goto(gatewayUrl);
+    const usdc = token('USDC');
+    const panel = page.locator(`[data-pay-panel][data-asset="${usdc.caip19}"]`);
+    await expect.poll(() => panel.isVisible()).toBe(true);
+    const address = depositAddress(collector(), paymentId);
+    expect(await panel.locator('[data-deposit-address]').inputValue()).toBe(address);
+    expect(await panel.locator('[data-deposit-amount]').inputValue()).toBe('10');
+    expect(await panel.locator('[data-deposit-network]').inputValue()).toBe(
+      `${chain().name} (chain id ${chain().chainId})`,
+    );
+    await saveScreenshots(page, 'deposit-address', SCREENS);
+
+    const uri = await decodeQr(await panel.locator('figure.qr svg').screenshot());
+    const match = TRANSFER_URI.exec(uri ?? '');
+    expect(match, uri).not.toBeNull();
+    const [, tokenAddress, chainId, recipient, amount] = match as unknown as [string, Address, string, Address, string];
+    expect(tokenAddress.toLowerCase()).toBe(usdc.address.toLowerCase());
+    expect(Number(chainId)).toBe(chain().chainId);
+    expect(recipient).toBe(address);
+    expect(amount).toBe('10000000');
+
+    // A wallet that knows nothing of paygate: a key, the chain from the URI, an ERC-20 transfer.
+    const buyer = devnet.manifest.buyers.find((candidate) => candidate.name === 'alice')!;
+    const wallet = createWalletClient({
+      account: privateKeyToAccount(buyer.evmPrivateKey as Hex),
+      chain: defineChain({
+        id: Number(chainId),
+        name: 'from the URI',
+        nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+        rpcUrls: { default: { http: [chain().rpcUrl] } },
+      }),
+      transport: http(chain().rpcUrl),
+    });
+    const hash = await wallet.writeContract({
+      address: tokenAddress,
+      abi: erc20Abi,
+      functionName: 'transfer',
+      args: [recipient, BigInt(amount)],
+    });
+    await expect
+      .poll(() => page.locator('[data-view]:not([hidden]) h2').textContent(), { timeout: 45_000 })
+      .toBe('Payment complete');
+    await saveScreenshots(page, 'deposit-address-paid', SCREENS);
+    const payment = await call(server, `/v1/payments/${paymentId}`, {
+      headers: { 'api-key': partner.apiKey, 'merchant-id': merchantId },
+    });
+    expect(payment.body.status).toBe('succeeded');
+    const [deposit] = await withDepositTables(server.db)
+      .selectFrom('evm_deposits')
+      .selectAll()
+      .where('payment_id', '=', paymentId)
+      .execute();
+    expect(deposit).toMatchObject({ tx_hash: hash.toLowerCase(), outcome: 'paid', amount: '10000000' });
+    await context.close();
+  });
+
+  it('shows the panel of the token the buyer picks, with the amount first shown kept for the payment', async () => {
+    const { gatewayUrl, paymentId } = await createPayment(server, partner.apiKey, merchantId);
+    const context = await browser.newContext({ viewport: SCREENS.desktop, locale: 'en-US' });
+    const page = await context.newPage();
+    await page.goto(gatewayUrl);
+    const usdt = token('USDT');
+    await page.locator(`input[name="accepted"][value="${usdt.caip19}"]`).check();
+    const panel = page.locator(`[data-pay-panel][data-asset="${usdt.caip19}"]`);
+    await expect.poll(() => panel.isVisible()).toBe(true);
+    expect(await page.locator(`[data-pay-panel][data-asset="${token('USDC').caip19}"]`).isVisible()).toBe(false);
+    const uri = await decodeQr(await panel.locator('figure.qr svg').screenshot());
+    expect(uri).toBe(
+      `ethereum:${usdt.address}@${chain().chainId}/transfer?address=${depositAddress(collector(), paymentId)}&uint256=10000000`,
+    );
+
+    // The quote is fixed at the first showing: a second showing keeps it even when the stored amount is not today's.
+    await withDepositTables(server.db)
+      .updateTable('evm_deposit_quotes')
+      .set({ amount: '10000001' })
+      .where('payment_id', '=', paymentId)
+      .where('asset', '=', usdt.caip19)
+      .execute();
+    const again = await (await fetch(gatewayUrl)).text();
+    expect(again).toContain(`uint256=10000001`);
+    await context.close();
+  });
+});

@@ -1,0 +1,111 @@
+import { type Address, erc20Abi, type Hex } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { connect } from '../../src/db/database.ts';
+import { createIsolatedDatabase } from '../support/isolatedDatabase.ts';
+import { newPartner } from '../support/testServer.ts';
+import { EvmClients } from '../../src/chains/evm/clients.ts';
+import { type DepositTransfer, DepositScanner } from '../../src/chains/evm/deposits/depositScanner.ts';
+import { withDepositTables } from '../../src/deposits/depositTables.ts';
+import { type EvmTestEnvironment, startEvmTestEnvironment } from '../chains/evm/support/evmDevnet.ts';
+
+describe('deposit scanner: one eth_getLogs per range of blocks at depth, whatever the number of open addresses', () => {
+  let env: EvmTestEnvironment;
+  const chain = 'eip155:31337';
+
+  beforeAll(async () => {
+    env = await startEvmTestEnvironment();
+  }, 120_000);
+  afterAll(() => env?.close());
+
+  it('finds the transfer to one of 600 open addresses with 2 eth_getLogs calls (500 addresses a call) and no call per address', async () => {
+    const database = await createIsolatedDatabase();
+    onTestFinished(() => database.drop());
+    const plain = connect(database.url, 2);
+    onTestFinished(() => plain.destroy());
+    const db = withDepositTables(plain);
+    const partner = await newPartner(plain);
+    const merchantId = 'mrch_deposit_scan';
+    await plain
+      .insertInto('merchants')
+      .values({ id: merchantId, partner_id: partner.partnerId, name: 'Scan Shop', email: 'scan@shop.example' })
+      .execute();
+    const paymentIds = Array.from({ length: 600 }, (_, index) => `pay_scan_${index}`);
+    await plain
+      .insertInto('payments')
+      .values(
+        paymentIds.map((id) => ({
+          id,
+          partner_id: partner.partnerId,
+          merchant_id: merchantId,
+          reference_id: id,
+          fiat_currency: 'USD',
+          fiat_value: '1000',
+          expires_at: new Date(Date.now() + 600_000),
+        })),
+      )
+      .execute();
+    const addresses = paymentIds.map(() => privateKeyToAccount(generatePrivateKey()).address.toLowerCase());
+    await db
+      .insertInto('evm_deposit_quotes')
+      .values(
+        paymentIds.map((id, index) => ({
+          payment_id: id,
+          chain,
+          asset: env.token('USDC').caip19,
+          address: addresses[index] as string,
+          amount: 10_000_000n,
+          watch_until: new Date(Date.now() + 600_000),
+        })),
+      )
+      .execute();
+
+    const methods: string[] = [];
+    const clients = new EvmClients({
+      onFetchRequest: async (request) => {
+        const body = JSON.parse(await request.clone().text()) as { method: string } | { method: string }[];
+        for (const call of Array.isArray(body) ? body : [body]) methods.push(call.method);
+      },
+    });
+    const found: DepositTransfer[] = [];
+    const scanner = new DepositScanner({
+      db: plain,
+      network: env.network,
+      client: clients.for(env.network),
+      clock: { now: () => new Date() },
+      onDeposit: async (_trx, transfer) => {
+        found.push(transfer);
+      },
+    });
+    const target = addresses[537] as Address;
+    const alice = env.buyer('alice');
+    const hash = await alice.wallet.writeContract({
+      chain: null,
+      account: alice.account,
+      address: env.token('USDC').address as Address,
+      abi: erc20Abi,
+      functionName: 'transfer',
+      args: [target, 1_234n],
+    });
+    const receipt = await env.client.waitForTransactionReceipt({ hash: hash as Hex, pollingInterval: 100 });
+
+    const first = await scanner.step(receipt.blockNumber);
+    expect(first.logCalls).toBe(2);
+    expect(methods).toEqual(['eth_getLogs', 'eth_getLogs']);
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatchObject({
+      address: target,
+      paymentId: paymentIds[537],
+      amount: 1_234n,
+      txHash: hash.toLowerCase(),
+      from: alice.address.toLowerCase(),
+      token: env.token('USDC').address.toLowerCase(),
+    });
+
+    // The same head again: nothing new at depth, no call at all; the transfer is not reported twice.
+    methods.length = 0;
+    expect((await scanner.step(receipt.blockNumber)).logCalls).toBe(0);
+    expect(methods).toEqual([]);
+    expect(found).toHaveLength(1);
+  });
+});

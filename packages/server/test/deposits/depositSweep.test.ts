@@ -1,0 +1,177 @@
+import { type Address, erc20Abi, type Hex } from 'viem';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { depositAddress, depositFactoryAddress } from '../../src/chains/evm/deposits/addresses.ts';
+import { hasCode } from '../../src/chains/evm/deposits/factory.ts';
+import { DEPOSIT_SWEEP_PURPOSE, DepositSweeper } from '../../src/chains/evm/deposits/sweeper.ts';
+import { EvmFollower } from '../../src/chains/evm/follower.ts';
+import { Relayer } from '../../src/chains/evm/relayer.ts';
+import { connect, type Db } from '../../src/db/database.ts';
+import { withDepositTables } from '../../src/deposits/depositTables.ts';
+import { type EvmTestEnvironment, startEvmTestEnvironment } from '../chains/evm/support/evmDevnet.ts';
+import { createIsolatedDatabase } from '../support/isolatedDatabase.ts';
+import { newPartner } from '../support/testServer.ts';
+
+/** What a process killed right after journaling a transfer leaves: the journal row, nothing sent, nothing after it. */
+class Killed extends Error {}
+
+describe('deposit sweeps: funds at deposit addresses move to the collector once, through the relayer journal', () => {
+  let env: EvmTestEnvironment;
+  let database: { url: string; drop(): Promise<void> };
+  let db: Db;
+
+  beforeAll(async () => {
+    env = await startEvmTestEnvironment();
+    database = await createIsolatedDatabase();
+    db = connect(database.url, 4);
+  }, 120_000);
+  afterAll(async () => {
+    await db?.destroy();
+    await database?.drop();
+    await env?.close();
+  });
+
+  const balance = (token: 'USDC' | 'USDT', owner: Address) =>
+    env.client.readContract({
+      address: env.token(token).address as Address,
+      abi: erc20Abi,
+      functionName: 'balanceOf',
+      args: [owner],
+    });
+  const pay = async (token: 'USDC' | 'USDT', to: Address, amount: bigint) => {
+    const alice = env.buyer('alice');
+    const hash = await alice.wallet.writeContract({
+      chain: null,
+      account: alice.account,
+      address: env.token(token).address as Address,
+      abi: erc20Abi,
+      functionName: 'transfer',
+      args: [to, amount],
+    });
+    const receipt = await env.client.waitForTransactionReceipt({ hash, pollingInterval: 100 });
+    return { hash, receipt };
+  };
+  /** The deposit row the network's follower records for a transfer at depth. */
+  const recordDeposit = async (paymentId: string, token: 'USDC' | 'USDT', amount: bigint, hash: Hex, block: bigint) =>
+    withDepositTables(db)
+      .insertInto('evm_deposits')
+      .values({
+        chain: env.network.caip2,
+        tx_hash: hash,
+        log_index: 0,
+        payment_id: paymentId,
+        address: depositAddress(env.collector, paymentId).toLowerCase(),
+        token: env.token(token).address.toLowerCase(),
+        asset: env.token(token).caip19,
+        from_address: env.buyer('alice').address.toLowerCase(),
+        amount,
+        block_number: block,
+        block_hash: '0x00',
+        outcome: token === 'USDC' ? 'paid' : 'wrong_token',
+      })
+      .execute();
+  /** Runs the network's follower, as the service does, until none of the collector's transactions is open. */
+  const followUntilSettled = async (relayer: Relayer) => {
+    const follower = new EvmFollower({
+      db,
+      network: env.network,
+      client: env.client,
+      relayer,
+      onFinal: async () => undefined,
+      clock: { now: () => new Date() },
+    });
+    for (let round = 0; round < 200; round++) {
+      const step = await follower.step();
+      if (!step.busy) return;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error('the collector still has open transactions');
+  };
+  const sweepsOf = (paymentId: string) =>
+    db
+      .selectFrom('evm_transactions')
+      .select(['id', 'status', 'nonce'])
+      .where('purpose', '=', DEPOSIT_SWEEP_PURPOSE)
+      .where('payment_id', '=', paymentId)
+      .execute();
+
+  it('deploys the factory and sweeps every token of each payment once, even when the process dies after journaling a sweep', async () => {
+    const partner = await newPartner(db);
+    const merchantId = 'mrch_sweep_shop';
+    await db
+      .insertInto('merchants')
+      .values({ id: merchantId, partner_id: partner.partnerId, name: 'Sweep Shop', email: 'sweep@shop.example' })
+      .execute();
+    const [first, second] = ['pay_sweep_first', 'pay_sweep_second'];
+    await db
+      .insertInto('payments')
+      .values(
+        [first, second].map((id) => ({
+          id,
+          partner_id: partner.partnerId,
+          merchant_id: merchantId,
+          reference_id: id,
+          fiat_currency: 'USD',
+          fiat_value: '1000',
+          expires_at: new Date(Date.now() + 600_000),
+        })),
+      )
+      .execute();
+    const firstAddress = depositAddress(env.collector, first as string);
+    const secondAddress = depositAddress(env.collector, second as string);
+    const paidUsdc = await pay('USDC', firstAddress, 10_000_000n);
+    const wrongUsdt = await pay('USDT', firstAddress, 5_000_000n);
+    const secondUsdc = await pay('USDC', secondAddress, 3_000_000n);
+    await recordDeposit(first as string, 'USDC', 10_000_000n, paidUsdc.hash, paidUsdc.receipt.blockNumber);
+    await recordDeposit(first as string, 'USDT', 5_000_000n, wrongUsdt.hash, wrongUsdt.receipt.blockNumber);
+    await recordDeposit(second as string, 'USDC', 3_000_000n, secondUsdc.hash, secondUsdc.receipt.blockNumber);
+    const before = { usdc: await balance('USDC', env.collector), usdt: await balance('USDT', env.collector) };
+    expect(await hasCode(env.client, depositFactoryAddress(env.collector))).toBe(false);
+
+    // The first process journals the factory's deployment and sends it, journals the first sweep and dies there.
+    let recorded = 0;
+    const dying = new Relayer({ db, networks: env.networks, privateKey: env.collectorKey, clients: env.clients });
+    const crashing = new DepositSweeper({
+      db,
+      network: env.network,
+      client: env.client,
+      relayer: dying,
+      crash: () => {
+        recorded += 1;
+        if (recorded === 2) throw new Killed();
+      },
+    });
+    await expect(crashing.step()).rejects.toBeInstanceOf(Killed);
+    const journaled = await sweepsOf(first as string);
+    expect(journaled).toEqual([expect.objectContaining({ status: 'recorded' })]);
+
+    // The next process: its sweeper leaves the journaled sweep alone and sweeps the other payment; the follower
+    // sends the journaled one.
+    const relayer = new Relayer({ db, networks: env.networks, privateKey: env.collectorKey, clients: env.clients });
+    const sweeper = new DepositSweeper({ db, network: env.network, client: env.client, relayer });
+    const restarted = await sweeper.step();
+    expect(restarted).toHaveLength(1);
+    await followUntilSettled(relayer);
+    expect(await sweeper.step()).toEqual([]);
+
+    expect(await hasCode(env.client, depositFactoryAddress(env.collector))).toBe(true);
+    expect(await sweepsOf(first as string)).toEqual([
+      expect.objectContaining({ id: journaled[0]?.id, status: 'confirmed' }),
+    ]);
+    expect(await sweepsOf(second as string)).toEqual([expect.objectContaining({ status: 'confirmed' })]);
+    expect(await balance('USDC', env.collector)).toBe(before.usdc + 13_000_000n);
+    expect(await balance('USDT', env.collector)).toBe(before.usdt + 5_000_000n);
+    for (const address of [firstAddress, secondAddress]) {
+      expect(await balance('USDC', address)).toBe(0n);
+      expect(await balance('USDT', address)).toBe(0n);
+    }
+
+    // A later deposit to a swept address is swept again, through the forwarder that exists now.
+    const late = await pay('USDC', firstAddress, 1_000_000n);
+    await recordDeposit(first as string, 'USDC', 1_000_000n, late.hash, late.receipt.blockNumber);
+    expect(await sweeper.step()).toHaveLength(1);
+    await followUntilSettled(relayer);
+    expect(await balance('USDC', firstAddress)).toBe(0n);
+    expect(await balance('USDC', env.collector)).toBe(before.usdc + 14_000_000n);
+    expect((await sweepsOf(first as string)).map((sweep) => sweep.status)).toEqual(['confirmed', 'confirmed']);
+  });
+});

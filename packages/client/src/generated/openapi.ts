@@ -1896,6 +1896,48 @@ export interface paths {
                                     };
                                     txHash?: string;
                                 };
+                                /** @description What the buyer sent that did not simply pay the payment; absent when nothing did */
+                                exceptions?: {
+                                    /** @description underpaid: less than asked was received (the payment fails `underpaid` at its expiry unless the rest arrives); overpaid: the payment succeeded and the excess is kept apart; paid_late: sent after the payment closed; wrong_token: a token the payment does not take */
+                                    type: "underpaid" | "overpaid" | "paid_late" | "wrong_token";
+                                    /** @description underpaid: all received so far; overpaid: the excess; else the transfer */
+                                    amount: {
+                                        /** @description `caip19/<asset id>` */
+                                        unit: string;
+                                        /** @description Minor units of the token */
+                                        value: string;
+                                        display: {
+                                            assetSymbol: string;
+                                            assetName: string;
+                                            decimals: number;
+                                            iconUrl?: string;
+                                            networkName?: string;
+                                            networkIconUrl?: string;
+                                        } | null;
+                                    };
+                                    /** @description underpaid: what the payment asks for in that token */
+                                    expected?: {
+                                        /** @description `caip19/<asset id>` */
+                                        unit: string;
+                                        /** @description Minor units of the token */
+                                        value: string;
+                                        display: {
+                                            assetSymbol: string;
+                                            assetName: string;
+                                            decimals: number;
+                                            iconUrl?: string;
+                                            networkName?: string;
+                                            networkIconUrl?: string;
+                                        } | null;
+                                    };
+                                    transaction: {
+                                        networkId: string;
+                                        hash: string;
+                                    };
+                                    fromAccountCaip10: string;
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                }[];
                                 /** Format: date-time */
                                 createdAt: string;
                                 /** Format: date-time */
@@ -2790,6 +2832,48 @@ export interface paths {
                                     };
                                 };
                             };
+                            /** @description What the buyer sent that did not simply pay the payment; absent when nothing did */
+                            exceptions?: {
+                                /** @description underpaid: less than asked was received (the payment fails `underpaid` at its expiry unless the rest arrives); overpaid: the payment succeeded and the excess is kept apart; paid_late: sent after the payment closed; wrong_token: a token the payment does not take */
+                                type: "underpaid" | "overpaid" | "paid_late" | "wrong_token";
+                                /** @description underpaid: all received so far; overpaid: the excess; else the transfer */
+                                amount: {
+                                    /** @description `caip19/<asset id>` */
+                                    unit: string;
+                                    /** @description Minor units of the token */
+                                    value: string;
+                                    display: {
+                                        assetSymbol: string;
+                                        assetName: string;
+                                        decimals: number;
+                                        iconUrl?: string;
+                                        networkName?: string;
+                                        networkIconUrl?: string;
+                                    } | null;
+                                };
+                                /** @description underpaid: what the payment asks for in that token */
+                                expected?: {
+                                    /** @description `caip19/<asset id>` */
+                                    unit: string;
+                                    /** @description Minor units of the token */
+                                    value: string;
+                                    display: {
+                                        assetSymbol: string;
+                                        assetName: string;
+                                        decimals: number;
+                                        iconUrl?: string;
+                                        networkName?: string;
+                                        networkIconUrl?: string;
+                                    } | null;
+                                };
+                                transaction: {
+                                    networkId: string;
+                                    hash: string;
+                                };
+                                fromAccountCaip10: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                            }[];
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -3327,6 +3411,48 @@ export interface paths {
                                     };
                                     txHash?: string;
                                 };
+                                /** @description What the buyer sent that did not simply pay the payment; absent when nothing did */
+                                exceptions?: {
+                                    /** @description underpaid: less than asked was received (the payment fails `underpaid` at its expiry unless the rest arrives); overpaid: the payment succeeded and the excess is kept apart; paid_late: sent after the payment closed; wrong_token: a token the payment does not take */
+                                    type: "underpaid" | "overpaid" | "paid_late" | "wrong_token";
+                                    /** @description underpaid: all received so far; overpaid: the excess; else the transfer */
+                                    amount: {
+                                        /** @description `caip19/<asset id>` */
+                                        unit: string;
+                                        /** @description Minor units of the token */
+                                        value: string;
+                                        display: {
+                                            assetSymbol: string;
+                                            assetName: string;
+                                            decimals: number;
+                                            iconUrl?: string;
+                                            networkName?: string;
+                                            networkIconUrl?: string;
+                                        } | null;
+                                    };
+                                    /** @description underpaid: what the payment asks for in that token */
+                                    expected?: {
+                                        /** @description `caip19/<asset id>` */
+                                        unit: string;
+                                        /** @description Minor units of the token */
+                                        value: string;
+                                        display: {
+                                            assetSymbol: string;
+                                            assetName: string;
+                                            decimals: number;
+                                            iconUrl?: string;
+                                            networkName?: string;
+                                            networkIconUrl?: string;
+                                        } | null;
+                                    };
+                                    transaction: {
+                                        networkId: string;
+                                        hash: string;
+                                    };
+                                    fromAccountCaip10: string;
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                }[];
                                 /** Format: date-time */
                                 createdAt: string;
                                 /** Format: date-time */
@@ -3645,6 +3771,48 @@ export interface paths {
                                     };
                                     txHash?: string;
                                 };
+                                /** @description What the buyer sent that did not simply pay the payment; absent when nothing did */
+                                exceptions?: {
+                                    /** @description underpaid: less than asked was received (the payment fails `underpaid` at its expiry unless the rest arrives); overpaid: the payment succeeded and the excess is kept apart; paid_late: sent after the payment closed; wrong_token: a token the payment does not take */
+                                    type: "underpaid" | "overpaid" | "paid_late" | "wrong_token";
+                                    /** @description underpaid: all received so far; overpaid: the excess; else the transfer */
+                                    amount: {
+                                        /** @description `caip19/<asset id>` */
+                                        unit: string;
+                                        /** @description Minor units of the token */
+                                        value: string;
+                                        display: {
+                                            assetSymbol: string;
+                                            assetName: string;
+                                            decimals: number;
+                                            iconUrl?: string;
+                                            networkName?: string;
+                                            networkIconUrl?: string;
+                                        } | null;
+                                    };
+                                    /** @description underpaid: what the payment asks for in that token */
+                                    expected?: {
+                                        /** @description `caip19/<asset id>` */
+                                        unit: string;
+                                        /** @description Minor units of the token */
+                                        value: string;
+                                        display: {
+                                            assetSymbol: string;
+                                            assetName: string;
+                                            decimals: number;
+                                            iconUrl?: string;
+                                            networkName?: string;
+                                            networkIconUrl?: string;
+                                        } | null;
+                                    };
+                                    transaction: {
+                                        networkId: string;
+                                        hash: string;
+                                    };
+                                    fromAccountCaip10: string;
+                                    /** Format: date-time */
+                                    createdAt: string;
+                                }[];
                                 /** Format: date-time */
                                 createdAt: string;
                                 /** Format: date-time */
@@ -5752,7 +5920,7 @@ export interface paths {
                     "application/json": {
                         /** @description Public HTTPS URL */
                         url: string;
-                        events: ("payment.created" | "payment.processing" | "payment.succeeded" | "payment.failed" | "payment.expired" | "payment.cancelled" | "payment.settled" | "merchant.updated" | "refund.created" | "refund.succeeded" | "refund.failed")[];
+                        events: ("payment.created" | "payment.processing" | "payment.succeeded" | "payment.failed" | "payment.expired" | "payment.cancelled" | "payment.settled" | "payment.underpaid" | "payment.overpaid" | "payment.paid_late" | "payment.wrong_token" | "merchant.updated" | "refund.created" | "refund.succeeded" | "refund.failed")[];
                         /** @description Only this merchant's events */
                         merchantId?: string;
                     };
@@ -5772,7 +5940,7 @@ export interface paths {
                                 /** @description HTTPS URL that receives the events */
                                 url: string;
                                 /** @description Event types sent to this endpoint */
-                                events: ("payment.created" | "payment.processing" | "payment.succeeded" | "payment.failed" | "payment.expired" | "payment.cancelled" | "payment.settled" | "merchant.updated" | "refund.created" | "refund.succeeded" | "refund.failed")[];
+                                events: ("payment.created" | "payment.processing" | "payment.succeeded" | "payment.failed" | "payment.expired" | "payment.cancelled" | "payment.settled" | "payment.underpaid" | "payment.overpaid" | "payment.paid_late" | "payment.wrong_token" | "merchant.updated" | "refund.created" | "refund.succeeded" | "refund.failed")[];
                                 /** @description Only events of this merchant; null for every merchant of the account */
                                 merchantId: string | null;
                                 /** Format: date-time */
@@ -7020,7 +7188,7 @@ export interface components {
             /** @description HTTPS URL that receives the events */
             url: string;
             /** @description Event types sent to this endpoint */
-            events: ("payment.created" | "payment.processing" | "payment.succeeded" | "payment.failed" | "payment.expired" | "payment.cancelled" | "payment.settled" | "merchant.updated" | "refund.created" | "refund.succeeded" | "refund.failed")[];
+            events: ("payment.created" | "payment.processing" | "payment.succeeded" | "payment.failed" | "payment.expired" | "payment.cancelled" | "payment.settled" | "payment.underpaid" | "payment.overpaid" | "payment.paid_late" | "payment.wrong_token" | "merchant.updated" | "refund.created" | "refund.succeeded" | "refund.failed")[];
             /** @description Only events of this merchant; null for every merchant of the account */
             merchantId: string | null;
             /** Format: date-time */
@@ -7034,7 +7202,7 @@ export interface components {
             deliveryId: string;
             /** @description Event id, prefix `evt_` */
             eventId: string;
-            eventType: "payment.created" | "payment.processing" | "payment.succeeded" | "payment.failed" | "payment.expired" | "payment.cancelled" | "payment.settled" | "merchant.updated" | "refund.created" | "refund.succeeded" | "refund.failed";
+            eventType: "payment.created" | "payment.processing" | "payment.succeeded" | "payment.failed" | "payment.expired" | "payment.cancelled" | "payment.settled" | "payment.underpaid" | "payment.overpaid" | "payment.paid_late" | "payment.wrong_token" | "merchant.updated" | "refund.created" | "refund.succeeded" | "refund.failed";
             /** @description Attempt number within the delivery */
             attempt: number;
             /** @description The receiver's HTTP status; null when there was no response */

@@ -20,6 +20,8 @@ export interface DepositChoice {
   uri: string;
   qrSvg: string;
   checked: boolean;
+  /** What transfers of less than asked brought so far: the amount above is then the rest. */
+  receivedText?: string;
 }
 
 function copyable(id: string, label: string, value: string, data: Record<string, string>): SafeHtml {
@@ -36,10 +38,15 @@ export function depositPanels(choices: readonly DepositChoice[]): SafeHtml | und
   const panels = choices.map((choice) => {
     const id = `deposit-${choice.chainId}-${choice.symbol.toLowerCase()}`;
     return html`<section class="any-wallet evm-deposit"${attributes({ id, 'data-pay-panel': '', 'data-asset': choice.asset, 'data-deposit-uri': choice.uri })}${choice.checked ? '' : html` hidden`} aria-labelledby="${id}-heading">
-  <h3 id="${id}-heading">Send ${choice.amountText} from any wallet</h3>
+  <h3 id="${id}-heading">${choice.receivedText ? `Send the remaining ${choice.amountText}` : `Send ${choice.amountText} from any wallet`}</h3>${
+    choice.receivedText
+      ? html`
+  <p class="deposit-received" role="status">Received ${choice.receivedText} so far, less than the payment asks.</p>`
+      : ''
+  }
   <figure class="qr">
 ${trustedHtml(choice.qrSvg)}
-    <figcaption>Scan with a wallet app. Send exactly ${choice.amountText} on ${choice.networkName} to this payment's own address; another amount or token does not pay it.</figcaption>
+    <figcaption>Scan with a wallet app. Send exactly ${choice.amountText} on ${choice.networkName} to this payment's own address. If you send less, the rest is asked for here; another token does not pay it.</figcaption>
   </figure>
   ${copyable(`${id}-address`, 'Address', choice.address, { 'data-deposit-address': '' })}
   ${copyable(`${id}-amount`, `Amount (${choice.symbol})`, choice.decimalAmount, { 'data-deposit-amount': '' })}

@@ -1,4 +1,5 @@
 import type { ColumnType, Generated } from 'kysely';
+import type { PaymentException } from '../payments/paymentExceptions.ts';
 
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
 type UpdatedAt = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -122,6 +123,8 @@ export interface PaymentsTable {
   settled_at: Date | null;
   /** The settlement batch that holds the payment (migration 0008). */
   settlement_batch_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** What the buyer sent that did not simply pay the payment (migration 0027); written as JSON text. */
+  exceptions: ColumnType<PaymentException[], string | undefined, string>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }

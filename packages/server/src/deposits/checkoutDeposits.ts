@@ -40,10 +40,16 @@ export async function checkoutDeposits(
     listed.map(({ choice }) => ({ chain: choice.network, asset: choice.asset, amount: BigInt(choice.amount) })),
   );
   return Promise.all(
-    quotes.map(async (quote) => {
+    quotes.map(async (fixed) => {
       const { choice, token, network } = listed.find(
-        (entry) => entry.choice.asset === quote.asset && entry.choice.network === quote.chain,
+        (entry) => entry.choice.asset === fixed.asset && entry.choice.network === fixed.chain,
       ) as (typeof listed)[number];
+      // After a transfer of less than asked, the panel asks for the rest.
+      const received = payment.exceptions.find(
+        (exception) =>
+          exception.type === 'underpaid' && exception.network === fixed.chain && exception.asset === fixed.asset,
+      );
+      const quote = received ? { ...fixed, amount: fixed.amount - BigInt(received.amount) } : fixed;
       const chainId = Number(network.caip2.slice('eip155:'.length));
       const uri = eip681TransferUri({
         chainId,
@@ -70,6 +76,15 @@ export async function checkoutDeposits(
         uri,
         qrSvg: await qrCodeSvg(uri, `QR code of a request to send ${amountText} on ${network.name}`),
         checked: choice.checked,
+        ...(received
+          ? {
+              receivedText: formatTokenAmount(
+                received.amount,
+                { assetSymbol: token.symbol, decimals: token.decimals },
+                locale,
+              ),
+            }
+          : {}),
       };
     }),
   );

@@ -2,8 +2,10 @@ import { getAddress } from 'viem';
 import type { DepositHandler } from '../chains/evm/deposits/depositScanner.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Logger } from '../log.ts';
-import { changePaymentStatus, type TransitionContext } from '../payments/transitions.ts';
-import { type EvmDepositOutcome, withDepositTables } from './depositTables.ts';
+import { DEPOSIT_PROVIDER } from '../payments/paymentExceptions.ts';
+import { announcePayment, changePaymentStatus, type TransitionContext } from '../payments/transitions.ts';
+import { exceptionsAfterDeposit, judgeDeposit } from './depositExceptions.ts';
+import { withDepositTables } from './depositTables.ts';
 
 export interface DepositOutcomeContext {
   chains: ChainRegistry;
@@ -12,22 +14,19 @@ export interface DepositOutcomeContext {
   log: Logger;
 }
 
-/** Shown as the payment's wallet app: the buyer sent the tokens to the deposit address from a wallet of its own. */
-export const DEPOSIT_PROVIDER = 'Deposit address';
-
 /**
- * What a transfer to a payment's deposit address does, in the transaction that records it: the payment row is
- * locked first, the transfer is recorded once by its log, and a transfer of exactly the amount fixed for the
- * payment in that token, while the payment is payable, makes it succeed through the one state change with the
- * buyer, token, amount and transaction on it. Any other transfer (less, more, a token without a quote, a payment no
- * longer payable) is recorded for the payment exceptions and leaves the payment as it is.
+ * What a transfer to a payment's deposit address does, in the transaction that records it, under the payment's row
+ * lock: the transfer is recorded once by its log and judged (`judgeDeposit`). When what the buyer sent in the token
+ * reaches the amount fixed for the payment while it is payable, the payment succeeds through the one state change
+ * with the buyer, token, amount asked and the completing transaction on it. Anything else (less so far, more, late,
+ * another token) changes the payment's exceptions and is announced with its own event.
  */
 export function evmDepositOutcomes(context: DepositOutcomeContext): DepositHandler {
   return async (trx, transfer) => {
     const tables = withDepositTables(trx);
     const payment = await trx
       .selectFrom('payments')
-      .select(['status', 'expires_at'])
+      .select(['status', 'expires_at', 'exceptions'])
       .where('id', '=', transfer.paymentId)
       .forUpdate()
       .executeTakeFirst();
@@ -35,28 +34,32 @@ export function evmDepositOutcomes(context: DepositOutcomeContext): DepositHandl
     const token = context.chains
       .network(transfer.chain)
       ?.tokens.find((candidate) => candidate.address.toLowerCase() === transfer.token);
-    const quote = token
-      ? await tables
-          .selectFrom('evm_deposit_quotes')
-          .select('amount')
-          .where('payment_id', '=', transfer.paymentId)
-          .where('chain', '=', transfer.chain)
-          .where('asset', '=', token.caip19)
-          .executeTakeFirst()
-      : undefined;
+    const asset = token?.caip19 ?? `${transfer.chain}/erc20:${transfer.token}`;
+    const [quote, before] = await Promise.all([
+      tables
+        .selectFrom('evm_deposit_quotes')
+        .select('amount')
+        .where('payment_id', '=', transfer.paymentId)
+        .where('chain', '=', transfer.chain)
+        .where('asset', '=', asset)
+        .executeTakeFirst(),
+      tables
+        .selectFrom('evm_deposits')
+        .select((eb) => eb.fn.coalesce(eb.fn.sum<string>('amount'), eb.val('0')).as('total'))
+        .where('payment_id', '=', transfer.paymentId)
+        .where('chain', '=', transfer.chain)
+        .where('asset', '=', asset)
+        .where('outcome', '=', 'underpaid')
+        .executeTakeFirstOrThrow(),
+    ]);
     const now = context.clock.now();
-    const payable = payment.status === 'requires_action' && payment.expires_at.getTime() > now.getTime();
     const expected = quote ? BigInt(quote.amount) : undefined;
-    const outcome: EvmDepositOutcome =
-      expected === undefined
-        ? 'wrong_token'
-        : !payable
-          ? 'payment_closed'
-          : transfer.amount < expected
-            ? 'underpaid'
-            : transfer.amount > expected
-              ? 'overpaid'
-              : 'paid';
+    const judged = judgeDeposit({
+      expected,
+      payable: payment.status === 'requires_action' && payment.expires_at.getTime() > now.getTime(),
+      receivedBefore: BigInt(before.total),
+      amount: transfer.amount,
+    });
     const recorded = await tables
       .insertInto('evm_deposits')
       .values({
@@ -71,29 +74,53 @@ export function evmDepositOutcomes(context: DepositOutcomeContext): DepositHandl
         amount: transfer.amount,
         block_number: transfer.blockNumber,
         block_hash: transfer.blockHash,
-        outcome,
+        outcome: judged.outcome,
       })
       .onConflict((conflict) => conflict.columns(['chain', 'tx_hash', 'log_index']).doNothing())
       .returning('outcome')
       .executeTakeFirst();
     if (!recorded) return;
-    if (outcome !== 'paid' || !token) {
-      context.log.warn(
-        `deposit ${transfer.txHash} of ${transfer.amount} ${token?.symbol ?? transfer.token} for payment ${transfer.paymentId} did not pay it: ${outcome}`,
-      );
+    const from = `${transfer.chain}:${getAddress(transfer.from)}`;
+    const exceptions = exceptionsAfterDeposit(payment.exceptions, {
+      ...judged,
+      network: transfer.chain,
+      asset,
+      amount: transfer.amount,
+      ...(expected === undefined ? {} : { expected }),
+      txHash: transfer.txHash,
+      from,
+      at: now.toISOString(),
+    });
+    const transition: TransitionContext = { db: trx, chains: context.chains, baseUrl: context.baseUrl(), now };
+    const changed = JSON.stringify(exceptions) !== JSON.stringify(payment.exceptions);
+    const written = changed
+      ? await trx
+          .updateTable('payments')
+          .set({ exceptions: JSON.stringify(exceptions), updated_at: now })
+          .where('id', '=', transfer.paymentId)
+          .returningAll()
+          .executeTakeFirstOrThrow()
+      : undefined;
+    if (judged.outcome === 'paid' || judged.outcome === 'overpaid') {
+      await changePaymentStatus(transition, transfer.paymentId, 'processing', {
+        // CAIP-10, as every payment method records its buyer.
+        buyer_account: from,
+        buyer_provider_name: DEPOSIT_PROVIDER,
+        buyer_provider_icon: null,
+        token_asset: asset,
+        token_symbol: token?.symbol ?? null,
+        network: transfer.chain,
+        token_value: (expected ?? transfer.amount).toString(),
+      });
+      const { payment: paid } = await changePaymentStatus(transition, transfer.paymentId, 'succeeded', {
+        tx_hash: transfer.txHash,
+      });
+      if (judged.outcome === 'overpaid') await announcePayment(trx, transition, paid, 'payment.overpaid');
       return;
     }
-    const transition: TransitionContext = { db: trx, chains: context.chains, baseUrl: context.baseUrl(), now };
-    await changePaymentStatus(transition, transfer.paymentId, 'processing', {
-      // CAIP-10, as every payment method records its buyer.
-      buyer_account: `${transfer.chain}:${getAddress(transfer.from)}`,
-      buyer_provider_name: DEPOSIT_PROVIDER,
-      buyer_provider_icon: null,
-      token_asset: token.caip19,
-      token_symbol: token.symbol,
-      network: transfer.chain,
-      token_value: transfer.amount.toString(),
-    });
-    await changePaymentStatus(transition, transfer.paymentId, 'succeeded', { tx_hash: transfer.txHash });
+    context.log.warn(
+      `deposit ${transfer.txHash} of ${transfer.amount} ${token?.symbol ?? transfer.token} for payment ${transfer.paymentId}: ${judged.outcome}`,
+    );
+    if (written) await announcePayment(trx, transition, written, `payment.${judged.outcome}`);
   };
 }

@@ -3,7 +3,9 @@ import pMap from 'p-map';
 import type { AppContext } from '../context.ts';
 import { repeatEvery, type RepeatingTask } from '../jobs/repeatEvery.ts';
 import type { Logger } from '../log.ts';
+import { inTransaction } from '../db/database.ts';
 import { InvalidTransitionError, changePaymentStatus } from './transitions.ts';
+import { DEPOSIT_PROVIDER } from './paymentExceptions.ts';
 
 /** The task of the expiry jobs earlier versions queued, one per payment; those still queued run as before. */
 export const EXPIRE_PAYMENT_TASK = 'expire_payment';
@@ -13,13 +15,40 @@ const EXPIRE_PER_PASS = 500;
 
 type ExpiryContext = Pick<AppContext, 'db' | 'chains' | 'clock' | 'config'>;
 
+/**
+ * An unpaid payment past its expiry becomes expired, or, when a deposit brought less than asked, failed `underpaid`
+ * with what it received (`exceptions` keeps the amounts). Decided on the locked row, so a deposit recorded
+ * meanwhile is never missed.
+ */
 async function expire(ctx: ExpiryContext, paymentId: string): Promise<boolean> {
   try {
-    await changePaymentStatus(
-      { db: ctx.db, chains: ctx.chains, baseUrl: ctx.config.baseUrl, now: ctx.clock.now() },
-      paymentId,
-      'expired',
-    );
+    await inTransaction(ctx.db, async (trx) => {
+      const { exceptions } = await trx
+        .selectFrom('payments')
+        .select('exceptions')
+        .where('id', '=', paymentId)
+        .forUpdate()
+        .executeTakeFirstOrThrow();
+      const transition = { db: trx, chains: ctx.chains, baseUrl: ctx.config.baseUrl, now: ctx.clock.now() };
+      const underpaid = exceptions.find((exception) => exception.type === 'underpaid');
+      if (!underpaid) {
+        await changePaymentStatus(transition, paymentId, 'expired');
+        return;
+      }
+      await changePaymentStatus(transition, paymentId, 'processing', {
+        buyer_account: underpaid.from,
+        buyer_provider_name: DEPOSIT_PROVIDER,
+        buyer_provider_icon: null,
+        token_asset: underpaid.asset,
+        token_symbol: ctx.chains.token(underpaid.asset)?.symbol ?? null,
+        network: underpaid.network,
+        token_value: underpaid.amount,
+      });
+      await changePaymentStatus(transition, paymentId, 'failed', {
+        failure_code: 'underpaid',
+        tx_hash: underpaid.txHash,
+      });
+    });
     return true;
   } catch (error) {
     // Paid, cancelled or expired by another process meanwhile.

@@ -5,6 +5,7 @@ import type { MerchantsTable, PaymentsTable } from '../db/schema.ts';
 import { Nullable } from '../http/schemas.ts';
 import { logoUrl } from '../merchants/merchantResource.ts';
 import { fiatCurrency } from './currencies.ts';
+import { PAYMENT_EXCEPTION_TYPES, type PaymentException } from './paymentExceptions.ts';
 import { effectiveStatus, isTerminal, listStatusName, pollHintMs } from './stateMachine.ts';
 
 export type PaymentRow = Selectable<PaymentsTable>;
@@ -37,6 +38,23 @@ const Settlement = Type.Object({
   txHash: Type.Optional(Type.String()),
 });
 
+const PaymentExceptionView = Type.Object({
+  type: Type.Union(
+    PAYMENT_EXCEPTION_TYPES.map((type) => Type.Literal(type)),
+    {
+      description:
+        'underpaid: less than asked was received (the payment fails `underpaid` at its expiry unless the rest ' +
+        'arrives); overpaid: the payment succeeded and the excess is kept apart; paid_late: sent after the payment ' +
+        'closed; wrong_token: a token the payment does not take',
+    },
+  ),
+  amount: { ...TokenAmount, description: 'underpaid: all received so far; overpaid: the excess; else the transfer' },
+  expected: Type.Optional({ ...TokenAmount, description: 'underpaid: what the payment asks for in that token' }),
+  transaction: Type.Object({ networkId: Type.String(), hash: Type.String() }),
+  fromAccountCaip10: Type.String(),
+  createdAt: Type.String({ format: 'date-time' }),
+});
+
 export const PaymentItem = Type.Object({
   paymentId: Type.String(),
   merchant: Type.Object({
@@ -65,6 +83,11 @@ export const PaymentItem = Type.Object({
     Type.Object({ total: TokenAmount, fixed: Type.Optional(TokenAmount), percentage: Type.Optional(Type.String()) }),
   ),
   settlement: Type.Optional(Settlement),
+  exceptions: Type.Optional(
+    Type.Array(PaymentExceptionView, {
+      description: 'What the buyer sent that did not simply pay the payment; absent when nothing did',
+    }),
+  ),
   createdAt: Type.String({ format: 'date-time' }),
   lastUpdatedAt: Type.String({ format: 'date-time' }),
   settledAt: Type.Optional(Type.String({ format: 'date-time' })),
@@ -99,6 +122,18 @@ export function tokenAmountOf(chains: ChainRegistry, asset: string, value: strin
           ...(network?.iconUrl ? { networkIconUrl: network.iconUrl } : {}),
         }
       : null,
+  };
+}
+
+/** A payment exception as the API shows it. */
+function toPaymentExceptionView(chains: ChainRegistry, exception: PaymentException) {
+  return {
+    type: exception.type,
+    amount: tokenAmountOf(chains, exception.asset, exception.amount),
+    ...(exception.expected ? { expected: tokenAmountOf(chains, exception.asset, exception.expected) } : {}),
+    transaction: { networkId: exception.network.slice(exception.network.indexOf(':') + 1), hash: exception.txHash },
+    fromAccountCaip10: exception.from,
+    createdAt: exception.at,
   };
 }
 
@@ -163,6 +198,9 @@ export function toPaymentItem(
             ? { settled: true, amount: settledAmount, txHash: row.settlement_tx_hash as string }
             : { settled: false },
         }
+      : {}),
+    ...(row.exceptions.length
+      ? { exceptions: row.exceptions.map((exception) => toPaymentExceptionView(chains, exception)) }
       : {}),
     createdAt: row.created_at.toISOString(),
     lastUpdatedAt: row.updated_at.toISOString(),

@@ -27,6 +27,27 @@ describe('checkout page: a deposit address any wallet pays, in Chromium on the d
   const token = (symbol: string) => chain().tokens.find((candidate) => candidate.symbol === symbol)!;
   const collector = () => privateKeyToAccount(service.keys.evmPrivateKey).address;
 
+  /** A wallet that knows nothing of paygate: a key, the chain from the URI, an ERC-20 transfer. */
+  const sendPlainTransfer = (chainId: number, tokenAddress: Address, recipient: Address, amount: bigint) => {
+    const buyer = devnet.manifest.buyers.find((candidate) => candidate.name === 'alice')!;
+    const wallet = createWalletClient({
+      account: privateKeyToAccount(buyer.evmPrivateKey as Hex),
+      chain: defineChain({
+        id: chainId,
+        name: 'from the URI',
+        nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+        rpcUrls: { default: { http: [chain().rpcUrl] } },
+      }),
+      transport: http(chain().rpcUrl),
+    });
+    return wallet.writeContract({
+      address: tokenAddress,
+      abi: erc20Abi,
+      functionName: 'transfer',
+      args: [recipient, amount],
+    });
+  };
+
   beforeAll(async () => {
     service = await startDevnetService({ prices: { 'EURC/USD': '1.087', 'ETH/USD': '3000' } });
     ({ devnet, server } = service);
@@ -70,24 +91,7 @@ describe('checkout page: a deposit address any wallet pays, in Chromium on the d
     expect(recipient).toBe(address);
     expect(amount).toBe('10000000');
 
-    // A wallet that knows nothing of paygate: a key, the chain from the URI, an ERC-20 transfer.
-    const buyer = devnet.manifest.buyers.find((candidate) => candidate.name === 'alice')!;
-    const wallet = createWalletClient({
-      account: privateKeyToAccount(buyer.evmPrivateKey as Hex),
-      chain: defineChain({
-        id: Number(chainId),
-        name: 'from the URI',
-        nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-        rpcUrls: { default: { http: [chain().rpcUrl] } },
-      }),
-      transport: http(chain().rpcUrl),
-    });
-    const hash = await wallet.writeContract({
-      address: tokenAddress,
-      abi: erc20Abi,
-      functionName: 'transfer',
-      args: [recipient, BigInt(amount)],
-    });
+    const hash = await sendPlainTransfer(Number(chainId), tokenAddress, recipient, BigInt(amount));
     await expect
       .poll(() => page.locator('[data-view]:not([hidden]) h2').textContent(), { timeout: 45_000 })
       .toBe('Payment complete');
@@ -102,6 +106,47 @@ describe('checkout page: a deposit address any wallet pays, in Chromium on the d
       .where('payment_id', '=', paymentId)
       .execute();
     expect(deposit).toMatchObject({ tx_hash: hash.toLowerCase(), outcome: 'paid', amount: '10000000' });
+    await context.close();
+  });
+
+  it('after a transfer of less than asked, says what arrived and asks for the rest, which pays the payment', async () => {
+    const { gatewayUrl, paymentId } = await createPayment(server, partner.apiKey, merchantId);
+    const context = await browser.newContext({ viewport: SCREENS.phone, locale: 'en-US' });
+    const page = await context.newPage();
+    await page.goto(gatewayUrl);
+    const usdc = token('USDC');
+    const address = depositAddress(collector(), paymentId);
+    const panel = page.locator(`[data-pay-panel][data-asset="${usdc.caip19}"]`);
+    await expect.poll(() => panel.isVisible()).toBe(true);
+    await sendPlainTransfer(chain().chainId, usdc.address as Address, address, 6_000_000n);
+    await expect
+      .poll(
+        async () =>
+          (
+            await withDepositTables(server.db)
+              .selectFrom('evm_deposits')
+              .select('outcome')
+              .where('payment_id', '=', paymentId)
+              .execute()
+          ).length,
+        { timeout: 30_000 },
+      )
+      .toBe(1);
+
+    await page.reload();
+    await expect.poll(() => panel.locator('h3').textContent()).toBe('Send the remaining 4 USDC');
+    expect(await panel.locator('[role="status"]').textContent()).toBe(
+      'Received 6 USDC so far, less than the payment asks.',
+    );
+    expect(await panel.locator('[data-deposit-amount]').inputValue()).toBe('4');
+    await saveScreenshots(page, 'deposit-address-underpaid', SCREENS);
+    const uri = await decodeQr(await panel.locator('figure.qr svg').screenshot());
+    expect(uri).toBe(`ethereum:${usdc.address}@${chain().chainId}/transfer?address=${address}&uint256=4000000`);
+
+    await sendPlainTransfer(chain().chainId, usdc.address as Address, address, 4_000_000n);
+    await expect
+      .poll(() => page.locator('[data-view]:not([hidden]) h2').textContent(), { timeout: 45_000 })
+      .toBe('Payment complete');
     await context.close();
   });
 

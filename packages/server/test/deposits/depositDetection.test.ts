@@ -1,10 +1,12 @@
 import type { Devnet } from '@paygate/devnet';
 import { type Address, createWalletClient, defineChain, erc20Abi, type Hex, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { depositAddress } from '../../src/chains/evm/deposits/addresses.ts';
 import { fixDepositQuotes } from '../../src/deposits/depositQuotes.ts';
 import { withDepositTables } from '../../src/deposits/depositTables.ts';
+import { expireDuePayments } from '../../src/payments/expiry.ts';
 import { type DevnetService, startDevnetService } from '../support/devnetService.ts';
 import { createMerchant, createPayment } from '../support/fixtures.ts';
 import { call, newPartner, type TestPartner, type TestServer } from '../support/testServer.ts';
@@ -53,9 +55,18 @@ describe('EVM deposit addresses: transfers found by the network follower, on the
     ]);
     return fixed!.address;
   };
-  const send = async (name: string, to: Address, amount: bigint) => {
+  const eventTypesOf = async (paymentId: string) =>
+    (
+      await server.db
+        .selectFrom('webhook_events')
+        .select('type')
+        .where(sql<boolean>`body::jsonb -> 'data' -> 'object' ->> 'paymentId' = ${paymentId}`)
+        .orderBy('created_at')
+        .execute()
+    ).map((event) => event.type);
+  const send = async (name: string, to: Address, amount: bigint, token = usdc().address as Address) => {
     const hash = await wallet(name).writeContract({
-      address: usdc().address as Address,
+      address: token,
       abi: erc20Abi,
       functionName: 'transfer',
       args: [to, amount],
@@ -117,21 +128,97 @@ describe('EVM deposit addresses: transfers found by the network follower, on the
     });
   });
 
-  it('records a transfer of another amount as a deposit of the payment and leaves it payable; the exact amount then pays it', async () => {
+  it('waits for the rest of an underpaid payment, saying so; the rest pays it and the exception goes', async () => {
     const { paymentId } = await createPayment(server, partner.apiKey, merchantId);
     const address = await quote(paymentId);
     const short = await send('alice', address, 9_999_999n);
     await expect.poll(() => depositsOf(paymentId), { timeout: 30_000 }).toHaveLength(1);
     const [underpaid] = await depositsOf(paymentId);
     expect(underpaid).toMatchObject({ tx_hash: short.toLowerCase(), outcome: 'underpaid', amount: '9999999' });
-    expect((await paymentStatus(paymentId)).status).toBe('requires_action');
+    const waiting = await paymentStatus(paymentId);
+    expect(waiting.status).toBe('requires_action');
+    expect(waiting.exceptions).toEqual([
+      expect.objectContaining({
+        type: 'underpaid',
+        amount: expect.objectContaining({ unit: `caip19/${usdc().caip19}`, value: '9999999' }),
+        expected: expect.objectContaining({ value: '10000000' }),
+        transaction: { networkId: String(chain().chainId), hash: short.toLowerCase() },
+      }),
+    ]);
+    expect(await eventTypesOf(paymentId)).toContain('payment.underpaid');
 
-    await send('alice', address, 10_000_000n);
+    const rest = await send('alice', address, 1n);
     await expect.poll(async () => (await paymentStatus(paymentId)).status, { timeout: 30_000 }).toBe('succeeded');
     expect((await depositsOf(paymentId)).map((deposit) => deposit.outcome).sort()).toEqual(['paid', 'underpaid']);
+    const paid = await paymentStatus(paymentId);
+    expect(paid.exceptions).toBeUndefined();
+    expect(paid.tokenAmount.value).toBe('10000000');
+    expect(paid.transaction.hash).toBe(rest.toLowerCase());
   });
 
-  it('records a transfer to a paid payment as a late deposit and changes nothing', async () => {
+  it('fails an underpaid payment at its expiry with underpaid and what it received', async () => {
+    const { paymentId } = await createPayment(server, partner.apiKey, merchantId);
+    const address = await quote(paymentId);
+    const short = await send('alice', address, 4_000_000n);
+    await expect.poll(() => depositsOf(paymentId), { timeout: 30_000 }).toHaveLength(1);
+
+    const afterExpiry = new Date(Date.now() + 16 * 60 * 1000);
+    await expireDuePayments({ ...server.ctx, clock: { now: () => afterExpiry } });
+    const failed = await paymentStatus(paymentId);
+    expect(failed).toMatchObject({
+      status: 'failed',
+      failureCode: 'underpaid',
+      tokenAmount: expect.objectContaining({ unit: `caip19/${usdc().caip19}`, value: '4000000' }),
+      transaction: expect.objectContaining({ hash: short.toLowerCase() }),
+      exceptions: [
+        expect.objectContaining({ type: 'underpaid', amount: expect.objectContaining({ value: '4000000' }) }),
+      ],
+    });
+    const alice = devnet.manifest.buyers.find((candidate) => candidate.name === 'alice')!;
+    expect(failed.buyer.accountCaip10.toLowerCase()).toBe(`${chain().caip2}:${alice.evmAddress}`.toLowerCase());
+    expect(await eventTypesOf(paymentId)).toEqual(
+      expect.arrayContaining(['payment.underpaid', 'payment.processing', 'payment.failed']),
+    );
+    expect(await eventTypesOf(paymentId)).not.toContain('payment.expired');
+  });
+
+  it('succeeds an overpaid payment for the amount asked and keeps the excess apart', async () => {
+    const { paymentId } = await createPayment(server, partner.apiKey, merchantId);
+    const address = await quote(paymentId);
+    const hash = await send('bob', address, 12_500_000n);
+    await expect.poll(async () => (await paymentStatus(paymentId)).status, { timeout: 30_000 }).toBe('succeeded');
+    const paid = await paymentStatus(paymentId);
+    expect(paid.tokenAmount.value).toBe('10000000');
+    expect(paid.exceptions).toEqual([
+      expect.objectContaining({
+        type: 'overpaid',
+        amount: expect.objectContaining({ value: '2500000' }),
+        transaction: { networkId: String(chain().chainId), hash: hash.toLowerCase() },
+      }),
+    ]);
+    expect((await depositsOf(paymentId)).map((deposit) => deposit.outcome)).toEqual(['overpaid']);
+    expect(await eventTypesOf(paymentId)).toEqual(expect.arrayContaining(['payment.succeeded', 'payment.overpaid']));
+  });
+
+  it('records a token the payment does not take as wrong_token and leaves the payment payable', async () => {
+    const { paymentId } = await createPayment(server, partner.apiKey, merchantId);
+    const address = await quote(paymentId);
+    const usdt = chain().tokens.find((token) => token.symbol === 'USDT')!;
+    const hash = await send('bob', address, 10_000_000n, usdt.address as Address);
+    await expect.poll(() => depositsOf(paymentId), { timeout: 30_000 }).toHaveLength(1);
+    const payment = await paymentStatus(paymentId);
+    expect(payment.status).toBe('requires_action');
+    expect(payment.exceptions).toEqual([
+      expect.objectContaining({
+        type: 'wrong_token',
+        amount: expect.objectContaining({ unit: `caip19/${usdt.caip19}`, value: '10000000' }),
+        transaction: { networkId: String(chain().chainId), hash: hash.toLowerCase() },
+      }),
+    ]);
+    expect(await eventTypesOf(paymentId)).toContain('payment.wrong_token');
+  });
+
+  it('records a transfer to a paid payment as paid late and changes nothing else', async () => {
     const { paymentId } = await createPayment(server, partner.apiKey, merchantId);
     const address = await quote(paymentId);
     await send('bob', address, 10_000_000n);
@@ -139,8 +226,13 @@ describe('EVM deposit addresses: transfers found by the network follower, on the
     const again = await send('bob', address, 10_000_000n);
     await expect.poll(async () => (await depositsOf(paymentId)).length, { timeout: 30_000 }).toBe(2);
     const late = (await depositsOf(paymentId)).find((deposit) => deposit.tx_hash === again.toLowerCase());
-    expect(late?.outcome).toBe('payment_closed');
+    expect(late?.outcome).toBe('paid_late');
     const payment = await paymentStatus(paymentId);
     expect(payment.status).toBe('succeeded');
+    expect(payment.tokenAmount.value).toBe('10000000');
+    expect(payment.exceptions).toEqual([
+      expect.objectContaining({ type: 'paid_late', amount: expect.objectContaining({ value: '10000000' }) }),
+    ]);
+    expect(await eventTypesOf(paymentId)).toContain('payment.paid_late');
   });
 });

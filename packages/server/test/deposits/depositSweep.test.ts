@@ -30,14 +30,14 @@ describe('deposit sweeps: funds at deposit addresses move to the collector once,
     await env?.close();
   });
 
-  const balance = (token: 'USDC' | 'USDT', owner: Address) =>
+  const balance = (token: 'USDC' | 'USDT' | 'EURC', owner: Address) =>
     env.client.readContract({
       address: env.token(token).address as Address,
       abi: erc20Abi,
       functionName: 'balanceOf',
       args: [owner],
     });
-  const pay = async (token: 'USDC' | 'USDT', to: Address, amount: bigint) => {
+  const pay = async (token: 'USDC' | 'USDT' | 'EURC', to: Address, amount: bigint) => {
     const alice = env.buyer('alice');
     const hash = await alice.wallet.writeContract({
       chain: null,
@@ -51,7 +51,14 @@ describe('deposit sweeps: funds at deposit addresses move to the collector once,
     return { hash, receipt };
   };
   /** The deposit row the network's follower records for a transfer at depth. */
-  const recordDeposit = async (paymentId: string, token: 'USDC' | 'USDT', amount: bigint, hash: Hex, block: bigint) =>
+  const recordDeposit = async (
+    paymentId: string,
+    token: 'USDC' | 'USDT' | 'EURC',
+    amount: bigint,
+    hash: Hex,
+    block: bigint,
+    listed = true,
+  ) =>
     withDepositTables(db)
       .insertInto('evm_deposits')
       .values({
@@ -61,7 +68,7 @@ describe('deposit sweeps: funds at deposit addresses move to the collector once,
         payment_id: paymentId,
         address: depositAddress(env.collector, paymentId).toLowerCase(),
         token: env.token(token).address.toLowerCase(),
-        asset: env.token(token).caip19,
+        asset: listed ? env.token(token).caip19 : null,
         from_address: env.buyer('alice').address.toLowerCase(),
         amount,
         block_number: block,
@@ -124,6 +131,9 @@ describe('deposit sweeps: funds at deposit addresses move to the collector once,
     await recordDeposit(first as string, 'USDC', 10_000_000n, paidUsdc.hash, paidUsdc.receipt.blockNumber);
     await recordDeposit(first as string, 'USDT', 5_000_000n, wrongUsdt.hash, wrongUsdt.receipt.blockNumber);
     await recordDeposit(second as string, 'USDC', 3_000_000n, secondUsdc.hash, secondUsdc.receipt.blockNumber);
+    // A Transfer logged by a contract the network does not list is left where it is, for the operator.
+    const unlisted = await pay('EURC', secondAddress, 2_000_000n);
+    await recordDeposit(second as string, 'EURC', 2_000_000n, unlisted.hash, unlisted.receipt.blockNumber, false);
     const before = { usdc: await balance('USDC', env.collector), usdt: await balance('USDT', env.collector) };
     expect(await hasCode(env.client, depositFactoryAddress(env.collector))).toBe(false);
 
@@ -164,6 +174,7 @@ describe('deposit sweeps: funds at deposit addresses move to the collector once,
       expect(await balance('USDC', address)).toBe(0n);
       expect(await balance('USDT', address)).toBe(0n);
     }
+    expect(await balance('EURC', secondAddress)).toBe(2_000_000n);
 
     // A later deposit to a swept address is swept again, through the forwarder that exists now.
     const late = await pay('USDC', firstAddress, 1_000_000n);

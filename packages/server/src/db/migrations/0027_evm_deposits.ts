@@ -1,9 +1,9 @@
 import { type Kysely, sql } from 'kysely';
 
 /**
- * EVM deposit addresses (issue 17): the amount a payment's deposit address expects in each token, fixed when the
- * checkout first shows it; every transfer found to a deposit address, whether it paid its payment or not (the
- * payment exceptions read the others); and how far each network's follower has read the logs. Sweeps to the
+ * EVM deposit addresses: the amount a payment's deposit address expects in each token, fixed when the
+ * checkout first shows it; every transfer found to a deposit address, whether it paid its payment or not; the
+ * payment exceptions those transfers caused; and how far each network's follower has read the logs. Sweeps to the
  * collector are the relayer's own journaled transactions (purpose `deposit_sweep`).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
@@ -38,7 +38,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       amount numeric(78, 0) NOT NULL,
       block_number bigint NOT NULL,
       block_hash text NOT NULL,
-      outcome text NOT NULL CHECK (outcome IN ('paid', 'underpaid', 'overpaid', 'wrong_token', 'payment_closed')),
+      outcome text NOT NULL CHECK (outcome IN ('paid', 'underpaid', 'overpaid', 'wrong_token', 'paid_late')),
       created_at timestamptz NOT NULL DEFAULT now(),
       PRIMARY KEY (chain, tx_hash, log_index)
     );
@@ -50,5 +50,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       next_block bigint NOT NULL,
       updated_at timestamptz NOT NULL DEFAULT now()
     );
+
+    -- What the buyer sent that did not simply pay the payment (underpaid, overpaid, paid late, wrong token), as the
+    -- API shows it: written with the deposit that caused it, under the payment's row lock.
+    ALTER TABLE payments ADD COLUMN exceptions jsonb NOT NULL DEFAULT '[]';
   `.execute(db);
 }

@@ -21,6 +21,9 @@ function sweepGas(tokens: number): bigint {
 /** Payments swept per step, so one step stays short however many deposits arrived at once. */
 const SWEEPS_PER_STEP = 20;
 
+/** Sweeps of one payment that may fail before it is left to the operator, so a failing one never burns gas forever. */
+const MAX_FAILED_SWEEPS = 3;
+
 /** Where a test stops the sweeper, as a process killed at that point would: after journaling a transfer, before sending it. */
 export type SweepCrashHook = (point: 'recorded') => void;
 
@@ -50,6 +53,9 @@ export class DepositSweeper {
       SELECT deposit.payment_id, array_agg(DISTINCT deposit.token ORDER BY deposit.token) AS tokens
       FROM evm_deposits deposit
       WHERE deposit.chain = ${network.caip2}
+        -- Tokens the network lists only: any contract can log a Transfer, and one whose transfer reverts would fail
+        -- the payment's every sweep; the operator moves those by hand.
+        AND deposit.asset IS NOT NULL
         AND NOT EXISTS (
           SELECT 1 FROM evm_transactions sweep
           WHERE sweep.chain = deposit.chain
@@ -59,6 +65,14 @@ export class DepositSweeper {
             AND sweep.status <> 'failed'
             AND sweep.created_at > deposit.created_at
         )
+        AND (
+          SELECT count(*) FROM evm_transactions failed
+          WHERE failed.chain = deposit.chain
+            AND failed.from_address = ${relayer.address.toLowerCase()}
+            AND failed.purpose = ${DEPOSIT_SWEEP_PURPOSE}
+            AND failed.payment_id = deposit.payment_id
+            AND failed.status = 'failed'
+        ) < ${MAX_FAILED_SWEEPS}
       GROUP BY deposit.payment_id
       ORDER BY min(deposit.created_at)
       LIMIT ${SWEEPS_PER_STEP}

@@ -1,0 +1,66 @@
+import type { PaymentException } from '../payments/paymentExceptions.ts';
+import type { EvmDepositOutcome } from './depositTables.ts';
+
+/**
+ * What a transfer to a payment's deposit address does: a token the payment has no amount for is the wrong token; a
+ * payment no longer payable was paid late; otherwise the transfer adds to what earlier transfers of that token
+ * brought, and the total pays the payment when it reaches the amount asked (more is overpaid).
+ */
+export function judgeDeposit(deposit: {
+  /** What the payment asks for in the token; undefined when it does not take the token. */
+  expected: bigint | undefined;
+  payable: boolean;
+  /** What earlier transfers of the token to the address brought while the payment was payable. */
+  receivedBefore: bigint;
+  amount: bigint;
+}): { outcome: EvmDepositOutcome; received: bigint } {
+  if (deposit.expected === undefined) return { outcome: 'wrong_token', received: deposit.amount };
+  if (!deposit.payable) return { outcome: 'paid_late', received: deposit.amount };
+  const received = deposit.receivedBefore + deposit.amount;
+  const outcome = received < deposit.expected ? 'underpaid' : received > deposit.expected ? 'overpaid' : 'paid';
+  return { outcome, received };
+}
+
+export interface JudgedDeposit {
+  outcome: EvmDepositOutcome;
+  network: string;
+  asset: string;
+  amount: bigint;
+  /** See `judgeDeposit`. */
+  received: bigint;
+  expected?: bigint;
+  txHash: string;
+  from: string;
+  at: string;
+}
+
+/**
+ * The payment's exceptions after a transfer: an underpaid token's one entry holds its running total and goes when
+ * the payment is paid; once paid, what other tokens brought towards it is overpaid; a late or wrong-token transfer
+ * is an entry of its own.
+ */
+export function exceptionsAfterDeposit(
+  current: readonly PaymentException[],
+  deposit: JudgedDeposit,
+): PaymentException[] {
+  const { outcome, network, asset, txHash, from, at } = deposit;
+  const entry = { network, asset, txHash, from, at };
+  if (outcome === 'paid_late' || outcome === 'wrong_token')
+    return [...current, { type: outcome, ...entry, amount: deposit.amount.toString() }];
+  const others = current.filter(
+    (exception) => !(exception.type === 'underpaid' && exception.network === network && exception.asset === asset),
+  );
+  const expected = deposit.expected ?? 0n;
+  if (outcome === 'underpaid')
+    return [
+      ...others,
+      { type: 'underpaid', ...entry, amount: deposit.received.toString(), expected: expected.toString() },
+    ];
+  const otherTokensBrought = others.map((exception): PaymentException => {
+    if (exception.type !== 'underpaid') return exception;
+    const { expected: _asked, ...rest } = exception;
+    return { ...rest, type: 'overpaid' };
+  });
+  if (outcome === 'paid') return otherTokensBrought;
+  return [...otherTokensBrought, { type: 'overpaid', ...entry, amount: (deposit.received - expected).toString() }];
+}

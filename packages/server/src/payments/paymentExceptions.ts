@@ -1,0 +1,29 @@
+/**
+ * What a buyer sent that did not simply pay the payment: less than asked (the payment waits for the rest until it
+ * expires, then fails `underpaid`), more than asked (it succeeds; the excess is kept apart), after the payment
+ * closed, or a token the payment does not take. Never silent: each is on the payment and has its webhook event.
+ */
+export const PAYMENT_EXCEPTION_TYPES = ['underpaid', 'overpaid', 'paid_late', 'wrong_token'] as const;
+export type PaymentExceptionType = (typeof PAYMENT_EXCEPTION_TYPES)[number];
+
+/** One exception as the payment row keeps it (`payments.exceptions`). */
+export interface PaymentException {
+  type: PaymentExceptionType;
+  /** CAIP-2 id of the network. */
+  network: string;
+  /** CAIP-19 id of what was sent; a token no network lists has its `erc20:` id on that chain. */
+  asset: string;
+  /** Minor units: for `underpaid` everything received so far, for `overpaid` the excess, else the transfer's amount. */
+  amount: string;
+  /** For `underpaid`: what the payment asks for in that token. */
+  expected?: string;
+  /** The transfer (for `underpaid` the latest one). */
+  txHash: string;
+  /** CAIP-10 account that sent it. */
+  from: string;
+  /** When it was recorded, ISO 8601. */
+  at: string;
+}
+
+/** Shown as the payment's wallet app when the buyer sent tokens to its deposit address from a wallet of its own. */
+export const DEPOSIT_PROVIDER = 'Deposit address';

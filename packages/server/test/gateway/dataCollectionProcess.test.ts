@@ -21,6 +21,8 @@ describe('buyer data collection in a paygate process', () => {
       ...env(),
       DATA_ENCRYPTION_KEY: keyHex,
       LOG_LEVEL: 'info',
+      // The request lines, whose URLs must not show the form's token.
+      LOG_REQUESTS: 'true',
       DEMO_PARTNER: 'never',
     });
     db = connect(inject('databaseUrl'), 2);
@@ -70,7 +72,7 @@ describe('buyer data collection in a paygate process', () => {
       placeOfBirth: 'New York',
       termsAccepted: true,
     });
-    // The requests were logged (info level); what was in them was not.
+    // The requests were logged; what was in them was not.
     await server.waitForOutput(/"url":"\/collect\//);
     for (const secret of ['Grace', 'Hopper', '1906-12-09', keyHex, Buffer.from(keyHex, 'hex').toString('base64')]) {
       expect(server.output()).not.toContain(secret);

@@ -7,6 +7,7 @@ import {
   addPartnerCommands,
 } from './operatorCommands.ts';
 import { UserFacingError } from './userFacingError.ts';
+import { addWebhookCommands } from './webhooks/listenCommand.ts';
 
 /**
  * The command line loads only commander and the command definitions: each command imports what it runs when it runs,
@@ -40,6 +41,7 @@ function buildCli(): Command {
   addPartnerCommands(program);
   addKeyAndAppCommands(program);
   addMerchantCommands(program);
+  addWebhookCommands(program);
   return program;
 }
 

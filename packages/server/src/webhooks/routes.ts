@@ -4,6 +4,7 @@ import { registerDeleteWebhookEndpoint } from './deleteWebhookEndpoint.ts';
 import { registerListWebhookDeliveries } from './listWebhookDeliveries.ts';
 import { registerListWebhookEndpoints } from './listWebhookEndpoints.ts';
 import { registerRedeliverEvent } from './redeliverEvent.ts';
+import { registerStreamEvents } from './streamEvents.ts';
 
 export function registerWebhookRoutes(app: App, ctx: AppContext): void {
   registerCreateWebhookEndpoint(app, ctx);
@@ -11,4 +12,5 @@ export function registerWebhookRoutes(app: App, ctx: AppContext): void {
   registerDeleteWebhookEndpoint(app, ctx);
   registerListWebhookDeliveries(app, ctx);
   registerRedeliverEvent(app, ctx);
+  registerStreamEvents(app, ctx);
 }

@@ -26,6 +26,7 @@ import * as pendingRedelivery from './0024_pending_redelivery.ts';
 import * as expirySweep from './0025_expiry_sweep.ts';
 import * as solanaPay from './0026_solana_pay.ts';
 import * as evmDeposits from './0027_evm_deposits.ts';
+import * as eventStream from './0028_event_stream.ts';
 
 /** Every schema change, in order; names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -56,4 +57,5 @@ export const migrations: Record<string, Migration> = {
   '0025_expiry_sweep': expirySweep,
   '0026_solana_pay': solanaPay,
   '0027_evm_deposits': evmDeposits,
+  '0028_event_stream': eventStream,
 };

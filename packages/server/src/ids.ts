@@ -1,7 +1,19 @@
 import { randomFillSync } from 'node:crypto';
 import { monotonicFactory } from 'ulid';
 
-export type IdPrefix = 'mrch' | 'pay' | 'crypto' | 'fiat' | 'opt' | 'whk' | 'evt' | 'app' | 'key' | 'ptr' | 'rfnd';
+export type IdPrefix =
+  | 'mrch'
+  | 'pay'
+  | 'crypto'
+  | 'fiat'
+  | 'opt'
+  | 'whk'
+  | 'evt'
+  | 'app'
+  | 'key'
+  | 'ptr'
+  | 'rfnd'
+  | 'exc';
 
 const randomPool = Buffer.alloc(4096);
 let randomOffset = randomPool.length;

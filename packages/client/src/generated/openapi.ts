@@ -1898,6 +1898,8 @@ export interface paths {
                                 };
                                 /** @description What the buyer sent that did not simply pay the payment; absent when nothing did */
                                 exceptions?: {
+                                    /** @description Prefix `exc_`; `POST /v1/refunds {paymentId, exceptionId}` sends it back */
+                                    id: string;
                                     /** @description underpaid: less than asked was received (the payment fails `underpaid` at its expiry unless the rest arrives); overpaid: the payment succeeded and the excess is kept apart; paid_late: sent after the payment closed; wrong_token: a token the payment does not take */
                                     type: "underpaid" | "overpaid" | "paid_late" | "wrong_token";
                                     /** @description underpaid: all received so far; overpaid: the excess; else the transfer */
@@ -1937,6 +1939,8 @@ export interface paths {
                                     fromAccountCaip10: string;
                                     /** Format: date-time */
                                     createdAt: string;
+                                    /** @description The refund sending it back, once asked for */
+                                    refundId?: string;
                                 }[];
                                 /** Format: date-time */
                                 createdAt: string;
@@ -2834,6 +2838,8 @@ export interface paths {
                             };
                             /** @description What the buyer sent that did not simply pay the payment; absent when nothing did */
                             exceptions?: {
+                                /** @description Prefix `exc_`; `POST /v1/refunds {paymentId, exceptionId}` sends it back */
+                                id: string;
                                 /** @description underpaid: less than asked was received (the payment fails `underpaid` at its expiry unless the rest arrives); overpaid: the payment succeeded and the excess is kept apart; paid_late: sent after the payment closed; wrong_token: a token the payment does not take */
                                 type: "underpaid" | "overpaid" | "paid_late" | "wrong_token";
                                 /** @description underpaid: all received so far; overpaid: the excess; else the transfer */
@@ -2873,6 +2879,8 @@ export interface paths {
                                 fromAccountCaip10: string;
                                 /** Format: date-time */
                                 createdAt: string;
+                                /** @description The refund sending it back, once asked for */
+                                refundId?: string;
                             }[];
                             /** Format: date-time */
                             createdAt: string;
@@ -2927,6 +2935,8 @@ export interface paths {
                                 destination?: string;
                                 txHash: string | null;
                                 failureReason?: string;
+                                /** @description The payment exception it sends back; its `amount` is then 0 in the payment currency */
+                                exceptionId?: string;
                                 /** Format: date-time */
                                 createdAt: string;
                                 /** Format: date-time */
@@ -3413,6 +3423,8 @@ export interface paths {
                                 };
                                 /** @description What the buyer sent that did not simply pay the payment; absent when nothing did */
                                 exceptions?: {
+                                    /** @description Prefix `exc_`; `POST /v1/refunds {paymentId, exceptionId}` sends it back */
+                                    id: string;
                                     /** @description underpaid: less than asked was received (the payment fails `underpaid` at its expiry unless the rest arrives); overpaid: the payment succeeded and the excess is kept apart; paid_late: sent after the payment closed; wrong_token: a token the payment does not take */
                                     type: "underpaid" | "overpaid" | "paid_late" | "wrong_token";
                                     /** @description underpaid: all received so far; overpaid: the excess; else the transfer */
@@ -3452,6 +3464,8 @@ export interface paths {
                                     fromAccountCaip10: string;
                                     /** Format: date-time */
                                     createdAt: string;
+                                    /** @description The refund sending it back, once asked for */
+                                    refundId?: string;
                                 }[];
                                 /** Format: date-time */
                                 createdAt: string;
@@ -3773,6 +3787,8 @@ export interface paths {
                                 };
                                 /** @description What the buyer sent that did not simply pay the payment; absent when nothing did */
                                 exceptions?: {
+                                    /** @description Prefix `exc_`; `POST /v1/refunds {paymentId, exceptionId}` sends it back */
+                                    id: string;
                                     /** @description underpaid: less than asked was received (the payment fails `underpaid` at its expiry unless the rest arrives); overpaid: the payment succeeded and the excess is kept apart; paid_late: sent after the payment closed; wrong_token: a token the payment does not take */
                                     type: "underpaid" | "overpaid" | "paid_late" | "wrong_token";
                                     /** @description underpaid: all received so far; overpaid: the excess; else the transfer */
@@ -3812,6 +3828,8 @@ export interface paths {
                                     fromAccountCaip10: string;
                                     /** Format: date-time */
                                     createdAt: string;
+                                    /** @description The refund sending it back, once asked for */
+                                    refundId?: string;
                                 }[];
                                 /** Format: date-time */
                                 createdAt: string;
@@ -6795,13 +6813,15 @@ export interface paths {
                             /** @description Minor units of the payment currency */
                             value: string;
                         } | null;
+                        /** @description Send back one of the payment's exceptions (`exceptions[].id`) whole, on chain, to the account that sent it, instead of refunding the payment: neither `amount` nor `send: false` goes with it */
+                        exceptionId?: string | null;
                         /** @description true: send the paid token back to the paying account from the collector (method `onchain`); otherwise the refund only records money the merchant returned elsewhere (method `recorded`) */
                         send?: boolean | null;
                     };
                 };
             };
             responses: {
-                /** @description A refund of a payment, whole or in part */
+                /** @description A refund of a payment, whole or in part, or of one of its exceptions */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -6831,6 +6851,8 @@ export interface paths {
                             destination?: string;
                             txHash: string | null;
                             failureReason?: string;
+                            /** @description The payment exception it sends back; its `amount` is then 0 in the payment currency */
+                            exceptionId?: string;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -7006,7 +7028,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description A refund of a payment, whole or in part */
+                /** @description A refund of a payment, whole or in part, or of one of its exceptions */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -7036,6 +7058,8 @@ export interface paths {
                             destination?: string;
                             txHash: string | null;
                             failureReason?: string;
+                            /** @description The payment exception it sends back; its `amount` is then 0 in the payment currency */
+                            exceptionId?: string;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */

@@ -424,6 +424,8 @@ export interface RefundsTable {
   destination: string | null;
   tx_hash: string | null;
   failure_reason: string | null;
+  /** The payment exception a refund sends back (migration 0029); such a refund has no fiat amount. */
+  exception_id: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
   completed_at: Date | null;

@@ -1,4 +1,4 @@
-import type { PaymentException } from '../payments/paymentExceptions.ts';
+import { exceptionsOnSuccess, type PaymentException } from '../payments/paymentExceptions.ts';
 import type { EvmDepositOutcome } from './depositTables.ts';
 
 /**
@@ -22,6 +22,8 @@ export function judgeDeposit(deposit: {
 }
 
 export interface JudgedDeposit {
+  /** The id of an exception this transfer starts. */
+  exceptionId: string;
   outcome: EvmDepositOutcome;
   network: string;
   asset: string;
@@ -44,23 +46,25 @@ export function exceptionsAfterDeposit(
   deposit: JudgedDeposit,
 ): PaymentException[] {
   const { outcome, network, asset, txHash, from, at } = deposit;
-  const entry = { network, asset, txHash, from, at };
+  const entry = { id: deposit.exceptionId, network, asset, txHash, from, at };
   if (outcome === 'paid_late' || outcome === 'wrong_token')
-    return [...current, { type: outcome, ...entry, amount: deposit.amount.toString() }];
-  const others = current.filter(
-    (exception) => !(exception.type === 'underpaid' && exception.network === network && exception.asset === asset),
-  );
+    return [...current, { ...entry, type: outcome, amount: deposit.amount.toString() }];
+  const sameToken = (exception: PaymentException) =>
+    exception.type === 'underpaid' && exception.network === network && exception.asset === asset;
+  const others = current.filter((exception) => !sameToken(exception));
   const expected = deposit.expected ?? 0n;
   if (outcome === 'underpaid')
     return [
       ...others,
-      { type: 'underpaid', ...entry, amount: deposit.received.toString(), expected: expected.toString() },
+      {
+        ...entry,
+        id: current.find(sameToken)?.id ?? entry.id,
+        type: 'underpaid',
+        amount: deposit.received.toString(),
+        expected: expected.toString(),
+      },
     ];
-  const otherTokensBrought = others.map((exception): PaymentException => {
-    if (exception.type !== 'underpaid') return exception;
-    const { expected: _asked, ...rest } = exception;
-    return { ...rest, type: 'overpaid' };
-  });
+  const otherTokensBrought = exceptionsOnSuccess(others) ?? others;
   if (outcome === 'paid') return otherTokensBrought;
-  return [...otherTokensBrought, { type: 'overpaid', ...entry, amount: (deposit.received - expected).toString() }];
+  return [...otherTokensBrought, { ...entry, type: 'overpaid', amount: (deposit.received - expected).toString() }];
 }

@@ -1,4 +1,5 @@
 import { getAddress } from 'viem';
+import { newId } from '../ids.ts';
 import type { DepositHandler } from '../chains/evm/deposits/depositScanner.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Logger } from '../log.ts';
@@ -80,9 +81,19 @@ export function evmDepositOutcomes(context: DepositOutcomeContext): DepositHandl
       .returning('outcome')
       .executeTakeFirst();
     if (!recorded) return;
+    // Any contract can log a Transfer to a public address: a token the network does not list is kept for the
+    // operator and changes nothing else, so nobody can flood a merchant's exceptions and webhooks for the price of
+    // a log.
+    if (!token) {
+      context.log.warn(
+        `deposit ${transfer.txHash} to payment ${transfer.paymentId} is of ${transfer.token}, a token ${transfer.chain} does not list`,
+      );
+      return;
+    }
     const from = `${transfer.chain}:${getAddress(transfer.from)}`;
     const exceptions = exceptionsAfterDeposit(payment.exceptions, {
       ...judged,
+      exceptionId: newId('exc'),
       network: transfer.chain,
       asset,
       amount: transfer.amount,
@@ -108,7 +119,7 @@ export function evmDepositOutcomes(context: DepositOutcomeContext): DepositHandl
         buyer_provider_name: DEPOSIT_PROVIDER,
         buyer_provider_icon: null,
         token_asset: asset,
-        token_symbol: token?.symbol ?? null,
+        token_symbol: token.symbol,
         network: transfer.chain,
         token_value: (expected ?? transfer.amount).toString(),
       });
@@ -119,7 +130,7 @@ export function evmDepositOutcomes(context: DepositOutcomeContext): DepositHandl
       return;
     }
     context.log.warn(
-      `deposit ${transfer.txHash} of ${transfer.amount} ${token?.symbol ?? transfer.token} for payment ${transfer.paymentId}: ${judged.outcome}`,
+      `deposit ${transfer.txHash} of ${transfer.amount} ${token.symbol} for payment ${transfer.paymentId}: ${judged.outcome}`,
     );
     if (written) await announcePayment(trx, transition, written, `payment.${judged.outcome}`);
   };

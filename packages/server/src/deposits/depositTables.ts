@@ -30,6 +30,7 @@ export interface EvmDepositsTable {
   block_number: Numeric;
   block_hash: string;
   outcome: EvmDepositOutcome;
+  swept_by: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Generated<Date>;
 }
 

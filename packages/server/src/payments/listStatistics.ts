@@ -228,6 +228,7 @@ async function refundedOf(ctx: AppContext, filters: Filters): Promise<Map<string
   const rows = await scoped
     .innerJoin(matching.as('payment'), 'payment.id', 'refunds.payment_id')
     .where('refunds.status', '=', 'succeeded')
+    .where('refunds.exception_id', 'is', null)
     .select(['payment.fiat_currency', sql<string>`sum(refunds.fiat_value)::text`.as('refunded')])
     .groupBy('payment.fiat_currency')
     .execute();

@@ -8,6 +8,8 @@ export type PaymentExceptionType = (typeof PAYMENT_EXCEPTION_TYPES)[number];
 
 /** One exception as the payment row keeps it (`payments.exceptions`). */
 export interface PaymentException {
+  /** Prefix `exc_`; an underpaid entry keeps its id while more arrives, and when it turns overpaid. */
+  id: string;
   type: PaymentExceptionType;
   /** CAIP-2 id of the network. */
   network: string;
@@ -23,6 +25,21 @@ export interface PaymentException {
   from: string;
   /** When it was recorded, ISO 8601. */
   at: string;
+  /** The refund that sends it back, once asked for. */
+  refundId?: string;
+}
+
+/**
+ * Once a payment succeeds (by any method), what a token brought towards it without paying it is excess: its
+ * underpaid entries become overpaid. Undefined when there is none.
+ */
+export function exceptionsOnSuccess(exceptions: readonly PaymentException[]): PaymentException[] | undefined {
+  if (!exceptions.some((exception) => exception.type === 'underpaid')) return undefined;
+  return exceptions.map((exception) => {
+    if (exception.type !== 'underpaid') return exception;
+    const { expected: _asked, ...rest } = exception;
+    return { ...rest, type: 'overpaid' };
+  });
 }
 
 /** Shown as the payment's wallet app when the buyer sent tokens to its deposit address from a wallet of its own. */

@@ -39,6 +39,7 @@ const Settlement = Type.Object({
 });
 
 const PaymentExceptionView = Type.Object({
+  id: Type.String({ description: 'Prefix `exc_`; `POST /v1/refunds {paymentId, exceptionId}` sends it back' }),
   type: Type.Union(
     PAYMENT_EXCEPTION_TYPES.map((type) => Type.Literal(type)),
     {
@@ -53,6 +54,7 @@ const PaymentExceptionView = Type.Object({
   transaction: Type.Object({ networkId: Type.String(), hash: Type.String() }),
   fromAccountCaip10: Type.String(),
   createdAt: Type.String({ format: 'date-time' }),
+  refundId: Type.Optional(Type.String({ description: 'The refund sending it back, once asked for' })),
 });
 
 export const PaymentItem = Type.Object({
@@ -128,12 +130,14 @@ export function tokenAmountOf(chains: ChainRegistry, asset: string, value: strin
 /** A payment exception as the API shows it. */
 function toPaymentExceptionView(chains: ChainRegistry, exception: PaymentException) {
   return {
+    id: exception.id,
     type: exception.type,
     amount: tokenAmountOf(chains, exception.asset, exception.amount),
     ...(exception.expected ? { expected: tokenAmountOf(chains, exception.asset, exception.expected) } : {}),
     transaction: { networkId: exception.network.slice(exception.network.indexOf(':') + 1), hash: exception.txHash },
     fromAccountCaip10: exception.from,
     createdAt: exception.at,
+    ...(exception.refundId ? { refundId: exception.refundId } : {}),
   };
 }
 

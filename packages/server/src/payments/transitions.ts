@@ -7,6 +7,7 @@ import { type EventStamp, type EventType, recordEvent } from '../webhooks/events
 import { feeColumnsOnSuccess } from '../settlement/feeSchedules.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import { type MerchantRow, toPaymentItem, type PaymentRow } from './paymentResource.ts';
+import { exceptionsOnSuccess } from './paymentExceptions.ts';
 import { canTransition } from './stateMachine.ts';
 import { PAYMENT_STATUS_CHANNEL } from './statusWaiter.ts';
 
@@ -183,9 +184,16 @@ export async function changePaymentStatus(
     if (!canTransition(current.status, to)) throw new InvalidTransitionError(current.status, to);
     // Fees are fixed when the payment succeeds, from the partner's schedule at that moment (D15).
     const fees = to === 'succeeded' ? await feeColumnsOnSuccess(trx, { ...current, ...changes } as PaymentRow) : {};
+    const exceptions = to === 'succeeded' ? exceptionsOnSuccess(current.exceptions) : undefined;
     const updated = await trx
       .updateTable('payments')
-      .set({ ...changes, ...fees, status: to, updated_at: context.now })
+      .set({
+        ...changes,
+        ...fees,
+        ...(exceptions ? { exceptions: JSON.stringify(exceptions) } : {}),
+        status: to,
+        updated_at: context.now,
+      })
       .where('id', '=', paymentId)
       .returningAll()
       .returning(announcedColumns())

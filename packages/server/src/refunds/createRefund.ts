@@ -11,7 +11,7 @@ import { errorResponses } from '../http/schemas.ts';
 import { sendStoredResponse } from '../http/storedResponse.ts';
 import { newId } from '../ids.ts';
 import { MerchantIdHeader, merchantOfRequest, requireMerchantIdHeader } from '../payments/merchantHeader.ts';
-import type { MerchantRow } from '../payments/paymentResource.ts';
+import type { MerchantRow, PaymentRow } from '../payments/paymentResource.ts';
 import { recordEvent } from '../webhooks/events.ts';
 import { refundableFiat, tokenAmountOfRefund } from './refundAmounts.ts';
 import { Refund, toRefundView } from './refundResource.ts';
@@ -36,6 +36,13 @@ const CreateRefundBody = Type.Object(
         { description: 'How much to refund, in the payment currency; the whole amount not refunded yet when absent' },
       ),
     ),
+    exceptionId: Type.Optional(
+      Type.Union([Type.String({ minLength: 1, maxLength: 64 }), Type.Null()], {
+        description:
+          "Send back one of the payment's exceptions (`exceptions[].id`) whole, on chain, to the account that sent it, " +
+          'instead of refunding the payment: neither `amount` nor `send: false` goes with it',
+      }),
+    ),
     send: Type.Optional(
       Type.Union([Type.Boolean(), Type.Null()], {
         description:
@@ -52,9 +59,22 @@ interface RefundRequest {
   /** Minor units of the payment currency, when the caller named an amount. */
   amount?: { currency: string; value: bigint };
   send: boolean;
+  /** The payment exception to send back instead of refunding the payment. */
+  exceptionId?: string;
 }
 
 function understoodRequest(body: CreateRefundBody): RefundRequest {
+  const exceptionId = body.exceptionId ?? undefined;
+  if (exceptionId !== undefined) {
+    const issues = [
+      ...(body.amount ? [{ field: 'amount', message: 'an exception is sent back whole: leave amount out' }] : []),
+      ...(body.send === false
+        ? [{ field: 'send', message: 'an exception is sent back on chain: leave send out' }]
+        : []),
+    ];
+    if (issues.length > 0) throw ApiError.validation(issues);
+    return { paymentId: body.paymentId, send: true, exceptionId };
+  }
   const amount = body.amount ?? undefined;
   if (amount === undefined) return { paymentId: body.paymentId, send: body.send === true };
   const currency = /^iso4217\/([A-Z]{3})$/.exec(amount.unit)?.[1];
@@ -77,13 +97,81 @@ async function lockedPayment(trx: Transaction<Database>, merchant: MerchantRow, 
     .forUpdate()
     .executeTakeFirst();
   if (!payment) throw new ApiError('not_found', `Payment ${paymentId.slice(0, 64)} not found.`);
-  if (payment.status !== 'succeeded') {
+  return payment;
+}
+
+/**
+ * Sends one of the payment's exceptions back whole, on chain, to the account that sent it: once per exception (a
+ * failed attempt may be asked for again), an underpaid amount only once the payment stopped waiting for the rest,
+ * and only a token this service can send. The exception notes its refund.
+ */
+async function refundException(
+  ctx: AppContext,
+  trx: Transaction<Database>,
+  payment: PaymentRow,
+  exceptionId: string,
+): Promise<StoredResponse> {
+  const exception = payment.exceptions.find((entry) => entry.id === exceptionId);
+  if (!exception) {
+    throw new ApiError('not_found', `Exception ${exceptionId.slice(0, 64)} not found on payment ${payment.id}.`);
+  }
+  if (exception.type === 'underpaid' && payment.status === 'requires_action') {
     throw new ApiError(
-      'payment_not_succeeded',
-      `Payment ${payment.id} is ${payment.status}; only a succeeded payment can be refunded.`,
+      'invalid_state',
+      `Payment ${payment.id} still waits for the rest of its amount; what it received can be sent back once it fails.`,
     );
   }
-  return payment;
+  const open = await trx
+    .selectFrom('refunds')
+    .select('id')
+    .where('exception_id', '=', exceptionId)
+    .where('status', '<>', 'failed')
+    .executeTakeFirst();
+  if (open) throw new ApiError('already_refunded', `Exception ${exceptionId} is sent back by ${open.id}.`);
+  if (!ctx.chains.token(exception.asset)) {
+    throw new ApiError(
+      'refund_not_sendable',
+      `Exception ${exceptionId} is a token this service does not list; the operator recovers it from the deposit address.`,
+    );
+  }
+  const now = ctx.clock.now();
+  const refund = await trx
+    .insertInto('refunds')
+    .values({
+      id: newId('rfnd'),
+      partner_id: payment.partner_id,
+      merchant_id: payment.merchant_id,
+      payment_id: payment.id,
+      method: 'onchain',
+      status: 'pending',
+      fiat_currency: payment.fiat_currency,
+      fiat_value: 0n,
+      token_asset: exception.asset,
+      token_value: exception.amount,
+      destination: exception.from,
+      exception_id: exceptionId,
+      created_at: now,
+      updated_at: now,
+      completed_at: null,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  const exceptions = payment.exceptions.map((entry) =>
+    entry.id === exceptionId ? { ...entry, refundId: refund.id } : entry,
+  );
+  await trx
+    .updateTable('payments')
+    .set({ exceptions: JSON.stringify(exceptions), updated_at: now })
+    .where('id', '=', payment.id)
+    .execute();
+  const object = toRefundView(refund);
+  await recordEvent(trx, {
+    partnerId: refund.partner_id,
+    merchantId: refund.merchant_id,
+    object,
+    type: 'refund.created',
+  });
+  return { status: 200, body: JSON.stringify(object) };
 }
 
 async function refundedSoFar(trx: Transaction<Database>, paymentId: string) {
@@ -95,6 +183,7 @@ async function refundedSoFar(trx: Transaction<Database>, paymentId: string) {
     ])
     .where('payment_id', '=', paymentId)
     .where('status', '<>', 'failed')
+    .where('exception_id', 'is', null)
     .executeTakeFirstOrThrow();
   return { fiat: BigInt(totals.fiat), token: BigInt(totals.token) };
 }
@@ -111,6 +200,13 @@ async function createRefund(
   request: RefundRequest,
 ): Promise<StoredResponse> {
   const payment = await lockedPayment(trx, merchant, request.paymentId);
+  if (request.exceptionId) return refundException(ctx, trx, payment, request.exceptionId);
+  if (payment.status !== 'succeeded') {
+    throw new ApiError(
+      'payment_not_succeeded',
+      `Payment ${payment.id} is ${payment.status}; only a succeeded payment can be refunded.`,
+    );
+  }
   const paid = {
     fiat: BigInt(payment.fiat_value),
     token: payment.token_value === null ? null : BigInt(payment.token_value),

@@ -20,7 +20,7 @@ export async function refundsOfPayment(
   const rows = await db.selectFrom('refunds').selectAll().where('payment_id', '=', payment.id).orderBy('id').execute();
   if (rows.length === 0) return {};
   const refunded = rows
-    .filter((row) => row.status === 'succeeded')
+    .filter((row) => row.status === 'succeeded' && row.exception_id === null)
     .reduce((sum, row) => sum + BigInt(row.fiat_value), 0n);
   return {
     refunds: rows.map(toRefundView),

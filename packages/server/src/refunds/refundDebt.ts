@@ -9,9 +9,8 @@ export async function refundDebt(db: Db, merchantId: string, asset: string): Pro
   const { refunded, deducted } = await db
     .selectNoFrom([
       sql<string>`(SELECT coalesce(sum(token_value), 0) FROM refunds
-        WHERE merchant_id = ${merchantId} AND token_asset = ${asset} AND method = 'onchain' AND status = 'succeeded')::text`.as(
-        'refunded',
-      ),
+        WHERE merchant_id = ${merchantId} AND token_asset = ${asset} AND method = 'onchain' AND status = 'succeeded'
+          AND exception_id IS NULL)::text`.as('refunded'),
       sql<string>`(SELECT coalesce(sum(refunds_deducted), 0) FROM settlement_batches
         WHERE merchant_id = ${merchantId} AND asset = ${asset} AND refunds_deducted > 0 AND status <> 'failed')::text`.as(
         'deducted',

@@ -29,10 +29,15 @@ export const Refund = Type.Object(
     destination: Type.Optional(Type.String({ description: 'CAIP-10 account an on-chain refund is sent to' })),
     txHash: Type.Union([Type.String(), Type.Null()]),
     failureReason: Type.Optional(Type.String()),
+    exceptionId: Type.Optional(
+      Type.String({
+        description: 'The payment exception it sends back; its `amount` is then 0 in the payment currency',
+      }),
+    ),
     createdAt: Type.String({ format: 'date-time' }),
     completedAt: Type.Optional(Type.String({ format: 'date-time' })),
   },
-  { description: 'A refund of a payment, whole or in part' },
+  { description: 'A refund of a payment, whole or in part, or of one of its exceptions' },
 );
 export type RefundView = Static<typeof Refund>;
 
@@ -50,6 +55,7 @@ export function toRefundView(row: RefundRow): RefundView {
     ...(row.destination ? { destination: row.destination } : {}),
     txHash: row.tx_hash,
     ...(row.failure_reason ? { failureReason: row.failure_reason } : {}),
+    ...(row.exception_id ? { exceptionId: row.exception_id } : {}),
     createdAt: row.created_at.toISOString(),
     ...(row.completed_at ? { completedAt: row.completed_at.toISOString() } : {}),
   };

@@ -25,6 +25,8 @@ export interface ListenOptions {
 
 /** The longest wait between two tries to reconnect. */
 const MAX_RECONNECT_MS = 10_000;
+/** The service writes at least every 15 s; a connection silent this long is dead, though no error said so. */
+const IDLE_MS = 45_000;
 /** The local receiver's budget per event. */
 const FORWARD_TIMEOUT_MS = 10_000;
 
@@ -80,14 +82,26 @@ export async function listenForEvents(options: ListenOptions): Promise<void> {
   if (target.protocol !== 'http:' && target.protocol !== 'https:')
     throw new ListenError('--forward-to must be an http:// or https:// URL');
   const secret = options.secret ?? `whsec_${randomBytes(24).toString('hex')}`;
-  const streamUrl = new URL('/v1/events/stream', options.baseUrl);
+  // Relative to the base URL's own path, so a service behind a path prefix is reached under it.
+  const streamUrl = new URL(
+    'v1/events/stream',
+    options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`,
+  );
   if (options.events) streamUrl.searchParams.set('events', options.events);
   if (options.merchantId) streamUrl.searchParams.set('merchantId', options.merchantId);
 
   let lastEventId: string | undefined;
   let retryMs = 500;
   let ready = false;
+  const pause = async (why: string, waitMs = retryMs) => {
+    options.notice(`${time()}  ${why}; trying again in ${waitMs / 1000} s`);
+    await sleep(waitMs, undefined, { signal: options.signal }).catch(() => undefined);
+    retryMs = Math.min(retryMs * 2, MAX_RECONNECT_MS);
+  };
   while (!options.signal.aborted) {
+    const connection = new AbortController();
+    const signal = AbortSignal.any([options.signal, connection.signal]);
+    let idle = setTimeout(() => connection.abort(), IDLE_MS);
     let response: Response;
     try {
       response = await fetch(streamUrl, {
@@ -96,21 +110,28 @@ export async function listenForEvents(options: ListenOptions): Promise<void> {
           accept: 'text/event-stream',
           ...(lastEventId ? { 'last-event-id': lastEventId } : {}),
         },
-        signal: options.signal,
+        signal,
       });
     } catch (error) {
+      clearTimeout(idle);
       if (options.signal.aborted) return;
       if (!ready) throw new ListenError(`cannot reach the service at ${options.baseUrl}: ${(error as Error).message}`);
-      options.notice(`${time()}  connection lost; trying again in ${retryMs / 1000} s`);
-      await sleep(retryMs, undefined, { signal: options.signal }).catch(() => undefined);
-      retryMs = Math.min(retryMs * 2, MAX_RECONNECT_MS);
+      await pause('connection lost');
       continue;
     }
     if (!response.ok || !response.body) {
-      if (response.status >= 500 && ready) {
-        options.notice(`${time()}  the service answered ${response.status}; trying again in ${retryMs / 1000} s`);
-        await sleep(retryMs, undefined, { signal: options.signal }).catch(() => undefined);
-        retryMs = Math.min(retryMs * 2, MAX_RECONNECT_MS);
+      clearTimeout(idle);
+      if (ready && (response.status >= 500 || response.status === 429)) {
+        // A dropped stream may still count against the account's streams for a moment.
+        await pause(
+          `the service answered ${response.status}`,
+          Number(response.headers.get('retry-after')) * 1000 || retryMs,
+        );
+        continue;
+      }
+      if (ready && response.status === 404 && lastEventId) {
+        lastEventId = undefined;
+        await pause(`the last event received is gone; following from now`);
         continue;
       }
       throw new ListenError(`the service refused the event stream: ${await refusal(response)}`);
@@ -127,7 +148,15 @@ export async function listenForEvents(options: ListenOptions): Promise<void> {
     }
     retryMs = 500;
     try {
+      const alive = new TransformStream<BufferSource, BufferSource>({
+        transform(chunk, controller) {
+          clearTimeout(idle);
+          idle = setTimeout(() => connection.abort(), IDLE_MS);
+          controller.enqueue(chunk);
+        },
+      });
       const events = response.body
+        .pipeThrough(alive)
         .pipeThrough(new TextDecoderStream())
         .pipeThrough(new EventSourceParserStream())
         .getReader();
@@ -140,11 +169,12 @@ export async function listenForEvents(options: ListenOptions): Promise<void> {
       }
     } catch (error) {
       if (options.signal.aborted) return;
-      options.notice(`${time()}  stream interrupted: ${(error as Error).message}`);
+      options.notice(
+        `${time()}  stream interrupted: ${connection.signal.aborted ? 'no data for 45 s' : (error as Error).message}`,
+      );
+    } finally {
+      clearTimeout(idle);
     }
-    if (!options.signal.aborted) {
-      options.notice(`${time()}  connection closed; trying again in ${retryMs / 1000} s`);
-      await sleep(retryMs, undefined, { signal: options.signal }).catch(() => undefined);
-    }
+    if (!options.signal.aborted) await pause('connection closed');
   }
 }

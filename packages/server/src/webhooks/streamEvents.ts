@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { PassThrough } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Type } from '@sinclair/typebox';
@@ -19,7 +20,9 @@ const KEEP_ALIVE_MS = 15_000;
  * already sent: each look reaches this far back and skips the ids it sent. A transaction that commits later than
  * this after it started would be missed; recording an event takes milliseconds.
  */
-const LOOKBACK_MS = 30_000;
+const LOOKBACK_MS = 10_000;
+/** Events read per query. */
+const PAGE = 500;
 /** Streams one partner may hold open in one process: each looks at the database twice a second. */
 export const STREAMS_PER_PARTNER = 5;
 
@@ -55,58 +58,81 @@ interface StreamFilter {
   types?: EventType[];
 }
 
+interface EventKey {
+  id: string;
+  created_at: Date;
+}
+
 interface StoredEvent {
   id: string;
   type: string;
   body: string;
-  created_at: Date;
 }
 
-/** The partner's events recorded after `since` (the database's clock), oldest first. */
-function eventsSince(db: Db, filter: StreamFilter, since: Date): Promise<StoredEvent[]> {
+/**
+ * The ids of the partner's events recorded after `since` (the database's clock), oldest first, a page at a time:
+ * after `after`, the last key of the page before. Ids only: most of a look's window was sent already.
+ */
+function eventKeysSince(db: Db, filter: StreamFilter, since: Date, after: EventKey | undefined): Promise<EventKey[]> {
   let query = db
     .selectFrom('webhook_events')
-    .select(['id', 'type', 'body', 'created_at'])
+    .select(['id', 'created_at'])
     .where('partner_id', '=', filter.partnerId)
     .where('created_at', '>', since)
     .orderBy('created_at')
     .orderBy('id')
-    .limit(500);
+    .limit(PAGE);
+  if (after) query = query.where(sql<boolean>`(created_at, id) > (${after.created_at}, ${after.id})`);
   if (filter.merchantId) query = query.where('merchant_id', '=', filter.merchantId);
   if (filter.types) query = query.where('type', 'in', filter.types);
   return query.execute();
 }
 
+async function eventsByIds(db: Db, ids: string[]): Promise<StoredEvent[]> {
+  if (!ids.length) return [];
+  const rows = await db.selectFrom('webhook_events').select(['id', 'type', 'body']).where('id', 'in', ids).execute();
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}
+
 /**
- * Follows a partner's events for one stream: the first look takes what is already recorded as seen (or, resuming
- * after `Last-Event-ID`, what was recorded up to that event), each later look yields what it had not seen.
+ * Follows a partner's events for one stream, at least once each. A new stream takes what its first look finds
+ * recorded before `opened` as seen; a resumed one (`Last-Event-ID`) replays the look-back window before that event,
+ * since an event that committed late may sit there, and skips the event itself.
  */
 async function* followEvents(
   db: Db,
   filter: StreamFilter,
-  resumeAfter: { id: string; createdAt: Date } | undefined,
+  from: { opened: Date } | { resumeAfter: EventKey },
   signal: AbortSignal,
 ): AsyncGenerator<StoredEvent> {
   const seen = new Map<string, number>();
-  const start = resumeAfter?.createdAt ?? (await sql<{ now: Date }>`SELECT now() AS now`.execute(db)).rows[0]!.now;
+  const start = 'opened' in from ? from.opened : from.resumeAfter.created_at;
+  if ('resumeAfter' in from) seen.set(from.resumeAfter.id, start.getTime());
   let since = new Date(start.getTime() - LOOKBACK_MS);
-  let first = true;
+  let firstLook = true;
   while (!signal.aborted) {
-    const events = await eventsSince(db, filter, since);
-    for (const event of events) {
-      if (seen.has(event.id)) continue;
-      seen.set(event.id, event.created_at.getTime());
-      const before = event.created_at.getTime() < start.getTime() || event.id === resumeAfter?.id;
-      if (first && before) continue;
-      yield event;
+    let after: EventKey | undefined;
+    let newest = since.getTime();
+    for (;;) {
+      const keys = await eventKeysSince(db, filter, since, after);
+      const fresh = keys.filter((key) => !seen.has(key.id));
+      for (const key of keys) {
+        seen.set(key.id, key.created_at.getTime());
+        newest = Math.max(newest, key.created_at.getTime());
+      }
+      const wanted = firstLook && 'opened' in from ? fresh.filter((key) => key.created_at >= start) : fresh;
+      yield* await eventsByIds(
+        db,
+        wanted.map((key) => key.id),
+      );
+      after = keys.at(-1);
+      if (keys.length < PAGE || signal.aborted) break;
     }
-    // A first look that filled its page goes on taking what was recorded before the stream opened as seen.
-    first &&= events.length === 500;
-    const newest = events.at(-1)?.created_at.getTime();
-    if (newest !== undefined && events.length === 500) since = new Date(newest - 1);
-    else if (newest !== undefined) since = new Date(Math.max(since.getTime(), newest - LOOKBACK_MS));
+    firstLook = false;
+    since = new Date(Math.max(since.getTime(), newest - LOOKBACK_MS));
     for (const [id, at] of seen) if (at <= since.getTime()) seen.delete(id);
-    if (events.length < 500) await sleep(POLL_MS, undefined, { signal }).catch(() => undefined);
+    await sleep(POLL_MS, undefined, { signal }).catch(() => undefined);
   }
 }
 
@@ -154,7 +180,7 @@ export function registerStreamEvents(app: App, ctx: AppContext): void {
       const resumeAfter = lastEventId
         ? await ctx.db
             .selectFrom('webhook_events')
-            .select(['id', 'created_at as createdAt'])
+            .select(['id', 'created_at'])
             .where('id', '=', lastEventId)
             .where('partner_id', '=', partnerId)
             .executeTakeFirst()
@@ -176,13 +202,19 @@ export function registerStreamEvents(app: App, ctx: AppContext): void {
         body.end();
       };
       request.raw.on('close', end);
-      const keepAlive = setInterval(() => body.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
+      const keepAlive = setInterval(() => {
+        if (!body.writableEnded) body.write(': keep-alive\n\n');
+      }, KEEP_ALIVE_MS);
       stream.signal.addEventListener('abort', () => clearInterval(keepAlive));
+      const opened = (await sql<{ now: Date }>`SELECT now() AS now`.execute(ctx.db)).rows[0]!.now;
       void (async () => {
         try {
           const filter = { partnerId, ...(merchantId ? { merchantId } : {}), ...(types ? { types } : {}) };
-          for await (const event of followEvents(ctx.db, filter, resumeAfter, stream.signal)) {
-            body.write(serverSentEvent(event));
+          const from = resumeAfter ? { resumeAfter } : { opened };
+          for await (const event of followEvents(ctx.db, filter, from, stream.signal)) {
+            if (body.writableEnded) break;
+            // A reader slower than the events holds the stream back instead of the process's memory.
+            if (!body.write(serverSentEvent(event))) await once(body, 'drain', { signal: stream.signal });
           }
         } catch (error) {
           request.log.warn(`event stream ended: ${(error as Error).message}`);

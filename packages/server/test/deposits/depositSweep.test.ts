@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { type Address, erc20Abi, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { depositAddress, depositFactoryAddress } from '../../src/chains/evm/deposits/addresses.ts';
@@ -120,6 +121,8 @@ describe('deposit sweeps: funds at deposit addresses move to the collector once,
           fiat_currency: 'USD',
           fiat_value: '1000',
           expires_at: new Date(Date.now() + 600_000),
+          // A payment's deposits are swept once it has closed.
+          status: 'succeeded' as const,
         })),
       )
       .execute();
@@ -137,7 +140,8 @@ describe('deposit sweeps: funds at deposit addresses move to the collector once,
     const before = { usdc: await balance('USDC', env.collector), usdt: await balance('USDT', env.collector) };
     expect(await hasCode(env.client, depositFactoryAddress(env.collector))).toBe(false);
 
-    // The first process journals the factory's deployment and sends it, journals the first sweep and dies there.
+    // The first process journals the factory's deployment and sends it; no sweep is recorded before the factory has
+    // code, since a call to an address without code succeeds and moves nothing.
     let recorded = 0;
     const dying = new Relayer({ db, networks: env.networks, privateKey: env.collectorKey, clients: env.clients });
     const crashing = new DepositSweeper({
@@ -150,6 +154,13 @@ describe('deposit sweeps: funds at deposit addresses move to the collector once,
         if (recorded === 2) throw new Killed();
       },
     });
+    const deployment = await crashing.step();
+    expect(deployment).toHaveLength(1);
+    expect(await sweepsOf(first as string)).toEqual([]);
+    expect(await crashing.step()).toEqual([]);
+    await followUntilSettled(dying);
+    expect(await hasCode(env.client, depositFactoryAddress(env.collector))).toBe(true);
+    // Then it journals the first sweep and dies there.
     await expect(crashing.step()).rejects.toBeInstanceOf(Killed);
     const journaled = await sweepsOf(first as string);
     expect(journaled).toEqual([expect.objectContaining({ status: 'recorded' })]);
@@ -176,13 +187,31 @@ describe('deposit sweeps: funds at deposit addresses move to the collector once,
     }
     expect(await balance('EURC', secondAddress)).toBe(2_000_000n);
 
-    // A later deposit to a swept address is swept again, through the forwarder that exists now.
+    // A later deposit to a swept address waits an hour after the last sweep (dust costs little gas), then is swept
+    // through the forwarder that exists now.
     const late = await pay('USDC', firstAddress, 1_000_000n);
     await recordDeposit(first as string, 'USDC', 1_000_000n, late.hash, late.receipt.blockNumber);
+    expect(await sweeper.step()).toEqual([]);
+    await sql`UPDATE evm_transactions SET created_at = now() - interval '2 hours'
+      WHERE purpose = ${DEPOSIT_SWEEP_PURPOSE} AND payment_id = ${first as string}`.execute(db);
     expect(await sweeper.step()).toHaveLength(1);
     await followUntilSettled(relayer);
     expect(await balance('USDC', firstAddress)).toBe(0n);
     expect(await balance('USDC', env.collector)).toBe(before.usdc + 14_000_000n);
     expect((await sweepsOf(first as string)).map((sweep) => sweep.status)).toEqual(['confirmed', 'confirmed']);
+    // Each deposit is marked with the sweep that took it; the unlisted token's stays for the operator.
+    expect(await sweeper.step()).toEqual([]);
+    const marks = await withDepositTables(db)
+      .selectFrom('evm_deposits')
+      .select(['tx_hash', 'swept_by'])
+      .where('payment_id', 'in', [first as string, second as string])
+      .execute();
+    const sweptBy = new Map(marks.map((mark) => [mark.tx_hash, mark.swept_by]));
+    const [firstSweep, lateSweep] = (await sweepsOf(first as string)).map((sweep) => sweep.id);
+    expect(sweptBy.get(paidUsdc.hash)).toBe(firstSweep);
+    expect(sweptBy.get(wrongUsdt.hash)).toBe(firstSweep);
+    expect(sweptBy.get(late.hash)).toBe(lateSweep);
+    expect(sweptBy.get(secondUsdc.hash)).toEqual(expect.stringMatching(/^etx_/));
+    expect(sweptBy.get(unlisted.hash)).toBeNull();
   });
 });

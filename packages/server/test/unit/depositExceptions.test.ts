@@ -14,6 +14,7 @@ function deposit(
 ): JudgedDeposit {
   return {
     ...judged,
+    exceptionId: `exc_${amount}`,
     network: 'eip155:8453',
     asset,
     amount,

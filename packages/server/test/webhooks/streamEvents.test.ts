@@ -112,13 +112,39 @@ describe('GET /v1/events/stream', () => {
       stream.close();
     });
 
-    it('resumes after Last-Event-ID with what was recorded since', async () => {
-      const seen = await record(partner, 'payment.created');
-      const missed = await record(partner, 'payment.processing');
-      const stream = await openStream({ 'api-key': partner.apiKey, 'last-event-id': seen });
+    it('resumes after Last-Event-ID with what was recorded since, at least once', async () => {
+      const resumer = await newPartner(server.db, 'Resuming partner');
+      const seen = await record(resumer, 'payment.created');
+      const missed = await record(resumer, 'payment.processing');
+      const stream = await openStream({ 'api-key': resumer.apiKey, 'last-event-id': seen });
       await expect.poll(() => stream.received.map((event) => event.id), { timeout: 5_000 }).toEqual([missed]);
-      const next = await record(partner, 'payment.succeeded');
+      const next = await record(resumer, 'payment.succeeded');
       await expect.poll(() => stream.received.map((event) => event.id), { timeout: 5_000 }).toEqual([missed, next]);
+      stream.close();
+    });
+
+    it('pages through more events than one read holds, all recorded at one moment, each once', async () => {
+      const busy = await newPartner(server.db, 'Busy partner');
+      const stream = await openStream({ 'api-key': busy.apiKey });
+      // One transaction stamps every event with the same time, as a settlement of many payments does.
+      const ids = await server.db.transaction().execute(async (trx) => {
+        const recorded: string[] = [];
+        for (let index = 0; index < 1_203; index++) {
+          recorded.push(
+            await recordEvent(trx, {
+              partnerId: busy.partnerId,
+              merchantId: null,
+              type: 'payment.settled',
+              object: { index },
+            }),
+          );
+        }
+        return recorded;
+      });
+      await expect.poll(() => stream.received.length, { timeout: 20_000 }).toBe(ids.length);
+      expect(new Set(stream.received.map((event) => event.id))).toEqual(new Set(ids));
+      await new Promise((resolve) => setTimeout(resolve, 1_200));
+      expect(stream.received.length).toBe(ids.length);
       stream.close();
     });
   });

@@ -103,7 +103,9 @@ export function startEvmChain(
       });
       const onDeposit = options.onDeposit;
       const deposits = onDeposit && new DepositScanner({ db, network, client: clients.for(network), onDeposit, clock });
-      const sweeper = onDeposit && new DepositSweeper({ db, network, client: clients.for(network), relayer });
+      const sweeper =
+        onDeposit &&
+        new DepositSweeper({ db, network, client: clients.for(network), relayer, ...(log ? { log } : {}) });
       return {
         chain: network.caip2,
         step: async () => {

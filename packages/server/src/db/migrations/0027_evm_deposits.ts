@@ -39,10 +39,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       block_number bigint NOT NULL,
       block_hash text NOT NULL,
       outcome text NOT NULL CHECK (outcome IN ('paid', 'underpaid', 'overpaid', 'wrong_token', 'paid_late')),
+      -- The confirmed sweep that moved it to the collector.
+      swept_by text,
       created_at timestamptz NOT NULL DEFAULT now(),
       PRIMARY KEY (chain, tx_hash, log_index)
     );
     CREATE INDEX evm_deposits_payment_idx ON evm_deposits (payment_id);
+    CREATE INDEX evm_deposits_unswept_idx ON evm_deposits (chain) WHERE swept_by IS NULL AND asset IS NOT NULL;
 
     CREATE TABLE evm_deposit_cursors (
       chain text PRIMARY KEY,

@@ -27,6 +27,7 @@ import * as expirySweep from './0025_expiry_sweep.ts';
 import * as solanaPay from './0026_solana_pay.ts';
 import * as evmDeposits from './0027_evm_deposits.ts';
 import * as eventStream from './0028_event_stream.ts';
+import * as exceptionRefunds from './0029_exception_refunds.ts';
 
 /** Every schema change, in order; names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -58,4 +59,5 @@ export const migrations: Record<string, Migration> = {
   '0026_solana_pay': solanaPay,
   '0027_evm_deposits': evmDeposits,
   '0028_event_stream': eventStream,
+  '0029_exception_refunds': exceptionRefunds,
 };

@@ -49,6 +49,24 @@ interface RawLog {
   removed?: boolean;
 }
 
+/** An address in a 32-byte topic: 12 zero bytes, then the address. */
+const ADDRESS_TOPIC = /^0x0{24}[0-9a-fA-F]{40}$/;
+
+/**
+ * A Transfer log shaped as an ERC-20 token writes it: both addresses indexed and a 32-byte amount above zero. Any
+ * contract can log anything to a public address; a log of another shape is no transfer of ours to record.
+ */
+function isTokenTransfer(log: RawLog): boolean {
+  return (
+    !log.removed &&
+    log.topics.length === 3 &&
+    ADDRESS_TOPIC.test(log.topics[1] as string) &&
+    ADDRESS_TOPIC.test(log.topics[2] as string) &&
+    /^0x[0-9a-fA-F]{64}$/.test(log.data) &&
+    hexToBigInt(log.data) > 0n
+  );
+}
+
 /**
  * Finds ERC-20 transfers to every open deposit address of one network: one `eth_getLogs` per range of new blocks
  * at the network's depth (per 500 addresses), whose `to` topic is any open address, whatever the token. Blocks
@@ -132,7 +150,7 @@ export class DepositScanner {
         },
       ],
     })) as unknown as RawLog[];
-    return logs.filter((log) => !log.removed && log.topics.length === 3);
+    return logs.filter(isTokenTransfer);
   }
 
   private async record(log: RawLog, paymentOf: Map<string, string>): Promise<void> {
@@ -146,7 +164,7 @@ export class DepositScanner {
       address,
       token: log.address.toLowerCase(),
       from: `0x${fromTopic.slice(26)}`.toLowerCase(),
-      amount: log.data === '0x' ? 0n : hexToBigInt(log.data),
+      amount: hexToBigInt(log.data),
       txHash: log.transactionHash.toLowerCase(),
       logIndex: Number(hexToBigInt(log.logIndex)),
       blockNumber: hexToBigInt(log.blockNumber),

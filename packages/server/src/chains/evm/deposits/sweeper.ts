@@ -1,9 +1,10 @@
 import { sql } from 'kysely';
 import { type Address, encodeFunctionData, type PublicClient } from 'viem';
 import type { Db } from '../../../db/database.ts';
+import type { Logger } from '../../../log.ts';
 import type { NetworkInfo } from '../../registry.ts';
 import type { Relayer } from '../relayer.ts';
-import { depositFactoryAddress, depositSalt } from './addresses.ts';
+import { DETERMINISTIC_DEPLOYER, depositFactoryAddress, depositSalt } from './addresses.ts';
 import { depositFactoryAbi } from './contracts.ts';
 import { DEPOSIT_FACTORY_PURPOSE, factoryDeployment, hasCode } from './factory.ts';
 
@@ -24,6 +25,9 @@ const SWEEPS_PER_STEP = 20;
 /** Sweeps of one payment that may fail before it is left to the operator, so a failing one never burns gas forever. */
 const MAX_FAILED_SWEEPS = 3;
 
+/** A payment's later deposits (after it closed) are swept at most this often, so dust sent to it costs little gas. */
+const SWEEP_SPACING = '1 hour';
+
 /** Where a test stops the sweeper, as a process killed at that point would: after journaling a transfer, before sending it. */
 export type SweepCrashHook = (point: 'recorded') => void;
 
@@ -32,16 +36,21 @@ export type SweepCrashHook = (point: 'recorded') => void;
  * which creates the payment's forwarder the first time and transfers its whole balance of every token that reached
  * it. The collector pays the gas; every transaction goes through the relayer's journal, so it is signed and stored
  * before it is sent, and a process that dies after storing it leaves it to the network's follower to send, never
- * to be signed again: a payment's deposits count as swept once a sweep recorded after them exists and has not
- * failed. The factory is deployed the same way the first time a network needs it.
+ * to be signed again. A payment's deposits are swept once it has closed (one sweep, whatever number of transfers
+ * paid it); a confirmed sweep recorded after a deposit, whose call names the deposit's token, marks it swept. The
+ * factory is deployed the same way the first time a network needs it, and no sweep is recorded before it has code:
+ * a call to an address without code succeeds and moves nothing.
  */
 export class DepositSweeper {
+  private proxyMissingSaid = false;
+
   constructor(
     private readonly options: {
       db: Db;
       network: NetworkInfo;
       client: PublicClient;
       relayer: Relayer;
+      log?: Logger;
       crash?: SweepCrashHook;
     },
   ) {}
@@ -49,26 +58,31 @@ export class DepositSweeper {
   /** Records and sends the sweeps that deposits at depth call for; returns the relayed transactions' ids. */
   async step(): Promise<string[]> {
     const { db, network, relayer } = this.options;
+    const collector = relayer.address.toLowerCase();
+    await this.markSwept();
+    // Only deposits not marked swept are read (a partial index holds them), so a step costs what is new.
     const due = await sql<{ payment_id: string; tokens: string[] }>`
       SELECT deposit.payment_id, array_agg(DISTINCT deposit.token ORDER BY deposit.token) AS tokens
       FROM evm_deposits deposit
+      JOIN payments payment ON payment.id = deposit.payment_id
       WHERE deposit.chain = ${network.caip2}
+        AND deposit.swept_by IS NULL
         -- Tokens the network lists only: any contract can log a Transfer, and one whose transfer reverts would fail
         -- the payment's every sweep; the operator moves those by hand.
         AND deposit.asset IS NOT NULL
+        AND payment.status <> 'requires_action'
         AND NOT EXISTS (
           SELECT 1 FROM evm_transactions sweep
           WHERE sweep.chain = deposit.chain
-            AND sweep.from_address = ${relayer.address.toLowerCase()}
+            AND sweep.from_address = ${collector}
             AND sweep.purpose = ${DEPOSIT_SWEEP_PURPOSE}
             AND sweep.payment_id = deposit.payment_id
-            AND sweep.status <> 'failed'
-            AND sweep.created_at > deposit.created_at
+            AND (sweep.status NOT IN ('confirmed', 'failed') OR (sweep.status = 'confirmed' AND sweep.created_at > now() - ${SWEEP_SPACING}::interval))
         )
         AND (
           SELECT count(*) FROM evm_transactions failed
           WHERE failed.chain = deposit.chain
-            AND failed.from_address = ${relayer.address.toLowerCase()}
+            AND failed.from_address = ${collector}
             AND failed.purpose = ${DEPOSIT_SWEEP_PURPOSE}
             AND failed.payment_id = deposit.payment_id
             AND failed.status = 'failed'
@@ -79,10 +93,8 @@ export class DepositSweeper {
     `.execute(db);
     if (!due.rows.length) return [];
     const factory = depositFactoryAddress(relayer.address);
+    if (!(await hasCode(this.options.client, factory))) return this.deployFactory();
     const sent: string[] = [];
-    if (!(await hasCode(this.options.client, factory)) && !(await this.journaled(DEPOSIT_FACTORY_PURPOSE))) {
-      sent.push(await this.relay(factoryDeployment(relayer.address)));
-    }
     for (const { payment_id: paymentId, tokens } of due.rows) {
       sent.push(
         await this.relay({
@@ -101,6 +113,43 @@ export class DepositSweeper {
     return sent;
   }
 
+  /**
+   * Marks swept the deposits a confirmed sweep took: recorded after them (its transaction began later) and naming
+   * their token, so a deposit of another token that committed late is not taken for swept.
+   */
+  private async markSwept(): Promise<void> {
+    const { db, network, relayer } = this.options;
+    await sql`
+      UPDATE evm_deposits deposit SET swept_by = sweep.id
+      FROM evm_transactions sweep
+      WHERE deposit.chain = ${network.caip2}
+        AND deposit.swept_by IS NULL
+        AND deposit.asset IS NOT NULL
+        AND sweep.chain = deposit.chain
+        AND sweep.from_address = ${relayer.address.toLowerCase()}
+        AND sweep.purpose = ${DEPOSIT_SWEEP_PURPOSE}
+        AND sweep.payment_id = deposit.payment_id
+        AND sweep.status = 'confirmed'
+        AND sweep.created_at > deposit.created_at
+        AND position(substring(deposit.token from 3) in lower(sweep.data)) > 0
+    `.execute(db);
+  }
+
+  /** Journals the factory's deployment, once, when the network has the deployment proxy; sweeps wait for it. */
+  private async deployFactory(): Promise<string[]> {
+    const { relayer, client, network } = this.options;
+    if (await this.journaled(DEPOSIT_FACTORY_PURPOSE)) return [];
+    if (!(await hasCode(client, DETERMINISTIC_DEPLOYER))) {
+      if (!this.proxyMissingSaid) {
+        this.options.log?.warn(
+          `deposits on ${network.caip2} cannot be swept: the network has no deterministic deployment proxy at ${DETERMINISTIC_DEPLOYER}`,
+        );
+        this.proxyMissingSaid = true;
+      }
+      return [];
+    }
+    return [await this.relay(factoryDeployment(relayer.address))];
+  }
   private async relay(request: {
     to: Address;
     data: `0x${string}`;

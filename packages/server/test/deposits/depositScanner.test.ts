@@ -5,7 +5,7 @@ import { connect } from '../../src/db/database.ts';
 import { createIsolatedDatabase } from '../support/isolatedDatabase.ts';
 import { newPartner } from '../support/testServer.ts';
 import { EvmClients } from '../../src/chains/evm/clients.ts';
-import { type DepositTransfer, DepositScanner } from '../../src/chains/evm/deposits/depositScanner.ts';
+import { type DepositTransfer, DepositScanner, TRANSFER_TOPIC } from '../../src/chains/evm/deposits/depositScanner.ts';
 import { withDepositTables } from '../../src/deposits/depositTables.ts';
 import { type EvmTestEnvironment, startEvmTestEnvironment } from '../chains/evm/support/evmDevnet.ts';
 
@@ -107,5 +107,81 @@ describe('deposit scanner: one eth_getLogs per range of blocks at depth, whateve
     expect((await scanner.step(receipt.blockNumber)).logCalls).toBe(0);
     expect(methods).toEqual([]);
     expect(found).toHaveLength(1);
+  });
+
+  it('ignores Transfer logs not shaped as an ERC-20 transfer and goes on to the real one after them', async () => {
+    const database = await createIsolatedDatabase();
+    onTestFinished(() => database.drop());
+    const plain = connect(database.url, 2);
+    onTestFinished(() => plain.destroy());
+    const partner = await newPartner(plain);
+    await plain
+      .insertInto('merchants')
+      .values({ id: 'mrch_crafted', partner_id: partner.partnerId, name: 'Crafted', email: 'crafted@shop.example' })
+      .execute();
+    await plain
+      .insertInto('payments')
+      .values({
+        id: 'pay_crafted',
+        partner_id: partner.partnerId,
+        merchant_id: 'mrch_crafted',
+        reference_id: 'crafted',
+        fiat_currency: 'USD',
+        fiat_value: '1000',
+        expires_at: new Date(Date.now() + 600_000),
+      })
+      .execute();
+    const target = privateKeyToAccount(generatePrivateKey()).address;
+    await withDepositTables(plain)
+      .insertInto('evm_deposit_quotes')
+      .values({
+        payment_id: 'pay_crafted',
+        chain,
+        asset: env.token('USDC').caip19,
+        address: target.toLowerCase(),
+        amount: 10_000_000n,
+        watch_until: new Date(Date.now() + 600_000),
+      })
+      .execute();
+    const found: DepositTransfer[] = [];
+    const scanner = new DepositScanner({
+      db: plain,
+      network: env.network,
+      client: env.client,
+      clock: { now: () => new Date() },
+      onDeposit: async (_trx, transfer) => {
+        found.push(transfer);
+      },
+    });
+    const alice = env.buyer('alice');
+    const word = (hex: string) => hex.replace(/^0x/, '').padStart(64, '0');
+    /** Init code that logs Transfer(from, target) with `data` (whole 32-byte words) in its constructor, then stops. */
+    const loggingInitCode = (from: string, data: string[]): Hex => {
+      const stores = data.map((value, index) => `7f${word(value)}60${(index * 32).toString(16).padStart(2, '0')}52`);
+      const log = `7f${word(target)}7f${word(from)}7f${word(TRANSFER_TOPIC)}60${(data.length * 32).toString(16).padStart(2, '0')}6000a300`;
+      return `0x${stores.join('')}${log}`;
+    };
+    const deploy = async (initCode: Hex) => {
+      const hash = await alice.wallet.sendTransaction({ chain: null, account: alice.account, data: initCode });
+      return env.client.waitForTransactionReceipt({ hash, pollingInterval: 100 });
+    };
+    // An amount wider than 256 bits (which no numeric column holds), a zero amount, and an address topic with bits
+    // above its 20 bytes.
+    const wide = await deploy(loggingInitCode(alice.address, [`0x${'ff'.repeat(32)}`, `0x${'ff'.repeat(32)}`]));
+    expect(wide.logs).toHaveLength(1);
+    await deploy(loggingInitCode(alice.address, ['0x00']));
+    await deploy(loggingInitCode(`0x01${'00'.repeat(11)}${alice.address.slice(2)}`, ['0x05']));
+    const hash = await alice.wallet.writeContract({
+      chain: null,
+      account: alice.account,
+      address: env.token('USDC').address as Address,
+      abi: erc20Abi,
+      functionName: 'transfer',
+      args: [target, 4_321n],
+    });
+    const receipt = await env.client.waitForTransactionReceipt({ hash: hash as Hex, pollingInterval: 100 });
+
+    await scanner.step(receipt.blockNumber);
+    expect(found.map((transfer) => [transfer.txHash, transfer.amount])).toEqual([[hash.toLowerCase(), 4_321n]]);
   });
 });

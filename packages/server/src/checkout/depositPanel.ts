@@ -8,7 +8,8 @@ export interface DepositChoice {
   networkName: string;
   chainId: number;
   symbol: string;
-  tokenAddress: string;
+  /** The token's contract; absent for the native coin. */
+  tokenAddress?: string;
   /** The payment's deposit address. */
   address: string;
   /** Token minor units, fixed for the payment. */
@@ -46,14 +47,14 @@ export function depositPanels(choices: readonly DepositChoice[]): SafeHtml | und
   }
   <figure class="qr">
 ${trustedHtml(choice.qrSvg)}
-    <figcaption>Scan with a wallet app. Send exactly ${choice.amountText} on ${choice.networkName} to this payment's own address. If you send less, the rest is asked for here; another token does not pay it.</figcaption>
+    <figcaption>Scan with a wallet app. Send exactly ${choice.decimalAmount} ${choice.symbol} on ${choice.networkName} to this payment's own address. If you send less, the rest is asked for here; another token does not pay it.</figcaption>
   </figure>
   ${copyable(`${id}-address`, 'Address', choice.address, { 'data-deposit-address': '' })}
   ${copyable(`${id}-amount`, `Amount (${choice.symbol})`, choice.decimalAmount, { 'data-deposit-amount': '' })}
   ${copyable(`${id}-network`, 'Network', `${choice.networkName} (chain id ${choice.chainId})`, {
     'data-deposit-network': '',
   })}
-  ${copyable(`${id}-token`, `${choice.symbol} contract`, choice.tokenAddress, {})}
+  ${choice.tokenAddress ? copyable(`${id}-token`, `${choice.symbol} contract`, choice.tokenAddress, {}) : ''}
 </section>`;
   });
   return lines(panels);

@@ -15,9 +15,9 @@ async function qrCodeSvg(uri: string, label: string): Promise<string> {
 }
 
 /**
- * The "send from any wallet" way to pay each ERC-20 token the page lists on an EVM network: the payment's deposit
+ * The "send from any wallet" way to pay each token and native coin the page lists on an EVM network: the deposit
  * address, the amount fixed for it (the first quote shown, kept for the payment's life) and its EIP-681 request.
- * Native coins are not offered here: their deposits are not followed yet.
+ * The native coin is paid by a plain value transfer (EIP-681 `?value=`).
  */
 export async function checkoutDeposits(
   ctx: AppContext,
@@ -30,14 +30,19 @@ export async function checkoutDeposits(
   const listed = accepted.flatMap((choice) => {
     const token = ctx.chains.token(choice.asset);
     const network = ctx.chains.network(choice.network);
-    if (!token || !network || network.namespace !== 'eip155' || !token.address) return [];
+    if (!token || !network || network.namespace !== 'eip155') return [];
     return [{ choice, token, network }];
   });
   const quotes = await fixDepositQuotes(
     ctx.db,
     evm.collector,
     payment,
-    listed.map(({ choice }) => ({ chain: choice.network, asset: choice.asset, amount: BigInt(choice.amount) })),
+    listed.map(({ choice, token }) => ({
+      chain: choice.network,
+      asset: choice.asset,
+      amount: BigInt(choice.amount),
+      native: token.method === 'native',
+    })),
   );
   return Promise.all(
     quotes.map(async (fixed) => {
@@ -55,7 +60,7 @@ export async function checkoutDeposits(
         chainId,
         recipient: quote.address,
         amount: quote.amount,
-        token: token.address as Address,
+        ...(token.address ? { token: token.address as Address } : {}),
       });
       const amountText = formatTokenAmount(
         quote.amount.toString(),
@@ -68,7 +73,7 @@ export async function checkoutDeposits(
         networkName: network.name,
         chainId,
         symbol: token.symbol,
-        tokenAddress: token.address,
+        ...(token.address ? { tokenAddress: token.address } : {}),
         address: quote.address,
         amount: quote.amount.toString(),
         amountText,

@@ -1,6 +1,6 @@
 import { getAddress } from 'viem';
 import { newId } from '../ids.ts';
-import type { DepositHandler } from '../chains/evm/deposits/depositScanner.ts';
+import { type DepositHandler, NATIVE_TOKEN } from '../chains/evm/deposits/depositScanner.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Logger } from '../log.ts';
 import { DEPOSIT_PROVIDER } from '../payments/paymentExceptions.ts';
@@ -34,7 +34,11 @@ export function evmDepositOutcomes(context: DepositOutcomeContext): DepositHandl
     if (!payment) return;
     const token = context.chains
       .network(transfer.chain)
-      ?.tokens.find((candidate) => candidate.address.toLowerCase() === transfer.token);
+      ?.tokens.find((candidate) =>
+        transfer.token === NATIVE_TOKEN
+          ? candidate.method === 'native'
+          : candidate.address.toLowerCase() === transfer.token,
+      );
     const asset = token?.caip19 ?? `${transfer.chain}/erc20:${transfer.token}`;
     const [quote, before] = await Promise.all([
       tables

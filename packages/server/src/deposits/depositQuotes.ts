@@ -6,6 +6,12 @@ import { withDepositTables } from './depositTables.ts';
 /** Transfers to a deposit address are still looked for this long after its payment expires, to record late ones. */
 export const LATE_DEPOSIT_WATCH_MS = 24 * 60 * 60 * 1000;
 
+/**
+ * The native coin is looked for by reading whole blocks, so for less long after expiry; a later transfer stays at
+ * the address for the operator.
+ */
+export const LATE_NATIVE_DEPOSIT_WATCH_MS = 60 * 60 * 1000;
+
 export interface DepositOffer {
   /** CAIP-2 id of the network. */
   chain: string;
@@ -13,6 +19,8 @@ export interface DepositOffer {
   asset: string;
   /** Token minor units, as quoted now. */
   amount: bigint;
+  /** The network's native coin rather than a token contract. */
+  native?: boolean;
 }
 
 export interface DepositQuote extends DepositOffer {
@@ -42,7 +50,9 @@ export async function fixDepositQuotes(
         asset: offer.asset,
         address: address.toLowerCase(),
         amount: offer.amount,
-        watch_until: new Date(payment.expires_at.getTime() + LATE_DEPOSIT_WATCH_MS),
+        watch_until: new Date(
+          payment.expires_at.getTime() + (offer.native ? LATE_NATIVE_DEPOSIT_WATCH_MS : LATE_DEPOSIT_WATCH_MS),
+        ),
       })),
     )
     .onConflict((conflict) => conflict.columns(['payment_id', 'chain', 'asset']).doNothing())

@@ -176,4 +176,44 @@ describe('checkout page: a deposit address any wallet pays, in Chromium on the d
     expect(again).toContain(`uint256=10000001`);
     await context.close();
   });
+
+  it('asks for the native coin with an EIP-681 value transfer that a plain wallet pays', async () => {
+    const { gatewayUrl, paymentId } = await createPayment(server, partner.apiKey, merchantId);
+    const context = await browser.newContext({ viewport: SCREENS.desktop, locale: 'en-US' });
+    const page = await context.newPage();
+    await page.goto(gatewayUrl);
+    const eth = service.chains.network(chain().caip2)!.tokens.find((candidate) => candidate.method === 'native')!;
+    await page.locator(`input[name="accepted"][value="${eth.caip19}"]`).check();
+    const panel = page.locator(`[data-pay-panel][data-asset="${eth.caip19}"]`);
+    await expect.poll(() => panel.isVisible()).toBe(true);
+    const address = depositAddress(collector(), paymentId);
+    const uri = await decodeQr(await panel.locator('figure.qr svg').screenshot());
+    const match = /^ethereum:(0x[0-9a-fA-F]{40})@(\d+)\?value=(\d+)$/.exec(uri ?? '');
+    expect(match, uri).not.toBeNull();
+    const [, recipient, chainId, wei] = match as unknown as [string, Address, string, string];
+    expect(recipient).toBe(address);
+    expect(Number(chainId)).toBe(chain().chainId);
+    expect(await panel.locator('[data-deposit-amount]').inputValue()).toBe(
+      `${BigInt(wei) / 10n ** 18n}.${(BigInt(wei) % 10n ** 18n).toString().padStart(18, '0').replace(/0+$/, '')}`,
+    );
+    expect(await panel.getByText('ETH contract').count()).toBe(0);
+    await saveScreenshots(page, 'deposit-address-native', SCREENS);
+
+    const buyer = devnet.manifest.buyers.find((candidate) => candidate.name === 'bob')!;
+    const wallet = createWalletClient({
+      account: privateKeyToAccount(buyer.evmPrivateKey as Hex),
+      chain: defineChain({
+        id: Number(chainId),
+        name: 'from the URI',
+        nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+        rpcUrls: { default: { http: [chain().rpcUrl] } },
+      }),
+      transport: http(chain().rpcUrl),
+    });
+    await wallet.sendTransaction({ to: recipient, value: BigInt(wei) });
+    await expect
+      .poll(() => page.locator('[data-view]:not([hidden]) h2').textContent(), { timeout: 45_000 })
+      .toBe('Payment complete');
+    await context.close();
+  });
 });

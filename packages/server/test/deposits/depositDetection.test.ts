@@ -4,6 +4,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { depositAddress } from '../../src/chains/evm/deposits/addresses.ts';
+import { NATIVE_TOKEN } from '../../src/chains/evm/deposits/depositScanner.ts';
 import { fixDepositQuotes } from '../../src/deposits/depositQuotes.ts';
 import { withDepositTables } from '../../src/deposits/depositTables.ts';
 import { expireDuePayments } from '../../src/payments/expiry.ts';
@@ -234,5 +235,26 @@ describe('EVM deposit addresses: transfers found by the network follower, on the
       expect.objectContaining({ type: 'paid_late', amount: expect.objectContaining({ value: '10000000' }) }),
     ]);
     expect(await eventTypesOf(paymentId)).toContain('payment.paid_late');
+  });
+
+  it('pays a payment with the native coin sent to its address by a plain transfer', async () => {
+    const { paymentId } = await createPayment(server, partner.apiKey, merchantId);
+    const payment = await server.db
+      .selectFrom('payments')
+      .selectAll()
+      .where('id', '=', paymentId)
+      .executeTakeFirstOrThrow();
+    const eth = service.chains.network(chain().caip2)!.tokens.find((token) => token.method === 'native')!;
+    const [fixed] = await fixDepositQuotes(server.db, collector(), payment, [
+      { chain: chain().caip2, asset: eth.caip19, amount: 3_333_334_000_000_000n, native: true },
+    ]);
+    const hash = await wallet('bob').sendTransaction({ to: fixed!.address, value: 3_333_334_000_000_000n });
+    await expect.poll(async () => (await paymentStatus(paymentId)).status, { timeout: 30_000 }).toBe('succeeded');
+    const paid = await paymentStatus(paymentId);
+    expect(paid.tokenAmount).toMatchObject({ unit: `caip19/${eth.caip19}`, value: '3333334000000000' });
+    expect(paid.transaction.hash).toBe(hash.toLowerCase());
+    expect(await depositsOf(paymentId)).toEqual([
+      expect.objectContaining({ token: NATIVE_TOKEN, asset: eth.caip19, log_index: -1, outcome: 'paid' }),
+    ]);
   });
 });

@@ -3,6 +3,7 @@ import { type Address, erc20Abi, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { depositAddress, depositFactoryAddress } from '../../src/chains/evm/deposits/addresses.ts';
 import { hasCode } from '../../src/chains/evm/deposits/factory.ts';
+import { NATIVE_TOKEN } from '../../src/chains/evm/deposits/depositScanner.ts';
 import { DEPOSIT_SWEEP_PURPOSE, DepositSweeper } from '../../src/chains/evm/deposits/sweeper.ts';
 import { EvmFollower } from '../../src/chains/evm/follower.ts';
 import { Relayer } from '../../src/chains/evm/relayer.ts';
@@ -137,6 +138,32 @@ describe('deposit sweeps: funds at deposit addresses move to the collector once,
     // A Transfer logged by a contract the network does not list is left where it is, for the operator.
     const unlisted = await pay('EURC', secondAddress, 2_000_000n);
     await recordDeposit(second as string, 'EURC', 2_000_000n, unlisted.hash, unlisted.receipt.blockNumber, false);
+    // The native coin, sent to the address before its forwarder exists.
+    const alice = env.buyer('alice');
+    const ethHash = await alice.wallet.sendTransaction({
+      chain: null,
+      account: alice.account,
+      to: secondAddress,
+      value: 5_000_000_000_000_000n,
+    });
+    const ethReceipt = await env.client.waitForTransactionReceipt({ hash: ethHash, pollingInterval: 100 });
+    await withDepositTables(db)
+      .insertInto('evm_deposits')
+      .values({
+        chain: env.network.caip2,
+        tx_hash: ethHash,
+        log_index: -1,
+        payment_id: second as string,
+        address: secondAddress.toLowerCase(),
+        token: NATIVE_TOKEN,
+        asset: env.network.tokens.find((token) => token.method === 'native')!.caip19,
+        from_address: alice.address.toLowerCase(),
+        amount: 5_000_000_000_000_000n,
+        block_number: ethReceipt.blockNumber,
+        block_hash: ethReceipt.blockHash,
+        outcome: 'overpaid',
+      })
+      .execute();
     const before = { usdc: await balance('USDC', env.collector), usdt: await balance('USDT', env.collector) };
     expect(await hasCode(env.client, depositFactoryAddress(env.collector))).toBe(false);
 
@@ -186,6 +213,7 @@ describe('deposit sweeps: funds at deposit addresses move to the collector once,
       expect(await balance('USDT', address)).toBe(0n);
     }
     expect(await balance('EURC', secondAddress)).toBe(2_000_000n);
+    expect(await env.client.getBalance({ address: secondAddress })).toBe(0n);
 
     // A later deposit to a swept address waits an hour after the last sweep (dust costs little gas), then is swept
     // through the forwarder that exists now.

@@ -1,5 +1,5 @@
 import { type Address, type Hex, hexToBigInt, type PublicClient, pad, toEventSelector } from 'viem';
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { Db } from '../../../db/database.ts';
 import type { Database } from '../../../db/schema.ts';
 import { withDepositTables } from '../../../deposits/depositTables.ts';
@@ -13,6 +13,12 @@ const ADDRESSES_PER_CALL = 500;
 
 /** Blocks per `eth_getLogs` call; public nodes commonly refuse ranges over 1,000 or so. */
 const BLOCKS_PER_CALL = 1_000n;
+
+/** Blocks per step while native-coin deposits are watched: each block is read whole, one call per block. */
+const BLOCKS_PER_NATIVE_STEP = 50n;
+
+/** How a deposit of the native coin names its token: the zero address, as the forwarder's sweep takes it. */
+export const NATIVE_TOKEN = '0x0000000000000000000000000000000000000000';
 
 /**
  * Where a network's first scan starts, in blocks below the deepest block at depth: the first quote on the network
@@ -94,12 +100,13 @@ export class DepositScanner {
     const { network, clock } = this.options;
     const db = withDepositTables(this.options.db);
     const atDepth = head - this.depth + 1n;
+    const nativeAsset = network.tokens.find((token) => token.method === 'native')?.caip19 ?? '';
     const open = await db
       .selectFrom('evm_deposit_quotes')
-      .select(['address', 'payment_id'])
-      .distinct()
+      .select(['address', 'payment_id', sql<boolean>`bool_or(asset = ${nativeAsset})`.as('native')])
       .where('chain', '=', network.caip2)
       .where('watch_until', '>', clock.now())
+      .groupBy(['address', 'payment_id'])
       .execute();
     const cursor = await db
       .selectFrom('evm_deposit_cursors')
@@ -118,7 +125,9 @@ export class DepositScanner {
     }
     const from = BigInt(cursor.next_block);
     if (from > atDepth) return { busy: open.length > 0, logCalls: 0 };
-    const to = atDepth < from + BLOCKS_PER_CALL - 1n ? atDepth : from + BLOCKS_PER_CALL - 1n;
+    const nativeOpen = open.filter((row) => row.native);
+    const span = nativeOpen.length ? BLOCKS_PER_NATIVE_STEP : BLOCKS_PER_CALL;
+    const to = atDepth < from + span - 1n ? atDepth : from + span - 1n;
     let logCalls = 0;
     if (open.length) {
       const paymentOf = new Map(open.map((row) => [row.address.toLowerCase(), row.payment_id]));
@@ -127,6 +136,12 @@ export class DepositScanner {
         const logs = await this.transfersTo(addresses.slice(index, index + ADDRESSES_PER_CALL), from, to);
         logCalls += 1;
         for (const log of logs) await this.record(log, paymentOf);
+      }
+    }
+    if (nativeOpen.length) {
+      const paymentOf = new Map(nativeOpen.map((row) => [row.address.toLowerCase(), row.payment_id]));
+      for (const transfer of await this.nativeTransfersTo(paymentOf, from, to)) {
+        await this.options.db.transaction().execute((trx) => this.options.onDeposit(trx, transfer));
       }
     }
     // Moved only from where this step started: a second follower that read the range already leaves it as it is.
@@ -151,6 +166,52 @@ export class DepositScanner {
       ],
     })) as unknown as RawLog[];
     return logs.filter(isTokenTransfer);
+  }
+
+  /**
+   * Plain native-coin transfers to open addresses in the blocks `from` to `to`: each block is read whole, one call
+   * per block however many addresses are open (batched into one request), and a matching transaction's receipt says
+   * whether it succeeded. A contract that forwards the coin in an internal call makes no transaction to the address,
+   * so it is not seen here; its coin stays at the address, swept with the payment's next sweep.
+   */
+  private async nativeTransfersTo(
+    paymentOf: Map<string, string>,
+    from: bigint,
+    to: bigint,
+  ): Promise<DepositTransfer[]> {
+    const { client, network } = this.options;
+    const numbers = Array.from({ length: Number(to - from + 1n) }, (_, index) => from + BigInt(index));
+    const blocks = await Promise.all(
+      numbers.map((blockNumber) => client.getBlock({ blockNumber, includeTransactions: true })),
+    );
+    const matches = blocks.flatMap((block) =>
+      block.transactions.flatMap((transaction) => {
+        const paymentId = transaction.to ? paymentOf.get(transaction.to.toLowerCase()) : undefined;
+        return paymentId && transaction.value > 0n ? [{ block, transaction, paymentId }] : [];
+      }),
+    );
+    const receipts = await Promise.all(
+      matches.map(({ transaction }) => client.getTransactionReceipt({ hash: transaction.hash })),
+    );
+    return matches.flatMap(({ block, transaction, paymentId }, index) =>
+      receipts[index]?.status === 'success'
+        ? [
+            {
+              chain: network.caip2,
+              paymentId,
+              address: (transaction.to as string).toLowerCase(),
+              token: NATIVE_TOKEN,
+              from: transaction.from.toLowerCase(),
+              amount: transaction.value,
+              txHash: transaction.hash.toLowerCase(),
+              // A transaction's value is no log: -1 keeps its key apart from the transaction's token transfers.
+              logIndex: -1,
+              blockNumber: block.number as bigint,
+              blockHash: block.hash as string,
+            },
+          ]
+        : [],
+    );
   }
 
   private async record(log: RawLog, paymentOf: Map<string, string>): Promise<void> {

@@ -1,6 +1,7 @@
 const benchmarks: Record<string, () => Promise<unknown>> = {
   chains: async () => (await import('./chains.ts')).runChainsBenchmark(),
   create: async () => (await import('./create.ts')).runCreateBenchmark(),
+  deposits: async () => (await import('./deposits.ts')).runDepositsBenchmark(),
   gateway: async () => (await import('./gateway.ts')).runGatewayBenchmark(),
   merchants: async () => (await import('./merchants.ts')).runMerchantsBenchmark(),
   payments: async () => (await import('./payments.ts')).runPaymentsBenchmark(),

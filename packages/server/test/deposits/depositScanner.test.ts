@@ -18,7 +18,7 @@ describe('deposit scanner: one eth_getLogs per range of blocks at depth, whateve
   }, 120_000);
   afterAll(() => env?.close());
 
-  it('finds the transfer to one of 600 open addresses with 2 eth_getLogs calls (500 addresses a call) and no call per address', async () => {
+  it('finds the transfer to one of 600 open addresses with 2 eth_getLogs calls (500 addresses a call) over a long range, then 1 per step at the head', async () => {
     const database = await createIsolatedDatabase();
     onTestFinished(() => database.drop());
     const plain = connect(database.url, 2);
@@ -107,6 +107,28 @@ describe('deposit scanner: one eth_getLogs per range of blocks at depth, whateve
     expect((await scanner.step(receipt.blockNumber)).logCalls).toBe(0);
     expect(methods).toEqual([]);
     expect(found).toHaveLength(1);
+
+    // A few new blocks, as when following the head: one call for the network's tokens whatever the number of open
+    // addresses, the recipient checked here.
+    const next = await alice.wallet.writeContract({
+      chain: null,
+      account: alice.account,
+      address: env.token('USDT').address as Address,
+      abi: erc20Abi,
+      functionName: 'transfer',
+      args: [addresses[12] as Address, 777n],
+    });
+    const nextReceipt = await env.client.waitForTransactionReceipt({ hash: next as Hex, pollingInterval: 100 });
+    methods.length = 0;
+    expect((await scanner.step(nextReceipt.blockNumber)).logCalls).toBe(1);
+    expect(methods).toEqual(['eth_getLogs']);
+    expect(found.slice(1)).toEqual([
+      expect.objectContaining({
+        paymentId: paymentIds[12],
+        amount: 777n,
+        token: env.token('USDT').address.toLowerCase(),
+      }),
+    ]);
   });
 
   it('ignores Transfer logs not shaped as an ERC-20 transfer and goes on to the real one after them', async () => {

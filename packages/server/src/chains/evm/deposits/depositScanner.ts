@@ -1,4 +1,4 @@
-import { type Address, type Hex, hexToBigInt, type PublicClient, pad, toEventSelector } from 'viem';
+import { type Address, type Hex, hexToBigInt, numberToHex, type PublicClient, pad, toEventSelector } from 'viem';
 import { sql, type Transaction } from 'kysely';
 import type { Db } from '../../../db/database.ts';
 import type { Database } from '../../../db/schema.ts';
@@ -13,6 +13,13 @@ const ADDRESSES_PER_CALL = 500;
 
 /** Blocks per `eth_getLogs` call; public nodes commonly refuse ranges over 1,000 or so. */
 const BLOCKS_PER_CALL = 1_000n;
+
+/**
+ * Once the open addresses need more than one call, a step over at most this many blocks reads every Transfer of the
+ * network's tokens in one call instead (`address` filter, the recipient checked here): one call per step however
+ * many addresses are open, at the price of the other transfers of those tokens in so few blocks.
+ */
+const WHOLE_TOKEN_LOGS_MAX_BLOCKS = 20n;
 
 /** Blocks per step while native-coin deposits are watched: each block is read whole, one call per block. */
 const BLOCKS_PER_NATIVE_STEP = 50n;
@@ -132,8 +139,15 @@ export class DepositScanner {
     if (open.length) {
       const paymentOf = new Map(open.map((row) => [row.address.toLowerCase(), row.payment_id]));
       const addresses = [...paymentOf.keys()];
-      for (let index = 0; index < addresses.length; index += ADDRESSES_PER_CALL) {
-        const logs = await this.transfersTo(addresses.slice(index, index + ADDRESSES_PER_CALL), from, to);
+      const contracts = network.tokens.flatMap((token) => (token.address ? [token.address] : []));
+      const batches =
+        addresses.length > ADDRESSES_PER_CALL && to - from < WHOLE_TOKEN_LOGS_MAX_BLOCKS && contracts.length
+          ? [{ contracts }]
+          : Array.from({ length: Math.ceil(addresses.length / ADDRESSES_PER_CALL) }, (_, index) => ({
+              recipients: addresses.slice(index * ADDRESSES_PER_CALL, (index + 1) * ADDRESSES_PER_CALL),
+            }));
+      for (const batch of batches) {
+        const logs = await this.transferLogs(batch, from, to);
         logCalls += 1;
         for (const log of logs) await this.record(log, paymentOf);
       }
@@ -154,15 +168,19 @@ export class DepositScanner {
     return { busy: open.length > 0, logCalls };
   }
 
-  private async transfersTo(addresses: string[], from: bigint, to: bigint): Promise<RawLog[]> {
+  /** Transfer logs in the blocks `from` to `to`: to the given recipients, or of the given token contracts. */
+  private async transferLogs(
+    filter: { recipients: string[] } | { contracts: string[] },
+    from: bigint,
+    to: bigint,
+  ): Promise<RawLog[]> {
+    const range = { fromBlock: numberToHex(from), toBlock: numberToHex(to) };
     const logs = (await this.options.client.request({
       method: 'eth_getLogs',
       params: [
-        {
-          fromBlock: `0x${from.toString(16)}`,
-          toBlock: `0x${to.toString(16)}`,
-          topics: [TRANSFER_TOPIC, null, addresses.map((address) => pad(address as Address))],
-        },
+        'recipients' in filter
+          ? { ...range, topics: [TRANSFER_TOPIC, null, filter.recipients.map((address) => pad(address as Address))] }
+          : { ...range, address: filter.contracts as Address[], topics: [TRANSFER_TOPIC] },
       ],
     })) as unknown as RawLog[];
     return logs.filter(isTokenTransfer);

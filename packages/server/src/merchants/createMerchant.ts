@@ -39,7 +39,8 @@ export function registerCreateMerchant(app: App, ctx: AppContext): void {
       const { merchantEmail, iconUrl } = request.body;
       const merchantName = merchantNameToStore(request.body.merchantName);
       // Fetched before the idempotency transaction, so a slow logo host never holds a pooled connection.
-      const logo = iconUrl ? await fetchMerchantLogo(ctx, iconUrl) : undefined;
+      // Any string is a URL to fetch (an empty one is refused there as not a URL).
+      const logo = typeof iconUrl === 'string' ? await fetchMerchantLogo(ctx, iconUrl) : undefined;
       const response = await runIdempotently(
         ctx.db,
         // A null iconUrl is the same request as one without it.

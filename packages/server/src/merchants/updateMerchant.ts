@@ -53,7 +53,9 @@ export function registerUpdateMerchant(app: App, ctx: AppContext): void {
       }
       const name = merchantName === undefined ? undefined : merchantNameToStore(merchantName);
       const merchant = await merchantOfPartner(ctx.merchants, partnerId, request.params.merchantId);
-      const logoFile = iconUrl ? await storeLogo(ctx.db, await fetchMerchantLogo(ctx, iconUrl)) : iconUrl;
+      // Any string is a URL to fetch (an empty one is refused there as not a URL); null removes the logo.
+      const logoFile =
+        typeof iconUrl === 'string' ? await storeLogo(ctx.db, await fetchMerchantLogo(ctx, iconUrl)) : iconUrl;
       const merchantView = await ctx.db.transaction().execute(async (trx) => {
         const row = await trx
           .updateTable('merchants')

@@ -114,6 +114,19 @@ describe('PATCH /v1/merchants/:merchantId', () => {
       }
     });
 
+    it('refuses an empty iconUrl as not a URL, on update and on create, keeping the logo', async () => {
+      const merchant = await createMerchant(server, partner.apiKey);
+      const result = await patch(merchant.id, { iconUrl: '' });
+      expect([result.status, expectErrorBody(result).code]).toEqual([400, 'params_validation']);
+      expect(expectErrorBody(result).issues?.map((issue) => issue.field)).toEqual(['iconUrl']);
+      const created = await call(server, '/v1/merchants', {
+        method: 'POST',
+        headers: { 'api-key': partner.apiKey, 'idempotency-key': `empty-icon-${merchant.id}` },
+        body: { merchantName: 'No Logo', merchantEmail: 'no@logo.example', iconUrl: '' },
+      });
+      expect([created.status, expectErrorBody(created).code]).toEqual([400, 'params_validation']);
+    });
+
     it('refuses a name with an invisible character, naming it, without changing the merchant', async () => {
       const merchant = await createMerchant(server, partner.apiKey);
       const result = await patch(merchant.id, {

@@ -1,11 +1,11 @@
 import { getAddress } from 'viem';
-import { newId } from '../ids.ts';
 import { type DepositHandler, NATIVE_TOKEN } from '../chains/evm/deposits/depositScanner.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Logger } from '../log.ts';
 import { DEPOSIT_PROVIDER } from '../payments/paymentExceptions.ts';
-import { announcePayment, changePaymentStatus, type TransitionContext } from '../payments/transitions.ts';
-import { exceptionsAfterDeposit, judgeDeposit } from './depositExceptions.ts';
+import type { TransitionContext } from '../payments/transitions.ts';
+import { judgeDeposit } from './depositExceptions.ts';
+import { applyReceivedTransfer } from './receivedTransfer.ts';
 import { withDepositTables } from './depositTables.ts';
 
 export interface DepositOutcomeContext {
@@ -94,48 +94,28 @@ export function evmDepositOutcomes(context: DepositOutcomeContext): DepositHandl
       );
       return;
     }
-    const from = `${transfer.chain}:${getAddress(transfer.from)}`;
-    const exceptions = exceptionsAfterDeposit(payment.exceptions, {
-      ...judged,
-      exceptionId: newId('exc'),
-      network: transfer.chain,
-      asset,
-      amount: transfer.amount,
-      ...(expected === undefined ? {} : { expected }),
-      txHash: transfer.txHash,
-      from,
-      at: now.toISOString(),
-    });
-    const transition: TransitionContext = { db: trx, chains: context.chains, baseUrl: context.baseUrl(), now };
-    const changed = JSON.stringify(exceptions) !== JSON.stringify(payment.exceptions);
-    const written = changed
-      ? await trx
-          .updateTable('payments')
-          .set({ exceptions: JSON.stringify(exceptions), updated_at: now })
-          .where('id', '=', transfer.paymentId)
-          .returningAll()
-          .executeTakeFirstOrThrow()
-      : undefined;
-    if (judged.outcome === 'paid' || judged.outcome === 'overpaid') {
-      await changePaymentStatus(transition, transfer.paymentId, 'processing', {
-        // CAIP-10, as every payment method records its buyer.
-        buyer_account: from,
-        buyer_provider_name: DEPOSIT_PROVIDER,
-        buyer_provider_icon: null,
-        token_asset: asset,
-        token_symbol: token.symbol,
-        network: transfer.chain,
-        token_value: (expected ?? transfer.amount).toString(),
-      });
-      const { payment: paid } = await changePaymentStatus(transition, transfer.paymentId, 'succeeded', {
-        tx_hash: transfer.txHash,
-      });
-      if (judged.outcome === 'overpaid') await announcePayment(trx, transition, paid, 'payment.overpaid');
-      return;
+    if (judged.outcome !== 'paid') {
+      context.log.warn(
+        `deposit ${transfer.txHash} of ${transfer.amount} ${token.symbol} for payment ${transfer.paymentId}: ${judged.outcome}`,
+      );
     }
-    context.log.warn(
-      `deposit ${transfer.txHash} of ${transfer.amount} ${token.symbol} for payment ${transfer.paymentId}: ${judged.outcome}`,
+    const transition: TransitionContext = { db: trx, chains: context.chains, baseUrl: context.baseUrl(), now };
+    await applyReceivedTransfer(
+      trx,
+      transition,
+      payment.exceptions,
+      {
+        paymentId: transfer.paymentId,
+        network: transfer.chain,
+        asset,
+        symbol: token.symbol,
+        amount: transfer.amount,
+        expected,
+        txHash: transfer.txHash,
+        from: `${transfer.chain}:${getAddress(transfer.from)}`,
+        provider: DEPOSIT_PROVIDER,
+      },
+      judged,
     );
-    if (written) await announcePayment(trx, transition, written, `payment.${judged.outcome}`);
   };
 }

@@ -2,7 +2,9 @@ import type { ChainRegistry } from '../chains/registry.ts';
 import type { SolanaPayTransferHandler } from '../chains/solana/solanaPayFollower.ts';
 import { withSolanaPayTables } from '../chains/solana/solanaPayTables.ts';
 import type { Logger } from '../log.ts';
-import { changePaymentStatus, type TransitionContext } from '../payments/transitions.ts';
+import { judgeDeposit } from '../deposits/depositExceptions.ts';
+import { applyReceivedTransfer } from '../deposits/receivedTransfer.ts';
+import type { TransitionContext } from '../payments/transitions.ts';
 
 export interface SolanaPayOutcomeContext {
   chains: ChainRegistry;
@@ -16,15 +18,17 @@ export const SOLANA_PAY_PROVIDER = 'Solana Pay';
 
 /**
  * What a transfer carrying a payment's reference does, in the transaction that records it: the payment row is
- * locked first, the transfer is recorded once by its signature (a transaction pays one payment at most), and a
- * valid transfer to an unpaid payment makes it succeed through the one state change, with the buyer, token, amount
- * and signature on it. A wrong amount or mint, or a payment no longer payable, is recorded and changes nothing.
+ * locked first, the transfer is recorded once by its signature (a transaction pays one payment at most), and
+ * what reached the collector in the requested token is judged as a deposit is (`judgeDeposit`): the amount asked
+ * pays an unpaid payment through the one state change, with the buyer, token, amount and signature on it; less
+ * waits for the rest, more pays it with the excess kept apart, and a payment no longer payable was paid late, each
+ * a payment exception. A transfer of another mint, to another recipient or with no transfer is only recorded.
  */
 export function solanaPayTransferOutcomes(context: SolanaPayOutcomeContext): SolanaPayTransferHandler {
   return async (trx, transfer) => {
     const payment = await trx
       .selectFrom('payments')
-      .select(['status', 'expires_at'])
+      .select(['status', 'expires_at', 'exceptions'])
       .where('id', '=', transfer.paymentId)
       .forUpdate()
       .executeTakeFirst();
@@ -49,23 +53,47 @@ export function solanaPayTransferOutcomes(context: SolanaPayOutcomeContext): Sol
       .returning('outcome')
       .executeTakeFirst();
     if (!recorded) return;
-    if (outcome !== 'paid') {
+    // Only the requested token reaching the collector is money received; the rest never came to the service.
+    const received = transfer.outcome === 'paid' || transfer.outcome === 'wrong_amount';
+    if (!received || transfer.amount === null || !transfer.buyer) {
       context.log.warn(
         `Solana Pay transfer ${transfer.signature} for payment ${transfer.paymentId} did not pay it: ${outcome}`,
       );
       return;
     }
-    const transition: TransitionContext = { db: trx, chains: context.chains, baseUrl: context.baseUrl(), now };
-    await changePaymentStatus(transition, transfer.paymentId, 'processing', {
-      // CAIP-10, as the gateway's options name accounts.
-      buyer_account: transfer.buyer ? `${transfer.network}:${transfer.buyer}` : null,
-      buyer_provider_name: SOLANA_PAY_PROVIDER,
-      buyer_provider_icon: null,
-      token_asset: transfer.asset,
-      token_symbol: context.chains.token(transfer.asset)?.symbol ?? null,
-      network: transfer.network,
-      token_value: transfer.requestedAmount.toString(),
+    const underpaidSoFar = payment.exceptions.find(
+      (exception) =>
+        exception.type === 'underpaid' && exception.network === transfer.network && exception.asset === transfer.asset,
+    );
+    const judged = judgeDeposit({
+      expected: transfer.requestedAmount,
+      payable,
+      receivedBefore: underpaidSoFar ? BigInt(underpaidSoFar.amount) : 0n,
+      amount: transfer.amount,
     });
-    await changePaymentStatus(transition, transfer.paymentId, 'succeeded', { tx_hash: transfer.signature });
+    if (judged.outcome !== 'paid') {
+      context.log.warn(
+        `Solana Pay transfer ${transfer.signature} of ${transfer.amount} for payment ${transfer.paymentId}: ${judged.outcome}`,
+      );
+    }
+    const transition: TransitionContext = { db: trx, chains: context.chains, baseUrl: context.baseUrl(), now };
+    await applyReceivedTransfer(
+      trx,
+      transition,
+      payment.exceptions,
+      {
+        paymentId: transfer.paymentId,
+        network: transfer.network,
+        asset: transfer.asset,
+        symbol: context.chains.token(transfer.asset)?.symbol ?? null,
+        amount: transfer.amount,
+        expected: transfer.requestedAmount,
+        txHash: transfer.signature,
+        // CAIP-10, as the gateway's options name accounts.
+        from: `${transfer.network}:${transfer.buyer}`,
+        provider: SOLANA_PAY_PROVIDER,
+      },
+      judged,
+    );
   };
 }

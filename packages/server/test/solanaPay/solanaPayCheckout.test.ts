@@ -131,7 +131,7 @@ describe('Solana Pay transfer requests on the checkout page, paid by a plain wal
     await context.close();
   });
 
-  it('records a transfer of the wrong amount and leaves the payment payable; the exact amount then pays it', async () => {
+  it('records a transfer of less than asked as underpaid and leaves the payment payable; the exact amount then pays it, the first kept apart as overpaid', async () => {
     const { gatewayUrl, paymentId } = await createPayment(server, partner.apiKey, merchantId);
     const request = await transferRequestOnPage(gatewayUrl);
     const short = await payAsWallet(devnet.manifest.solana.rpcUrl, buyer('alice').solanaSecretKey, [
@@ -141,12 +141,21 @@ describe('Solana Pay transfer requests on the checkout page, paid by a plain wal
     expect(await transfersOf(paymentId)).toMatchObject([
       { signature: short, outcome: 'wrong_amount', amount: '9990000', mint: usdcMint },
     ]);
-    expect((await paymentOf(paymentId)).status).toBe('requires_action');
+    const waiting = await paymentOf(paymentId);
+    expect(waiting.status).toBe('requires_action');
+    expect(waiting.exceptions).toEqual([
+      expect.objectContaining({ type: 'underpaid', amount: expect.objectContaining({ value: '9990000' }) }),
+    ]);
 
     const exact = await payAsWallet(devnet.manifest.solana.rpcUrl, buyer('alice').solanaSecretKey, [{ request }]);
     await expect.poll(async () => (await paymentOf(paymentId)).status, { timeout: 30_000 }).toBe('succeeded');
     const row = await server.db.selectFrom('payments').select('tx_hash').where('id', '=', paymentId).executeTakeFirst();
     expect(row?.tx_hash).toBe(exact);
+    const paid = await paymentOf(paymentId);
+    expect(paid.tokenAmount.value).toBe('10000000');
+    expect(paid.exceptions).toEqual([
+      expect.objectContaining({ type: 'overpaid', amount: expect.objectContaining({ value: '9990000' }) }),
+    ]);
   });
 
   it('pays one payment with one transfer, even when it carries the references of two', async () => {

@@ -1,0 +1,76 @@
+import type { Transaction } from 'kysely';
+import type { Database } from '../db/schema.ts';
+import { newId } from '../ids.ts';
+import type { PaymentException } from '../payments/paymentExceptions.ts';
+import { announcePayment, changePaymentStatus, type TransitionContext } from '../payments/transitions.ts';
+import { exceptionsAfterDeposit, type judgeDeposit } from './depositExceptions.ts';
+
+/** A transfer that reached the collector (or a payment's deposit address) for a payment, judged by `judgeDeposit`. */
+export interface ReceivedTransfer {
+  paymentId: string;
+  /** CAIP-2 network and CAIP-19 asset of what arrived. */
+  network: string;
+  asset: string;
+  symbol: string | null;
+  amount: bigint;
+  /** What the payment asks for in that asset, when it takes it. */
+  expected: bigint | undefined;
+  txHash: string;
+  /** CAIP-10 account that sent it. */
+  from: string;
+  /** Shown as the payment's wallet app when it pays the payment. */
+  provider: string;
+}
+
+/**
+ * What a received transfer does, in the transaction that recorded it, with the payment's row locked and its
+ * exceptions as they were: the exceptions follow the transfer (`exceptionsAfterDeposit`); a transfer that brings the
+ * amount asked makes the payment succeed through the one state change, for the amount asked, and an excess is
+ * announced as `payment.overpaid`; anything else changes only the exceptions and is announced with its own event.
+ */
+export async function applyReceivedTransfer(
+  trx: Transaction<Database>,
+  transition: TransitionContext,
+  current: readonly PaymentException[],
+  transfer: ReceivedTransfer,
+  judged: ReturnType<typeof judgeDeposit>,
+): Promise<void> {
+  const exceptions = exceptionsAfterDeposit(current, {
+    ...judged,
+    exceptionId: newId('exc'),
+    network: transfer.network,
+    asset: transfer.asset,
+    amount: transfer.amount,
+    ...(transfer.expected === undefined ? {} : { expected: transfer.expected }),
+    txHash: transfer.txHash,
+    from: transfer.from,
+    at: transition.now.toISOString(),
+  });
+  const written =
+    JSON.stringify(exceptions) !== JSON.stringify(current)
+      ? await trx
+          .updateTable('payments')
+          .set({ exceptions: JSON.stringify(exceptions), updated_at: transition.now })
+          .where('id', '=', transfer.paymentId)
+          .returningAll()
+          .executeTakeFirstOrThrow()
+      : undefined;
+  if (judged.outcome === 'paid' || judged.outcome === 'overpaid') {
+    await changePaymentStatus(transition, transfer.paymentId, 'processing', {
+      // CAIP-10, as every payment method records its buyer.
+      buyer_account: transfer.from,
+      buyer_provider_name: transfer.provider,
+      buyer_provider_icon: null,
+      token_asset: transfer.asset,
+      token_symbol: transfer.symbol,
+      network: transfer.network,
+      token_value: (transfer.expected ?? transfer.amount).toString(),
+    });
+    const { payment: paid } = await changePaymentStatus(transition, transfer.paymentId, 'succeeded', {
+      tx_hash: transfer.txHash,
+    });
+    if (judged.outcome === 'overpaid') await announcePayment(trx, transition, paid, 'payment.overpaid');
+    return;
+  }
+  if (written) await announcePayment(trx, transition, written, `payment.${judged.outcome}`);
+}

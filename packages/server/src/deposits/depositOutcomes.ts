@@ -5,7 +5,7 @@ import type { Logger } from '../log.ts';
 import { DEPOSIT_PROVIDER } from '../payments/paymentExceptions.ts';
 import type { TransitionContext } from '../payments/transitions.ts';
 import { judgeDeposit } from './depositExceptions.ts';
-import { applyReceivedTransfer } from './receivedTransfer.ts';
+import { applyReceivedTransfer, lockPaymentForTransfer } from './receivedTransfer.ts';
 import { withDepositTables } from './depositTables.ts';
 
 export interface DepositOutcomeContext {
@@ -25,12 +25,7 @@ export interface DepositOutcomeContext {
 export function evmDepositOutcomes(context: DepositOutcomeContext): DepositHandler {
   return async (trx, transfer) => {
     const tables = withDepositTables(trx);
-    const payment = await trx
-      .selectFrom('payments')
-      .select(['status', 'expires_at', 'exceptions'])
-      .where('id', '=', transfer.paymentId)
-      .forUpdate()
-      .executeTakeFirst();
+    const payment = await lockPaymentForTransfer(trx, transfer.paymentId);
     if (!payment) return;
     const token = context.chains
       .network(transfer.chain)

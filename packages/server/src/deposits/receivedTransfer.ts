@@ -5,6 +5,19 @@ import type { PaymentException } from '../payments/paymentExceptions.ts';
 import { announcePayment, changePaymentStatus, type TransitionContext } from '../payments/transitions.ts';
 import { exceptionsAfterDeposit, type judgeDeposit } from './depositExceptions.ts';
 
+/**
+ * The payment a found transfer names, locked for the transaction that records the transfer, with what judging it
+ * needs; undefined when there is no such payment.
+ */
+export function lockPaymentForTransfer(trx: Transaction<Database>, paymentId: string) {
+  return trx
+    .selectFrom('payments')
+    .select(['status', 'expires_at', 'exceptions'])
+    .where('id', '=', paymentId)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
 /** A transfer that reached the collector (or a payment's deposit address) for a payment, judged by `judgeDeposit`. */
 export interface ReceivedTransfer {
   paymentId: string;

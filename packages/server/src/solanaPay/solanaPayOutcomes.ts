@@ -3,7 +3,7 @@ import type { SolanaPayTransferHandler } from '../chains/solana/solanaPayFollowe
 import { withSolanaPayTables } from '../chains/solana/solanaPayTables.ts';
 import type { Logger } from '../log.ts';
 import { judgeDeposit } from '../deposits/depositExceptions.ts';
-import { applyReceivedTransfer } from '../deposits/receivedTransfer.ts';
+import { applyReceivedTransfer, lockPaymentForTransfer } from '../deposits/receivedTransfer.ts';
 import type { TransitionContext } from '../payments/transitions.ts';
 
 export interface SolanaPayOutcomeContext {
@@ -26,12 +26,7 @@ export const SOLANA_PAY_PROVIDER = 'Solana Pay';
  */
 export function solanaPayTransferOutcomes(context: SolanaPayOutcomeContext): SolanaPayTransferHandler {
   return async (trx, transfer) => {
-    const payment = await trx
-      .selectFrom('payments')
-      .select(['status', 'expires_at', 'exceptions'])
-      .where('id', '=', transfer.paymentId)
-      .forUpdate()
-      .executeTakeFirst();
+    const payment = await lockPaymentForTransfer(trx, transfer.paymentId);
     if (!payment) return;
     const now = context.clock.now();
     const payable = payment.status === 'requires_action' && payment.expires_at.getTime() > now.getTime();

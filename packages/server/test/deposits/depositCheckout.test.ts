@@ -27,10 +27,10 @@ describe('checkout page: a deposit address any wallet pays, in Chromium on the d
   const token = (symbol: string) => chain().tokens.find((candidate) => candidate.symbol === symbol)!;
   const collector = () => privateKeyToAccount(service.keys.evmPrivateKey).address;
 
-  /** A wallet that knows nothing of paygate: a key, the chain from the URI, an ERC-20 transfer. */
-  const sendPlainTransfer = (chainId: number, tokenAddress: Address, recipient: Address, amount: bigint) => {
-    const buyer = devnet.manifest.buyers.find((candidate) => candidate.name === 'alice')!;
-    const wallet = createWalletClient({
+  /** A wallet that knows nothing of paygate: a buyer's key and the chain named by the URI. */
+  const plainWallet = (chainId: number, name = 'alice') => {
+    const buyer = devnet.manifest.buyers.find((candidate) => candidate.name === name)!;
+    return createWalletClient({
       account: privateKeyToAccount(buyer.evmPrivateKey as Hex),
       chain: defineChain({
         id: chainId,
@@ -40,13 +40,14 @@ describe('checkout page: a deposit address any wallet pays, in Chromium on the d
       }),
       transport: http(chain().rpcUrl),
     });
-    return wallet.writeContract({
+  };
+  const sendPlainTransfer = (chainId: number, tokenAddress: Address, recipient: Address, amount: bigint) =>
+    plainWallet(chainId).writeContract({
       address: tokenAddress,
       abi: erc20Abi,
       functionName: 'transfer',
       args: [recipient, amount],
     });
-  };
 
   beforeAll(async () => {
     service = await startDevnetService({ prices: { 'EURC/USD': '1.087', 'ETH/USD': '3000' } });
@@ -199,18 +200,7 @@ describe('checkout page: a deposit address any wallet pays, in Chromium on the d
     expect(await panel.getByText('ETH contract').count()).toBe(0);
     await saveScreenshots(page, 'deposit-address-native', SCREENS);
 
-    const buyer = devnet.manifest.buyers.find((candidate) => candidate.name === 'bob')!;
-    const wallet = createWalletClient({
-      account: privateKeyToAccount(buyer.evmPrivateKey as Hex),
-      chain: defineChain({
-        id: Number(chainId),
-        name: 'from the URI',
-        nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-        rpcUrls: { default: { http: [chain().rpcUrl] } },
-      }),
-      transport: http(chain().rpcUrl),
-    });
-    await wallet.sendTransaction({ to: recipient, value: BigInt(wei) });
+    await plainWallet(Number(chainId), 'bob').sendTransaction({ to: recipient, value: BigInt(wei) });
     await expect
       .poll(() => page.locator('[data-view]:not([hidden]) h2').textContent(), { timeout: 45_000 })
       .toBe('Payment complete');

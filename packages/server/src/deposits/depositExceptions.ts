@@ -24,6 +24,8 @@ export function judgeDeposit(deposit: {
 export interface JudgedDeposit {
   /** The id of an exception this transfer starts. */
   exceptionId: string;
+  /** How the buyer sent it. */
+  provider?: string;
   outcome: EvmDepositOutcome;
   network: string;
   asset: string;
@@ -46,7 +48,15 @@ export function exceptionsAfterDeposit(
   deposit: JudgedDeposit,
 ): PaymentException[] {
   const { outcome, network, asset, txHash, from, at } = deposit;
-  const entry = { id: deposit.exceptionId, network, asset, txHash, from, at };
+  const entry = {
+    id: deposit.exceptionId,
+    network,
+    asset,
+    txHash,
+    from,
+    at,
+    ...(deposit.provider ? { provider: deposit.provider } : {}),
+  };
   if (outcome === 'paid_late' || outcome === 'wrong_token')
     return [...current, { ...entry, type: outcome, amount: deposit.amount.toString() }];
   const sameToken = (exception: PaymentException) =>

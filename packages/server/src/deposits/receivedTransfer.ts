@@ -51,6 +51,7 @@ export async function applyReceivedTransfer(
   const exceptions = exceptionsAfterDeposit(current, {
     ...judged,
     exceptionId: newId('exc'),
+    provider: transfer.provider,
     network: transfer.network,
     asset: transfer.asset,
     amount: transfer.amount,

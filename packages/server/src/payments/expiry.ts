@@ -37,7 +37,7 @@ async function expire(ctx: ExpiryContext, paymentId: string): Promise<boolean> {
       }
       await changePaymentStatus(transition, paymentId, 'processing', {
         buyer_account: underpaid.from,
-        buyer_provider_name: DEPOSIT_PROVIDER,
+        buyer_provider_name: underpaid.provider ?? DEPOSIT_PROVIDER,
         buyer_provider_icon: null,
         token_asset: underpaid.asset,
         token_symbol: ctx.chains.token(underpaid.asset)?.symbol ?? null,

@@ -177,6 +177,7 @@ describe('EVM deposit addresses: transfers found by the network follower, on the
     });
     const alice = devnet.manifest.buyers.find((candidate) => candidate.name === 'alice')!;
     expect(failed.buyer.accountCaip10.toLowerCase()).toBe(`${chain().caip2}:${alice.evmAddress}`.toLowerCase());
+    expect(failed.buyer.accountProviderName).toBe('Deposit address');
     expect(await eventTypesOf(paymentId)).toEqual(
       expect.arrayContaining(['payment.underpaid', 'payment.processing', 'payment.failed']),
     );

@@ -15,6 +15,7 @@ function deposit(
   return {
     ...judged,
     exceptionId: `exc_${amount}`,
+    provider: 'Solana Pay',
     network: 'eip155:8453',
     asset,
     amount,
@@ -61,6 +62,8 @@ describe('deposit judgement', () => {
       { type: 'underpaid', asset: USDT, amount: '2', expected: '10' },
       { type: 'underpaid', asset: USDC, amount: '7', expected: '10' },
     ]);
+    // The running entry keeps the id of the first transfer, and says how the buyer sent it.
+    expect(exceptions[1]).toMatchObject({ id: 'exc_3', provider: 'Solana Pay' });
 
     const last = judgeDeposit({ expected: 10n, payable: true, receivedBefore: 7n, amount: 3n });
     exceptions = exceptionsAfterDeposit(exceptions, deposit(last, USDC, 3n, 10n));

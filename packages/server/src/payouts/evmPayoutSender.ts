@@ -56,7 +56,7 @@ export class EvmPayoutSender implements PayoutSender {
       const landedHash = live?.status === 'confirmed' ? live.minedHash : null;
       if (landedHash) {
         // Confirmed before its outcome was applied with it (a transfer of an older version of the service).
-        await book.markSent(trx, payout.id, clock.now());
+        await book.markSent(trx, payout.id, clock.now(), false);
         return { landed: true, hash: landedHash } as const;
       }
       if (!live && (await book.held(trx, payout.id))) return null;
@@ -64,7 +64,7 @@ export class EvmPayoutSender implements PayoutSender {
       // from making a second one before the link below commits, and the lookup above finds it after a crash.
       const id = live?.id ?? (prepared ? (await relayer.recordPrepared(prepared)).id : null);
       if (!id) return null;
-      await book.markSent(trx, payout.id, clock.now());
+      await book.markSent(trx, payout.id, clock.now(), !live);
       return { landed: false, id } as const;
     });
     if (!next) return false;

@@ -27,8 +27,11 @@ export interface PayoutBook {
   held(db: Kysely<Database>, payoutId: string): Promise<boolean>;
   /** Locks the row while its transfer is still to be made or followed; false when another process has it or it is done. */
   lock(trx: Transaction<Database>, payoutId: string): Promise<boolean>;
-  /** Its transfer is journaled. */
-  markSent(trx: Transaction<Database>, payoutId: string, now: Date): Promise<void>;
+  /**
+   * Its transfer is journaled: `journaledNow` in the transaction that journals it, false when a later round finds
+   * the journal entry made before (after a crash between the two, for instance).
+   */
+  markSent(trx: Transaction<Database>, payoutId: string, now: Date, journaledNow: boolean): Promise<void>;
   /** Its transfers failed on chain: nothing left the collector. */
   fail(trx: Transaction<Database>, payoutId: string, reason: string, now: Date): Promise<void>;
   /** Its transfer landed before its end was applied with it: applies it now; false when that was done already. */

@@ -55,7 +55,7 @@ export class SolanaPayoutSender implements PayoutSender {
             })
           : null);
       if (!recorded) return null;
-      await book.markSent(trx, payout.id, clock.now());
+      await book.markSent(trx, payout.id, clock.now(), !live);
       return recorded;
     });
     if (!entry) return false;

@@ -44,9 +44,6 @@ function logRefundEvent(
   );
 }
 
-/** Refunds whose `refund.sent` line this process wrote: a pending refund is driven again every round until final. */
-const sentLogged = new Set<string>();
-
 /** The pending on-chain refund ends: succeeded with its transaction, or failed; its event is recorded with it. */
 async function endRefund(
   trx: Transaction<Database>,
@@ -73,7 +70,6 @@ async function endRefund(
     type: end.status === 'succeeded' ? 'refund.succeeded' : 'refund.failed',
     object: toRefundView(refund),
   });
-  sentLogged.delete(refund.id);
   await logRefundEvent(trx, end.status === 'succeeded' ? 'refund.succeeded' : 'refund.failed', refund);
   return true;
 }
@@ -103,12 +99,12 @@ export function refundBook(clock: { now(): Date }): PayoutBook {
         .skipLocked()
         .executeTakeFirst()) !== undefined,
     // A refund stays pending until its transfer is final; the journal itself says that one was made.
-    markSent: async (trx, refundId) => {
-      if (sentLogged.has(refundId)) return;
+    // A pending refund is driven again every round until final: its `refund.sent` line is written once, with the
+    // transaction that journals its transfer.
+    markSent: async (trx, refundId, _now, journaledNow) => {
+      if (!journaledNow) return;
       const refund = await trx.selectFrom('refunds').selectAll().where('id', '=', refundId).executeTakeFirst();
-      if (!refund) return;
-      await afterCommit(trx, () => sentLogged.add(refundId));
-      await logRefundEvent(trx, 'refund.sent', refund);
+      if (refund) await logRefundEvent(trx, 'refund.sent', refund);
     },
     fail: async (trx, refundId, reason, now) => {
       await failRefund(trx, refundId, reason, now);

@@ -21,6 +21,14 @@ export function judgeDeposit(deposit: {
   return { outcome, received };
 }
 
+/** What earlier transfers of `asset` brought towards a payment still waiting for the rest: its underpaid entry. */
+export function receivedSoFar(exceptions: readonly PaymentException[], network: string, asset: string): bigint {
+  const underpaid = exceptions.find(
+    (exception) => exception.type === 'underpaid' && exception.network === network && exception.asset === asset,
+  );
+  return underpaid ? BigInt(underpaid.amount) : 0n;
+}
+
 export interface JudgedDeposit {
   /** The id of an exception this transfer starts. */
   exceptionId: string;

@@ -4,7 +4,7 @@ import type { ChainRegistry } from '../chains/registry.ts';
 import type { Logger } from '../log.ts';
 import { DEPOSIT_PROVIDER } from '../payments/paymentExceptions.ts';
 import type { TransitionContext } from '../payments/transitions.ts';
-import { judgeDeposit } from './depositExceptions.ts';
+import { judgeDeposit, receivedSoFar } from './depositExceptions.ts';
 import { applyReceivedTransfer, lockPaymentForTransfer } from './receivedTransfer.ts';
 import { withDepositTables } from './depositTables.ts';
 
@@ -35,29 +35,19 @@ export function evmDepositOutcomes(context: DepositOutcomeContext): DepositHandl
           : candidate.address.toLowerCase() === transfer.token,
       );
     const asset = token?.caip19 ?? `${transfer.chain}/erc20:${transfer.token}`;
-    const [quote, before] = await Promise.all([
-      tables
-        .selectFrom('evm_deposit_quotes')
-        .select('amount')
-        .where('payment_id', '=', transfer.paymentId)
-        .where('chain', '=', transfer.chain)
-        .where('asset', '=', asset)
-        .executeTakeFirst(),
-      tables
-        .selectFrom('evm_deposits')
-        .select((eb) => eb.fn.coalesce(eb.fn.sum<string>('amount'), eb.val('0')).as('total'))
-        .where('payment_id', '=', transfer.paymentId)
-        .where('chain', '=', transfer.chain)
-        .where('asset', '=', asset)
-        .where('outcome', '=', 'underpaid')
-        .executeTakeFirstOrThrow(),
-    ]);
+    const quote = await tables
+      .selectFrom('evm_deposit_quotes')
+      .select('amount')
+      .where('payment_id', '=', transfer.paymentId)
+      .where('chain', '=', transfer.chain)
+      .where('asset', '=', asset)
+      .executeTakeFirst();
     const now = context.clock.now();
     const expected = quote ? BigInt(quote.amount) : undefined;
     const judged = judgeDeposit({
       expected,
       payable: payment.status === 'requires_action' && payment.expires_at.getTime() > now.getTime(),
-      receivedBefore: BigInt(before.total),
+      receivedBefore: receivedSoFar(payment.exceptions, transfer.chain, asset),
       amount: transfer.amount,
     });
     const recorded = await tables

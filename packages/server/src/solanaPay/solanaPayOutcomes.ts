@@ -2,7 +2,7 @@ import type { ChainRegistry } from '../chains/registry.ts';
 import type { SolanaPayTransferHandler } from '../chains/solana/solanaPayFollower.ts';
 import { withSolanaPayTables } from '../chains/solana/solanaPayTables.ts';
 import type { Logger } from '../log.ts';
-import { judgeDeposit } from '../deposits/depositExceptions.ts';
+import { judgeDeposit, receivedSoFar } from '../deposits/depositExceptions.ts';
 import { applyReceivedTransfer, lockPaymentForTransfer } from '../deposits/receivedTransfer.ts';
 import type { TransitionContext } from '../payments/transitions.ts';
 
@@ -56,14 +56,10 @@ export function solanaPayTransferOutcomes(context: SolanaPayOutcomeContext): Sol
       );
       return;
     }
-    const underpaidSoFar = payment.exceptions.find(
-      (exception) =>
-        exception.type === 'underpaid' && exception.network === transfer.network && exception.asset === transfer.asset,
-    );
     const judged = judgeDeposit({
       expected: transfer.requestedAmount,
       payable,
-      receivedBefore: underpaidSoFar ? BigInt(underpaidSoFar.amount) : 0n,
+      receivedBefore: receivedSoFar(payment.exceptions, transfer.network, transfer.asset),
       amount: transfer.amount,
     });
     if (judged.outcome !== 'paid') {

@@ -206,11 +206,12 @@ export function registerStreamEvents(app: App, ctx: AppContext): void {
         if (!body.writableEnded) body.write(': keep-alive\n\n');
       }, KEEP_ALIVE_MS);
       stream.signal.addEventListener('abort', () => clearInterval(keepAlive));
-      const opened = (await sql<{ now: Date }>`SELECT now() AS now`.execute(ctx.db)).rows[0]!.now;
+      const from = resumeAfter
+        ? { resumeAfter }
+        : { opened: (await sql<{ now: Date }>`SELECT now() AS now`.execute(ctx.db)).rows[0]!.now };
       void (async () => {
         try {
           const filter = { partnerId, ...(merchantId ? { merchantId } : {}), ...(types ? { types } : {}) };
-          const from = resumeAfter ? { resumeAfter } : { opened };
           for await (const event of followEvents(ctx.db, filter, from, stream.signal)) {
             if (body.writableEnded) break;
             // A reader slower than the events holds the stream back instead of the process's memory.

@@ -1,4 +1,3 @@
-import QRCode from 'qrcode';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App, AppContext } from '../context.ts';
 import { logoUrl } from '../merchants/merchantResource.ts';
@@ -13,6 +12,7 @@ import { checkoutContentSecurityPolicy } from './checkoutPolicy.ts';
 import { solanaPayPanels } from './solanaPayPanel.ts';
 import { evmDepositPanels } from '../deposits/checkoutDeposits.ts';
 import { html } from './html.ts';
+import { qrCodeSvg } from './qrCode.ts';
 import {
   formatFiatAmount,
   formatTimeLeft,
@@ -28,11 +28,6 @@ const PRICE_WAIT_MS = 2_000;
 
 /** Ids that look like payment ids; anything else at the checkout root is left to the API's own 404. */
 const PAYMENT_ID = /^pay_[A-Za-z0-9_-]{1,128}$/;
-
-async function qrCodeSvg(link: string): Promise<string> {
-  const svg = await QRCode.toString(link, { type: 'svg', errorCorrectionLevel: 'M', margin: 4 });
-  return svg.replace('<svg ', '<svg role="img" aria-label="QR code of the payment link" focusable="false" ');
-}
 
 /**
  * The buyer checkout page at `{checkout_url}/<paymentId>` and `{checkout_url}/?pid=<paymentId>` (D1): who is
@@ -131,13 +126,16 @@ export function registerShowCheckoutPage(app: App, ctx: AppContext, prefix: stri
         expiresAt: payment.expires_at,
         now,
         timeLeftText: formatTimeLeft(payment.expires_at, now),
-        qrSvg: await qrCodeSvg(paymentLink),
+        qrSvg: await qrCodeSvg(paymentLink, 'QR code of the payment link'),
         redirect: redirectTargets(payment.success_url, payment.error_url, payment.id),
         paidText: paid?.display ? formatTokenAmount(paid.value, paid.display, locale) : undefined,
         transactionLink: explorerUrl && paidInfo ? transactionUrl(explorerUrl, paidInfo.txId) : undefined,
         explorerUrls,
         accepted,
-        anyWalletPanels: html`${await solanaPayPanels(ctx, payment, merchant.name, accepted)}${await evmDepositPanels(ctx, payment, accepted, locale)}`,
+        anyWalletPanels: html`${await Promise.all([
+          solanaPayPanels(ctx, payment, merchant.name, accepted),
+          evmDepositPanels(ctx, payment, accepted, locale),
+        ])}`,
         locale,
         apiBaseUrl: ctx.config.baseUrl,
         appId: await appId(),

@@ -1,20 +1,15 @@
-import QRCode from 'qrcode';
 import type { AppContext } from '../context.ts';
 import type { PaymentRow } from '../payments/paymentResource.ts';
 import { solanaPayRequestFor } from '../solanaPay/solanaPayRequests.ts';
 import { transactionRequestLink } from '../solanaPay/transactionRequestSchemas.ts';
 import { transferRequestUri } from '../solanaPay/transferRequestUri.ts';
 import type { AcceptedChoice } from './checkoutPage.ts';
-import { attributes, escapeHtml, html, lines, type SafeHtml, trustedHtml } from './html.ts';
+import { qrCodeSvg } from './qrCode.ts';
+import { attributes, html, lines, type SafeHtml, trustedHtml } from './html.ts';
 
 /** The message a wallet shows under the merchant's name. */
 function requestMessage(payment: Pick<PaymentRow, 'id'>): string {
   return `Payment ${payment.id}`;
-}
-
-async function uriQrSvg(uri: string, label: string): Promise<string> {
-  const svg = await QRCode.toString(uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 4 });
-  return svg.replace('<svg ', `<svg role="img" aria-label="${escapeHtml(label)}" focusable="false" `);
 }
 
 /**
@@ -59,7 +54,7 @@ export async function solanaPayPanels(
           return html`<section class="any-wallet solana-pay"${attributes({ id, 'data-pay-panel': '', 'data-asset': choice.asset })}${choice.checked ? '' : html` hidden`} aria-labelledby="${id}-heading">
   <h3 id="${id}-heading">Pay ${choice.amountText} from any Solana wallet</h3>
   <figure class="qr">
-${trustedHtml(await uriQrSvg(uri, `Solana Pay QR code: ${choice.amountText} on ${choice.networkName}`))}
+${trustedHtml(await qrCodeSvg(uri, `Solana Pay QR code: ${choice.amountText} on ${choice.networkName}`))}
     <figcaption>Scan with a Solana Pay wallet. It sends exactly ${choice.amountText} on ${choice.networkName}.</figcaption>
   </figure>
   <p><a class="button" href="${uri}">Open in a Solana wallet</a></p>

@@ -1,18 +1,13 @@
-import QRCode from 'qrcode';
 import type { Address } from 'viem';
 import type { AppContext } from '../context.ts';
 import type { PaymentRow } from '../payments/paymentResource.ts';
 import type { AcceptedChoice } from '../checkout/checkoutPage.ts';
 import { formatTokenAmount } from '../checkout/checkoutView.ts';
+import { qrCodeSvg } from '../checkout/qrCode.ts';
 import { type DepositChoice, depositPanels } from '../checkout/depositPanel.ts';
 import type { SafeHtml } from '../checkout/html.ts';
 import { fixDepositQuotes } from './depositQuotes.ts';
 import { eip681TransferUri } from './eip681.ts';
-
-async function qrCodeSvg(uri: string, label: string): Promise<string> {
-  const svg = await QRCode.toString(uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 4 });
-  return svg.replace('<svg ', `<svg role="img" aria-label="${label}" focusable="false" `);
-}
 
 /**
  * The "send from any wallet" way to pay each token and native coin the page lists on an EVM network: the deposit

@@ -28,6 +28,7 @@ import * as solanaPay from './0026_solana_pay.ts';
 import * as evmDeposits from './0027_evm_deposits.ts';
 import * as eventStream from './0028_event_stream.ts';
 import * as exceptionRefunds from './0029_exception_refunds.ts';
+import * as leanStatsTrigger from './0030_lean_stats_trigger.ts';
 
 /** Every schema change, in order; names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -60,4 +61,5 @@ export const migrations: Record<string, Migration> = {
   '0027_evm_deposits': evmDeposits,
   '0028_event_stream': eventStream,
   '0029_exception_refunds': exceptionRefunds,
+  '0030_lean_stats_trigger': leanStatsTrigger,
 };

@@ -101,7 +101,7 @@ export function registerShowCheckoutPage(app: App, ctx: AppContext, prefix: stri
 
     const now = ctx.clock.now();
     const locale = preferredLocale(acceptLanguage);
-    const status = effectiveStatus(payment.status, payment.expires_at, now);
+    const status = effectiveStatus(payment, now);
     const currency = fiatCurrency(payment.fiat_currency);
     const amountText = currency
       ? formatFiatAmount(payment.fiat_value, currency, locale)

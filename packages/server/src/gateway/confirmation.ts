@@ -96,7 +96,7 @@ export async function claimPayment(
   return ctx.db.transaction().execute(async (trx: Transaction<Database>) => {
     const payment = await trx
       .selectFrom('payments')
-      .select(['status', 'expires_at'])
+      .select(['status', 'expires_at', 'exceptions'])
       .where('id', '=', paymentId)
       .forUpdate()
       .executeTakeFirstOrThrow();
@@ -107,8 +107,7 @@ export async function claimPayment(
       .executeTakeFirst();
     if (existing)
       return existing.option_id === option.id && sameResults(existing.results, results) ? 'repeated' : 'taken';
-    if (effectiveStatus(payment.status, payment.expires_at, ctx.clock.now()) !== 'requires_action')
-      return 'not_payable';
+    if (effectiveStatus(payment, ctx.clock.now()) !== 'requires_action') return 'not_payable';
     await paymentMethodOf(option.terms).claim?.(trx, paymentId, option, results);
     await watchBuyerTransaction(ctx, trx, paymentId, option, results);
     await trx

@@ -36,7 +36,7 @@ export async function merchantTakingPayments(ctx: AppContext, payment: PaymentRo
 
 /** A payment a buyer can still pay: 410 once expired, 400 `invalid_state` once it left `requires_action`. */
 export function requirePayable(payment: PaymentRow, now: Date): void {
-  const status = effectiveStatus(payment.status, payment.expires_at, now);
+  const status = effectiveStatus(payment, now);
   if (status === 'expired') {
     throw new ApiError('payment_expired', 'The payment has expired.', {
       expiresAt: Math.floor(payment.expires_at.getTime() / 1000),
@@ -68,7 +68,7 @@ export async function statusAfterLongPoll(
   readAfter?: ReturnType<PaymentStatusWaiter['waitForChange']>,
 ) {
   const limitMs = Math.min(maxPollMs ?? 0, MAX_LONG_POLL_MS);
-  const initial = effectiveStatus(payment.status, payment.expires_at, ctx.clock.now());
+  const initial = effectiveStatus(payment, ctx.clock.now());
   if (limitMs === 0 || isTerminal(initial) || initial !== from) {
     readAfter?.cancel();
     return toStatusView(payment, ctx.chains, ctx.clock.now());
@@ -95,7 +95,7 @@ export async function statusAfterLongPoll(
       .where('id', '=', payment.id)
       .executeTakeFirstOrThrow();
     const now = ctx.clock.now();
-    if (effectiveStatus(current.status, current.expires_at, now) !== from || remaining <= 0 || !wait.held) {
+    if (effectiveStatus(current, now) !== from || remaining <= 0 || !wait.held) {
       wait.cancel();
       return toStatusView(current, ctx.chains, now);
     }

@@ -24,7 +24,7 @@ export const GatewayPaymentView = Type.Object({
 /** What a wallet shows before the buyer chooses how to pay (D10). */
 export function toGatewayPaymentView(payment: PaymentRow, merchant: MerchantRow, baseUrl: string, now: Date) {
   return {
-    status: effectiveStatus(payment.status, payment.expires_at, now),
+    status: effectiveStatus(payment, now),
     amount: fiatAmountOf(payment.fiat_currency, payment.fiat_value),
     expiresAt: Math.floor(payment.expires_at.getTime() / 1000),
     merchant: { name: merchant.name, iconUrl: merchant.logo_file ? logoUrl(baseUrl, merchant.logo_file) : null },

@@ -29,7 +29,7 @@ export function registerGetGatewayPaymentStatus(app: App, ctx: AppContext): void
       const readAfter = pollMs > 0 ? waiter.waitForChange(request.params.id, pollMs) : undefined;
       try {
         const payment = await gatewayPaymentOf(ctx, request.params.id);
-        const known = effectiveStatus(payment.status, payment.expires_at, ctx.clock.now());
+        const known = effectiveStatus(payment, ctx.clock.now());
         return await statusAfterLongPoll(ctx, waiter, payment, known, request.query.maxPollMs, readAfter);
       } finally {
         readAfter?.cancel();

@@ -97,7 +97,7 @@ export function registerCancelPayment(app: App, ctx: AppContext): void {
     async (request) => {
       const { payment } = await paymentOfRequest(ctx, request, request.params.id);
       const now = ctx.clock.now();
-      const status = effectiveStatus(payment.status, payment.expires_at, now);
+      const status = effectiveStatus(payment, now);
       if (status === 'cancelled') return toCancelledView(payment, ctx.chains, now);
       if (status !== 'requires_action') {
         throw new ApiError('invalid_state', `A ${status} payment cannot be cancelled.`, { status });

@@ -21,7 +21,7 @@ export function registerGetMerchantPaymentStatus(app: App, ctx: AppContext): voi
     },
     async (request) => {
       const { payment } = await paymentOfRequest(ctx, request, request.params.id);
-      const status = effectiveStatus(payment.status, payment.expires_at, ctx.clock.now());
+      const status = effectiveStatus(payment, ctx.clock.now());
       return { status: merchantPaymentStatusName(status), isFinal: isTerminal(status) };
     },
   );

@@ -39,7 +39,7 @@ export function registerGetPaymentStatus(app: App, ctx: AppContext): void {
     },
     async (request) => {
       const { payment: first } = await paymentOfRequest(ctx, request, request.params.id);
-      const initial = effectiveStatus(first.status, first.expires_at, ctx.clock.now());
+      const initial = effectiveStatus(first, ctx.clock.now());
       const maxPollMs = Math.min(request.query.maxPollMs ?? 0, MAX_LONG_POLL_MS);
       if (maxPollMs === 0 || isTerminal(initial)) return toStatusView(first, ctx.chains, ctx.clock.now());
 
@@ -52,7 +52,7 @@ export function registerGetPaymentStatus(app: App, ctx: AppContext): void {
         const wait = waiter.waitForChange(first.id, Math.max(remaining, 0));
         const { payment } = await paymentOfRequest(ctx, request, request.params.id);
         const now = ctx.clock.now();
-        if (effectiveStatus(payment.status, payment.expires_at, now) !== initial || remaining <= 0 || !wait.held) {
+        if (effectiveStatus(payment, now) !== initial || remaining <= 0 || !wait.held) {
           wait.cancel();
           return toStatusView(payment, ctx.chains, now);
         }

@@ -6,7 +6,7 @@ import { Nullable } from '../http/schemas.ts';
 import { logoUrl } from '../merchants/merchantResource.ts';
 import { fiatCurrency } from './currencies.ts';
 import { PAYMENT_EXCEPTION_TYPES, type PaymentException } from './paymentExceptions.ts';
-import { effectiveStatus, isTerminal, listStatusName, pollHintMs } from './stateMachine.ts';
+import { effectiveFailureCode, effectiveStatus, isTerminal, listStatusName, pollHintMs } from './stateMachine.ts';
 
 export type PaymentRow = Selectable<PaymentsTable>;
 export type MerchantRow = Selectable<MerchantsTable>;
@@ -149,7 +149,7 @@ export function toPaymentItem(
   baseUrl: string,
   now: Date,
 ) {
-  const status = effectiveStatus(row.status, row.expires_at, now);
+  const status = effectiveStatus(row, now);
   const token = (value: string | null) =>
     row.token_asset && value !== null ? tokenAmountOf(chains, row.token_asset, value) : undefined;
   const tokenAmount = token(row.token_value);
@@ -260,7 +260,9 @@ export function toPaymentDetail(
       ? { settlement: { ...settlement, successful: { txId: settlement.txHash, amount: settlement.amount } } }
       : {}),
     ...(info ? { info } : {}),
-    ...(item.status === 'failed' && row.failure_code ? { failureCode: row.failure_code } : {}),
+    ...(item.status === 'failed' && effectiveFailureCode(row, now)
+      ? { failureCode: effectiveFailureCode(row, now) }
+      : {}),
   };
 }
 
@@ -274,13 +276,13 @@ export const PaymentStatusView = Type.Object({
 
 /** The gateway-style status (D8, D10): `info` once succeeded, `failureCode` only when failed. */
 export function toStatusView(row: PaymentRow, chains: ChainRegistry, now: Date) {
-  const status = effectiveStatus(row.status, row.expires_at, now);
+  const status = effectiveStatus(row, now);
   const pollInMs = pollHintMs(status);
   return {
     status,
     isFinal: isTerminal(status),
     ...(pollInMs === undefined ? {} : { pollInMs }),
     info: status === 'succeeded' ? paidInfo(row, chains) : null,
-    ...(status === 'failed' ? { failureCode: row.failure_code ?? 'failed' } : {}),
+    ...(status === 'failed' ? { failureCode: effectiveFailureCode(row, now) ?? 'failed' } : {}),
   };
 }

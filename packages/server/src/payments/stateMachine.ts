@@ -1,4 +1,5 @@
 import type { PaymentStatus } from '../db/schema.ts';
+import type { PaymentException } from './paymentExceptions.ts';
 
 const TRANSITIONS: Record<PaymentStatus, readonly PaymentStatus[]> = {
   requires_action: ['processing', 'expired', 'cancelled'],
@@ -28,9 +29,33 @@ export function listStatusName(status: PaymentStatus): Exclude<PaymentStatus, 'c
   return status === 'cancelled' ? 'failed' : status;
 }
 
-/** A payment past its expiry is expired, whether or not the expiry job has run yet. */
-export function effectiveStatus(status: PaymentStatus, expiresAt: Date, now: Date): PaymentStatus {
-  return status === 'requires_action' && now.getTime() >= expiresAt.getTime() ? 'expired' : status;
+/** What a read needs of a payment to tell the state it is in. */
+export interface PaymentState {
+  status: PaymentStatus;
+  expires_at: Date;
+  exceptions: readonly PaymentException[];
+}
+
+/**
+ * An unpaid payment past its expiry is what the expiry sweep makes of it, whether or not the sweep has run yet:
+ * failed when a deposit brought less than asked, else expired.
+ */
+export function effectiveStatus(payment: PaymentState, now: Date): PaymentStatus {
+  if (payment.status !== 'requires_action' || now.getTime() < payment.expires_at.getTime()) return payment.status;
+  return underpaidAtExpiry(payment) ? 'failed' : 'expired';
+}
+
+/** The failure code of a failed payment, including `underpaid` for one the expiry sweep has yet to fail. */
+export function effectiveFailureCode(
+  payment: PaymentState & { failure_code: string | null },
+  now: Date,
+): string | undefined {
+  if (payment.failure_code) return payment.failure_code;
+  return payment.status === 'requires_action' && effectiveStatus(payment, now) === 'failed' ? 'underpaid' : undefined;
+}
+
+function underpaidAtExpiry(payment: PaymentState): boolean {
+  return payment.exceptions.some((exception) => exception.type === 'underpaid');
 }
 
 /** How long a client should wait before asking again; absent once final. */

@@ -97,7 +97,7 @@ async function resolveLink(ctx: AppContext, token: string): Promise<Resolved> {
       ),
     };
   }
-  const status = effectiveStatus(payment.status, payment.expires_at, now);
+  const status = effectiveStatus(payment, now);
   if (status !== 'requires_action') {
     return {
       ok: false,

@@ -1,11 +1,18 @@
 import { getAddress } from 'viem';
-import { type DepositHandler, NATIVE_TOKEN } from '../chains/evm/deposits/depositScanner.ts';
+import type { Transaction } from 'kysely';
+import { type DepositHandler, type DepositTransfer, NATIVE_TOKEN } from '../chains/evm/deposits/depositScanner.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Logger } from '../log.ts';
 import { DEPOSIT_PROVIDER } from '../payments/paymentExceptions.ts';
-import type { TransitionContext } from '../payments/transitions.ts';
+import type { Database } from '../db/schema.ts';
+import { changePaymentStatus, type TransitionContext } from '../payments/transitions.ts';
 import { judgeDeposit, receivedSoFar } from './depositExceptions.ts';
-import { applyReceivedTransfer, lockPaymentForTransfer } from './receivedTransfer.ts';
+import {
+  applyReceivedTransfer,
+  lockPaymentForTransfer,
+  paidByColumns,
+  type ReceivedTransfer,
+} from './receivedTransfer.ts';
 import { withDepositTables } from './depositTables.ts';
 
 export interface DepositOutcomeContext {
@@ -15,38 +22,78 @@ export interface DepositOutcomeContext {
   log: Logger;
 }
 
+/** The token (or native coin) a deposit brought, when the network lists it, and its CAIP-19 id either way. */
+function depositAssetOf(chains: ChainRegistry, transfer: DepositTransfer) {
+  const token = chains
+    .network(transfer.chain)
+    ?.tokens.find((candidate) =>
+      transfer.token === NATIVE_TOKEN
+        ? candidate.method === 'native'
+        : candidate.address.toLowerCase() === transfer.token,
+    );
+  return { token, asset: token?.caip19 ?? `${transfer.chain}/erc20:${transfer.token}` };
+}
+
+/** What the payment's deposit address asks for in `asset`; undefined when the payment does not take it. */
+async function quotedAmount(trx: Transaction<Database>, transfer: DepositTransfer, asset: string) {
+  const quote = await withDepositTables(trx)
+    .selectFrom('evm_deposit_quotes')
+    .select('amount')
+    .where('payment_id', '=', transfer.paymentId)
+    .where('chain', '=', transfer.chain)
+    .where('asset', '=', asset)
+    .executeTakeFirst();
+  return quote ? BigInt(quote.amount) : undefined;
+}
+
+function receivedTransferOf(
+  transfer: DepositTransfer,
+  asset: string,
+  symbol: string,
+  expected: bigint | undefined,
+): ReceivedTransfer {
+  return {
+    paymentId: transfer.paymentId,
+    network: transfer.chain,
+    asset,
+    symbol,
+    amount: transfer.amount,
+    expected,
+    txHash: transfer.txHash,
+    from: `${transfer.chain}:${getAddress(transfer.from)}`,
+    provider: DEPOSIT_PROVIDER,
+  };
+}
+
 /**
  * What a transfer to a payment's deposit address does, in the transaction that records it, under the payment's row
  * lock: the transfer is recorded once by its log and judged (`judgeDeposit`). When what the buyer sent in the token
  * reaches the amount fixed for the payment while it is payable, the payment succeeds through the one state change
- * with the buyer, token, amount asked and the completing transaction on it. Anything else (less so far, more, late,
- * another token) changes the payment's exceptions and is announced with its own event.
+ * with the buyer, token, amount asked and the completing transaction on it. A payment is payable while unpaid and
+ * unexpired, and while it waits for a transfer of that token seen above depth (`evmDepositSeen`). Anything else
+ * (less so far, more, late, another token) changes the payment's exceptions and is announced with its own event.
  */
 export function evmDepositOutcomes(context: DepositOutcomeContext): DepositHandler {
   return async (trx, transfer) => {
     const tables = withDepositTables(trx);
     const payment = await lockPaymentForTransfer(trx, transfer.paymentId);
     if (!payment) return;
-    const token = context.chains
-      .network(transfer.chain)
-      ?.tokens.find((candidate) =>
-        transfer.token === NATIVE_TOKEN
-          ? candidate.method === 'native'
-          : candidate.address.toLowerCase() === transfer.token,
-      );
-    const asset = token?.caip19 ?? `${transfer.chain}/erc20:${transfer.token}`;
-    const quote = await tables
-      .selectFrom('evm_deposit_quotes')
-      .select('amount')
-      .where('payment_id', '=', transfer.paymentId)
-      .where('chain', '=', transfer.chain)
-      .where('asset', '=', asset)
-      .executeTakeFirst();
+    const { token, asset } = depositAssetOf(context.chains, transfer);
+    const expected = await quotedAmount(trx, transfer, asset);
+    const waiting =
+      payment.status === 'processing'
+        ? await tables
+            .selectFrom('evm_deposit_waits')
+            .select(['chain', 'asset'])
+            .where('payment_id', '=', transfer.paymentId)
+            .executeTakeFirst()
+        : undefined;
     const now = context.clock.now();
-    const expected = quote ? BigInt(quote.amount) : undefined;
     const judged = judgeDeposit({
       expected,
-      payable: payment.status === 'requires_action' && payment.expires_at.getTime() > now.getTime(),
+      payable:
+        (payment.status === 'requires_action' && payment.expires_at.getTime() > now.getTime()) ||
+        (waiting?.chain === transfer.chain && waiting.asset === asset),
       receivedBefore: receivedSoFar(payment.exceptions, transfer.chain, asset),
       amount: transfer.amount,
     });
@@ -89,18 +136,48 @@ export function evmDepositOutcomes(context: DepositOutcomeContext): DepositHandl
       trx,
       transition,
       payment.exceptions,
-      {
-        paymentId: transfer.paymentId,
-        network: transfer.chain,
-        asset,
-        symbol: token.symbol,
-        amount: transfer.amount,
-        expected,
-        txHash: transfer.txHash,
-        from: `${transfer.chain}:${getAddress(transfer.from)}`,
-        provider: DEPOSIT_PROVIDER,
-      },
+      receivedTransferOf(transfer, asset, token.symbol, expected),
       judged,
+    );
+    if (waiting && (judged.outcome === 'paid' || judged.outcome === 'overpaid'))
+      await tables.deleteFrom('evm_deposit_waits').where('payment_id', '=', transfer.paymentId).execute();
+  };
+}
+
+/**
+ * A transfer seen in a block above its network's depth (Ethereum's 12 blocks take minutes): when, with what earlier
+ * transfers of the token brought, it pays an unpaid, unexpired payment, the payment becomes `processing` with its
+ * buyer and token, so the buyer's page says the payment is on its way and the payment does not expire while the
+ * block deepens. It succeeds when a transfer of that token reaches depth (`evmDepositOutcomes`); if none does by
+ * the deadline (a reorg took it away for good), it fails (`failUnconfirmedDeposits`). Handed the same transfer
+ * twice, it changes nothing the second time.
+ */
+export function evmDepositSeen(context: DepositOutcomeContext & { waitMs: number }): DepositHandler {
+  return async (trx, transfer) => {
+    const payment = await lockPaymentForTransfer(trx, transfer.paymentId);
+    const now = context.clock.now();
+    if (payment?.status !== 'requires_action' || payment.expires_at.getTime() <= now.getTime()) return;
+    const { token, asset } = depositAssetOf(context.chains, transfer);
+    if (!token) return;
+    const expected = await quotedAmount(trx, transfer, asset);
+    if (expected === undefined) return;
+    if (receivedSoFar(payment.exceptions, transfer.chain, asset) + transfer.amount < expected) return;
+    await withDepositTables(trx)
+      .insertInto('evm_deposit_waits')
+      .values({
+        payment_id: transfer.paymentId,
+        chain: transfer.chain,
+        asset,
+        tx_hash: transfer.txHash,
+        deadline: new Date(now.getTime() + context.waitMs),
+      })
+      .execute();
+    const transition: TransitionContext = { db: trx, chains: context.chains, baseUrl: context.baseUrl(), now };
+    await changePaymentStatus(
+      transition,
+      transfer.paymentId,
+      'processing',
+      paidByColumns(receivedTransferOf(transfer, asset, token.symbol, expected)),
     );
   };
 }

@@ -37,13 +37,26 @@ export interface EvmDepositsTable {
 export interface EvmDepositCursorsTable {
   chain: string;
   next_block: Numeric;
+  /** The next block above depth to look at; null until first read. */
+  seen_next_block: ColumnType<string | null, string | bigint | null | undefined, string | bigint | null>;
   updated_at: Generated<Date>;
+}
+
+/** A payment made `processing` by a deposit seen above depth, waiting for it to reach depth (migration 0031). */
+export interface EvmDepositWaitsTable {
+  payment_id: string;
+  chain: string;
+  asset: string;
+  tx_hash: string;
+  deadline: Date;
+  created_at: Generated<Date>;
 }
 
 export type EvmDepositTables = {
   evm_deposit_quotes: EvmDepositQuotesTable;
   evm_deposits: EvmDepositsTable;
   evm_deposit_cursors: EvmDepositCursorsTable;
+  evm_deposit_waits: EvmDepositWaitsTable;
 };
 
 export type DepositDb = Kysely<Database & EvmDepositTables>;

@@ -35,6 +35,20 @@ export interface ReceivedTransfer {
   provider: string;
 }
 
+/** The buyer and token a transfer that pays a payment puts on it, for the amount asked. */
+export function paidByColumns(transfer: ReceivedTransfer) {
+  return {
+    // CAIP-10, as every payment method records its buyer.
+    buyer_account: transfer.from,
+    buyer_provider_name: transfer.provider,
+    buyer_provider_icon: null,
+    token_asset: transfer.asset,
+    token_symbol: transfer.symbol,
+    network: transfer.network,
+    token_value: (transfer.expected ?? transfer.amount).toString(),
+  };
+}
+
 /**
  * What a received transfer does, in the transaction that recorded it, with the payment's row locked and its
  * exceptions as they were: the exceptions follow the transfer (`exceptionsAfterDeposit`); a transfer that brings the
@@ -70,16 +84,8 @@ export async function applyReceivedTransfer(
           .executeTakeFirstOrThrow()
       : undefined;
   if (judged.outcome === 'paid' || judged.outcome === 'overpaid') {
-    await changePaymentStatus(transition, transfer.paymentId, 'processing', {
-      // CAIP-10, as every payment method records its buyer.
-      buyer_account: transfer.from,
-      buyer_provider_name: transfer.provider,
-      buyer_provider_icon: null,
-      token_asset: transfer.asset,
-      token_symbol: transfer.symbol,
-      network: transfer.network,
-      token_value: (transfer.expected ?? transfer.amount).toString(),
-    });
+    // Already processing when the transfer was seen above depth; the buyer and token were set then.
+    await changePaymentStatus(transition, transfer.paymentId, 'processing', paidByColumns(transfer));
     const { payment: paid } = await changePaymentStatus(transition, transfer.paymentId, 'succeeded', {
       tx_hash: transfer.txHash,
     });

@@ -7,7 +7,7 @@ import type { ChainServices, ChainServicesOptions } from './chainServices.ts';
 import { paymentTransferOutcomes } from './transferOutcomes.ts';
 import { solanaPayTransferOutcomes } from '../solanaPay/solanaPayOutcomes.ts';
 import { silentLogger } from '../log.ts';
-import { evmDepositOutcomes } from '../deposits/depositOutcomes.ts';
+import { evmDepositOutcomes, evmDepositSeen } from '../deposits/depositOutcomes.ts';
 
 /** Starts every namespace's chain adapter, reporting what their transfers' ends mean for payments and settlements. */
 export async function createChainServices(options: ChainServicesOptions): Promise<ChainServices> {
@@ -22,11 +22,13 @@ export async function createChainServices(options: ChainServicesOptions): Promis
   const onFinal = paymentTransferOutcomes(outcomeContext);
   const of = (namespace: Namespace) => options.networks.filter((network) => network.namespace === namespace);
   const common = { db: options.db, onFinal, clock, log };
+  const buyerTransferDeadlineMs = options.buyerTransferDeadlineMs ?? 15 * 60_000;
   const evm = startEvmChain({
     ...common,
     networks: of('eip155'),
     privateKey: options.keys.evmPrivateKey,
     onDeposit: evmDepositOutcomes(outcomeContext),
+    onDepositSeen: evmDepositSeen({ ...outcomeContext, waitMs: buyerTransferDeadlineMs }),
   });
   const solana = startSolanaChain({
     ...common,
@@ -37,7 +39,7 @@ export async function createChainServices(options: ChainServicesOptions): Promis
   return {
     prices: options.prices,
     submitMaxAttempts: options.submitMaxAttempts ?? 25,
-    buyerTransferDeadlineMs: options.buyerTransferDeadlineMs ?? 15 * 60_000,
+    buyerTransferDeadlineMs,
     followers: [...evm.followers, ...solana.followers],
     evm,
     solana,

@@ -6,6 +6,7 @@ import type { Logger } from '../log.ts';
 import { inTransaction } from '../db/database.ts';
 import { InvalidTransitionError, changePaymentStatus } from './transitions.ts';
 import { DEPOSIT_PROVIDER } from './paymentExceptions.ts';
+import { failUnconfirmedDeposits } from '../deposits/depositWaits.ts';
 
 /** The task of the expiry jobs earlier versions queued, one per payment; those still queued run as before. */
 export const EXPIRE_PAYMENT_TASK = 'expire_payment';
@@ -75,13 +76,16 @@ export async function expireDuePayments(ctx: ExpiryContext, limit = EXPIRE_PER_P
 }
 
 /**
- * Expires due payments every `intervalMs` in this process. One sweep over an index of the unpaid payments replaces a
- * job per payment, which cost each create a job insert and the workers' wake-ups; every process may sweep at once.
+ * Expires due payments every `intervalMs` in this process, and fails those whose deposit seen above depth did not
+ * reach it by its deadline. One sweep over an index of the unpaid payments replaces a job per payment, which cost
+ * each create a job insert and the workers' wake-ups; every process may sweep at once.
  */
 export function expireDuePaymentsEvery(ctx: ExpiryContext, intervalMs: number, log: Logger): RepeatingTask {
   const sweeps: RepeatingTask = repeatEvery(
     async () => {
-      if ((await expireDuePayments(ctx)) === EXPIRE_PER_PASS) sweeps.soon();
+      const expired = await expireDuePayments(ctx);
+      const failed = await failUnconfirmedDeposits(ctx, EXPIRE_PER_PASS);
+      if (expired === EXPIRE_PER_PASS || failed === EXPIRE_PER_PASS) sweeps.soon();
     },
     intervalMs,
     (error) => log.warn(`expiring due payments failed: ${error.message}`),

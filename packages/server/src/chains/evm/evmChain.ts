@@ -84,6 +84,8 @@ export function startEvmChain(
     privateKey: `0x${string}`;
     /** What a transfer to a payment's deposit address means; deposit addresses are not followed without it. */
     onDeposit?: DepositHandler;
+    /** What such a transfer in a block above depth means, on networks deeper than one block. */
+    onDepositSeen?: DepositHandler;
   },
 ): EvmChain {
   const { db, networks, onFinal, clock, log } = options;
@@ -101,8 +103,17 @@ export function startEvmChain(
         clock,
         log,
       });
-      const onDeposit = options.onDeposit;
-      const deposits = onDeposit && new DepositScanner({ db, network, client: clients.for(network), onDeposit, clock });
+      const { onDeposit, onDepositSeen } = options;
+      const deposits =
+        onDeposit &&
+        new DepositScanner({
+          db,
+          network,
+          client: clients.for(network),
+          onDeposit,
+          ...(onDepositSeen ? { onSeen: onDepositSeen } : {}),
+          clock,
+        });
       const sweeper =
         onDeposit &&
         new DepositSweeper({ db, network, client: clients.for(network), relayer, ...(log ? { log } : {}) });

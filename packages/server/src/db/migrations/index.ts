@@ -29,6 +29,7 @@ import * as evmDeposits from './0027_evm_deposits.ts';
 import * as eventStream from './0028_event_stream.ts';
 import * as exceptionRefunds from './0029_exception_refunds.ts';
 import * as leanStatsTrigger from './0030_lean_stats_trigger.ts';
+import * as depositWaits from './0031_deposit_waits.ts';
 
 /** Every schema change, in order; names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -62,4 +63,5 @@ export const migrations: Record<string, Migration> = {
   '0028_event_stream': eventStream,
   '0029_exception_refunds': exceptionRefunds,
   '0030_lean_stats_trigger': leanStatsTrigger,
+  '0031_deposit_waits': depositWaits,
 };

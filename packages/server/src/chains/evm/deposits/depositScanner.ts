@@ -33,7 +33,7 @@ export const NATIVE_TOKEN = '0x0000000000000000000000000000000000000000';
  */
 const FIRST_SCAN_LOOKBACK = 256n;
 
-/** An ERC-20 transfer to a deposit address, in a block at the network's depth. */
+/** A transfer of an ERC-20 token or the native coin to a deposit address, with the block it is in. */
 export interface DepositTransfer {
   chain: string;
   paymentId: string;
@@ -82,10 +82,11 @@ function isTokenTransfer(log: RawLog): boolean {
 
 /**
  * Finds ERC-20 transfers to every open deposit address of one network: one `eth_getLogs` per range of new blocks
- * at the network's depth (per 500 addresses), whose `to` topic is any open address, whatever the token. Blocks
- * above the depth are never read, so a reorg the depth covers never reaches a deposit; the read position is a row
- * in PostgreSQL, moved only from the value read, so two followers of one network for a moment read a range twice
- * at most, and a deposit row's key (its log) makes the second read change nothing.
+ * at the network's depth (per 500 addresses), whose `to` topic is any open address, whatever the token. What is
+ * recorded as a deposit is only ever read at depth, so a reorg the depth covers never reaches one; blocks above the
+ * depth are only looked at to tell a payment that its transfer is on its way (`onSeen`). The read positions are a
+ * row in PostgreSQL, moved only from the value read, so two followers of one network for a moment read a range
+ * twice at most, and a deposit row's key (its log) makes the second read change nothing.
  */
 export class DepositScanner {
   private readonly depth: bigint;
@@ -96,13 +97,18 @@ export class DepositScanner {
       network: NetworkInfo;
       client: PublicClient;
       onDeposit: DepositHandler;
+      /** A transfer in a block above depth (networks deeper than one block); may be handed over more than once. */
+      onSeen?: DepositHandler;
       clock: { now(): Date };
     },
   ) {
     this.depth = BigInt(Math.max(options.network.confirmations, 1));
   }
 
-  /** Reads what reached depth since the last step, given the chain's head; `busy` while any address is open. */
+  /**
+   * Reads what reached depth since the last step, given the chain's head, and, on a network deeper than one block,
+   * what the blocks above depth brought since it last looked (`onSeen`); `busy` while any address is open.
+   */
   async step(head: bigint): Promise<{ busy: boolean; logCalls: number }> {
     const { network, clock } = this.options;
     const db = withDepositTables(this.options.db);
@@ -117,7 +123,7 @@ export class DepositScanner {
       .execute();
     const cursor = await db
       .selectFrom('evm_deposit_cursors')
-      .select('next_block')
+      .select(['next_block', 'seen_next_block'])
       .where('chain', '=', network.caip2)
       .executeTakeFirst();
     if (!cursor) {
@@ -130,11 +136,54 @@ export class DepositScanner {
         .execute();
       return this.step(head);
     }
+    let logCalls = 0;
     const from = BigInt(cursor.next_block);
-    if (from > atDepth) return { busy: open.length > 0, logCalls: 0 };
+    if (from <= atDepth) {
+      const read = await this.readBlocks(open, from, atDepth, this.options.onDeposit);
+      logCalls += read.logCalls;
+      // Moved only from where this step started: a second follower that read the range already leaves it as it is.
+      await db
+        .updateTable('evm_deposit_cursors')
+        .set({ next_block: read.to + 1n, updated_at: new Date() })
+        .where('chain', '=', network.caip2)
+        .where('next_block', '=', from.toString())
+        .execute();
+    }
+    const { onSeen } = this.options;
+    if (onSeen && this.depth > 1n && open.length) {
+      const seenFrom = cursor.seen_next_block === null ? atDepth + 1n : BigInt(cursor.seen_next_block);
+      // Only blocks above depth, and no more than one step's worth: older ones reach depth soon and are read there.
+      const span = open.some((row) => row.native) ? BLOCKS_PER_NATIVE_STEP : BLOCKS_PER_CALL;
+      const lowest = [atDepth + 1n, head - span + 1n, seenFrom].reduce((a, b) => (a > b ? a : b));
+      if (lowest <= head) {
+        const read = await this.readBlocks(open, lowest, head, onSeen);
+        logCalls += read.logCalls;
+        await db
+          .updateTable('evm_deposit_cursors')
+          .set({ seen_next_block: read.to + 1n })
+          .where('chain', '=', network.caip2)
+          .where(sql<boolean>`seen_next_block IS NOT DISTINCT FROM ${cursor.seen_next_block}`)
+          .execute();
+      }
+    }
+    return { busy: open.length > 0, logCalls };
+  }
+
+  /**
+   * Hands every transfer to an open address in the blocks `from` to at most `to` to `handler`, each in its own
+   * database transaction; returns the last block read (a step reads at most 50 blocks while the native coin is
+   * watched, 1,000 otherwise) and the `eth_getLogs` calls made.
+   */
+  private async readBlocks(
+    open: readonly { address: string; payment_id: string; native: boolean }[],
+    from: bigint,
+    upTo: bigint,
+    handler: DepositHandler,
+  ): Promise<{ to: bigint; logCalls: number }> {
+    const { network } = this.options;
     const nativeOpen = open.filter((row) => row.native);
     const span = nativeOpen.length ? BLOCKS_PER_NATIVE_STEP : BLOCKS_PER_CALL;
-    const to = atDepth < from + span - 1n ? atDepth : from + span - 1n;
+    const to = upTo < from + span - 1n ? upTo : from + span - 1n;
     let logCalls = 0;
     if (open.length) {
       const paymentOf = new Map(open.map((row) => [row.address.toLowerCase(), row.payment_id]));
@@ -149,23 +198,20 @@ export class DepositScanner {
       for (const batch of batches) {
         const logs = await this.transferLogs(batch, from, to);
         logCalls += 1;
-        for (const log of logs) await this.record(log, paymentOf);
+        for (const log of logs) {
+          const transfer = this.transferOf(log, paymentOf);
+          // A failure ends the step before the read position moves, so the range is read again on the next one.
+          if (transfer) await this.options.db.transaction().execute((trx) => handler(trx, transfer));
+        }
       }
     }
     if (nativeOpen.length) {
       const paymentOf = new Map(nativeOpen.map((row) => [row.address.toLowerCase(), row.payment_id]));
       for (const transfer of await this.nativeTransfersTo(paymentOf, from, to)) {
-        await this.options.db.transaction().execute((trx) => this.options.onDeposit(trx, transfer));
+        await this.options.db.transaction().execute((trx) => handler(trx, transfer));
       }
     }
-    // Moved only from where this step started: a second follower that read the range already leaves it as it is.
-    await db
-      .updateTable('evm_deposit_cursors')
-      .set({ next_block: to + 1n, updated_at: new Date() })
-      .where('chain', '=', network.caip2)
-      .where('next_block', '=', from.toString())
-      .execute();
-    return { busy: open.length > 0, logCalls };
+    return { to, logCalls };
   }
 
   /** Transfer logs in the blocks `from` to `to`: to the given recipients, or of the given token contracts. */
@@ -232,12 +278,12 @@ export class DepositScanner {
     );
   }
 
-  private async record(log: RawLog, paymentOf: Map<string, string>): Promise<void> {
+  private transferOf(log: RawLog, paymentOf: Map<string, string>): DepositTransfer | undefined {
     const [, fromTopic, toTopic] = log.topics as [Hex, Hex, Hex];
     const address = `0x${toTopic.slice(26)}`.toLowerCase();
     const paymentId = paymentOf.get(address);
-    if (!paymentId) return;
-    const transfer: DepositTransfer = {
+    if (!paymentId) return undefined;
+    return {
       chain: this.options.network.caip2,
       paymentId,
       address,
@@ -249,7 +295,5 @@ export class DepositScanner {
       blockNumber: hexToBigInt(log.blockNumber),
       blockHash: log.blockHash,
     };
-    // A failure ends the step before the read position moves, so the range is read again on the next one.
-    await this.options.db.transaction().execute((trx) => this.options.onDeposit(trx, transfer));
   }
 }

@@ -1941,6 +1941,11 @@ export interface paths {
                                     createdAt: string;
                                     /** @description The refund sending it back, once asked for */
                                     refundId?: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description paid_late: when the merchant accepted it as the payment (`POST /v1/payments/{id}/exceptions/{exceptionId}/accept`)
+                                     */
+                                    acceptedAt?: string;
                                 }[];
                                 /** Format: date-time */
                                 createdAt: string;
@@ -2881,6 +2886,11 @@ export interface paths {
                                 createdAt: string;
                                 /** @description The refund sending it back, once asked for */
                                 refundId?: string;
+                                /**
+                                 * Format: date-time
+                                 * @description paid_late: when the merchant accepted it as the payment (`POST /v1/payments/{id}/exceptions/{exceptionId}/accept`)
+                                 */
+                                acceptedAt?: string;
                             }[];
                             /** Format: date-time */
                             createdAt: string;
@@ -3275,6 +3285,367 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/payments/{id}/exceptions/{exceptionId}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept a late transfer as the payment
+         * @description A transfer that arrived after its payment expired, was cancelled or failed is a `paid_late` exception. Accepting it makes the payment `succeeded` with that transfer (its buyer, token, amount and transaction; fees as for any payment; `payment.succeeded` is sent), and the exception gets `acceptedAt`. It is then the merchant’s money: settled like any payment, refunded as the payment, no longer sent back as an exception. Accepting it again answers the payment unchanged. Refused with 400 `invalid_state` for another type of exception or a payment that succeeded or is still open, and with 409 `already_refunded` once the exception is being sent back.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description The merchant the payment belongs to */
+                    "merchant-id"?: string;
+                };
+                path: {
+                    /** @description The paymentId */
+                    id: string;
+                    /** @description The `paid_late` exception to accept (`exceptions[].id`) */
+                    exceptionId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            paymentId: string;
+                            merchant: {
+                                id: string;
+                                name?: string;
+                                iconUrl?: string | null;
+                            };
+                            referenceId: string;
+                            status: "requires_action" | "processing" | "succeeded" | "failed" | "expired";
+                            isTerminal: boolean;
+                            fiatAmount?: {
+                                /** @description `iso4217/<CODE>` */
+                                unit: string;
+                                /** @description Minor units */
+                                value: string;
+                                display: {
+                                    assetSymbol: string;
+                                    assetName: string;
+                                    decimals: number;
+                                    iconUrl?: string;
+                                    networkName?: string;
+                                    networkIconUrl?: string;
+                                };
+                            };
+                            tokenAmount?: {
+                                /** @description `caip19/<asset id>` */
+                                unit: string;
+                                /** @description Minor units of the token */
+                                value: string;
+                                display: {
+                                    assetSymbol: string;
+                                    assetName: string;
+                                    decimals: number;
+                                    iconUrl?: string;
+                                    networkName?: string;
+                                    networkIconUrl?: string;
+                                } | null;
+                            };
+                            buyer?: {
+                                accountCaip10: string;
+                                accountProviderName?: string;
+                                accountProviderIcon?: string;
+                            };
+                            transaction?: {
+                                networkId: string;
+                                hash?: string;
+                                nonce?: number;
+                            };
+                            fees?: {
+                                total: {
+                                    /** @description `caip19/<asset id>` */
+                                    unit: string;
+                                    /** @description Minor units of the token */
+                                    value: string;
+                                    display: {
+                                        assetSymbol: string;
+                                        assetName: string;
+                                        decimals: number;
+                                        iconUrl?: string;
+                                        networkName?: string;
+                                        networkIconUrl?: string;
+                                    } | null;
+                                };
+                                fixed?: {
+                                    /** @description `caip19/<asset id>` */
+                                    unit: string;
+                                    /** @description Minor units of the token */
+                                    value: string;
+                                    display: {
+                                        assetSymbol: string;
+                                        assetName: string;
+                                        decimals: number;
+                                        iconUrl?: string;
+                                        networkName?: string;
+                                        networkIconUrl?: string;
+                                    } | null;
+                                };
+                                percentage?: string;
+                            };
+                            settlement?: {
+                                settled: boolean;
+                                amount?: {
+                                    /** @description `caip19/<asset id>` */
+                                    unit: string;
+                                    /** @description Minor units of the token */
+                                    value: string;
+                                    display: {
+                                        assetSymbol: string;
+                                        assetName: string;
+                                        decimals: number;
+                                        iconUrl?: string;
+                                        networkName?: string;
+                                        networkIconUrl?: string;
+                                    } | null;
+                                };
+                                txHash?: string;
+                                /** @description Once settled: the settlement transfer and the amount it paid the merchant */
+                                successful?: {
+                                    txId: string;
+                                    amount: {
+                                        /** @description `caip19/<asset id>` */
+                                        unit: string;
+                                        /** @description Minor units of the token */
+                                        value: string;
+                                        display: {
+                                            assetSymbol: string;
+                                            assetName: string;
+                                            decimals: number;
+                                            iconUrl?: string;
+                                            networkName?: string;
+                                            networkIconUrl?: string;
+                                        } | null;
+                                    };
+                                };
+                            };
+                            /** @description What the buyer sent that did not simply pay the payment; absent when nothing did */
+                            exceptions?: {
+                                /** @description Prefix `exc_`; `POST /v1/refunds {paymentId, exceptionId}` sends it back */
+                                id: string;
+                                /** @description underpaid: less than asked was received (the payment fails `underpaid` at its expiry unless the rest arrives); overpaid: the payment succeeded and the excess is kept apart; paid_late: sent after the payment closed; wrong_token: a token the payment does not take */
+                                type: "underpaid" | "overpaid" | "paid_late" | "wrong_token";
+                                /** @description underpaid: all received so far; overpaid: the excess; else the transfer */
+                                amount: {
+                                    /** @description `caip19/<asset id>` */
+                                    unit: string;
+                                    /** @description Minor units of the token */
+                                    value: string;
+                                    display: {
+                                        assetSymbol: string;
+                                        assetName: string;
+                                        decimals: number;
+                                        iconUrl?: string;
+                                        networkName?: string;
+                                        networkIconUrl?: string;
+                                    } | null;
+                                };
+                                /** @description underpaid: what the payment asks for in that token */
+                                expected?: {
+                                    /** @description `caip19/<asset id>` */
+                                    unit: string;
+                                    /** @description Minor units of the token */
+                                    value: string;
+                                    display: {
+                                        assetSymbol: string;
+                                        assetName: string;
+                                        decimals: number;
+                                        iconUrl?: string;
+                                        networkName?: string;
+                                        networkIconUrl?: string;
+                                    } | null;
+                                };
+                                transaction: {
+                                    networkId: string;
+                                    hash: string;
+                                };
+                                fromAccountCaip10: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description The refund sending it back, once asked for */
+                                refundId?: string;
+                                /**
+                                 * Format: date-time
+                                 * @description paid_late: when the merchant accepted it as the payment (`POST /v1/payments/{id}/exceptions/{exceptionId}/accept`)
+                                 */
+                                acceptedAt?: string;
+                            }[];
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            lastUpdatedAt: string;
+                            /** Format: date-time */
+                            settledAt?: string;
+                            /** @description Once the paying transaction is known; absent before */
+                            info?: {
+                                /** @description The amount of the option the buyer paid, in its token */
+                                optionAmount: {
+                                    /** @description `caip19/<asset id>` */
+                                    unit: string;
+                                    /** @description Minor units of the token */
+                                    value: string;
+                                    display: {
+                                        assetSymbol: string;
+                                        assetName: string;
+                                        decimals: number;
+                                        iconUrl?: string;
+                                        networkName?: string;
+                                        networkIconUrl?: string;
+                                    } | null;
+                                };
+                                /** @description The hash (on Solana the signature) of the transaction that paid */
+                                txId: string;
+                            };
+                            /** @description Why a payment listed as failed failed, when known (e.g. declined_user) */
+                            failureCode?: string;
+                        };
+                    };
+                };
+                /** @description Invalid request, invalid or downgraded API version */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "invalid_params" | "params_validation" | "invalid_state" | "payment_not_succeeded" | "refund_exceeds_payment" | "refund_not_sendable" | "invalid_api_version" | "unknown_api_version" | "api_version_downgrade" | "conflicting_auth_headers" | "missing_idempotency_key";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The credentials lack permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "forbidden" | "merchant_not_active";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "not_found" | "payment_not_found";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Rate limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/merchants/payments": {
         parameters: {
             query?: never;
@@ -3466,6 +3837,11 @@ export interface paths {
                                     createdAt: string;
                                     /** @description The refund sending it back, once asked for */
                                     refundId?: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description paid_late: when the merchant accepted it as the payment (`POST /v1/payments/{id}/exceptions/{exceptionId}/accept`)
+                                     */
+                                    acceptedAt?: string;
                                 }[];
                                 /** Format: date-time */
                                 createdAt: string;
@@ -3830,6 +4206,11 @@ export interface paths {
                                     createdAt: string;
                                     /** @description The refund sending it back, once asked for */
                                     refundId?: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description paid_late: when the merchant accepted it as the payment (`POST /v1/payments/{id}/exceptions/{exceptionId}/accept`)
+                                     */
+                                    acceptedAt?: string;
                                 }[];
                                 /** Format: date-time */
                                 createdAt: string;

@@ -27,6 +27,8 @@ export interface PaymentException {
   at: string;
   /** The refund that sends it back, once asked for. */
   refundId?: string;
+  /** For `paid_late`: when the merchant accepted it as the payment, which then succeeded. ISO 8601. */
+  acceptedAt?: string;
   /** How the buyer sent it (`Deposit address`, `Solana Pay`): the payment's wallet app if it fails underpaid. */
   provider?: string;
 }

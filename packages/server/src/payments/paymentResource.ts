@@ -55,6 +55,13 @@ const PaymentExceptionView = Type.Object({
   fromAccountCaip10: Type.String(),
   createdAt: Type.String({ format: 'date-time' }),
   refundId: Type.Optional(Type.String({ description: 'The refund sending it back, once asked for' })),
+  acceptedAt: Type.Optional(
+    Type.String({
+      format: 'date-time',
+      description:
+        'paid_late: when the merchant accepted it as the payment (`POST /v1/payments/{id}/exceptions/{exceptionId}/accept`)',
+    }),
+  ),
 });
 
 export const PaymentItem = Type.Object({
@@ -138,6 +145,7 @@ function toPaymentExceptionView(chains: ChainRegistry, exception: PaymentExcepti
     fromAccountCaip10: exception.from,
     createdAt: exception.at,
     ...(exception.refundId ? { refundId: exception.refundId } : {}),
+    ...(exception.acceptedAt ? { acceptedAt: exception.acceptedAt } : {}),
   };
 }
 

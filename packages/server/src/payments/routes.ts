@@ -1,4 +1,5 @@
 import type { App, AppContext } from '../context.ts';
+import { registerAcceptLatePayment } from './acceptLatePayment.ts';
 import { registerCancelPayment } from './cancelPayment.ts';
 import { registerCreatePayment } from './createPayment.ts';
 import { registerGetMerchantPaymentStatus } from './getMerchantPaymentStatus.ts';
@@ -14,6 +15,7 @@ export function registerPaymentRoutes(app: App, ctx: AppContext): void {
   registerGetPaymentStatus(app, ctx);
   registerGetPayment(app, ctx);
   registerCancelPayment(app, ctx);
+  registerAcceptLatePayment(app, ctx);
   registerListPayments(app, ctx);
   registerListPartnerPayments(app, ctx);
   registerListDeprecatedMerchantPayments(app, ctx);

@@ -15,6 +15,14 @@ export function canTransition(from: PaymentStatus, to: PaymentStatus): boolean {
   return TRANSITIONS[from].includes(to);
 }
 
+/**
+ * The one way a terminal state changes: the merchant accepts a transfer that arrived after its payment closed
+ * unpaid (`paid_late`), and the payment succeeds, the exception recording the acceptance.
+ */
+export function canAcceptLatePayment(from: PaymentStatus): boolean {
+  return from === 'expired' || from === 'cancelled' || from === 'failed';
+}
+
 export function isTerminal(status: PaymentStatus): boolean {
   return TRANSITIONS[status].length === 0;
 }

@@ -8,7 +8,7 @@ import { feeColumnsOnSuccess } from '../settlement/feeSchedules.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import { type MerchantRow, toPaymentItem, type PaymentRow } from './paymentResource.ts';
 import { exceptionsOnSuccess } from './paymentExceptions.ts';
-import { canTransition } from './stateMachine.ts';
+import { canAcceptLatePayment, canTransition } from './stateMachine.ts';
 import { PAYMENT_STATUS_CHANNEL } from './statusWaiter.ts';
 
 export class InvalidTransitionError extends Error {
@@ -165,13 +165,15 @@ export async function announceWritten(
 /**
  * The one way a payment changes state (D8): checks the transition, writes the state and `changes`, records the
  * webhook event and notifies long-pollers, in one transaction. Asking for the state the payment is already in
- * changes nothing and returns it.
+ * changes nothing and returns it. `acceptingLatePayment` lets a closed unpaid payment succeed
+ * (`canAcceptLatePayment`), for the merchant's acceptance of a late transfer only.
  */
 export async function changePaymentStatus(
   context: TransitionContext,
   paymentId: string,
   to: PaymentStatus,
   changes: Omit<Updateable<PaymentsTable>, 'status' | 'id'> = {},
+  options: { acceptingLatePayment?: boolean } = {},
 ): Promise<{ payment: PaymentRow; changed: boolean }> {
   return inTransaction(context.db, async (trx) => {
     const current = await trx
@@ -181,7 +183,8 @@ export async function changePaymentStatus(
       .forUpdate()
       .executeTakeFirstOrThrow();
     if (current.status === to) return { payment: current, changed: false };
-    if (!canTransition(current.status, to)) throw new InvalidTransitionError(current.status, to);
+    const acceptedLate = options.acceptingLatePayment && to === 'succeeded' && canAcceptLatePayment(current.status);
+    if (!acceptedLate && !canTransition(current.status, to)) throw new InvalidTransitionError(current.status, to);
     // Fees are fixed when the payment succeeds, from the partner's schedule at that moment (D15).
     const fees = to === 'succeeded' ? await feeColumnsOnSuccess(trx, { ...current, ...changes } as PaymentRow) : {};
     const exceptions = to === 'succeeded' ? exceptionsOnSuccess(current.exceptions) : undefined;

@@ -115,6 +115,12 @@ async function refundException(
   if (!exception) {
     throw new ApiError('not_found', `Exception ${exceptionId.slice(0, 64)} not found on payment ${payment.id}.`);
   }
+  if (exception.acceptedAt) {
+    throw new ApiError(
+      'invalid_state',
+      `Exception ${exceptionId} was accepted as the payment; refund the payment itself (no exceptionId) instead.`,
+    );
+  }
   if (exception.type === 'underpaid' && payment.status === 'requires_action') {
     throw new ApiError(
       'invalid_state',

@@ -13,7 +13,8 @@ export type IdPrefix =
   | 'key'
   | 'ptr'
   | 'rfnd'
-  | 'exc';
+  | 'exc'
+  | 'rcv';
 
 const randomPool = Buffer.alloc(4096);
 let randomOffset = randomPool.length;

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import type { StartOptions } from './startService.ts';
 import {
+  addDepositCommands,
   addKeyAndAppCommands,
   addMerchantCommands,
   addMigrateCommand,
@@ -41,6 +42,7 @@ function buildCli(): Command {
   addPartnerCommands(program);
   addKeyAndAppCommands(program);
   addMerchantCommands(program);
+  addDepositCommands(program);
   addWebhookCommands(program);
   return program;
 }

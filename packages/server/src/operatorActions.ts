@@ -21,6 +21,7 @@ import { feeSchedule, feesReport, setFeeSchedule } from './settlement/feeSchedul
 import type { FeeSchedule } from './settlement/fees.ts';
 import { parseFixedFee } from './settlement/fees.ts';
 import { CliError, requireEmbeddedDatabase } from './operatorDatabase.ts';
+import { requestRecovery, unlistedDeposits } from './deposits/depositRecovery.ts';
 
 /**
  * What the operator commands do, once their arguments are parsed (`operatorCommands.ts` defines them and imports
@@ -230,4 +231,14 @@ export function fiatDestinationAdd(merchant: string, bankType: string, status: s
       .execute();
     printJson({ id, merchantId: merchant, bankType, status });
   });
+}
+
+export function depositsUnlisted(): Promise<void> {
+  return withDatabase(async ({ db }) => {
+    for (const line of await unlistedDeposits(db)) printJson(line);
+  });
+}
+
+export function depositsRecover(request: { paymentId: string; network: string; token: string }): Promise<void> {
+  return withDatabase(async ({ db }) => printJson(await requestRecovery(db, request)));
 }

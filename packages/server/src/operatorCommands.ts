@@ -148,3 +148,23 @@ export function addMerchantCommands(program: Command): void {
         (await actions()).fiatDestinationAdd(merchantId, bankType, status),
     );
 }
+
+/** Tokens a network does not list, left at deposit addresses: list them, and have one moved to the collector. */
+export function addDepositCommands(program: Command): void {
+  const deposits = program.command('deposits').description("transfers to payments' deposit addresses");
+  deposits
+    .command('unlisted')
+    .description('transfers of tokens their network does not list, still at deposit addresses (JSON lines)')
+    .action(async () => (await actions()).depositsUnlisted());
+  deposits
+    .command('recover')
+    .description(
+      "move an unlisted token from a payment's deposit address to the collector: the running service's sweeper sends it, the collector pays the gas",
+    )
+    .requiredOption('--payment <paymentId>')
+    .requiredOption('--network <caip2>', 'e.g. eip155:8453')
+    .requiredOption('--token <address>', 'the token contract')
+    .action(async ({ payment, network, token }: { payment: string; network: string; token: string }) =>
+      (await actions()).depositsRecover({ paymentId: payment, network, token }),
+    );
+}

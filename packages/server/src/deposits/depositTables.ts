@@ -52,11 +52,23 @@ export interface EvmDepositWaitsTable {
   created_at: Generated<Date>;
 }
 
+/** The operator's request to move an unlisted token from a deposit address to the collector (migration 0032). */
+export interface EvmDepositRecoveriesTable {
+  id: string;
+  payment_id: string;
+  chain: string;
+  token: string;
+  requested_at: Generated<Date>;
+  sweep_id: ColumnType<string | null, string | null | undefined, string | null>;
+  done_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
 export type EvmDepositTables = {
   evm_deposit_quotes: EvmDepositQuotesTable;
   evm_deposits: EvmDepositsTable;
   evm_deposit_cursors: EvmDepositCursorsTable;
   evm_deposit_waits: EvmDepositWaitsTable;
+  evm_deposit_recoveries: EvmDepositRecoveriesTable;
 };
 
 export type DepositDb = Kysely<Database & EvmDepositTables>;

@@ -1,16 +1,22 @@
+import { readFileSync } from 'node:fs';
 import { sql } from 'kysely';
-import { type Address, erc20Abi, type Hex } from 'viem';
+import { type Abi, type Address, erc20Abi, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { depositAddress, depositFactoryAddress } from '../../src/chains/evm/deposits/addresses.ts';
 import { hasCode } from '../../src/chains/evm/deposits/factory.ts';
 import { NATIVE_TOKEN } from '../../src/chains/evm/deposits/depositScanner.ts';
-import { DEPOSIT_SWEEP_PURPOSE, DepositSweeper } from '../../src/chains/evm/deposits/sweeper.ts';
+import {
+  DEPOSIT_RECOVERY_PURPOSE,
+  DEPOSIT_SWEEP_PURPOSE,
+  DepositSweeper,
+} from '../../src/chains/evm/deposits/sweeper.ts';
 import { EvmFollower } from '../../src/chains/evm/follower.ts';
 import { Relayer } from '../../src/chains/evm/relayer.ts';
 import { connect, type Db } from '../../src/db/database.ts';
 import { withDepositTables } from '../../src/deposits/depositTables.ts';
 import { type EvmTestEnvironment, startEvmTestEnvironment } from '../chains/evm/support/evmDevnet.ts';
 import { createIsolatedDatabase } from '../support/isolatedDatabase.ts';
+import { runCli } from '../support/serverProcess.ts';
 import { newPartner } from '../support/testServer.ts';
 
 /** What a process killed right after journaling a transfer leaves: the journal row, nothing sent, nothing after it. */
@@ -241,5 +247,175 @@ describe('deposit sweeps: funds at deposit addresses move to the collector once,
     expect(sweptBy.get(late.hash)).toBe(lateSweep);
     expect(sweptBy.get(secondUsdc.hash)).toEqual(expect.stringMatching(/^etx_/));
     expect(sweptBy.get(unlisted.hash)).toBeNull();
+  });
+  it('moves an unlisted token only when the operator asks (paygate deposits recover), once, marking what it took', async () => {
+    const partner = await newPartner(db);
+    const merchantId = 'mrch_recover_shop';
+    await db
+      .insertInto('merchants')
+      .values({ id: merchantId, partner_id: partner.partnerId, name: 'Recover Shop', email: 'recover@shop.example' })
+      .execute();
+    const paymentId = 'pay_recover_stray';
+    await db
+      .insertInto('payments')
+      .values({
+        id: paymentId,
+        partner_id: partner.partnerId,
+        merchant_id: merchantId,
+        reference_id: paymentId,
+        fiat_currency: 'USD',
+        fiat_value: '1000',
+        expires_at: new Date(Date.now() - 60_000),
+        status: 'expired',
+      })
+      .execute();
+    // A token no network lists: the devnet's plain ERC-20, deployed afresh.
+    const alice = env.buyer('alice');
+    const plainToken = JSON.parse(
+      readFileSync(new URL('../../../devnet/artifacts/PlainToken.json', import.meta.url), 'utf8'),
+    ) as { abi: Abi; bytecode: Hex };
+    const deployed = await alice.wallet.deployContract({
+      abi: plainToken.abi,
+      bytecode: plainToken.bytecode,
+      args: ['Stray', 'STRAY', 6],
+      account: alice.account,
+      chain: null,
+    });
+    const stray = (await env.client.waitForTransactionReceipt({ hash: deployed, pollingInterval: 100 }))
+      .contractAddress as Address;
+    const strayBalance = (owner: Address) =>
+      env.client.readContract({ address: stray, abi: erc20Abi, functionName: 'balanceOf', args: [owner] });
+    const write = async (functionName: 'mint' | 'transfer', args: [Address, bigint]) =>
+      env.client.waitForTransactionReceipt({
+        hash: await alice.wallet.writeContract({
+          chain: null,
+          account: alice.account,
+          address: stray,
+          abi: plainToken.abi,
+          functionName,
+          args,
+        }),
+        pollingInterval: 100,
+      });
+    await write('mint', [alice.address, 5_000_000n]);
+    const address = depositAddress(env.collector, paymentId);
+    const sent = await write('transfer', [address, 5_000_000n]);
+    await withDepositTables(db)
+      .insertInto('evm_deposits')
+      .values({
+        chain: env.network.caip2,
+        tx_hash: sent.transactionHash,
+        log_index: 0,
+        payment_id: paymentId,
+        address: address.toLowerCase(),
+        token: stray.toLowerCase(),
+        asset: null,
+        from_address: alice.address.toLowerCase(),
+        amount: 5_000_000n,
+        block_number: sent.blockNumber,
+        block_hash: sent.blockHash,
+        outcome: 'wrong_token',
+      })
+      .execute();
+    const relayer = new Relayer({ db, networks: env.networks, privateKey: env.collectorKey, clients: env.clients });
+    const sweeper = new DepositSweeper({ db, network: env.network, client: env.client, relayer });
+    const cli = (...args: string[]) => runCli(['deposits', ...args], { DATABASE_URL: database.url });
+    const ours = (stdout: string) =>
+      stdout
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line))
+        .filter((line: { paymentId: string }) => line.paymentId === paymentId);
+
+    // Left alone until asked: the regular sweeps never call an unlisted token's contract.
+    for (let round = 0; round < 3; round++) {
+      await sweeper.step();
+      await followUntilSettled(relayer);
+    }
+    expect(await strayBalance(address)).toBe(5_000_000n);
+    const listed = await cli('unlisted');
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(ours(listed.stdout)).toEqual([
+      {
+        paymentId,
+        network: env.network.caip2,
+        token: stray.toLowerCase(),
+        address: address.toLowerCase(),
+        transfers: '1',
+        amount: '5000000',
+        recoveryId: null,
+        recovery: null,
+      },
+    ]);
+
+    const args = ['--payment', paymentId, '--network', env.network.caip2];
+    const malformed = await cli('recover', ...args, '--token', 'stray');
+    expect({ code: malformed.code, stderr: malformed.stderr }).toEqual({
+      code: 1,
+      stderr: 'paygate: --token must be a contract address (0x and 40 hex digits)\n',
+    });
+    const elsewhere = await cli('recover', ...args, '--token', env.token('USDC').address);
+    expect(elsewhere.code).toBe(1);
+    expect(elsewhere.stderr).toContain('is left to recover');
+    const requested = await cli('recover', ...args, '--token', stray);
+    expect(requested.code, requested.stderr).toBe(0);
+    const request = JSON.parse(requested.stdout);
+    expect(request).toMatchObject({
+      recoveryId: expect.stringMatching(/^rcv_/),
+      paymentId,
+      network: env.network.caip2,
+      token: stray.toLowerCase(),
+      transfers: 1,
+      amount: '5000000',
+    });
+    const twice = await cli('recover', ...args, '--token', stray);
+    expect(twice.code).toBe(1);
+    expect(twice.stderr).toContain('already under way');
+
+    const before = await strayBalance(env.collector);
+    // Run alone, this test first has the factory deployed (a request is what the sweeper then has due).
+    while (!(await hasCode(env.client, depositFactoryAddress(env.collector)))) {
+      await sweeper.step();
+      await followUntilSettled(relayer);
+    }
+    // A process that dies right after journaling the recovery's sweep: the next one sends that sweep, signs none.
+    const dying = new DepositSweeper({
+      db,
+      network: env.network,
+      client: env.client,
+      relayer,
+      crash: () => {
+        throw new Killed();
+      },
+    });
+    await expect(dying.step()).rejects.toBeInstanceOf(Killed);
+    for (let round = 0; round < 3; round++) {
+      await sweeper.step();
+      await followUntilSettled(relayer);
+    }
+    expect(await strayBalance(address)).toBe(0n);
+    expect(await strayBalance(env.collector)).toBe(before + 5_000_000n);
+    const recovery = await withDepositTables(db)
+      .selectFrom('evm_deposit_recoveries')
+      .selectAll()
+      .where('id', '=', request.recoveryId)
+      .executeTakeFirstOrThrow();
+    expect(recovery.done_at).not.toBeNull();
+    const sweeps = await db
+      .selectFrom('evm_transactions')
+      .select(['id', 'status'])
+      .where('purpose', '=', DEPOSIT_RECOVERY_PURPOSE)
+      .where('payment_id', '=', paymentId)
+      .execute();
+    expect(sweeps).toEqual([{ id: recovery.sweep_id, status: 'confirmed' }]);
+    const [deposit] = await withDepositTables(db)
+      .selectFrom('evm_deposits')
+      .select('swept_by')
+      .where('payment_id', '=', paymentId)
+      .execute();
+    expect(deposit?.swept_by).toBe(recovery.sweep_id);
+    expect(ours((await cli('unlisted')).stdout)).toEqual([]);
+    expect((await cli('recover', ...args, '--token', stray)).stderr).toContain('is left to recover');
   });
 });

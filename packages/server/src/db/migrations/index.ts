@@ -30,6 +30,7 @@ import * as eventStream from './0028_event_stream.ts';
 import * as exceptionRefunds from './0029_exception_refunds.ts';
 import * as leanStatsTrigger from './0030_lean_stats_trigger.ts';
 import * as depositWaits from './0031_deposit_waits.ts';
+import * as depositRecoveries from './0032_deposit_recoveries.ts';
 
 /** Every schema change, in order; names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -64,4 +65,5 @@ export const migrations: Record<string, Migration> = {
   '0029_exception_refunds': exceptionRefunds,
   '0030_lean_stats_trigger': leanStatsTrigger,
   '0031_deposit_waits': depositWaits,
+  '0032_deposit_recoveries': depositRecoveries,
 };

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { type Address, encodeFunctionData, type PublicClient } from 'viem';
 import type { Db } from '../../../db/database.ts';
+import { withDepositTables } from '../../../deposits/depositTables.ts';
 import type { Logger } from '../../../log.ts';
 import type { NetworkInfo } from '../../registry.ts';
 import type { Relayer } from '../relayer.ts';
@@ -9,6 +10,9 @@ import { depositFactoryAbi } from './contracts.ts';
 import { DEPOSIT_FACTORY_PURPOSE, factoryDeployment, hasCode } from './factory.ts';
 
 export const DEPOSIT_SWEEP_PURPOSE = 'deposit_sweep';
+
+/** A sweep of a token the network does not list, asked for by the operator (`paygate deposits recover`). */
+export const DEPOSIT_RECOVERY_PURPOSE = 'deposit_recovery';
 
 /**
  * Gas of a sweep: the forwarder's creation (about 90,000) and call overhead, then a balance read and transfer per
@@ -91,10 +95,12 @@ export class DepositSweeper {
       ORDER BY min(deposit.created_at)
       LIMIT ${SWEEPS_PER_STEP}
     `.execute(db);
-    if (!due.rows.length) return [];
+    const recoveries = await this.requestedRecoveries();
+    if (!due.rows.length && !recoveries.length) return [];
     const factory = depositFactoryAddress(relayer.address);
     if (!(await hasCode(this.options.client, factory))) return this.deployFactory();
     const sent: string[] = [];
+    for (const recovery of recoveries) sent.push(await this.recover(factory, recovery));
     for (const { payment_id: paymentId, tokens } of due.rows) {
       sent.push(
         await this.relay({
@@ -133,6 +139,85 @@ export class DepositSweeper {
         AND sweep.created_at > deposit.created_at
         AND position(substring(deposit.token from 3) in lower(sweep.data)) > 0
     `.execute(db);
+  }
+
+  /**
+   * The operator's recovery requests of this network not journaled yet, after marking what the finished ones took:
+   * the deposits of the token a confirmed recovery sweep moved, recorded before it.
+   */
+  private async requestedRecoveries() {
+    const { network } = this.options;
+    const db = withDepositTables(this.options.db);
+    const open = await db
+      .selectFrom('evm_deposit_recoveries')
+      .select(['id', 'payment_id', 'token', 'sweep_id', 'requested_at'])
+      .where('chain', '=', network.caip2)
+      .where('done_at', 'is', null)
+      .execute();
+    if (!open.length) return [];
+    await sql`
+      UPDATE evm_deposits deposit SET swept_by = sweep.id
+      FROM evm_deposit_recoveries recovery JOIN evm_transactions sweep ON sweep.id = recovery.sweep_id
+      WHERE recovery.chain = ${network.caip2}
+        AND recovery.done_at IS NULL
+        AND sweep.status = 'confirmed'
+        AND deposit.chain = recovery.chain
+        AND deposit.payment_id = recovery.payment_id
+        AND deposit.token = recovery.token
+        AND deposit.swept_by IS NULL
+        AND deposit.created_at < sweep.created_at
+    `.execute(db);
+    await sql`
+      UPDATE evm_deposit_recoveries recovery SET done_at = now()
+      FROM evm_transactions sweep
+      WHERE sweep.id = recovery.sweep_id
+        AND recovery.chain = ${network.caip2}
+        AND recovery.done_at IS NULL
+        AND sweep.status IN ('confirmed', 'failed')
+    `.execute(db);
+    return open.filter((recovery) => recovery.sweep_id === null);
+  }
+
+  /**
+   * Journals and sends the factory's sweep of one unlisted token of one payment's address, and notes it on the
+   * request. A sweep journaled for the request before a crash (same payment and token, recorded after the request)
+   * is taken as its own instead of signing a second.
+   */
+  private async recover(
+    factory: Address,
+    recovery: { id: string; payment_id: string; token: string; requested_at: Date },
+  ): Promise<string> {
+    const { db, network, relayer } = this.options;
+    const journaled = await db
+      .selectFrom('evm_transactions')
+      .select('id')
+      .where('chain', '=', network.caip2)
+      .where('from_address', '=', relayer.address.toLowerCase())
+      .where('purpose', '=', DEPOSIT_RECOVERY_PURPOSE)
+      .where('payment_id', '=', recovery.payment_id)
+      .where('status', '<>', 'failed')
+      .where('created_at', '>=', recovery.requested_at)
+      .where(sql<boolean>`position(${recovery.token.slice(2)} in lower(data)) > 0`)
+      .executeTakeFirst();
+    const sweepId =
+      journaled?.id ??
+      (await this.relay({
+        to: factory,
+        data: encodeFunctionData({
+          abi: depositFactoryAbi,
+          functionName: 'sweep',
+          args: [depositSalt(recovery.payment_id), [recovery.token as Address]],
+        }),
+        purpose: DEPOSIT_RECOVERY_PURPOSE,
+        paymentId: recovery.payment_id,
+        gas: sweepGas(1),
+      }));
+    await withDepositTables(db)
+      .updateTable('evm_deposit_recoveries')
+      .set({ sweep_id: sweepId })
+      .where('id', '=', recovery.id)
+      .execute();
+    return sweepId;
   }
 
   /** Journals the factory's deployment, once, when the network has the deployment proxy; sweeps wait for it. */

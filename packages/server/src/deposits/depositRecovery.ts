@@ -1,0 +1,78 @@
+import { sql } from 'kysely';
+import type { Db } from '../db/database.ts';
+import { newId } from '../ids.ts';
+import { CliError } from '../operatorDatabase.ts';
+import { withDepositTables } from './depositTables.ts';
+
+/**
+ * Transfers of tokens their network does not list, still at deposit addresses: any contract can send or log such a
+ * transfer, so the service neither counts nor moves them by itself. One line per payment, network and token, with
+ * the state of the operator's last recovery request.
+ */
+export async function unlistedDeposits(db: Db) {
+  const { rows } = await sql<{
+    paymentId: string;
+    network: string;
+    token: string;
+    address: string;
+    transfers: string;
+    amount: string;
+    recoveryId: string | null;
+    recovery: string | null;
+  }>`
+    SELECT deposit.payment_id AS "paymentId", deposit.chain AS network, deposit.token, deposit.address,
+           count(*)::text AS transfers, sum(deposit.amount)::text AS amount,
+           recovery.id AS "recoveryId",
+           CASE WHEN recovery.id IS NULL THEN NULL
+                WHEN recovery.done_at IS NULL THEN 'requested'
+                ELSE sweep.status END AS recovery
+    FROM evm_deposits deposit
+    LEFT JOIN LATERAL (
+      SELECT id, sweep_id, done_at FROM evm_deposit_recoveries
+      WHERE payment_id = deposit.payment_id AND chain = deposit.chain AND token = deposit.token
+      ORDER BY requested_at DESC LIMIT 1
+    ) recovery ON true
+    LEFT JOIN evm_transactions sweep ON sweep.id = recovery.sweep_id
+    WHERE deposit.asset IS NULL AND deposit.swept_by IS NULL
+    GROUP BY 1, 2, 3, 4, 7, 8
+    ORDER BY min(deposit.created_at)
+  `.execute(db);
+  return rows;
+}
+
+/**
+ * Asks the network's sweeper (in the running service) to move one unlisted token from a payment's deposit address
+ * to the collector, paying the gas: refused when nothing of that token is recorded there unswept, or a request for
+ * it is still open. The token's contract runs in the sweep, so the operator decides; the service never does.
+ */
+export async function requestRecovery(db: Db, request: { paymentId: string; network: string; token: string }) {
+  if (!/^0x[0-9a-fA-F]{40}$/.test(request.token))
+    throw new CliError('--token must be a contract address (0x and 40 hex digits)');
+  const token = request.token.toLowerCase();
+  const tables = withDepositTables(db);
+  const held = await tables
+    .selectFrom('evm_deposits')
+    .select([sql<string>`count(*)::text`.as('transfers'), sql<string | null>`sum(amount)::text`.as('amount')])
+    .where('payment_id', '=', request.paymentId)
+    .where('chain', '=', request.network)
+    .where('token', '=', token)
+    .where('asset', 'is', null)
+    .where('swept_by', 'is', null)
+    .executeTakeFirstOrThrow();
+  if (held.transfers === '0') {
+    throw new CliError(
+      `no transfer of unlisted token ${token} to payment ${request.paymentId} on ${request.network} is left to recover (see \`paygate deposits unlisted\`)`,
+    );
+  }
+  const id = newId('rcv');
+  const inserted = await tables
+    .insertInto('evm_deposit_recoveries')
+    .values({ id, payment_id: request.paymentId, chain: request.network, token })
+    .onConflict((conflict) =>
+      conflict.columns(['payment_id', 'chain', 'token']).where('done_at', 'is', null).doNothing(),
+    )
+    .returning('id')
+    .executeTakeFirst();
+  if (!inserted) throw new CliError(`a recovery of ${token} for payment ${request.paymentId} is already under way`);
+  return { recoveryId: id, ...request, token, transfers: Number(held.transfers), amount: held.amount ?? '0' };
+}

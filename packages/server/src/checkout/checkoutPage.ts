@@ -47,6 +47,8 @@ export interface CheckoutPageModel {
   accepted: AcceptedChoice[];
   /** Ways to pay the chosen option from any wallet (Solana Pay requests), one panel per option that has one. */
   anyWalletPanels?: SafeHtml | undefined;
+  /** Where the script follows what partial transfers brought (`followReceived.ts`), and what they brought so far. */
+  received?: { url: string; fingerprint: string } | undefined;
   locale: string;
   /** Where the page's script calls the gateway (`BASE_URL`) and with which public App-Id. */
   apiBaseUrl: string;
@@ -206,6 +208,7 @@ export function renderCheckoutPage(model: CheckoutPageModel): string {
     'data-app-id': model.appId,
     'data-explorer-urls': JSON.stringify(model.explorerUrls),
     ...(model.redirect ? { 'data-success-url': model.redirect.success, 'data-error-url': model.redirect.error } : {}),
+    ...(model.received ? { 'data-received-url': model.received.url, 'data-received': model.received.fingerprint } : {}),
   };
   const body = html`<main class="checkout" id="checkout"${attributes(data)}>
 <header class="merchant">

@@ -1,5 +1,6 @@
 import type { App, AppContext } from '../context.ts';
 import { checkoutPathPrefix } from './checkoutPolicy.ts';
+import { registerFollowReceived } from './followReceived.ts';
 import { registerServeCheckoutAsset } from './serveCheckoutAsset.ts';
 import { registerShowCheckoutPage } from './showCheckoutPage.ts';
 
@@ -10,5 +11,6 @@ import { registerShowCheckoutPage } from './showCheckoutPage.ts';
 export function registerCheckoutRoutes(app: App, ctx: AppContext): void {
   const prefix = checkoutPathPrefix(ctx.config.checkoutUrl);
   registerShowCheckoutPage(app, ctx, prefix);
+  registerFollowReceived(app, ctx, prefix);
   registerServeCheckoutAsset(app, prefix);
 }

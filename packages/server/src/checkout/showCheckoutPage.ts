@@ -13,6 +13,7 @@ import { solanaPayPanels } from './solanaPayPanel.ts';
 import { evmDepositPanels } from '../deposits/checkoutDeposits.ts';
 import { html } from './html.ts';
 import { qrCodeSvg } from './qrCode.ts';
+import { receivedFingerprint } from './followReceived.ts';
 import {
   formatFiatAmount,
   formatTimeLeft,
@@ -61,10 +62,16 @@ export function registerShowCheckoutPage(app: App, ctx: AppContext, prefix: stri
       .tokens()
       .filter((token) => token.peggedTo === payment.fiat_currency)
       .map((token) => token.caip19);
-    const preferred = preferredOptionIndex(
-      accepted.map(({ token }) => token.caip19),
-      atPar,
-    );
+    // After a transfer of less than asked, the token it was in, whose panel asks for the rest.
+    const underpaid = payment.exceptions.find((exception) => exception.type === 'underpaid')?.asset;
+    const underpaidIndex = accepted.findIndex(({ token }) => token.caip19 === underpaid);
+    const preferred =
+      underpaidIndex >= 0
+        ? underpaidIndex
+        : preferredOptionIndex(
+            accepted.map(({ token }) => token.caip19),
+            atPar,
+          );
     return accepted.map(({ network, token, amount }, index) => ({
       asset: token.caip19,
       network: network.caip2,
@@ -136,6 +143,14 @@ export function registerShowCheckoutPage(app: App, ctx: AppContext, prefix: stri
           solanaPayPanels(ctx, payment, merchant.name, accepted),
           evmDepositPanels(ctx, payment, accepted, locale),
         ])}`,
+        ...(accepted.length
+          ? {
+              received: {
+                url: `${prefix}/${payment.id}/received`,
+                fingerprint: receivedFingerprint(payment.exceptions),
+              },
+            }
+          : {}),
         locale,
         apiBaseUrl: ctx.config.baseUrl,
         appId: await appId(),

@@ -121,6 +121,34 @@ function start(root: HTMLElement): void {
     }
   }
 
+  /**
+   * Reloads the page when a transfer of less than asked arrives (or adds to an earlier one), so that its panel asks
+   * for the rest: the service holds the request until what was received differs from what the page shows.
+   */
+  async function followReceived(url: string, known: string): Promise<void> {
+    let failures = 0;
+    while (status === 'requires_action') {
+      const started = Date.now();
+      try {
+        const response = await fetch(`${url}?known=${encodeURIComponent(known)}&maxPollMs=${LONG_POLL_MS}`, {
+          cache: 'no-store',
+        });
+        if (!response.ok) throw new Error(`received: ${response.status}`);
+        const { received } = (await response.json()) as { received: string };
+        failures = 0;
+        if (received !== known && status === 'requires_action') {
+          window.location.reload();
+          return;
+        }
+        // Answered at once with nothing new: the payment left requires_action, which the status follower shows.
+        if (Date.now() - started < 1_000) await sleep(2_000);
+      } catch {
+        failures += 1;
+        await sleep(Math.min(1_000 * 2 ** failures, 30_000));
+      }
+    }
+  }
+
   tick();
   const countdown = setInterval(() => {
     if (FINAL.has(status)) clearInterval(countdown);
@@ -128,6 +156,7 @@ function start(root: HTMLElement): void {
   }, 1_000);
   redirectIfFinal();
   void followStatus();
+  if (status === 'requires_action' && data.receivedUrl) void followReceived(data.receivedUrl, data.received ?? '');
 
   if (status === 'requires_action' && document.getElementById('accepted')) {
     setUpBrowserWallet({ client, paymentId, locale, onStatus: applyStatus });

@@ -91,8 +91,12 @@ describe('stopping paygate start', () => {
   it('stops on Ctrl-C (SIGINT to its whole process group) with a short clean log, PostgreSQL last and cleanly', async () => {
     // The quick start: an empty DATA_DIR, the embedded PostgreSQL and the devnet.
     const service = await startInOwnGroup({ DATA_DIR: dataDir, CHAINS: 'devnet' });
-    // The demo partner's key is the last thing a start on a new database prints.
-    await waitUntil(() => /API docs: /.test(service.output()), 'the demo partner is announced');
+    // The demo partner's key (on stderr) and the migrations' log line (on stdout) are the last things a start on a
+    // new database prints; the two pipes reach us in either order.
+    await waitUntil(
+      () => /API docs: /.test(service.output()) && /"msg":"database migrated"/.test(service.output()),
+      'the demo partner and the migrations are announced',
+    );
     const postmaster = await postmasterPid(dataDir);
     expect(postmaster).toBeGreaterThan(0);
     const before = service.output().length;

@@ -3,7 +3,7 @@ import type { App, AppContext } from '../context.ts';
 import { ApiError } from '../http/errors.ts';
 import { errorResponses } from '../http/schemas.ts';
 import { MerchantIdHeader, requireMerchantIdHeader } from './merchantHeader.ts';
-import { DEPOSIT_PROVIDER } from './paymentExceptions.ts';
+import { paidByException } from './paymentExceptions.ts';
 import { PaymentIdParams, paymentOfRequest } from './paymentLookup.ts';
 import { PaymentDetail, type PaymentRow, toPaymentDetail } from './paymentResource.ts';
 import { canAcceptLatePayment } from './stateMachine.ts';
@@ -66,17 +66,7 @@ async function acceptLateTransfer(ctx: AppContext, payment: PaymentRow, exceptio
       { db: trx, chains: ctx.chains, baseUrl: ctx.config.baseUrl, now },
       payment.id,
       'succeeded',
-      {
-        buyer_account: exception.from,
-        buyer_provider_name: exception.provider ?? DEPOSIT_PROVIDER,
-        buyer_provider_icon: null,
-        token_asset: exception.asset,
-        token_symbol: ctx.chains.token(exception.asset)?.symbol ?? null,
-        network: exception.network,
-        token_value: exception.amount,
-        tx_hash: exception.txHash,
-        failure_code: null,
-      },
+      { ...paidByException(ctx.chains, exception), tx_hash: exception.txHash, failure_code: null },
       { acceptingLatePayment: true },
     );
     return accepted;

@@ -5,7 +5,7 @@ import { repeatEvery, type RepeatingTask } from '../jobs/repeatEvery.ts';
 import type { Logger } from '../log.ts';
 import { inTransaction } from '../db/database.ts';
 import { InvalidTransitionError, changePaymentStatus } from './transitions.ts';
-import { DEPOSIT_PROVIDER } from './paymentExceptions.ts';
+import { paidByException } from './paymentExceptions.ts';
 import { failUnconfirmedDeposits } from '../deposits/depositWaits.ts';
 
 /** The task of the expiry jobs earlier versions queued, one per payment; those still queued run as before. */
@@ -36,15 +36,7 @@ async function expire(ctx: ExpiryContext, paymentId: string): Promise<boolean> {
         await changePaymentStatus(transition, paymentId, 'expired');
         return;
       }
-      await changePaymentStatus(transition, paymentId, 'processing', {
-        buyer_account: underpaid.from,
-        buyer_provider_name: underpaid.provider ?? DEPOSIT_PROVIDER,
-        buyer_provider_icon: null,
-        token_asset: underpaid.asset,
-        token_symbol: ctx.chains.token(underpaid.asset)?.symbol ?? null,
-        network: underpaid.network,
-        token_value: underpaid.amount,
-      });
+      await changePaymentStatus(transition, paymentId, 'processing', paidByException(ctx.chains, underpaid));
       await changePaymentStatus(transition, paymentId, 'failed', {
         failure_code: 'underpaid',
         tx_hash: underpaid.txHash,

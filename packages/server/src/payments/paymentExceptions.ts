@@ -1,3 +1,5 @@
+import type { ChainRegistry } from '../chains/registry.ts';
+
 /**
  * What a buyer sent that did not simply pay the payment: less than asked (the payment waits for the rest until it
  * expires, then fails `underpaid`), more than asked (it succeeds; the excess is kept apart), after the payment
@@ -48,3 +50,19 @@ export function exceptionsOnSuccess(exceptions: readonly PaymentException[]): Pa
 
 /** Shown as the payment's wallet app when the buyer sent tokens to its deposit address from a wallet of its own. */
 export const DEPOSIT_PROVIDER = 'Deposit address';
+
+/**
+ * The buyer and token an exception's transfers put on their payment when it is decided by them (failed `underpaid`,
+ * or a late transfer accepted): who sent it, how, and what it brought.
+ */
+export function paidByException(chains: ChainRegistry, exception: PaymentException) {
+  return {
+    buyer_account: exception.from,
+    buyer_provider_name: exception.provider ?? DEPOSIT_PROVIDER,
+    buyer_provider_icon: null,
+    token_asset: exception.asset,
+    token_symbol: chains.token(exception.asset)?.symbol ?? null,
+    network: exception.network,
+    token_value: exception.amount,
+  };
+}

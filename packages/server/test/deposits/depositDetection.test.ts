@@ -1,14 +1,15 @@
 import type { Devnet } from '@paygate/devnet';
-import { type Address, createWalletClient, defineChain, erc20Abi, type Hex, http } from 'viem';
+import type { Address } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { depositAddress } from '../../src/chains/evm/deposits/addresses.ts';
 import { NATIVE_TOKEN } from '../../src/chains/evm/deposits/depositScanner.ts';
-import { fixDepositQuotes } from '../../src/deposits/depositQuotes.ts';
 import { withDepositTables } from '../../src/deposits/depositTables.ts';
 import { expireDuePayments } from '../../src/payments/expiry.ts';
 import { type DevnetService, startDevnetService } from '../support/devnetService.ts';
+import { devnetPlainWallet } from '../support/devnetPlainWallet.ts';
+import { quoteDeposit } from '../support/depositQuote.ts';
 import { createMerchant, createPayment } from '../support/fixtures.ts';
 import { call, newPartner, type TestPartner, type TestServer } from '../support/testServer.ts';
 
@@ -19,23 +20,10 @@ describe('EVM deposit addresses: transfers found by the network follower, on the
   let partner: TestPartner;
   let merchantId: string;
 
-  const chain = () => devnet.manifest.evm[0]!;
-  const usdc = () => chain().tokens.find((token) => token.symbol === 'USDC')!;
+  const plain = devnetPlainWallet(() => devnet);
+  const { chain, wallet } = plain;
+  const usdc = () => plain.token('USDC');
   const collector = () => privateKeyToAccount(service.keys.evmPrivateKey).address;
-  const wallet = (name: string) => {
-    const buyer = devnet.manifest.buyers.find((candidate) => candidate.name === name)!;
-    const network = chain();
-    return createWalletClient({
-      account: privateKeyToAccount(buyer.evmPrivateKey as Hex),
-      chain: defineChain({
-        id: network.chainId,
-        name: network.name,
-        nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-        rpcUrls: { default: { http: [network.rpcUrl] } },
-      }),
-      transport: http(network.rpcUrl),
-    });
-  };
   const paymentStatus = async (paymentId: string) =>
     (
       await call(server, `/v1/payments/${paymentId}`, {
@@ -45,17 +33,8 @@ describe('EVM deposit addresses: transfers found by the network follower, on the
   const depositsOf = (paymentId: string) =>
     withDepositTables(server.db).selectFrom('evm_deposits').selectAll().where('payment_id', '=', paymentId).execute();
   /** Fixes the payment's deposit quote in USDC on the first chain, as the checkout page does when it shows it. */
-  const quote = async (paymentId: string) => {
-    const payment = await server.db
-      .selectFrom('payments')
-      .selectAll()
-      .where('id', '=', paymentId)
-      .executeTakeFirstOrThrow();
-    const [fixed] = await fixDepositQuotes(server.db, collector(), payment, [
-      { chain: chain().caip2, asset: usdc().caip19, amount: 10_000_000n },
-    ]);
-    return fixed!.address;
-  };
+  const quote = (paymentId: string) =>
+    quoteDeposit(server.db, collector(), paymentId, { chain: chain().caip2, asset: usdc().caip19 });
   const eventTypesOf = async (paymentId: string) =>
     (
       await server.db
@@ -65,15 +44,8 @@ describe('EVM deposit addresses: transfers found by the network follower, on the
         .orderBy('created_at')
         .execute()
     ).map((event) => event.type);
-  const send = async (name: string, to: Address, amount: bigint, token = usdc().address as Address) => {
-    const hash = await wallet(name).writeContract({
-      address: token,
-      abi: erc20Abi,
-      functionName: 'transfer',
-      args: [to, amount],
-    });
-    return hash;
-  };
+  const send = (name: string, to: Address, amount: bigint, token?: Address) =>
+    plain.send(to, amount, { from: name, ...(token ? { token } : {}) });
 
   beforeAll(async () => {
     service = await startDevnetService({ prices: { 'EURC/USD': '1.087', 'ETH/USD': '3000' } });
@@ -240,16 +212,14 @@ describe('EVM deposit addresses: transfers found by the network follower, on the
 
   it('pays a payment with the native coin sent to its address by a plain transfer', async () => {
     const { paymentId } = await createPayment(server, partner.apiKey, merchantId);
-    const payment = await server.db
-      .selectFrom('payments')
-      .selectAll()
-      .where('id', '=', paymentId)
-      .executeTakeFirstOrThrow();
     const eth = service.chains.network(chain().caip2)!.tokens.find((token) => token.method === 'native')!;
-    const [fixed] = await fixDepositQuotes(server.db, collector(), payment, [
-      { chain: chain().caip2, asset: eth.caip19, amount: 3_333_334_000_000_000n, native: true },
-    ]);
-    const hash = await wallet('bob').sendTransaction({ to: fixed!.address, value: 3_333_334_000_000_000n });
+    const address = await quoteDeposit(server.db, collector(), paymentId, {
+      chain: chain().caip2,
+      asset: eth.caip19,
+      amount: 3_333_334_000_000_000n,
+      native: true,
+    });
+    const hash = await wallet('bob').sendTransaction({ to: address, value: 3_333_334_000_000_000n });
     await expect.poll(async () => (await paymentStatus(paymentId)).status, { timeout: 30_000 }).toBe('succeeded');
     const paid = await paymentStatus(paymentId);
     expect(paid.tokenAmount).toMatchObject({ unit: `caip19/${eth.caip19}`, value: '3333334000000000' });

@@ -1,14 +1,15 @@
 import type { Devnet } from '@paygate/devnet';
-import { type Address, createPublicClient, createWalletClient, defineChain, erc20Abi, type Hex, http } from 'viem';
+import { type Address, createPublicClient, erc20Abi, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { depositAddress } from '../../src/chains/evm/deposits/addresses.ts';
-import { fixDepositQuotes } from '../../src/deposits/depositQuotes.ts';
 import { withDepositTables } from '../../src/deposits/depositTables.ts';
 import { expireDuePayments } from '../../src/payments/expiry.ts';
 import { refundDebt } from '../../src/refunds/refundDebt.ts';
 import { RefundWorker } from '../../src/refunds/refundWorker.ts';
 import { type DevnetService, startDevnetService } from '../support/devnetService.ts';
+import { devnetPlainWallet } from '../support/devnetPlainWallet.ts';
+import { quoteDeposit } from '../support/depositQuote.ts';
 import { createMerchant, createPayment } from '../support/fixtures.ts';
 import { call, expectErrorBody, newPartner, type TestPartner, type TestServer } from '../support/testServer.ts';
 
@@ -23,34 +24,15 @@ describe('refunds of payment exceptions, on the devnet', () => {
   let partner: TestPartner;
   let merchantId: string;
 
-  const chain = () => devnet.manifest.evm[0]!;
-  const usdc = () => chain().tokens.find((token) => token.symbol === 'USDC')!;
+  const { chain, token, buyer, viemChain, send } = devnetPlainWallet(() => devnet);
+  const usdc = () => token('USDC');
   const collector = () => privateKeyToAccount(service.keys.evmPrivateKey).address;
-  const buyer = () => devnet.manifest.buyers.find((candidate) => candidate.name === 'alice')!;
-  const viemChain = () =>
-    defineChain({
-      id: chain().chainId,
-      name: chain().name,
-      nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-      rpcUrls: { default: { http: [chain().rpcUrl] } },
-    });
   const balanceOf = (owner: string) =>
     createPublicClient({ chain: viemChain(), transport: http(chain().rpcUrl) }).readContract({
       address: usdc().address as Address,
       abi: erc20Abi,
       functionName: 'balanceOf',
       args: [owner as Address],
-    });
-  const send = (to: Address, amount: bigint) =>
-    createWalletClient({
-      account: privateKeyToAccount(buyer().evmPrivateKey as Hex),
-      chain: viemChain(),
-      transport: http(chain().rpcUrl),
-    }).writeContract({
-      address: usdc().address as Address,
-      abi: erc20Abi,
-      functionName: 'transfer',
-      args: [to, amount],
     });
   const headers = () => ({ 'api-key': partner.apiKey, 'merchant-id': merchantId });
   const paymentOf = async (paymentId: string) =>
@@ -67,14 +49,7 @@ describe('refunds of payment exceptions, on the devnet', () => {
   /** A payment whose deposit address takes 10 USDC, paid by `amounts` one after another, each seen at depth. */
   async function paidWith(...amounts: bigint[]) {
     const { paymentId } = await createPayment(server, partner.apiKey, merchantId);
-    const payment = await server.db
-      .selectFrom('payments')
-      .selectAll()
-      .where('id', '=', paymentId)
-      .executeTakeFirstOrThrow();
-    await fixDepositQuotes(server.db, collector(), payment, [
-      { chain: chain().caip2, asset: usdc().caip19, amount: 10_000_000n },
-    ]);
+    await quoteDeposit(server.db, collector(), paymentId, { chain: chain().caip2, asset: usdc().caip19 });
     for (const [index, amount] of amounts.entries()) {
       await send(depositAddress(collector(), paymentId), amount);
       await expect

@@ -1,12 +1,12 @@
 import type { Devnet } from '@paygate/devnet';
-import { type Address, createWalletClient, defineChain, erc20Abi, type Hex, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { depositAddress } from '../../src/chains/evm/deposits/addresses.ts';
-import { fixDepositQuotes } from '../../src/deposits/depositQuotes.ts';
 import { withDepositTables } from '../../src/deposits/depositTables.ts';
 import { expireDuePayments } from '../../src/payments/expiry.ts';
 import { type DevnetService, startDevnetService } from '../support/devnetService.ts';
+import { devnetPlainWallet } from '../support/devnetPlainWallet.ts';
+import { quoteDeposit } from '../support/depositQuote.ts';
 import { createMerchant, createPayment } from '../support/fixtures.ts';
 import { call, expectErrorBody, newPartner, type TestPartner, type TestServer } from '../support/testServer.ts';
 
@@ -21,26 +21,9 @@ describe('POST /v1/payments/{id}/exceptions/{exceptionId}/accept, on the devnet'
   let partner: TestPartner;
   let merchantId: string;
 
-  const chain = () => devnet.manifest.evm[0]!;
-  const usdc = () => chain().tokens.find((token) => token.symbol === 'USDC')!;
+  const { chain, token, buyer, send } = devnetPlainWallet(() => devnet);
+  const usdc = () => token('USDC');
   const collector = () => privateKeyToAccount(service.keys.evmPrivateKey).address;
-  const buyer = () => devnet.manifest.buyers.find((candidate) => candidate.name === 'alice')!;
-  const send = (to: Address, amount: bigint) =>
-    createWalletClient({
-      account: privateKeyToAccount(buyer().evmPrivateKey as Hex),
-      chain: defineChain({
-        id: chain().chainId,
-        name: chain().name,
-        nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-        rpcUrls: { default: { http: [chain().rpcUrl] } },
-      }),
-      transport: http(chain().rpcUrl),
-    }).writeContract({
-      address: usdc().address as Address,
-      abi: erc20Abi,
-      functionName: 'transfer',
-      args: [to, amount],
-    });
   const headers = () => ({ 'api-key': partner.apiKey, 'merchant-id': merchantId });
   const paymentOf = async (paymentId: string) =>
     (await call(server, `/v1/payments/${paymentId}`, { headers: headers() })).body;
@@ -55,14 +38,7 @@ describe('POST /v1/payments/{id}/exceptions/{exceptionId}/accept, on the devnet'
   /** A payment whose deposit address asks 10 USDC, closed by `close`, then paid `amount` late; its exception. */
   async function paidLate(close: (paymentId: string) => Promise<unknown>, amount: bigint) {
     const { paymentId } = await createPayment(server, partner.apiKey, merchantId);
-    const payment = await server.db
-      .selectFrom('payments')
-      .selectAll()
-      .where('id', '=', paymentId)
-      .executeTakeFirstOrThrow();
-    await fixDepositQuotes(server.db, collector(), payment, [
-      { chain: chain().caip2, asset: usdc().caip19, amount: 10_000_000n },
-    ]);
+    await quoteDeposit(server.db, collector(), paymentId, { chain: chain().caip2, asset: usdc().caip19 });
     await close(paymentId);
     const hash = await send(depositAddress(collector(), paymentId), amount);
     await expect.poll(async () => (await paymentOf(paymentId)).exceptions?.length ?? 0, { timeout: 30_000 }).toBe(1);
@@ -167,10 +143,7 @@ describe('POST /v1/payments/{id}/exceptions/{exceptionId}/accept, on the devnet'
   it('refuses another type of exception, a payment that succeeded, an exception being sent back, and one not there', async () => {
     // Paid, then a second transfer: late on a payment that succeeded, which is sent back, not accepted.
     const { paymentId: paid } = await createPayment(server, partner.apiKey, merchantId);
-    const row = await server.db.selectFrom('payments').selectAll().where('id', '=', paid).executeTakeFirstOrThrow();
-    await fixDepositQuotes(server.db, collector(), row, [
-      { chain: chain().caip2, asset: usdc().caip19, amount: 10_000_000n },
-    ]);
+    await quoteDeposit(server.db, collector(), paid, { chain: chain().caip2, asset: usdc().caip19 });
     await send(depositAddress(collector(), paid), 11_000_000n);
     await expect.poll(async () => (await paymentOf(paid)).status, { timeout: 30_000 }).toBe('succeeded');
     const [overpaid] = (await paymentOf(paid)).exceptions;

@@ -1,5 +1,5 @@
 import type { PaymentStatus } from '../db/schema.ts';
-import { type RedirectTargets, redirectFor, refreshSecondsFor } from './checkoutView.ts';
+import { failureExplanation, type RedirectTargets, redirectFor, refreshSecondsFor } from './checkoutView.ts';
 import { attributes, html, lines, page, type SafeHtml, trustedHtml } from './html.ts';
 
 export interface PageAssets {
@@ -39,6 +39,8 @@ export interface CheckoutPageModel {
   redirect: RedirectTargets | undefined;
   /** The token amount paid, once succeeded (e.g. `10 USDC on Base`). */
   paidText: string | undefined;
+  /** Why the payment failed, when it did (`failureCode`). */
+  failureCode?: string | undefined;
   /** The explorer page of the paying transaction, once succeeded on a network with an explorer. */
   transactionLink: string | undefined;
   /** Explorers by CAIP-2 id, for the link the script adds when the payment succeeds while open. */
@@ -162,7 +164,7 @@ ${returnLink('succeeded', model)}`,
       'failed',
       current,
       html`${heading('failed', 'Payment failed')}
-<p>The payment did not go through. If your wallet shows it as sent, contact ${merchant} and give them the reference below.</p>
+<p id="failure-reason">${failureExplanation(model.failureCode, merchant)}</p>
 ${returnLink('failed', model)}`,
     ),
     view(
@@ -204,6 +206,7 @@ export function renderCheckoutPage(model: CheckoutPageModel): string {
     'data-expires-at': String(model.expiresAt.getTime()),
     'data-server-now': String(model.now.getTime()),
     'data-locale': model.locale,
+    'data-merchant-name': model.merchantName,
     'data-api-base': model.apiBaseUrl,
     'data-app-id': model.appId,
     'data-explorer-urls': JSON.stringify(model.explorerUrls),

@@ -110,6 +110,19 @@ export function transactionUrl(explorerUrl: string, txHash: string): string | un
   return url.toString();
 }
 
+/** What the page's failed view tells the buyer, by the payment's failure code: what happened and what to do. */
+export function failureExplanation(failureCode: string | undefined, merchantName: string): string {
+  const contact = `contact ${merchantName} and give them the reference below`;
+  switch (failureCode) {
+    case 'underpaid':
+      return `Less than the payment asks arrived before it expired. What you sent can be sent back to you: ${contact}.`;
+    case 'transfer_not_mined':
+      return `Your transfer was not confirmed on the network in time. If your wallet shows it as sent, ${contact}.`;
+    default:
+      return `The payment did not go through. If your wallet shows it as sent, ${contact}.`;
+  }
+}
+
 /** Time left before `expiresAt` as `m:ss` (or `h:mm:ss`), `0:00` once past. */
 export function formatTimeLeft(expiresAt: Date, now: Date): string {
   const totalSeconds = Math.max(0, Math.floor((expiresAt.getTime() - now.getTime()) / 1000));

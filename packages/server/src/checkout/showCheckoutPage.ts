@@ -113,7 +113,8 @@ export function registerShowCheckoutPage(app: App, ctx: AppContext, prefix: stri
     const amountText = currency
       ? formatFiatAmount(payment.fiat_value, currency, locale)
       : `${payment.fiat_value} ${payment.fiat_currency}`;
-    const paidInfo = toStatusView(payment, ctx.chains, now).info;
+    const statusView = toStatusView(payment, ctx.chains, now);
+    const paidInfo = statusView.info;
     const paid = paidInfo?.optionAmount;
     const explorerUrls: Record<string, string> = Object.fromEntries(
       ctx.chains.networks.flatMap((network) => (network.explorerUrl ? [[network.caip2, network.explorerUrl]] : [])),
@@ -136,6 +137,7 @@ export function registerShowCheckoutPage(app: App, ctx: AppContext, prefix: stri
         qrSvg: await qrCodeSvg(paymentLink, 'QR code of the payment link'),
         redirect: redirectTargets(payment.success_url, payment.error_url, payment.id),
         paidText: paid?.display ? formatTokenAmount(paid.value, paid.display, locale) : undefined,
+        failureCode: statusView.failureCode,
         transactionLink: explorerUrl && paidInfo ? transactionUrl(explorerUrl, paidInfo.txId) : undefined,
         explorerUrls,
         accepted,

@@ -5,6 +5,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { depositAddress } from '../../src/chains/evm/deposits/addresses.ts';
 import { withDepositTables } from '../../src/deposits/depositTables.ts';
+import { expireDuePayments } from '../../src/payments/expiry.ts';
 import { decodeQr, launchChromium, saveScreenshots } from '../checkout/support/browser.ts';
 import { type DevnetService, startDevnetService } from '../support/devnetService.ts';
 import { createMerchant, createPayment } from '../support/fixtures.ts';
@@ -148,6 +149,36 @@ describe('checkout page: a deposit address any wallet pays, in Chromium on the d
     await expect
       .poll(() => page.locator('[data-view]:not([hidden]) h2').textContent(), { timeout: 45_000 })
       .toBe('Payment complete');
+    await context.close();
+  });
+
+  it('tells a buyer who sent less than asked, once the payment expired, that what arrived can be sent back', async () => {
+    const { gatewayUrl, paymentId } = await createPayment(server, partner.apiKey, merchantId);
+    const context = await browser.newContext({ viewport: SCREENS.phone, locale: 'en-US' });
+    const page = await context.newPage();
+    await page.goto(gatewayUrl);
+    const usdc = token('USDC');
+    const panel = page.locator(`[data-pay-panel][data-asset="${usdc.caip19}"]`);
+    await expect.poll(() => panel.isVisible()).toBe(true);
+    await sendPlainTransfer(
+      chain().chainId,
+      usdc.address as Address,
+      depositAddress(collector(), paymentId),
+      6_000_000n,
+    );
+    await expect.poll(() => panel.locator('h3').textContent(), { timeout: 30_000 }).toBe('Send the remaining 4 USDC');
+
+    await expireDuePayments({ ...server.ctx, clock: { now: () => new Date(Date.now() + 16 * 60 * 1000) } });
+    await expect
+      .poll(() => page.locator('[data-view]:not([hidden]) h2').textContent(), { timeout: 15_000 })
+      .toBe('Payment failed');
+    expect(await page.locator('#failure-reason').textContent()).toBe(
+      'Less than the payment asks arrived before it expired. What you sent can be sent back to you: contact Corner Shop and give them the reference below.',
+    );
+    await saveScreenshots(page, 'deposit-address-underpaid-failed', SCREENS);
+    // The same words when the page is opened afresh.
+    await page.reload();
+    expect(await page.locator('#failure-reason').textContent()).toContain('What you sent can be sent back to you');
     await context.close();
   });
 

@@ -1,5 +1,5 @@
 import { GatewayClient, type PaymentStatus } from '@paygate/wallet/browser';
-import { formatTimeLeft, formatTokenAmount, transactionUrl } from '../checkoutView.ts';
+import { failureExplanation, formatTimeLeft, formatTokenAmount, transactionUrl } from '../checkoutView.ts';
 import { setUpAnyWalletPanels } from './anyWalletPanels.ts';
 import { setUpBrowserWallet } from './browserWallet.ts';
 
@@ -85,6 +85,9 @@ function start(root: HTMLElement): void {
       }
     }
     if (view.status === 'succeeded' && view.info) showTransactionLink(view.info);
+    const reason = document.getElementById('failure-reason');
+    if (view.status === 'failed' && reason)
+      reason.textContent = failureExplanation(view.failureCode, data.merchantName ?? '');
     if (view.status === status) return;
     status = view.status;
     root.dataset.status = status;

@@ -44,14 +44,17 @@ function isLockTimeout(error: unknown): boolean {
  * Runs `work` at most once per (partner, scope, key) (D5), across requests and processes. The key row is inserted
  * in the same transaction as the work: a concurrent request with the same key waits on that row, then replays
  * the stored response; if the work fails, the row disappears with the rollback and the key can be used again.
- * A request that waits longer than `waitMs` for the first one gets 409 `idempotency_conflict`.
+ * A request that waits longer than `waitMs` for the first one gets 409 `idempotency_conflict`. `anticipated`, the
+ * response the work gives when it does what it usually does, is stored with the claim, so that a work that gives it
+ * costs no second write; any other response replaces it before the commit.
  */
 export async function runIdempotently(
   db: Db,
   request: IdempotentRequest & { key: string },
   work: (trx: Transaction<Database>) => Promise<StoredResponse>,
-  waitMs = 15_000,
+  options: { waitMs?: number; anticipated?: StoredResponse } = {},
 ): Promise<StoredResponse> {
+  const { waitMs = 15_000, anticipated } = options;
   const requestHash = createHash('sha256')
     .update(stringify(request.fingerprint) ?? '')
     .digest('hex');
@@ -59,8 +62,9 @@ export async function runIdempotently(
     return await db.transaction().execute(async (trx) => {
       // The wait is bounded in the claim itself: its row sets this transaction's lock timeout before it is inserted.
       const { rows: claimed } = await sql<{ key: string }>`
-        INSERT INTO idempotency_keys (partner_id, scope, key, request_hash)
-        SELECT ${request.partnerId}, ${request.scope}, ${request.key}, ${requestHash}
+        INSERT INTO idempotency_keys (partner_id, scope, key, request_hash, response_status, response_body)
+        SELECT ${request.partnerId}, ${request.scope}, ${request.key}, ${requestHash},
+          ${anticipated?.status ?? null}::integer, ${anticipated?.body ?? null}::text
         FROM (SELECT set_config('lock_timeout', ${`${waitMs}ms`}, true)) AS bounded_wait
         ON CONFLICT DO NOTHING RETURNING key`.execute(trx);
       if (claimed.length === 0) {
@@ -80,6 +84,7 @@ export async function runIdempotently(
         return { status: stored.response_status ?? 500, body: stored.response_body ?? '', replayed: true };
       }
       const response = await work(trx);
+      if (response.status === anticipated?.status && response.body === anticipated.body) return response;
       await trx
         .updateTable('idempotency_keys')
         .set({ response_status: response.status, response_body: response.body })

@@ -183,7 +183,7 @@ async function requireMinimumAmount(
 /** The create answer, in the status names of the route family that was called. */
 function createdResponse(
   ctx: AppContext,
-  payment: PaymentRow,
+  payment: Pick<PaymentRow, 'id' | 'status' | 'expires_at'>,
   status: number,
   family: 'checkout' | 'payments',
 ): StoredResponse {
@@ -212,19 +212,16 @@ async function createPayment(
   trx: Transaction<Database>,
   merchant: MerchantRow,
   body: CreateBody,
-  family: 'checkout' | 'payments',
+  planned: PlannedPayment,
 ): Promise<StoredResponse> {
-  const now = ctx.clock.now();
-  const amount = validatedAmount(body.amount);
-  const expiresAt = validatedExpiry(body.expiresAt, now);
+  const { now, amount, expiresAt, redirects, family } = planned;
   await requireMinimumAmount(trx, merchant, amount);
-  const redirects = redirectsOf(body.checkout, family);
 
   const respond = (payment: PaymentRow, status: number) => createdResponse(ctx, payment, status, family);
   const inserted = await trx
     .insertInto('payments')
     .values({
-      id: newId('pay'),
+      id: planned.id,
       partner_id: merchant.partner_id,
       merchant_id: merchant.id,
       reference_id: body.referenceId,
@@ -262,6 +259,28 @@ async function createPayment(
   return respond(created, 201);
 }
 
+/** A payment as a create request asks for it, checked, with its id: what its answer will be is known before it is made. */
+interface PlannedPayment {
+  id: string;
+  now: Date;
+  amount: { currency: string; value: bigint };
+  expiresAt: Date;
+  redirects: { success_url?: string; error_url?: string };
+  family: 'checkout' | 'payments';
+}
+
+function planPayment(ctx: AppContext, body: CreateBody, family: 'checkout' | 'payments'): PlannedPayment {
+  const now = ctx.clock.now();
+  return {
+    id: newId('pay'),
+    now,
+    amount: validatedAmount(body.amount),
+    expiresAt: validatedExpiry(body.expiresAt, now),
+    redirects: redirectsOf(body.checkout, family),
+    family,
+  };
+}
+
 async function handleCreate(
   ctx: AppContext,
   request: FastifyRequest,
@@ -274,12 +293,13 @@ async function handleCreate(
   if (merchant.status !== 'active')
     throw new ApiError('forbidden', `Merchant ${merchant.id} is ${merchant.status} and cannot take payments.`);
   const understood = understoodBody(body, family, request.apiVersion ?? '');
+  const planned = planPayment(ctx, understood, family);
   const header = request.headers['idempotency-key'];
   const key = Array.isArray(header) ? header[0] : header;
   if (!key)
     return sendStoredResponse(
       reply,
-      await ctx.db.transaction().execute((trx) => createPayment(ctx, trx, merchant, understood, family)),
+      await ctx.db.transaction().execute((trx) => createPayment(ctx, trx, merchant, understood, planned)),
     );
   const { partnerId } = principalOf(request);
   const response = await runIdempotently(
@@ -290,7 +310,16 @@ async function handleCreate(
       key: key.slice(0, 255),
       fingerprint: understood,
     },
-    (trx) => createPayment(ctx, trx, merchant, understood, family),
+    (trx) => createPayment(ctx, trx, merchant, understood, planned),
+    // A new payment's answer, stored with the key's claim: the usual create then writes the key once.
+    {
+      anticipated: createdResponse(
+        ctx,
+        { id: planned.id, status: 'requires_action', expires_at: planned.expiresAt },
+        201,
+        family,
+      ),
+    },
   );
   return sendStoredResponse(reply, response);
 }

@@ -57,7 +57,9 @@ describe('Idempotency-Key under concurrency', () => {
       firstDone = true;
     });
     await sleep(200);
-    const second = await runIdempotently(server.db, request, async () => ({ status: 201, body: '{"made":2}' }), 300)
+    const second = await runIdempotently(server.db, request, async () => ({ status: 201, body: '{"made":2}' }), {
+      waitMs: 300,
+    })
       .then(() => null)
       .catch((error: unknown) => error);
     expect(second).toBeInstanceOf(ApiError);
@@ -71,6 +73,41 @@ describe('Idempotency-Key under concurrency', () => {
       body: '{"made":1}',
       replayed: true,
     });
+  });
+
+  it('replays the answer the work gave, whether it was the one anticipated with the claim or another', async () => {
+    const anticipated = { status: 201, body: '{"made":"as anticipated"}' };
+    const request = (key: string) => ({
+      partnerId: partner.partnerId,
+      scope: 'test anticipated',
+      key,
+      fingerprint: {},
+    });
+    expect(
+      await runIdempotently(server.db, request('as-anticipated'), async () => anticipated, { anticipated }),
+    ).toEqual(anticipated);
+    const other = { status: 200, body: '{"made":"otherwise"}' };
+    expect(await runIdempotently(server.db, request('otherwise'), async () => other, { anticipated })).toEqual(other);
+    const never = async () => ({ status: 500, body: 'ran twice' });
+    expect(await runIdempotently(server.db, request('as-anticipated'), never, { anticipated })).toEqual({
+      ...anticipated,
+      replayed: true,
+    });
+    expect(await runIdempotently(server.db, request('otherwise'), never, { anticipated })).toEqual({
+      ...other,
+      replayed: true,
+    });
+    // A work that fails leaves no answer behind, anticipated or not: the key can be used again.
+    const failing = runIdempotently(
+      server.db,
+      request('failing'),
+      async () => {
+        throw new ApiError('invalid_params', 'refused');
+      },
+      { anticipated },
+    );
+    await expect(failing).rejects.toBeInstanceOf(ApiError);
+    expect(await runIdempotently(server.db, request('failing'), async () => other, { anticipated })).toEqual(other);
   });
 
   it('keys are per partner: another partner may use the same key', async () => {

@@ -187,15 +187,9 @@ export class DepositSweeper {
     factory: Address,
     recovery: { id: string; payment_id: string; token: string; requested_at: Date },
   ): Promise<string> {
-    const { db, network, relayer } = this.options;
-    const journaled = await db
-      .selectFrom('evm_transactions')
-      .select('id')
-      .where('chain', '=', network.caip2)
-      .where('from_address', '=', relayer.address.toLowerCase())
-      .where('purpose', '=', DEPOSIT_RECOVERY_PURPOSE)
+    const { db } = this.options;
+    const journaled = await this.unfailed(DEPOSIT_RECOVERY_PURPOSE)
       .where('payment_id', '=', recovery.payment_id)
-      .where('status', '<>', 'failed')
       .where('created_at', '>=', recovery.requested_at)
       .where(sql<boolean>`position(${recovery.token.slice(2)} in lower(data)) > 0`)
       .executeTakeFirst();
@@ -249,17 +243,19 @@ export class DepositSweeper {
     return recorded.id;
   }
 
-  /** A transaction of this purpose from the collector on this network that has not failed (sent, or waiting to be). */
-  private async journaled(purpose: string): Promise<boolean> {
+  /** The collector's transactions of this purpose on this network that have not failed (sent, or waiting to be). */
+  private unfailed(purpose: string) {
     const { db, network, relayer } = this.options;
-    const found = await db
+    return db
       .selectFrom('evm_transactions')
       .select('id')
       .where('chain', '=', network.caip2)
       .where('from_address', '=', relayer.address.toLowerCase())
       .where('purpose', '=', purpose)
-      .where('status', '<>', 'failed')
-      .executeTakeFirst();
-    return found !== undefined;
+      .where('status', '<>', 'failed');
+  }
+
+  private async journaled(purpose: string): Promise<boolean> {
+    return (await this.unfailed(purpose).executeTakeFirst()) !== undefined;
   }
 }

@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Transaction } from 'kysely';
+import type { Insertable, Transaction } from 'kysely';
 import { sql } from 'kysely';
 import type { AppContext, App } from '../context.ts';
-import type { Database } from '../db/schema.ts';
+import type { Database, RefundsTable } from '../db/schema.ts';
 import { principalOf } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
 import { runIdempotently, type StoredResponse } from '../http/idempotency.ts';
@@ -100,6 +100,32 @@ async function lockedPayment(trx: Transaction<Database>, merchant: MerchantRow, 
   return payment;
 }
 
+/** A new refund of the payment, made now; `fields` say what is refunded, how and to whom. */
+function insertRefund(
+  trx: Transaction<Database>,
+  payment: PaymentRow,
+  now: Date,
+  fields: Omit<
+    Insertable<RefundsTable>,
+    'id' | 'partner_id' | 'merchant_id' | 'payment_id' | 'fiat_currency' | 'created_at' | 'updated_at'
+  >,
+) {
+  return trx
+    .insertInto('refunds')
+    .values({
+      id: newId('rfnd'),
+      partner_id: payment.partner_id,
+      merchant_id: payment.merchant_id,
+      payment_id: payment.id,
+      fiat_currency: payment.fiat_currency,
+      created_at: now,
+      updated_at: now,
+      ...fields,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
 /**
  * Sends one of the payment's exceptions back whole, on chain, to the account that sent it: once per exception (a
  * failed attempt may be asked for again), an underpaid amount only once the payment stopped waiting for the rest,
@@ -141,27 +167,16 @@ async function refundException(
     );
   }
   const now = ctx.clock.now();
-  const refund = await trx
-    .insertInto('refunds')
-    .values({
-      id: newId('rfnd'),
-      partner_id: payment.partner_id,
-      merchant_id: payment.merchant_id,
-      payment_id: payment.id,
-      method: 'onchain',
-      status: 'pending',
-      fiat_currency: payment.fiat_currency,
-      fiat_value: 0n,
-      token_asset: exception.asset,
-      token_value: exception.amount,
-      destination: exception.from,
-      exception_id: exceptionId,
-      created_at: now,
-      updated_at: now,
-      completed_at: null,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const refund = await insertRefund(trx, payment, now, {
+    method: 'onchain',
+    status: 'pending',
+    fiat_value: 0n,
+    token_asset: exception.asset,
+    token_value: exception.amount,
+    destination: exception.from,
+    exception_id: exceptionId,
+    completed_at: null,
+  });
   const exceptions = payment.exceptions.map((entry) =>
     entry.id === exceptionId ? { ...entry, refundId: refund.id } : entry,
   );
@@ -242,26 +257,15 @@ async function createRefund(
     );
   }
   const now = ctx.clock.now();
-  const refund = await trx
-    .insertInto('refunds')
-    .values({
-      id: newId('rfnd'),
-      partner_id: payment.partner_id,
-      merchant_id: payment.merchant_id,
-      payment_id: payment.id,
-      method: request.send ? 'onchain' : 'recorded',
-      status: request.send ? 'pending' : 'succeeded',
-      fiat_currency: payment.fiat_currency,
-      fiat_value: fiat,
-      token_asset: payment.token_asset,
-      token_value: tokenAmountOfRefund(paid, refunded, fiat),
-      destination: request.send ? payment.buyer_account : null,
-      created_at: now,
-      updated_at: now,
-      completed_at: request.send ? null : now,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const refund = await insertRefund(trx, payment, now, {
+    method: request.send ? 'onchain' : 'recorded',
+    status: request.send ? 'pending' : 'succeeded',
+    fiat_value: fiat,
+    token_asset: payment.token_asset,
+    token_value: tokenAmountOfRefund(paid, refunded, fiat),
+    destination: request.send ? payment.buyer_account : null,
+    completed_at: request.send ? null : now,
+  });
   const object = toRefundView(refund);
   const event = { partnerId: refund.partner_id, merchantId: refund.merchant_id, object };
   await recordEvent(trx, { ...event, type: 'refund.created' });

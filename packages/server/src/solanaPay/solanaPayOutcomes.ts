@@ -48,9 +48,10 @@ export function solanaPayTransferOutcomes(context: SolanaPayOutcomeContext): Sol
       .returning('outcome')
       .executeTakeFirst();
     if (!recorded) return;
-    // Only the requested token reaching the collector is money received; the rest never came to the service.
+    // Only the requested token reaching the collector is money received; the rest never came to the service. A
+    // transfer of nothing names the public reference at no cost, so it is no exception either.
     const received = transfer.outcome === 'paid' || transfer.outcome === 'wrong_amount';
-    if (!received || transfer.amount === null || !transfer.buyer) {
+    if (!received || transfer.amount === null || transfer.amount <= 0n || !transfer.buyer) {
       context.log.warn(
         `Solana Pay transfer ${transfer.signature} for payment ${transfer.paymentId} did not pay it: ${outcome}`,
       );

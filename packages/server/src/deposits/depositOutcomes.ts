@@ -79,7 +79,7 @@ export function evmDepositOutcomes(context: DepositOutcomeContext): DepositHandl
     const payment = await lockPaymentForTransfer(trx, transfer.paymentId);
     if (!payment) return;
     const { token, asset } = depositAssetOf(context.chains, transfer);
-    const expected = await quotedAmount(trx, transfer, asset);
+    const expected = token ? await quotedAmount(trx, transfer, asset) : undefined;
     const waiting =
       payment.status === 'processing'
         ? await tables
@@ -169,6 +169,7 @@ export function evmDepositSeen(context: DepositOutcomeContext & { waitMs: number
         chain: transfer.chain,
         asset,
         tx_hash: transfer.txHash,
+        block_number: transfer.blockNumber,
         deadline: new Date(now.getTime() + context.waitMs),
       })
       .execute();

@@ -48,6 +48,7 @@ export interface EvmDepositWaitsTable {
   chain: string;
   asset: string;
   tx_hash: string;
+  block_number: Numeric;
   deadline: Date;
   created_at: Generated<Date>;
 }

@@ -1,24 +1,28 @@
 import pMap from 'p-map';
 import type { AppContext } from '../context.ts';
 import { inTransaction } from '../db/database.ts';
+import { paidByException } from '../payments/paymentExceptions.ts';
 import { changePaymentStatus } from '../payments/transitions.ts';
 import { withDepositTables } from './depositTables.ts';
 
 type WaitContext = Pick<AppContext, 'db' | 'chains' | 'clock' | 'config'>;
 
 /**
- * A payment made `processing` by a deposit seen above depth whose transfer has not reached depth by its deadline (a
- * reorg took it away, and it was not mined again) fails: `underpaid` when deposits at depth brought part of the
- * amount (refundable), else `transfer_not_mined`. A transfer that reaches depth later is recorded as paid late.
- * Returns how many payments it failed; each is decided on its locked row.
+ * A payment made `processing` by a deposit seen above depth whose transfer the follower has not found at depth by
+ * its deadline, though it read past the transfer's block there (a reorg took it away, and it was not mined again),
+ * fails: `underpaid` when deposits at depth brought part of the amount (refundable), else `transfer_not_mined`. A
+ * follower behind (a node down) holds the payment as it is. A transfer that reaches depth later is recorded as paid
+ * late. Returns how many payments it failed; each is decided on its locked row.
  */
 export async function failUnconfirmedDeposits(ctx: WaitContext, limit = 500): Promise<number> {
   const now = ctx.clock.now();
   const due = await withDepositTables(ctx.db)
-    .selectFrom('evm_deposit_waits')
-    .select('payment_id')
-    .where('deadline', '<=', now)
-    .orderBy('deadline')
+    .selectFrom('evm_deposit_waits as wait')
+    .innerJoin('evm_deposit_cursors as cursor', 'cursor.chain', 'wait.chain')
+    .select('wait.payment_id')
+    .where('wait.deadline', '<=', now)
+    .whereRef('cursor.next_block', '>', 'wait.block_number')
+    .orderBy('wait.deadline')
     .limit(limit)
     .execute();
   const failed = await pMap(
@@ -44,7 +48,7 @@ export async function failUnconfirmedDeposits(ctx: WaitContext, limit = 500): Pr
           paymentId,
           'failed',
           underpaid
-            ? { failure_code: 'underpaid', token_value: underpaid.amount, tx_hash: underpaid.txHash }
+            ? { ...paidByException(ctx.chains, underpaid), failure_code: 'underpaid', tx_hash: underpaid.txHash }
             : { failure_code: 'transfer_not_mined' },
         );
         return true;

@@ -1,7 +1,6 @@
 import { type Address, erc20Abi, type Hex } from 'viem';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DepositScanner } from '../../src/chains/evm/deposits/depositScanner.ts';
+import { type DepositTransfer, DepositScanner } from '../../src/chains/evm/deposits/depositScanner.ts';
 import { ChainRegistry } from '../../src/chains/registry.ts';
 import { connect, type Db } from '../../src/db/database.ts';
 import { evmDepositOutcomes, evmDepositSeen } from '../../src/deposits/depositOutcomes.ts';
@@ -10,6 +9,8 @@ import { failUnconfirmedDeposits } from '../../src/deposits/depositWaits.ts';
 import { silentLogger } from '../../src/log.ts';
 import { expireDuePayments } from '../../src/payments/expiry.ts';
 import { createIsolatedDatabase } from '../support/isolatedDatabase.ts';
+import { ManualClock } from '../support/manualClock.ts';
+import { quoteDeposit } from '../support/depositQuote.ts';
 import { newPartner } from '../support/testServer.ts';
 import { type EvmTestEnvironment, startEvmTestEnvironment } from '../chains/evm/support/evmDevnet.ts';
 
@@ -23,9 +24,8 @@ describe('a deposit seen above its network depth (3 blocks here) holds its payme
   let dropDatabase: () => Promise<void>;
   let partnerId: string;
   const merchantId = 'mrch_deposit_seen';
-  // The handlers' and sweeps' clock: moved past expiries and deadlines without waiting for them.
-  let skewMs = 0;
-  const clock = { now: () => new Date(Date.now() + skewMs) };
+  // The handlers' and sweeps' clock, new for each test: moved past expiries and deadlines without waiting for them.
+  let clock = new ManualClock();
 
   beforeAll(async () => {
     env = await startEvmTestEnvironment();
@@ -46,22 +46,26 @@ describe('a deposit seen above its network depth (3 blocks here) holds its payme
 
   const network = () => ({ ...env.network, confirmations: DEPTH });
 
-  function scanner() {
+  /** The scanner as the service wires it; `seen` collects the transfers it hands over from above depth. */
+  function scanner(seen: DepositTransfer[] = []) {
     const context = { chains: new ChainRegistry([network()]), baseUrl: () => '', clock, log: silentLogger };
+    const onSeen = evmDepositSeen({ ...context, waitMs: WAIT_MS });
     return new DepositScanner({
       db,
       network: network(),
       client: env.client,
       clock,
       onDeposit: evmDepositOutcomes(context),
-      onSeen: evmDepositSeen({ ...context, waitMs: WAIT_MS }),
+      onSeen: async (trx, transfer) => {
+        seen.push(transfer);
+        await onSeen(trx, transfer);
+      },
     });
   }
 
   /** An unpaid payment expiring in a minute, with a deposit address asking 10 USDC. */
   async function openPayment(name: string) {
     const paymentId = `pay_seen_${name}_${Date.now()}`;
-    const address = privateKeyToAccount(generatePrivateKey()).address;
     await db
       .insertInto('payments')
       .values({
@@ -74,17 +78,11 @@ describe('a deposit seen above its network depth (3 blocks here) holds its payme
         expires_at: new Date(clock.now().getTime() + 60_000),
       })
       .execute();
-    await withDepositTables(db)
-      .insertInto('evm_deposit_quotes')
-      .values({
-        payment_id: paymentId,
-        chain: env.network.caip2,
-        asset: env.token('USDC').caip19,
-        address: address.toLowerCase(),
-        amount: AMOUNT,
-        watch_until: new Date(clock.now().getTime() + 3_600_000),
-      })
-      .execute();
+    const address = await quoteDeposit(db, env.collector, paymentId, {
+      chain: env.network.caip2,
+      asset: env.token('USDC').caip19,
+      amount: AMOUNT,
+    });
     return { paymentId, address };
   }
 
@@ -125,7 +123,7 @@ describe('a deposit seen above its network depth (3 blocks here) holds its payme
   });
 
   it('makes the payment processing at once, keeps it from expiring, and pays it on time when the block reaches depth', async () => {
-    skewMs = 0;
+    clock = new ManualClock();
     const { paymentId, address } = await openPayment('paid');
     const receipt = await send(address, AMOUNT);
     const deposits = scanner();
@@ -147,8 +145,12 @@ describe('a deposit seen above its network depth (3 blocks here) holds its payme
     ).toEqual([]);
 
     // The payment's expiry passes while the block deepens: it stays processing.
-    skewMs = 120_000;
+    clock.advance(120_000);
     await expireDuePayments(expiryContext());
+    expect((await paymentOf(paymentId)).status).toBe('processing');
+    // Its deadline passes before the follower read the block at depth (a node down, say): nothing fails meanwhile.
+    clock.advance(WAIT_MS);
+    expect(await failUnconfirmedDeposits(expiryContext())).toBe(0);
     expect((await paymentOf(paymentId)).status).toBe('processing');
 
     await deposits.step(await headAtLeast(receipt.blockNumber + BigInt(DEPTH - 1)));
@@ -156,23 +158,24 @@ describe('a deposit seen above its network depth (3 blocks here) holds its payme
     expect(paid).toMatchObject({ status: 'succeeded', tx_hash: receipt.transactionHash.toLowerCase() });
     expect(paid.exceptions).toEqual([]);
     expect(await waitOf(paymentId)).toBeUndefined();
-    // Its deadline passing later changes nothing.
-    skewMs = WAIT_MS + 180_000;
+    // Its deadline having passed changes nothing now.
     expect(await failUnconfirmedDeposits(expiryContext())).toBe(0);
     expect((await paymentOf(paymentId)).status).toBe('succeeded');
   });
 
   it('leaves a payment unpaid while what was seen is less than asked', async () => {
-    skewMs = 0;
+    clock = new ManualClock();
     const { paymentId, address } = await openPayment('partial');
     const receipt = await send(address, AMOUNT / 2n);
-    await scanner().step(receipt.blockNumber);
+    const seen: DepositTransfer[] = [];
+    await scanner(seen).step(receipt.blockNumber);
+    expect(seen).toEqual([expect.objectContaining({ paymentId, amount: AMOUNT / 2n })]);
     expect((await paymentOf(paymentId)).status).toBe('requires_action');
     expect(await waitOf(paymentId)).toBeUndefined();
   });
 
   it('fails the payment transfer_not_mined at the deadline when a reorg took the seen transfer away', async () => {
-    skewMs = 0;
+    clock = new ManualClock();
     const { paymentId, address } = await openPayment('reorged');
     const snapshot = (await env.client.request({ method: 'evm_snapshot' } as never)) as Hex;
     const receipt = await send(address, AMOUNT);
@@ -190,7 +193,7 @@ describe('a deposit seen above its network depth (3 blocks here) holds its payme
     expect((await paymentOf(paymentId)).status).toBe('processing');
 
     expect(await failUnconfirmedDeposits(expiryContext())).toBe(0);
-    skewMs = WAIT_MS + 1_000;
+    clock.advance(WAIT_MS + 1_000);
     expect(await failUnconfirmedDeposits(expiryContext())).toBe(1);
     expect(await paymentOf(paymentId)).toMatchObject({ status: 'failed', failure_code: 'transfer_not_mined' });
     expect(await waitOf(paymentId)).toBeUndefined();

@@ -79,6 +79,17 @@ async function readPayability(
   };
 }
 
+/**
+ * Blocks above depth are worth a read of their own only where reaching depth takes long (Ethereum's 12 blocks,
+ * Polygon's 64): a buyer paying just before expiry should not see the payment expire while the block deepens. Where
+ * depth comes within seconds, the extra `eth_getLogs` per step buys nothing.
+ */
+const SEEN_ABOVE_DEPTH_MIN_MS = 30_000;
+
+function depthTakesLong(network: NetworkInfo): boolean {
+  return network.confirmations * network.blockTimeMs >= SEEN_ABOVE_DEPTH_MIN_MS;
+}
+
 export function startEvmChain(
   options: ChainAdapterOptions & {
     privateKey: `0x${string}`;
@@ -111,7 +122,7 @@ export function startEvmChain(
           network,
           client: clients.for(network),
           onDeposit,
-          ...(onDepositSeen ? { onSeen: onDepositSeen } : {}),
+          ...(onDepositSeen && depthTakesLong(network) ? { onSeen: onDepositSeen } : {}),
           clock,
         });
       const sweeper =
@@ -121,7 +132,8 @@ export function startEvmChain(
         chain: network.caip2,
         step: async () => {
           const step = await follower.step();
-          // Deposits read the head the follower read: no call of their own unless a block reached depth.
+          // Deposits read the head the follower read: no call of their own unless a new block came (above depth,
+          // where that is read) or reached depth.
           await deposits?.step(step.head).catch((error: unknown) => {
             log?.warn(`following deposits on ${network.caip2} failed: ${(error as Error).message}`);
           });

@@ -247,6 +247,43 @@ describe('deposit sweeps: funds at deposit addresses move to the collector once,
     expect(sweptBy.get(late.hash)).toBe(lateSweep);
     expect(sweptBy.get(secondUsdc.hash)).toEqual(expect.stringMatching(/^etx_/));
     expect(sweptBy.get(unlisted.hash)).toBeNull();
+
+    // A native-coin deposit recorded before those sweeps, whose calls named only the tokens: no sweep took it (the
+    // zero address is no word of their calldata), so the next step sweeps it on its own.
+    const lateNative = `0x${'ab'.repeat(32)}`;
+    await withDepositTables(db)
+      .insertInto('evm_deposits')
+      .values({
+        chain: env.network.caip2,
+        tx_hash: lateNative,
+        log_index: -1,
+        payment_id: first as string,
+        address: firstAddress.toLowerCase(),
+        token: NATIVE_TOKEN,
+        asset: env.network.tokens.find((token) => token.method === 'native')!.caip19,
+        from_address: alice.address.toLowerCase(),
+        amount: 1n,
+        block_number: 1n,
+        block_hash: '0x00',
+        outcome: 'paid_late',
+        created_at: new Date('2026-01-01T00:00:00Z'),
+      })
+      .execute();
+    await sql`UPDATE evm_transactions SET created_at = now() - interval '2 hours'
+      WHERE purpose = ${DEPOSIT_SWEEP_PURPOSE} AND payment_id = ${first as string}`.execute(db);
+    expect(await sweeper.step()).toHaveLength(1);
+    await followUntilSettled(relayer);
+    await sweeper.step();
+    const nativeSweep = (await sweepsOf(first as string)).at(-1);
+    expect(
+      (
+        await withDepositTables(db)
+          .selectFrom('evm_deposits')
+          .select('swept_by')
+          .where('tx_hash', '=', lateNative)
+          .executeTakeFirstOrThrow()
+      ).swept_by,
+    ).toBe(nativeSweep?.id);
   });
   it('moves an unlisted token only when the operator asks (paygate deposits recover), once, marking what it took', async () => {
     const partner = await newPartner(db);

@@ -236,7 +236,8 @@ export class DepositScanner {
    * Plain native-coin transfers to open addresses in the blocks `from` to `to`: each block is read whole, one call
    * per block however many addresses are open (batched into one request), and a matching transaction's receipt says
    * whether it succeeded. A contract that forwards the coin in an internal call makes no transaction to the address,
-   * so it is not seen here; its coin stays at the address, swept with the payment's next sweep.
+   * so it is not seen here: it pays nothing, and its coin stays at the address until a sweep names the native coin
+   * (one that follows a plain native transfer to it).
    */
   private async nativeTransfersTo(
     paymentOf: Map<string, string>,

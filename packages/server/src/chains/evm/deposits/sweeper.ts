@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import { type Address, encodeFunctionData, type PublicClient } from 'viem';
 import type { Db } from '../../../db/database.ts';
 import { withDepositTables } from '../../../deposits/depositTables.ts';
@@ -31,6 +31,14 @@ const MAX_FAILED_SWEEPS = 3;
 
 /** A payment's later deposits (after it closed) are swept at most this often, so dust sent to it costs little gas. */
 const SWEEP_SPACING = '1 hour';
+
+/**
+ * A sweep's calldata names the token (`0x` address, lower case) as one of its 32-byte words: matched on a word boundary,
+ * since the zero address of the native coin is also a run of zeros inside other words.
+ */
+function namesToken(data: RawBuilder<unknown> | ReturnType<typeof sql.ref>, token: RawBuilder<unknown>) {
+  return sql<boolean>`lower(${data}) ~ ('^0x[0-9a-f]{8}([0-9a-f]{64})*' || lpad(substring(${token} from 3), 64, '0'))`;
+}
 
 /** Where a test stops the sweeper, as a process killed at that point would: after journaling a transfer, before sending it. */
 export type SweepCrashHook = (point: 'recorded') => void;
@@ -137,7 +145,7 @@ export class DepositSweeper {
         AND sweep.payment_id = deposit.payment_id
         AND sweep.status = 'confirmed'
         AND sweep.created_at > deposit.created_at
-        AND position(substring(deposit.token from 3) in lower(sweep.data)) > 0
+        AND ${namesToken(sql.ref('sweep.data'), sql`deposit.token`)}
     `.execute(db);
   }
 
@@ -191,7 +199,7 @@ export class DepositSweeper {
     const journaled = await this.unfailed(DEPOSIT_RECOVERY_PURPOSE)
       .where('payment_id', '=', recovery.payment_id)
       .where('created_at', '>=', recovery.requested_at)
-      .where(sql<boolean>`position(${recovery.token.slice(2)} in lower(data)) > 0`)
+      .where(namesToken(sql.ref('data'), sql`${recovery.token}`))
       .executeTakeFirst();
     const sweepId =
       journaled?.id ??

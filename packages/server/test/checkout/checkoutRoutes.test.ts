@@ -78,9 +78,9 @@ describe('checkout pages under a CHECKOUT_URL with a path', () => {
     expect([now.status, now.body, now.headers.get('cache-control')]).toEqual([200, { received: '' }, 'no-store']);
 
     // Held while what arrived is what the page knows; answered as soon as a partial transfer is recorded.
-    const started = Date.now();
+    const waiting = server.ctx.statusWaiter.waitingCount();
     const held = call(server, `/pay/${paymentId}/received?known=&maxPollMs=20000`);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await expect.poll(() => server.ctx.statusWaiter.waitingCount()).toBe(waiting + 1);
     const asset = 'eip155:8453/erc20:0x833589fcd6edb6e08f4c7c32d4f71b54bda02913';
     const exceptions = [
       {
@@ -98,9 +98,10 @@ describe('checkout pages under a CHECKOUT_URL with a path', () => {
     await sql`
       WITH written AS (UPDATE payments SET exceptions = ${JSON.stringify(exceptions)}::jsonb WHERE id = ${paymentId} RETURNING id)
       SELECT pg_notify('payment_status', id) FROM written`.execute(server.db);
+    // Woken by the notification, not by the end of its hold.
+    await expect.poll(() => server.ctx.statusWaiter.waitingCount(), { timeout: 5_000 }).toBe(waiting);
     const answered = await held;
     expect(answered.body).toEqual({ received: `${asset}=400000` });
-    expect(Date.now() - started).toBeLessThan(15_000);
 
     const unknown = await call(server, '/pay/pay_01JZZZZZZZZZZZZZZZZZZZZZZZ/received');
     expect([unknown.status, expectErrorBody(unknown).code]).toEqual([404, 'payment_not_found']);

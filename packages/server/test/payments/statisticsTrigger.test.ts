@@ -70,7 +70,7 @@ describe('the statistics trigger keeps daily totals and buyer counts equal to th
     await fc.assert(
       fc.asyncProperty(fc.array(change, { minLength: 1, maxLength: 25 }), async (changes) => {
         round += 1;
-        const ids = Array.from({ length: 6 }, (_, index) => `pay_trigger_${round}_${index}`);
+        const ids = Array.from({ length: 6 }, (_, index) => `pay_trigger_${partner.partnerId}_${round}_${index}`);
         await server.db
           .insertInto('payments')
           .values(

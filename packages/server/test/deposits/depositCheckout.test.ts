@@ -1,6 +1,6 @@
 import type { Devnet } from '@paygate/devnet';
 import type { Browser } from 'playwright-core';
-import { type Address, createWalletClient, defineChain, erc20Abi, type Hex, http } from 'viem';
+import type { Address } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { depositAddress } from '../../src/chains/evm/deposits/addresses.ts';
@@ -8,6 +8,7 @@ import { withDepositTables } from '../../src/deposits/depositTables.ts';
 import { expireDuePayments } from '../../src/payments/expiry.ts';
 import { decodeQr, launchChromium, saveScreenshots } from '../checkout/support/browser.ts';
 import { type DevnetService, startDevnetService } from '../support/devnetService.ts';
+import { devnetPlainWallet } from '../support/devnetPlainWallet.ts';
 import { createMerchant, createPayment } from '../support/fixtures.ts';
 import { call, newPartner, type TestPartner, type TestServer } from '../support/testServer.ts';
 
@@ -28,27 +29,10 @@ describe('checkout page: a deposit address any wallet pays, in Chromium on the d
   const token = (symbol: string) => chain().tokens.find((candidate) => candidate.symbol === symbol)!;
   const collector = () => privateKeyToAccount(service.keys.evmPrivateKey).address;
 
-  /** A wallet that knows nothing of paygate: a buyer's key and the chain named by the URI. */
-  const plainWallet = (chainId: number, name = 'alice') => {
-    const buyer = devnet.manifest.buyers.find((candidate) => candidate.name === name)!;
-    return createWalletClient({
-      account: privateKeyToAccount(buyer.evmPrivateKey as Hex),
-      chain: defineChain({
-        id: chainId,
-        name: 'from the URI',
-        nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-        rpcUrls: { default: { http: [chain().rpcUrl] } },
-      }),
-      transport: http(chain().rpcUrl),
-    });
-  };
+  // A wallet that knows nothing of paygate: a buyer's key and, where the test has one, the chain the URI names.
+  const plain = devnetPlainWallet(() => devnet);
   const sendPlainTransfer = (chainId: number, tokenAddress: Address, recipient: Address, amount: bigint) =>
-    plainWallet(chainId).writeContract({
-      address: tokenAddress,
-      abi: erc20Abi,
-      functionName: 'transfer',
-      args: [recipient, amount],
-    });
+    plain.send(recipient, amount, { token: tokenAddress, chainId });
 
   beforeAll(async () => {
     service = await startDevnetService({ prices: { 'EURC/USD': '1.087', 'ETH/USD': '3000' } });
@@ -231,7 +215,7 @@ describe('checkout page: a deposit address any wallet pays, in Chromium on the d
     expect(await panel.getByText('ETH contract').count()).toBe(0);
     await saveScreenshots(page, 'deposit-address-native', SCREENS);
 
-    await plainWallet(Number(chainId), 'bob').sendTransaction({ to: recipient, value: BigInt(wei) });
+    await plain.wallet('bob', Number(chainId)).sendTransaction({ to: recipient, value: BigInt(wei) });
     await expect
       .poll(() => page.locator('[data-view]:not([hidden]) h2').textContent(), { timeout: 45_000 })
       .toBe('Payment complete');

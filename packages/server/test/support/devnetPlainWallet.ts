@@ -10,22 +10,23 @@ export function devnetPlainWallet(devnet: () => Devnet) {
   const chain = () => devnet().manifest.evm[0]!;
   const token = (symbol: 'USDC' | 'USDT' | 'EURC') => chain().tokens.find((candidate) => candidate.symbol === symbol)!;
   const buyer = (name = 'alice') => devnet().manifest.buyers.find((candidate) => candidate.name === name)!;
-  const viemChain = () =>
+  /** The chain as a wallet knows it; `chainId`, when given, as a payment request named it. */
+  const viemChain = (chainId = chain().chainId) =>
     defineChain({
-      id: chain().chainId,
+      id: chainId,
       name: chain().name,
       nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
       rpcUrls: { default: { http: [chain().rpcUrl] } },
     });
-  const wallet = (name = 'alice') =>
+  const wallet = (name = 'alice', chainId?: number) =>
     createWalletClient({
       account: privateKeyToAccount(buyer(name).evmPrivateKey as Hex),
-      chain: viemChain(),
+      chain: viemChain(chainId),
       transport: http(chain().rpcUrl),
     });
   /** A plain ERC-20 `transfer` from the buyer `name` (USDC unless another token contract is given); its hash. */
-  const send = (to: Address, amount: bigint, options: { from?: string; token?: Address } = {}) =>
-    wallet(options.from).writeContract({
+  const send = (to: Address, amount: bigint, options: { from?: string; token?: Address; chainId?: number } = {}) =>
+    wallet(options.from, options.chainId).writeContract({
       address: options.token ?? (token('USDC').address as Address),
       abi: erc20Abi,
       functionName: 'transfer',

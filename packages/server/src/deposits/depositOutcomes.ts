@@ -10,7 +10,7 @@ import { judgeDeposit, receivedSoFar } from './depositExceptions.ts';
 import {
   applyReceivedTransfer,
   lockPaymentForTransfer,
-  paidByColumns,
+  paidByTransfer,
   type ReceivedTransfer,
 } from './receivedTransfer.ts';
 import { withDepositTables } from './depositTables.ts';
@@ -178,7 +178,7 @@ export function evmDepositSeen(context: DepositOutcomeContext & { waitMs: number
       transition,
       transfer.paymentId,
       'processing',
-      paidByColumns(receivedTransferOf(transfer, asset, token.symbol, expected)),
+      paidByTransfer(receivedTransferOf(transfer, asset, token.symbol, expected)),
     );
   };
 }

@@ -1,7 +1,7 @@
 import type { Transaction } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import { newId } from '../ids.ts';
-import type { PaymentException } from '../payments/paymentExceptions.ts';
+import { type PaymentException, paidByColumns } from '../payments/paymentExceptions.ts';
 import { announcePayment, changePaymentStatus, type TransitionContext } from '../payments/transitions.ts';
 import { exceptionsAfterDeposit, type judgeDeposit } from './depositExceptions.ts';
 
@@ -36,17 +36,8 @@ export interface ReceivedTransfer {
 }
 
 /** The buyer and token a transfer that pays a payment puts on it, for the amount asked. */
-export function paidByColumns(transfer: ReceivedTransfer) {
-  return {
-    // CAIP-10, as every payment method records its buyer.
-    buyer_account: transfer.from,
-    buyer_provider_name: transfer.provider,
-    buyer_provider_icon: null,
-    token_asset: transfer.asset,
-    token_symbol: transfer.symbol,
-    network: transfer.network,
-    token_value: (transfer.expected ?? transfer.amount).toString(),
-  };
+export function paidByTransfer(transfer: ReceivedTransfer) {
+  return paidByColumns({ ...transfer, value: (transfer.expected ?? transfer.amount).toString() });
 }
 
 /**
@@ -85,7 +76,7 @@ export async function applyReceivedTransfer(
       : undefined;
   if (judged.outcome === 'paid' || judged.outcome === 'overpaid') {
     // Already processing when the transfer was seen above depth; the buyer and token were set then.
-    await changePaymentStatus(transition, transfer.paymentId, 'processing', paidByColumns(transfer));
+    await changePaymentStatus(transition, transfer.paymentId, 'processing', paidByTransfer(transfer));
     const { payment: paid } = await changePaymentStatus(transition, transfer.paymentId, 'succeeded', {
       tx_hash: transfer.txHash,
     });

@@ -51,18 +51,35 @@ export function exceptionsOnSuccess(exceptions: readonly PaymentException[]): Pa
 /** Shown as the payment's wallet app when the buyer sent tokens to its deposit address from a wallet of its own. */
 export const DEPOSIT_PROVIDER = 'Deposit address';
 
+/** The buyer and token a transfer puts on the payment it pays: who sent it (CAIP-10), how, and what it counts for. */
+export function paidByColumns(paid: {
+  from: string;
+  provider: string;
+  asset: string;
+  symbol: string | null;
+  network: string;
+  value: string;
+}) {
+  return {
+    buyer_account: paid.from,
+    buyer_provider_name: paid.provider,
+    buyer_provider_icon: null,
+    token_asset: paid.asset,
+    token_symbol: paid.symbol,
+    network: paid.network,
+    token_value: paid.value,
+  };
+}
+
 /**
  * The buyer and token an exception's transfers put on their payment when it is decided by them (failed `underpaid`,
- * or a late transfer accepted): who sent it, how, and what it brought.
+ * or a late transfer accepted).
  */
 export function paidByException(chains: ChainRegistry, exception: PaymentException) {
-  return {
-    buyer_account: exception.from,
-    buyer_provider_name: exception.provider ?? DEPOSIT_PROVIDER,
-    buyer_provider_icon: null,
-    token_asset: exception.asset,
-    token_symbol: chains.token(exception.asset)?.symbol ?? null,
-    network: exception.network,
-    token_value: exception.amount,
-  };
+  return paidByColumns({
+    ...exception,
+    provider: exception.provider ?? DEPOSIT_PROVIDER,
+    symbol: chains.token(exception.asset)?.symbol ?? null,
+    value: exception.amount,
+  });
 }

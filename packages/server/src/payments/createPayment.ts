@@ -149,9 +149,15 @@ function validatedAmount(amount: CreateBody['amount']): { currency: string; valu
   return { currency: code as string, value: BigInt(amount.value) };
 }
 
+/** The expiry a create asks for, unchecked: `expiresAt`, or the default lifetime from now. */
+function requestedExpiry(expiresAt: number | null | undefined, now: Date): Date {
+  const nowS = Math.floor(now.getTime() / 1000);
+  return new Date((expiresAt ?? nowS + DEFAULT_LIFETIME_S) * 1000);
+}
+
 function validatedExpiry(expiresAt: number | null | undefined, now: Date): Date {
   const nowS = Math.floor(now.getTime() / 1000);
-  if (expiresAt === undefined || expiresAt === null) return new Date((nowS + DEFAULT_LIFETIME_S) * 1000);
+  if (expiresAt === undefined || expiresAt === null) return requestedExpiry(expiresAt, now);
   if (expiresAt < nowS + MIN_LIFETIME_S || expiresAt > nowS + MAX_LIFETIME_S) {
     throw ApiError.validation([
       { field: 'expiresAt', message: 'must be unix seconds between 60 seconds and 24 hours from now' },
@@ -214,8 +220,12 @@ async function createPayment(
   body: CreateBody,
   planned: PlannedPayment,
 ): Promise<StoredResponse> {
-  const { now, amount, expiresAt, redirects, family } = planned;
+  const { now, family } = planned;
+  // Checked here, inside the work: a replay of a create answers its stored response, whatever time it comes.
+  const amount = validatedAmount(body.amount);
+  const expiresAt = validatedExpiry(body.expiresAt, now);
   await requireMinimumAmount(trx, merchant, amount);
+  const redirects = redirectsOf(body.checkout, family);
 
   const respond = (payment: PaymentRow, status: number) => createdResponse(ctx, payment, status, family);
   const inserted = await trx
@@ -259,26 +269,11 @@ async function createPayment(
   return respond(created, 201);
 }
 
-/** A payment as a create request asks for it, checked, with its id: what its answer will be is known before it is made. */
+/** The id and time of the payment a create makes, chosen before it is made, so its answer is known beforehand. */
 interface PlannedPayment {
   id: string;
   now: Date;
-  amount: { currency: string; value: bigint };
-  expiresAt: Date;
-  redirects: { success_url?: string; error_url?: string };
   family: 'checkout' | 'payments';
-}
-
-function planPayment(ctx: AppContext, body: CreateBody, family: 'checkout' | 'payments'): PlannedPayment {
-  const now = ctx.clock.now();
-  return {
-    id: newId('pay'),
-    now,
-    amount: validatedAmount(body.amount),
-    expiresAt: validatedExpiry(body.expiresAt, now),
-    redirects: redirectsOf(body.checkout, family),
-    family,
-  };
 }
 
 async function handleCreate(
@@ -293,7 +288,7 @@ async function handleCreate(
   if (merchant.status !== 'active')
     throw new ApiError('forbidden', `Merchant ${merchant.id} is ${merchant.status} and cannot take payments.`);
   const understood = understoodBody(body, family, request.apiVersion ?? '');
-  const planned = planPayment(ctx, understood, family);
+  const planned: PlannedPayment = { id: newId('pay'), now: ctx.clock.now(), family };
   const header = request.headers['idempotency-key'];
   const key = Array.isArray(header) ? header[0] : header;
   if (!key)
@@ -315,7 +310,7 @@ async function handleCreate(
     {
       anticipated: createdResponse(
         ctx,
-        { id: planned.id, status: 'requires_action', expires_at: planned.expiresAt },
+        { id: planned.id, status: 'requires_action', expires_at: requestedExpiry(understood.expiresAt, planned.now) },
         201,
         family,
       ),

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { runCommonRouteTests } from '../support/commonRouteTests.ts';
 import { createMerchant } from '../support/fixtures.ts';
+import { ManualClock } from '../support/manualClock.ts';
 import { type ServerProcess, startTwoServerProcesses } from '../support/serverProcess.ts';
 import {
   call,
@@ -107,6 +108,27 @@ describe('creating payments', () => {
       const again = await create({ amount, referenceId: 'keyed' }, '/v1/payments', { 'idempotency-key': key });
       expect(again.text).toBe(first.text);
       expect(again.headers.get('idempotent-replayed')).toBe('true');
+    });
+
+    it('replays an Idempotency-Key even once its expiresAt is too near to be asked for again', async () => {
+      const clock = new ManualClock();
+      const timed = await startTestServer({ context: { clock } });
+      try {
+        const request = {
+          method: 'POST',
+          headers: { 'api-key': partner.apiKey, 'merchant-id': merchantId, 'idempotency-key': randomUUID() },
+          body: { amount, referenceId: 'keyed-near', expiresAt: Math.floor(clock.now().getTime() / 1000) + 90 },
+        };
+        const first = await call(timed, '/v1/payments', request);
+        expect(first.status, first.text).toBe(201);
+        // 60 s later the same body would be refused as new (expiresAt under 60 s away); its replay is not new.
+        clock.advance(60_000);
+        const again = await call(timed, '/v1/payments', request);
+        expect([again.status, again.text]).toEqual([201, first.text]);
+        expect(again.headers.get('idempotent-replayed')).toBe('true');
+      } finally {
+        await timed.close();
+      }
     });
 
     it('100 concurrent creates with one referenceId make one payment', async () => {

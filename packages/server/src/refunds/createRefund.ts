@@ -12,6 +12,7 @@ import { sendStoredResponse } from '../http/storedResponse.ts';
 import { newId } from '../ids.ts';
 import { MerchantIdHeader, merchantOfRequest, requireMerchantIdHeader } from '../payments/merchantHeader.ts';
 import type { MerchantRow, PaymentRow } from '../payments/paymentResource.ts';
+import { effectiveStatus, isTerminal } from '../payments/stateMachine.ts';
 import { recordEvent } from '../webhooks/events.ts';
 import { refundableFiat, tokenAmountOfRefund } from './refundAmounts.ts';
 import { Refund, toRefundView } from './refundResource.ts';
@@ -147,7 +148,8 @@ async function refundException(
       `Exception ${exceptionId} was accepted as the payment; refund the payment itself (no exceptionId) instead.`,
     );
   }
-  if (exception.type === 'underpaid' && payment.status === 'requires_action') {
+  // Until the payment is final, what arrived may still pay it (a transfer seen above depth holds it processing).
+  if (exception.type === 'underpaid' && !isTerminal(effectiveStatus(payment, ctx.clock.now()))) {
     throw new ApiError(
       'invalid_state',
       `Payment ${payment.id} still waits for the rest of its amount; what it received can be sent back once it fails.`,

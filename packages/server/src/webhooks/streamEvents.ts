@@ -186,6 +186,10 @@ export function registerStreamEvents(app: App, ctx: AppContext): void {
             .executeTakeFirst()
         : undefined;
       if (lastEventId && !resumeAfter) throw ApiError.notFound(`Event ${lastEventId.slice(0, 64)} not found.`);
+      // Read before the stream takes its slot, so a failed read leaves none taken.
+      const from = resumeAfter
+        ? { resumeAfter }
+        : { opened: (await sql<{ now: Date }>`SELECT now() AS now`.execute(ctx.db)).rows[0]!.now };
       const streams = open.get(partnerId) ?? new Set<AbortController>();
       if (streams.size >= STREAMS_PER_PARTNER) {
         reply.header('retry-after', '10');
@@ -206,9 +210,6 @@ export function registerStreamEvents(app: App, ctx: AppContext): void {
         if (!body.writableEnded) body.write(': keep-alive\n\n');
       }, KEEP_ALIVE_MS);
       stream.signal.addEventListener('abort', () => clearInterval(keepAlive));
-      const from = resumeAfter
-        ? { resumeAfter }
-        : { opened: (await sql<{ now: Date }>`SELECT now() AS now`.execute(ctx.db)).rows[0]!.now };
       void (async () => {
         try {
           const filter = { partnerId, ...(merchantId ? { merchantId } : {}), ...(types ? { types } : {}) };

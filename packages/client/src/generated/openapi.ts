@@ -3598,6 +3598,26 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Conflict */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "quote_expired" | "idempotency_conflict" | "already_refunded" | "settlement_asset_conflict" | "webhook_endpoint_limit";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
                 /** @description Rate limited */
                 429: {
                     headers: {

@@ -92,7 +92,7 @@ export function registerAcceptLatePayment(app: App, ctx: AppContext): void {
           '`already_refunded` once the exception is being sent back.',
         headers: MerchantIdHeader,
         params: AcceptParams,
-        response: { 200: PaymentDetail, ...errorResponses(404) },
+        response: { 200: PaymentDetail, ...errorResponses(404, 409) },
       },
     },
     async (request) => {

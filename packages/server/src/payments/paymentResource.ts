@@ -262,15 +262,14 @@ export function toPaymentDetail(
   const item = toPaymentItem(row, merchant, chains, baseUrl, now);
   const { settlement } = item;
   const info = paidInfo(row, chains);
+  const failureCode = item.status === 'failed' ? effectiveFailureCode(row, now) : undefined;
   return {
     ...item,
     ...(settlement?.settled && settlement.amount && settlement.txHash
       ? { settlement: { ...settlement, successful: { txId: settlement.txHash, amount: settlement.amount } } }
       : {}),
     ...(info ? { info } : {}),
-    ...(item.status === 'failed' && effectiveFailureCode(row, now)
-      ? { failureCode: effectiveFailureCode(row, now) }
-      : {}),
+    ...(failureCode ? { failureCode } : {}),
   };
 }
 

@@ -1,5 +1,5 @@
 import type { Devnet } from '@paygate/devnet';
-import type { Address } from 'viem';
+import { type Address, createPublicClient, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +9,7 @@ import { withDepositTables } from '../../src/deposits/depositTables.ts';
 import { expireDuePayments } from '../../src/payments/expiry.ts';
 import { type DevnetService, startDevnetService } from '../support/devnetService.ts';
 import { devnetPlainWallet } from '../support/devnetPlainWallet.ts';
+import { deployValueForwarder, forwardTo } from '../support/valueForwarder.ts';
 import { quoteDeposit } from '../support/depositQuote.ts';
 import { createMerchant, createPayment } from '../support/fixtures.ts';
 import { call, newPartner, type TestPartner, type TestServer } from '../support/testServer.ts';
@@ -227,5 +228,50 @@ describe('EVM deposit addresses: transfers found by the network follower, on the
     expect(await depositsOf(paymentId)).toEqual([
       expect.objectContaining({ token: NATIVE_TOKEN, asset: eth.caip19, log_index: -1, outcome: 'paid' }),
     ]);
+  });
+
+  it('pays a payment with the native coin a contract wallet forwards to its address; a forward undone by a revert pays nothing', async () => {
+    const { paymentId } = await createPayment(server, partner.apiKey, merchantId);
+    const eth = service.chains.network(chain().caip2)!.tokens.find((token) => token.method === 'native')!;
+    const amount = 2_000_000_000_000_000n;
+    const address = await quoteDeposit(server.db, collector(), paymentId, {
+      chain: chain().caip2,
+      asset: eth.caip19,
+      amount,
+      native: true,
+    });
+    const contractWallet = await deployValueForwarder(wallet('carol'), chain().rpcUrl, 'keeping');
+    const reverting = await deployValueForwarder(wallet('carol'), chain().rpcUrl, 'reverting');
+    // The contract wallet calls a contract that sends the coin on and then reverts: the transaction succeeds, the
+    // coin stays with the contract wallet.
+    const undone = await wallet('carol').sendTransaction({
+      to: contractWallet,
+      value: amount,
+      data: forwardTo(reverting, forwardTo(address)),
+    });
+    const forwarded = await wallet('carol').sendTransaction({
+      to: contractWallet,
+      value: amount,
+      data: forwardTo(address),
+    });
+    const node = createPublicClient({ transport: http(chain().rpcUrl) });
+    expect((await node.waitForTransactionReceipt({ hash: undone, pollingInterval: 100 })).status).toBe('success');
+    expect(await node.getBalance({ address: contractWallet })).toBe(amount);
+    await expect.poll(async () => (await paymentStatus(paymentId)).status, { timeout: 30_000 }).toBe('succeeded');
+    const paid = await paymentStatus(paymentId);
+    expect(paid.transaction.hash).toBe(forwarded.toLowerCase());
+    expect(paid.exceptions ?? []).toEqual([]);
+    const deposits = await depositsOf(paymentId);
+    expect(deposits).toEqual([
+      expect.objectContaining({
+        tx_hash: forwarded.toLowerCase(),
+        token: NATIVE_TOKEN,
+        from_address: contractWallet.toLowerCase(),
+        amount: amount.toString(),
+        log_index: -2,
+        outcome: 'paid',
+      }),
+    ]);
+    expect(deposits.map((deposit) => deposit.tx_hash)).not.toContain(undone.toLowerCase());
   });
 });

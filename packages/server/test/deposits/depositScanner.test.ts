@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { type Address, erc20Abi, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
@@ -5,9 +7,59 @@ import { connect } from '../../src/db/database.ts';
 import { createIsolatedDatabase } from '../support/isolatedDatabase.ts';
 import { newPartner } from '../support/testServer.ts';
 import { EvmClients } from '../../src/chains/evm/clients.ts';
-import { type DepositTransfer, DepositScanner, TRANSFER_TOPIC } from '../../src/chains/evm/deposits/depositScanner.ts';
+import {
+  type DepositTransfer,
+  DepositScanner,
+  NATIVE_TOKEN,
+  TRANSFER_TOPIC,
+} from '../../src/chains/evm/deposits/depositScanner.ts';
 import { withDepositTables } from '../../src/deposits/depositTables.ts';
 import { type EvmTestEnvironment, startEvmTestEnvironment } from '../chains/evm/support/evmDevnet.ts';
+import { warningsInto } from '../support/warnings.ts';
+
+interface JsonRpcCall {
+  id: number;
+  method: string;
+}
+
+/**
+ * A JSON-RPC endpoint in front of a node that does not serve `method`, as a node without the debug namespace
+ * answers (-32601); every other call goes on to the node. Counts the calls it refused.
+ */
+async function nodeWithout(method: string, upstream: string) {
+  let refused = 0;
+  const server = http.createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', async () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as JsonRpcCall | JsonRpcCall[];
+      const calls = Array.isArray(body) ? body : [body];
+      const passed = calls.filter((call) => call.method !== method);
+      const answers = passed.length
+        ? ((await (
+            await fetch(upstream, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+              body: JSON.stringify(passed),
+            })
+          ).json()) as { id: number }[])
+        : [];
+      const replies = calls.map((call) => {
+        if (call.method !== method) return answers.find((answer) => answer.id === call.id);
+        refused += 1;
+        return { jsonrpc: '2.0', id: call.id, error: { code: -32601, message: `the method ${method} does not exist` } };
+      });
+      response.setHeader('content-type', 'application/json');
+      response.end(JSON.stringify(Array.isArray(body) ? replies : replies[0]));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    refused: () => refused,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
 
 describe('deposit scanner: one eth_getLogs per range of blocks at depth, whatever the number of open addresses', () => {
   let env: EvmTestEnvironment;
@@ -205,5 +257,78 @@ describe('deposit scanner: one eth_getLogs per range of blocks at depth, whateve
 
     await scanner.step(receipt.blockNumber);
     expect(found.map((transfer) => [transfer.txHash, transfer.amount])).toEqual([[hash.toLowerCase(), 4_321n]]);
+  });
+
+  it('reads plain native-coin transfers from the blocks when the node serves no call traces, and says so once', async () => {
+    const database = await createIsolatedDatabase();
+    onTestFinished(() => database.drop());
+    const plain = connect(database.url, 2);
+    onTestFinished(() => plain.destroy());
+    const partner = await newPartner(plain);
+    await plain
+      .insertInto('merchants')
+      .values({ id: 'mrch_untraced', partner_id: partner.partnerId, name: 'Untraced', email: 'untraced@shop.example' })
+      .execute();
+    await plain
+      .insertInto('payments')
+      .values({
+        id: 'pay_untraced',
+        partner_id: partner.partnerId,
+        merchant_id: 'mrch_untraced',
+        reference_id: 'untraced',
+        fiat_currency: 'USD',
+        fiat_value: '1000',
+        expires_at: new Date(Date.now() + 600_000),
+      })
+      .execute();
+    const target = privateKeyToAccount(generatePrivateKey()).address;
+    const eth = env.network.tokens.find((token) => token.method === 'native')!;
+    await withDepositTables(plain)
+      .insertInto('evm_deposit_quotes')
+      .values({
+        payment_id: 'pay_untraced',
+        chain,
+        asset: eth.caip19,
+        address: target.toLowerCase(),
+        amount: 1_000_000_000n,
+        watch_until: new Date(Date.now() + 600_000),
+      })
+      .execute();
+    const node = await nodeWithout('debug_traceBlockByNumber', env.network.rpcUrl as string);
+    onTestFinished(() => node.close());
+    const warnings: string[] = [];
+    const found: DepositTransfer[] = [];
+    const scanner = new DepositScanner({
+      db: plain,
+      network: { ...env.network, rpcUrl: node.url },
+      client: new EvmClients().for({ ...env.network, rpcUrl: node.url }),
+      clock: { now: () => new Date() },
+      log: warningsInto(warnings),
+      onDeposit: async (_trx, transfer) => {
+        found.push(transfer);
+      },
+    });
+    const alice = env.buyer('alice');
+    const send = async () => {
+      const hash = await alice.wallet.sendTransaction({
+        chain: null,
+        account: alice.account,
+        to: target,
+        value: 1_000_000_000n,
+      });
+      return { hash, receipt: await env.client.waitForTransactionReceipt({ hash, pollingInterval: 100 }) };
+    };
+    const first = await send();
+    await scanner.step(first.receipt.blockNumber);
+    expect(node.refused()).toBeGreaterThan(0);
+    const second = await send();
+    const refusedBefore = node.refused();
+    await scanner.step(second.receipt.blockNumber);
+    expect(node.refused()).toBe(refusedBefore);
+    expect(found.map((transfer) => [transfer.txHash, transfer.token, transfer.logIndex, transfer.amount])).toEqual([
+      [first.hash.toLowerCase(), NATIVE_TOKEN, -1, 1_000_000_000n],
+      [second.hash.toLowerCase(), NATIVE_TOKEN, -1, 1_000_000_000n],
+    ]);
+    expect(warnings).toEqual([expect.stringMatching(/serves no call traces/)]);
   });
 });

@@ -124,6 +124,7 @@ export function startEvmChain(
           onDeposit,
           ...(onDepositSeen && depthTakesLong(network) ? { onSeen: onDepositSeen } : {}),
           clock,
+          ...(log ? { log } : {}),
         });
       const sweeper =
         onDeposit &&

@@ -1,9 +1,22 @@
-import { type Address, type Hex, hexToBigInt, numberToHex, type PublicClient, pad, toEventSelector } from 'viem';
+import {
+  type Address,
+  BaseError,
+  type Hex,
+  hexToBigInt,
+  MethodNotFoundRpcError,
+  MethodNotSupportedRpcError,
+  numberToHex,
+  type PublicClient,
+  pad,
+  toEventSelector,
+} from 'viem';
 import { sql, type Transaction } from 'kysely';
 import type { Db } from '../../../db/database.ts';
 import type { Database } from '../../../db/schema.ts';
 import { withDepositTables } from '../../../deposits/depositTables.ts';
+import type { Logger } from '../../../log.ts';
 import type { NetworkInfo } from '../../registry.ts';
+import { type CallFrame, nativeCredits, TRANSACTION_VALUE_INDEX } from './nativeCredits.ts';
 
 /** topic0 of the ERC-20 `Transfer(address indexed from, address indexed to, uint256 value)` event. */
 export const TRANSFER_TOPIC: Hex = toEventSelector('Transfer(address,address,uint256)');
@@ -21,7 +34,7 @@ const BLOCKS_PER_CALL = 1_000n;
  */
 const WHOLE_TOKEN_LOGS_MAX_BLOCKS = 20n;
 
-/** Blocks per step while native-coin deposits are watched: each block is read whole, one call per block. */
+/** Blocks per step while native-coin deposits are watched: each block is traced (or read whole), one call per block. */
 const BLOCKS_PER_NATIVE_STEP = 50n;
 
 /** How a deposit of the native coin names its token: the zero address, as the forwarder's sweep takes it. */
@@ -32,6 +45,20 @@ export const NATIVE_TOKEN = '0x0000000000000000000000000000000000000000';
  * is made moments before, when a checkout page shows it, and a buyer cannot pay before it is shown.
  */
 const FIRST_SCAN_LOOKBACK = 256n;
+
+/** The numbers `from` to `to`, both included. */
+function blockNumbers(from: bigint, to: bigint): bigint[] {
+  return Array.from({ length: Number(to - from + 1n) }, (_, index) => from + BigInt(index));
+}
+
+/** The node (every URL of the network) does not serve the method: asking again will not help. */
+function isMethodUnavailable(error: unknown): boolean {
+  return (
+    error instanceof BaseError &&
+    error.walk((cause) => cause instanceof MethodNotFoundRpcError || cause instanceof MethodNotSupportedRpcError) !==
+      null
+  );
+}
 
 /** A transfer of an ERC-20 token or the native coin to a deposit address, with the block it is in. */
 export interface DepositTransfer {
@@ -90,6 +117,8 @@ function isTokenTransfer(log: RawLog): boolean {
  */
 export class DepositScanner {
   private readonly depth: bigint;
+  /** Until the node refuses them once: call traces show native coin a contract forwards. */
+  private tracesServed = true;
 
   constructor(
     private readonly options: {
@@ -100,6 +129,7 @@ export class DepositScanner {
       /** A transfer in a block above depth (networks deeper than one block); may be handed over more than once. */
       onSeen?: DepositHandler;
       clock: { now(): Date };
+      log?: Logger;
     },
   ) {
     this.depth = BigInt(Math.max(options.network.confirmations, 1));
@@ -233,21 +263,85 @@ export class DepositScanner {
   }
 
   /**
-   * Plain native-coin transfers to open addresses in the blocks `from` to `to`: each block is read whole, one call
-   * per block however many addresses are open (batched into one request), and a matching transaction's receipt says
-   * whether it succeeded. A contract that forwards the coin in an internal call makes no transaction to the address,
-   * so it is not seen here: it pays nothing, and its coin stays at the address until a sweep names the native coin
-   * (one that follows a plain native transfer to it).
+   * Native-coin transfers to open addresses in the blocks `from` to `to`, one call per block however many addresses
+   * are open (batched into one request): each block's call traces (`debug_traceBlockByNumber`), which show the coin
+   * a contract wallet forwards in an internal call as well as a plain transfer. A node that does not serve traces
+   * leaves the plain transfers only, read from the blocks' transactions (`plainNativeTransfersTo`), said once in
+   * the log: a contract's internal transfer then pays nothing, and its coin stays at the address until a sweep
+   * names the native coin.
    */
   private async nativeTransfersTo(
     paymentOf: Map<string, string>,
     from: bigint,
     to: bigint,
   ): Promise<DepositTransfer[]> {
+    if (this.tracesServed) {
+      try {
+        return await this.tracedNativeTransfersTo(paymentOf, from, to);
+      } catch (error) {
+        if (!isMethodUnavailable(error)) throw error;
+        this.tracesServed = false;
+        this.options.log?.warn(
+          `the RPC node of ${this.options.network.caip2} serves no call traces (debug_traceBlockByNumber): native-coin payments to deposit addresses are seen only when sent by a plain transfer, not from a contract wallet`,
+        );
+      }
+    }
+    return this.plainNativeTransfersTo(paymentOf, from, to);
+  }
+
+  private async tracedNativeTransfersTo(
+    paymentOf: Map<string, string>,
+    from: bigint,
+    to: bigint,
+  ): Promise<DepositTransfer[]> {
     const { client, network } = this.options;
-    const numbers = Array.from({ length: Number(to - from + 1n) }, (_, index) => from + BigInt(index));
+    const traced = await Promise.all(
+      blockNumbers(from, to).map(async (blockNumber) => {
+        const traces = await client.request<{
+          Parameters: [Hex, { tracer: 'callTracer' }];
+          ReturnType: { txHash?: string; result?: CallFrame }[];
+        }>({ method: 'debug_traceBlockByNumber', params: [numberToHex(blockNumber), { tracer: 'callTracer' }] });
+        const credits = traces.flatMap((trace, position) =>
+          trace.result
+            ? nativeCredits(trace.result, (address) => paymentOf.has(address)).map((credit) => ({
+                ...credit,
+                position,
+                txHash: trace.txHash,
+              }))
+            : [],
+        );
+        if (!credits.length) return [];
+        // Only a block with a credit needs its hash (and, from nodes whose traces do not name it, each transaction's).
+        const block = await client.getBlock({ blockNumber });
+        return credits.map((credit): DepositTransfer => {
+          const address = credit.to;
+          return {
+            chain: network.caip2,
+            paymentId: paymentOf.get(address) as string,
+            address,
+            token: NATIVE_TOKEN,
+            from: credit.from,
+            amount: credit.amount,
+            txHash: (credit.txHash ?? (block.transactions[credit.position] as string)).toLowerCase(),
+            logIndex: credit.logIndex,
+            blockNumber,
+            blockHash: block.hash as string,
+          };
+        });
+      }),
+    );
+    return traced.flat();
+  }
+
+  /** Plain native-coin transfers (a transaction's own value) to open addresses: each block read whole. */
+  private async plainNativeTransfersTo(
+    paymentOf: Map<string, string>,
+    from: bigint,
+    to: bigint,
+  ): Promise<DepositTransfer[]> {
+    const { client, network } = this.options;
     const blocks = await Promise.all(
-      numbers.map((blockNumber) => client.getBlock({ blockNumber, includeTransactions: true })),
+      blockNumbers(from, to).map((blockNumber) => client.getBlock({ blockNumber, includeTransactions: true })),
     );
     const matches = blocks.flatMap((block) =>
       block.transactions.flatMap((transaction) => {
@@ -269,8 +363,7 @@ export class DepositScanner {
               from: transaction.from.toLowerCase(),
               amount: transaction.value,
               txHash: transaction.hash.toLowerCase(),
-              // A transaction's value is no log: -1 keeps its key apart from the transaction's token transfers.
-              logIndex: -1,
+              logIndex: TRANSACTION_VALUE_INDEX,
               blockNumber: block.number as bigint,
               blockHash: block.hash as string,
             },

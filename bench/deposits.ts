@@ -89,7 +89,7 @@ export async function runDepositsBenchmark(): Promise<void> {
     write('open addresses = unpaid payments whose checkout page was shown (each: its tokens and ETH on both chains)');
     write('');
     write(
-      'open payments  calls/s  calls per EVM block and chain  eth_getLogs/s  eth_getBlockByNumber/s  transfer to succeeded',
+      'open payments  calls/s  calls per EVM block and chain  eth_getLogs/s  debug_traceBlockByNumber/s  eth_getBlockByNumber/s  transfer to succeeded',
     );
     let open: string[] = [];
     for (const target of ROUNDS) {
@@ -141,7 +141,7 @@ export async function runDepositsBenchmark(): Promise<void> {
         open = open.slice(0, -1);
       }
       write(
-        `${String(target).padStart(13)}  ${perSecond(totalCalls(quiet)).padStart(7)}  ${(evmCalls / blocks).toFixed(2).padStart(29)}  ${perSecond(byMethod('eth_getLogs')).padStart(13)}  ${perSecond(byMethod('eth_getBlockByNumber')).padStart(22)}  ${toSucceeded.padStart(21)}`,
+        `${String(target).padStart(13)}  ${perSecond(totalCalls(quiet)).padStart(7)}  ${(evmCalls / blocks).toFixed(2).padStart(29)}  ${perSecond(byMethod('eth_getLogs')).padStart(13)}  ${perSecond(byMethod('debug_traceBlockByNumber')).padStart(26)}  ${perSecond(byMethod('eth_getBlockByNumber')).padStart(22)}  ${toSucceeded.padStart(21)}`,
       );
       if (target === ROUNDS.at(-1)) {
         write('');

@@ -159,7 +159,7 @@ export function addDepositCommands(program: Command): void {
   deposits
     .command('recover')
     .description(
-      "move an unlisted token from a payment's deposit address to the collector: the running service's sweeper sends it, the collector pays the gas",
+      "move a token the service does not sweep by itself (unlisted, or sent after the address stopped being watched) from a payment's deposit address to the collector: the running service's sweeper sends it, the collector pays the gas",
     )
     .requiredOption('--payment <paymentId>')
     .requiredOption('--network <caip2>', 'e.g. eip155:8453')

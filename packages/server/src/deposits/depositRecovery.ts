@@ -41,15 +41,39 @@ export async function unlistedDeposits(db: Db) {
 }
 
 /**
- * Asks the network's sweeper (in the running service) to move one unlisted token from a payment's deposit address
- * to the collector, paying the gas: refused when nothing of that token is recorded there unswept, or a request for
- * it is still open. The token's contract runs in the sweep, so the operator decides; the service never does.
+ * Asks the network's sweeper (in the running service) to move one token from a payment's deposit address to the
+ * collector, paying the gas: a token the network does not list, or any token sent after the address stopped being
+ * watched. The transfer need not be recorded: one the follower has not read yet (while many addresses are open it
+ * reads unlisted tokens' logs later) or one after the watch ended is moved all the same, as the operator saw it on
+ * the chain. Refused while recorded transfers of the token wait for their own sweep, for a payment with no deposit
+ * address on the network, and while a request for it is open. The token's contract runs in the sweep, so the
+ * operator decides; the service never does.
  */
 export async function requestRecovery(db: Db, request: { paymentId: string; network: string; token: string }) {
   if (!/^0x[0-9a-fA-F]{40}$/.test(request.token))
     throw new CliError('--token must be a contract address (0x and 40 hex digits)');
   const token = request.token.toLowerCase();
   const tables = withDepositTables(db);
+  const sweepDue = await tables
+    .selectFrom('evm_deposits')
+    .select('tx_hash')
+    .where('payment_id', '=', request.paymentId)
+    .where('chain', '=', request.network)
+    .where('token', '=', token)
+    .where('asset', 'is not', null)
+    .where('swept_by', 'is', null)
+    .executeTakeFirst();
+  if (sweepDue) {
+    throw new CliError(
+      `transfers of ${token} to payment ${request.paymentId} on ${request.network} are recorded and swept without asking`,
+    );
+  }
+  const watched = await tables
+    .selectFrom('evm_deposit_quotes')
+    .select('address')
+    .where('payment_id', '=', request.paymentId)
+    .where('chain', '=', request.network)
+    .executeTakeFirst();
   const held = await tables
     .selectFrom('evm_deposits')
     .select([sql<string>`count(*)::text`.as('transfers'), sql<string | null>`sum(amount)::text`.as('amount')])
@@ -59,9 +83,9 @@ export async function requestRecovery(db: Db, request: { paymentId: string; netw
     .where('asset', 'is', null)
     .where('swept_by', 'is', null)
     .executeTakeFirstOrThrow();
-  if (held.transfers === '0') {
+  if (held.transfers === '0' && !watched) {
     throw new CliError(
-      `no transfer of unlisted token ${token} to payment ${request.paymentId} on ${request.network} is left to recover (see \`paygate deposits unlisted\`)`,
+      `no transfer of unlisted token ${token} to payment ${request.paymentId} on ${request.network} is left to recover, and the payment has no deposit address there (see \`paygate deposits unlisted\`)`,
     );
   }
   const id = newId('rcv');
@@ -74,5 +98,6 @@ export async function requestRecovery(db: Db, request: { paymentId: string; netw
     .returning('id')
     .executeTakeFirst();
   if (!inserted) throw new CliError(`a recovery of ${token} for payment ${request.paymentId} is already under way`);
-  return { recoveryId: id, ...request, token, transfers: Number(held.transfers), amount: held.amount ?? '0' };
+  // With no transfer recorded, the amount is what the address holds when the sweep runs.
+  return { recoveryId: id, ...request, token, transfers: Number(held.transfers), amount: held.amount };
 }

@@ -39,6 +39,8 @@ export interface EvmDepositCursorsTable {
   next_block: Numeric;
   /** The next block above depth to look at; null until first read. */
   seen_next_block: ColumnType<string | null, string | bigint | null | undefined, string | bigint | null>;
+  /** The next block whose transfers of any token to open addresses are still to be read; null while it keeps up. */
+  recipients_next_block: ColumnType<string | null, string | bigint | null | undefined, string | bigint | null>;
   updated_at: Generated<Date>;
 }
 

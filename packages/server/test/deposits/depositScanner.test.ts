@@ -70,19 +70,20 @@ describe('deposit scanner: one eth_getLogs per range of blocks at depth, whateve
   }, 120_000);
   afterAll(() => env?.close());
 
-  it('finds the transfer to one of 600 open addresses with 2 eth_getLogs calls (500 addresses a call) over a long range, then 1 per step at the head', async () => {
+  /** `count` unpaid payments of a new merchant, each with a USDC deposit quote at an address of its own, watched. */
+  async function openPayments(name: string, count: number) {
     const database = await createIsolatedDatabase();
     onTestFinished(() => database.drop());
     const plain = connect(database.url, 2);
     onTestFinished(() => plain.destroy());
     const db = withDepositTables(plain);
     const partner = await newPartner(plain);
-    const merchantId = 'mrch_deposit_scan';
+    const merchantId = `mrch_deposit_${name}`;
     await plain
       .insertInto('merchants')
       .values({ id: merchantId, partner_id: partner.partnerId, name: 'Scan Shop', email: 'scan@shop.example' })
       .execute();
-    const paymentIds = Array.from({ length: 600 }, (_, index) => `pay_scan_${index}`);
+    const paymentIds = Array.from({ length: count }, (_, index) => `pay_${name}_${index}`);
     await plain
       .insertInto('payments')
       .values(
@@ -111,6 +112,11 @@ describe('deposit scanner: one eth_getLogs per range of blocks at depth, whateve
         })),
       )
       .execute();
+    return { plain, paymentIds, addresses };
+  }
+
+  it('finds the transfer to one of 600 open addresses with 2 eth_getLogs calls (500 addresses a call) over a long range, then 1 per step at the head', async () => {
+    const { plain, paymentIds, addresses } = await openPayments('scan', 600);
 
     const methods: string[] = [];
     const clients = new EvmClients({
@@ -181,6 +187,57 @@ describe('deposit scanner: one eth_getLogs per range of blocks at depth, whateve
         token: env.token('USDT').address.toLowerCase(),
       }),
     ]);
+  });
+
+  it('records a transfer of a token the network does not list to one of 600 open addresses within 100 blocks: one call per 500 addresses then, one per step meanwhile', async () => {
+    const { plain, paymentIds, addresses } = await openPayments('unlisted', 600);
+    const found: DepositTransfer[] = [];
+    const scanner = new DepositScanner({
+      db: plain,
+      network: env.network,
+      client: env.client,
+      clock: { now: () => new Date() },
+      onDeposit: async (_trx, transfer) => {
+        found.push(transfer);
+      },
+    });
+    await scanner.step(await env.client.getBlockNumber());
+    // A contract the network does not list logs an ERC-20 Transfer of 55 to one open address from its constructor.
+    const target = addresses[321] as string;
+    const word = (hex: string) => hex.replace(/^0x/, '').padStart(64, '0');
+    const alice = env.buyer('alice');
+    const hash = await alice.wallet.sendTransaction({
+      chain: null,
+      account: alice.account,
+      data: `0x7f${word('0x37')}600052${['7f', word(target), '7f', word(alice.address), '7f', word(TRANSFER_TOPIC)].join('')}60206000a300`,
+    });
+    const receipt = await env.client.waitForTransactionReceipt({ hash, pollingInterval: 100 });
+    expect(receipt.logs).toHaveLength(1);
+    const logCalls: number[] = [];
+    let head = receipt.blockNumber;
+    while (!found.length && logCalls.length < 200) {
+      logCalls.push((await scanner.step(head)).logCalls);
+      await env.client.request<{ Parameters: [Hex]; ReturnType: null }>({ method: 'anvil_mine', params: ['0x1'] });
+      head = await env.client.getBlockNumber({ cacheTime: 0 });
+    }
+    expect(found).toEqual([
+      expect.objectContaining({
+        paymentId: paymentIds[321],
+        token: (receipt.contractAddress as string).toLowerCase(),
+        amount: 55n,
+        txHash: hash.toLowerCase(),
+      }),
+    ]);
+    // Each step read the listed tokens' logs only (one call), until the one that read the last 100 blocks or so by
+    // recipient as well (two calls more); the read then keeps up again.
+    expect(logCalls.slice(0, -1).every((calls) => calls <= 1)).toBe(true);
+    expect(logCalls.at(-1)).toBe(3);
+    expect(logCalls.length).toBeGreaterThan(50);
+    const cursor = await withDepositTables(plain)
+      .selectFrom('evm_deposit_cursors')
+      .select('recipients_next_block')
+      .executeTakeFirstOrThrow();
+    expect(cursor.recipients_next_block).toBeNull();
   });
 
   it('ignores Transfer logs not shaped as an ERC-20 transfer and goes on to the real one after them', async () => {
@@ -308,6 +365,11 @@ describe('deposit scanner: one eth_getLogs per range of blocks at depth, whateve
         found.push(transfer);
       },
     });
+    // The follower has read every block so far (a native-coin step reads 50 blocks, and this chain is longer).
+    await withDepositTables(plain)
+      .insertInto('evm_deposit_cursors')
+      .values({ chain, next_block: (await env.client.getBlockNumber({ cacheTime: 0 })) + 1n })
+      .execute();
     const alice = env.buyer('alice');
     const send = async () => {
       const hash = await alice.wallet.sendTransaction({

@@ -454,5 +454,68 @@ describe('deposit sweeps: funds at deposit addresses move to the collector once,
     expect(deposit?.swept_by).toBe(recovery.sweep_id);
     expect(ours((await cli('unlisted')).stdout)).toEqual([]);
     expect((await cli('recover', ...args, '--token', stray)).stderr).toContain('is left to recover');
+
+    // A transfer the follower has not recorded (read later while many addresses are open, or sent after the watch
+    // ended) to a payment with a deposit address: moved as the operator asks, the amount being what is there.
+    const watchedId = 'pay_recover_unrecorded';
+    await db
+      .insertInto('payments')
+      .values({
+        id: watchedId,
+        partner_id: partner.partnerId,
+        merchant_id: merchantId,
+        reference_id: watchedId,
+        fiat_currency: 'USD',
+        fiat_value: '1000',
+        expires_at: new Date(Date.now() - 60_000),
+        status: 'expired',
+      })
+      .execute();
+    const watchedAddress = depositAddress(env.collector, watchedId);
+    await withDepositTables(db)
+      .insertInto('evm_deposit_quotes')
+      .values({
+        payment_id: watchedId,
+        chain: env.network.caip2,
+        asset: env.token('USDC').caip19,
+        address: watchedAddress.toLowerCase(),
+        amount: 10_000_000n,
+        watch_until: new Date(Date.now() - 1_000),
+      })
+      .execute();
+    await write('mint', [alice.address, 700n]);
+    await write('transfer', [watchedAddress, 700n]);
+    const watchedArgs = ['--payment', watchedId, '--network', env.network.caip2, '--token', stray];
+    const unrecorded = await cli('recover', ...watchedArgs);
+    expect(unrecorded.code, unrecorded.stderr).toBe(0);
+    expect(JSON.parse(unrecorded.stdout)).toMatchObject({ paymentId: watchedId, transfers: 0, amount: null });
+    const collected = await strayBalance(env.collector);
+    for (let round = 0; round < 3; round++) {
+      await sweeper.step();
+      await followUntilSettled(relayer);
+    }
+    expect(await strayBalance(watchedAddress)).toBe(0n);
+    expect(await strayBalance(env.collector)).toBe(collected + 700n);
+    // A listed token whose transfer is recorded is swept without asking.
+    await withDepositTables(db)
+      .insertInto('evm_deposits')
+      .values({
+        chain: env.network.caip2,
+        tx_hash: `0x${'ab'.repeat(32)}`,
+        log_index: 0,
+        payment_id: watchedId,
+        address: watchedAddress.toLowerCase(),
+        token: env.token('USDC').address.toLowerCase(),
+        asset: env.token('USDC').caip19,
+        from_address: alice.address.toLowerCase(),
+        amount: 1n,
+        block_number: 1n,
+        block_hash: `0x${'cd'.repeat(32)}`,
+        outcome: 'paid_late',
+      })
+      .execute();
+    const listedToken = await cli('recover', ...watchedArgs.slice(0, -1), env.token('USDC').address);
+    expect(listedToken.code).toBe(1);
+    expect(listedToken.stderr).toContain('are recorded and swept without asking');
   });
 });

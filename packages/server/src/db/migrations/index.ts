@@ -31,6 +31,7 @@ import * as exceptionRefunds from './0029_exception_refunds.ts';
 import * as leanStatsTrigger from './0030_lean_stats_trigger.ts';
 import * as depositWaits from './0031_deposit_waits.ts';
 import * as depositRecoveries from './0032_deposit_recoveries.ts';
+import * as depositRecipientCursor from './0033_deposit_recipient_cursor.ts';
 
 /** Every schema change, in order; names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -66,4 +67,5 @@ export const migrations: Record<string, Migration> = {
   '0030_lean_stats_trigger': leanStatsTrigger,
   '0031_deposit_waits': depositWaits,
   '0032_deposit_recoveries': depositRecoveries,
+  '0033_deposit_recipient_cursor': depositRecipientCursor,
 };

@@ -30,9 +30,16 @@ const BLOCKS_PER_CALL = 1_000n;
 /**
  * Once the open addresses need more than one call, a step over at most this many blocks reads every Transfer of the
  * network's tokens in one call instead (`address` filter, the recipient checked here): one call per step however
- * many addresses are open, at the price of the other transfers of those tokens in so few blocks.
+ * many addresses are open, at the price of the other transfers of those tokens in so few blocks. Transfers of
+ * other tokens are read later, many blocks at once (`RECIPIENTS_CATCH_UP_BLOCKS`).
  */
 const WHOLE_TOKEN_LOGS_MAX_BLOCKS = 20n;
+
+/**
+ * How far, in blocks, the transfers of tokens the network does not list may fall behind while reading only the
+ * listed tokens' logs: then one call per 500 open addresses reads them all, up to 1,000 blocks at once.
+ */
+const RECIPIENTS_CATCH_UP_BLOCKS = 100n;
 
 /** Blocks per step while native-coin deposits are watched: each block is traced (or read whole), one call per block. */
 const BLOCKS_PER_NATIVE_STEP = 50n;
@@ -58,6 +65,12 @@ function isMethodUnavailable(error: unknown): boolean {
     error.walk((cause) => cause instanceof MethodNotFoundRpcError || cause instanceof MethodNotSupportedRpcError) !==
       null
   );
+}
+
+interface OpenAddress {
+  address: string;
+  payment_id: string;
+  native: boolean;
 }
 
 /** A transfer of an ERC-20 token or the native coin to a deposit address, with the block it is in. */
@@ -143,17 +156,10 @@ export class DepositScanner {
     const { network, clock } = this.options;
     const db = withDepositTables(this.options.db);
     const atDepth = head - this.depth + 1n;
-    const nativeAsset = network.tokens.find((token) => token.method === 'native')?.caip19 ?? '';
-    const open = await db
-      .selectFrom('evm_deposit_quotes')
-      .select(['address', 'payment_id', sql<boolean>`bool_or(asset = ${nativeAsset})`.as('native')])
-      .where('chain', '=', network.caip2)
-      .where('watch_until', '>', clock.now())
-      .groupBy(['address', 'payment_id'])
-      .execute();
+    const open = await this.openAddresses(clock.now());
     const cursor = await db
       .selectFrom('evm_deposit_cursors')
-      .select(['next_block', 'seen_next_block'])
+      .select(['next_block', 'seen_next_block', 'recipients_next_block'])
       .where('chain', '=', network.caip2)
       .executeTakeFirst();
     if (!cursor) {
@@ -168,16 +174,26 @@ export class DepositScanner {
     }
     let logCalls = 0;
     const from = BigInt(cursor.next_block);
+    let next = from;
+    let recipientsNext = cursor.recipients_next_block === null ? null : BigInt(cursor.recipients_next_block);
     if (from <= atDepth) {
       const read = await this.readBlocks(open, from, atDepth, this.options.onDeposit);
       logCalls += read.logCalls;
+      next = read.to + 1n;
+      // Transfers of any token keep up while every read names the recipients; one of the listed tokens only leaves
+      // them behind, at the first block it read, for the later read to catch up.
+      const keptUp = (recipientsNext ?? from) === from;
+      recipientsNext = read.everyToken && keptUp ? null : (recipientsNext ?? from);
       // Moved only from where this step started: a second follower that read the range already leaves it as it is.
       await db
         .updateTable('evm_deposit_cursors')
-        .set({ next_block: read.to + 1n, updated_at: new Date() })
+        .set({ next_block: next, recipients_next_block: recipientsNext, updated_at: new Date() })
         .where('chain', '=', network.caip2)
         .where('next_block', '=', from.toString())
         .execute();
+    }
+    if (recipientsNext !== null && next - recipientsNext >= RECIPIENTS_CATCH_UP_BLOCKS) {
+      logCalls += await this.catchUpRecipients(recipientsNext, next);
     }
     const { onSeen } = this.options;
     if (onSeen && this.depth > 1n && open.length) {
@@ -199,49 +215,96 @@ export class DepositScanner {
     return { busy: open.length > 0, logCalls };
   }
 
+  /** The deposit addresses of the network watched at `at` (and later), and whether each takes the native coin. */
+  private openAddresses(at: Date): Promise<OpenAddress[]> {
+    const { network } = this.options;
+    const nativeAsset = network.tokens.find((token) => token.method === 'native')?.caip19 ?? '';
+    return withDepositTables(this.options.db)
+      .selectFrom('evm_deposit_quotes')
+      .select(['address', 'payment_id', sql<boolean>`bool_or(asset = ${nativeAsset})`.as('native')])
+      .where('chain', '=', network.caip2)
+      .where('watch_until', '>', at)
+      .groupBy(['address', 'payment_id'])
+      .execute();
+  }
+
+  /**
+   * Reads the transfers of any token to the addresses open over the blocks `from` to before `next` (the at-depth
+   * read's position), up to 1,000 blocks at once, naming the recipients: what reading only the listed tokens' logs
+   * left out (a token the network does not list, recorded for the operator). Returns the `eth_getLogs` calls made.
+   */
+  private async catchUpRecipients(from: bigint, next: bigint): Promise<number> {
+    const { network, clock } = this.options;
+    const to = next - 1n < from + BLOCKS_PER_CALL - 1n ? next - 1n : from + BLOCKS_PER_CALL - 1n;
+    // Addresses whose watch ended since the first of these blocks was made were open then.
+    const since = new Date(clock.now().getTime() - Number(next - from) * network.blockTimeMs);
+    const read = await this.readTokenTransfers(await this.openAddresses(since), from, to, this.options.onDeposit, {
+      listedOnly: false,
+    });
+    await withDepositTables(this.options.db)
+      .updateTable('evm_deposit_cursors')
+      .set({ recipients_next_block: to + 1n >= next ? null : to + 1n })
+      .where('chain', '=', network.caip2)
+      .where('recipients_next_block', '=', from.toString())
+      .execute();
+    return read.logCalls;
+  }
+
   /**
    * Hands every transfer to an open address in the blocks `from` to at most `to` to `handler`, each in its own
    * database transaction; returns the last block read (a step reads at most 50 blocks while the native coin is
-   * watched, 1,000 otherwise) and the `eth_getLogs` calls made.
+   * watched, 1,000 otherwise), the `eth_getLogs` calls made, and whether the logs of every token were read.
    */
   private async readBlocks(
-    open: readonly { address: string; payment_id: string; native: boolean }[],
+    open: readonly OpenAddress[],
     from: bigint,
     upTo: bigint,
     handler: DepositHandler,
-  ): Promise<{ to: bigint; logCalls: number }> {
-    const { network } = this.options;
+  ): Promise<{ to: bigint; logCalls: number; everyToken: boolean }> {
     const nativeOpen = open.filter((row) => row.native);
     const span = nativeOpen.length ? BLOCKS_PER_NATIVE_STEP : BLOCKS_PER_CALL;
     const to = upTo < from + span - 1n ? upTo : from + span - 1n;
-    let logCalls = 0;
-    if (open.length) {
-      const paymentOf = new Map(open.map((row) => [row.address.toLowerCase(), row.payment_id]));
-      const addresses = [...paymentOf.keys()];
-      const contracts = network.tokens.flatMap((token) => (token.address ? [token.address] : []));
-      const batches =
-        addresses.length > ADDRESSES_PER_CALL && to - from < WHOLE_TOKEN_LOGS_MAX_BLOCKS && contracts.length
-          ? [{ contracts }]
-          : Array.from({ length: Math.ceil(addresses.length / ADDRESSES_PER_CALL) }, (_, index) => ({
-              recipients: addresses.slice(index * ADDRESSES_PER_CALL, (index + 1) * ADDRESSES_PER_CALL),
-            }));
-      for (const batch of batches) {
-        const logs = await this.transferLogs(batch, from, to);
-        logCalls += 1;
-        for (const log of logs) {
-          const transfer = this.transferOf(log, paymentOf);
-          // A failure ends the step before the read position moves, so the range is read again on the next one.
-          if (transfer) await this.options.db.transaction().execute((trx) => handler(trx, transfer));
-        }
-      }
-    }
+    const listedOnly =
+      open.length > ADDRESSES_PER_CALL &&
+      to - from < WHOLE_TOKEN_LOGS_MAX_BLOCKS &&
+      this.options.network.tokens.some((token) => token.address);
+    const { logCalls } = await this.readTokenTransfers(open, from, to, handler, { listedOnly });
     if (nativeOpen.length) {
       const paymentOf = new Map(nativeOpen.map((row) => [row.address.toLowerCase(), row.payment_id]));
       for (const transfer of await this.nativeTransfersTo(paymentOf, from, to)) {
         await this.options.db.transaction().execute((trx) => handler(trx, transfer));
       }
     }
-    return { to, logCalls };
+    return { to, logCalls, everyToken: !listedOnly };
+  }
+
+  /**
+   * Token transfers to the open addresses in the blocks `from` to `to`, each handed to `handler`: the recipients
+   * named, 500 a call, or (`listedOnly`) every transfer of the network's listed tokens in one call.
+   */
+  private async readTokenTransfers(
+    open: readonly OpenAddress[],
+    from: bigint,
+    to: bigint,
+    handler: DepositHandler,
+    { listedOnly }: { listedOnly: boolean },
+  ): Promise<{ logCalls: number }> {
+    if (!open.length) return { logCalls: 0 };
+    const paymentOf = new Map(open.map((row) => [row.address.toLowerCase(), row.payment_id]));
+    const addresses = [...paymentOf.keys()];
+    const batches = listedOnly
+      ? [{ contracts: this.options.network.tokens.flatMap((token) => (token.address ? [token.address] : [])) }]
+      : Array.from({ length: Math.ceil(addresses.length / ADDRESSES_PER_CALL) }, (_, index) => ({
+          recipients: addresses.slice(index * ADDRESSES_PER_CALL, (index + 1) * ADDRESSES_PER_CALL),
+        }));
+    for (const batch of batches) {
+      for (const log of await this.transferLogs(batch, from, to)) {
+        const transfer = this.transferOf(log, paymentOf);
+        // A failure ends the step before the read position moves, so the range is read again on the next one.
+        if (transfer) await this.options.db.transaction().execute((trx) => handler(trx, transfer));
+      }
+    }
+    return { logCalls: batches.length };
   }
 
   /** Transfer logs in the blocks `from` to `to`: to the given recipients, or of the given token contracts. */

@@ -3,6 +3,7 @@ import type { Db } from '../db/database.ts';
 import { newId } from '../ids.ts';
 import { CliError } from '../operatorDatabase.ts';
 import { withDepositTables } from './depositTables.ts';
+import { DEPOSIT_SWEEP_PURPOSE, MAX_FAILED_SWEEPS } from '../chains/evm/deposits/sweeper.ts';
 
 /**
  * Transfers of tokens their network does not list, still at deposit addresses: any contract can send or log such a
@@ -42,27 +43,37 @@ export async function unlistedDeposits(db: Db) {
 
 /**
  * Asks the network's sweeper (in the running service) to move one token from a payment's deposit address to the
- * collector, paying the gas: a token the network does not list, or any token sent after the address stopped being
- * watched. The transfer need not be recorded: one the follower has not read yet (while many addresses are open it
- * reads unlisted tokens' logs later) or one after the watch ended is moved all the same, as the operator saw it on
- * the chain. Refused while recorded transfers of the token wait for their own sweep, for a payment with no deposit
- * address on the network, and while a request for it is open. The token's contract runs in the sweep, so the
- * operator decides; the service never does.
+ * collector, paying the gas: a token the network does not list, a listed one whose sweeps failed too often, or any
+ * token the follower did not record (read later while many addresses are open, or sent after the address stopped
+ * being watched), as the operator saw it on the chain. Refused for the native coin (swept with the payment), while
+ * recorded transfers of the token wait for their own sweep, for a payment with no deposit address on the network,
+ * and while a request for it is open. The token's contract runs in the sweep, so the operator decides; the service
+ * never does.
  */
 export async function requestRecovery(db: Db, request: { paymentId: string; network: string; token: string }) {
-  if (!/^0x[0-9a-fA-F]{40}$/.test(request.token))
-    throw new CliError('--token must be a contract address (0x and 40 hex digits)');
+  if (!/^0x[0-9a-fA-F]{40}$/.test(request.token) || /^0x0{40}$/.test(request.token))
+    throw new CliError('--token must be a token contract address (0x and 40 hex digits, not the zero address)');
   const token = request.token.toLowerCase();
   const tables = withDepositTables(db);
-  const sweepDue = await tables
-    .selectFrom('evm_deposits')
-    .select('tx_hash')
-    .where('payment_id', '=', request.paymentId)
+  const failedSweeps = await db
+    .selectFrom('evm_transactions')
+    .select(sql<string>`count(*)::text`.as('count'))
     .where('chain', '=', request.network)
-    .where('token', '=', token)
-    .where('asset', 'is not', null)
-    .where('swept_by', 'is', null)
-    .executeTakeFirst();
+    .where('purpose', '=', DEPOSIT_SWEEP_PURPOSE)
+    .where('payment_id', '=', request.paymentId)
+    .where('status', '=', 'failed')
+    .executeTakeFirstOrThrow();
+  const sweepDue =
+    Number(failedSweeps.count) < MAX_FAILED_SWEEPS &&
+    (await tables
+      .selectFrom('evm_deposits')
+      .select('tx_hash')
+      .where('payment_id', '=', request.paymentId)
+      .where('chain', '=', request.network)
+      .where('token', '=', token)
+      .where('asset', 'is not', null)
+      .where('swept_by', 'is', null)
+      .executeTakeFirst());
   if (sweepDue) {
     throw new CliError(
       `transfers of ${token} to payment ${request.paymentId} on ${request.network} are recorded and swept without asking`,

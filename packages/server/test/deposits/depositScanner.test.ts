@@ -23,10 +23,11 @@ interface JsonRpcCall {
 }
 
 /**
- * A JSON-RPC endpoint in front of a node that does not serve `method`, as a node without the debug namespace
- * answers (-32601); every other call goes on to the node. Counts the calls it refused.
+ * A JSON-RPC endpoint in front of a node that answers `method` with `error` itself, as a node without the debug
+ * namespace (-32601) or one that no longer keeps a block's state does; every other call goes on to the node.
+ * Counts the calls it answered so.
  */
-async function nodeWithout(method: string, upstream: string) {
+async function nodeFailing(method: string, upstream: string, error: { code: number; message: string }) {
   let refused = 0;
   const server = http.createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -47,7 +48,7 @@ async function nodeWithout(method: string, upstream: string) {
       const replies = calls.map((call) => {
         if (call.method !== method) return answers.find((answer) => answer.id === call.id);
         refused += 1;
-        return { jsonrpc: '2.0', id: call.id, error: { code: -32601, message: `the method ${method} does not exist` } };
+        return { jsonrpc: '2.0', id: call.id, error };
       });
       response.setHeader('content-type', 'application/json');
       response.end(JSON.stringify(Array.isArray(body) ? replies : replies[0]));
@@ -316,7 +317,11 @@ describe('deposit scanner: one eth_getLogs per range of blocks at depth, whateve
     expect(found.map((transfer) => [transfer.txHash, transfer.amount])).toEqual([[hash.toLowerCase(), 4_321n]]);
   });
 
-  it('reads plain native-coin transfers from the blocks when the node serves no call traces, and says so once', async () => {
+  /**
+   * A payment taking the native coin on a node whose traces fail with `error`; two plain transfers to its address,
+   * each read by a step of its own. Returns what was found, the warnings, and the failed trace calls of each step.
+   */
+  async function untracedNativeTransfers(name: string, error: { code: number; message: string }) {
     const database = await createIsolatedDatabase();
     onTestFinished(() => database.drop());
     const plain = connect(database.url, 2);
@@ -324,15 +329,15 @@ describe('deposit scanner: one eth_getLogs per range of blocks at depth, whateve
     const partner = await newPartner(plain);
     await plain
       .insertInto('merchants')
-      .values({ id: 'mrch_untraced', partner_id: partner.partnerId, name: 'Untraced', email: 'untraced@shop.example' })
+      .values({ id: `mrch_${name}`, partner_id: partner.partnerId, name: 'Untraced', email: 'untraced@shop.example' })
       .execute();
     await plain
       .insertInto('payments')
       .values({
-        id: 'pay_untraced',
+        id: `pay_${name}`,
         partner_id: partner.partnerId,
-        merchant_id: 'mrch_untraced',
-        reference_id: 'untraced',
+        merchant_id: `mrch_${name}`,
+        reference_id: name,
         fiat_currency: 'USD',
         fiat_value: '1000',
         expires_at: new Date(Date.now() + 600_000),
@@ -343,7 +348,7 @@ describe('deposit scanner: one eth_getLogs per range of blocks at depth, whateve
     await withDepositTables(plain)
       .insertInto('evm_deposit_quotes')
       .values({
-        payment_id: 'pay_untraced',
+        payment_id: `pay_${name}`,
         chain,
         asset: eth.caip19,
         address: target.toLowerCase(),
@@ -351,7 +356,7 @@ describe('deposit scanner: one eth_getLogs per range of blocks at depth, whateve
         watch_until: new Date(Date.now() + 600_000),
       })
       .execute();
-    const node = await nodeWithout('debug_traceBlockByNumber', env.network.rpcUrl as string);
+    const node = await nodeFailing('debug_traceBlockByNumber', env.network.rpcUrl as string, error);
     onTestFinished(() => node.close());
     const warnings: string[] = [];
     const found: DepositTransfer[] = [];
@@ -380,17 +385,51 @@ describe('deposit scanner: one eth_getLogs per range of blocks at depth, whateve
       });
       return { hash, receipt: await env.client.waitForTransactionReceipt({ hash, pollingInterval: 100 }) };
     };
+    const refusedPerStep: number[] = [];
+    const step = async (head: bigint) => {
+      const before = node.refused();
+      const outcome = await scanner.step(head).then(
+        () => 'read',
+        (failure: Error) => failure.message,
+      );
+      refusedPerStep.push(node.refused() - before);
+      return outcome;
+    };
     const first = await send();
-    await scanner.step(first.receipt.blockNumber);
-    expect(node.refused()).toBeGreaterThan(0);
+    const outcomes = [await step(first.receipt.blockNumber)];
+    if (outcomes[0] !== 'read') outcomes.push(await step(first.receipt.blockNumber));
     const second = await send();
-    const refusedBefore = node.refused();
-    await scanner.step(second.receipt.blockNumber);
-    expect(node.refused()).toBe(refusedBefore);
+    outcomes.push(await step(second.receipt.blockNumber));
+    return { first, second, found, warnings, outcomes, refusedPerStep };
+  }
+
+  it('reads plain native-coin transfers from the blocks when the node serves no call traces, and says so once', async () => {
+    const { first, second, found, warnings, outcomes, refusedPerStep } = await untracedNativeTransfers('untraced', {
+      code: -32601,
+      message: 'the method debug_traceBlockByNumber does not exist/is not available',
+    });
+    // Asked once; the node is not asked again for a while.
+    expect(outcomes).toEqual(['read', 'read']);
+    expect(refusedPerStep).toEqual([1, 0]);
     expect(found.map((transfer) => [transfer.txHash, transfer.token, transfer.logIndex, transfer.amount])).toEqual([
       [first.hash.toLowerCase(), NATIVE_TOKEN, -1, 1_000_000_000n],
       [second.hash.toLowerCase(), NATIVE_TOKEN, -1, 1_000_000_000n],
     ]);
-    expect(warnings).toEqual([expect.stringMatching(/serves no call traces/)]);
+    expect(warnings).toEqual([expect.stringMatching(/without call traces \(the node serves no call traces\)/)]);
+  });
+
+  it('reads a range the node cannot trace the plain way after one more try, so the follower goes on', async () => {
+    const { first, second, found, warnings, outcomes, refusedPerStep } = await untracedNativeTransfers('stateless', {
+      code: -32000,
+      message: 'historical state not available in path scheme yet',
+    });
+    // The first step fails and leaves its range; the next reads it without traces; each later range is tried again.
+    expect(outcomes).toEqual([expect.stringContaining('historical state'), 'read', 'read']);
+    expect(refusedPerStep.every((calls) => calls >= 1)).toBe(true);
+    expect(found.map((transfer) => [transfer.txHash, transfer.logIndex])).toEqual([
+      [first.hash.toLowerCase(), -1],
+      [second.hash.toLowerCase(), -1],
+    ]);
+    expect(warnings).toEqual([expect.stringMatching(/without call traces \(.*historical state not available/)]);
   });
 });

@@ -390,7 +390,7 @@ describe('deposit sweeps: funds at deposit addresses move to the collector once,
     const malformed = await cli('recover', ...args, '--token', 'stray');
     expect({ code: malformed.code, stderr: malformed.stderr }).toEqual({
       code: 1,
-      stderr: 'paygate: --token must be a contract address (0x and 40 hex digits)\n',
+      stderr: 'paygate: --token must be a token contract address (0x and 40 hex digits, not the zero address)\n',
     });
     const elsewhere = await cli('recover', ...args, '--token', env.token('USDC').address);
     expect(elsewhere.code).toBe(1);
@@ -517,5 +517,34 @@ describe('deposit sweeps: funds at deposit addresses move to the collector once,
     const listedToken = await cli('recover', ...watchedArgs.slice(0, -1), env.token('USDC').address);
     expect(listedToken.code).toBe(1);
     expect(listedToken.stderr).toContain('are recorded and swept without asking');
+    // Once the payment's sweeps failed three times they are the operator's to ask for, listed token or not.
+    await db
+      .insertInto('evm_transactions')
+      .values(
+        [0, 1, 2].map((attempt) => ({
+          id: `etx_failed_sweep_${attempt}`,
+          chain: env.network.caip2,
+          from_address: `0x${'0f'.repeat(20)}`,
+          nonce: BigInt(attempt),
+          to_address: depositFactoryAddress(env.collector).toLowerCase(),
+          data: '0x',
+          value: 0n,
+          gas: 0n,
+          purpose: DEPOSIT_SWEEP_PURPOSE,
+          payment_id: watchedId,
+          status: 'failed' as const,
+          mined_hash: null,
+          receipt_block_number: null,
+          receipt_block_hash: null,
+          failure_reason: 'reverted',
+        })),
+      )
+      .execute();
+    const afterFailures = await cli('recover', ...watchedArgs.slice(0, -1), env.token('USDC').address);
+    expect(afterFailures.code, afterFailures.stderr).toBe(0);
+    expect(JSON.parse(afterFailures.stdout)).toMatchObject({
+      paymentId: watchedId,
+      token: env.token('USDC').address.toLowerCase(),
+    });
   });
 });

@@ -34,8 +34,22 @@ describe('native coin kept at watched addresses, from a call trace', () => {
         call(WALLET, DEPOSIT, 2n),
       ],
     });
-    expect(nativeCredits(trace, watched)).toEqual([{ to: DEPOSIT, from: WALLET, amount: 2n, logIndex: -4 }]);
+    expect(nativeCredits(trace, watched)).toEqual([{ to: DEPOSIT, from: WALLET, amount: 2n, logIndex: -2 }]);
     expect(nativeCredits(call(BUYER, DEPOSIT, 5n, { error: 'execution reverted' }), watched)).toEqual([]);
+  });
+
+  it('numbers only the frames that moved coin, so a node listing more frames (precompiles, static calls) keys alike', () => {
+    const lean = call(BUYER, WALLET, 0n, { calls: [call(WALLET, OTHER, 1n), call(WALLET, DEPOSIT, 6n)] });
+    const listed = call(BUYER, WALLET, 0n, {
+      calls: [
+        { type: 'STATICCALL', from: WALLET, to: '0x0000000000000000000000000000000000000001' },
+        call(WALLET, OTHER, 1n, { calls: [{ type: 'STATICCALL', from: OTHER, to: WALLET }] }),
+        call(WALLET, OTHER, 0n),
+        call(WALLET, DEPOSIT, 6n),
+      ],
+    });
+    expect(nativeCredits(listed, watched)).toEqual(nativeCredits(lean, watched));
+    expect(nativeCredits(lean, watched)).toEqual([{ to: DEPOSIT, from: WALLET, amount: 6n, logIndex: -3 }]);
   });
 
   it("counts a self-destruct's balance to a watched beneficiary, and no frame that moves no coin", () => {

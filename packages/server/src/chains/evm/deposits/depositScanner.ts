@@ -16,6 +16,7 @@ import type { Database } from '../../../db/schema.ts';
 import { withDepositTables } from '../../../deposits/depositTables.ts';
 import type { Logger } from '../../../log.ts';
 import type { NetworkInfo } from '../../registry.ts';
+import { transportFailure } from '../../rpcEndpoints.ts';
 import { type CallFrame, nativeCredits, TRANSACTION_VALUE_INDEX } from './nativeCredits.ts';
 
 /** topic0 of the ERC-20 `Transfer(address indexed from, address indexed to, uint256 value)` event. */
@@ -40,6 +41,12 @@ const WHOLE_TOKEN_LOGS_MAX_BLOCKS = 20n;
  * listed tokens' logs: then one call per 500 open addresses reads them all, up to 1,000 blocks at once.
  */
 const RECIPIENTS_CATCH_UP_BLOCKS = 100n;
+
+/** Blocks whose call traces go in one JSON-RPC batch. */
+const TRACED_BLOCKS_PER_REQUEST = 5;
+
+/** How long a node that said it has no trace method is read without traces before it is asked again. */
+const TRACES_RETRY_MS = 10 * 60_000;
 
 /** Blocks per step while native-coin deposits are watched: each block is traced (or read whole), one call per block. */
 const BLOCKS_PER_NATIVE_STEP = 50n;
@@ -130,8 +137,12 @@ function isTokenTransfer(log: RawLog): boolean {
  */
 export class DepositScanner {
   private readonly depth: bigint;
-  /** Until the node refuses them once: call traces show native coin a contract forwards. */
-  private tracesServed = true;
+  /** When to ask for call traces again after the node said it has no such method (epoch ms). */
+  private tracesRefusedUntil = 0;
+  /** Why the last range was read without traces, so a lasting failure is logged once. */
+  private traceFailure: string | undefined;
+  /** The first block of the last range whose traces failed. */
+  private untracedFrom: bigint | undefined;
 
   constructor(
     private readonly options: {
@@ -192,9 +203,6 @@ export class DepositScanner {
         .where('next_block', '=', from.toString())
         .execute();
     }
-    if (recipientsNext !== null && next - recipientsNext >= RECIPIENTS_CATCH_UP_BLOCKS) {
-      logCalls += await this.catchUpRecipients(recipientsNext, next);
-    }
     const { onSeen } = this.options;
     if (onSeen && this.depth > 1n && open.length) {
       const seenFrom = cursor.seen_next_block === null ? atDepth + 1n : BigInt(cursor.seen_next_block);
@@ -211,6 +219,9 @@ export class DepositScanner {
           .where(sql<boolean>`seen_next_block IS NOT DISTINCT FROM ${cursor.seen_next_block}`)
           .execute();
       }
+    }
+    if (recipientsNext !== null && next - recipientsNext >= RECIPIENTS_CATCH_UP_BLOCKS) {
+      logCalls += await this.catchUpRecipients(recipientsNext, next, head);
     }
     return { busy: open.length > 0, logCalls };
   }
@@ -233,17 +244,20 @@ export class DepositScanner {
    * read's position), up to 1,000 blocks at once, naming the recipients: what reading only the listed tokens' logs
    * left out (a token the network does not list, recorded for the operator). Returns the `eth_getLogs` calls made.
    */
-  private async catchUpRecipients(from: bigint, next: bigint): Promise<number> {
+  private async catchUpRecipients(from: bigint, next: bigint, head: bigint): Promise<number> {
     const { network, clock } = this.options;
     const to = next - 1n < from + BLOCKS_PER_CALL - 1n ? next - 1n : from + BLOCKS_PER_CALL - 1n;
     // Addresses whose watch ended since the first of these blocks was made were open then.
-    const since = new Date(clock.now().getTime() - Number(next - from) * network.blockTimeMs);
+    const since = new Date(clock.now().getTime() - Number(head - from + 1n) * network.blockTimeMs);
     const read = await this.readTokenTransfers(await this.openAddresses(since), from, to, this.options.onDeposit, {
       listedOnly: false,
     });
+    // Kept up once the read reached the at-depth position as it is now: another follower may have moved it since.
     await withDepositTables(this.options.db)
       .updateTable('evm_deposit_cursors')
-      .set({ recipients_next_block: to + 1n >= next ? null : to + 1n })
+      .set({
+        recipients_next_block: sql`CASE WHEN ${`${to + 1n}`}::bigint >= next_block THEN NULL ELSE ${`${to + 1n}`}::bigint END`,
+      })
       .where('chain', '=', network.caip2)
       .where('recipients_next_block', '=', from.toString())
       .execute();
@@ -327,26 +341,44 @@ export class DepositScanner {
 
   /**
    * Native-coin transfers to open addresses in the blocks `from` to `to`, one call per block however many addresses
-   * are open (batched into one request): each block's call traces (`debug_traceBlockByNumber`), which show the coin
-   * a contract wallet forwards in an internal call as well as a plain transfer. A node that does not serve traces
-   * leaves the plain transfers only, read from the blocks' transactions (`plainNativeTransfersTo`), said once in
-   * the log: a contract's internal transfer then pays nothing, and its coin stays at the address until a sweep
-   * names the native coin.
+   * are open (five to a request): each block's call traces (`debug_traceBlockByNumber`), which show the coin a
+   * contract wallet forwards in an internal call as well as a plain transfer. Where the node cannot trace a block
+   * (no such method, a state it no longer keeps, a transaction it could not trace), the range is read the plain way
+   * instead (`plainNativeTransfersTo`: a transaction's own value only), said in the log, so the follower never
+   * stops on it; a contract's internal transfer in that range then pays nothing, and its coin stays at the address
+   * until a sweep names the native coin. A node without the method is asked again after `TRACES_RETRY_MS`.
    */
   private async nativeTransfersTo(
     paymentOf: Map<string, string>,
     from: bigint,
     to: bigint,
   ): Promise<DepositTransfer[]> {
-    if (this.tracesServed) {
+    const { log, network } = this.options;
+    if (Date.now() >= this.tracesRefusedUntil) {
       try {
-        return await this.tracedNativeTransfersTo(paymentOf, from, to);
+        const transfers = await this.tracedNativeTransfersTo(paymentOf, from, to);
+        this.traceFailure = undefined;
+        return transfers;
       } catch (error) {
-        if (!isMethodUnavailable(error)) throw error;
-        this.tracesServed = false;
-        this.options.log?.warn(
-          `the RPC node of ${this.options.network.caip2} serves no call traces (debug_traceBlockByNumber): native-coin payments to deposit addresses are seen only when sent by a plain transfer, not from a contract wallet`,
-        );
+        if (transportFailure(error)) throw error;
+        const unavailable = isMethodUnavailable(error);
+        if (unavailable) this.tracesRefusedUntil = Date.now() + TRACES_RETRY_MS;
+        else if (this.traceFailure === undefined && this.untracedFrom !== from) {
+          // Once more on the next step before reading the range without traces: the node may have been briefly behind.
+          this.untracedFrom = from;
+          throw error;
+        }
+        const reason = unavailable
+          ? 'the node serves no call traces'
+          : error instanceof BaseError
+            ? error.details || error.shortMessage
+            : (error as Error).message;
+        if (this.traceFailure !== reason) {
+          log?.warn(
+            `blocks ${from} to ${to} of ${network.caip2} read without call traces (${reason}): native coin a contract wallet sent to a deposit address there is not seen, only plain transfers`,
+          );
+        }
+        this.traceFailure = reason;
       }
     }
     return this.plainNativeTransfersTo(paymentOf, from, to);
@@ -357,43 +389,57 @@ export class DepositScanner {
     from: bigint,
     to: bigint,
   ): Promise<DepositTransfer[]> {
+    const numbers = blockNumbers(from, to);
+    const transfers: DepositTransfer[] = [];
+    // A few blocks to a request: a node caps the size of a batch's answer, and a busy block's traces are large.
+    for (let start = 0; start < numbers.length; start += TRACED_BLOCKS_PER_REQUEST) {
+      const blocks = numbers.slice(start, start + TRACED_BLOCKS_PER_REQUEST);
+      for (const found of await Promise.all(blocks.map((number) => this.tracedBlock(paymentOf, number)))) {
+        transfers.push(...found);
+      }
+    }
+    return transfers;
+  }
+
+  /** The native coin one block's traces moved to open addresses; throws where the node could not trace it whole. */
+  private async tracedBlock(paymentOf: Map<string, string>, blockNumber: bigint): Promise<DepositTransfer[]> {
     const { client, network } = this.options;
-    const traced = await Promise.all(
-      blockNumbers(from, to).map(async (blockNumber) => {
-        const traces = await client.request<{
-          Parameters: [Hex, { tracer: 'callTracer' }];
-          ReturnType: { txHash?: string; result?: CallFrame }[];
-        }>({ method: 'debug_traceBlockByNumber', params: [numberToHex(blockNumber), { tracer: 'callTracer' }] });
-        const credits = traces.flatMap((trace, position) =>
-          trace.result
-            ? nativeCredits(trace.result, (address) => paymentOf.has(address)).map((credit) => ({
-                ...credit,
-                position,
-                txHash: trace.txHash,
-              }))
-            : [],
+    const traces = await client.request<{
+      Parameters: [Hex, { tracer: 'callTracer' }];
+      ReturnType: { txHash?: string; result?: CallFrame; error?: string }[];
+    }>({ method: 'debug_traceBlockByNumber', params: [numberToHex(blockNumber), { tracer: 'callTracer' }] });
+    const credits = traces.flatMap((trace, position) => {
+      if (!trace.result || typeof trace.result.type !== 'string') {
+        throw new Error(
+          `transaction ${trace.txHash ?? position} of block ${blockNumber} was not traced: ${trace.error}`,
         );
-        if (!credits.length) return [];
-        // Only a block with a credit needs its hash (and, from nodes whose traces do not name it, each transaction's).
-        const block = await client.getBlock({ blockNumber });
-        return credits.map((credit): DepositTransfer => {
-          const address = credit.to;
-          return {
-            chain: network.caip2,
-            paymentId: paymentOf.get(address) as string,
-            address,
-            token: NATIVE_TOKEN,
-            from: credit.from,
-            amount: credit.amount,
-            txHash: (credit.txHash ?? (block.transactions[credit.position] as string)).toLowerCase(),
-            logIndex: credit.logIndex,
-            blockNumber,
-            blockHash: block.hash as string,
-          };
-        });
+      }
+      return nativeCredits(trace.result, (address) => paymentOf.has(address)).map((credit) => ({
+        ...credit,
+        position,
+        txHash: trace.txHash,
+      }));
+    });
+    if (!credits.length) return [];
+    // Only a block with a credit needs its hash (and, from nodes whose traces do not name it, each transaction's).
+    const block = await client.getBlock({ blockNumber });
+    if (block.transactions.length !== traces.length) {
+      throw new Error(`block ${blockNumber} changed between its traces and its read`);
+    }
+    return credits.map(
+      (credit): DepositTransfer => ({
+        chain: network.caip2,
+        paymentId: paymentOf.get(credit.to) as string,
+        address: credit.to,
+        token: NATIVE_TOKEN,
+        from: credit.from,
+        amount: credit.amount,
+        txHash: (credit.txHash ?? (block.transactions[credit.position] as string)).toLowerCase(),
+        logIndex: credit.logIndex,
+        blockNumber,
+        blockHash: block.hash as string,
       }),
     );
-    return traced.flat();
   }
 
   /** Plain native-coin transfers (a transaction's own value) to open addresses: each block read whole. */

@@ -13,7 +13,9 @@ export interface CallFrame {
 /**
  * The key a transaction's own value takes among a deposit's (chain, transaction, log index): no log has a negative
  * index, so it never meets a token transfer of the same transaction. The coin moved by the calls a transaction
- * makes takes -2, -3 and so on, in the order the trace lists its calls.
+ * makes takes -2, -3 and so on: the order, in the trace, of the frames that moved coin and kept it. Frames that move
+ * nothing (static and delegate calls, calls without value, the precompile calls some nodes list) take no number, so
+ * every node numbers a transaction's transfers alike.
  */
 export const TRANSACTION_VALUE_INDEX = -1;
 
@@ -34,17 +36,17 @@ export interface NativeCredit {
  */
 export function nativeCredits(top: CallFrame, isWatched: (address: string) => boolean): NativeCredit[] {
   const credits: NativeCredit[] = [];
-  let order = 0;
-  const visit = (frame: CallFrame) => {
-    const index = order++;
+  let moves = 0;
+  const visit = (frame: CallFrame, isTop: boolean) => {
     if (frame.error !== undefined) return;
     const to = frame.to?.toLowerCase();
     const amount = frame.value ? hexToBigInt(frame.value) : 0n;
-    if (to && amount > 0n && MOVES_VALUE.has(frame.type.toUpperCase()) && isWatched(to)) {
-      credits.push({ to, from: frame.from.toLowerCase(), amount, logIndex: TRANSACTION_VALUE_INDEX - index });
+    if (to && amount > 0n && MOVES_VALUE.has(frame.type.toUpperCase())) {
+      const logIndex = isTop ? TRANSACTION_VALUE_INDEX : TRANSACTION_VALUE_INDEX - ++moves;
+      if (isWatched(to)) credits.push({ to, from: frame.from.toLowerCase(), amount, logIndex });
     }
-    for (const call of frame.calls ?? []) visit(call);
+    for (const call of frame.calls ?? []) visit(call, false);
   };
-  visit(top);
+  visit(top, true);
   return credits;
 }

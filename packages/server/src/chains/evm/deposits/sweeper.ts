@@ -27,7 +27,7 @@ function sweepGas(tokens: number): bigint {
 const SWEEPS_PER_STEP = 20;
 
 /** Sweeps of one payment that may fail before it is left to the operator, so a failing one never burns gas forever. */
-const MAX_FAILED_SWEEPS = 3;
+export const MAX_FAILED_SWEEPS = 3;
 
 /** A payment's later deposits (after it closed) are swept at most this often, so dust sent to it costs little gas. */
 const SWEEP_SPACING = '1 hour';

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import type { StartOptions } from './startService.ts';
 import {
+  addAuditCommand,
   addDepositCommands,
   addKeyAndAppCommands,
   addMerchantCommands,
@@ -43,6 +44,7 @@ function buildCli(): Command {
   addKeyAndAppCommands(program);
   addMerchantCommands(program);
   addDepositCommands(program);
+  addAuditCommand(program);
   addWebhookCommands(program);
   return program;
 }

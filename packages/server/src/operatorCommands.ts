@@ -168,3 +168,13 @@ export function addDepositCommands(program: Command): void {
       (await actions()).depositsRecover({ paymentId: payment, network, token }),
     );
 }
+
+/** `paygate audit`: the ledger against the records it was written beside. */
+export function addAuditCommand(program: Command): void {
+  program
+    .command('audit')
+    .description(
+      "check the ledger: each merchant's balance per asset against its payments, refunds and settlements (JSON lines; exit 1 on any difference)",
+    )
+    .action(async () => (await actions()).audit());
+}

@@ -438,6 +438,17 @@ export interface SettlementShortfallsTable {
   observed_at: UpdatedAt;
 }
 
+/** One line of a balanced ledger entry (migration 0034): an account's change in one asset, never changed. */
+export interface LedgerEntriesTable {
+  id: Generated<string>;
+  entry: string;
+  account: string;
+  asset: string;
+  /** Minor units: a debit above zero, a credit below; numeric arrives as a string. */
+  amount: ColumnType<string, string | bigint, never>;
+  created_at: CreatedAt;
+}
+
 export interface Database {
   payments: PaymentsTable;
   partners: PartnersTable;
@@ -473,4 +484,5 @@ export interface Database {
   payment_buyers: PaymentBuyersTable;
   payment_stats_deltas: PaymentDailyStatsTable;
   refunds: RefundsTable;
+  ledger_entries: LedgerEntriesTable;
 }

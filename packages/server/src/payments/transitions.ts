@@ -5,6 +5,7 @@ import { logDomainEvent } from '../log.ts';
 import type { Database, PaymentStatus, PaymentsTable } from '../db/schema.ts';
 import { type EventStamp, type EventType, recordEvent } from '../webhooks/events.ts';
 import { feeColumnsOnSuccess } from '../settlement/feeSchedules.ts';
+import { postPaymentReceived } from '../ledger/ledger.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import { type MerchantRow, toPaymentItem, type PaymentRow } from './paymentResource.ts';
 import { exceptionsOnSuccess } from './paymentExceptions.ts';
@@ -201,6 +202,7 @@ export async function changePaymentStatus(
       .returningAll()
       .returning(announcedColumns())
       .executeTakeFirstOrThrow();
+    if (to === 'succeeded') await postPaymentReceived(trx, updated);
     const payment = await announceWritten(trx, context, updated, `payment.${to}` as PaymentEventType);
     return { payment, changed: true };
   });

@@ -6,6 +6,7 @@ import { logDomainEvent } from '../log.ts';
 import type { PayoutBook } from '../payouts/payout.ts';
 import { recordEvent } from '../webhooks/events.ts';
 import { toRefundView } from './refundResource.ts';
+import { postRefundSent } from '../ledger/ledger.ts';
 
 /** The purpose under which the chain layer's journals record refund transfers, referenced by refund id. */
 export const REFUND_PURPOSE = 'refund';
@@ -64,6 +65,7 @@ async function endRefund(
     .returningAll()
     .executeTakeFirst();
   if (!refund) return false;
+  if (end.status === 'succeeded') await postRefundSent(trx, refund);
   await recordEvent(trx, {
     partnerId: refund.partner_id,
     merchantId: refund.merchant_id,

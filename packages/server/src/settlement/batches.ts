@@ -6,6 +6,7 @@ import type { Database, SettlementBatchesTable } from '../db/schema.ts';
 import { announcePayment, type TransitionContext } from '../payments/transitions.ts';
 import { nextUlid } from '../ids.ts';
 import { pendingRefundsOf, refundDebt } from '../refunds/refundDebt.ts';
+import { postSettlementSent } from '../ledger/ledger.ts';
 
 export type BatchRow = Selectable<SettlementBatchesTable>;
 
@@ -248,6 +249,7 @@ export async function settleBatch(
       .where('id', '=', batchId)
       .returning(LOGGED_BATCH_COLUMNS)
       .executeTakeFirstOrThrow();
+    await postSettlementSent(trx, confirmed);
     const payments = await trx
       .updateTable('payments')
       .set({ settlement_tx_hash: txHash, settled_at: context.now, updated_at: context.now })

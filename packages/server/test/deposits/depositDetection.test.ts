@@ -76,6 +76,15 @@ describe('EVM deposit addresses: transfers found by the network follower, on the
       .toBe('succeeded');
     expect((await paymentStatus(first.paymentId)).status).toBe('requires_action');
     expect(await depositsOf(first.paymentId)).toEqual([]);
+    // The ledger holds what paid it at the deposit address until a sweep moves it.
+    expect(
+      await server.db
+        .selectFrom('ledger_entries')
+        .select(['account', 'amount'])
+        .where('entry', '=', `payment:${second.paymentId}`)
+        .where('amount', '>', '0')
+        .execute(),
+    ).toEqual([{ account: 'deposit_addresses', amount: '10000000' }]);
 
     const bob = devnet.manifest.buyers.find((candidate) => candidate.name === 'bob')!;
     const paid = await paymentStatus(second.paymentId);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RefundWorker } from '../../src/refunds/refundWorker.ts';
+import { auditMerchantBalances } from '../../src/ledger/audit.ts';
 import { type GatewayTestbed, startGatewayTestbed } from '../gateway/support/gatewayTestbed.ts';
 import { payInUsdc, usdcAssets, usdcBalance } from '../settlement/support.ts';
 import { refundEventTypes } from './support.ts';
@@ -76,6 +77,24 @@ describe('refunds sent back on chain', () => {
     expect(await refundEventTypes(testbed, made.body.id)).toEqual(['refund.created', 'refund.succeeded']);
     await newWorker().runOnce();
     expect((await usdcBalance(testbed, buyer)) - before).toBe(5_000_000n);
+    // The ledger has the collector paying the buyer back from what the merchant is owed, as its records say.
+    const asset = usdcAssets(testbed).evm.caip19;
+    expect(
+      await testbed.server.db
+        .selectFrom('ledger_entries')
+        .select(['account', 'asset', 'amount'])
+        .where('entry', '=', `refund:${made.body.id}`)
+        .orderBy('account')
+        .execute(),
+    ).toEqual([
+      { account: 'collector', asset, amount: '-5000000' },
+      { account: `merchant:${testbed.merchantId}`, asset, amount: '5000000' },
+    ]);
+    const audited = (await auditMerchantBalances(testbed.server.db)).filter(
+      (line) => line.merchantId === testbed.merchantId,
+    );
+    expect(audited.length).toBeGreaterThan(0);
+    expect(audited.map((line) => line.difference)).toEqual(audited.map(() => '0'));
   });
 
   it('sends a whole Solana USDC payment back, the token amount paid to the unit', async () => {

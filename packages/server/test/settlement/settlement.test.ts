@@ -5,6 +5,7 @@ import { systemClock } from '../../src/clock.ts';
 import { setFeeSchedule } from '../../src/settlement/feeSchedules.ts';
 import { computeFees, parsePercentage } from '../../src/settlement/fees.ts';
 import { SettlementWorker } from '../../src/settlement/worker.ts';
+import { auditMerchantBalances } from '../../src/ledger/audit.ts';
 import {
   type GatewayTestbed,
   sendTransactionAsWallet,
@@ -39,6 +40,18 @@ describe('settlement on the devnet', () => {
   let testbed: GatewayTestbed;
   let worker: SettlementWorker;
   const problems: string[] = [];
+  const ledgerLines = (entry: string) =>
+    testbed.server.db
+      .selectFrom('ledger_entries')
+      .select(['account', 'asset', 'amount'])
+      .where('entry', '=', entry)
+      .orderBy('account')
+      .execute();
+  /** The ledger audit's lines of one merchant (other test files write to this database meanwhile). */
+  const merchantAudit = async (merchantId: string) =>
+    (await auditMerchantBalances(testbed.server.db))
+      .filter((line) => line.merchantId === merchantId)
+      .map(({ merchantId: _merchant, ...line }) => line);
 
   beforeAll(async () => {
     testbed = await startGatewayTestbed();
@@ -144,12 +157,29 @@ describe('settlement on the devnet', () => {
       solana: await usdcBalance(testbed, solanaDestination),
     };
     expect(before).toEqual({ evm: 0n, solana: 0n });
+    const netSum = (amounts: bigint[]) => amounts.reduce((sum, amount) => sum + expectedFees(amount).net, 0n);
+    // Each payment's ledger entry: the collector received the token amount, the merchant is owed the net, the
+    // service the fee; the merchant's balance in the ledger is what its records add up to.
+    const evmFees = expectedFees(evmAmounts[0]!);
+    expect(await ledgerLines(`payment:${evmPayments[0]}`)).toEqual([
+      { account: 'collector', asset: assets.evm.caip19, amount: (evmAmounts[0]! * 10_000n).toString() },
+      { account: 'fees', asset: assets.evm.caip19, amount: (-evmFees.total).toString() },
+      { account: `merchant:${merchantId}`, asset: assets.evm.caip19, amount: (-evmFees.net).toString() },
+    ]);
+    const owed = (amounts: bigint[]) => netSum(amounts).toString();
+    expect(await merchantAudit(merchantId)).toEqual(
+      [
+        { asset: assets.evm.caip19, ledger: owed(evmAmounts), records: owed(evmAmounts), difference: '0' },
+        { asset: assets.solana.caip19, ledger: owed(solanaAmounts), records: owed(solanaAmounts), difference: '0' },
+      ].sort((a, b) => a.asset.localeCompare(b.asset)),
+    );
     const round = await settleRound();
     expect(problems).toEqual([]);
     expect(round.created).toHaveLength(2);
 
-    const netSum = (amounts: bigint[]) => amounts.reduce((sum, amount) => sum + expectedFees(amount).net, 0n);
     expect(await usdcBalance(testbed, evmDestination)).toBe(netSum(evmAmounts));
+    // Settled: the ledger has the collector paying each batch, and the merchant is owed nothing in either.
+    expect(await merchantAudit(merchantId)).toEqual([]);
     expect(await usdcBalance(testbed, solanaDestination)).toBe(netSum(solanaAmounts));
 
     const batches = await testbed.server.db
@@ -164,6 +194,10 @@ describe('settlement on the devnet', () => {
     ] as const) {
       const batch = batches.find((candidate) => candidate.asset === asset)!;
       expect(BigInt(batch.amount)).toBe(netSum([...amounts]));
+      expect(await ledgerLines(`settlement:${batch.id}`)).toEqual([
+        { account: 'collector', asset, amount: (-BigInt(batch.amount)).toString() },
+        { account: `merchant:${merchantId}`, asset, amount: batch.amount },
+      ]);
       for (const [index, paymentId] of paymentIds.entries()) {
         const item = await paymentItem(testbed, merchantId, paymentId);
         const fees = expectedFees(amounts[index]!);

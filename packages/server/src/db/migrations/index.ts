@@ -32,6 +32,7 @@ import * as leanStatsTrigger from './0030_lean_stats_trigger.ts';
 import * as depositWaits from './0031_deposit_waits.ts';
 import * as depositRecoveries from './0032_deposit_recoveries.ts';
 import * as depositRecipientCursor from './0033_deposit_recipient_cursor.ts';
+import * as ledger from './0034_ledger.ts';
 
 /** Every schema change, in order; names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -68,4 +69,5 @@ export const migrations: Record<string, Migration> = {
   '0031_deposit_waits': depositWaits,
   '0032_deposit_recoveries': depositRecoveries,
   '0033_deposit_recipient_cursor': depositRecipientCursor,
+  '0034_ledger': ledger,
 };

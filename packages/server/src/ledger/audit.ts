@@ -1,0 +1,45 @@
+import { sql } from 'kysely';
+import type { Db } from '../db/database.ts';
+
+/** One merchant's balance in one asset, as the ledger has it and as the payments, refunds and settlements add up. */
+export interface MerchantBalanceCheck {
+  merchantId: string;
+  asset: string;
+  /** Minor units the merchant is owed, per the ledger. */
+  ledger: string;
+  /** The same from the records: succeeded payments not settled, less on-chain refunds not deducted yet. */
+  records: string;
+  difference: string;
+}
+
+/**
+ * What each merchant is owed in each asset, from the ledger and from the records it was written beside; a
+ * difference means a state change without its entry, or a record changed afterwards.
+ */
+export async function auditMerchantBalances(db: Db): Promise<MerchantBalanceCheck[]> {
+  const { rows } = await sql<MerchantBalanceCheck>`
+    WITH ledger AS (
+      SELECT substring(account FROM 10) AS merchant_id, asset, -sum(amount) AS amount
+      FROM ledger_entries WHERE account LIKE 'merchant:%' GROUP BY 1, 2
+    ), records AS (
+      SELECT merchant_id, asset, sum(amount) AS amount FROM (
+        SELECT merchant_id, token_asset AS asset, settlement_amount::numeric AS amount FROM payments
+        WHERE status = 'succeeded' AND settled_at IS NULL AND token_asset IS NOT NULL AND settlement_amount IS NOT NULL
+        UNION ALL
+        SELECT merchant_id, token_asset, -token_value FROM refunds
+        WHERE method = 'onchain' AND status = 'succeeded' AND exception_id IS NULL AND token_asset IS NOT NULL
+        UNION ALL
+        SELECT merchant_id, asset, refunds_deducted FROM settlement_batches WHERE status = 'confirmed'
+      ) parts GROUP BY 1, 2
+    )
+    SELECT coalesce(ledger.merchant_id, records.merchant_id) AS "merchantId",
+           coalesce(ledger.asset, records.asset) AS asset,
+           coalesce(ledger.amount, 0)::text AS ledger,
+           coalesce(records.amount, 0)::text AS records,
+           (coalesce(ledger.amount, 0) - coalesce(records.amount, 0))::text AS difference
+    FROM ledger FULL JOIN records ON records.merchant_id = ledger.merchant_id AND records.asset = ledger.asset
+    WHERE coalesce(ledger.amount, 0) <> 0 OR coalesce(records.amount, 0) <> 0
+    ORDER BY 1, 2
+  `.execute(db);
+  return rows;
+}

@@ -1,0 +1,182 @@
+import { type Kysely, sql } from 'kysely';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { connect, inTransaction } from '../../src/db/database.ts';
+import { up as createLedger } from '../../src/db/migrations/0034_ledger.ts';
+import { auditMerchantBalances } from '../../src/ledger/audit.ts';
+import { COLLECTOR, FEES, merchantAccount, postLedgerEntry } from '../../src/ledger/ledger.ts';
+import { createIsolatedDatabase } from '../support/isolatedDatabase.ts';
+import { runCli } from '../support/serverProcess.ts';
+import { newPartner } from '../support/testServer.ts';
+
+const USDC = 'eip155:31337/erc20:0x5fbdb2315678afecb367f032d93f642f64180aa3';
+
+describe('paygate audit: the ledger against the records', () => {
+  it('passes while every succeeded payment has its entry, and names the merchant, asset and difference when one has not', async () => {
+    const database = await createIsolatedDatabase();
+    onTestFinished(() => database.drop());
+    const db = connect(database.url, 2);
+    onTestFinished(() => db.destroy());
+    const audit = async () => {
+      const run = await runCli(['audit'], { DATABASE_URL: database.url });
+      return {
+        ...run,
+        lines: run.stdout
+          .trim()
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => JSON.parse(line)),
+      };
+    };
+
+    const empty = await audit();
+    expect({ code: empty.code, lines: empty.lines }).toEqual({ code: 0, lines: [] });
+
+    const partner = await newPartner(db);
+    await db
+      .insertInto('merchants')
+      .values({ id: 'mrch_audited', partner_id: partner.partnerId, name: 'Audited', email: 'audit@shop.example' })
+      .execute();
+    // A payment made succeeded behind the service's back: the records say the merchant is owed, the ledger not.
+    await db
+      .insertInto('payments')
+      .values({
+        id: 'pay_audited',
+        partner_id: partner.partnerId,
+        merchant_id: 'mrch_audited',
+        reference_id: 'audited',
+        fiat_currency: 'USD',
+        fiat_value: '1000',
+        expires_at: new Date(Date.now() + 600_000),
+        status: 'succeeded',
+        token_asset: USDC,
+        token_value: '10000000',
+        fee_total: '450000',
+        settlement_amount: '9550000',
+      })
+      .execute();
+    const differs = await audit();
+    expect(differs.code).toBe(1);
+    expect(differs.stderr).toBe('paygate: 1 merchant balance(s) differ between the ledger and the records\n');
+    expect(differs.lines).toEqual([
+      {
+        check: 'merchant_balance',
+        merchantId: 'mrch_audited',
+        asset: USDC,
+        ledger: '0',
+        records: '9550000',
+        difference: '-9550000',
+      },
+    ]);
+
+    await inTransaction(db, (trx) =>
+      postLedgerEntry(trx, 'payment:pay_audited', [
+        { account: COLLECTOR, asset: USDC, amount: 10_000_000n },
+        { account: merchantAccount('mrch_audited'), asset: USDC, amount: -9_550_000n },
+        { account: FEES, asset: USDC, amount: -450_000n },
+      ]),
+    );
+    const clean = await audit();
+    expect({ code: clean.code, stderr: clean.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(clean.lines).toEqual([
+      expect.objectContaining({ merchantId: 'mrch_audited', ledger: '9550000', records: '9550000', difference: '0' }),
+    ]);
+  });
+
+  it('refuses an entry that does not balance, at commit however it was written, and any change to a line', async () => {
+    const database = await createIsolatedDatabase();
+    onTestFinished(() => database.drop());
+    const db = connect(database.url, 2);
+    onTestFinished(() => db.destroy());
+    await expect(
+      inTransaction(db, (trx) =>
+        postLedgerEntry(trx, 'payment:pay_lopsided', [
+          { account: COLLECTOR, asset: USDC, amount: 10n },
+          { account: FEES, asset: USDC, amount: -9n },
+        ]),
+      ),
+    ).rejects.toThrow('ledger entry payment:pay_lopsided does not balance');
+    await expect(
+      sql`INSERT INTO ledger_entries (entry, account, asset, amount) VALUES ('raw', 'collector', ${USDC}, 10)`.execute(
+        db,
+      ),
+    ).rejects.toThrow('ledger entry raw does not balance');
+    await inTransaction(db, (trx) =>
+      postLedgerEntry(trx, 'payment:pay_even', [
+        { account: COLLECTOR, asset: USDC, amount: 10n },
+        { account: FEES, asset: USDC, amount: -10n },
+      ]),
+    );
+    await expect(sql`UPDATE ledger_entries SET amount = 11 WHERE amount = 10`.execute(db)).rejects.toThrow(
+      'ledger lines are never changed or removed',
+    );
+    await expect(sql`DELETE FROM ledger_entries`.execute(db)).rejects.toThrow('ledger lines are never changed');
+    const { rows } = await sql<{ count: string }>`SELECT count(*)::text AS count FROM ledger_entries`.execute(db);
+    expect(rows[0]?.count).toBe('2');
+  });
+
+  it('opens with what the records say merchants are owed when it is added to a database in use', async () => {
+    const database = await createIsolatedDatabase();
+    onTestFinished(() => database.drop());
+    const db = connect(database.url, 2);
+    onTestFinished(() => db.destroy());
+    // The database as it was before the ledger's migration, holding a merchant's payments and a refund.
+    await sql`
+      DROP TABLE ledger_entries;
+      DROP FUNCTION ledger_entry_balances();
+      DROP FUNCTION ledger_entries_unchanged();
+    `.execute(db);
+    const partner = await newPartner(db);
+    await db
+      .insertInto('merchants')
+      .values({ id: 'mrch_opening', partner_id: partner.partnerId, name: 'Opening', email: 'open@shop.example' })
+      .execute();
+    const payment = (id: string, settlementAmount: string, settled: boolean) => ({
+      id,
+      partner_id: partner.partnerId,
+      merchant_id: 'mrch_opening',
+      reference_id: id,
+      fiat_currency: 'USD',
+      fiat_value: '1000',
+      expires_at: new Date(Date.now() + 600_000),
+      status: 'succeeded' as const,
+      token_asset: USDC,
+      token_value: '10000000',
+      fee_total: '450000',
+      settlement_amount: settlementAmount,
+      ...(settled ? { settled_at: new Date() } : {}),
+    });
+    await db
+      .insertInto('payments')
+      .values([payment('pay_open_1', '9550000', false), payment('pay_open_2', '9550000', true)])
+      .execute();
+    await db
+      .insertInto('refunds')
+      .values({
+        id: 'rfd_open',
+        partner_id: partner.partnerId,
+        merchant_id: 'mrch_opening',
+        payment_id: 'pay_open_2',
+        method: 'onchain',
+        status: 'succeeded',
+        fiat_currency: 'USD',
+        fiat_value: '100',
+        token_asset: USDC,
+        token_value: '1000000',
+        destination: null,
+        tx_hash: null,
+        failure_reason: null,
+        completed_at: new Date(),
+      })
+      .execute();
+    await createLedger(db as unknown as Kysely<unknown>);
+    expect(await auditMerchantBalances(db)).toEqual([
+      { merchantId: 'mrch_opening', asset: USDC, ledger: '8550000', records: '8550000', difference: '0' },
+    ]);
+    expect(
+      await db.selectFrom('ledger_entries').select(['entry', 'account', 'amount']).orderBy('account').execute(),
+    ).toEqual([
+      { entry: 'opening:mrch_opening', account: 'merchant:mrch_opening', amount: '-8550000' },
+      { entry: 'opening:mrch_opening', account: 'opening_balances', amount: '8550000' },
+    ]);
+  });
+});

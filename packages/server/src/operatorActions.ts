@@ -22,7 +22,7 @@ import type { FeeSchedule } from './settlement/fees.ts';
 import { parseFixedFee } from './settlement/fees.ts';
 import { CliError, requireEmbeddedDatabase } from './operatorDatabase.ts';
 import { requestRecovery, unlistedDeposits } from './deposits/depositRecovery.ts';
-import { auditMerchantBalances } from './ledger/audit.ts';
+import { auditBuyersBalances, auditMerchantBalances } from './ledger/audit.ts';
 
 /**
  * What the operator commands do, once their arguments are parsed (`operatorCommands.ts` defines them and imports
@@ -244,14 +244,20 @@ export function depositsRecover(request: { paymentId: string; network: string; t
   return withDatabase(async ({ db }) => printJson(await requestRecovery(db, request)));
 }
 
-/** Prints every merchant balance the ledger and the records give; refuses (exit 1) when any two differ. */
+/**
+ * Prints every merchant balance, and what buyers are owed, as the ledger and the records give them; refuses
+ * (exit 1) when any two differ.
+ */
 export function audit(): Promise<void> {
   return withDatabase(async ({ db }) => {
-    const checks = await auditMerchantBalances(db);
-    for (const check of checks) printJson({ check: 'merchant_balance', ...check });
+    const checks = [
+      ...(await auditMerchantBalances(db)).map((check) => ({ check: 'merchant_balance', ...check })),
+      ...(await auditBuyersBalances(db)).map((check) => ({ check: 'buyers_balance', ...check })),
+    ];
+    for (const check of checks) printJson(check);
     const differing = checks.filter((check) => check.difference !== '0');
     if (differing.length) {
-      throw new CliError(`${differing.length} merchant balance(s) differ between the ledger and the records`);
+      throw new CliError(`${differing.length} balance(s) differ between the ledger and the records`);
     }
   });
 }

@@ -14,6 +14,7 @@ import {
   type ReceivedTransfer,
 } from './receivedTransfer.ts';
 import { withDepositTables } from './depositTables.ts';
+import { DEPOSIT_ADDRESSES, postTransferReceived } from '../ledger/ledger.ts';
 
 export interface DepositOutcomeContext {
   chains: ChainRegistry;
@@ -131,6 +132,12 @@ export function evmDepositOutcomes(context: DepositOutcomeContext): DepositHandl
         `deposit ${transfer.txHash} of ${transfer.amount} ${token.symbol} for payment ${transfer.paymentId}: ${judged.outcome}`,
       );
     }
+    await postTransferReceived(trx, `deposit:${transfer.chain}:${transfer.txHash}:${transfer.logIndex}`, {
+      heldBy: DEPOSIT_ADDRESSES,
+      merchantId: payment.merchant_id,
+      asset,
+      amount: transfer.amount,
+    });
     const transition: TransitionContext = { db: trx, chains: context.chains, baseUrl: context.baseUrl(), now };
     await applyReceivedTransfer(
       trx,

@@ -12,7 +12,7 @@ import { exceptionsAfterDeposit, type judgeDeposit } from './depositExceptions.t
 export function lockPaymentForTransfer(trx: Transaction<Database>, paymentId: string) {
   return trx
     .selectFrom('payments')
-    .select(['status', 'expires_at', 'exceptions'])
+    .select(['merchant_id', 'status', 'expires_at', 'exceptions'])
     .where('id', '=', paymentId)
     .forUpdate()
     .executeTakeFirst();

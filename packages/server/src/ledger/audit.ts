@@ -43,3 +43,44 @@ export async function auditMerchantBalances(db: Db): Promise<MerchantBalanceChec
   `.execute(db);
   return rows;
 }
+
+/** What buyers of a merchant's payments are owed in one asset, as the ledger has it and as their exceptions add up. */
+export interface BuyersBalanceCheck {
+  merchantId: string;
+  asset: string;
+  ledger: string;
+  /** Payment exceptions neither accepted by the merchant nor sent back by a refund that succeeded. */
+  records: string;
+  difference: string;
+}
+
+/**
+ * What buyers are owed per merchant and asset: a transfer that did not simply pay its payment is an exception until
+ * it is sent back or accepted, and the ledger's `buyers:<merchant id>` account holds the same.
+ */
+export async function auditBuyersBalances(db: Db): Promise<BuyersBalanceCheck[]> {
+  const { rows } = await sql<BuyersBalanceCheck>`
+    WITH ledger AS (
+      SELECT substring(account FROM 8) AS merchant_id, asset, -sum(amount) AS amount
+      FROM ledger_entries WHERE account LIKE 'buyers:%' GROUP BY 1, 2
+    ), records AS (
+      SELECT payments.merchant_id, exception ->> 'asset' AS asset, sum((exception ->> 'amount')::numeric) AS amount
+      FROM payments CROSS JOIN LATERAL jsonb_array_elements(payments.exceptions) AS exception
+      WHERE jsonb_array_length(payments.exceptions) > 0
+        AND exception ->> 'acceptedAt' IS NULL
+        AND NOT EXISTS (
+          SELECT 1 FROM refunds WHERE refunds.exception_id = exception ->> 'id' AND refunds.status = 'succeeded'
+        )
+      GROUP BY 1, 2
+    )
+    SELECT coalesce(ledger.merchant_id, records.merchant_id) AS "merchantId",
+           coalesce(ledger.asset, records.asset) AS asset,
+           coalesce(ledger.amount, 0)::text AS ledger,
+           coalesce(records.amount, 0)::text AS records,
+           (coalesce(ledger.amount, 0) - coalesce(records.amount, 0))::text AS difference
+    FROM ledger FULL JOIN records ON records.merchant_id = ledger.merchant_id AND records.asset = ledger.asset
+    WHERE coalesce(ledger.amount, 0) <> 0 OR coalesce(records.amount, 0) <> 0
+    ORDER BY 1, 2
+  `.execute(db);
+  return rows;
+}

@@ -4,13 +4,15 @@ import type { Database, PaymentsTable, RefundsTable } from '../db/schema.ts';
 /**
  * The ledger's accounts. Assets (a debit balance): `collector` (tokens the collector's accounts hold) and
  * `deposit_addresses` (tokens at payments' deposit addresses, not swept yet). Owed or earned (a credit balance):
- * `merchant:<id>` (what a merchant is owed), `fees` (the service's fees), `opening_balances` (what was owed when the
- * ledger began).
+ * `merchant:<id>` (what a merchant is owed), `buyers:<merchant id>` (what buyers sent towards the merchant's
+ * payments that no payment took yet: a deposit or Solana Pay transfer until its payment succeeds with it, and every
+ * payment exception until it is sent back or accepted), `fees` (the service's fees), `opening_balances` (what was owed when the ledger began).
  */
 export const COLLECTOR = 'collector';
 export const DEPOSIT_ADDRESSES = 'deposit_addresses';
 export const FEES = 'fees';
 export const merchantAccount = (merchantId: string) => `merchant:${merchantId}`;
+export const buyersAccount = (merchantId: string) => `buyers:${merchantId}`;
 
 /** One account's change in one asset: a debit above zero, a credit below. */
 export interface LedgerLine {
@@ -44,24 +46,63 @@ export async function postLedgerEntry(
 }
 
 /**
- * A payment succeeded: what the buyer paid is held (at the payment's deposit address when a transfer there paid
- * it, by the collector otherwise), the merchant is owed it less the fee, and the fee is the service's.
+ * A buyer's transfer of a listed token reached the service outside the gateway (a deposit address, or the
+ * collector by Solana Pay): it is held, and owed to the buyer until a payment succeeds with it. `entry` names the
+ * transfer (one entry each).
+ */
+export function postTransferReceived(
+  trx: Transaction<Database>,
+  entry: string,
+  transfer: {
+    heldBy: typeof COLLECTOR | typeof DEPOSIT_ADDRESSES;
+    merchantId: string;
+    asset: string;
+    amount: bigint;
+  },
+) {
+  return postLedgerEntry(trx, entry, [
+    { account: transfer.heldBy, asset: transfer.asset, amount: transfer.amount },
+    { account: buyersAccount(transfer.merchantId), asset: transfer.asset, amount: -transfer.amount },
+  ]);
+}
+
+/**
+ * A payment succeeded: the merchant is owed what the buyer paid less the fee, and the fee is the service's. Paid by
+ * a transfer received before (`postTransferReceived`: its transaction is the payment's), it comes out of what
+ * buyers are owed; paid through the gateway, the collector received it now.
  */
 export async function postPaymentReceived(trx: Transaction<Database>, payment: Selectable<PaymentsTable>) {
   if (!payment.token_asset || payment.token_value === null || payment.fee_total === null) return;
-  const atDepositAddress = await sql<{ found: boolean }>`
-    SELECT EXISTS (SELECT 1 FROM evm_deposits WHERE payment_id = ${payment.id} AND tx_hash = ${payment.tx_hash}) AS found
+  const { rows } = await sql<{ received: boolean }>`
+    SELECT EXISTS (SELECT 1 FROM evm_deposits WHERE payment_id = ${payment.id} AND tx_hash = ${payment.tx_hash})
+        OR EXISTS (SELECT 1 FROM solana_pay_transfers WHERE payment_id = ${payment.id} AND signature = ${payment.tx_hash})
+      AS received
   `.execute(trx);
   const asset = payment.token_asset;
   await postLedgerEntry(trx, `payment:${payment.id}`, [
     {
-      account: atDepositAddress.rows[0]?.found ? DEPOSIT_ADDRESSES : COLLECTOR,
+      account: rows[0]?.received ? buyersAccount(payment.merchant_id) : COLLECTOR,
       asset,
       amount: BigInt(payment.token_value),
     },
     { account: merchantAccount(payment.merchant_id), asset, amount: -BigInt(payment.settlement_amount ?? '0') },
     { account: FEES, asset, amount: -BigInt(payment.fee_total) },
   ]);
+}
+
+/** Deposits swept: what each held at its deposit address is the collector's now. One entry per deposit. */
+export async function postDepositsSwept(
+  trx: Transaction<Database>,
+  deposits: readonly { chain: string; tx_hash: string; log_index: number; asset: string | null; amount: string }[],
+) {
+  for (const deposit of deposits) {
+    if (!deposit.asset) continue;
+    const amount = BigInt(deposit.amount);
+    await postLedgerEntry(trx, `swept:${deposit.chain}:${deposit.tx_hash}:${deposit.log_index}`, [
+      { account: COLLECTOR, asset: deposit.asset, amount },
+      { account: DEPOSIT_ADDRESSES, asset: deposit.asset, amount: -amount },
+    ]);
+  }
 }
 
 /** A settlement batch's transfer is final: the collector paid the merchant what the batch sent. */
@@ -76,14 +117,19 @@ export function postSettlementSent(
   ]);
 }
 
-/** A merchant's on-chain refund is final: the collector paid the buyer back from what the merchant is owed. */
+/**
+ * An on-chain refund is final: the collector paid the buyer back, from what the merchant is owed, or for a payment
+ * exception from what the buyer was owed.
+ */
 export function postRefundSent(trx: Transaction<Database>, refund: Selectable<RefundsTable>) {
-  if (refund.method !== 'onchain' || refund.exception_id !== null || !refund.token_asset || !refund.token_value) {
-    return Promise.resolve();
-  }
+  if (refund.method !== 'onchain' || !refund.token_asset || !refund.token_value) return Promise.resolve();
   const amount = BigInt(refund.token_value);
   return postLedgerEntry(trx, `refund:${refund.id}`, [
-    { account: merchantAccount(refund.merchant_id), asset: refund.token_asset, amount },
+    {
+      account: (refund.exception_id === null ? merchantAccount : buyersAccount)(refund.merchant_id),
+      asset: refund.token_asset,
+      amount,
+    },
     { account: COLLECTOR, asset: refund.token_asset, amount: -amount },
   ]);
 }

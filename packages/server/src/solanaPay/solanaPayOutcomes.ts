@@ -5,6 +5,7 @@ import type { Logger } from '../log.ts';
 import { judgeDeposit, receivedSoFar } from '../deposits/depositExceptions.ts';
 import { applyReceivedTransfer, lockPaymentForTransfer } from '../deposits/receivedTransfer.ts';
 import type { TransitionContext } from '../payments/transitions.ts';
+import { COLLECTOR, postTransferReceived } from '../ledger/ledger.ts';
 
 export interface SolanaPayOutcomeContext {
   chains: ChainRegistry;
@@ -57,6 +58,12 @@ export function solanaPayTransferOutcomes(context: SolanaPayOutcomeContext): Sol
       );
       return;
     }
+    await postTransferReceived(trx, `solana_pay:${transfer.signature}`, {
+      heldBy: COLLECTOR,
+      merchantId: payment.merchant_id,
+      asset: transfer.asset,
+      amount: transfer.amount,
+    });
     const judged = judgeDeposit({
       expected: transfer.requestedAmount,
       payable,

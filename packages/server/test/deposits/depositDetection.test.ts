@@ -9,6 +9,7 @@ import { withDepositTables } from '../../src/deposits/depositTables.ts';
 import { expireDuePayments } from '../../src/payments/expiry.ts';
 import { type DevnetService, startDevnetService } from '../support/devnetService.ts';
 import { devnetPlainWallet } from '../support/devnetPlainWallet.ts';
+import { auditOfMerchant } from '../support/ledgerAudit.ts';
 import { deployValueForwarder, forwardTo } from '../support/valueForwarder.ts';
 import { quoteDeposit } from '../support/depositQuote.ts';
 import { createMerchant, createPayment } from '../support/fixtures.ts';
@@ -76,15 +77,23 @@ describe('EVM deposit addresses: transfers found by the network follower, on the
       .toBe('succeeded');
     expect((await paymentStatus(first.paymentId)).status).toBe('requires_action');
     expect(await depositsOf(first.paymentId)).toEqual([]);
-    // The ledger holds what paid it at the deposit address until a sweep moves it.
-    expect(
-      await server.db
+    // The ledger: the transfer is held at the deposit address, owed to the buyer until the payment took it.
+    const lines = (entry: string) =>
+      server.db
         .selectFrom('ledger_entries')
         .select(['account', 'amount'])
-        .where('entry', '=', `payment:${second.paymentId}`)
-        .where('amount', '>', '0')
-        .execute(),
-    ).toEqual([{ account: 'deposit_addresses', amount: '10000000' }]);
+        .where('entry', '=', entry)
+        .orderBy('account')
+        .execute();
+    const chainId = chain().caip2;
+    expect(await lines(`deposit:${chainId}:${hash.toLowerCase()}:0`)).toEqual([
+      { account: `buyers:${merchantId}`, amount: '-10000000' },
+      { account: 'deposit_addresses', amount: '10000000' },
+    ]);
+    expect((await lines(`payment:${second.paymentId}`)).find((line) => line.amount.startsWith('-') === false)).toEqual({
+      account: `buyers:${merchantId}`,
+      amount: '10000000',
+    });
 
     const bob = devnet.manifest.buyers.find((candidate) => candidate.name === 'bob')!;
     const paid = await paymentStatus(second.paymentId);
@@ -282,5 +291,12 @@ describe('EVM deposit addresses: transfers found by the network follower, on the
       }),
     ]);
     expect(deposits.map((deposit) => deposit.tx_hash)).not.toContain(undone.toLowerCase());
+  });
+
+  it("leaves the ledger agreeing with the merchant's records: what it is owed, and what its buyers' exceptions hold", async () => {
+    const audit = await auditOfMerchant(server.db, merchantId);
+    // Earlier tests left succeeded payments and overpaid, late and wrong-token exceptions.
+    expect(audit.lines.map((line) => line.check)).toEqual(expect.arrayContaining(['merchant', 'buyers']));
+    expect(audit.differing).toEqual([]);
   });
 });

@@ -247,6 +247,33 @@ describe('deposit sweeps: funds at deposit addresses move to the collector once,
     expect(sweptBy.get(late.hash)).toBe(lateSweep);
     expect(sweptBy.get(secondUsdc.hash)).toEqual(expect.stringMatching(/^etx_/));
     expect(sweptBy.get(unlisted.hash)).toBeNull();
+    // The ledger moves each swept deposit of a listed token from the deposit addresses to the collector, once.
+    const swept = await db
+      .selectFrom('ledger_entries')
+      .select(['entry', 'account', 'amount'])
+      .where(
+        'entry',
+        'in',
+        [paidUsdc, late, unlisted].map((sent) => `swept:${env.network.caip2}:${sent.hash}:0`),
+      )
+      .orderBy('entry')
+      .orderBy('account')
+      .execute();
+    expect(swept).toEqual(
+      [paidUsdc, late]
+        .flatMap((sent) => [
+          { entry: `swept:${env.network.caip2}:${sent.hash}:0`, account: 'collector', amount: expect.any(String) },
+          {
+            entry: `swept:${env.network.caip2}:${sent.hash}:0`,
+            account: 'deposit_addresses',
+            amount: expect.stringMatching(/^-/),
+          },
+        ])
+        .sort((a, b) => a.entry.localeCompare(b.entry)),
+    );
+    expect(swept.find((line) => line.entry.includes(late.hash) && line.account === 'collector')?.amount).toBe(
+      '1000000',
+    );
 
     // A native-coin deposit recorded before those sweeps, whose calls named only the tokens: no sweep took it (the
     // zero address is no word of their calldata), so the next step sweeps it on its own.

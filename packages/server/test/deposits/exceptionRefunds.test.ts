@@ -12,6 +12,7 @@ import { devnetPlainWallet } from '../support/devnetPlainWallet.ts';
 import { quoteDeposit } from '../support/depositQuote.ts';
 import { createMerchant, createPayment } from '../support/fixtures.ts';
 import { call, expectErrorBody, newPartner, type TestPartner, type TestServer } from '../support/testServer.ts';
+import { auditOfMerchant } from '../support/ledgerAudit.ts';
 
 /**
  * Payment exceptions sent back: on the devnet, a buyer overpays, underpays or pays late to a deposit address, and the
@@ -175,5 +176,11 @@ describe('refunds of payment exceptions, on the devnet', () => {
       body: { paymentId, exceptionId: excess.id },
     });
     expect(foreign.status).toBe(404);
+  });
+
+  it("leaves the ledger agreeing with the merchant's records once exceptions were sent back", async () => {
+    const audit = await auditOfMerchant(server.db, merchantId);
+    expect(audit.lines.map((line) => line.check)).toContain('merchant');
+    expect(audit.differing).toEqual([]);
   });
 });

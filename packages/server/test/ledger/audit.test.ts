@@ -56,7 +56,7 @@ describe('paygate audit: the ledger against the records', () => {
       .execute();
     const differs = await audit();
     expect(differs.code).toBe(1);
-    expect(differs.stderr).toBe('paygate: 1 merchant balance(s) differ between the ledger and the records\n');
+    expect(differs.stderr).toBe('paygate: 1 balance(s) differ between the ledger and the records\n');
     expect(differs.lines).toEqual([
       {
         check: 'merchant_balance',

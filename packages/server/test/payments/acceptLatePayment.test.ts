@@ -9,6 +9,7 @@ import { devnetPlainWallet } from '../support/devnetPlainWallet.ts';
 import { quoteDeposit } from '../support/depositQuote.ts';
 import { createMerchant, createPayment } from '../support/fixtures.ts';
 import { call, expectErrorBody, newPartner, type TestPartner, type TestServer } from '../support/testServer.ts';
+import { auditOfMerchant } from '../support/ledgerAudit.ts';
 
 /**
  * A merchant accepts a transfer that arrived after its payment closed: on the devnet, a buyer pays a cancelled or
@@ -182,5 +183,11 @@ describe('POST /v1/payments/{id}/exceptions/{exceptionId}/accept, on the devnet'
     const { status, exceptions } = await paymentOf(paymentId);
     expect(status).toBe('failed');
     expect(exceptions[0].acceptedAt).toBeUndefined();
+  });
+
+  it("leaves the ledger agreeing with the merchant's records once late transfers were accepted", async () => {
+    const audit = await auditOfMerchant(server.db, merchantId);
+    expect(audit.lines.map((line) => line.check)).toContain('merchant');
+    expect(audit.differing).toEqual([]);
   });
 });

@@ -10,6 +10,7 @@ import { type DevnetService, startDevnetService } from '../support/devnetService
 import { createMerchant, createPayment } from '../support/fixtures.ts';
 import { call, newPartner, type TestPartner, type TestServer } from '../support/testServer.ts';
 import { payAsWallet } from './support.ts';
+import { auditOfMerchant } from '../support/ledgerAudit.ts';
 
 const SCREENS = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 900 } } as const;
 
@@ -192,5 +193,11 @@ describe('Solana Pay transfer requests on the checkout page, paid by a plain wal
     await expect.poll(async () => (await paymentOf(theirs.paymentId)).status, { timeout: 30_000 }).toBe('succeeded');
     expect((await paymentOf(ours.paymentId)).status).toBe('requires_action');
     expect(await transfersOf(ours.paymentId)).toEqual([]);
+  });
+
+  it("leaves the ledger agreeing with the merchant's records, what a short transfer brought kept for its buyer", async () => {
+    const audit = await auditOfMerchant(server.db, merchantId);
+    expect(audit.lines.map((line) => line.check)).toEqual(expect.arrayContaining(['merchant', 'buyers']));
+    expect(audit.differing).toEqual([]);
   });
 });

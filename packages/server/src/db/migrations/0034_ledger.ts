@@ -3,8 +3,8 @@ import { type Kysely, sql } from 'kysely';
 /**
  * A double-entry ledger of the value the service holds: every line is one account's change in one asset (a debit
  * above zero, a credit below), and the lines of one entry add up to zero per asset, checked when the transaction
- * that writes them commits. Lines are never changed or removed. What the merchants are owed when this migration
- * runs is its opening entry, so an upgraded database audits clean.
+ * that writes them commits. Lines are never changed or removed. What the merchants are owed and what buyers'
+ * payment exceptions hold when this migration runs are its opening entries, so an upgraded database audits clean.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
@@ -12,7 +12,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       id bigserial PRIMARY KEY,
       -- What the entry records, one per event: 'payment:<id>', 'settlement:<batch id>', 'refund:<id>', 'opening:...'.
       entry text NOT NULL,
-      -- 'collector', 'deposit_addresses', 'fees', 'merchant:<id>', 'opening_balances'.
+      -- 'collector', 'deposit_addresses', 'fees', 'merchant:<id>', 'buyers:<merchant id>', 'opening_balances'.
       account text NOT NULL,
       -- CAIP-19 id of the token.
       asset text NOT NULL,
@@ -54,6 +54,20 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       ) parts GROUP BY merchant_id, asset HAVING sum(amount) <> 0
     ) owed
     CROSS JOIN LATERAL (VALUES ('merchant:' || owed.merchant_id, -owed.amount), ('opening_balances', owed.amount))
+      AS line (account, amount);
+
+    INSERT INTO ledger_entries (entry, account, asset, amount)
+    SELECT 'opening:buyers:' || owed.merchant_id, line.account, owed.asset, line.amount
+    FROM (
+      SELECT payments.merchant_id, exception ->> 'asset' AS asset, sum((exception ->> 'amount')::numeric) AS amount
+      FROM payments CROSS JOIN LATERAL jsonb_array_elements(payments.exceptions) AS exception
+      WHERE exception ->> 'acceptedAt' IS NULL
+        AND NOT EXISTS (
+          SELECT 1 FROM refunds WHERE refunds.exception_id = exception ->> 'id' AND refunds.status = 'succeeded'
+        )
+      GROUP BY 1, 2 HAVING sum((exception ->> 'amount')::numeric) <> 0
+    ) owed
+    CROSS JOIN LATERAL (VALUES ('buyers:' || owed.merchant_id, -owed.amount), ('opening_balances', owed.amount))
       AS line (account, amount);
   `.execute(db);
 }

@@ -1,6 +1,7 @@
 import { type RawBuilder, sql } from 'kysely';
 import { type Address, encodeFunctionData, type PublicClient } from 'viem';
-import type { Db } from '../../../db/database.ts';
+import { type Db, inTransaction } from '../../../db/database.ts';
+import { postDepositsSwept } from '../../../ledger/ledger.ts';
 import { withDepositTables } from '../../../deposits/depositTables.ts';
 import type { Logger } from '../../../log.ts';
 import type { NetworkInfo } from '../../registry.ts';
@@ -39,6 +40,17 @@ const SWEEP_SPACING = '1 hour';
 function namesToken(data: RawBuilder<unknown> | ReturnType<typeof sql.ref>, token: RawBuilder<unknown>) {
   return sql<boolean>`lower(${data}) ~ ('^0x[0-9a-f]{8}([0-9a-f]{64})*' || lpad(substring(${token} from 3), 64, '0'))`;
 }
+
+/** A deposit a confirmed sweep took, as its ledger entry needs it. */
+interface SweptDeposit {
+  chain: string;
+  tx_hash: string;
+  log_index: number;
+  asset: string | null;
+  amount: string;
+}
+
+const SWEPT_DEPOSIT_COLUMNS = sql`deposit.chain, deposit.tx_hash, deposit.log_index, deposit.asset, deposit.amount::text`;
 
 /** Where a test stops the sweeper, as a process killed at that point would: after journaling a transfer, before sending it. */
 export type SweepCrashHook = (point: 'recorded') => void;
@@ -132,8 +144,8 @@ export class DepositSweeper {
    * their token, so a deposit of another token that committed late is not taken for swept.
    */
   private async markSwept(): Promise<void> {
-    const { db, network, relayer } = this.options;
-    await sql`
+    const { network, relayer } = this.options;
+    await this.markSweptBy(sql<SweptDeposit>`
       UPDATE evm_deposits deposit SET swept_by = sweep.id
       FROM evm_transactions sweep
       WHERE deposit.chain = ${network.caip2}
@@ -146,7 +158,13 @@ export class DepositSweeper {
         AND sweep.status = 'confirmed'
         AND sweep.created_at > deposit.created_at
         AND ${namesToken(sql.ref('sweep.data'), sql`deposit.token`)}
-    `.execute(db);
+      RETURNING ${SWEPT_DEPOSIT_COLUMNS}
+    `);
+  }
+
+  /** Marks the deposits `update` sweeps (returning `SWEPT_DEPOSIT_COLUMNS`) and writes their ledger entries with it. */
+  private markSweptBy(update: RawBuilder<SweptDeposit>): Promise<void> {
+    return inTransaction(this.options.db, async (trx) => postDepositsSwept(trx, (await update.execute(trx)).rows));
   }
 
   /**
@@ -163,7 +181,7 @@ export class DepositSweeper {
       .where('done_at', 'is', null)
       .execute();
     if (!open.length) return [];
-    await sql`
+    await this.markSweptBy(sql<SweptDeposit>`
       UPDATE evm_deposits deposit SET swept_by = sweep.id
       FROM evm_deposit_recoveries recovery JOIN evm_transactions sweep ON sweep.id = recovery.sweep_id
       WHERE recovery.chain = ${network.caip2}
@@ -174,7 +192,8 @@ export class DepositSweeper {
         AND deposit.token = recovery.token
         AND deposit.swept_by IS NULL
         AND deposit.created_at < sweep.created_at
-    `.execute(db);
+      RETURNING ${SWEPT_DEPOSIT_COLUMNS}
+    `);
     await sql`
       UPDATE evm_deposit_recoveries recovery SET done_at = now()
       FROM evm_transactions sweep

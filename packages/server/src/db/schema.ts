@@ -204,6 +204,8 @@ export interface EvmTransactionsTable {
   receipt_block_number: ColumnType<string | null, string | bigint | null | undefined, string | bigint | null>;
   receipt_block_hash: string | null;
   failure_reason: string | null;
+  /** Wei the collector paid the network for it once mined: gas, and an L2's data fee (migration 0034). */
+  fee_paid: ColumnType<string | null, string | bigint | null | undefined, string | bigint | null>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }

@@ -6,11 +6,15 @@ import type { Database, PaymentsTable, RefundsTable } from '../db/schema.ts';
  * `deposit_addresses` (tokens at payments' deposit addresses, not swept yet). Owed or earned (a credit balance):
  * `merchant:<id>` (what a merchant is owed), `buyers:<merchant id>` (what buyers sent towards the merchant's
  * payments that no payment took yet: a deposit or Solana Pay transfer until its payment succeeds with it, and every
- * payment exception until it is sent back or accepted), `fees` (the service's fees), `opening_balances` (what was owed when the ledger began).
+ * payment exception until it is sent back or accepted), `fees` (the service's fees), `opening_balances` (what was owed when the ledger began). Spent: `network_fees`
+ * (what the collector paid networks for its transactions, in their native coin). `operator`: what the operator
+ * put into the collector from outside (or took out), recorded with `paygate ledger fund`.
  */
 export const COLLECTOR = 'collector';
 export const DEPOSIT_ADDRESSES = 'deposit_addresses';
 export const FEES = 'fees';
+export const NETWORK_FEES = 'network_fees';
+export const OPERATOR = 'operator';
 export const merchantAccount = (merchantId: string) => `merchant:${merchantId}`;
 export const buyersAccount = (merchantId: string) => `buyers:${merchantId}`;
 
@@ -131,5 +135,21 @@ export function postRefundSent(trx: Transaction<Database>, refund: Selectable<Re
       amount,
     },
     { account: COLLECTOR, asset: refund.token_asset, amount: -amount },
+  ]);
+}
+
+/** The collector paid a network for one of its transactions (gas, an L2's data fee), in the native coin. */
+export function postNetworkFee(trx: Transaction<Database>, entry: string, nativeAsset: string, amount: bigint) {
+  return postLedgerEntry(trx, entry, [
+    { account: NETWORK_FEES, asset: nativeAsset, amount },
+    { account: COLLECTOR, asset: nativeAsset, amount: -amount },
+  ]);
+}
+
+/** The operator moved value into the collector from outside (a negative amount: took it out). */
+export function postFunding(trx: Transaction<Database>, entry: string, asset: string, amount: bigint) {
+  return postLedgerEntry(trx, entry, [
+    { account: COLLECTOR, asset, amount },
+    { account: OPERATOR, asset, amount: -amount },
   ]);
 }

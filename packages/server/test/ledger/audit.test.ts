@@ -124,6 +124,7 @@ describe('paygate audit: the ledger against the records', () => {
       DROP TABLE ledger_entries;
       DROP FUNCTION ledger_entry_balances();
       DROP FUNCTION ledger_entries_unchanged();
+      ALTER TABLE evm_transactions DROP COLUMN fee_paid;
     `.execute(db);
     const partner = await newPartner(db);
     await db

@@ -34,6 +34,7 @@ import {
 } from './relayerStore.ts';
 import { nextUlid } from '../../ids.ts';
 import { type Logger, silentLogger } from '../../log.ts';
+import { postNetworkFee } from '../../ledger/ledger.ts';
 
 export interface RelayRequest {
   /** CAIP-2 id of the EVM network. */
@@ -112,6 +113,15 @@ export async function receiptOrNull(client: PublicClient, hash: Hex): Promise<Tr
   }
 }
 
+/**
+ * What a mined transaction cost its sender: the gas it used at its effective price, plus the L1 data fee an
+ * OP-stack network's receipt states (`l1Fee`); other networks' receipts have none.
+ */
+export function networkFeeOf(receipt: TransactionReceipt): bigint {
+  const l1Fee = (receipt as { l1Fee?: bigint | Hex | null }).l1Fee;
+  return receipt.gasUsed * receipt.effectiveGasPrice + (l1Fee ? BigInt(l1Fee) : 0n);
+}
+
 async function nodeKnows(client: PublicClient, hash: Hex): Promise<boolean> {
   try {
     await client.getTransaction({ hash });
@@ -158,6 +168,10 @@ export class Relayer {
     });
     const onFinal = options.onFinal;
     this.onFinal = async (trx, transaction) => {
+      const native = this.networks.get(transaction.chain)?.tokens.find((token) => token.method === 'native');
+      if (native && transaction.fee_paid !== null) {
+        await postNetworkFee(trx, `network_fee:${transaction.id}`, native.caip19, BigInt(transaction.fee_paid));
+      }
       await onFinal?.(trx, {
         chain: transaction.chain,
         purpose: transaction.purpose,
@@ -404,6 +418,7 @@ export class Relayer {
         blockHash: receipt.blockHash,
         status,
         failureReason: reverted ? 'reverted' : null,
+        feePaid: networkFeeOf(receipt),
       },
       this.onFinal,
     );

@@ -225,6 +225,8 @@ export interface MinedState {
   /** Final status once deep enough; `broadcast` while it is mined but not yet at the required depth. */
   status: EvmTransactionStatus;
   failureReason: string | null;
+  /** Wei paid to the network for it: gas used at its effective price, and an L2's data fee. */
+  feePaid: bigint;
 }
 
 /**
@@ -246,6 +248,7 @@ export async function markMined(
         receipt_block_number: mined.blockNumber,
         receipt_block_hash: mined.blockHash,
         failure_reason: mined.failureReason,
+        fee_paid: mined.feePaid,
         updated_at: sql<Date>`now()`,
       })
       .where('id', '=', transactionId)
@@ -299,6 +302,7 @@ export async function markReorged(db: Db, transactionId: string): Promise<void> 
         receipt_block_number: null,
         receipt_block_hash: null,
         failure_reason: null,
+        fee_paid: null,
         updated_at: sql<Date>`now()`,
       })
       .where('id', '=', transactionId)

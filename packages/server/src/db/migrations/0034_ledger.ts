@@ -22,6 +22,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       UNIQUE (entry, account, asset)
     );
     CREATE INDEX ledger_entries_account_idx ON ledger_entries (account, asset);
+    -- What the collector paid the network for a mined transaction (gas, and an L2's data fee), in wei.
+    ALTER TABLE evm_transactions ADD COLUMN fee_paid numeric(78, 0);
 
     CREATE FUNCTION ledger_entry_balances() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN

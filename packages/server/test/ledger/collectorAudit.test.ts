@@ -1,0 +1,125 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/clock.ts';
+import { inTransaction } from '../../src/db/database.ts';
+import { auditBuyersBalances, auditCollector, auditMerchantBalances } from '../../src/ledger/audit.ts';
+import { postFunding } from '../../src/ledger/ledger.ts';
+import { payoutSenders } from '../../src/payouts/index.ts';
+import { RefundWorker } from '../../src/refunds/refundWorker.ts';
+import { setFeeSchedule } from '../../src/settlement/feeSchedules.ts';
+import { SettlementWorker } from '../../src/settlement/worker.ts';
+import { type GatewayTestbed, startGatewayTestbed } from '../gateway/support/gatewayTestbed.ts';
+import {
+  addDestination,
+  newEvmDestination,
+  newSolanaDestination,
+  payInUsdc,
+  usdcAssets,
+} from '../settlement/support.ts';
+import { call } from '../support/testServer.ts';
+import { warningsInto } from '../support/warnings.ts';
+
+describe("the ledger against the chain: the collector's balances on the devnet", () => {
+  let testbed: GatewayTestbed;
+  const problems: string[] = [];
+
+  beforeAll(async () => {
+    testbed = await startGatewayTestbed();
+    await setFeeSchedule(testbed.server.db, testbed.partner.partnerId, {
+      percentage: '1.5',
+      fixed: [{ currency: 'USD', amount: 30n }],
+    });
+  }, 180_000);
+  afterAll(() => testbed?.close());
+
+  const senders = () =>
+    payoutSenders({ db: testbed.server.db, chains: testbed.chains, services: testbed.services, clock: systemClock });
+  const audit = () => auditCollector(testbed.server.db, testbed.chains, senders());
+
+  it('balances to the base unit after payments in, a refund, settlements out and the gas they cost', async () => {
+    // What the devnet gave the collector before the service took anything: the operator's funding.
+    const opening = await audit();
+    expect(opening.length).toBeGreaterThan(0);
+    await inTransaction(testbed.server.db, async (trx) => {
+      for (const line of opening)
+        await postFunding(trx, `funding:devnet:${line.asset}`, line.asset, BigInt(line.chain));
+    });
+    expect((await audit()).filter((line) => line.difference !== '0')).toEqual([]);
+
+    const assets = usdcAssets(testbed);
+    const merchantId = testbed.merchantId;
+    await addDestination(testbed, merchantId, assets.evm.caip19, newEvmDestination(testbed));
+    await addDestination(testbed, merchantId, assets.solana.caip19, await newSolanaDestination(testbed));
+    const evmPayment = await payInUsdc(testbed, merchantId, 'evm', 2_500n);
+    await payInUsdc(testbed, merchantId, 'solana', 1_800n);
+
+    const refund = await call(testbed.server, '/v1/refunds', {
+      method: 'POST',
+      headers: { 'api-key': testbed.partner.apiKey, 'merchant-id': merchantId },
+      body: { paymentId: evmPayment, amount: { unit: 'iso4217/USD', value: '400' }, send: true },
+    });
+    expect(refund.status, refund.text).toBe(200);
+    const refunds = new RefundWorker({
+      db: testbed.server.db,
+      chains: testbed.chains,
+      services: testbed.services,
+      clock: testbed.clock,
+      log: warningsInto(problems),
+    });
+    await expect
+      .poll(
+        async () => {
+          await refunds.runOnce();
+          return (await testbed.server.db.selectFrom('refunds').select('status').executeTakeFirstOrThrow()).status;
+        },
+        { timeout: 30_000, interval: 200 },
+      )
+      .toBe('succeeded');
+
+    const settlements = new SettlementWorker({
+      db: testbed.server.db,
+      chains: testbed.chains,
+      services: testbed.services,
+      clock: systemClock,
+      baseUrl: () => testbed.server.url,
+      minimumBatch: '0',
+      log: warningsInto(problems),
+    });
+    await settlements.runOnce();
+    await expect
+      .poll(
+        async () =>
+          (
+            await testbed.server.db
+              .selectFrom('settlement_batches')
+              .select('status')
+              .where('status', 'in', ['claimed', 'sent'])
+              .execute()
+          ).length,
+        { timeout: 30_000, interval: 200 },
+      )
+      .toBe(0);
+    expect(problems).toEqual([]);
+
+    const after = await audit();
+    expect(after.filter((line) => line.difference !== '0')).toEqual([]);
+    // The collector kept the fees, and paid gas for the relayed payment, the refund and the settlement.
+    const before = new Map(opening.map((line) => [line.asset, BigInt(line.chain)]));
+    const ether = testbed.chains
+      .network(testbed.devnet.manifest.evm[0]!.caip2)
+      ?.tokens.find((token) => token.method === 'native');
+    const held = new Map(after.map((line) => [line.asset, BigInt(line.chain)]));
+    expect(held.get(ether?.caip19 as string)).toBeLessThan(before.get(ether?.caip19 as string) as bigint);
+    expect(held.get(assets.evm.caip19)).toBeGreaterThan(before.get(assets.evm.caip19) ?? 0n);
+    const gas = await testbed.server.db
+      .selectFrom('ledger_entries')
+      .select('entry')
+      .where('account', '=', 'network_fees')
+      .execute();
+    expect(gas.length).toBeGreaterThanOrEqual(3);
+    // And every merchant balance and buyers' balance of this database agrees with its records.
+    expect([
+      ...(await auditMerchantBalances(testbed.server.db)),
+      ...(await auditBuyersBalances(testbed.server.db)),
+    ]).toSatisfy((lines: { difference: string }[]) => lines.every((line) => line.difference === '0'));
+  });
+});

@@ -14,7 +14,8 @@ export type IdPrefix =
   | 'ptr'
   | 'rfnd'
   | 'exc'
-  | 'rcv';
+  | 'rcv'
+  | 'fnd';
 
 const randomPool = Buffer.alloc(4096);
 let randomOffset = randomPool.length;

@@ -1,5 +1,6 @@
 import { type Config, loadConfig } from './config.ts';
-import { type DatabaseHandle, type Db, migrateToLatest, openDatabase } from './db/database.ts';
+import { type DatabaseHandle, type Db, inTransaction, migrateToLatest, openDatabase } from './db/database.ts';
+import { parseAssetId } from './chains/caip.ts';
 import { formatDataThreshold } from './gateway/dataCollection/threshold.ts';
 import {
   parseMerchantDataThreshold,
@@ -23,6 +24,8 @@ import { parseFixedFee } from './settlement/fees.ts';
 import { CliError, requireEmbeddedDatabase } from './operatorDatabase.ts';
 import { requestRecovery, unlistedDeposits } from './deposits/depositRecovery.ts';
 import { auditBuyersBalances, auditMerchantBalances } from './ledger/audit.ts';
+import { auditConfiguredCollector } from './ledger/collectorAudit.ts';
+import { postFunding } from './ledger/ledger.ts';
 
 /**
  * What the operator commands do, once their arguments are parsed (`operatorCommands.ts` defines them and imports
@@ -245,19 +248,39 @@ export function depositsRecover(request: { paymentId: string; network: string; t
 }
 
 /**
- * Prints every merchant balance, and what buyers are owed, as the ledger and the records give them; refuses
- * (exit 1) when any two differ.
+ * Prints every merchant balance and what buyers are owed, as the ledger and the records give them, and the
+ * collector's balance of each token, on the chain and in the ledger; refuses (exit 1) when any two differ.
  */
-export function audit(): Promise<void> {
-  return withDatabase(async ({ db }) => {
+export function audit(options: { chain: boolean }): Promise<void> {
+  return withDatabase(async ({ db }, config) => {
     const checks = [
       ...(await auditMerchantBalances(db)).map((check) => ({ check: 'merchant_balance', ...check })),
       ...(await auditBuyersBalances(db)).map((check) => ({ check: 'buyers_balance', ...check })),
+      ...(options.chain ? await auditConfiguredCollector(db, config) : []).map((check) => ({
+        check: 'collector_balance',
+        ...check,
+      })),
     ];
     for (const check of checks) printJson(check);
     const differing = checks.filter((check) => check.difference !== '0');
     if (differing.length) {
-      throw new CliError(`${differing.length} balance(s) differ between the ledger and the records`);
+      throw new CliError(`${differing.length} balance(s) differ between the ledger and the records or the chain`);
     }
+  });
+}
+
+/** Records value the operator moved into the collector from outside (a negative amount: took out). */
+export function ledgerFund(request: { asset: string; amount: string }): Promise<void> {
+  const asset = parseAssetId(request.asset);
+  if (!asset)
+    throw new CliError(
+      '--asset must be a CAIP-19 token id, e.g. eip155:8453/erc20:0x833589fcd6edb6e08f4c7c32d4f71b54bda02913',
+    );
+  if (!/^-?[0-9]+$/.test(request.amount) || BigInt(request.amount) === 0n)
+    throw new CliError("--amount must be a whole number of the token's minor units, not 0 (negative: taken out)");
+  return withDatabase(async ({ db }) => {
+    const entry = `funding:${newId('fnd')}`;
+    await inTransaction(db, (trx) => postFunding(trx, entry, request.asset, BigInt(request.amount)));
+    printJson({ entry, asset: request.asset, amount: request.amount });
   });
 }

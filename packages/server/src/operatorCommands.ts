@@ -169,12 +169,23 @@ export function addDepositCommands(program: Command): void {
     );
 }
 
-/** `paygate audit`: the ledger against the records it was written beside. */
+/** `paygate audit` (the ledger against the records and the chain) and `paygate ledger fund`. */
 export function addAuditCommand(program: Command): void {
   program
     .command('audit')
     .description(
-      "check the ledger: each merchant's balance per asset against its payments, refunds and settlements (JSON lines; exit 1 on any difference)",
+      "check the ledger: each merchant's balance and its buyers' against its records, and the collector's balance of each token against the chain (JSON lines; exit 1 on any difference)",
     )
-    .action(async () => (await actions()).audit());
+    .option('--no-chain', "check the ledger against the records only, not the collector's balances on chain")
+    .action(async ({ chain }: { chain: boolean }) => (await actions()).audit({ chain }));
+  program
+    .command('ledger')
+    .description('the ledger of value held and owed')
+    .command('fund')
+    .description('record value put into the collector from outside, e.g. gas money (a negative amount: taken out)')
+    .requiredOption('--asset <caip19>', 'the token as paygate audit names it, e.g. eip155:8453/slip44:60')
+    .requiredOption('--amount <minor units>', "whole number of the token's minor units")
+    .action(async ({ asset, amount }: { asset: string; amount: string }) =>
+      (await actions()).ledgerFund({ asset, amount }),
+    );
 }

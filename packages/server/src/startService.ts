@@ -8,6 +8,8 @@ import { type Config, loadConfig } from './config.ts';
 import { systemClock } from './clock.ts';
 import { ChainFollowers } from './chains/chainFollowers.ts';
 import { createChainServices } from './gateway/createChainServices.ts';
+import { recordFunding } from './ledger/funding.ts';
+import { payoutSenders } from './payouts/index.ts';
 import { PaymentSubmissions } from './gateway/paymentSubmissions.ts';
 import { dataEncryptionKeyInDataDir } from './dataEncryptionKey.ts';
 import { startWorkers } from './jobs/queue.ts';
@@ -94,7 +96,7 @@ async function prepareDatabase(config: Config) {
   return { handle, applied, demo };
 }
 
-/** The chains, their collector keys (funded on the devnet) and the configuration with its data encryption key. */
+/** The chains, their collector keys and the configuration with its data encryption key. */
 async function prepareChains(loaded: Config, handle: DatabaseHandle) {
   const chains = await setUpChains(loaded.chains, loaded.dataDir, process.env);
   const collectorKeys = await loadCollectorKeys(process.env, loaded.dataDir, chains.devnet !== undefined);
@@ -104,10 +106,6 @@ async function prepareChains(loaded: Config, handle: DatabaseHandle) {
     ...loaded,
     dataEncryptionKey: localKey ? await dataEncryptionKeyInDataDir(loaded.dataDir) : loaded.dataEncryptionKey,
   };
-  if (chains.devnet) {
-    const collector = await collectorAddresses(collectorKeys);
-    await chains.devnet.fund({ evm: [collector.evm], solana: [collector.solana] });
-  }
   return { chains, collectorKeys, config };
 }
 
@@ -163,6 +161,20 @@ export async function start(options: StartOptions = {}): Promise<void> {
     clock: systemClock,
     log: logger.child({ component: 'chains' }),
   });
+  if (chains.devnet) {
+    // The devnet's faucet is money from outside: the ledger records what it gave the collector as funding.
+    const { devnet } = chains;
+    const collector = await collectorAddresses(collectorKeys);
+    const senders = payoutSenders({
+      db: handle.db,
+      chains: chains.registry,
+      services: chainServices,
+      clock: systemClock,
+    });
+    await recordFunding(handle.db, chains.registry, senders, () =>
+      devnet.fund({ evm: [collector.evm], solana: [collector.solana] }),
+    );
+  }
   const runtime = await createRuntime({
     config,
     db: handle.db,

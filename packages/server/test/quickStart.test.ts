@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { childEnv, type ServerProcess, startServerProcess } from './support/serverProcess.ts';
+import { childEnv, NO_CHAIN_ENV, runCli, type ServerProcess, startServerProcess } from './support/serverProcess.ts';
 
 const REPOSITORY = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -97,6 +97,28 @@ describe("the README's quick start, against a real paygate start", () => {
         transaction: expect.objectContaining({ networkId: '31337', hash: JSON.parse(paid!).txId }),
       }),
     ]);
+
+    // The ledger agrees with the records and with the chain: the devnet's funding of the collector, the payment
+    // and the gas of its transfer, to the base unit.
+    const audit = await runCli(['audit'], {
+      DATA_DIR: dataDir,
+      CHAINS: 'devnet',
+      COLLECTOR_EVM_PRIVATE_KEY: NO_CHAIN_ENV.COLLECTOR_EVM_PRIVATE_KEY,
+      COLLECTOR_SOLANA_SEED: NO_CHAIN_ENV.COLLECTOR_SOLANA_SEED,
+    });
+    expect(audit.code, audit.stdout + audit.stderr).toBe(0);
+    const checks = audit.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    const usdc = payments.data[0].tokenAmount.unit.slice('caip19/'.length);
+    expect(checks).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ check: 'merchant_balance', asset: usdc, difference: '0' }),
+        expect.objectContaining({ check: 'collector_balance', asset: usdc, difference: '0' }),
+        expect.objectContaining({ check: 'collector_balance', asset: 'eip155:31337/slip44:60', difference: '0' }),
+      ]),
+    );
   });
 
   it('paygate-wallet names the networks it takes and the options a link from elsewhere needs', async () => {

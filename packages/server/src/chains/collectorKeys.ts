@@ -22,13 +22,14 @@ function checked(keys: CollectorKeys, source: string): CollectorKeys {
 
 /**
  * The service's collector keys. From COLLECTOR_EVM_PRIVATE_KEY and COLLECTOR_SOLANA_SEED (production: every
- * process must share them); otherwise, on a devnet only, generated on first start and kept in DATA_DIR.
- * They are never logged.
+ * process must share them); otherwise, on a devnet only, generated on first start and kept in DATA_DIR (`existing`:
+ * only read there, as a command that looks at the running service's collector does). They are never logged.
  */
 export async function loadCollectorKeys(
   env: Record<string, string | undefined>,
   dataDir: string,
   allowGenerated: boolean,
+  options: { existing?: boolean } = {},
 ): Promise<CollectorKeys> {
   const evmPrivateKey = env.COLLECTOR_EVM_PRIVATE_KEY;
   const solanaSeedHex = env.COLLECTOR_SOLANA_SEED;
@@ -45,6 +46,7 @@ export async function loadCollectorKeys(
     return checked(JSON.parse(await fs.readFile(file, 'utf8')) as CollectorKeys, file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    if (options.existing) throw new ConfigError(`no collector keys in ${file}: start the service there first`);
   }
   const keys: CollectorKeys = {
     evmPrivateKey: `0x${randomBytes(32).toString('hex')}`,

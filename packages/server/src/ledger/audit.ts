@@ -118,20 +118,31 @@ export async function auditCollector(
     ).map((row) => [row.asset, BigInt(row.amount)]),
   );
   const checks: CollectorBalanceCheck[] = [];
+  for (const [asset, held] of await collectorHoldings(chains, senders)) {
+    const recorded = ledger.get(asset) ?? 0n;
+    if (held === 0n && recorded === 0n) continue;
+    checks.push({
+      asset,
+      chain: held.toString(),
+      ledger: recorded.toString(),
+      difference: (held - recorded).toString(),
+    });
+  }
+  return checks;
+}
+
+/** What the collector holds now of every token the ledger follows (Solana's native coin not yet), by CAIP-19 id. */
+export async function collectorHoldings(
+  chains: ChainRegistry,
+  senders: Record<string, PayoutSender>,
+): Promise<Map<string, bigint>> {
+  const holdings = new Map<string, bigint>();
   for (const network of chains.networks) {
     const sender = senders[parseChainId(network.caip2)?.namespace ?? ''];
     for (const token of network.tokens) {
       if (!sender?.canSend(token) || (network.namespace === 'solana' && token.method === 'native')) continue;
-      const held = await sender.collectorHolds(token);
-      const recorded = ledger.get(token.caip19) ?? 0n;
-      if (held === 0n && recorded === 0n) continue;
-      checks.push({
-        asset: token.caip19,
-        chain: held.toString(),
-        ledger: recorded.toString(),
-        difference: (held - recorded).toString(),
-      });
+      holdings.set(token.caip19, await sender.collectorHolds(token));
     }
   }
-  return checks;
+  return holdings;
 }

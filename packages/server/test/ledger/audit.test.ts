@@ -17,7 +17,7 @@ describe('paygate audit: the ledger against the records', () => {
     const db = connect(database.url, 2);
     onTestFinished(() => db.destroy());
     const audit = async () => {
-      const run = await runCli(['audit'], { DATABASE_URL: database.url });
+      const run = await runCli(['audit', '--no-chain'], { DATABASE_URL: database.url });
       return {
         ...run,
         lines: run.stdout
@@ -56,7 +56,7 @@ describe('paygate audit: the ledger against the records', () => {
       .execute();
     const differs = await audit();
     expect(differs.code).toBe(1);
-    expect(differs.stderr).toBe('paygate: 1 balance(s) differ between the ledger and the records\n');
+    expect(differs.stderr).toBe('paygate: 1 balance(s) differ between the ledger and the records or the chain\n');
     expect(differs.lines).toEqual([
       {
         check: 'merchant_balance',
@@ -79,6 +79,36 @@ describe('paygate audit: the ledger against the records', () => {
     expect({ code: clean.code, stderr: clean.stderr }).toEqual({ code: 0, stderr: '' });
     expect(clean.lines).toEqual([
       expect.objectContaining({ merchantId: 'mrch_audited', ledger: '9550000', records: '9550000', difference: '0' }),
+    ]);
+
+    // Funding from outside is recorded by the operator, checked first.
+    const fund = (...args: string[]) => runCli(['ledger', 'fund', ...args], { DATABASE_URL: database.url });
+    const notAnAsset = await fund('--asset', 'USDC', '--amount', '5');
+    expect({ code: notAnAsset.code, stderr: notAnAsset.stderr }).toEqual({
+      code: 1,
+      stderr: expect.stringContaining('--asset must be a CAIP-19 token id'),
+    });
+    for (const amount of ['0', '1.5', 'ten']) {
+      const refused = await fund('--asset', USDC, '--amount', amount);
+      expect({ amount, code: refused.code, stderr: refused.stderr }).toEqual({
+        amount,
+        code: 1,
+        stderr: expect.stringContaining('--amount must be a whole number'),
+      });
+    }
+    const funded = await fund('--asset', USDC, '--amount', '-250');
+    expect(funded.code, funded.stderr).toBe(0);
+    const { entry } = JSON.parse(funded.stdout);
+    expect(
+      await db
+        .selectFrom('ledger_entries')
+        .select(['account', 'amount'])
+        .where('entry', '=', entry)
+        .orderBy('account')
+        .execute(),
+    ).toEqual([
+      { account: 'collector', amount: '-250' },
+      { account: 'operator', amount: '250' },
     ]);
   });
 

@@ -1,0 +1,47 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { DevnetManifest } from '@paygate/devnet';
+import { setUpChains } from '../chains/chainConfig.ts';
+import { loadCollectorKeys } from '../chains/collectorKeys.ts';
+import { networksFromDevnet } from '../chains/devnetNetworks.ts';
+import { FixedPriceSource } from '../chains/prices/fixedPriceSource.ts';
+import { ChainRegistry } from '../chains/registry.ts';
+import { systemClock } from '../clock.ts';
+import type { Config } from '../config.ts';
+import type { Db } from '../db/database.ts';
+import { createChainServices } from '../gateway/createChainServices.ts';
+import { CliError } from '../operatorDatabase.ts';
+import { payoutSenders } from '../payouts/index.ts';
+import { auditCollector } from './audit.ts';
+
+/**
+ * The collector's balances on the configured networks against the ledger, for `paygate audit`: the networks of
+ * CHAINS and the collector keys as the service has them. The devnet is read where the running service keeps it
+ * (its manifest in DATA_DIR); the command never starts one.
+ */
+export async function auditConfiguredCollector(db: Db, config: Config) {
+  const devnet = config.chains === 'devnet';
+  const networks = devnet
+    ? networksFromDevnet(await runningDevnet(config.dataDir))
+    : (await setUpChains(config.chains, config.dataDir, process.env)).registry.networks;
+  const chains = new ChainRegistry(networks);
+  const services = await createChainServices({
+    db,
+    networks,
+    keys: await loadCollectorKeys(process.env, config.dataDir, devnet, { existing: true }),
+    // Balances need no prices.
+    prices: new FixedPriceSource({}),
+  });
+  return auditCollector(db, chains, payoutSenders({ db, chains, services, clock: systemClock }));
+}
+
+async function runningDevnet(dataDir: string): Promise<DevnetManifest> {
+  const file = path.join(dataDir, 'devnet', 'manifest.json');
+  try {
+    return JSON.parse(await fs.readFile(file, 'utf8')) as DevnetManifest;
+  } catch {
+    throw new CliError(
+      `no devnet manifest at ${file}: the collector is checked against a running devnet (paygate start)`,
+    );
+  }
+}

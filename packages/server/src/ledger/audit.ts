@@ -1,30 +1,55 @@
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import { parseChainId } from '../chains/caip.ts';
 import type { PayoutSender } from '../payouts/payout.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 
-/** One merchant's balance in one asset, as the ledger has it and as the payments, refunds and settlements add up. */
-export interface MerchantBalanceCheck {
+/** What a merchant, or the buyers of its payments, are owed in one asset: per the ledger and per the records. */
+export interface OwedBalanceCheck {
   merchantId: string;
   asset: string;
-  /** Minor units the merchant is owed, per the ledger. */
+  /** Minor units owed, per the ledger. */
   ledger: string;
-  /** The same from the records: succeeded payments not settled, less on-chain refunds not deducted yet. */
+  /** The same, added up from the records the ledger was written beside. */
   records: string;
   difference: string;
 }
 
 /**
- * What each merchant is owed in each asset, from the ledger and from the records it was written beside; a
- * difference means a state change without its entry, or a record changed afterwards.
+ * What the ledger's accounts `<prefix><merchant id>` owe per asset against `records` (rows of merchant_id, asset,
+ * amount); a difference means a state change without its entry, or a record changed afterwards.
  */
-export async function auditMerchantBalances(db: Db): Promise<MerchantBalanceCheck[]> {
-  const { rows } = await sql<MerchantBalanceCheck>`
+async function compareOwed(
+  db: Db,
+  prefix: 'merchant:' | 'buyers:',
+  records: RawBuilder<unknown>,
+): Promise<OwedBalanceCheck[]> {
+  const { rows } = await sql<OwedBalanceCheck>`
     WITH ledger AS (
-      SELECT substring(account FROM 10) AS merchant_id, asset, -sum(amount) AS amount
-      FROM ledger_entries WHERE account LIKE 'merchant:%' GROUP BY 1, 2
-    ), records AS (
+      SELECT substring(account FROM ${prefix.length + 1}::int) AS merchant_id, asset, -sum(amount) AS amount
+      FROM ledger_entries WHERE starts_with(account, ${prefix}) GROUP BY 1, 2
+    ), records AS (${records})
+    SELECT coalesce(ledger.merchant_id, records.merchant_id) AS "merchantId",
+           coalesce(ledger.asset, records.asset) AS asset,
+           coalesce(ledger.amount, 0)::text AS ledger,
+           coalesce(records.amount, 0)::text AS records,
+           (coalesce(ledger.amount, 0) - coalesce(records.amount, 0))::text AS difference
+    FROM ledger FULL JOIN records ON records.merchant_id = ledger.merchant_id AND records.asset = ledger.asset
+    WHERE coalesce(ledger.amount, 0) <> 0 OR coalesce(records.amount, 0) <> 0
+    ORDER BY 1, 2
+  `.execute(db);
+  return rows;
+}
+
+/**
+ * What each merchant is owed in each asset: its succeeded payments not settled, less its on-chain refunds that
+ * settlements have not deducted yet.
+ */
+export function auditMerchantBalances(db: Db): Promise<OwedBalanceCheck[]> {
+  return compareOwed(
+    db,
+    'merchant:',
+    sql`
       SELECT merchant_id, asset, sum(amount) AS amount FROM (
         SELECT merchant_id, token_asset AS asset, settlement_amount::numeric AS amount FROM payments
         WHERE status = 'succeeded' AND settled_at IS NULL AND token_asset IS NOT NULL AND settlement_amount IS NOT NULL
@@ -33,40 +58,19 @@ export async function auditMerchantBalances(db: Db): Promise<MerchantBalanceChec
         WHERE method = 'onchain' AND status = 'succeeded' AND exception_id IS NULL AND token_asset IS NOT NULL
         UNION ALL
         SELECT merchant_id, asset, refunds_deducted FROM settlement_batches WHERE status = 'confirmed'
-      ) parts GROUP BY 1, 2
-    )
-    SELECT coalesce(ledger.merchant_id, records.merchant_id) AS "merchantId",
-           coalesce(ledger.asset, records.asset) AS asset,
-           coalesce(ledger.amount, 0)::text AS ledger,
-           coalesce(records.amount, 0)::text AS records,
-           (coalesce(ledger.amount, 0) - coalesce(records.amount, 0))::text AS difference
-    FROM ledger FULL JOIN records ON records.merchant_id = ledger.merchant_id AND records.asset = ledger.asset
-    WHERE coalesce(ledger.amount, 0) <> 0 OR coalesce(records.amount, 0) <> 0
-    ORDER BY 1, 2
-  `.execute(db);
-  return rows;
-}
-
-/** What buyers of a merchant's payments are owed in one asset, as the ledger has it and as their exceptions add up. */
-export interface BuyersBalanceCheck {
-  merchantId: string;
-  asset: string;
-  ledger: string;
-  /** Payment exceptions neither accepted by the merchant nor sent back by a refund that succeeded. */
-  records: string;
-  difference: string;
+      ) parts GROUP BY 1, 2`,
+  );
 }
 
 /**
- * What buyers are owed per merchant and asset: a transfer that did not simply pay its payment is an exception until
- * it is sent back or accepted, and the ledger's `buyers:<merchant id>` account holds the same.
+ * What the buyers of each merchant's payments are owed per asset: a transfer that did not simply pay its payment
+ * is an exception until it is sent back by a refund that succeeded, or accepted by the merchant.
  */
-export async function auditBuyersBalances(db: Db): Promise<BuyersBalanceCheck[]> {
-  const { rows } = await sql<BuyersBalanceCheck>`
-    WITH ledger AS (
-      SELECT substring(account FROM 8) AS merchant_id, asset, -sum(amount) AS amount
-      FROM ledger_entries WHERE account LIKE 'buyers:%' GROUP BY 1, 2
-    ), records AS (
+export function auditBuyersBalances(db: Db): Promise<OwedBalanceCheck[]> {
+  return compareOwed(
+    db,
+    'buyers:',
+    sql`
       SELECT payments.merchant_id, exception ->> 'asset' AS asset, sum((exception ->> 'amount')::numeric) AS amount
       FROM payments CROSS JOIN LATERAL jsonb_array_elements(payments.exceptions) AS exception
       WHERE jsonb_array_length(payments.exceptions) > 0
@@ -74,18 +78,8 @@ export async function auditBuyersBalances(db: Db): Promise<BuyersBalanceCheck[]>
         AND NOT EXISTS (
           SELECT 1 FROM refunds WHERE refunds.exception_id = exception ->> 'id' AND refunds.status = 'succeeded'
         )
-      GROUP BY 1, 2
-    )
-    SELECT coalesce(ledger.merchant_id, records.merchant_id) AS "merchantId",
-           coalesce(ledger.asset, records.asset) AS asset,
-           coalesce(ledger.amount, 0)::text AS ledger,
-           coalesce(records.amount, 0)::text AS records,
-           (coalesce(ledger.amount, 0) - coalesce(records.amount, 0))::text AS difference
-    FROM ledger FULL JOIN records ON records.merchant_id = ledger.merchant_id AND records.asset = ledger.asset
-    WHERE coalesce(ledger.amount, 0) <> 0 OR coalesce(records.amount, 0) <> 0
-    ORDER BY 1, 2
-  `.execute(db);
-  return rows;
+      GROUP BY 1, 2`,
+  );
 }
 
 /** What the collector holds of one asset on its network, on the chain and per the ledger. */

@@ -91,10 +91,10 @@ export interface CollectorBalanceCheck {
 }
 
 /**
- * The collector's balance of every token this process can pay out, on the chain now against the ledger's
- * `collector` account: what buyers paid in, sweeps, payouts, network fees and the operator's recorded funding. The
- * native coin of Solana is left out, its fees and rent not being in the ledger yet. Read while transfers are in
- * flight (mined, not final), the two may differ for a moment.
+ * The collector's balance of every token and native coin it holds, on the chain now against the ledger's
+ * `collector` account: what buyers paid in, sweeps, payouts, network fees (rent included on Solana) and the
+ * operator's recorded funding. Read while transfers are in flight (mined, not final), the two may differ for a
+ * moment.
  */
 export async function auditCollector(
   db: Db,
@@ -125,7 +125,7 @@ export async function auditCollector(
   return checks;
 }
 
-/** What the collector holds now of every token the ledger follows (Solana's native coin not yet), by CAIP-19 id. */
+/** What the collector holds now of every token and native coin of the configured networks, by CAIP-19 id. */
 export async function collectorHoldings(
   chains: ChainRegistry,
   senders: Record<string, PayoutSender>,
@@ -134,7 +134,7 @@ export async function collectorHoldings(
   for (const network of chains.networks) {
     const sender = senders[parseChainId(network.caip2)?.namespace ?? ''];
     for (const token of network.tokens) {
-      if (!sender?.canSend(token) || (network.namespace === 'solana' && token.method === 'native')) continue;
+      if (!sender || !(sender.canSend(token) || token.method === 'native')) continue;
       holdings.set(token.caip19, await sender.collectorHolds(token));
     }
   }

@@ -51,7 +51,7 @@ export interface PayoutSenderContext {
 export interface PayoutSender {
   /** Whether this process can send the token. */
   canSend(token: TokenInfo): boolean;
-  /** What the collector holds of the token now, in minor units. */
+  /** What the collector holds of the token (or the network's native coin) now, in minor units. */
   collectorHolds(token: TokenInfo): Promise<bigint>;
   /**
    * Journals the payout's transfer unless it has one, and sends it; the network's follower applies its end once it

@@ -20,6 +20,7 @@ export class SolanaPayoutSender implements PayoutSender {
     const solana = services.solana.networks.get(token.chain);
     if (!solana) throw new Error(`no Solana RPC for ${token.chain}`);
     const owner = services.solana.collector.address;
+    if (token.method === 'native') return (await readSolanaBalances(solana.rpc, [owner], []))[owner]?.lamports ?? 0n;
     const balances = await readSolanaBalances(solana.rpc, [owner], [token.address]);
     return balances[owner]?.tokens[token.address] ?? 0n;
   }

@@ -35,7 +35,7 @@ describe("the ledger against the chain: the collector's balances on the devnet",
     payoutSenders({ db: testbed.server.db, chains: testbed.chains, services: testbed.services, clock: systemClock });
   const audit = () => auditCollector(testbed.server.db, testbed.chains, senders());
 
-  it('balances to the base unit after payments in, a refund, settlements out and the gas they cost', async () => {
+  it('balances to the base unit after payments in, a refund, settlements out and the network fees they cost', async () => {
     // What the devnet gave the collector before the service took anything: the operator's funding.
     const opening = await audit();
     expect(opening.length).toBeGreaterThan(0);
@@ -110,6 +110,10 @@ describe("the ledger against the chain: the collector's balances on the devnet",
     const held = new Map(after.map((line) => [line.asset, BigInt(line.chain)]));
     expect(held.get(ether?.caip19 as string)).toBeLessThan(before.get(ether?.caip19 as string) as bigint);
     expect(held.get(assets.evm.caip19)).toBeGreaterThan(before.get(assets.evm.caip19) ?? 0n);
+    // On Solana the collector paid the sponsored payment's fee, the settlement's, and rent for the merchant's
+    // token account.
+    const sol = testbed.devnet.manifest.solana.nativeToken.caip19;
+    expect(held.get(sol)).toBeLessThan(before.get(sol) as bigint);
     const gas = await testbed.server.db
       .selectFrom('ledger_entries')
       .select('entry')

@@ -146,6 +146,18 @@ describe('Solana Pay transaction requests: GET label and icon, POST a transactio
         .where('payment_id', '=', paymentId)
         .execute();
       expect(recorded).toMatchObject([{ signature, outcome: 'paid', buyer: account, amount: '10000000' }]);
+      // The fee the collector paid for the buyer's transaction is in the ledger, spent from its SOL.
+      const fee = await server.db
+        .selectFrom('ledger_entries')
+        .select(['account', 'asset', 'amount'])
+        .where('entry', '=', `network_fee:${signature}`)
+        .orderBy('account')
+        .execute();
+      const sol = devnet.manifest.solana.nativeToken.caip19;
+      expect(fee).toEqual([
+        { account: 'collector', asset: sol, amount: expect.stringMatching(/^-[1-9][0-9]*$/) },
+        { account: 'network_fees', asset: sol, amount: expect.stringMatching(/^[1-9][0-9]*$/) },
+      ]);
     });
   });
 

@@ -11,6 +11,7 @@ import {
   type SolanaPayTransferCheck,
   validateSolanaPayTransfer,
 } from './validateSolanaPayTransfer.ts';
+import { postNetworkFee } from '../../ledger/ledger.ts';
 
 /** A transaction that carries an open request's reference, checked against that request. */
 export interface FoundSolanaPayTransfer extends SolanaPayTransferCheck {
@@ -117,9 +118,27 @@ export class SolanaPayFollower {
         newestRead = found[index + 1]?.signature;
         break;
       }
-      await this.match(signature, transaction.slot, transaction as unknown as FetchedSolanaTransaction);
+      const fetched = transaction as unknown as FetchedSolanaTransaction;
+      await this.recordCollectorFee(signature, fetched);
+      await this.match(signature, transaction.slot, fetched);
     }
     if (newestRead) await this.advance(account, cursor?.last_signature, newestRead);
+  }
+
+  /**
+   * A transaction the service did not send whose fee the collector paid (a Solana Pay transaction request it built
+   * and the buyer sent): what it took from the collector is a network fee in the ledger, once.
+   */
+  private async recordCollectorFee(signature: string, transaction: FetchedSolanaTransaction): Promise<void> {
+    const index = accountKeysOf(transaction).indexOf(this.options.collector);
+    const before = transaction.meta?.preBalances?.[index];
+    const after = transaction.meta?.postBalances?.[index];
+    if (index < 0 || before === undefined || after === undefined) return;
+    const spent = BigInt(before) - BigInt(after);
+    if (spent <= 0n) return;
+    await this.options.db
+      .transaction()
+      .execute((trx) => postNetworkFee(trx, `network_fee:${signature}`, `${this.options.network}/slip44:501`, spent));
   }
 
   /** Signatures already recorded as Solana Pay transfers or sent by the service itself: no need to fetch them. */

@@ -1,4 +1,5 @@
 import {
+  address,
   getCompiledTransactionMessageDecoder,
   getSignatureFromTransaction,
   getTransactionEncoder,
@@ -21,6 +22,7 @@ import type { TransferOutcomeHandler } from '../transferOutcomes.ts';
 import type { SolanaCollector } from './collectorKeyPair.ts';
 import { BlockhashExpiredError, SolanaTransactionConflictError, SolanaTransactionRejectedError } from './errors.ts';
 import type { SolanaRpc } from './rpc.ts';
+import { postNetworkFee } from '../../ledger/ledger.ts';
 
 export type SolanaTransactionPurpose = 'payment' | 'settlement' | 'refund';
 export type SolanaJournalEntry = Selectable<SolanaTransactionsTable>;
@@ -249,18 +251,32 @@ export class SolanaTransactionSender {
     entry: SolanaJournalEntry,
     outcome: Extract<Assessment, { kind: 'reached' | 'failed' }>,
   ): Promise<void> {
-    if (outcome.kind === 'reached') await this.complete(entry, 'confirmed', { slot: outcome.slot });
-    else await this.complete(entry, 'failed', { slot: outcome.slot, error: outcome.reason });
+    // Landed, it cost the collector its fee (and any rent it put into accounts the transaction created).
+    const networkFee = await this.collectorSpent(entry.signature);
+    if (outcome.kind === 'reached') await this.complete(entry, 'confirmed', { slot: outcome.slot, networkFee });
+    else await this.complete(entry, 'failed', { slot: outcome.slot, error: outcome.reason, networkFee });
+  }
+
+  /** The lamports a landed transaction took from the collector: its fee, and rent for the accounts it created. */
+  private async collectorSpent(signature: string): Promise<bigint> {
+    const { rpc, commitment, collector } = this.options;
+    const landed = await rpc
+      .getTransaction(toSignature(signature), { commitment, encoding: 'json', maxSupportedTransactionVersion: 0 })
+      .send();
+    if (!landed?.meta) throw new Error(`transaction ${signature} is not readable at ${commitment} yet`);
+    const index = landed.transaction.message.accountKeys.indexOf(address(collector.address));
+    if (index < 0) return 0n;
+    return BigInt(landed.meta.preBalances[index] ?? 0n) - BigInt(landed.meta.postBalances[index] ?? 0n);
   }
 
   /** Records the entry's end and, in the same transaction, what it means for the service. */
   private async complete(
     entry: SolanaJournalEntry,
     status: 'confirmed' | 'failed' | 'expired',
-    fields: { slot?: bigint; error?: string },
+    fields: { slot?: bigint; error?: string; networkFee?: bigint },
   ): Promise<void> {
-    await this.end(status, (trx) =>
-      trx
+    await this.end(status, async (trx) => {
+      const completed = await trx
         .updateTable('solana_transactions')
         .set({
           status,
@@ -272,8 +288,12 @@ export class SolanaTransactionSender {
         .where('id', '=', entry.id)
         .where('status', 'in', OPEN_STATUSES)
         .returningAll()
-        .executeTakeFirst(),
-    );
+        .executeTakeFirst();
+      if (completed && fields.networkFee && fields.networkFee > 0n) {
+        await postNetworkFee(trx, `network_fee:${completed.id}`, `${completed.network}/slip44:501`, fields.networkFee);
+      }
+      return completed;
+    });
   }
 
   /** A refusal of the first send: no copy exists anywhere, so the entry has failed. Returns whether it was the first. */

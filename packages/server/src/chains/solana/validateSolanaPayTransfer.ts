@@ -16,6 +16,9 @@ interface TokenBalance {
 export interface FetchedSolanaTransaction {
   meta: {
     err: unknown;
+    /** Lamports of each account key before and after. */
+    preBalances?: readonly (bigint | number)[];
+    postBalances?: readonly (bigint | number)[];
     preTokenBalances?: readonly TokenBalance[] | null;
     postTokenBalances?: readonly TokenBalance[] | null;
     loadedAddresses?: { writable: readonly string[]; readonly: readonly string[] } | null;

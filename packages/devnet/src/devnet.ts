@@ -21,7 +21,16 @@ import {
   type EvmDeployment,
 } from './evm/chain.ts';
 import { creditHolders, describeSolana, startSolanaNode, type SolanaNode } from './solana/node.ts';
-import type { Devnet, DevnetBuyer, DevnetEvmChain, DevnetManifest, DevnetOptions, FundRequest } from './types.ts';
+import type {
+  Devnet,
+  DevnetBuyer,
+  DevnetEvmChain,
+  DevnetManifest,
+  DevnetOptions,
+  DevnetToken,
+  FundedAmount,
+  FundRequest,
+} from './types.ts';
 
 const MANIFEST_FILE = 'manifest.json';
 const DEFAULT_SOLANA_SLOT_MS = 400;
@@ -197,6 +206,27 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
         for (const address of solanaAddresses)
           if (!isSolanaAddress(address)) throw new Error(`not a Solana address: ${address}`);
         const tokens = { USDC: fundAmounts.token, EURC: fundAmounts.token, USDT: fundAmounts.token };
+        const minor = (whole: bigint, token: DevnetToken) => whole * 10n ** BigInt(token.decimals);
+        const credited: FundedAmount[] = [
+          ...evmAddresses.flatMap((address) =>
+            manifest.evm.flatMap((chain) => [
+              { address, asset: chain.nativeToken.caip19, amount: minor(fundAmounts.native, chain.nativeToken) },
+              ...chain.tokens
+                .filter((token) => token.symbol in tokens)
+                .map((token) => ({ address, asset: token.caip19, amount: minor(fundAmounts.token, token) })),
+            ]),
+          ),
+          ...solanaAddresses.flatMap((address) => [
+            {
+              address,
+              asset: manifest.solana.nativeToken.caip19,
+              amount: minor(fundAmounts.native, manifest.solana.nativeToken),
+            },
+            ...manifest.solana.tokens
+              .filter((token) => token.symbol === 'USDC')
+              .map((token) => ({ address, asset: token.caip19, amount: minor(fundAmounts.token, token) })),
+          ]),
+        ];
         await Promise.all([
           ...evm.map(async ({ controller, deployment }) => {
             for (const address of evmAddresses)
@@ -207,6 +237,7 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
               await solanaNode.credit(address, fundAmounts.native, fundAmounts.token);
           })(),
         ]);
+        return credited;
       },
       stop: () => {
         stopping ??= stopAll();

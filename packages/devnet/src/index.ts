@@ -9,6 +9,7 @@ export type {
   DevnetOptions,
   DevnetSolana,
   DevnetToken,
+  FundedAmount,
   FundRequest,
   PaymentMethod,
 } from './types.ts';

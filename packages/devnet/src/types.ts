@@ -57,10 +57,20 @@ export interface FundRequest {
   solana?: string[];
 }
 
+/** What `fund` added to one address: an asset (CAIP-19) and its minor units. */
+export interface FundedAmount {
+  address: string;
+  asset: string;
+  amount: bigint;
+}
+
 export interface Devnet {
   manifest: DevnetManifest;
-  /** Adds 100 native coins and 10,000 of every token on every chain to each address. */
-  fund(addresses: FundRequest): Promise<void>;
+  /**
+   * Adds 100 native coins and 10,000 of every token on every chain (on Solana: SOL and USDC) to each address;
+   * returns what it added, per address and asset.
+   */
+  fund(addresses: FundRequest): Promise<FundedAmount[]>;
   stop(): Promise<void>;
 }
 

@@ -1,6 +1,5 @@
 import { type Config, loadConfig } from './config.ts';
 import { type DatabaseHandle, type Db, inTransaction, migrateToLatest, openDatabase } from './db/database.ts';
-import { parseAssetId } from './chains/caip.ts';
 import { formatDataThreshold } from './gateway/dataCollection/threshold.ts';
 import {
   parseMerchantDataThreshold,
@@ -24,7 +23,8 @@ import { parseFixedFee } from './settlement/fees.ts';
 import { CliError, requireEmbeddedDatabase } from './operatorDatabase.ts';
 import { requestRecovery, unlistedDeposits } from './deposits/depositRecovery.ts';
 import { auditBuyersBalances, auditMerchantBalances } from './ledger/audit.ts';
-import { auditConfiguredCollector } from './ledger/collectorAudit.ts';
+import { auditConfiguredCollector, configuredNetworks } from './ledger/collectorAudit.ts';
+import { ChainRegistry } from './chains/registry.ts';
 import { postFunding } from './ledger/ledger.ts';
 
 /**
@@ -269,18 +269,25 @@ export function audit(options: { chain: boolean }): Promise<void> {
   });
 }
 
-/** Records value the operator moved into the collector from outside (a negative amount: took out). */
-export function ledgerFund(request: { asset: string; amount: string }): Promise<void> {
-  const asset = parseAssetId(request.asset);
-  if (!asset)
-    throw new CliError(
-      '--asset must be a CAIP-19 token id, e.g. eip155:8453/erc20:0x833589fcd6edb6e08f4c7c32d4f71b54bda02913',
-    );
-  if (!/^-?[0-9]+$/.test(request.amount) || BigInt(request.amount) === 0n)
+/**
+ * Records value the operator moved into the collector from outside (a negative amount: took out), in a token of
+ * the configured networks (spelled as the registry has it); `reference` names the entry, so running the same
+ * command twice records it once.
+ */
+export function ledgerFund(request: { asset: string; amount: string; reference?: string }): Promise<void> {
+  if (!/^-?[1-9][0-9]*$/.test(request.amount))
     throw new CliError("--amount must be a whole number of the token's minor units, not 0 (negative: taken out)");
-  return withDatabase(async ({ db }) => {
-    const entry = `funding:${newId('fnd')}`;
-    await inTransaction(db, (trx) => postFunding(trx, entry, request.asset, BigInt(request.amount)));
-    printJson({ entry, asset: request.asset, amount: request.amount });
+  if (request.reference !== undefined && !/^[\w.:-]{1,100}$/.test(request.reference))
+    throw new CliError('--reference must be 1 to 100 letters, digits or . _ : -');
+  return withDatabase(async ({ db }, config) => {
+    const token = new ChainRegistry(await configuredNetworks(config)).token(request.asset);
+    if (!token) throw new CliError(`--asset ${request.asset} is no token of the configured networks (CHAINS)`);
+    const entry = `funding:${request.reference ?? newId('fnd')}`;
+    const recorded = await inTransaction(db, async (trx) => {
+      const before = await trx.selectFrom('ledger_entries').select('id').where('entry', '=', entry).executeTakeFirst();
+      if (!before) await postFunding(trx, entry, token.caip19, BigInt(request.amount));
+      return !before;
+    });
+    printJson({ entry, asset: token.caip19, amount: request.amount, recorded });
   });
 }

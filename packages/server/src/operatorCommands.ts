@@ -185,7 +185,8 @@ export function addAuditCommand(program: Command): void {
     .description('record value put into the collector from outside, e.g. gas money (a negative amount: taken out)')
     .requiredOption('--asset <caip19>', 'the token as paygate audit names it, e.g. eip155:8453/slip44:60')
     .requiredOption('--amount <minor units>', "whole number of the token's minor units")
-    .action(async ({ asset, amount }: { asset: string; amount: string }) =>
-      (await actions()).ledgerFund({ asset, amount }),
+    .option('--reference <id>', 'names the entry (e.g. the top-up transaction), so a second run records nothing')
+    .action(async (options: { asset: string; amount: string; reference?: string }) =>
+      (await actions()).ledgerFund(options),
     );
 }

@@ -9,7 +9,6 @@ import { systemClock } from './clock.ts';
 import { ChainFollowers } from './chains/chainFollowers.ts';
 import { createChainServices } from './gateway/createChainServices.ts';
 import { recordFunding } from './ledger/funding.ts';
-import { payoutSenders } from './payouts/index.ts';
 import { PaymentSubmissions } from './gateway/paymentSubmissions.ts';
 import { dataEncryptionKeyInDataDir } from './dataEncryptionKey.ts';
 import { startWorkers } from './jobs/queue.ts';
@@ -163,17 +162,8 @@ export async function start(options: StartOptions = {}): Promise<void> {
   });
   if (chains.devnet) {
     // The devnet's faucet is money from outside: the ledger records what it gave the collector as funding.
-    const { devnet } = chains;
     const collector = await collectorAddresses(collectorKeys);
-    const senders = payoutSenders({
-      db: handle.db,
-      chains: chains.registry,
-      services: chainServices,
-      clock: systemClock,
-    });
-    await recordFunding(handle.db, chains.registry, senders, () =>
-      devnet.fund({ evm: [collector.evm], solana: [collector.solana] }),
-    );
+    await recordFunding(handle.db, await chains.devnet.fund({ evm: [collector.evm], solana: [collector.solana] }));
   }
   const runtime = await createRuntime({
     config,

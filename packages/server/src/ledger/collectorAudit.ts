@@ -21,9 +21,7 @@ import { auditCollector } from './audit.ts';
  */
 export async function auditConfiguredCollector(db: Db, config: Config) {
   const devnet = config.chains === 'devnet';
-  const networks = devnet
-    ? networksFromDevnet(await runningDevnet(config.dataDir))
-    : (await setUpChains(config.chains, config.dataDir, process.env)).registry.networks;
+  const networks = await configuredNetworks(config);
   const chains = new ChainRegistry(networks);
   const services = await createChainServices({
     db,
@@ -33,6 +31,13 @@ export async function auditConfiguredCollector(db: Db, config: Config) {
     prices: new FixedPriceSource({}),
   });
   return auditCollector(db, chains, payoutSenders({ db, chains, services, clock: systemClock }));
+}
+
+/** The networks of CHAINS as the service has them; the devnet's from the running one's manifest (never started). */
+export async function configuredNetworks(config: Config) {
+  return config.chains === 'devnet'
+    ? networksFromDevnet(await runningDevnet(config.dataDir))
+    : (await setUpChains(config.chains, config.dataDir, process.env)).registry.networks;
 }
 
 async function runningDevnet(dataDir: string): Promise<DevnetManifest> {

@@ -5,7 +5,7 @@ import { up as createLedger } from '../../src/db/migrations/0034_ledger.ts';
 import { auditMerchantBalances } from '../../src/ledger/audit.ts';
 import { COLLECTOR, FEES, merchantAccount, postLedgerEntry } from '../../src/ledger/ledger.ts';
 import { createIsolatedDatabase } from '../support/isolatedDatabase.ts';
-import { runCli } from '../support/serverProcess.ts';
+import { NO_CHAIN_ENV, runCli } from '../support/serverProcess.ts';
 import { newPartner } from '../support/testServer.ts';
 
 const USDC = 'eip155:31337/erc20:0x5fbdb2315678afecb367f032d93f642f64180aa3';
@@ -81,34 +81,45 @@ describe('paygate audit: the ledger against the records', () => {
       expect.objectContaining({ merchantId: 'mrch_audited', ledger: '9550000', records: '9550000', difference: '0' }),
     ]);
 
-    // Funding from outside is recorded by the operator, checked first.
-    const fund = (...args: string[]) => runCli(['ledger', 'fund', ...args], { DATABASE_URL: database.url });
-    const notAnAsset = await fund('--asset', 'USDC', '--amount', '5');
-    expect({ code: notAnAsset.code, stderr: notAnAsset.stderr }).toEqual({
+    // Funding from outside is recorded by the operator, checked first, in a token of the configured networks
+    // spelled as the registry has it (here the mainnet preset, whose node is never asked).
+    const fund = (...args: string[]) =>
+      runCli(['ledger', 'fund', ...args], { DATABASE_URL: database.url, ...NO_CHAIN_ENV });
+    const baseUsdc = 'eip155:8453/erc20:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
+    const notAToken = await fund('--asset', USDC, '--amount', '5');
+    expect({ code: notAToken.code, stderr: notAToken.stderr }).toEqual({
       code: 1,
-      stderr: expect.stringContaining('--asset must be a CAIP-19 token id'),
+      stderr: `paygate: --asset ${USDC} is no token of the configured networks (CHAINS)\n`,
     });
-    for (const amount of ['0', '1.5', 'ten']) {
-      const refused = await fund('--asset', USDC, '--amount', amount);
+    for (const amount of ['0', '1.5', 'ten', '007']) {
+      const refused = await fund('--asset', baseUsdc, '--amount', amount);
       expect({ amount, code: refused.code, stderr: refused.stderr }).toEqual({
         amount,
         code: 1,
         stderr: expect.stringContaining('--amount must be a whole number'),
       });
     }
-    const funded = await fund('--asset', USDC, '--amount', '-250');
+    const args = ['--asset', baseUsdc.toLowerCase(), '--amount', '-250', '--reference', 'withdrawal-1'];
+    const funded = await fund(...args);
     expect(funded.code, funded.stderr).toBe(0);
-    const { entry } = JSON.parse(funded.stdout);
+    expect(JSON.parse(funded.stdout)).toEqual({
+      entry: 'funding:withdrawal-1',
+      asset: baseUsdc,
+      amount: '-250',
+      recorded: true,
+    });
+    const again = await fund(...args);
+    expect(JSON.parse(again.stdout)).toMatchObject({ entry: 'funding:withdrawal-1', recorded: false });
     expect(
       await db
         .selectFrom('ledger_entries')
-        .select(['account', 'amount'])
-        .where('entry', '=', entry)
+        .select(['account', 'asset', 'amount'])
+        .where('entry', '=', 'funding:withdrawal-1')
         .orderBy('account')
         .execute(),
     ).toEqual([
-      { account: 'collector', amount: '-250' },
-      { account: 'operator', amount: '250' },
+      { account: 'collector', asset: baseUsdc, amount: '-250' },
+      { account: 'operator', asset: baseUsdc, amount: '250' },
     ]);
   });
 

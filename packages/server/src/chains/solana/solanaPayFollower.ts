@@ -103,11 +103,11 @@ export class SolanaPayFollower {
       before = page[page.length - 1]?.signature;
     }
     if (!found.length) return;
-    const successful = found.filter((entry) => entry.err === null).map((entry) => entry.signature);
-    const known = new Set(await this.knownSignatures(successful));
+    const known = new Set(await this.knownSignatures(found.map((entry) => entry.signature)));
     let newestRead: string | undefined = found[0]?.signature;
-    // Oldest first, so the cursor can stop at the first one not readable yet.
-    for (const signature of successful.toReversed()) {
+    // Oldest first, so the cursor can stop at the first one not readable yet. A failed one pays nothing, but its fee
+    // is the collector's when the collector was its fee payer (a transaction request's).
+    for (const { signature, err } of found.toReversed()) {
       if (known.has(signature)) continue;
       const transaction = await rpc
         .getTransaction(toSignature(signature), { encoding: 'json', maxSupportedTransactionVersion: 0, commitment })
@@ -120,7 +120,7 @@ export class SolanaPayFollower {
       }
       const fetched = transaction as unknown as FetchedSolanaTransaction;
       await this.recordCollectorFee(signature, fetched);
-      await this.match(signature, transaction.slot, fetched);
+      if (err === null) await this.match(signature, transaction.slot, fetched);
     }
     if (newestRead) await this.advance(account, cursor?.last_signature, newestRead);
   }

@@ -72,6 +72,9 @@ type Assessment =
   | { kind: 'unseen' };
 
 const COMMITMENT_ORDER: Commitment[] = ['processed', 'confirmed', 'finalized'];
+
+/** How long a landed entry waits for its node to serve the transaction (for its fee) before it completes without. */
+const UNREADABLE_FEE_WAIT_MS = 5 * 60_000;
 const OPEN_STATUSES: SolanaTransactionStatus[] = ['recorded', 'sent'];
 const STATUS_BATCH = 256;
 const LIVE_REFERENCE_INDEX = 'solana_transactions_live_reference_idx';
@@ -251,19 +254,22 @@ export class SolanaTransactionSender {
     entry: SolanaJournalEntry,
     outcome: Extract<Assessment, { kind: 'reached' | 'failed' }>,
   ): Promise<void> {
-    // Landed, it cost the collector its fee (and any rent it put into accounts the transaction created).
+    // Landed, it cost the collector its fee (and any rent it put into accounts the transaction created). A node that
+    // does not serve the transaction yet is asked again on the next pass; one that never does (it dropped it) does
+    // not hold the entry for more than a few minutes, and the audit then shows the fee as a difference.
     const networkFee = await this.collectorSpent(entry.signature);
+    if (networkFee === undefined && Date.now() - entry.updated_at.getTime() < UNREADABLE_FEE_WAIT_MS) return;
     if (outcome.kind === 'reached') await this.complete(entry, 'confirmed', { slot: outcome.slot, networkFee });
     else await this.complete(entry, 'failed', { slot: outcome.slot, error: outcome.reason, networkFee });
   }
 
   /** The lamports a landed transaction took from the collector: its fee, and rent for the accounts it created. */
-  private async collectorSpent(signature: string): Promise<bigint> {
+  private async collectorSpent(signature: string): Promise<bigint | undefined> {
     const { rpc, commitment, collector } = this.options;
     const landed = await rpc
       .getTransaction(toSignature(signature), { commitment, encoding: 'json', maxSupportedTransactionVersion: 0 })
       .send();
-    if (!landed?.meta) throw new Error(`transaction ${signature} is not readable at ${commitment} yet`);
+    if (!landed?.meta) return undefined;
     const index = landed.transaction.message.accountKeys.indexOf(address(collector.address));
     if (index < 0) return 0n;
     return BigInt(landed.meta.preBalances[index] ?? 0n) - BigInt(landed.meta.postBalances[index] ?? 0n);

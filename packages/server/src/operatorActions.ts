@@ -22,7 +22,7 @@ import type { FeeSchedule } from './settlement/fees.ts';
 import { parseFixedFee } from './settlement/fees.ts';
 import { CliError, requireEmbeddedDatabase } from './operatorDatabase.ts';
 import { requestRecovery, unlistedDeposits } from './deposits/depositRecovery.ts';
-import { auditBuyersBalances, auditMerchantBalances } from './ledger/audit.ts';
+import { auditBuyersBalances, auditMerchantBalances, auditUnattributed } from './ledger/audit.ts';
 import { auditConfiguredCollector, configuredNetworks } from './ledger/collectorAudit.ts';
 import { ChainRegistry } from './chains/registry.ts';
 import { postFunding } from './ledger/ledger.ts';
@@ -256,6 +256,7 @@ export function audit(options: { chain: boolean }): Promise<void> {
     const checks = [
       ...(await auditMerchantBalances(db)).map((check) => ({ check: 'merchant_balance', ...check })),
       ...(await auditBuyersBalances(db)).map((check) => ({ check: 'buyers_balance', ...check })),
+      ...(await auditUnattributed(db)).map((check) => ({ check: 'unattributed', ...check })),
       ...(options.chain ? await auditConfiguredCollector(db, config) : []).map((check) => ({
         check: 'collector_balance',
         ...check,

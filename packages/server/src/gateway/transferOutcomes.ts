@@ -2,6 +2,7 @@ import { NoResultError, type Transaction } from 'kysely';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { FinalTransfer, TransferOutcomeHandler } from '../chains/transferOutcomes.ts';
 import type { Database } from '../db/schema.ts';
+import { postUnattributed } from '../ledger/ledger.ts';
 import { changePaymentStatus, InvalidTransitionError, type TransitionContext } from '../payments/transitions.ts';
 import type { PayoutBook } from '../payouts/payout.ts';
 import { REFUND_PURPOSE, refundBook } from '../refunds/refundBook.ts';
@@ -70,6 +71,7 @@ export function paymentTransferOutcomes(context: TransferOutcomeContext): Transf
       context.log.warn(
         `transfer ${transfer.hash} for payment ${paymentId} ended ${transfer.status}, but the payment is ${error.from}`,
       );
+      if (transfer.status === 'confirmed') await postLateTransfer(trx, paymentId, transfer.hash);
     }
   };
 }
@@ -88,4 +90,19 @@ async function payoutOutcome(
   if (transfer.status === 'confirmed' && transfer.hash) await book.complete(trx, payoutId, transfer.hash);
   else if (transfer.status === 'failed')
     await book.fail(trx, payoutId, transfer.reason ?? 'the transfer failed on chain', now);
+}
+
+/** A payment's transfer landed after the payment was final: the collector holds it with no record, so the ledger says so. */
+async function postLateTransfer(trx: Transaction<Database>, paymentId: string, hash: string | null): Promise<void> {
+  const payment = await trx
+    .selectFrom('payments')
+    .select(['merchant_id', 'token_asset', 'token_value'])
+    .where('id', '=', paymentId)
+    .executeTakeFirst();
+  if (!payment?.token_asset || !payment.token_value) return;
+  await postUnattributed(trx, `late_transfer:${hash ?? paymentId}`, {
+    merchantId: payment.merchant_id,
+    asset: payment.token_asset,
+    amount: BigInt(payment.token_value),
+  });
 }

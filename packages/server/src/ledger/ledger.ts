@@ -8,7 +8,10 @@ import type { Database, PaymentsTable, RefundsTable } from '../db/schema.ts';
  * payments that no payment took yet: a deposit or Solana Pay transfer until its payment succeeds with it, and every
  * payment exception until it is sent back or accepted), `fees` (the service's fees), `opening_balances` (what was owed when the ledger began). Spent: `network_fees`
  * (what the collector paid networks for its transactions, in their native coin). `operator`: what the operator
- * put into the collector from outside (or took out), recorded with `paygate ledger fund`.
+ * put into the collector from outside (or took out), recorded with `paygate ledger fund`. `unattributed:<merchant
+ * id>`: value that reached the collector for a merchant's payment with no record to hold it (a gateway transfer
+ * that landed after its payment was final, a token an operator's recovery swept without a recorded transfer); the
+ * audit shows it until the operator settles it.
  */
 export const COLLECTOR = 'collector';
 export const DEPOSIT_ADDRESSES = 'deposit_addresses';
@@ -17,6 +20,7 @@ export const NETWORK_FEES = 'network_fees';
 export const OPERATOR = 'operator';
 export const merchantAccount = (merchantId: string) => `merchant:${merchantId}`;
 export const buyersAccount = (merchantId: string) => `buyers:${merchantId}`;
+export const unattributedAccount = (merchantId: string) => `unattributed:${merchantId}`;
 
 /** One account's change in one asset: a debit above zero, a credit below. */
 export interface LedgerLine {
@@ -151,5 +155,17 @@ export function postFunding(trx: Transaction<Database>, entry: string, asset: st
   return postLedgerEntry(trx, entry, [
     { account: COLLECTOR, asset, amount },
     { account: OPERATOR, asset, amount: -amount },
+  ]);
+}
+
+/** Value reached the collector for a merchant's payment with no record to hold it: owed, to be looked into. */
+export function postUnattributed(
+  trx: Transaction<Database>,
+  entry: string,
+  received: { merchantId: string; asset: string; amount: bigint },
+) {
+  return postLedgerEntry(trx, entry, [
+    { account: COLLECTOR, asset: received.asset, amount: received.amount },
+    { account: unattributedAccount(received.merchantId), asset: received.asset, amount: -received.amount },
   ]);
 }

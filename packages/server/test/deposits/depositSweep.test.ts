@@ -551,8 +551,9 @@ describe('deposit sweeps: funds at deposit addresses move to the collector once,
         [0, 1, 2].map((attempt) => ({
           id: `etx_failed_sweep_${attempt}`,
           chain: env.network.caip2,
-          from_address: `0x${'0f'.repeat(20)}`,
-          nonce: BigInt(attempt),
+          from_address: env.collector.toLowerCase(),
+          // Nonces far above any this collector used: the rows stand for sweeps that failed, nothing else.
+          nonce: 1_000_000n + BigInt(attempt),
           to_address: depositFactoryAddress(env.collector).toLowerCase(),
           data: '0x',
           value: 0n,
@@ -569,9 +570,36 @@ describe('deposit sweeps: funds at deposit addresses move to the collector once,
       .execute();
     const afterFailures = await cli('recover', ...watchedArgs.slice(0, -1), env.token('USDC').address);
     expect(afterFailures.code, afterFailures.stderr).toBe(0);
-    expect(JSON.parse(afterFailures.stdout)).toMatchObject({
-      paymentId: watchedId,
-      token: env.token('USDC').address.toLowerCase(),
+    const listedRecovery = JSON.parse(afterFailures.stdout);
+    expect(listedRecovery).toMatchObject({ paymentId: watchedId, token: env.token('USDC').address.toLowerCase() });
+    // USDC sent there after the watch ended: the recovery moves it, and the ledger holds what no recorded deposit
+    // explains (the 1 unit recorded above is) as unattributed for the merchant.
+    await env.client.waitForTransactionReceipt({
+      hash: await alice.wallet.writeContract({
+        chain: null,
+        account: alice.account,
+        address: env.token('USDC').address as Address,
+        abi: erc20Abi,
+        functionName: 'transfer',
+        args: [watchedAddress, 5_000_001n],
+      }),
+      pollingInterval: 100,
     });
+    for (let round = 0; round < 3; round++) {
+      await sweeper.step();
+      await followUntilSettled(relayer);
+    }
+    expect(await balance('USDC', watchedAddress)).toBe(0n);
+    expect(
+      await db
+        .selectFrom('ledger_entries')
+        .select(['account', 'amount'])
+        .where('entry', '=', `recovered:${listedRecovery.recoveryId}`)
+        .orderBy('account')
+        .execute(),
+    ).toEqual([
+      { account: 'collector', amount: '5000000' },
+      { account: `unattributed:${merchantId}`, amount: '-5000000' },
+    ]);
   });
 });

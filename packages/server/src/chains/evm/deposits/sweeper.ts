@@ -1,12 +1,13 @@
 import { type RawBuilder, sql } from 'kysely';
-import { type Address, encodeFunctionData, type PublicClient } from 'viem';
+import { type Address, encodeFunctionData, type Hex, hexToBigInt, pad, type PublicClient } from 'viem';
 import { type Db, inTransaction } from '../../../db/database.ts';
-import { postDepositsSwept } from '../../../ledger/ledger.ts';
+import { postDepositsSwept, postUnattributed } from '../../../ledger/ledger.ts';
+import { TRANSFER_TOPIC } from './depositScanner.ts';
 import { withDepositTables } from '../../../deposits/depositTables.ts';
 import type { Logger } from '../../../log.ts';
 import type { NetworkInfo } from '../../registry.ts';
 import type { Relayer } from '../relayer.ts';
-import { DETERMINISTIC_DEPLOYER, depositFactoryAddress, depositSalt } from './addresses.ts';
+import { DETERMINISTIC_DEPLOYER, depositAddress, depositFactoryAddress, depositSalt } from './addresses.ts';
 import { depositFactoryAbi } from './contracts.ts';
 import { DEPOSIT_FACTORY_PURPOSE, factoryDeployment, hasCode } from './factory.ts';
 
@@ -194,6 +195,7 @@ export class DepositSweeper {
         AND deposit.created_at < sweep.created_at
       RETURNING ${SWEPT_DEPOSIT_COLUMNS}
     `);
+    for (const recovery of open) if (recovery.sweep_id) await this.recordUnattributed(recovery);
     await sql`
       UPDATE evm_deposit_recoveries recovery SET done_at = now()
       FROM evm_transactions sweep
@@ -203,6 +205,61 @@ export class DepositSweeper {
         AND sweep.status IN ('confirmed', 'failed')
     `.execute(db);
     return open.filter((recovery) => recovery.sweep_id === null);
+  }
+
+  /**
+   * A confirmed recovery of a token the network lists moved what the payment's address held: what its recorded
+   * deposits do not explain (a transfer after the watch ended) reached the collector with no record, and the ledger
+   * says so (`recovered:<request id>`, unattributed for the payment's merchant). Read from the sweep's receipt, before
+   * any database transaction.
+   */
+  private async recordUnattributed(recovery: {
+    id: string;
+    payment_id: string;
+    token: string;
+    sweep_id: string | null;
+  }) {
+    const { db, network, client, relayer } = this.options;
+    const token = network.tokens.find((listed) => listed.address?.toLowerCase() === recovery.token);
+    if (!token) return;
+    const sweep = await db
+      .selectFrom('evm_transactions')
+      .select(['mined_hash', 'status'])
+      .where('id', '=', recovery.sweep_id as string)
+      .executeTakeFirst();
+    if (sweep?.status !== 'confirmed' || !sweep.mined_hash) return;
+    const receipt = await client.getTransactionReceipt({ hash: sweep.mined_hash as Hex });
+    const from = pad(depositAddress(relayer.address, recovery.payment_id)).toLowerCase();
+    const to = pad(relayer.address).toLowerCase();
+    const moved = receipt.logs
+      .filter(
+        (log) =>
+          log.address.toLowerCase() === recovery.token &&
+          log.topics[0] === TRANSFER_TOPIC &&
+          log.topics[1]?.toLowerCase() === from &&
+          log.topics[2]?.toLowerCase() === to,
+      )
+      .reduce((sum, log) => sum + hexToBigInt(log.data), 0n);
+    await inTransaction(db, async (trx) => {
+      const recorded = await withDepositTables(trx)
+        .selectFrom('evm_deposits')
+        .select(sql<string>`coalesce(sum(amount), 0)::text`.as('amount'))
+        .where('swept_by', '=', recovery.sweep_id)
+        .executeTakeFirstOrThrow();
+      const payment = await trx
+        .selectFrom('payments')
+        .select('merchant_id')
+        .where('id', '=', recovery.payment_id)
+        .executeTakeFirstOrThrow();
+      const unexplained = moved - BigInt(recorded.amount);
+      if (unexplained > 0n) {
+        await postUnattributed(trx, `recovered:${recovery.id}`, {
+          merchantId: payment.merchant_id,
+          asset: token.caip19,
+          amount: unexplained,
+        });
+      }
+    });
   }
 
   /**

@@ -145,10 +145,11 @@ export async function collectorHoldings(
   const holdings = new Map<string, bigint>();
   for (const network of chains.networks) {
     const sender = senders[parseChainId(network.caip2)?.namespace ?? ''];
-    for (const token of network.tokens) {
-      if (!sender || !(sender.canSend(token) || token.method === 'native')) continue;
-      holdings.set(token.caip19, await sender.collectorHolds(token));
-    }
+    if (!sender) continue;
+    const tokens = network.tokens.filter((token) => sender.canSend(token) || token.method === 'native');
+    // A network's reads go out together (one JSON-RPC batch on EVM).
+    const held = await Promise.all(tokens.map((token) => sender.collectorHolds(token)));
+    for (const [index, token] of tokens.entries()) holdings.set(token.caip19, held[index] as bigint);
   }
   return holdings;
 }

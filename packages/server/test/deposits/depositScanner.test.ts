@@ -3,8 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { type Address, erc20Abi, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { connect } from '../../src/db/database.ts';
-import { createIsolatedDatabase } from '../support/isolatedDatabase.ts';
+import { isolatedTestDatabase } from '../support/isolatedDatabase.ts';
 import { newPartner } from '../support/testServer.ts';
 import { EvmClients } from '../../src/chains/evm/clients.ts';
 import {
@@ -73,10 +72,7 @@ describe('deposit scanner: one eth_getLogs per range of blocks at depth, whateve
 
   /** `count` unpaid payments of a new merchant, each with a USDC deposit quote at an address of its own, watched. */
   async function openPayments(name: string, count: number) {
-    const database = await createIsolatedDatabase();
-    onTestFinished(() => database.drop());
-    const plain = connect(database.url, 2);
-    onTestFinished(() => plain.destroy());
+    const { db: plain } = await isolatedTestDatabase();
     const db = withDepositTables(plain);
     const partner = await newPartner(plain);
     const merchantId = `mrch_deposit_${name}`;
@@ -242,10 +238,7 @@ describe('deposit scanner: one eth_getLogs per range of blocks at depth, whateve
   });
 
   it('ignores Transfer logs not shaped as an ERC-20 transfer and goes on to the real one after them', async () => {
-    const database = await createIsolatedDatabase();
-    onTestFinished(() => database.drop());
-    const plain = connect(database.url, 2);
-    onTestFinished(() => plain.destroy());
+    const { db: plain } = await isolatedTestDatabase();
     const partner = await newPartner(plain);
     await plain
       .insertInto('merchants')
@@ -322,10 +315,7 @@ describe('deposit scanner: one eth_getLogs per range of blocks at depth, whateve
    * each read by a step of its own. Returns what was found, the warnings, and the failed trace calls of each step.
    */
   async function untracedNativeTransfers(name: string, error: { code: number; message: string }) {
-    const database = await createIsolatedDatabase();
-    onTestFinished(() => database.drop());
-    const plain = connect(database.url, 2);
-    onTestFinished(() => plain.destroy());
+    const { db: plain } = await isolatedTestDatabase();
     const partner = await newPartner(plain);
     await plain
       .insertInto('merchants')

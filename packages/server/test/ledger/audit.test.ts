@@ -1,10 +1,10 @@
 import { type Kysely, sql } from 'kysely';
-import { describe, expect, it, onTestFinished } from 'vitest';
-import { connect, inTransaction } from '../../src/db/database.ts';
+import { describe, expect, it } from 'vitest';
+import { inTransaction } from '../../src/db/database.ts';
 import { up as createLedger } from '../../src/db/migrations/0034_ledger.ts';
 import { auditMerchantBalances } from '../../src/ledger/audit.ts';
 import { COLLECTOR, FEES, merchantAccount, postLedgerEntry } from '../../src/ledger/ledger.ts';
-import { createIsolatedDatabase } from '../support/isolatedDatabase.ts';
+import { isolatedTestDatabase } from '../support/isolatedDatabase.ts';
 import { NO_CHAIN_ENV, runCli } from '../support/serverProcess.ts';
 import { newPartner } from '../support/testServer.ts';
 
@@ -12,12 +12,9 @@ const USDC = 'eip155:31337/erc20:0x5fbdb2315678afecb367f032d93f642f64180aa3';
 
 describe('paygate audit: the ledger against the records', () => {
   it('passes while every succeeded payment has its entry, and names the merchant, asset and difference when one has not', async () => {
-    const database = await createIsolatedDatabase();
-    onTestFinished(() => database.drop());
-    const db = connect(database.url, 2);
-    onTestFinished(() => db.destroy());
+    const { url: databaseUrl, db } = await isolatedTestDatabase();
     const audit = async () => {
-      const run = await runCli(['audit', '--no-chain'], { DATABASE_URL: database.url });
+      const run = await runCli(['audit', '--no-chain'], { DATABASE_URL: databaseUrl });
       return {
         ...run,
         lines: run.stdout
@@ -84,7 +81,7 @@ describe('paygate audit: the ledger against the records', () => {
     // Funding from outside is recorded by the operator, checked first, in a token of the configured networks
     // spelled as the registry has it (here the mainnet preset, whose node is never asked).
     const fund = (...args: string[]) =>
-      runCli(['ledger', 'fund', ...args], { DATABASE_URL: database.url, ...NO_CHAIN_ENV });
+      runCli(['ledger', 'fund', ...args], { DATABASE_URL: databaseUrl, ...NO_CHAIN_ENV });
     const baseUsdc = 'eip155:8453/erc20:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
     const notAToken = await fund('--asset', USDC, '--amount', '5');
     expect({ code: notAToken.code, stderr: notAToken.stderr }).toEqual({
@@ -124,10 +121,7 @@ describe('paygate audit: the ledger against the records', () => {
   });
 
   it('refuses an entry that does not balance, at commit however it was written, and any change to a line', async () => {
-    const database = await createIsolatedDatabase();
-    onTestFinished(() => database.drop());
-    const db = connect(database.url, 2);
-    onTestFinished(() => db.destroy());
+    const { db } = await isolatedTestDatabase();
     await expect(
       inTransaction(db, (trx) =>
         postLedgerEntry(trx, 'payment:pay_lopsided', [
@@ -156,10 +150,7 @@ describe('paygate audit: the ledger against the records', () => {
   });
 
   it('opens with what the records say merchants are owed when it is added to a database in use', async () => {
-    const database = await createIsolatedDatabase();
-    onTestFinished(() => database.drop());
-    const db = connect(database.url, 2);
-    onTestFinished(() => db.destroy());
+    const { db } = await isolatedTestDatabase();
     // The database as it was before the ledger's migration, holding a merchant's payments and a refund.
     await sql`
       DROP TABLE ledger_entries;

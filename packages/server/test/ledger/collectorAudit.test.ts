@@ -6,7 +6,6 @@ import { postFunding } from '../../src/ledger/ledger.ts';
 import { payoutSenders } from '../../src/payouts/index.ts';
 import { RefundWorker } from '../../src/refunds/refundWorker.ts';
 import { setFeeSchedule } from '../../src/settlement/feeSchedules.ts';
-import { SettlementWorker } from '../../src/settlement/worker.ts';
 import { type GatewayTestbed, startGatewayTestbed } from '../gateway/support/gatewayTestbed.ts';
 import {
   addDestination,
@@ -14,6 +13,7 @@ import {
   newSolanaDestination,
   payInUsdc,
   usdcAssets,
+  settlementWorker,
 } from '../settlement/support.ts';
 import { call } from '../support/testServer.ts';
 import { warningsInto } from '../support/warnings.ts';
@@ -75,15 +75,7 @@ describe("the ledger against the chain: the collector's balances on the devnet",
       )
       .toBe('succeeded');
 
-    const settlements = new SettlementWorker({
-      db: testbed.server.db,
-      chains: testbed.chains,
-      services: testbed.services,
-      clock: systemClock,
-      baseUrl: () => testbed.server.url,
-      minimumBatch: '0',
-      log: warningsInto(problems),
-    });
+    const settlements = settlementWorker(testbed, problems);
     await settlements.runOnce();
     await expect
       .poll(

@@ -1,20 +1,17 @@
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ChainRegistry } from '../../src/chains/registry.ts';
-import { connect, inTransaction } from '../../src/db/database.ts';
+import { inTransaction } from '../../src/db/database.ts';
 import { paymentTransferOutcomes } from '../../src/gateway/transferOutcomes.ts';
 import { auditUnattributed } from '../../src/ledger/audit.ts';
 import { silentLogger } from '../../src/log.ts';
-import { createIsolatedDatabase } from '../support/isolatedDatabase.ts';
+import { isolatedTestDatabase } from '../support/isolatedDatabase.ts';
 import { newPartner } from '../support/testServer.ts';
 
 const USDC = 'eip155:31337/erc20:0x5fbdb2315678afecb367f032d93f642f64180aa3';
 
 describe("a payment's transfer that lands after the payment is final", () => {
   it('is held by the collector as unattributed for the merchant, once, and the audit shows it', async () => {
-    const database = await createIsolatedDatabase();
-    onTestFinished(() => database.drop());
-    const db = connect(database.url, 2);
-    onTestFinished(() => db.destroy());
+    const { db } = await isolatedTestDatabase();
     const partner = await newPartner(db);
     await db
       .insertInto('merchants')

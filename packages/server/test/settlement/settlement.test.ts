@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { createPublicClient, encodeFunctionData, erc20Abi, http, type Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src/clock.ts';
 import { setFeeSchedule } from '../../src/settlement/feeSchedules.ts';
 import { computeFees, parsePercentage } from '../../src/settlement/fees.ts';
-import { SettlementWorker } from '../../src/settlement/worker.ts';
+import type { SettlementWorker } from '../../src/settlement/worker.ts';
 import { auditMerchantBalances } from '../../src/ledger/audit.ts';
 import {
   type GatewayTestbed,
@@ -23,8 +22,8 @@ import {
   payInUsdc,
   usdcAssets,
   usdcBalance,
+  settlementWorker,
 } from './support.ts';
-import { warningsInto } from '../support/warnings.ts';
 
 /** Fees of a USD payment paid 1:1 in a 6-decimal USD stablecoin under 1.5 % + 0.30 USD. */
 function expectedFees(fiatMinor: bigint) {
@@ -59,15 +58,7 @@ describe('settlement on the devnet', () => {
       percentage: '1.5',
       fixed: [{ currency: 'USD', amount: 30n }],
     });
-    worker = new SettlementWorker({
-      db: testbed.server.db,
-      chains: testbed.chains,
-      services: testbed.services,
-      clock: systemClock,
-      baseUrl: () => testbed.server.url,
-      minimumBatch: '0',
-      log: warningsInto(problems),
-    });
+    worker = settlementWorker(testbed, problems);
   }, 180_000);
 
   afterAll(async () => {

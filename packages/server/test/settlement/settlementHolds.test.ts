@@ -1,13 +1,19 @@
 import type { Updateable } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src/clock.ts';
 import type { MerchantsTable } from '../../src/db/schema.ts';
 import { claimBatch } from '../../src/settlement/batches.ts';
-import { SettlementWorker } from '../../src/settlement/worker.ts';
+import type { SettlementWorker } from '../../src/settlement/worker.ts';
 import { type GatewayTestbed, startGatewayTestbed } from '../gateway/support/gatewayTestbed.ts';
 import { createMerchant } from '../support/fixtures.ts';
-import { warningsInto } from '../support/warnings.ts';
-import { addDestination, newEvmDestination, paymentItem, payInUsdc, usdcAssets, usdcBalance } from './support.ts';
+import {
+  addDestination,
+  newEvmDestination,
+  paymentItem,
+  payInUsdc,
+  usdcAssets,
+  usdcBalance,
+  settlementWorker,
+} from './support.ts';
 
 describe('settlement of a merchant that is not active', () => {
   let testbed: GatewayTestbed;
@@ -16,15 +22,7 @@ describe('settlement of a merchant that is not active', () => {
 
   beforeAll(async () => {
     testbed = await startGatewayTestbed();
-    worker = new SettlementWorker({
-      db: testbed.server.db,
-      chains: testbed.chains,
-      services: testbed.services,
-      clock: systemClock,
-      baseUrl: () => testbed.server.url,
-      minimumBatch: '0',
-      log: warningsInto(problems),
-    });
+    worker = settlementWorker(testbed, problems);
   }, 180_000);
 
   afterAll(async () => {

@@ -1,3 +1,6 @@
+import { systemClock } from '../../src/clock.ts';
+import { SettlementWorker } from '../../src/settlement/worker.ts';
+import { warningsInto } from '../support/warnings.ts';
 import { randomUUID } from 'node:crypto';
 import { generateKeyPairSigner } from '@solana/kit';
 import { type Address, createPublicClient, erc20Abi, http } from 'viem';
@@ -135,4 +138,17 @@ export async function payInUsdc(
   expect(confirmed.status, confirmed.text).toBe(200);
   await untilSucceeded(testbed, paymentId);
   return paymentId;
+}
+
+/** The settlement worker on the testbed's chains, settling any amount at once, its warnings kept in `problems`. */
+export function settlementWorker(testbed: GatewayTestbed, problems: string[]): SettlementWorker {
+  return new SettlementWorker({
+    db: testbed.server.db,
+    chains: testbed.chains,
+    services: testbed.services,
+    clock: systemClock,
+    baseUrl: () => testbed.server.url,
+    minimumBatch: '0',
+    log: warningsInto(problems),
+  });
 }

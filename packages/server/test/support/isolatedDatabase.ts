@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { inject } from 'vitest';
-import { connect, migrateToLatest } from '../../src/db/database.ts';
+import { inject, onTestFinished } from 'vitest';
+import { connect, type Db, migrateToLatest } from '../../src/db/database.ts';
 
 /**
  * A database of its own for tests that run workers: every worker on a database claims any job of the tasks it
@@ -31,4 +31,13 @@ export async function createIsolatedDatabase(): Promise<{ url: string; drop(): P
     url: urlOf(name),
     drop: () => onMaintenanceDatabase(sql`DROP DATABASE IF EXISTS ${sql.id(name)} WITH (FORCE)`),
   };
+}
+
+/** A database of this test's own and a connection to it, both gone when the test finishes. */
+export async function isolatedTestDatabase(): Promise<{ url: string; db: Db }> {
+  const database = await createIsolatedDatabase();
+  onTestFinished(() => database.drop());
+  const db = connect(database.url, 2);
+  onTestFinished(() => db.destroy());
+  return { url: database.url, db };
 }

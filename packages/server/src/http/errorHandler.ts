@@ -1,10 +1,14 @@
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isDatabaseUnavailable } from '../db/databaseUnavailable.ts';
 import { ApiError } from './errors.ts';
 import { validationIssues } from './validation.ts';
 import type { RouteMethods } from './routeMethods.ts';
 import { echoedVersion, REFERENCE_VERSION } from './versions.ts';
+
+/** A restarting PostgreSQL is back within seconds; a client asking sooner only adds load. */
+const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 /** Fastify's longest path parameter; a longer one cannot be an id of ours. */
 export const MAX_PARAM_LENGTH = 100;
@@ -57,6 +61,15 @@ export function toApiError(error: unknown, request: FastifyRequest): ApiError {
           : 'The request is not valid.';
     return new ApiError('invalid_params', message);
   }
+  if (isDatabaseUnavailable(error)) {
+    request.log.warn(`database unavailable: ${(error as Error).message}`);
+    return new ApiError(
+      'service_unavailable',
+      'The service cannot reach its database right now; try again shortly.',
+      undefined,
+      { retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS },
+    );
+  }
   request.log.error({ err: error }, 'unexpected error');
   return new ApiError('internal_error', undefined, {
     requestId: request.id,
@@ -69,7 +82,8 @@ export function replyWithError(error: unknown, request: FastifyRequest, reply: F
   // Refused before the request hooks ran (an unparsable URL, say): the response still names a version (D3).
   if (!reply.hasHeader('pay-version')) reply.header('pay-version', echoedVersion(request.headers));
   if (!reply.hasHeader('request-id')) reply.header('request-id', request.id);
-  if (apiError.status === 429 && !reply.hasHeader('retry-after')) reply.header('retry-after', '1');
+  if (apiError.retryAfterSeconds !== undefined && !reply.hasHeader('retry-after'))
+    reply.header('retry-after', String(apiError.retryAfterSeconds));
   return reply.status(apiError.status).type('application/json; charset=utf-8').send(errorBody(apiError));
 }
 

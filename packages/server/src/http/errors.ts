@@ -67,17 +67,20 @@ export class ApiError extends Error {
   readonly status: number;
 
   readonly issues: Issue[] | undefined;
+  /** Sent as `Retry-After`: when the client may try again. */
+  readonly retryAfterSeconds: number | undefined;
 
   /** `answer.status` only where the catalogue pairs the code with another status than its own. */
   constructor(
     readonly code: ErrorCode,
     message?: string,
     readonly details?: Record<string, unknown>,
-    answer: { issues?: Issue[]; status?: number } = {},
+    answer: { issues?: Issue[]; status?: number; retryAfterSeconds?: number } = {},
   ) {
     const spec: ErrorSpec = API_ERRORS[code];
     super(message ?? spec.message);
-    const { issues, status } = answer;
+    const { issues, status, retryAfterSeconds } = answer;
+    this.retryAfterSeconds = retryAfterSeconds ?? (spec.status === 429 ? 1 : undefined);
     if (status !== undefined && status !== spec.status && !spec.alsoStatus?.includes(status)) {
       throw new Error(`the error code ${code} is not answered with status ${status}`);
     }

@@ -39,6 +39,8 @@ export interface Config {
   /** How long a confirm naming the buyer's own transfer waits for it to be mined before the payment fails. */
   buyerTransferDeadlineMs: number;
   logo: { timeoutMs: number };
+  /** Webhook endpoints may be on private addresses: the operator's receivers inside its own network. */
+  webhookAllowPrivateHosts: boolean;
   /** Batching of merchant settlements (D16): how often batches are made and sent, and the smallest one sent. */
   settlement: { intervalMs: number; minimumBatch: string };
   /** Encrypts buyer data at rest; from DATA_ENCRYPTION_KEY, or kept in DATA_DIR by `start` on a local setup. */
@@ -155,6 +157,7 @@ export function loadConfig(env: Env = process.env): Config {
     jobConcurrency: integer(env, 'JOB_CONCURRENCY', 16, 1, 200),
     buyerTransferDeadlineMs: integer(env, 'BUYER_TRANSFER_DEADLINE_MS', 15 * 60_000, 10_000, 86_400_000),
     logo: { timeoutMs: integer(env, 'LOGO_FETCH_TIMEOUT_MS', 8_000, 100, 60_000) },
+    webhookAllowPrivateHosts: boolean(env, 'WEBHOOK_ALLOW_PRIVATE_HOSTS', false),
     settlement: {
       // Seconds on the devnet so a demo sees merchants paid; fewer, larger batches cost less gas on real chains.
       intervalMs: integer(

@@ -29,7 +29,7 @@ export interface RuntimeParts {
   chainServices?: ChainServices;
   /** A logger of the caller's; one at `config.logLevel` otherwise. */
   logger?: Logger;
-  /** Test entry points only: the logo fetch and webhook delivery against private test hosts. */
+  /** Test entry points only: the logo fetch and webhook delivery against private test hosts, and their timings. */
   logoFetch?: Partial<LogoFetchOptions>;
   webhookDelivery?: Partial<WebhookDeliveryOptions>;
 }
@@ -74,6 +74,10 @@ export async function createRuntime(parts: RuntimeParts): Promise<Runtime> {
   registerNotificationMetrics(metrics, notifications);
   registerMerchantCacheMetrics(metrics, merchants);
 
+  // The operator's setting lets every endpoint be private; a test entry point may override more.
+  const webhookDelivery = config.webhookAllowPrivateHosts
+    ? { allowPrivateHosts: true, ...parts.webhookDelivery }
+    : parts.webhookDelivery;
   const ctx: AppContext = {
     config,
     db,
@@ -95,7 +99,7 @@ export async function createRuntime(parts: RuntimeParts): Promise<Runtime> {
     metrics,
     ...(parts.chainServices ? { chainServices: parts.chainServices } : {}),
     ...(parts.logoFetch ? { logoFetch: parts.logoFetch } : {}),
-    ...(parts.webhookDelivery ? { webhookDelivery: parts.webhookDelivery } : {}),
+    ...(webhookDelivery ? { webhookDelivery } : {}),
   };
   return {
     ctx,

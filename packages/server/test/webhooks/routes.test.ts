@@ -93,6 +93,28 @@ describe('webhook endpoint and event routes', () => {
       }
     });
 
+    it('takes private HTTPS URLs where the operator allows them (WEBHOOK_ALLOW_PRIVATE_HOSTS), never plain HTTP', async () => {
+      const internal = await startTestServer({ env: { WEBHOOK_ALLOW_PRIVATE_HOSTS: 'true' } });
+      try {
+        const owner = await newPartner(internal.db);
+        const registerThere = (url: string) =>
+          call(internal, '/v1/webhooks', {
+            method: 'POST',
+            headers: as(owner.apiKey),
+            body: { url, events: ['payment.succeeded'] },
+          });
+        for (const url of ['https://127.0.0.1:8443/', 'https://10.0.0.1/hook', 'https://localhost/hook']) {
+          const result = await registerThere(url);
+          expect(result.status, result.text).toBe(201);
+        }
+        const plain = await registerThere('http://127.0.0.1:8080/');
+        expect(plain.status, plain.text).toBe(400);
+        expect(expectErrorBody(plain).issues?.map((issue) => issue.field)).toEqual(['url']);
+      } finally {
+        await internal.close();
+      }
+    });
+
     it('refuses missing, empty, unknown and repeated event types', async () => {
       expectIssue(await register({ url: 'https://hooks.example.com/' }), 'events');
       expectIssue(await register({ url: 'https://hooks.example.com/', events: [] }), 'events');

@@ -157,6 +157,8 @@ export interface WebhookDeliveriesTable {
   event_id: string;
   endpoint_id: string;
   redelivery: Generated<boolean>;
+  /** Id of the event's object (migration 0035): deliveries of one object to one endpoint go in order. */
+  subject: ColumnType<string | null, string | null | undefined, string | null>;
   status: Generated<'pending' | 'succeeded' | 'failed' | 'cancelled'>;
   attempts: Generated<number>;
   first_attempt_at: Date | null;

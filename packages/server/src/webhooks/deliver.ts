@@ -30,6 +30,7 @@ function readDelivery(db: Db, deliveryId: string) {
       'delivery.status',
       'delivery.attempts',
       'delivery.redelivery',
+      'delivery.subject',
       'delivery.first_attempt_at',
       'delivery.endpoint_id',
       'event.id as event_id',
@@ -118,7 +119,7 @@ export async function attemptDelivery(ctx: DeliveryContext, deliveryId: string):
 
   const endpoint = { id: delivery.id, endpointId: delivery.endpoint_id };
   if (!delivery.redelivery) {
-    const older = await olderPendingDelivery(ctx, delivery.endpoint_id, delivery.id);
+    const older = await olderPendingDelivery(ctx, delivery);
     if (older) {
       const now = ctx.clock.now().getTime();
       await scheduleDeliveryAttempt(
@@ -145,15 +146,20 @@ export async function attemptDelivery(ctx: DeliveryContext, deliveryId: string):
   await recordAttempt(ctx, delivery, result, startedAt);
 }
 
-/** The oldest delivery to the endpoint that is still pending and recent enough to keep its place in line. */
-function olderPendingDelivery(ctx: DeliveryContext, endpointId: string, deliveryId: string) {
+/**
+ * The oldest delivery of the same object to the endpoint that is still pending and recent enough to keep its place
+ * in line: a payment's events arrive in the order they happened, and one a receiver refuses holds back only the
+ * later events of its own object.
+ */
+function olderPendingDelivery(ctx: DeliveryContext, delivery: Pick<Delivery, 'id' | 'endpoint_id' | 'subject'>) {
   return ctx.db
     .selectFrom('webhook_deliveries')
     .select(['id', 'next_attempt_at'])
-    .where('endpoint_id', '=', endpointId)
+    .where('endpoint_id', '=', delivery.endpoint_id)
+    .where(sql<boolean>`subject IS NOT DISTINCT FROM ${delivery.subject}`)
     .where('status', '=', 'pending')
     .where('redelivery', '=', false)
-    .where(sql<boolean>`id < ${deliveryId}::bigint`)
+    .where(sql<boolean>`id < ${delivery.id}::bigint`)
     .where('created_at', '>', new Date(ctx.clock.now().getTime() - ctx.options.orderingWindowMs))
     .orderBy('id')
     .limit(1)

@@ -4,8 +4,9 @@ import type { SendOptions } from './send.ts';
 export interface WebhookDeliveryOptions extends SendOptions {
   retry: RetryPolicy;
   /**
-   * A delivery waits behind older pending deliveries to the same endpoint, so events arrive in order, but only while
-   * the older one is younger than this: one event a receiver keeps refusing must not hold back the rest for days.
+   * A delivery waits behind older pending deliveries of the same object to the same endpoint, so a payment's events
+   * arrive in order, but only while the older one is younger than this: one event a receiver keeps refusing must not
+   * hold back the rest for days.
    */
   orderingWindowMs: number;
 }

@@ -51,6 +51,12 @@ async function eventStamp(db: Kysely<Database>, partnerId: string): Promise<Even
  * the event and its delivery jobs exist exactly when the change that caused them commits. One statement, after the
  * stamp (read here unless the caller read it with its own change). Returns the `evt_` id.
  */
+/** The id of the event's object (a payment shows it as `paymentId`), which orders its deliveries. */
+function subjectOf(object: Record<string, unknown>): string | null {
+  const id = object.id ?? object.paymentId;
+  return typeof id === 'string' ? id : null;
+}
+
 export async function recordEvent(trx: Kysely<Database>, event: NewEvent, stamp?: EventStamp): Promise<string> {
   const { apiVersion, createdAt } = stamp ?? (await eventStamp(trx, event.partnerId));
   const id = newId('evt');
@@ -72,8 +78,8 @@ export async function recordEvent(trx: Kysely<Database>, event: NewEvent, stamp?
       VALUES (${id}, ${event.partnerId}, ${event.merchantId}, ${event.type}, ${body}, ${createdAt})
       RETURNING id
     ), delivery AS (
-      INSERT INTO webhook_deliveries (event_id, endpoint_id)
-      SELECT event.id, endpoint.id FROM event, webhook_endpoints AS endpoint
+      INSERT INTO webhook_deliveries (event_id, endpoint_id, subject)
+      SELECT event.id, endpoint.id, ${subjectOf(event.object)} FROM event, webhook_endpoints AS endpoint
       WHERE endpoint.partner_id = ${event.partnerId} AND endpoint.deleted_at IS NULL AND ${event.type} = ANY(endpoint.events) AND ${endpointOfMerchant}
       ORDER BY endpoint.id
       RETURNING id, endpoint_id

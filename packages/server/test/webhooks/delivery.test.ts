@@ -184,6 +184,18 @@ describe('webhook delivery through real workers to a real HTTPS receiver', () =>
     expect(paged).toEqual(log.map((entry) => entry.id));
   });
 
+  it('holds back only the refused event’s own object: another payment’s event goes first', async () => {
+    receiver.on('/per-object', (_request, count) => (count === 1 ? 500 : 200));
+    await register('/per-object', ['payment.processing', 'payment.succeeded']);
+    const held = await emit('payment.processing', { paymentId: 'pay_held', status: 'processing' });
+    await waitFor('the refused first attempt', () => receiver.received('/per-object').length >= 1);
+    const heldLater = await emit('payment.succeeded', { paymentId: 'pay_held', status: 'succeeded' });
+    const other = await emit('payment.succeeded', { paymentId: 'pay_other', status: 'succeeded' });
+    await waitFor('four requests', () => receiver.received('/per-object').length >= 4, 5_000);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(eventIds('/per-object')).toEqual([held, other, held, heldLater]);
+  });
+
   it('never delivers an event whose transaction rolled back', async () => {
     await register('/rollback');
     await expect(

@@ -33,6 +33,7 @@ import * as depositWaits from './0031_deposit_waits.ts';
 import * as depositRecoveries from './0032_deposit_recoveries.ts';
 import * as depositRecipientCursor from './0033_deposit_recipient_cursor.ts';
 import * as ledger from './0034_ledger.ts';
+import * as webhookDeliverySubject from './0035_webhook_delivery_subject.ts';
 
 /** Every schema change, in order; names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -70,4 +71,5 @@ export const migrations: Record<string, Migration> = {
   '0032_deposit_recoveries': depositRecoveries,
   '0033_deposit_recipient_cursor': depositRecipientCursor,
   '0034_ledger': ledger,
+  '0035_webhook_delivery_subject': webhookDeliverySubject,
 };

@@ -28,8 +28,10 @@ export function inTransaction<T>(db: Db, work: (trx: Transaction<Database>) => P
 
 export function connect(url: string, poolSize: number): Db {
   const pool = new pg.Pool({ connectionString: url, max: poolSize });
-  // An idle client losing its connection (database restart) must not crash the process.
+  // A client losing its connection (database restart) must not crash the process: an idle one is dropped by the
+  // pool, and a checked-out one fails its queries, which their callers see.
   pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
   return new Kysely<Database>({ dialect: new CommitAwarePostgresDialect({ pool }) });
 }
 

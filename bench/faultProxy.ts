@@ -1,6 +1,6 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { bufferingServer, closeServer, listenOnLoopback } from './support.ts';
 
 /** How often each fault strikes a request (shares from 0 to 1), drawn independently. */
 export interface FaultRates {
@@ -83,27 +83,12 @@ export class FaultProxy {
   ) {}
 
   async start(): Promise<string> {
-    const server = http.createServer((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', () => {
-        this.handle(Buffer.concat(chunks), request, response).catch(() => response.destroy());
-      });
-    });
-    server.keepAliveTimeout = 60_000;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => resolve());
-    });
-    this.server = server;
-    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    this.server = bufferingServer((body, request, response) => this.handle(body, request, response));
+    return listenOnLoopback(this.server);
   }
 
   async stop(): Promise<void> {
-    const server = this.server;
-    if (!server) return;
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await closeServer(this.server);
     this.agent.destroy();
   }
 

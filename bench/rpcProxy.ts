@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { closeServer, listenOnLoopback } from './support.ts';
 
 /** Calls by `<node label> <method>`, plus the HTTP round trips that carried them. */
 export interface RpcCounts {
@@ -77,19 +77,12 @@ export class CountingRpcProxy {
       });
     });
     server.keepAliveTimeout = 60_000;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => resolve());
-    });
     this.server = server;
-    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    return listenOnLoopback(server);
   }
 
   async stop(): Promise<void> {
-    const server = this.server;
-    if (!server) return;
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await closeServer(this.server);
     this.agent.destroy();
   }
 }

@@ -1,4 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -117,4 +119,38 @@ export function printTable(rows: LoadResult[]): void {
       `${row.name.padEnd(34)} ${String(row.requestsPerSecond).padStart(8)} ${String(row.p50Ms).padStart(8)} ${String(row.p99Ms).padStart(8)} ${String(row.errors).padStart(7)} ${String(row.non2xx).padStart(8)}\n`,
     );
   }
+}
+
+/** Starts `server` on a free port of 127.0.0.1 and returns its address (`scheme://127.0.0.1:port`). */
+export async function listenOnLoopback(server: Server, scheme: 'http' | 'https' = 'http'): Promise<string> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  return `${scheme}://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** Closes `server` and every connection it still holds. */
+export async function closeServer(server: Server | undefined): Promise<void> {
+  if (!server) return;
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+}
+
+/**
+ * An HTTP server that reads each request's whole body, then hands it to `handle`; a handler that throws loses its
+ * connection. Connections stay open a minute between requests, as a node's or a balancer's do.
+ */
+export function bufferingServer(
+  handle: (body: Buffer, request: IncomingMessage, response: ServerResponse) => Promise<void>,
+): Server {
+  const server = http.createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      handle(Buffer.concat(chunks), request, response).catch(() => response.destroy());
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  return server;
 }

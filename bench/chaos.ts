@@ -943,9 +943,11 @@ async function checkSettlements(world: World, report: ChaosReport): Promise<void
 }
 
 async function runAudit(world: World, report: ChaosReport): Promise<void> {
+  // Vite (the test runner) sets BASE_URL for itself: not a setting of ours.
+  const { BASE_URL: _runnerBase, ...inherited } = process.env;
   const child = spawn(process.execPath, [path.join(ROOT, 'packages/server/bin/paygate.js'), 'audit'], {
     cwd: ROOT,
-    env: { ...process.env, ...world.commandEnv, LOG_LEVEL: 'warn' },
+    env: { ...inherited, ...world.commandEnv, LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

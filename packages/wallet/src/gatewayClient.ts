@@ -215,7 +215,8 @@ export class GatewayClient {
         const body = parseSuccessBody(response);
         return spec.normalise ? spec.normalise(body, response.status) : body;
       }
-      if (response.status === 429 && retriesLeft) {
+      // A 429 (rate limited) or a 503 (the service cannot reach its database) may say when to come back.
+      if ((response.status === 429 || response.status === 503) && retriesLeft) {
         const retryAfterMs = parseRetryAfterMs(response.headers.get('Retry-After'));
         await sleep(
           retryAfterMs === undefined ? this.#backoffMs(attempt) : Math.min(retryAfterMs, this.#maxRetryAfterMs),

@@ -171,6 +171,16 @@ describe('GatewayClient retries', () => {
     expect(gaps(s)[0]).toBeGreaterThanOrEqual(950);
   });
 
+  it('waits for Retry-After on 503 (the service cannot reach its database), then retries', async () => {
+    const s = await serve(
+      json(503, { code: 'service_unavailable', message: 'database restarting' }, { 'Retry-After': '1' }),
+      json(200, STATUS_BODY),
+    );
+    await expect(clientFor(s, { retry: { initialDelayMs: 10 } }).getStatus(PAYMENT_ID)).resolves.toEqual(STATUS_BODY);
+    expect(s.requests).toHaveLength(2);
+    expect(gaps(s)[0]).toBeGreaterThanOrEqual(950);
+  });
+
   it('caps a long Retry-After', async () => {
     const s = await serve(
       json(429, { code: 'rate_limited', message: 'slow down' }, { 'Retry-After': '3600' }),

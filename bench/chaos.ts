@@ -765,6 +765,8 @@ interface Pending {
   batches: number;
   unsettled: number;
   deliveries: number;
+  /** Deposits of listed tokens not yet swept to the collector and entered in the ledger. */
+  unswept: number;
 }
 
 async function pending(db: Db, merchantId: string): Promise<Pending> {
@@ -776,7 +778,8 @@ async function pending(db: Db, merchantId: string): Promise<Pending> {
       (SELECT count(*) FROM payments p WHERE p.merchant_id = ${merchantId} AND p.status = 'succeeded'
         AND NOT EXISTS (SELECT 1 FROM settlement_batch_payments sp JOIN settlement_batches b ON b.id = sp.batch_id
                         WHERE sp.payment_id = p.id AND b.status = 'confirmed')) AS unsettled,
-      (SELECT count(*) FROM webhook_deliveries WHERE status = 'pending') AS deliveries`.execute(db);
+      (SELECT count(*) FROM webhook_deliveries WHERE status = 'pending') AS deliveries,
+      (SELECT count(*) FROM evm_deposits WHERE swept_by IS NULL AND asset IS NOT NULL) AS unswept`.execute(db);
   const row = rows[0] as { [key in keyof Pending]: string };
   return {
     open: Number(row.open),
@@ -784,6 +787,7 @@ async function pending(db: Db, merchantId: string): Promise<Pending> {
     batches: Number(row.batches),
     unsettled: Number(row.unsettled),
     deliveries: Number(row.deliveries),
+    unswept: Number(row.unswept),
   };
 }
 

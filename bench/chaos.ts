@@ -160,7 +160,12 @@ const RETRY_LIMIT_MS = 120_000;
 const between = ([low, high]: [number, number]) => low + Math.random() * (high - low);
 const messageOf = (error: unknown) => (error instanceof Error ? error.message.split('\n')[0] : String(error));
 
-/** Retries `work` on anything thrown (a balancer 502, a 503, a dropped connection) until it answers or time runs out. */
+class Unretryable extends Error {}
+
+/**
+ * Retries `work` on anything thrown (a balancer 502, a 503, a dropped connection) until it answers or time runs out;
+ * an Unretryable refusal ends it at once.
+ */
 async function retrying<T>(what: string, work: () => Promise<T>, limitMs = RETRY_LIMIT_MS): Promise<T> {
   const deadline = Date.now() + limitMs;
   let wait = 250;
@@ -168,14 +173,13 @@ async function retrying<T>(what: string, work: () => Promise<T>, limitMs = RETRY
     try {
       return await work();
     } catch (error) {
+      if (error instanceof Unretryable) throw error;
       if (Date.now() > deadline) throw new Error(`${what}: ${messageOf(error)}`);
       await sleep(wait);
       wait = Math.min(wait * 2, 3_000);
     }
   }
 }
-
-class Unretryable extends Error {}
 
 /** One API call through the balancer; 5xx and 429 throw to be retried, other refusals throw Unretryable. */
 async function api(
@@ -198,16 +202,8 @@ async function api(
   return text ? JSON.parse(text) : undefined;
 }
 
-async function retryingApi(...args: Parameters<typeof api>): Promise<any> {
-  const deadline = Date.now() + RETRY_LIMIT_MS;
-  for (;;) {
-    try {
-      return await api(...args);
-    } catch (error) {
-      if (error instanceof Unretryable || Date.now() > deadline) throw error;
-      await sleep(500);
-    }
-  }
+function retryingApi(...args: Parameters<typeof api>): Promise<any> {
+  return retrying(`${args[2]} ${args[3]}`, () => api(...args));
 }
 
 // ---------------------------------------------------------------------------------------------------------------

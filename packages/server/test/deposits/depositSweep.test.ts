@@ -574,17 +574,7 @@ describe('deposit sweeps: funds at deposit addresses move to the collector once,
     expect(listedRecovery).toMatchObject({ paymentId: watchedId, token: env.token('USDC').address.toLowerCase() });
     // USDC sent there after the watch ended: the recovery moves it, and the ledger holds what no recorded deposit
     // explains (the 1 unit recorded above is) as unattributed for the merchant.
-    await env.client.waitForTransactionReceipt({
-      hash: await alice.wallet.writeContract({
-        chain: null,
-        account: alice.account,
-        address: env.token('USDC').address as Address,
-        abi: erc20Abi,
-        functionName: 'transfer',
-        args: [watchedAddress, 5_000_001n],
-      }),
-      pollingInterval: 100,
-    });
+    await pay('USDC', watchedAddress, 5_000_001n);
     for (let round = 0; round < 3; round++) {
       await sweeper.step();
       await followUntilSettled(relayer);

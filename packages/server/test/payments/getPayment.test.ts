@@ -1,13 +1,10 @@
 import { createPublicClient, type Hex, http } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src/clock.ts';
 import { changePaymentStatus } from '../../src/payments/transitions.ts';
-import { SettlementWorker } from '../../src/settlement/worker.ts';
 import { type GatewayTestbed, startGatewayTestbed } from '../gateway/support/gatewayTestbed.ts';
-import { addDestination, newEvmDestination, payInUsdc, usdcAssets } from '../settlement/support.ts';
+import { addDestination, newEvmDestination, payInUsdc, settlementWorker, usdcAssets } from '../settlement/support.ts';
 import { createMerchant } from '../support/fixtures.ts';
 import { call, expectErrorBody } from '../support/testServer.ts';
-import { warningsInto } from '../support/warnings.ts';
 
 // The security and version checks of GET /v1/payments/{id} run with the status routes' (paymentStatus.test.ts).
 describe('GET /v1/payments/{id} on the devnet', () => {
@@ -59,15 +56,7 @@ describe('GET /v1/payments/{id} on the devnet', () => {
       expect(paid.settlement).toEqual({ settled: false });
       expect(paid).not.toHaveProperty('failureCode');
 
-      const worker = new SettlementWorker({
-        db: testbed.server.db,
-        chains: testbed.chains,
-        services: testbed.services,
-        clock: systemClock,
-        baseUrl: () => testbed.server.url,
-        minimumBatch: '0',
-        log: warningsInto(problems),
-      });
+      const worker = settlementWorker(testbed, problems);
       const round = await worker.runOnce();
       expect(round.created).toHaveLength(1);
       const deadline = Date.now() + 30_000;

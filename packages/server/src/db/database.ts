@@ -4,6 +4,7 @@ import { UserFacingError } from '../userFacingError.ts';
 import pg from 'pg';
 import type { Config } from '../config.ts';
 import { startEmbeddedPostgres } from './embeddedPostgres.ts';
+import { PreparingClient } from './preparedStatements.ts';
 import { migrateJobQueue } from '../jobs/queue.ts';
 import { migrations } from './migrations/index.ts';
 import type { Database } from './schema.ts';
@@ -27,7 +28,7 @@ export function inTransaction<T>(db: Db, work: (trx: Transaction<Database>) => P
 }
 
 export function connect(url: string, poolSize: number): Db {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, Client: PreparingClient });
   // A client losing its connection (database restart) must not crash the process: an idle one is dropped by the
   // pool, and a checked-out one fails its queries, which their callers see.
   pool.on('error', () => {});

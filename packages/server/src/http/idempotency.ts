@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { sql, type Transaction } from 'kysely';
+import { type RawBuilder, sql, type Transaction } from 'kysely';
 import stringify from 'safe-stable-stringify';
 import type { Db } from '../db/database.ts';
 import type { Database } from '../db/schema.ts';
@@ -36,8 +36,38 @@ export function requireIdempotencyKey(key: string | string[] | undefined): strin
   return value;
 }
 
+/** What a key's row keeps of its request, to tell a replay from another request with the same key. */
+export function requestHashOf(fingerprint: unknown): string {
+  return createHash('sha256')
+    .update(stringify(fingerprint) ?? '')
+    .digest('hex');
+}
+
 function isLockTimeout(error: unknown): boolean {
   return (error as { code?: string }).code === '55P03';
+}
+
+/** How long a request waits for an earlier one with the same key before it is refused. */
+const DEFAULT_KEY_WAIT_MS = 15_000;
+
+/**
+ * The claim of a key already holding its answer, as the CTE `claim` of a statement that does the work in the same
+ * round trip, written when `when` holds. A key claimed before (or still being claimed) fails the whole statement
+ * with a unique violation or a lock timeout: then `runIdempotently` tells a replay from a conflict.
+ */
+export function claimWithAnswer(
+  request: IdempotentRequest & { key: string },
+  answer: StoredResponse,
+  when: RawBuilder<boolean>,
+): RawBuilder<unknown> {
+  return sql`claim AS (
+    INSERT INTO idempotency_keys (partner_id, scope, key, request_hash, response_status, response_body)
+    SELECT ${request.partnerId}, ${request.scope}, ${request.key}, ${requestHashOf(request.fingerprint)},
+      ${answer.status}, ${answer.body}
+    FROM (SELECT set_config('lock_timeout', ${`${DEFAULT_KEY_WAIT_MS}ms`}, true)) AS bounded_wait
+    WHERE ${when}
+    RETURNING key
+  )`;
 }
 
 /**
@@ -54,10 +84,8 @@ export async function runIdempotently(
   work: (trx: Transaction<Database>) => Promise<StoredResponse>,
   options: { waitMs?: number; anticipated?: StoredResponse } = {},
 ): Promise<StoredResponse> {
-  const { waitMs = 15_000, anticipated } = options;
-  const requestHash = createHash('sha256')
-    .update(stringify(request.fingerprint) ?? '')
-    .digest('hex');
+  const { waitMs = DEFAULT_KEY_WAIT_MS, anticipated } = options;
+  const requestHash = requestHashOf(request.fingerprint);
   try {
     return await db.transaction().execute(async (trx) => {
       // The wait is bounded in the claim itself: its row sets this transaction's lock timeout before it is inserted.

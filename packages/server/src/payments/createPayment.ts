@@ -5,18 +5,18 @@ import type { Database } from '../db/schema.ts';
 import type { App, AppContext } from '../context.ts';
 import { principalOf } from '../http/auth.ts';
 import { ApiError, type Issue } from '../http/errors.ts';
-import { runIdempotently, type StoredResponse } from '../http/idempotency.ts';
+import { claimWithAnswer, type IdempotentRequest, runIdempotently, type StoredResponse } from '../http/idempotency.ts';
 import { errorResponses, Nullable } from '../http/schemas.ts';
 import { versionHas } from '../http/versions.ts';
 import { sendStoredResponse } from '../http/storedResponse.ts';
 import { newId } from '../ids.ts';
-import { minimumAmountFor } from '../settlement/feeSchedules.ts';
+import { type CurrencyFees, feesStillAre, minimumAmountUnder, RememberedFees } from '../settlement/feeSchedules.ts';
 import { formatMinorUnits } from '../money.ts';
 import { currencyOfUnit, fiatCurrency } from './currencies.ts';
 import { liveMerchantOfRequest, MerchantIdHeader, requireMerchantIdHeader } from './merchantHeader.ts';
 import type { MerchantRow, PaymentRow } from './paymentResource.ts';
 import { merchantPaymentStatusName, pollHintMs } from './stateMachine.ts';
-import { announcedColumns, announceWritten } from './transitions.ts';
+import { announcedColumns, announceWritten, insertAnnouncedPayment } from './transitions.ts';
 
 const DEFAULT_LIFETIME_S = 15 * 60;
 const MIN_LIFETIME_S = 60;
@@ -167,12 +167,8 @@ function validatedExpiry(expiresAt: number | null | undefined, now: Date): Date 
 }
 
 /** A payment must cover its partner's fixed fee in its currency. */
-async function requireMinimumAmount(
-  trx: Transaction<Database>,
-  merchant: MerchantRow,
-  amount: { currency: string; value: bigint },
-): Promise<void> {
-  const minimum = await minimumAmountFor(trx, merchant.partner_id, amount.currency);
+function requireMinimumAmount(fees: CurrencyFees, amount: { currency: string; value: bigint }): void {
+  const minimum = minimumAmountUnder(fees);
   if (amount.value >= minimum) return;
   const decimals = fiatCurrency(amount.currency)?.decimals ?? 2;
   throw ApiError.validation(
@@ -224,7 +220,7 @@ async function createPayment(
   // Checked here, inside the work: a replay of a create answers its stored response, whatever time it comes.
   const amount = validatedAmount(body.amount);
   const expiresAt = validatedExpiry(body.expiresAt, now);
-  await requireMinimumAmount(trx, merchant, amount);
+  requireMinimumAmount(await planned.fees.read(trx, merchant.partner_id, amount.currency), amount);
   const redirects = redirectsOf(body.checkout, family);
 
   const respond = (payment: PaymentRow, status: number) => createdResponse(ctx, payment, status, family);
@@ -274,10 +270,107 @@ interface PlannedPayment {
   id: string;
   now: Date;
   family: 'checkout' | 'payments';
+  /** The partners' fees as this process last read them. */
+  fees: RememberedFees;
+}
+
+/** The payment a create writes, every column as the database will hold it. */
+function newPaymentRow(
+  merchant: MerchantRow,
+  body: CreateBody,
+  planned: PlannedPayment,
+  checked: { amount: { currency: string; value: bigint }; expiresAt: Date; redirects: ReturnType<typeof redirectsOf> },
+): PaymentRow {
+  return {
+    id: planned.id,
+    partner_id: merchant.partner_id,
+    merchant_id: merchant.id,
+    reference_id: body.referenceId,
+    status: 'requires_action',
+    failure_code: null,
+    fiat_currency: checked.amount.currency,
+    fiat_value: checked.amount.value.toString(),
+    success_url: checked.redirects.success_url ?? null,
+    error_url: checked.redirects.error_url ?? null,
+    expires_at: checked.expiresAt,
+    token_asset: null,
+    token_symbol: null,
+    network: null,
+    token_value: null,
+    buyer_account: null,
+    buyer_provider_name: null,
+    buyer_provider_icon: null,
+    tx_hash: null,
+    tx_nonce: null,
+    fee_total: null,
+    fee_fixed: null,
+    fee_percentage: null,
+    settlement_amount: null,
+    settlement_tx_hash: null,
+    settled_at: null,
+    settlement_batch_id: null,
+    exceptions: [],
+    created_at: planned.now,
+    updated_at: planned.now,
+  };
+}
+
+/** A statement refused because an `Idempotency-Key` it claims is taken, or still being taken by another request. */
+function isKeyTaken(error: unknown): boolean {
+  const code = (error as { code?: string }).code;
+  return code === '23505' || code === '55P03';
+}
+
+/**
+ * The usual create, a new payment whose partner's fees this process knows, in one statement without a transaction
+ * (`insertAnnouncedPayment`). Whatever else a create may meet (a body refused, an amount under the minimum, a
+ * reference or key used before, fees or version changed meanwhile) is left to `createPayment`, in a transaction:
+ * then this answers undefined, having written nothing.
+ */
+async function createInOneStatement(
+  ctx: AppContext,
+  merchant: MerchantRow,
+  apiVersion: string,
+  body: CreateBody,
+  planned: PlannedPayment,
+  idempotent?: IdempotentRequest & { key: string },
+): Promise<StoredResponse | undefined> {
+  const fees = planned.fees.get(merchant.partner_id, currencyOfUnit(body.amount.unit) ?? '');
+  if (!fees) return undefined;
+  let row: PaymentRow;
+  try {
+    const amount = validatedAmount(body.amount);
+    requireMinimumAmount(fees, amount);
+    const checked = {
+      amount,
+      expiresAt: validatedExpiry(body.expiresAt, planned.now),
+      redirects: redirectsOf(body.checkout, planned.family),
+    };
+    row = newPaymentRow(merchant, body, planned, checked);
+  } catch (error) {
+    if (error instanceof ApiError) return undefined;
+    throw error;
+  }
+  const response = createdResponse(ctx, row, 201, planned.family);
+  try {
+    const written = await insertAnnouncedPayment(
+      { db: ctx.db, chains: ctx.chains, baseUrl: ctx.config.baseUrl, now: planned.now },
+      row,
+      merchant,
+      { apiVersion, createdAt: planned.now },
+      feesStillAre(merchant.partner_id, row.fiat_currency, fees),
+      idempotent && ((when) => claimWithAnswer(idempotent, response, when)),
+    );
+    return written ? response : undefined;
+  } catch (error) {
+    if (idempotent && isKeyTaken(error)) return undefined;
+    throw error;
+  }
 }
 
 async function handleCreate(
   ctx: AppContext,
+  fees: RememberedFees,
   request: FastifyRequest,
   body: CreateBody,
   reply: FastifyReply,
@@ -288,23 +381,28 @@ async function handleCreate(
   if (merchant.status !== 'active')
     throw new ApiError('forbidden', `Merchant ${merchant.id} is ${merchant.status} and cannot take payments.`);
   const understood = understoodBody(body, family, request.apiVersion ?? '');
-  const planned: PlannedPayment = { id: newId('pay'), now: ctx.clock.now(), family };
+  const planned: PlannedPayment = { id: newId('pay'), now: ctx.clock.now(), family, fees };
+  const principal = principalOf(request);
   const header = request.headers['idempotency-key'];
   const key = Array.isArray(header) ? header[0] : header;
-  if (!key)
+  const idempotent = key
+    ? {
+        partnerId: principal.partnerId,
+        scope: `POST ${request.routeOptions.url} ${request.headers['merchant-id']}`,
+        key: key.slice(0, 255),
+        fingerprint: understood,
+      }
+    : undefined;
+  const usual = await createInOneStatement(ctx, merchant, principal.pinnedVersion, understood, planned, idempotent);
+  if (usual) return sendStoredResponse(reply, usual);
+  if (!idempotent)
     return sendStoredResponse(
       reply,
       await ctx.db.transaction().execute((trx) => createPayment(ctx, trx, merchant, understood, planned)),
     );
-  const { partnerId } = principalOf(request);
   const response = await runIdempotently(
     ctx.db,
-    {
-      partnerId,
-      scope: `POST ${request.routeOptions.url} ${request.headers['merchant-id']}`,
-      key: key.slice(0, 255),
-      fingerprint: understood,
-    },
+    idempotent,
     (trx) => createPayment(ctx, trx, merchant, understood, planned),
     // A new payment's answer, stored with the key's claim: the usual create then writes the key once.
     {
@@ -333,6 +431,7 @@ const createSchema = (summary: string, body: typeof CheckoutBody | typeof Paymen
 });
 
 export function registerCreatePayment(app: App, ctx: AppContext): void {
+  const fees = new RememberedFees();
   app.post(
     '/v1/merchant/payment',
     {
@@ -340,7 +439,7 @@ export function registerCreatePayment(app: App, ctx: AppContext): void {
       onRequest: requireMerchantIdHeader,
       schema: createSchema('Create a payment for the checkout page (unpaid status named `pending`)', CheckoutBody),
     },
-    (request, reply) => handleCreate(ctx, request, request.body, reply, 'checkout'),
+    (request, reply) => handleCreate(ctx, fees, request, request.body, reply, 'checkout'),
   );
   app.post(
     '/v1/payments',
@@ -349,6 +448,6 @@ export function registerCreatePayment(app: App, ctx: AppContext): void {
       onRequest: requireMerchantIdHeader,
       schema: createSchema('Create a payment', PaymentsBody),
     },
-    (request, reply) => handleCreate(ctx, request, request.body, reply, 'payments'),
+    (request, reply) => handleCreate(ctx, fees, request, request.body, reply, 'payments'),
   );
 }

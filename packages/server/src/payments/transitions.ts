@@ -1,9 +1,10 @@
-import { sql, type Transaction, type Updateable } from 'kysely';
+import { type RawBuilder, sql, type Transaction, type Updateable } from 'kysely';
 import { afterCommit } from '../db/afterCommit.ts';
+import { PREPARED } from '../db/preparedStatements.ts';
 import { type Db, inTransaction } from '../db/database.ts';
 import { logDomainEvent } from '../log.ts';
 import type { Database, PaymentStatus, PaymentsTable } from '../db/schema.ts';
-import { type EventStamp, type EventType, recordEvent } from '../webhooks/events.ts';
+import { type EventStamp, type EventType, eventWrites, recordEvent } from '../webhooks/events.ts';
 import { feeColumnsOnSuccess } from '../settlement/feeSchedules.ts';
 import { postPaymentReceived } from '../ledger/ledger.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
@@ -88,25 +89,29 @@ async function recordPaymentEvent(
   );
 }
 
-/**
- * The `info` line of a payment's event, written once its transaction commits: ids, amounts, network and hash, no
- * buyer data.
- */
-async function logPaymentEvent(trx: Transaction<Database>, payment: PaymentRow, type: PaymentEventType): Promise<void> {
-  await afterCommit(trx, () =>
-    logDomainEvent(type, {
-      paymentId: payment.id,
-      merchantId: payment.merchant_id,
-      partnerId: payment.partner_id,
-      amount: payment.fiat_value,
-      currency: payment.fiat_currency,
-      network: payment.network,
-      token: payment.token_symbol,
-      tokenAmount: payment.token_value,
-      txHash: payment.tx_hash,
-      failureCode: payment.failure_code,
-    }),
-  );
+/** The `info` line of a payment's event: ids, amounts, network and hash, no buyer data. */
+function logPaymentEvent(payment: PaymentRow, type: PaymentEventType): void {
+  logDomainEvent(type, {
+    paymentId: payment.id,
+    merchantId: payment.merchant_id,
+    partnerId: payment.partner_id,
+    amount: payment.fiat_value,
+    currency: payment.fiat_currency,
+    network: payment.network,
+    token: payment.token_symbol,
+    tokenAmount: payment.token_value,
+    txHash: payment.tx_hash,
+    failureCode: payment.failure_code,
+  });
+}
+
+/** Logs the payment's event once `trx` commits. */
+async function logPaymentEventAtCommit(
+  trx: Transaction<Database>,
+  payment: PaymentRow,
+  type: PaymentEventType,
+): Promise<void> {
+  await afterCommit(trx, () => logPaymentEvent(payment, type));
 }
 
 /** Records the payment's webhook event and wakes long-pollers in every process, inside `trx`. */
@@ -122,7 +127,7 @@ export async function announcePayment(
     )
     .executeTakeFirstOrThrow();
   await recordPaymentEvent(trx, context, payment, type, eventContextOf(payment.merchant_id, columns));
-  if (type === 'payment.created') await logPaymentEvent(trx, payment, type);
+  if (type === 'payment.created') await logPaymentEventAtCommit(trx, payment, type);
 }
 
 /**
@@ -159,8 +164,51 @@ export async function announceWritten(
     event_created_at,
   });
   await recordPaymentEvent(trx, context, payment, type, event);
-  await logPaymentEvent(trx, payment, type);
+  await logPaymentEventAtCommit(trx, payment, type);
   return payment;
+}
+
+/**
+ * Writes a new payment, its `payment.created` event with its deliveries, the wake-up of its long-pollers and, with
+ * `claim` (a CTE over `payment`, as `claimWithAnswer` makes it), an `Idempotency-Key`'s claim, in one statement: one
+ * round trip and no transaction held open. `row` is the payment as the database will hold it, every column given, so
+ * the event shows exactly what was written. Nothing is written unless the partner's API version is still `stamp`'s and
+ * the merchant's name and logo still `merchant`'s (what the event shows), `conditions` hold and no payment of the
+ * merchant has the reference. Returns whether it was written.
+ */
+export async function insertAnnouncedPayment(
+  context: TransitionContext,
+  row: PaymentRow,
+  merchant: Pick<MerchantRow, 'id' | 'name' | 'logo_file'>,
+  stamp: EventStamp,
+  conditions: RawBuilder<boolean>,
+  claim?: (written: RawBuilder<boolean>) => RawBuilder<unknown>,
+): Promise<boolean> {
+  const { exceptions, ...columns } = row;
+  const values = { ...columns, exceptions: JSON.stringify(exceptions) };
+  const written = sql<boolean>`EXISTS (SELECT FROM payment)`;
+  const object = toPaymentItem(row, merchant, context.chains, context.baseUrl, context.now);
+  const event = eventWrites(
+    { partnerId: row.partner_id, merchantId: row.merchant_id, type: 'payment.created', object },
+    stamp,
+    written,
+  );
+  const { rows } = await sql<{ id: string }>`${sql.raw(PREPARED)}
+    WITH payment AS (
+      INSERT INTO payments (${sql.join(Object.keys(values).map((column) => sql.ref(column)))})
+      SELECT ${sql.join(Object.values(values))}
+      WHERE (SELECT pinned_version FROM partners WHERE id = ${row.partner_id}) = ${stamp.apiVersion}
+        AND (SELECT name = ${merchant.name} AND logo_file IS NOT DISTINCT FROM ${merchant.logo_file}
+          FROM merchants WHERE id = ${merchant.id})
+        AND ${conditions}
+      ON CONFLICT (merchant_id, reference_id) DO NOTHING
+      RETURNING id
+    ), ${claim ? sql`${claim(written)}, ` : sql``}${event.ctes}
+    SELECT payment.id, pg_notify(${PAYMENT_STATUS_CHANNEL}, payment.id), ${event.firstAttempts} FROM payment
+  `.execute(context.db);
+  if (rows.length === 0) return false;
+  logPaymentEvent(row, 'payment.created');
+  return true;
 }
 
 /**

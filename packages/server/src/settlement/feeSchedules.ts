@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { Database } from '../db/schema.ts';
 import type { PaymentRow } from '../payments/paymentResource.ts';
@@ -36,12 +36,18 @@ export async function setFeeSchedule(db: Db, partnerId: string, schedule: FeeSch
   });
 }
 
-/** The partner's schedule as it applies to one currency: the percentage and that currency's fixed fee. */
+/** A partner's schedule as it applies to one currency: the percentage and that currency's fixed fee. */
+export interface CurrencyFees {
+  percentage: string;
+  fixedFiat: bigint;
+}
+
+/** The partner's schedule as it applies to one currency. */
 export async function feesForCurrency(
   db: Kysely<Database>,
   partnerId: string,
   currency: string,
-): Promise<{ percentage: string; fixedFiat: bigint }> {
+): Promise<CurrencyFees> {
   const row = await db
     .selectFrom('partner_fee_schedules as schedule')
     .leftJoin('partner_fixed_fees as fixed', (join) =>
@@ -71,10 +77,51 @@ export async function feeSchedule(db: Db, partnerId: string): Promise<FeeSchedul
   };
 }
 
+/** The smallest amount, in minor units of the currency, that these fees leave something of (D8). */
+export function minimumAmountUnder(fees: CurrencyFees): bigint {
+  return minimumPaymentAmount(fees.fixedFiat, parsePercentage(fees.percentage).value);
+}
+
 /** The smallest amount, in minor units of `currency`, that the partner's fees leave something of (D8). */
 export async function minimumAmountFor(db: Kysely<Database>, partnerId: string, currency: string): Promise<bigint> {
-  const { percentage, fixedFiat } = await feesForCurrency(db, partnerId, currency);
-  return minimumPaymentAmount(fixedFiat, parsePercentage(percentage).value);
+  return minimumAmountUnder(await feesForCurrency(db, partnerId, currency));
+}
+
+/**
+ * An SQL condition that holds while the partner's schedule for `currency` is still `fees`, so that a statement can
+ * rely on fees read earlier (and remembered) without reading them first.
+ */
+export function feesStillAre(partnerId: string, currency: string, fees: CurrencyFees): RawBuilder<boolean> {
+  const isNoSchedule = fees.percentage === ZERO_PERCENTAGE && fees.fixedFiat === 0n;
+  return sql<boolean>`COALESCE((
+    SELECT schedule.percentage = ${fees.percentage} AND COALESCE(fixed.amount, 0) = ${fees.fixedFiat}
+    FROM partner_fee_schedules AS schedule
+    LEFT JOIN partner_fixed_fees AS fixed ON fixed.partner_id = schedule.partner_id AND fixed.currency = ${currency}
+    WHERE schedule.partner_id = ${partnerId}
+  ), ${isNoSchedule})`;
+}
+
+/** Most partner and currency pairs remembered at once; past it the memory starts again empty. */
+const MAX_REMEMBERED_FEES = 10_000;
+
+/**
+ * Fees per partner and currency as this process last read them. Only statements that confirm them with
+ * `feesStillAre` may use them: a schedule changed meanwhile, by any process, fails that condition.
+ */
+export class RememberedFees {
+  private readonly fees = new Map<string, CurrencyFees>();
+
+  get(partnerId: string, currency: string): CurrencyFees | undefined {
+    return this.fees.get(`${partnerId} ${currency}`);
+  }
+
+  /** Reads the partner's fees for `currency` inside `db` (a transaction or not) and remembers them. */
+  async read(db: Kysely<Database>, partnerId: string, currency: string): Promise<CurrencyFees> {
+    const fees = await feesForCurrency(db, partnerId, currency);
+    if (this.fees.size >= MAX_REMEMBERED_FEES) this.fees.clear();
+    this.fees.set(`${partnerId} ${currency}`, fees);
+    return fees;
+  }
 }
 
 /**

@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import { newId } from '../ids.ts';
 import { firstAttemptJob } from './schedule.ts';
@@ -46,36 +46,42 @@ async function eventStamp(db: Kysely<Database>, partnerId: string): Promise<Even
   return { apiVersion: partner.pinned_version, createdAt: partner.now };
 }
 
-/**
- * Records an event and schedules its delivery to every matching endpoint, inside the caller's transaction (D17):
- * the event and its delivery jobs exist exactly when the change that caused them commits. One statement, after the
- * stamp (read here unless the caller read it with its own change). Returns the `evt_` id.
- */
 /** The id of the event's object (a payment shows it as `paymentId`), which orders its deliveries. */
 function subjectOf(object: Record<string, unknown>): string | null {
   const id = object.id ?? object.paymentId;
   return typeof id === 'string' ? id : null;
 }
 
-export async function recordEvent(trx: Kysely<Database>, event: NewEvent, stamp?: EventStamp): Promise<string> {
-  const { apiVersion, createdAt } = stamp ?? (await eventStamp(trx, event.partnerId));
+/** An event's rows as parts of one statement (`eventWrites`). */
+export interface EventWrites {
+  id: string;
+  /** The CTEs `event` and `delivery`: the event, a delivery to every matching endpoint and its first attempt's job. */
+  ctes: RawBuilder<unknown>;
+  /** An expression over `delivery` that queues the first attempts; the statement must select it. */
+  firstAttempts: RawBuilder<unknown>;
+}
+
+/**
+ * The event and its deliveries as CTEs of a statement, so that a change can write itself and its event in one round
+ * trip; `when` (an SQL condition, over the statement's other CTEs) leaves them unwritten when it is false.
+ */
+export function eventWrites(event: NewEvent, stamp: EventStamp, when: RawBuilder<boolean> = sql`true`): EventWrites {
   const id = newId('evt');
   // The body is rendered once so every delivery and redelivery sends, and signs, the same bytes.
   const body = JSON.stringify({
     id,
     type: event.type,
-    createdAt: createdAt.toISOString(),
-    apiVersion,
+    createdAt: stamp.createdAt.toISOString(),
+    apiVersion: stamp.apiVersion,
     data: { object: event.object },
   });
   const endpointOfMerchant =
     event.merchantId === null
       ? sql`endpoint.merchant_id IS NULL`
       : sql`(endpoint.merchant_id IS NULL OR endpoint.merchant_id = ${event.merchantId})`;
-  await sql`
-    WITH event AS (
+  const ctes = sql`event AS (
       INSERT INTO webhook_events (id, partner_id, merchant_id, type, body, created_at)
-      VALUES (${id}, ${event.partnerId}, ${event.merchantId}, ${event.type}, ${body}, ${createdAt})
+      SELECT ${id}, ${event.partnerId}, ${event.merchantId}, ${event.type}, ${body}, ${stamp.createdAt} WHERE ${when}
       RETURNING id
     ), delivery AS (
       INSERT INTO webhook_deliveries (event_id, endpoint_id, subject)
@@ -83,8 +89,18 @@ export async function recordEvent(trx: Kysely<Database>, event: NewEvent, stamp?
       WHERE endpoint.partner_id = ${event.partnerId} AND endpoint.deleted_at IS NULL AND ${event.type} = ANY(endpoint.events) AND ${endpointOfMerchant}
       ORDER BY endpoint.id
       RETURNING id, endpoint_id
-    )
-    SELECT count(${firstAttemptJob(sql.ref('delivery.id'), sql.ref('delivery.endpoint_id'))}) FROM delivery
-  `.execute(trx);
-  return id;
+    )`;
+  const firstAttempts = sql`(SELECT count(${firstAttemptJob(sql.ref('delivery.id'), sql.ref('delivery.endpoint_id'))}) FROM delivery)`;
+  return { id, ctes, firstAttempts };
+}
+
+/**
+ * Records an event and schedules its delivery to every matching endpoint, inside the caller's transaction (D17):
+ * the event and its delivery jobs exist exactly when the change that caused them commits. One statement, after the
+ * stamp (read here unless the caller read it with its own change). Returns the `evt_` id.
+ */
+export async function recordEvent(trx: Kysely<Database>, event: NewEvent, stamp?: EventStamp): Promise<string> {
+  const writes = eventWrites(event, stamp ?? (await eventStamp(trx, event.partnerId)));
+  await sql`WITH ${writes.ctes} SELECT ${writes.firstAttempts}`.execute(trx);
+  return writes.id;
 }

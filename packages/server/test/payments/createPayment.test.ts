@@ -1,5 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { pinPartnerVersion } from '../../src/partners/partners.ts';
+import { setFeeSchedule } from '../../src/settlement/feeSchedules.ts';
 import { runCommonRouteTests } from '../support/commonRouteTests.ts';
 import { createMerchant } from '../support/fixtures.ts';
 import { ManualClock } from '../support/manualClock.ts';
@@ -266,6 +269,139 @@ describe('creating payments', () => {
       const forbidden = await create({ amount, referenceId: 'x' }, '/v1/payments', { 'merchant-id': suspended.id });
       expect([forbidden.status, expectErrorBody(forbidden).code]).toEqual([403, 'forbidden']);
     });
+  });
+});
+
+describe('creating payments in one statement', () => {
+  let server: TestServer;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(() => server.close());
+
+  /** A fresh partner and merchant, and a create for them; the first create of a partner reads its fees. */
+  async function newMerchantCreating() {
+    const partner = await newPartner(server.db);
+    const merchant = await createMerchant(server, partner.apiKey);
+    const create = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+      call(server, '/v1/payments', {
+        method: 'POST',
+        headers: { 'api-key': partner.apiKey, 'merchant-id': merchant.id, ...headers },
+        body,
+      });
+    return { partner, merchant, create };
+  }
+
+  const createdEvent = async (paymentId: string) => {
+    const event = await server.db
+      .selectFrom('webhook_events')
+      .select(['body', 'created_at'])
+      .where('type', '=', 'payment.created')
+      .where(sql<boolean>`body::jsonb -> 'data' -> 'object' ->> 'paymentId' = ${paymentId}`)
+      .executeTakeFirstOrThrow();
+    return JSON.parse(event.body);
+  };
+
+  it('writes the same payment and event as a create in a transaction, with the merchant as it is now', async () => {
+    const { partner, merchant, create } = await newMerchantCreating();
+    const expiresAt = Math.floor(Date.now() / 1000) + 3600;
+    const first = await create({ amount, referenceId: 'read-fees', expiresAt });
+    const second = await create({ amount, referenceId: 'known-fees', expiresAt });
+    expect([first.status, second.status]).toEqual([201, 201]);
+    const ids = [first.body.paymentId as string, second.body.paymentId as string];
+    const rows = await server.db
+      .selectFrom('payments')
+      .selectAll()
+      .where('id', 'in', ids)
+      .orderBy('reference_id')
+      .execute();
+    const comparable = ({
+      id: _id,
+      reference_id: _ref,
+      created_at: _c,
+      updated_at: _u,
+      ...rest
+    }: (typeof rows)[number]) => rest;
+    expect(comparable(rows[0] as (typeof rows)[number])).toEqual(comparable(rows[1] as (typeof rows)[number]));
+    const [firstEvent, secondEvent] = await Promise.all(ids.map(createdEvent));
+    const withoutIdsAndTimes = (event: unknown) =>
+      JSON.parse(
+        JSON.stringify(event).replace(/"(id|paymentId|referenceId|createdAt|lastUpdatedAt)":"[^"]*"/g, '"$1":""'),
+      );
+    expect(withoutIdsAndTimes(secondEvent)).toEqual(withoutIdsAndTimes(firstEvent));
+    expect(secondEvent.data.object.paymentId).toBe(ids[1]);
+
+    const renamed = await call(server, `/v1/merchants/${merchant.id}`, {
+      method: 'PATCH',
+      headers: { 'api-key': partner.apiKey },
+      body: { merchantName: 'Renamed shop' },
+    });
+    expect(renamed.status, renamed.text).toBe(200);
+    const third = await create({ amount, referenceId: 'renamed' });
+    expect((await createdEvent(third.body.paymentId)).data.object.merchant.name).toBe('Renamed shop');
+  });
+
+  it('applies fees another process set since this one last read them', async () => {
+    const { partner, create } = await newMerchantCreating();
+    expect((await create({ amount: { unit: 'iso4217/USD', value: '100' }, referenceId: 'before' })).status).toBe(201);
+    await setFeeSchedule(server.db, partner.partnerId, { percentage: '0', fixed: [{ currency: 'USD', amount: 500n }] });
+    const under = await create({ amount: { unit: 'iso4217/USD', value: '100' }, referenceId: 'under' });
+    expect([under.status, expectErrorBody(under).code]).toEqual([400, 'params_validation']);
+    const rows = await server.db
+      .selectFrom('payments')
+      .select('reference_id')
+      .where('partner_id', '=', partner.partnerId)
+      .execute();
+    expect(rows.map((row) => row.reference_id)).toEqual(['before']);
+    expect((await create({ amount: { unit: 'iso4217/USD', value: '501' }, referenceId: 'covers' })).status).toBe(201);
+  });
+
+  it('stamps the event with the version the partner is pinned to now, not when its key was last verified', async () => {
+    const { partner, create } = await newMerchantCreating();
+    const before = await create({ amount, referenceId: 'reference-version' });
+    expect((await createdEvent(before.body.paymentId)).apiVersion).toBe('2026-02-18');
+    await pinPartnerVersion(server.db, partner.partnerId, '2026-02-19.preview');
+    const after = await create({ amount, referenceId: 'preview-version' });
+    expect(after.status, after.text).toBe(201);
+    expect((await createdEvent(after.body.paymentId)).apiVersion).toBe('2026-02-19.preview');
+  });
+
+  it('refuses an Idempotency-Key used again for another referenceId, writing nothing', async () => {
+    const { partner, create } = await newMerchantCreating();
+    const key = { 'idempotency-key': randomUUID() };
+    expect((await create({ amount, referenceId: 'warm-up' })).status).toBe(201);
+    const first = await create({ amount, referenceId: 'keyed-first' }, key);
+    const reused = await create({ amount, referenceId: 'keyed-other' }, key);
+    expect([first.status, reused.status, expectErrorBody(reused).code]).toEqual([201, 409, 'idempotency_conflict']);
+    const rows = await server.db
+      .selectFrom('payments')
+      .select('reference_id')
+      .where('partner_id', '=', partner.partnerId)
+      .orderBy('reference_id')
+      .execute();
+    expect(rows.map((row) => row.reference_id)).toEqual(['keyed-first', 'warm-up']);
+    const events = await server.db
+      .selectFrom('webhook_events')
+      .select('id')
+      .where('partner_id', '=', partner.partnerId)
+      .execute();
+    expect(events).toHaveLength(2);
+  });
+
+  it('30 concurrent creates with one Idempotency-Key make one payment and give one answer', async () => {
+    const { partner, create } = await newMerchantCreating();
+    expect((await create({ amount, referenceId: 'warm-up' })).status).toBe(201);
+    const key = { 'idempotency-key': randomUUID() };
+    const results = await Promise.all(Array.from({ length: 30 }, () => create({ amount, referenceId: 'once' }, key)));
+    expect(new Set(results.map((result) => `${result.status} ${result.text}`)).size).toBe(1);
+    expect(results.filter((result) => result.headers.get('idempotent-replayed') !== 'true')).toHaveLength(1);
+    const rows = await server.db
+      .selectFrom('payments')
+      .select('id')
+      .where('partner_id', '=', partner.partnerId)
+      .execute();
+    expect(rows).toHaveLength(2);
   });
 });
 

@@ -1,4 +1,5 @@
 import type { Selectable, Updateable } from 'kysely';
+import type { Namespace } from '../chains/caip.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { AppContext } from '../context.ts';
 import type { Db } from '../db/database.ts';
@@ -208,15 +209,21 @@ function toAccepted(
 export type TakenSubmission = AcceptedConfirmation & { attempt: number };
 
 /**
- * Takes the payment's submission when it is due (or never taken yet): its lease runs `leaseMs`, during which no
- * other process takes it. Undefined when it is done, leased elsewhere, or waiting out a backoff. One statement.
+ * Takes the payment's submission when it is due (or never taken yet): its lease runs `leaseMs` of its option's
+ * namespace, during which no other process takes it. Undefined when it is done, leased elsewhere, or waiting out a
+ * backoff. One statement.
  */
-export async function takeSubmission(db: Db, paymentId: string, leaseMs: number): Promise<TakenSubmission | undefined> {
+export async function takeSubmission(
+  db: Db,
+  paymentId: string,
+  leaseMs: Record<Namespace, number>,
+): Promise<TakenSubmission | undefined> {
+  const optionLeaseMs = sql<number>`CASE WHEN option.network LIKE 'solana:%' THEN ${leaseMs.solana}::integer ELSE ${leaseMs.eip155}::integer END`;
   const row = await db
     .updateTable('payment_confirmations as confirmation')
     .from(['payment_options as option', 'payments as payment'])
     .set((eb) => ({
-      next_submission_at: sql<Date>`now() + ${leaseMs} * interval '1 millisecond'`,
+      next_submission_at: sql<Date>`now() + ${optionLeaseMs} * interval '1 millisecond'`,
       submission_attempts: eb('confirmation.submission_attempts', '+', 1),
     }))
     .whereRef('option.id', '=', 'confirmation.option_id')

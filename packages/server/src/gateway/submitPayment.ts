@@ -1,3 +1,4 @@
+import type { Namespace } from '../chains/caip.ts';
 import type { AppContext } from '../context.ts';
 import { changePaymentStatus, InvalidTransitionError } from '../payments/transitions.ts';
 import {
@@ -12,8 +13,14 @@ import { paymentMethodOf } from './methods/index.ts';
 import type { ConfirmationCheck } from './methods/paymentMethod.ts';
 import type { ChainServices } from './chainServices.ts';
 
-/** Longer than any submission takes (its node calls time out well before): no other process takes it meanwhile. */
-const SUBMISSION_LEASE_MS = 60_000;
+/**
+ * How long a taken submission is no other process's. On EVM, longer than any submission takes (its node calls time
+ * out well before), as a second relay beside one still under way is not safe. A Solana submission sends the buyer's
+ * signed transaction, which lands once however often it is sent (one signature), and whose blockhash expires 60 to
+ * 90 s after it was built: a process that dies holding it must not keep it that long. 20 s outlasts a send's node
+ * calls (15 s at most to a URL that hangs, `SOLANA_RPC_TIMEOUT_MS`) and leaves another process most of the life.
+ */
+export const SUBMISSION_LEASE_MS: Record<Namespace, number> = { eip155: 60_000, solana: 20_000 };
 const MAX_RETRY_DELAY_MS = 5 * 60_000;
 
 /** After the nth failed attempt: 2 s, 4 s, 8 s ... up to 5 minutes. */

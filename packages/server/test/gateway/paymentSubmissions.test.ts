@@ -1,7 +1,13 @@
+import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { retrySubmissionAfter, takeSubmission } from '../../src/gateway/confirmation.ts';
-import { submitDuePayment } from '../../src/gateway/submitPayment.ts';
-import { type GatewayTestbed, signTypedDataAsWallet, startGatewayTestbed } from './support/gatewayTestbed.ts';
+import { SUBMISSION_LEASE_MS, submitDuePayment } from '../../src/gateway/submitPayment.ts';
+import {
+  type GatewayTestbed,
+  signSolanaAsWallet,
+  signTypedDataAsWallet,
+  startGatewayTestbed,
+} from './support/gatewayTestbed.ts';
 
 let bed: GatewayTestbed;
 
@@ -31,6 +37,36 @@ async function confirmedPayment(): Promise<string> {
   return paymentId;
 }
 
+/**
+ * A USDC payment on Solana that erin signed and confirmed: `processing`, its submission due. The blockhash of its
+ * transaction, read by the fetch, lives 150 slots of 400 ms on the devnet: 60 s.
+ */
+async function confirmedSolanaPayment(): Promise<{ paymentId: string; fetchedAt: number }> {
+  const { paymentId } = await bed.newPayment();
+  const { body } = await bed.gateway(paymentId, '/options', { accounts: [bed.solanaAccount('erin')] });
+  const [option] = body.options;
+  const fetched = await bed.gateway(paymentId, '/fetch', { optionId: option.id, data: option.actions[0].data.data });
+  expect(fetched.status, fetched.text).toBe(200);
+  const fetchedAt = Date.now();
+  const signed = await signSolanaAsWallet(bed.buyer('erin').solanaSecretKey, fetched.body.actions[0].data.params);
+  const confirmed = await bed.gateway(paymentId, '/confirm', {
+    optionId: option.id,
+    results: [{ type: 'walletRpc', data: [signed] }],
+  });
+  expect(confirmed.body, confirmed.text).toMatchObject({ status: 'processing' });
+  return { paymentId, fetchedAt };
+}
+
+/** How long the lease of the payment's submission has left, by the database's clock. */
+async function leaseLeftMs(paymentId: string): Promise<number> {
+  const { left } = await bed.server.db
+    .selectFrom('payment_confirmations')
+    .select(sql<string>`extract(epoch from next_submission_at - now()) * 1000`.as('left'))
+    .where('payment_id', '=', paymentId)
+    .executeTakeFirstOrThrow();
+  return Number(left);
+}
+
 function submissionOf(paymentId: string) {
   return bed.server.db
     .selectFrom('payment_confirmations')
@@ -53,10 +89,12 @@ describe('a confirmed payment', () => {
   it('is taken by one process at a time, and submitted by a sweep when the confirming process did not', async () => {
     // No process submits here: the confirmation stays due.
     const paymentId = await confirmedPayment();
-    const takers = await Promise.all([1, 2, 3].map(() => takeSubmission(bed.server.db, paymentId, 60_000)));
+    const takers = await Promise.all(
+      [1, 2, 3].map(() => takeSubmission(bed.server.db, paymentId, SUBMISSION_LEASE_MS)),
+    );
     expect(takers.filter((taken) => taken !== undefined)).toHaveLength(1);
     // Leased: nobody else takes it until the lease ends or the attempt gives it back.
-    expect(await takeSubmission(bed.server.db, paymentId, 60_000)).toBeUndefined();
+    expect(await takeSubmission(bed.server.db, paymentId, SUBMISSION_LEASE_MS)).toBeUndefined();
     expect(await submissionOf(paymentId)).toMatchObject({ submitted_at: null, submission_attempts: 1 });
 
     // The attempt failed and its backoff ran out: any process's sweep takes it.
@@ -85,7 +123,7 @@ describe('a confirmed payment', () => {
     expect(BigInt(await relayedGas(first))).toBe(480_000n);
 
     const retried = await confirmedPayment();
-    await takeSubmission(bed.server.db, retried, 60_000);
+    await takeSubmission(bed.server.db, retried, SUBMISSION_LEASE_MS);
     await retrySubmissionAfter(bed.server.db, retried, 0);
     await submitDuePayment(bed.server.ctx, bed.services, retried, measured);
     const estimated = BigInt(await relayedGas(retried));
@@ -95,5 +133,28 @@ describe('a confirmed payment', () => {
     await bed.startWorkers();
     expect(await bed.finalStatus(first)).toMatchObject({ status: 'succeeded' });
     expect(await bed.finalStatus(retried)).toMatchObject({ status: 'succeeded' });
+  });
+});
+
+describe('a submission taken by a process that died before sending it', () => {
+  it('on Solana, is taken again after a 20 s lease and lands well before its blockhash expires', async () => {
+    const { paymentId, fetchedAt } = await confirmedSolanaPayment();
+    // Taken by a process that never sends it: nothing is journaled, so only another taker can send it.
+    expect(await takeSubmission(bed.server.db, paymentId, SUBMISSION_LEASE_MS)).toBeDefined();
+    const left = await leaseLeftMs(paymentId);
+    expect(left).toBeGreaterThan(19_000);
+    expect(left).toBeLessThanOrEqual(20_000);
+
+    await bed.startWorkers();
+    expect(await bed.finalStatus(paymentId)).toMatchObject({ status: 'succeeded' });
+    expect(await submissionOf(paymentId)).toMatchObject({ submission_attempts: 2 });
+    expect(Date.now() - fetchedAt).toBeLessThan(45_000);
+  }, 120_000);
+
+  it('on EVM, keeps its 60 s lease: a second relay beside an attempt still under way is not safe', async () => {
+    const paymentId = await confirmedPayment();
+    expect(await takeSubmission(bed.server.db, paymentId, SUBMISSION_LEASE_MS)).toBeDefined();
+    expect(await leaseLeftMs(paymentId)).toBeGreaterThan(59_000);
+    expect(await takeSubmission(bed.server.db, paymentId, SUBMISSION_LEASE_MS)).toBeUndefined();
   });
 });

@@ -71,8 +71,9 @@ function receivedTransferOf(
  * lock: the transfer is recorded once by its log and judged (`judgeDeposit`). When what the buyer sent in the token
  * reaches the amount fixed for the payment while it is payable, the payment succeeds through the one state change
  * with the buyer, token, amount asked and the completing transaction on it. A payment is payable while unpaid and
- * unexpired, and while it waits for a transfer of that token seen above depth (`evmDepositSeen`). Anything else
- * (less so far, more, late, another token) changes the payment's exceptions and is announced with its own event.
+ * unexpired when the transfer's block was made (the follower may read it later; the expiry sweep waits for it), and
+ * while it waits for a transfer of that token seen above depth (`evmDepositSeen`). Anything else (less so far,
+ * more, late, another token) changes the payment's exceptions and is announced with its own event.
  */
 export function evmDepositOutcomes(context: DepositOutcomeContext): DepositHandler {
   return async (trx, transfer) => {
@@ -93,7 +94,7 @@ export function evmDepositOutcomes(context: DepositOutcomeContext): DepositHandl
     const judged = judgeDeposit({
       expected,
       payable:
-        (payment.status === 'requires_action' && payment.expires_at.getTime() > now.getTime()) ||
+        (payment.status === 'requires_action' && payment.expires_at.getTime() > transfer.blockTime.getTime()) ||
         (waiting?.chain === transfer.chain && waiting.asset === asset),
       receivedBefore: receivedSoFar(payment.exceptions, transfer.chain, asset),
       amount: transfer.amount,
@@ -153,17 +154,17 @@ export function evmDepositOutcomes(context: DepositOutcomeContext): DepositHandl
 
 /**
  * A transfer seen in a block above its network's depth (Ethereum's 12 blocks take minutes): when, with what earlier
- * transfers of the token brought, it pays an unpaid, unexpired payment, the payment becomes `processing` with its
- * buyer and token, so the buyer's page says the payment is on its way and the payment does not expire while the
- * block deepens. It succeeds when a transfer of that token reaches depth (`evmDepositOutcomes`); if none does by
- * the deadline (a reorg took it away for good), it fails (`failUnconfirmedDeposits`). Handed the same transfer
- * twice, it changes nothing the second time.
+ * transfers of the token brought, it pays a payment unpaid and unexpired when the block was made, the payment
+ * becomes `processing` with its buyer and token, so the buyer's page says the payment is on its way and the payment
+ * does not expire while the block deepens. It succeeds when a transfer of that token reaches depth
+ * (`evmDepositOutcomes`); if none does by the deadline (a reorg took it away for good), it fails
+ * (`failUnconfirmedDeposits`). Handed the same transfer twice, it changes nothing the second time.
  */
 export function evmDepositSeen(context: DepositOutcomeContext & { waitMs: number }): DepositHandler {
   return async (trx, transfer) => {
     const payment = await lockPaymentForTransfer(trx, transfer.paymentId);
     const now = context.clock.now();
-    if (payment?.status !== 'requires_action' || payment.expires_at.getTime() <= now.getTime()) return;
+    if (payment?.status !== 'requires_action' || payment.expires_at.getTime() <= transfer.blockTime.getTime()) return;
     const { token, asset } = depositAssetOf(context.chains, transfer);
     if (!token) return;
     const expected = await quotedAmount(trx, transfer, asset);

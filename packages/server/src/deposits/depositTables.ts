@@ -41,6 +41,11 @@ export interface EvmDepositCursorsTable {
   seen_next_block: ColumnType<string | null, string | bigint | null | undefined, string | bigint | null>;
   /** The next block whose transfers of any token to open addresses are still to be read; null while it keeps up. */
   recipients_next_block: ColumnType<string | null, string | bigint | null | undefined, string | bigint | null>;
+  /**
+   * The time of a block read at depth: every block made earlier is read (migration 0036). Null until an expired
+   * payment waited for it.
+   */
+  read_through: ColumnType<Date | null, Date | null | undefined, Date | null>;
   updated_at: Generated<Date>;
 }
 

@@ -7,6 +7,7 @@ import { inTransaction } from '../db/database.ts';
 import { InvalidTransitionError, changePaymentStatus } from './transitions.ts';
 import { paidByException } from './paymentExceptions.ts';
 import { failUnconfirmedDeposits } from '../deposits/depositWaits.ts';
+import { withDepositTables } from '../deposits/depositTables.ts';
 
 /** The task of the expiry jobs earlier versions queued, one per payment; those still queued run as before. */
 export const EXPIRE_PAYMENT_TASK = 'expire_payment';
@@ -51,18 +52,48 @@ async function expire(ctx: ExpiryContext, paymentId: string): Promise<boolean> {
 }
 
 /**
- * Unpaid payments past their `expiresAt` become expired (with their event and notification), the longest overdue
- * first; returns how many. Reads already treat such a payment as expired, so this makes it so for good.
+ * Unpaid payments past their expiry, but for those with a deposit address on a network whose deposit follower has
+ * not read every block made before it yet: a transfer in time may be in a block it has not read (it fell behind a
+ * slow node), and the payment waits for it. Networks no longer configured have no follower to wait for.
  */
-export async function expireDuePayments(ctx: ExpiryContext, limit = EXPIRE_PER_PASS): Promise<number> {
-  const due = await ctx.db
+function duePayments(ctx: ExpiryContext) {
+  const followed = ctx.chains.networks
+    .filter((network) => network.namespace === 'eip155' && network.rpcUrl)
+    .map((network) => network.caip2);
+  return withDepositTables(ctx.db)
     .selectFrom('payments')
     .select('id')
     .where('status', '=', 'requires_action')
     .where('expires_at', '<=', ctx.clock.now())
-    .orderBy('expires_at')
-    .limit(limit)
-    .execute();
+    .$if(followed.length > 0, (query) =>
+      query.where(({ exists, not, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('evm_deposit_quotes as quote')
+              .leftJoin('evm_deposit_cursors as cursor', 'cursor.chain', 'quote.chain')
+              .select('quote.payment_id')
+              .whereRef('quote.payment_id', '=', 'payments.id')
+              .where('quote.chain', 'in', followed)
+              .where((unread) =>
+                unread.or([
+                  unread('cursor.read_through', 'is', null),
+                  unread('cursor.read_through', '<', unread.ref('payments.expires_at')),
+                ]),
+              ),
+          ),
+        ),
+      ),
+    );
+}
+
+/**
+ * Unpaid payments past their `expiresAt` become expired (with their event and notification), the longest overdue
+ * first; returns how many. Reads already treat such a payment as expired, so this makes it so for good. One with a
+ * deposit address waits until its network's deposits are read up to its expiry (`duePayments`): reads call it
+ * expired meanwhile, though a transfer in time read late still pays it.
+ */
+export async function expireDuePayments(ctx: ExpiryContext, limit = EXPIRE_PER_PASS): Promise<number> {
+  const due = await duePayments(ctx).orderBy('expires_at').limit(limit).execute();
   const expired = await pMap(due, ({ id }) => expire(ctx, id), { concurrency: 4 });
   return expired.filter(Boolean).length;
 }

@@ -5,9 +5,9 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { depositAddress } from '../../src/chains/evm/deposits/addresses.ts';
 import { withDepositTables } from '../../src/deposits/depositTables.ts';
-import { expireDuePayments } from '../../src/payments/expiry.ts';
 import { decodeQr, launchChromium, saveScreenshots } from '../checkout/support/browser.ts';
 import { type DevnetService, startDevnetService } from '../support/devnetService.ts';
+import { expirePaymentNow } from '../support/expirePaymentNow.ts';
 import { devnetPlainWallet } from '../support/devnetPlainWallet.ts';
 import { createMerchant, createPayment } from '../support/fixtures.ts';
 import { call, newPartner, type TestPartner, type TestServer } from '../support/testServer.ts';
@@ -152,7 +152,7 @@ describe('checkout page: a deposit address any wallet pays, in Chromium on the d
     );
     await expect.poll(() => panel.locator('h3').textContent(), { timeout: 30_000 }).toBe('Send the remaining 4 USDC');
 
-    await expireDuePayments({ ...server.ctx, clock: { now: () => new Date(Date.now() + 16 * 60 * 1000) } });
+    await expirePaymentNow(server.ctx, paymentId);
     await expect
       .poll(() => page.locator('[data-view]:not([hidden]) h2').textContent(), { timeout: 15_000 })
       .toBe('Payment failed');

@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { depositAddress } from '../../src/chains/evm/deposits/addresses.ts';
 import { NATIVE_TOKEN } from '../../src/chains/evm/deposits/depositScanner.ts';
 import { withDepositTables } from '../../src/deposits/depositTables.ts';
-import { expireDuePayments } from '../../src/payments/expiry.ts';
 import { type DevnetService, startDevnetService } from '../support/devnetService.ts';
 import { devnetPlainWallet } from '../support/devnetPlainWallet.ts';
+import { expirePaymentNow } from '../support/expirePaymentNow.ts';
 import { auditOfMerchant } from '../support/ledgerAudit.ts';
 import { deployValueForwarder, forwardTo } from '../support/valueForwarder.ts';
 import { quoteDeposit } from '../support/depositQuote.ts';
@@ -154,8 +154,7 @@ describe('EVM deposit addresses: transfers found by the network follower, on the
     const short = await send('alice', address, 4_000_000n);
     await expect.poll(() => depositsOf(paymentId), { timeout: 30_000 }).toHaveLength(1);
 
-    const afterExpiry = new Date(Date.now() + 16 * 60 * 1000);
-    await expireDuePayments({ ...server.ctx, clock: { now: () => afterExpiry } });
+    await expirePaymentNow(server.ctx, paymentId);
     const failed = await paymentStatus(paymentId);
     expect(failed).toMatchObject({
       status: 'failed',

@@ -4,10 +4,10 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { depositAddress } from '../../src/chains/evm/deposits/addresses.ts';
 import { withDepositTables } from '../../src/deposits/depositTables.ts';
-import { expireDuePayments } from '../../src/payments/expiry.ts';
 import { refundDebt } from '../../src/refunds/refundDebt.ts';
 import { RefundWorker } from '../../src/refunds/refundWorker.ts';
 import { type DevnetService, startDevnetService } from '../support/devnetService.ts';
+import { expirePaymentNow } from '../support/expirePaymentNow.ts';
 import { devnetPlainWallet } from '../support/devnetPlainWallet.ts';
 import { quoteDeposit } from '../support/depositQuote.ts';
 import { createMerchant, createPayment } from '../support/fixtures.ts';
@@ -134,7 +134,7 @@ describe('refunds of payment exceptions, on the devnet', () => {
     const early = await refund({ paymentId, exceptionId: underpaid.id });
     expect({ status: early.status, code: expectErrorBody(early).code }).toEqual({ status: 400, code: 'invalid_state' });
 
-    await expireDuePayments({ ...server.ctx, clock: { now: () => new Date(Date.now() + 16 * 60 * 1000) } });
+    await expirePaymentNow(server.ctx, paymentId);
     expect((await paymentOf(paymentId)).failureCode).toBe('underpaid');
     const before = await balanceOf(buyer().evmAddress);
     const made = await refund({ paymentId, exceptionId: underpaid.id });

@@ -3,8 +3,8 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { depositAddress } from '../../src/chains/evm/deposits/addresses.ts';
 import { withDepositTables } from '../../src/deposits/depositTables.ts';
-import { expireDuePayments } from '../../src/payments/expiry.ts';
 import { type DevnetService, startDevnetService } from '../support/devnetService.ts';
+import { expirePaymentNow } from '../support/expirePaymentNow.ts';
 import { devnetPlainWallet } from '../support/devnetPlainWallet.ts';
 import { quoteDeposit } from '../support/depositQuote.ts';
 import { createMerchant, createPayment } from '../support/fixtures.ts';
@@ -126,7 +126,7 @@ describe('POST /v1/payments/{id}/exceptions/{exceptionId}/accept, on the devnet'
 
   it('takes what an expired payment received late, whatever the amount', async () => {
     const { paymentId, exceptionId } = await paidLate(async (id) => {
-      await expireDuePayments({ ...server.ctx, clock: { now: () => new Date(Date.now() + 16 * 60 * 1000) } });
+      await expirePaymentNow(server.ctx, id);
       expect((await paymentOf(id)).status).toBe('expired');
     }, 12_500_000n);
     const accepted = await accept(paymentId, exceptionId);

@@ -34,6 +34,7 @@ import * as depositRecoveries from './0032_deposit_recoveries.ts';
 import * as depositRecipientCursor from './0033_deposit_recipient_cursor.ts';
 import * as ledger from './0034_ledger.ts';
 import * as webhookDeliverySubject from './0035_webhook_delivery_subject.ts';
+import * as depositReadThrough from './0036_deposit_read_through.ts';
 
 /** Every schema change, in order; names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -72,4 +73,5 @@ export const migrations: Record<string, Migration> = {
   '0033_deposit_recipient_cursor': depositRecipientCursor,
   '0034_ledger': ledger,
   '0035_webhook_delivery_subject': webhookDeliverySubject,
+  '0036_deposit_read_through': depositReadThrough,
 };

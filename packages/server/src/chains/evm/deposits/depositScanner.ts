@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import {
   type Address,
   BaseError,
@@ -11,6 +12,7 @@ import {
   toEventSelector,
 } from 'viem';
 import { sql, type Transaction } from 'kysely';
+import pMap from 'p-map';
 import type { Db } from '../../../db/database.ts';
 import type { Database } from '../../../db/schema.ts';
 import { withDepositTables } from '../../../deposits/depositTables.ts';
@@ -45,6 +47,12 @@ const RECIPIENTS_CATCH_UP_BLOCKS = 100n;
 /** Blocks whose call traces go in one JSON-RPC batch. */
 const TRACED_BLOCKS_PER_REQUEST = 5;
 
+/**
+ * Trace requests of one step under way at once: a step's ten take the time of three, which keeps a follower
+ * behind a slow or lossy node catching up, without flooding the node.
+ */
+const TRACE_REQUESTS_AT_ONCE = 4;
+
 /** How long a node that said it has no trace method is read without traces before it is asked again. */
 const TRACES_RETRY_MS = 10 * 60_000;
 
@@ -59,6 +67,11 @@ export const NATIVE_TOKEN = '0x0000000000000000000000000000000000000000';
  * is made moments before, when a checkout page shows it, and a buyer cannot pay before it is shown.
  */
 const FIRST_SCAN_LOOKBACK = 256n;
+
+/** A block's time: its timestamp, in seconds. */
+function blockTimeOf(timestamp: bigint): Date {
+  return new Date(Number(timestamp) * 1000);
+}
 
 /** The numbers `from` to `to`, both included. */
 function blockNumbers(from: bigint, to: bigint): bigint[] {
@@ -93,6 +106,8 @@ export interface DepositTransfer {
   logIndex: number;
   blockNumber: bigint;
   blockHash: string;
+  /** When its block was made: a transfer in a block made before its payment's expiry is in time, however late read. */
+  blockTime: Date;
 }
 
 /** What a deposit means for its payment, applied in one database transaction; called at most once per transfer. */
@@ -104,6 +119,8 @@ interface RawLog {
   data: Hex;
   blockNumber: Hex;
   blockHash: string;
+  /** Named by nodes that follow the 2025 execution API (anvil, geth 1.16 on); else read from the block. */
+  blockTimestamp?: Hex;
   transactionHash: string;
   logIndex: Hex;
   removed?: boolean;
@@ -191,6 +208,10 @@ export class DepositScanner {
       const read = await this.readBlocks(open, from, atDepth, this.options.onDeposit);
       logCalls += read.logCalls;
       next = read.to + 1n;
+      // Only an expired payment's sweep needs the time read up to: one call more per step while one waits for it.
+      const readThrough = (await this.expiredPaymentWaits(clock.now()))
+        ? await this.blockTime({ blockNumber: read.to })
+        : undefined;
       // Transfers of any token keep up while every read names the recipients; one of the listed tokens only leaves
       // them behind, at the first block it read, for the later read to catch up.
       const keptUp = (recipientsNext ?? from) === from;
@@ -198,7 +219,12 @@ export class DepositScanner {
       // Moved only from where this step started: a second follower that read the range already leaves it as it is.
       await db
         .updateTable('evm_deposit_cursors')
-        .set({ next_block: next, recipients_next_block: recipientsNext, updated_at: new Date() })
+        .set({
+          next_block: next,
+          recipients_next_block: recipientsNext,
+          ...(readThrough ? { read_through: readThrough } : {}),
+          updated_at: new Date(),
+        })
         .where('chain', '=', network.caip2)
         .where('next_block', '=', from.toString())
         .execute();
@@ -224,6 +250,44 @@ export class DepositScanner {
       logCalls += await this.catchUpRecipients(recipientsNext, next, head);
     }
     return { busy: open.length > 0, logCalls };
+  }
+
+  /**
+   * Whether an unpaid payment with a deposit address on the network is past its expiry: the expiry sweep leaves it
+   * until the reads at depth passed its expiry (`read_through`).
+   */
+  private async expiredPaymentWaits(now: Date): Promise<boolean> {
+    const waiting = await withDepositTables(this.options.db)
+      .selectFrom('payments')
+      .select('payments.id')
+      .where('payments.status', '=', 'requires_action')
+      .where('payments.expires_at', '<=', now)
+      .where(({ exists, selectFrom }) =>
+        exists(
+          selectFrom('evm_deposit_quotes as quote')
+            .select('quote.payment_id')
+            .whereRef('quote.payment_id', '=', 'payments.id')
+            .where('quote.chain', '=', this.options.network.caip2),
+        ),
+      )
+      .limit(1)
+      .executeTakeFirst();
+    return waiting !== undefined;
+  }
+
+  /** When a block was made. */
+  private async blockTime(block: { blockNumber: bigint } | { blockHash: Hex }): Promise<Date> {
+    return blockTimeOf((await this.options.client.getBlock(block)).timestamp);
+  }
+
+  /** When a block was made, read once into `known`. */
+  private blockTimeOnce(known: Map<string, Promise<Date>>, blockHash: Hex): Promise<Date> {
+    let time = known.get(blockHash);
+    if (!time) {
+      time = this.blockTime({ blockHash });
+      known.set(blockHash, time);
+    }
+    return time;
   }
 
   /** The deposit addresses of the network watched at `at` (and later), and whether each takes the native coin. */
@@ -311,9 +375,11 @@ export class DepositScanner {
       : Array.from({ length: Math.ceil(addresses.length / ADDRESSES_PER_CALL) }, (_, index) => ({
           recipients: addresses.slice(index * ADDRESSES_PER_CALL, (index + 1) * ADDRESSES_PER_CALL),
         }));
+    // Read once per block, for nodes whose logs do not carry their block's time.
+    const blockTimes = new Map<string, Promise<Date>>();
     for (const batch of batches) {
       for (const log of await this.transferLogs(batch, from, to)) {
-        const transfer = this.transferOf(log, paymentOf);
+        const transfer = await this.transferOf(log, paymentOf, blockTimes);
         // A failure ends the step before the read position moves, so the range is read again on the next one.
         if (transfer) await this.options.db.transaction().execute((trx) => handler(trx, transfer));
       }
@@ -390,24 +456,47 @@ export class DepositScanner {
     to: bigint,
   ): Promise<DepositTransfer[]> {
     const numbers = blockNumbers(from, to);
-    const transfers: DepositTransfer[] = [];
     // A few blocks to a request: a node caps the size of a batch's answer, and a busy block's traces are large.
-    for (let start = 0; start < numbers.length; start += TRACED_BLOCKS_PER_REQUEST) {
-      const blocks = numbers.slice(start, start + TRACED_BLOCKS_PER_REQUEST);
-      for (const found of await Promise.all(blocks.map((number) => this.tracedBlock(paymentOf, number)))) {
-        transfers.push(...found);
-      }
+    const requests = Array.from({ length: Math.ceil(numbers.length / TRACED_BLOCKS_PER_REQUEST) }, (_, index) =>
+      numbers.slice(index * TRACED_BLOCKS_PER_REQUEST, (index + 1) * TRACED_BLOCKS_PER_REQUEST),
+    );
+    // A signal of its own keeps each request its own batch (viem batches the calls of a tick that share a signal);
+    // once one fails, the step reads its range again, so the others are called off. viem listens to it twice per
+    // call and once per HTTP request, past Node's warning mark of 10 listeners.
+    const controllers = requests.map(() => {
+      const controller = new AbortController();
+      setMaxListeners(3 * TRACED_BLOCKS_PER_REQUEST, controller.signal);
+      return controller;
+    });
+    try {
+      const found = await pMap(
+        requests,
+        (blocks, index) => {
+          const { signal } = controllers[index] as AbortController;
+          return Promise.all(blocks.map((number) => this.tracedBlock(paymentOf, number, signal)));
+        },
+        { concurrency: TRACE_REQUESTS_AT_ONCE },
+      );
+      return found.flat(2);
+    } finally {
+      for (const controller of controllers) controller.abort();
     }
-    return transfers;
   }
 
   /** The native coin one block's traces moved to open addresses; throws where the node could not trace it whole. */
-  private async tracedBlock(paymentOf: Map<string, string>, blockNumber: bigint): Promise<DepositTransfer[]> {
+  private async tracedBlock(
+    paymentOf: Map<string, string>,
+    blockNumber: bigint,
+    signal: AbortSignal,
+  ): Promise<DepositTransfer[]> {
     const { client, network } = this.options;
     const traces = await client.request<{
       Parameters: [Hex, { tracer: 'callTracer' }];
       ReturnType: { txHash?: string; result?: CallFrame; error?: string }[];
-    }>({ method: 'debug_traceBlockByNumber', params: [numberToHex(blockNumber), { tracer: 'callTracer' }] });
+    }>(
+      { method: 'debug_traceBlockByNumber', params: [numberToHex(blockNumber), { tracer: 'callTracer' }] },
+      { signal },
+    );
     const credits = traces.flatMap((trace, position) => {
       if (!trace.result || typeof trace.result.type !== 'string') {
         throw new Error(
@@ -438,6 +527,7 @@ export class DepositScanner {
         logIndex: credit.logIndex,
         blockNumber,
         blockHash: block.hash as string,
+        blockTime: blockTimeOf(block.timestamp),
       }),
     );
   }
@@ -475,13 +565,18 @@ export class DepositScanner {
               logIndex: TRANSACTION_VALUE_INDEX,
               blockNumber: block.number as bigint,
               blockHash: block.hash as string,
+              blockTime: blockTimeOf(block.timestamp),
             },
           ]
         : [],
     );
   }
 
-  private transferOf(log: RawLog, paymentOf: Map<string, string>): DepositTransfer | undefined {
+  private async transferOf(
+    log: RawLog,
+    paymentOf: Map<string, string>,
+    blockTimes: Map<string, Promise<Date>>,
+  ): Promise<DepositTransfer | undefined> {
     const [, fromTopic, toTopic] = log.topics as [Hex, Hex, Hex];
     const address = `0x${toTopic.slice(26)}`.toLowerCase();
     const paymentId = paymentOf.get(address);
@@ -497,6 +592,10 @@ export class DepositScanner {
       logIndex: Number(hexToBigInt(log.logIndex)),
       blockNumber: hexToBigInt(log.blockNumber),
       blockHash: log.blockHash,
+      blockTime:
+        log.blockTimestamp === undefined
+          ? await this.blockTimeOnce(blockTimes, log.blockHash as Hex)
+          : blockTimeOf(hexToBigInt(log.blockTimestamp)),
     };
   }
 }

@@ -208,6 +208,8 @@ export interface EvmTransactionsTable {
   failure_reason: string | null;
   /** Wei the collector paid the network for it once mined: gas, and an L2's data fee (migration 0034). */
   fee_paid: ColumnType<string | null, string | bigint | null | undefined, string | bigint | null>;
+  /** When a confirmed deposit sweep's receipt was compared with the deposits it took (migration 0037). */
+  reconciled_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }

@@ -592,4 +592,75 @@ describe('deposit sweeps: funds at deposit addresses move to the collector once,
       { account: `unattributed:${merchantId}`, amount: '-5000000' },
     ]);
   });
+
+  it('enters in the ledger what a sweep moved beyond the recorded deposits, once the follower has read its block', async () => {
+    const partner = await newPartner(db);
+    const merchantId = 'mrch_unexplained_shop';
+    await db
+      .insertInto('merchants')
+      .values({ id: merchantId, partner_id: partner.partnerId, name: 'Unexplained', email: 'u@shop.example' })
+      .execute();
+    const paymentId = 'pay_sweep_unexplained';
+    await db
+      .insertInto('payments')
+      .values({
+        id: paymentId,
+        partner_id: partner.partnerId,
+        merchant_id: merchantId,
+        reference_id: paymentId,
+        fiat_currency: 'USD',
+        fiat_value: '1000',
+        expires_at: new Date(Date.now() + 600_000),
+        status: 'succeeded',
+      })
+      .execute();
+    const address = depositAddress(env.collector, paymentId);
+    const paid = await pay('USDC', address, 4_000_000n);
+    await recordDeposit(paymentId, 'USDC', 4_000_000n, paid.hash, paid.receipt.blockNumber);
+    // A transfer the follower never recorded, and one it records only after the sweep (it was behind).
+    await pay('USDC', address, 3_000_000n);
+    const recordedLate = await pay('USDC', address, 2_000_000n);
+    const deposits = withDepositTables(db);
+    const followerAt = (nextBlock: bigint) =>
+      deposits
+        .insertInto('evm_deposit_cursors')
+        .values({ chain: env.network.caip2, next_block: nextBlock })
+        .onConflict((conflict) => conflict.column('chain').doUpdateSet({ next_block: nextBlock }))
+        .execute();
+    await followerAt(recordedLate.receipt.blockNumber);
+
+    const relayer = new Relayer({ db, networks: env.networks, privateKey: env.collectorKey, clients: env.clients });
+    const sweeper = new DepositSweeper({ db, network: env.network, client: env.client, relayer });
+    for (let round = 0; round < 3 && !(await sweepsOf(paymentId)).length; round++) {
+      await sweeper.step();
+      await followUntilSettled(relayer);
+    }
+    const [sweep] = await sweepsOf(paymentId);
+    expect(sweep?.status).toBe('confirmed');
+    expect(await balance('USDC', address)).toBe(0n);
+    await recordDeposit(paymentId, 'USDC', 2_000_000n, recordedLate.hash, recordedLate.receipt.blockNumber);
+    const unexplained = () =>
+      db
+        .selectFrom('ledger_entries')
+        .select(['account', 'amount'])
+        .where('entry', '=', `unexplained:${sweep?.id}:${env.token('USDC').address.toLowerCase()}`)
+        .orderBy('account')
+        .execute();
+    // The follower has not read the sweep's block yet: a deposit before it may still be recorded.
+    await sweeper.step();
+    expect(await unexplained()).toEqual([]);
+
+    const { receipt_block_number: sweepBlock } = await db
+      .selectFrom('evm_transactions')
+      .select('receipt_block_number')
+      .where('id', '=', sweep?.id as string)
+      .executeTakeFirstOrThrow();
+    await followerAt(BigInt(sweepBlock as string) + 1n);
+    await sweeper.step();
+    await sweeper.step();
+    expect(await unexplained()).toEqual([
+      { account: 'collector', amount: '3000000' },
+      { account: `unattributed:${merchantId}`, amount: '-3000000' },
+    ]);
+  });
 });

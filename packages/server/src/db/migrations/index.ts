@@ -35,6 +35,7 @@ import * as depositRecipientCursor from './0033_deposit_recipient_cursor.ts';
 import * as ledger from './0034_ledger.ts';
 import * as webhookDeliverySubject from './0035_webhook_delivery_subject.ts';
 import * as depositReadThrough from './0036_deposit_read_through.ts';
+import * as sweepReconciliation from './0037_sweep_reconciliation.ts';
 
 /** Every schema change, in order; names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -74,4 +75,5 @@ export const migrations: Record<string, Migration> = {
   '0034_ledger': ledger,
   '0035_webhook_delivery_subject': webhookDeliverySubject,
   '0036_deposit_read_through': depositReadThrough,
+  '0037_sweep_reconciliation': sweepReconciliation,
 };

@@ -1,6 +1,7 @@
-import { type RawBuilder, sql } from 'kysely';
+import { type RawBuilder, sql, type Transaction } from 'kysely';
 import { type Address, encodeFunctionData, type Hex, hexToBigInt, pad, type PublicClient } from 'viem';
 import { type Db, inTransaction } from '../../../db/database.ts';
+import type { Database } from '../../../db/schema.ts';
 import { postDepositsSwept, postUnattributed } from '../../../ledger/ledger.ts';
 import { TRANSFER_TOPIC } from './depositScanner.ts';
 import { withDepositTables } from '../../../deposits/depositTables.ts';
@@ -53,6 +54,48 @@ interface SweptDeposit {
 
 const SWEPT_DEPOSIT_COLUMNS = sql`deposit.chain, deposit.tx_hash, deposit.log_index, deposit.asset, deposit.amount::text`;
 
+/** Confirmed sweeps compared with their deposits per step at most, one receipt read each. */
+const RECONCILIATIONS_PER_STEP = 20;
+
+async function merchantOfPayment(trx: Transaction<Database>, paymentId: string): Promise<string> {
+  const payment = await trx
+    .selectFrom('payments')
+    .select('merchant_id')
+    .where('id', '=', paymentId)
+    .executeTakeFirstOrThrow();
+  return payment.merchant_id;
+}
+
+/**
+ * Per token (lower case), the deposits to the payment's address that a sweep mined in `block` took: those recorded in
+ * that block or before and not taken by a sweep mined earlier (so also those recorded too late for this sweep to mark
+ * them, which a later one marks).
+ */
+async function sweptDepositsUpTo(
+  trx: Transaction<Database>,
+  sweep: { chain: string; payment_id: string; block: string },
+): Promise<Map<string, bigint>> {
+  const rows = await withDepositTables(trx)
+    .selectFrom('evm_deposits as deposit')
+    .select(['deposit.token', sql<string>`sum(deposit.amount)::text`.as('amount')])
+    .where('deposit.chain', '=', sweep.chain)
+    .where('deposit.payment_id', '=', sweep.payment_id)
+    .where('deposit.block_number', '<=', sweep.block)
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('evm_transactions as earlier')
+            .select('earlier.id')
+            .whereRef('earlier.id', '=', 'deposit.swept_by')
+            .where('earlier.receipt_block_number', '<', sweep.block),
+        ),
+      ),
+    )
+    .groupBy('deposit.token')
+    .execute();
+  return new Map(rows.map((row) => [row.token, BigInt(row.amount)]));
+}
+
 /** Where a test stops the sweeper, as a process killed at that point would: after journaling a transfer, before sending it. */
 export type SweepCrashHook = (point: 'recorded') => void;
 
@@ -85,6 +128,7 @@ export class DepositSweeper {
     const { db, network, relayer } = this.options;
     const collector = relayer.address.toLowerCase();
     await this.markSwept();
+    await this.reconcileSweeps();
     // Only deposits not marked swept are read (a partial index holds them), so a step costs what is new.
     const due = await sql<{ payment_id: string; tokens: string[] }>`
       SELECT deposit.payment_id, array_agg(DISTINCT deposit.token ORDER BY deposit.token) AS tokens
@@ -208,10 +252,28 @@ export class DepositSweeper {
   }
 
   /**
+   * What a confirmed sweep of the payment's address moved to the collector, per token (lower case), from its
+   * receipt's Transfer logs; read before any database transaction.
+   */
+  private async movedBy(minedHash: string, paymentId: string): Promise<Map<string, bigint>> {
+    const { client, relayer } = this.options;
+    const receipt = await client.getTransactionReceipt({ hash: minedHash as Hex });
+    const from = pad(depositAddress(relayer.address, paymentId)).toLowerCase();
+    const to = pad(relayer.address).toLowerCase();
+    const moved = new Map<string, bigint>();
+    for (const log of receipt.logs) {
+      if (log.topics[0] !== TRANSFER_TOPIC || log.topics[1]?.toLowerCase() !== from) continue;
+      if (log.topics[2]?.toLowerCase() !== to) continue;
+      const token = log.address.toLowerCase();
+      moved.set(token, (moved.get(token) ?? 0n) + hexToBigInt(log.data));
+    }
+    return moved;
+  }
+
+  /**
    * A confirmed recovery of a token the network lists moved what the payment's address held: what its recorded
    * deposits do not explain (a transfer after the watch ended) reached the collector with no record, and the ledger
-   * says so (`recovered:<request id>`, unattributed for the payment's merchant). Read from the sweep's receipt, before
-   * any database transaction.
+   * says so (`recovered:<request id>`, unattributed for the payment's merchant).
    */
   private async recordUnattributed(recovery: {
     id: string;
@@ -219,7 +281,7 @@ export class DepositSweeper {
     token: string;
     sweep_id: string | null;
   }) {
-    const { db, network, client, relayer } = this.options;
+    const { db, network } = this.options;
     const token = network.tokens.find((listed) => listed.address?.toLowerCase() === recovery.token);
     if (!token) return;
     const sweep = await db
@@ -228,38 +290,72 @@ export class DepositSweeper {
       .where('id', '=', recovery.sweep_id as string)
       .executeTakeFirst();
     if (sweep?.status !== 'confirmed' || !sweep.mined_hash) return;
-    const receipt = await client.getTransactionReceipt({ hash: sweep.mined_hash as Hex });
-    const from = pad(depositAddress(relayer.address, recovery.payment_id)).toLowerCase();
-    const to = pad(relayer.address).toLowerCase();
-    const moved = receipt.logs
-      .filter(
-        (log) =>
-          log.address.toLowerCase() === recovery.token &&
-          log.topics[0] === TRANSFER_TOPIC &&
-          log.topics[1]?.toLowerCase() === from &&
-          log.topics[2]?.toLowerCase() === to,
-      )
-      .reduce((sum, log) => sum + hexToBigInt(log.data), 0n);
+    const moved = (await this.movedBy(sweep.mined_hash, recovery.payment_id)).get(recovery.token) ?? 0n;
     await inTransaction(db, async (trx) => {
       const recorded = await withDepositTables(trx)
         .selectFrom('evm_deposits')
         .select(sql<string>`coalesce(sum(amount), 0)::text`.as('amount'))
         .where('swept_by', '=', recovery.sweep_id)
         .executeTakeFirstOrThrow();
-      const payment = await trx
-        .selectFrom('payments')
-        .select('merchant_id')
-        .where('id', '=', recovery.payment_id)
-        .executeTakeFirstOrThrow();
       const unexplained = moved - BigInt(recorded.amount);
       if (unexplained > 0n) {
         await postUnattributed(trx, `recovered:${recovery.id}`, {
-          merchantId: payment.merchant_id,
+          merchantId: await merchantOfPayment(trx, recovery.payment_id),
           asset: token.caip19,
           amount: unexplained,
         });
       }
     });
+  }
+
+  /**
+   * A sweep moves its address's whole balance of each token it names: what the deposits recorded up to its block do
+   * not explain (a transfer the follower did not record) reached the collector with no record, and the ledger says so
+   * (`unexplained:<sweep id>:<token>`, unattributed for the payment's merchant). Each confirmed sweep is compared
+   * once, after the network's deposit follower has read every block up to the sweep's, so that a deposit mined before
+   * the sweep and recorded after it counts as explained. The native coin moves without a log and is not compared.
+   */
+  private async reconcileSweeps(): Promise<void> {
+    const { db, network, relayer } = this.options;
+    const due = await withDepositTables(db)
+      .selectFrom('evm_transactions as sweep')
+      .innerJoin('evm_deposit_cursors as cursor', 'cursor.chain', 'sweep.chain')
+      .select(['sweep.id', 'sweep.payment_id', 'sweep.mined_hash', 'sweep.receipt_block_number'])
+      .where('sweep.chain', '=', network.caip2)
+      .where('sweep.purpose', '=', DEPOSIT_SWEEP_PURPOSE)
+      .where('sweep.status', '=', 'confirmed')
+      .where('sweep.reconciled_at', 'is', null)
+      .where('sweep.from_address', '=', relayer.address.toLowerCase())
+      .where(sql<boolean>`sweep.receipt_block_number < cursor.next_block`)
+      .orderBy('sweep.receipt_block_number')
+      .limit(RECONCILIATIONS_PER_STEP)
+      .execute();
+    for (const sweep of due) {
+      if (!sweep.mined_hash || !sweep.payment_id || sweep.receipt_block_number === null) continue;
+      const moved = await this.movedBy(sweep.mined_hash, sweep.payment_id);
+      await inTransaction(db, async (trx) => {
+        const explained = await sweptDepositsUpTo(trx, {
+          chain: network.caip2,
+          payment_id: sweep.payment_id as string,
+          block: sweep.receipt_block_number as string,
+        });
+        for (const [token, amount] of moved) {
+          const listed = network.tokens.find((candidate) => candidate.address?.toLowerCase() === token);
+          const unexplained = amount - (explained.get(token) ?? 0n);
+          if (!listed || unexplained <= 0n) continue;
+          await postUnattributed(trx, `unexplained:${sweep.id}:${token}`, {
+            merchantId: await merchantOfPayment(trx, sweep.payment_id as string),
+            asset: listed.caip19,
+            amount: unexplained,
+          });
+        }
+        await trx
+          .updateTable('evm_transactions')
+          .set({ reconciled_at: sql`now()` })
+          .where('id', '=', sweep.id)
+          .execute();
+      });
+    }
   }
 
   /**

@@ -23,7 +23,7 @@ import { parseFixedFee } from './settlement/fees.ts';
 import { CliError, requireEmbeddedDatabase } from './operatorDatabase.ts';
 import { requestRecovery, unlistedDeposits } from './deposits/depositRecovery.ts';
 import { auditBuyersBalances, auditMerchantBalances, auditUnattributed } from './ledger/audit.ts';
-import { auditConfiguredCollector, configuredNetworks } from './ledger/collectorAudit.ts';
+import { auditConfiguredChains, configuredNetworks } from './ledger/collectorAudit.ts';
 import { ChainRegistry } from './chains/registry.ts';
 import { postFunding } from './ledger/ledger.ts';
 
@@ -253,14 +253,19 @@ export function depositsRecover(request: { paymentId: string; network: string; t
  */
 export function audit(options: { chain: boolean }): Promise<void> {
   return withDatabase(async ({ db }, config) => {
+    const chainChecks = async () => {
+      if (!options.chain) return [];
+      const { collector, depositAddresses } = await auditConfiguredChains(db, config);
+      return [
+        ...collector.map((check) => ({ check: 'collector_balance', ...check })),
+        ...depositAddresses.map((check) => ({ check: 'deposit_addresses_balance', ...check })),
+      ];
+    };
     const checks = [
       ...(await auditMerchantBalances(db)).map((check) => ({ check: 'merchant_balance', ...check })),
       ...(await auditBuyersBalances(db)).map((check) => ({ check: 'buyers_balance', ...check })),
       ...(await auditUnattributed(db)).map((check) => ({ check: 'unattributed', ...check })),
-      ...(options.chain ? await auditConfiguredCollector(db, config) : []).map((check) => ({
-        check: 'collector_balance',
-        ...check,
-      })),
+      ...(await chainChecks()),
     ];
     for (const check of checks) printJson(check);
     const differing = checks.filter((check) => check.difference !== '0');

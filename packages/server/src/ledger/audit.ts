@@ -2,7 +2,9 @@ import { type RawBuilder, sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import { parseChainId } from '../chains/caip.ts';
 import type { PayoutSender } from '../payouts/payout.ts';
-import type { ChainRegistry } from '../chains/registry.ts';
+import type { ChainRegistry, NetworkInfo, TokenInfo } from '../chains/registry.ts';
+import type { AmountsByAccount } from '../chains/evm/balances.ts';
+import { withDepositTables } from '../deposits/depositTables.ts';
 
 /** What a merchant, or the buyers of its payments, are owed in one asset: per the ledger and per the records. */
 export interface OwedBalanceCheck {
@@ -152,4 +154,69 @@ export async function collectorHoldings(
     for (const [index, token] of tokens.entries()) holdings.set(token.caip19, held[index] as bigint);
   }
   return holdings;
+}
+
+/** What the deposit addresses of one asset hold, on the chain and per the ledger. */
+export interface DepositAddressesCheck {
+  asset: string;
+  chain: string;
+  ledger: string;
+  difference: string;
+}
+
+/** Reads what `owners` hold of `tokens` on an EVM network, in one round trip. */
+export type EvmBalanceReader = (
+  network: NetworkInfo,
+  owners: string[],
+  tokens: TokenInfo[],
+) => Promise<AmountsByAccount>;
+
+/**
+ * What the deposit addresses hold of every listed token and native coin, on the chain now against the ledger's
+ * `deposit_addresses` account: the deposits recorded and not swept yet. The addresses read are those holding such
+ * deposits, each in the assets of its deposits; more there than the deposits explain (a transfer not recorded) or
+ * less (value gone without a sweep) is a difference. Read while a sweep is in flight, the two may differ for a moment.
+ */
+export async function auditDepositAddresses(
+  db: Db,
+  chains: ChainRegistry,
+  readBalances: EvmBalanceReader,
+): Promise<DepositAddressesCheck[]> {
+  const ledger = new Map(
+    (
+      await db
+        .selectFrom('ledger_entries')
+        .select(['asset', sql<string>`sum(amount)::text`.as('amount')])
+        .where('account', '=', 'deposit_addresses')
+        .groupBy('asset')
+        .execute()
+    ).map((row) => [row.asset, BigInt(row.amount)]),
+  );
+  const holding = await withDepositTables(db)
+    .selectFrom('evm_deposits')
+    .select(['chain', 'address', 'asset'])
+    .distinct()
+    .where('swept_by', 'is', null)
+    .where('asset', 'is not', null)
+    .execute();
+  const held = new Map<string, bigint>();
+  for (const network of chains.networks) {
+    const here = holding.filter((row) => row.chain === network.caip2);
+    const tokens = network.tokens.filter((token) => here.some((row) => row.asset === token.caip19));
+    if (!tokens.length) continue;
+    const balances = await readBalances(network, [...new Set(here.map((row) => row.address))], tokens);
+    for (const row of here) {
+      const token = tokens.find((candidate) => candidate.caip19 === row.asset) as TokenInfo;
+      held.set(token.caip19, (held.get(token.caip19) ?? 0n) + balances.of(row.address, token));
+    }
+  }
+  const assets = [...new Set([...ledger.keys(), ...held.keys()])].sort();
+  return assets.flatMap((asset) => {
+    const onChain = held.get(asset) ?? 0n;
+    const recorded = ledger.get(asset) ?? 0n;
+    if (onChain === 0n && recorded === 0n) return [];
+    return [
+      { asset, chain: onChain.toString(), ledger: recorded.toString(), difference: (onChain - recorded).toString() },
+    ];
+  });
 }

@@ -12,14 +12,15 @@ import type { Db } from '../db/database.ts';
 import { createChainServices } from '../gateway/createChainServices.ts';
 import { CliError } from '../operatorDatabase.ts';
 import { payoutSenders } from '../payouts/index.ts';
-import { auditCollector } from './audit.ts';
+import { auditCollector, auditDepositAddresses } from './audit.ts';
+import { readBalances } from '../chains/evm/index.ts';
 
 /**
- * The collector's balances on the configured networks against the ledger, for `paygate audit`: the networks of
- * CHAINS and the collector keys as the service has them. The devnet is read where the running service keeps it
- * (its manifest in DATA_DIR); the command never starts one.
+ * The collector's balances, and the deposit addresses', on the configured networks against the ledger, for `paygate
+ * audit`: the networks of CHAINS and the collector keys as the service has them. The devnet is read where the running
+ * service keeps it (its manifest in DATA_DIR); the command never starts one.
  */
-export async function auditConfiguredCollector(db: Db, config: Config) {
+export async function auditConfiguredChains(db: Db, config: Config) {
   const devnet = config.chains === 'devnet';
   const networks = await configuredNetworks(config);
   const chains = new ChainRegistry(networks);
@@ -30,7 +31,12 @@ export async function auditConfiguredCollector(db: Db, config: Config) {
     // Balances need no prices.
     prices: new FixedPriceSource({}),
   });
-  return auditCollector(db, chains, payoutSenders({ db, chains, services, clock: systemClock }));
+  return {
+    collector: await auditCollector(db, chains, payoutSenders({ db, chains, services, clock: systemClock })),
+    depositAddresses: await auditDepositAddresses(db, chains, (network, owners, tokens) =>
+      readBalances(services.evm.clients.for(network), owners, tokens),
+    ),
+  };
 }
 
 /** The networks of CHAINS as the service has them; the devnet's from the running one's manifest (never started). */

@@ -9,8 +9,8 @@ import { withDepositTables } from '../../src/deposits/depositTables.ts';
 import { silentLogger } from '../../src/log.ts';
 import { expireDuePayments } from '../../src/payments/expiry.ts';
 import { quoteDeposit } from '../support/depositQuote.ts';
+import { insertMerchantWithPayments } from '../support/fixtures.ts';
 import { isolatedTestDatabase } from '../support/isolatedDatabase.ts';
-import { newPartner } from '../support/testServer.ts';
 import { type EvmTestEnvironment, startEvmTestEnvironment } from '../chains/evm/support/evmDevnet.ts';
 
 /** Wei a native-coin deposit address asks for here. */
@@ -36,26 +36,7 @@ describe('a payment with a deposit address expires only once its network’s dep
   /** A database of the test's own with a merchant, and its unpaid payments expiring at `expiresAt`. */
   async function shop(name: string, paymentIds: string[], expiresAt: Date) {
     const { db } = await isolatedTestDatabase();
-    const partner = await newPartner(db);
-    const merchantId = `mrch_${name}`;
-    await db
-      .insertInto('merchants')
-      .values({ id: merchantId, partner_id: partner.partnerId, name: 'Late Shop', email: 'late@shop.example' })
-      .execute();
-    await db
-      .insertInto('payments')
-      .values(
-        paymentIds.map((id) => ({
-          id,
-          partner_id: partner.partnerId,
-          merchant_id: merchantId,
-          reference_id: id,
-          fiat_currency: 'USD',
-          fiat_value: '1000',
-          expires_at: expiresAt,
-        })),
-      )
-      .execute();
+    await insertMerchantWithPayments(db, `mrch_${name}`, paymentIds, { expires_at: expiresAt });
     return db;
   }
 

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { type Address, erc20Abi, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { insertMerchantWithPayments } from '../support/fixtures.ts';
 import { isolatedTestDatabase } from '../support/isolatedDatabase.ts';
 import { newPartner } from '../support/testServer.ts';
 import { EvmClients } from '../../src/chains/evm/clients.ts';
@@ -74,27 +75,8 @@ describe('deposit scanner: one eth_getLogs per range of blocks at depth, whateve
   async function openPayments(name: string, count: number) {
     const { db: plain } = await isolatedTestDatabase();
     const db = withDepositTables(plain);
-    const partner = await newPartner(plain);
-    const merchantId = `mrch_deposit_${name}`;
-    await plain
-      .insertInto('merchants')
-      .values({ id: merchantId, partner_id: partner.partnerId, name: 'Scan Shop', email: 'scan@shop.example' })
-      .execute();
     const paymentIds = Array.from({ length: count }, (_, index) => `pay_${name}_${index}`);
-    await plain
-      .insertInto('payments')
-      .values(
-        paymentIds.map((id) => ({
-          id,
-          partner_id: partner.partnerId,
-          merchant_id: merchantId,
-          reference_id: id,
-          fiat_currency: 'USD',
-          fiat_value: '1000',
-          expires_at: new Date(Date.now() + 600_000),
-        })),
-      )
-      .execute();
+    await insertMerchantWithPayments(plain, `mrch_deposit_${name}`, paymentIds);
     const addresses = paymentIds.map(() => privateKeyToAccount(generatePrivateKey()).address.toLowerCase());
     await db
       .insertInto('evm_deposit_quotes')

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { sql } from 'kysely';
+import { type Insertable, sql } from 'kysely';
 import { type Abi, type Address, erc20Abi, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { depositAddress, depositFactoryAddress } from '../../src/chains/evm/deposits/addresses.ts';
@@ -13,11 +13,12 @@ import {
 import { EvmFollower } from '../../src/chains/evm/follower.ts';
 import { Relayer } from '../../src/chains/evm/relayer.ts';
 import { connect, type Db } from '../../src/db/database.ts';
+import type { PaymentsTable } from '../../src/db/schema.ts';
 import { withDepositTables } from '../../src/deposits/depositTables.ts';
 import { type EvmTestEnvironment, startEvmTestEnvironment } from '../chains/evm/support/evmDevnet.ts';
+import { insertMerchantWithPayments } from '../support/fixtures.ts';
 import { createIsolatedDatabase } from '../support/isolatedDatabase.ts';
 import { runCli } from '../support/serverProcess.ts';
-import { newPartner } from '../support/testServer.ts';
 
 /** What a process killed right after journaling a transfer leaves: the journal row, nothing sent, nothing after it. */
 class Killed extends Error {}
@@ -109,30 +110,17 @@ describe('deposit sweeps: funds at deposit addresses move to the collector once,
       .where('payment_id', '=', paymentId)
       .execute();
 
+  /** A payment's deposits are swept once it has closed. */
+  const closedPayments = (
+    merchantId: string,
+    paymentIds: string[],
+    closed: Partial<Insertable<PaymentsTable>> = { status: 'succeeded' },
+  ) => insertMerchantWithPayments(db, merchantId, paymentIds, closed);
+
   it('deploys the factory and sweeps every token of each payment once, even when the process dies after journaling a sweep', async () => {
-    const partner = await newPartner(db);
     const merchantId = 'mrch_sweep_shop';
-    await db
-      .insertInto('merchants')
-      .values({ id: merchantId, partner_id: partner.partnerId, name: 'Sweep Shop', email: 'sweep@shop.example' })
-      .execute();
     const [first, second] = ['pay_sweep_first', 'pay_sweep_second'];
-    await db
-      .insertInto('payments')
-      .values(
-        [first, second].map((id) => ({
-          id,
-          partner_id: partner.partnerId,
-          merchant_id: merchantId,
-          reference_id: id,
-          fiat_currency: 'USD',
-          fiat_value: '1000',
-          expires_at: new Date(Date.now() + 600_000),
-          // A payment's deposits are swept once it has closed.
-          status: 'succeeded' as const,
-        })),
-      )
-      .execute();
+    await closedPayments(merchantId, [first, second]);
     const firstAddress = depositAddress(env.collector, first as string);
     const secondAddress = depositAddress(env.collector, second as string);
     const paidUsdc = await pay('USDC', firstAddress, 10_000_000n);
@@ -313,26 +301,12 @@ describe('deposit sweeps: funds at deposit addresses move to the collector once,
     ).toBe(nativeSweep?.id);
   });
   it('moves an unlisted token only when the operator asks (paygate deposits recover), once, marking what it took', async () => {
-    const partner = await newPartner(db);
     const merchantId = 'mrch_recover_shop';
-    await db
-      .insertInto('merchants')
-      .values({ id: merchantId, partner_id: partner.partnerId, name: 'Recover Shop', email: 'recover@shop.example' })
-      .execute();
     const paymentId = 'pay_recover_stray';
-    await db
-      .insertInto('payments')
-      .values({
-        id: paymentId,
-        partner_id: partner.partnerId,
-        merchant_id: merchantId,
-        reference_id: paymentId,
-        fiat_currency: 'USD',
-        fiat_value: '1000',
-        expires_at: new Date(Date.now() - 60_000),
-        status: 'expired',
-      })
-      .execute();
+    const partner = await closedPayments(merchantId, [paymentId], {
+      status: 'expired',
+      expires_at: new Date(Date.now() - 60_000),
+    });
     // A token no network lists: the devnet's plain ERC-20, deployed afresh.
     const alice = env.buyer('alice');
     const plainToken = JSON.parse(
@@ -594,26 +568,9 @@ describe('deposit sweeps: funds at deposit addresses move to the collector once,
   });
 
   it('enters in the ledger what a sweep moved beyond the recorded deposits, once the follower has read its block', async () => {
-    const partner = await newPartner(db);
     const merchantId = 'mrch_unexplained_shop';
-    await db
-      .insertInto('merchants')
-      .values({ id: merchantId, partner_id: partner.partnerId, name: 'Unexplained', email: 'u@shop.example' })
-      .execute();
     const paymentId = 'pay_sweep_unexplained';
-    await db
-      .insertInto('payments')
-      .values({
-        id: paymentId,
-        partner_id: partner.partnerId,
-        merchant_id: merchantId,
-        reference_id: paymentId,
-        fiat_currency: 'USD',
-        fiat_value: '1000',
-        expires_at: new Date(Date.now() + 600_000),
-        status: 'succeeded',
-      })
-      .execute();
+    await closedPayments(merchantId, [paymentId]);
     const address = depositAddress(env.collector, paymentId);
     const paid = await pay('USDC', address, 4_000_000n);
     await recordDeposit(paymentId, 'USDC', 4_000_000n, paid.hash, paid.receipt.blockNumber);
@@ -662,5 +619,28 @@ describe('deposit sweeps: funds at deposit addresses move to the collector once,
       { account: 'collector', amount: '3000000' },
       { account: `unattributed:${merchantId}`, amount: '-3000000' },
     ]);
+    // The deposit recorded late is the sweep's: marked, and entered as swept, with no second sweep sent for it.
+    const late = await withDepositTables(db)
+      .selectFrom('evm_deposits')
+      .select('swept_by')
+      .where('tx_hash', '=', recordedLate.hash)
+      .executeTakeFirstOrThrow();
+    expect(late.swept_by).toBe(sweep?.id);
+    expect(
+      await db
+        .selectFrom('ledger_entries')
+        .select(['account', 'amount'])
+        .where('entry', '=', `swept:${env.network.caip2}:${recordedLate.hash}:0`)
+        .orderBy('account')
+        .execute(),
+    ).toEqual([
+      { account: 'collector', amount: '2000000' },
+      { account: 'deposit_addresses', amount: '-2000000' },
+    ]);
+    await sql`UPDATE evm_transactions SET created_at = now() - interval '2 hours' WHERE id = ${sweep?.id as string}`.execute(
+      db,
+    );
+    await sweeper.step();
+    expect(await sweepsOf(paymentId)).toHaveLength(1);
   });
 });

@@ -1,5 +1,41 @@
 import { randomUUID } from 'node:crypto';
-import { call } from './testServer.ts';
+import type { Insertable } from 'kysely';
+import type { Db } from '../../src/db/database.ts';
+import type { PaymentsTable } from '../../src/db/schema.ts';
+import { call, newPartner, type TestPartner } from './testServer.ts';
+
+/**
+ * A fresh partner, its merchant and payments of 10.00 USD written straight into the database, for tests below the
+ * API; unpaid and expiring in 10 minutes unless `columns` say otherwise.
+ */
+export async function insertMerchantWithPayments(
+  db: Db,
+  merchantId: string,
+  paymentIds: string[],
+  columns: Partial<Insertable<PaymentsTable>> = {},
+): Promise<TestPartner> {
+  const partner = await newPartner(db);
+  await db
+    .insertInto('merchants')
+    .values({ id: merchantId, partner_id: partner.partnerId, name: merchantId, email: `${merchantId}@shop.example` })
+    .execute();
+  await db
+    .insertInto('payments')
+    .values(
+      paymentIds.map((id) => ({
+        id,
+        partner_id: partner.partnerId,
+        merchant_id: merchantId,
+        reference_id: id,
+        fiat_currency: 'USD',
+        fiat_value: '1000',
+        expires_at: new Date(Date.now() + 600_000),
+        ...columns,
+      })),
+    )
+    .execute();
+  return partner;
+}
 
 /** Creates a merchant through the API, as a partner's backend would. */
 export async function createMerchant(

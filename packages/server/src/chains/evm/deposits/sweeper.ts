@@ -313,7 +313,8 @@ export class DepositSweeper {
    * not explain (a transfer the follower did not record) reached the collector with no record, and the ledger says so
    * (`unexplained:<sweep id>:<token>`, unattributed for the payment's merchant). Each confirmed sweep is compared
    * once, after the network's deposit follower has read every block up to the sweep's, so that a deposit mined before
-   * the sweep and recorded after it counts as explained. The native coin moves without a log and is not compared.
+   * the sweep and recorded after it counts as explained, and is marked swept by it (no second sweep goes for it). The
+   * native coin moves without a log and is not compared.
    */
   private async reconcileSweeps(): Promise<void> {
     const { db, network, relayer } = this.options;
@@ -334,6 +335,24 @@ export class DepositSweeper {
       if (!sweep.mined_hash || !sweep.payment_id || sweep.receipt_block_number === null) continue;
       const moved = await this.movedBy(sweep.mined_hash, sweep.payment_id);
       await inTransaction(db, async (trx) => {
+        // Deposits it took but recorded too late for it to mark (the follower was behind) are its own too.
+        await postDepositsSwept(
+          trx,
+          (
+            await sql<SweptDeposit>`
+              UPDATE evm_deposits deposit SET swept_by = ${sweep.id}
+              FROM evm_transactions sweep
+              WHERE sweep.id = ${sweep.id}
+                AND deposit.chain = sweep.chain
+                AND deposit.payment_id = sweep.payment_id
+                AND deposit.swept_by IS NULL
+                AND deposit.asset IS NOT NULL
+                AND deposit.block_number <= sweep.receipt_block_number
+                AND ${namesToken(sql.ref('sweep.data'), sql`deposit.token`)}
+              RETURNING ${SWEPT_DEPOSIT_COLUMNS}
+            `.execute(trx)
+          ).rows,
+        );
         const explained = await sweptDepositsUpTo(trx, {
           chain: network.caip2,
           payment_id: sweep.payment_id as string,

@@ -3,7 +3,7 @@ import type { App, AppContext } from '../context.ts';
 import { logoUrl } from '../merchants/merchantResource.ts';
 import { fiatCurrency } from '../payments/currencies.ts';
 import { type PaymentRow, toStatusView } from '../payments/paymentResource.ts';
-import { effectiveStatus } from '../payments/stateMachine.ts';
+import { buyerFacingStatus } from '../payments/stateMachine.ts';
 import { type AcceptedOption, acceptedOptions } from './acceptedOptions.ts';
 import { checkoutAssets } from './assets.ts';
 import { ensureCheckoutAppId } from './checkoutApp.ts';
@@ -108,7 +108,7 @@ export function registerShowCheckoutPage(app: App, ctx: AppContext, prefix: stri
 
     const now = ctx.clock.now();
     const locale = preferredLocale(acceptLanguage);
-    const status = effectiveStatus(payment, now);
+    const status = buyerFacingStatus(payment, now);
     const currency = fiatCurrency(payment.fiat_currency);
     const amountText = currency
       ? formatFiatAmount(payment.fiat_value, currency, locale)

@@ -41,6 +41,13 @@ export async function fixDepositQuotes(
   if (!offers.length) return [];
   const address = depositAddress(collector, payment.id);
   const tables = withDepositTables(db);
+  // Marked before the quotes exist: a payment whose expiry waits for the deposit follower is never read as expired.
+  await db
+    .updateTable('payments')
+    .set({ has_deposit_address: true })
+    .where('id', '=', payment.id)
+    .where('has_deposit_address', '=', false)
+    .execute();
   await tables
     .insertInto('evm_deposit_quotes')
     .values(

@@ -9,7 +9,7 @@ import type { PaymentRow } from '../payments/paymentResource.ts';
 import { changePaymentStatus, type TransitionContext } from '../payments/transitions.ts';
 import { sql, type Transaction } from 'kysely';
 import { ApiError, type Issue } from '../http/errors.ts';
-import { effectiveStatus } from '../payments/stateMachine.ts';
+import { buyerFacingStatus } from '../payments/stateMachine.ts';
 import type { OptionRow } from './optionLookup.ts';
 import { readingChain } from './chainFailures.ts';
 import { paymentMethodOf } from './methods/index.ts';
@@ -108,7 +108,7 @@ export async function claimPayment(
       .executeTakeFirst();
     if (existing)
       return existing.option_id === option.id && sameResults(existing.results, results) ? 'repeated' : 'taken';
-    if (effectiveStatus(payment, ctx.clock.now()) !== 'requires_action') return 'not_payable';
+    if (buyerFacingStatus(payment, ctx.clock.now()) !== 'requires_action') return 'not_payable';
     await paymentMethodOf(option.terms).claim?.(trx, paymentId, option, results);
     await watchBuyerTransaction(ctx, trx, paymentId, option, results);
     await trx

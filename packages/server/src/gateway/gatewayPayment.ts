@@ -3,7 +3,7 @@ import { ApiError } from '../http/errors.ts';
 import type { PaymentStatus } from '../db/schema.ts';
 import type { MerchantRow, PaymentRow } from '../payments/paymentResource.ts';
 import { toStatusView } from '../payments/paymentResource.ts';
-import { effectiveStatus, isTerminal } from '../payments/stateMachine.ts';
+import { buyerFacingStatus, isTerminal } from '../payments/stateMachine.ts';
 import { MAX_LONG_POLL_MS, type PaymentStatusWaiter } from '../payments/statusWaiter.ts';
 import type { ChainServices } from './chainServices.ts';
 
@@ -36,7 +36,7 @@ export async function merchantTakingPayments(ctx: AppContext, payment: PaymentRo
 
 /** A payment a buyer can still pay: 410 once expired, 400 `invalid_state` once it left `requires_action`. */
 export function requirePayable(payment: PaymentRow, now: Date): void {
-  const status = effectiveStatus(payment, now);
+  const status = buyerFacingStatus(payment, now);
   if (status === 'expired') {
     throw new ApiError('payment_expired', 'The payment has expired.', {
       expiresAt: Math.floor(payment.expires_at.getTime() / 1000),
@@ -68,7 +68,7 @@ export async function statusAfterLongPoll(
   readAfter?: ReturnType<PaymentStatusWaiter['waitForChange']>,
 ) {
   const limitMs = Math.min(maxPollMs ?? 0, MAX_LONG_POLL_MS);
-  const initial = effectiveStatus(payment, ctx.clock.now());
+  const initial = buyerFacingStatus(payment, ctx.clock.now());
   if (limitMs === 0 || isTerminal(initial) || initial !== from) {
     readAfter?.cancel();
     return toStatusView(payment, ctx.chains, ctx.clock.now());
@@ -95,7 +95,7 @@ export async function statusAfterLongPoll(
       .where('id', '=', payment.id)
       .executeTakeFirstOrThrow();
     const now = ctx.clock.now();
-    if (effectiveStatus(current, now) !== from || remaining <= 0 || !wait.held) {
+    if (buyerFacingStatus(current, now) !== from || remaining <= 0 || !wait.held) {
       wait.cancel();
       return toStatusView(current, ctx.chains, now);
     }

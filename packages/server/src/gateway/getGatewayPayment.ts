@@ -3,7 +3,7 @@ import type { App, AppContext } from '../context.ts';
 import { errorResponses, Nullable } from '../http/schemas.ts';
 import { logoUrl } from '../merchants/merchantResource.ts';
 import { FiatAmount, fiatAmountOf, type MerchantRow, type PaymentRow } from '../payments/paymentResource.ts';
-import { effectiveStatus } from '../payments/stateMachine.ts';
+import { buyerFacingStatus } from '../payments/stateMachine.ts';
 import { gatewayPaymentOf, merchantOfPayment } from './gatewayPayment.ts';
 import { GatewayPaymentParams } from './gatewaySchemas.ts';
 
@@ -24,7 +24,7 @@ export const GatewayPaymentView = Type.Object({
 /** What a wallet shows before the buyer chooses how to pay (D10). */
 export function toGatewayPaymentView(payment: PaymentRow, merchant: MerchantRow, baseUrl: string, now: Date) {
   return {
-    status: effectiveStatus(payment, now),
+    status: buyerFacingStatus(payment, now),
     amount: fiatAmountOf(payment.fiat_currency, payment.fiat_value),
     expiresAt: Math.floor(payment.expires_at.getTime() / 1000),
     merchant: { name: merchant.name, iconUrl: merchant.logo_file ? logoUrl(baseUrl, merchant.logo_file) : null },

@@ -2,7 +2,7 @@ import type { App, AppContext } from '../context.ts';
 import { errorResponses } from '../http/schemas.ts';
 import { LongPollQuery } from '../payments/getPaymentStatus.ts';
 import { PaymentStatusView } from '../payments/paymentResource.ts';
-import { effectiveStatus } from '../payments/stateMachine.ts';
+import { buyerFacingStatus } from '../payments/stateMachine.ts';
 import { MAX_LONG_POLL_MS } from '../payments/statusWaiter.ts';
 import { gatewayPaymentOf, statusAfterLongPoll } from './gatewayPayment.ts';
 import { GatewayPaymentParams } from './gatewaySchemas.ts';
@@ -29,7 +29,7 @@ export function registerGetGatewayPaymentStatus(app: App, ctx: AppContext): void
       const readAfter = pollMs > 0 ? waiter.waitForChange(request.params.id, pollMs) : undefined;
       try {
         const payment = await gatewayPaymentOf(ctx, request.params.id);
-        const known = effectiveStatus(payment, ctx.clock.now());
+        const known = buyerFacingStatus(payment, ctx.clock.now());
         return await statusAfterLongPoll(ctx, waiter, payment, known, request.query.maxPollMs, readAfter);
       } finally {
         readAfter?.cancel();

@@ -51,6 +51,17 @@ export const ListPaymentsQuery = Type.Object(
 export type ListQuery = Static<typeof ListPaymentsQuery>;
 
 /**
+ * Unpaid payments read as unpaid at `now` (`effectiveStatus`): before their expiry, or after it while one with a
+ * deposit address waits for the expiry sweep.
+ */
+export function readAsUnpaid(eb: ExpressionBuilder<Database, 'payments'>, now: Date) {
+  return eb.and([
+    eb('payments.status', '=', 'requires_action'),
+    eb.or([eb('payments.expires_at', '>', now), eb('payments.has_deposit_address', '=', true)]),
+  ]);
+}
+
+/**
  * The payments the list shows under `status` at `now` (D9): unpaid past expiry is expired, cancelled is failed;
  * the `cancelled` filter narrows to the cancelled ones, still shown as failed.
  * Written as plain column conditions, not one CASE expression, so the planner can use the status index.
@@ -58,11 +69,15 @@ export type ListQuery = Static<typeof ListPaymentsQuery>;
 function listedStatusCondition(eb: ExpressionBuilder<Database, 'payments'>, status: ListStatus, now: Date) {
   switch (status) {
     case 'requires_action':
-      return eb.and([eb('payments.status', '=', 'requires_action'), eb('payments.expires_at', '>', now)]);
+      return readAsUnpaid(eb, now);
     case 'expired':
       return eb.or([
         eb('payments.status', '=', 'expired'),
-        eb.and([eb('payments.status', '=', 'requires_action'), eb('payments.expires_at', '<=', now)]),
+        eb.and([
+          eb('payments.status', '=', 'requires_action'),
+          eb('payments.expires_at', '<=', now),
+          eb('payments.has_deposit_address', '=', false),
+        ]),
       ]);
     case 'failed':
       return eb('payments.status', 'in', ['failed', 'cancelled']);

@@ -3,7 +3,7 @@ import { type SelectQueryBuilder, sql } from 'kysely';
 import type { AppContext } from '../context.ts';
 import type { Database } from '../db/schema.ts';
 import { fiatCurrency, toStandardUnits } from './currencies.ts';
-import { applyFilters, type Filters, type ListScope } from './listFilters.ts';
+import { applyFilters, type Filters, type ListScope, readAsUnpaid } from './listFilters.ts';
 
 const CurrencyTotal = Type.Object({
   amount: Type.Number({ description: 'Standard units, e.g. 12.34' }),
@@ -146,8 +146,7 @@ async function totalsOf(ctx: AppContext, filters: Filters): Promise<CurrencyTota
     wantsPayable !== wantsExpired &&
     totalsFromPayments(
       applyFilters(ctx.db.selectFrom('payments').select('payments.id'), withoutStatus)
-        .where('payments.status', '=', 'requires_action')
-        .where('payments.expires_at', '>', filters.now)
+        .where((eb) => readAsUnpaid(eb, filters.now))
         .$if(daysFrom !== undefined, (query) => query.where('payments.created_at', '>=', daysFrom!))
         .$if(daysTo !== undefined, (query) => query.where('payments.created_at', '<', daysTo!)),
     );

@@ -8,6 +8,7 @@ import { evmDepositOutcomes } from '../../src/deposits/depositOutcomes.ts';
 import { withDepositTables } from '../../src/deposits/depositTables.ts';
 import { silentLogger } from '../../src/log.ts';
 import { expireDuePayments } from '../../src/payments/expiry.ts';
+import { buyerFacingStatus, effectiveStatus } from '../../src/payments/stateMachine.ts';
 import { quoteDeposit } from '../support/depositQuote.ts';
 import { insertMerchantWithPayments } from '../support/fixtures.ts';
 import { isolatedTestDatabase } from '../support/isolatedDatabase.ts';
@@ -111,6 +112,16 @@ describe('a payment with a deposit address expires only once its network’s dep
     expect(await statusOf(db, 'pay_gateway')).toBe('expired');
     expect(await statusOf(db, 'pay_late_read')).toBe('requires_action');
     expect(await statusOf(db, 'pay_never_paid')).toBe('requires_action');
+    // The merchant reads it unpaid meanwhile, so a final state it reads never changes; the buyer sees it closed.
+    const held = await db
+      .selectFrom('payments')
+      .selectAll()
+      .where('id', '=', 'pay_late_read')
+      .executeTakeFirstOrThrow();
+    expect([effectiveStatus(held, clock.now()), buyerFacingStatus(held, clock.now())]).toEqual([
+      'requires_action',
+      'expired',
+    ]);
 
     // It reads up to the transfer's block (50 blocks a step): the transfer, made before the expiry, pays in time.
     while ((await nextBlockOf(db)) <= receipt.blockNumber) await scanner.step(receipt.blockNumber);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PaymentException } from '../../src/payments/paymentExceptions.ts';
-import { effectiveFailureCode, effectiveStatus } from '../../src/payments/stateMachine.ts';
+import { buyerFacingStatus, effectiveFailureCode, effectiveStatus } from '../../src/payments/stateMachine.ts';
 
 const expiresAt = new Date('2026-11-25T12:00:00Z');
 const before = new Date('2026-11-25T11:59:59Z');
@@ -16,7 +16,12 @@ const underpaid: PaymentException = {
   from: 'eip155:8453:0x0000000000000000000000000000000000000001',
   at: '2026-11-25T11:50:00Z',
 };
-const unpaid = { status: 'requires_action' as const, expires_at: expiresAt, failure_code: null };
+const unpaid = {
+  status: 'requires_action' as const,
+  expires_at: expiresAt,
+  failure_code: null,
+  has_deposit_address: false,
+};
 
 describe('the status a read shows of an unpaid payment around its expiry', () => {
   it('is requires_action before the expiry, with or without a partial deposit', () => {
@@ -36,7 +41,13 @@ describe('the status a read shows of an unpaid payment around its expiry', () =>
   });
 
   it('keeps a stored state and failure code as they are', () => {
-    const failed = { status: 'failed' as const, expires_at: expiresAt, exceptions: [], failure_code: 'reverted' };
+    const failed = {
+      status: 'failed' as const,
+      expires_at: expiresAt,
+      exceptions: [],
+      failure_code: 'reverted',
+      has_deposit_address: false,
+    };
     expect(effectiveStatus(failed, after)).toBe('failed');
     expect(effectiveFailureCode(failed, after)).toBe('reverted');
     const paidLate = {
@@ -45,5 +56,15 @@ describe('the status a read shows of an unpaid payment around its expiry', () =>
       exceptions: [{ ...underpaid, type: 'overpaid' as const }],
     };
     expect(effectiveStatus(paidLate, after)).toBe('succeeded');
+  });
+
+  it('stays unpaid past the expiry for the merchant while it has a deposit address, until the sweep decides; the buyer sees it closed', () => {
+    const withAddress = { ...unpaid, has_deposit_address: true };
+    expect(effectiveStatus({ ...withAddress, exceptions: [] }, after)).toBe('requires_action');
+    expect(effectiveStatus({ ...withAddress, exceptions: [underpaid] }, after)).toBe('requires_action');
+    expect(effectiveFailureCode({ ...withAddress, exceptions: [underpaid] }, after)).toBeUndefined();
+    expect(buyerFacingStatus({ ...withAddress, exceptions: [] }, after)).toBe('expired');
+    expect(buyerFacingStatus({ ...withAddress, exceptions: [underpaid] }, after)).toBe('failed');
+    expect(effectiveStatus({ ...withAddress, status: 'expired', exceptions: [] }, after)).toBe('expired');
   });
 });

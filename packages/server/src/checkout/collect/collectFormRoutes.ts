@@ -12,7 +12,7 @@ import {
 } from '../../gateway/dataCollection/validateBuyerData.ts';
 import { fiatCurrency } from '../../payments/currencies.ts';
 import type { PaymentRow } from '../../payments/paymentResource.ts';
-import { effectiveStatus } from '../../payments/stateMachine.ts';
+import { buyerFacingStatus } from '../../payments/stateMachine.ts';
 import { renderCollectDone, renderCollectForm, renderCollectRefused } from './collectFormPage.ts';
 
 /**
@@ -97,7 +97,7 @@ async function resolveLink(ctx: AppContext, token: string): Promise<Resolved> {
       ),
     };
   }
-  const status = effectiveStatus(payment, now);
+  const status = buyerFacingStatus(payment, now);
   if (status !== 'requires_action') {
     return {
       ok: false,

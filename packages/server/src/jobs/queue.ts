@@ -7,6 +7,7 @@ import {
   type TaskList,
   type WorkerEvents,
 } from 'graphile-worker';
+import { RETRYABLE_ERROR_CODES } from 'graphile-worker/dist/lib.js';
 import { type Kysely, sql } from 'kysely';
 import pg from 'pg';
 import type { Database } from '../db/schema.ts';
@@ -14,6 +15,28 @@ import { WorkerLiveness, type WorkerLivenessOptions } from './workerLiveness.ts'
 import { type Logger, silentLogger } from '../log.ts';
 
 export type { TaskList };
+
+/**
+ * What the job queue retries, with a growing wait, when it records a job's end: graphile-worker retries only
+ * serialization failures, deadlocks and a few network codes, and its worker does not wait for that record, so a
+ * connection lost meanwhile (PostgreSQL restarting) was an unhandled rejection that ended the process. A connection
+ * refused, reset, cut mid-write or ended by a shutting-down server is retried until the database is back.
+ */
+const CONNECTION_LOST_CODES = ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', '57P01', '57P02', '08000', '08003', '08006'];
+for (const code of CONNECTION_LOST_CODES) RETRYABLE_ERROR_CODES[code] ??= { minDelay: 500, maxDelay: 30_000 };
+
+/** node-postgres' client for the job queue's pool: a query cut off by its connection's end says so with a code. */
+class JobQueueClient extends pg.Client {
+  // biome-ignore lint/suspicious/noExplicitAny: the overloads of pg's query are passed through unchanged.
+  override query(config: any, values?: any, callback?: any): any {
+    const result: unknown = super.query(config, values, callback);
+    if (!(result instanceof Promise)) return result;
+    return result.catch((error: Error & { code?: string }) => {
+      if (error.code === undefined && error.message.startsWith('Connection terminated')) error.code = 'ECONNRESET';
+      throw error;
+    });
+  }
+}
 
 export interface JobOptions {
   runAt?: Date;
@@ -82,6 +105,7 @@ export async function startWorkers(
   // after dropping its error handler, so a database stopping right after the workers would crash the process.
   const pool = new pg.Pool({
     connectionString,
+    Client: JobQueueClient,
     application_name: options.applicationName ?? 'paygate jobs',
     max: (options.concurrency ?? 4) + 6,
   });

@@ -96,6 +96,17 @@ export function auditUnattributed(db: Db): Promise<OwedBalanceCheck[]> {
   );
 }
 
+/** The ledger's balance of one account, per asset. */
+async function ledgerBalances(db: Db, account: string): Promise<Map<string, bigint>> {
+  const rows = await db
+    .selectFrom('ledger_entries')
+    .select(['asset', sql<string>`sum(amount)::text`.as('amount')])
+    .where('account', '=', account)
+    .groupBy('asset')
+    .execute();
+  return new Map(rows.map((row) => [row.asset, BigInt(row.amount)]));
+}
+
 /** What the collector holds of one asset on its network, on the chain and per the ledger. */
 export interface CollectorBalanceCheck {
   asset: string;
@@ -115,16 +126,7 @@ export async function auditCollector(
   chains: ChainRegistry,
   senders: Record<string, PayoutSender>,
 ): Promise<CollectorBalanceCheck[]> {
-  const ledger = new Map(
-    (
-      await db
-        .selectFrom('ledger_entries')
-        .select(['asset', sql<string>`sum(amount)::text`.as('amount')])
-        .where('account', '=', 'collector')
-        .groupBy('asset')
-        .execute()
-    ).map((row) => [row.asset, BigInt(row.amount)]),
-  );
+  const ledger = await ledgerBalances(db, 'collector');
   const checks: CollectorBalanceCheck[] = [];
   for (const [asset, held] of await collectorHoldings(chains, senders)) {
     const recorded = ledger.get(asset) ?? 0n;
@@ -182,16 +184,7 @@ export async function auditDepositAddresses(
   chains: ChainRegistry,
   readBalances: EvmBalanceReader,
 ): Promise<DepositAddressesCheck[]> {
-  const ledger = new Map(
-    (
-      await db
-        .selectFrom('ledger_entries')
-        .select(['asset', sql<string>`sum(amount)::text`.as('amount')])
-        .where('account', '=', 'deposit_addresses')
-        .groupBy('asset')
-        .execute()
-    ).map((row) => [row.asset, BigInt(row.amount)]),
-  );
+  const ledger = await ledgerBalances(db, 'deposit_addresses');
   const holding = await withDepositTables(db)
     .selectFrom('evm_deposits')
     .select(['chain', 'address', 'asset'])

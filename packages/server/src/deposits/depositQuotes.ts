@@ -35,19 +35,22 @@ export interface DepositQuote extends DepositOffer {
 export async function fixDepositQuotes(
   db: Db,
   collector: Address,
-  payment: { id: string; expires_at: Date },
+  payment: { id: string; expires_at: Date; has_deposit_address: boolean },
   offers: DepositOffer[],
 ): Promise<DepositQuote[]> {
   if (!offers.length) return [];
   const address = depositAddress(collector, payment.id);
   const tables = withDepositTables(db);
   // Marked before the quotes exist: a payment whose expiry waits for the deposit follower is never read as expired.
-  await db
-    .updateTable('payments')
-    .set({ has_deposit_address: true })
-    .where('id', '=', payment.id)
-    .where('has_deposit_address', '=', false)
-    .execute();
+  // Once marked, a page view writes nothing more.
+  if (!payment.has_deposit_address) {
+    await db
+      .updateTable('payments')
+      .set({ has_deposit_address: true })
+      .where('id', '=', payment.id)
+      .where('has_deposit_address', '=', false)
+      .execute();
+  }
   await tables
     .insertInto('evm_deposit_quotes')
     .values(

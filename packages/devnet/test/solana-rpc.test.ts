@@ -261,6 +261,31 @@ describe('transactions', () => {
     ).toBe(landedAt);
   });
 
+  it('answers the newest slot at each commitment, and when each slot since its start began', async () => {
+    const before = Math.floor(Date.now() / 1000);
+    const start = await rpc.getSlot().send();
+    await waitForSlot(start + BigInt(FINALIZED_DEPTH) + 2n);
+    // One batch is answered at one slot.
+    const answers = (await rawCall(
+      ['processed', 'confirmed', 'finalized'].map((commitment, id) => ({
+        jsonrpc: '2.0',
+        id,
+        method: 'getSlot',
+        params: [{ commitment }],
+      })),
+    )) as { id: number; result: number }[];
+    const [processed = 0n, confirmed, finalized] = answers
+      .sort((a, b) => a.id - b.id)
+      .map((answer) => BigInt(answer.result));
+    expect(processed - (confirmed as bigint)).toBe(1n);
+    expect(processed - (finalized as bigint)).toBe(BigInt(FINALIZED_DEPTH));
+    const time = Number(await rpc.getBlockTime(start).send());
+    expect(time).toBeGreaterThanOrEqual(before);
+    expect(time).toBeLessThanOrEqual(Math.floor(Date.now() / 1000));
+    expect(Number(await rpc.getBlockTime(processed).send())).toBeGreaterThanOrEqual(time);
+    await expect(rpc.getBlockTime(processed + 1000n).send()).rejects.toThrow(/-32009|missing in long-term storage/);
+  });
+
   it('airdrops, simulates unsigned transactions and prices messages', async () => {
     const wallet = await generateKeyPairSigner();
     const airdropSignature = await rpc.requestAirdrop(wallet.address, lamports(2_000_000_000n)).send();

@@ -31,6 +31,8 @@ export const MAX_PROCESSING_AGE = 150;
 export const FINALIZED_DEPTH = 32;
 const LAMPORTS_PER_SIGNATURE = 5000n;
 const MAX_RECORDS = 50_000;
+/** Slots whose start time `blockTime` answers; older ones are "missing in long-term storage", as on a node. */
+const SLOT_TIMES_KEPT = 100_000;
 
 export class RpcError extends Error {
   override readonly name = 'RpcError';
@@ -139,6 +141,8 @@ function chargedFee(meta: TransactionMetadata, signatures: number): bigint {
  */
 export class SolanaLedger {
   private readonly records: Map<string, TransactionRecord>;
+  /** When each recent slot started (unix seconds), since this process opened the ledger. */
+  private readonly slotTimes = new Map<number, number>();
   private dirty = false;
 
   private constructor(
@@ -181,16 +185,24 @@ export class SolanaLedger {
     return this.records.size;
   }
 
+  /** When the slot started (unix seconds), or null for a slot not made yet or no longer kept. */
+  blockTime(slot: number): number | null {
+    return this.slotTimes.get(slot) ?? null;
+  }
+
+  /** The newest slot at a commitment: a transaction is confirmed one slot after it landed, finalized 32 after. */
+  slotAt(commitment: 'processed' | 'confirmed' | 'finalized'): number {
+    const depth = commitment === 'processed' ? 0 : commitment === 'confirmed' ? 1 : FINALIZED_DEPTH;
+    return Math.max(this.slot - depth, 0);
+  }
+
   private setClock(): void {
+    const now = Math.floor(Date.now() / 1000);
+    this.slotTimes.set(this.slot, now);
+    if (this.slotTimes.size > SLOT_TIMES_KEPT) this.slotTimes.delete(this.slotTimes.keys().next().value as number);
     const clock = this.svm.getClock();
     this.svm.setClock(
-      new Clock(
-        BigInt(this.slot),
-        clock.epochStartTimestamp,
-        clock.epoch,
-        clock.leaderScheduleEpoch,
-        BigInt(Math.floor(Date.now() / 1000)),
-      ),
+      new Clock(BigInt(this.slot), clock.epochStartTimestamp, clock.epoch, clock.leaderScheduleEpoch, BigInt(now)),
     );
   }
 

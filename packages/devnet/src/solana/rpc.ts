@@ -42,6 +42,14 @@ function config(params: Params, index: number): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
+/** The commitment a read asks for; without one, the newest slot (a node's default is `finalized`). */
+function commitmentOf(options: Record<string, unknown>): 'processed' | 'confirmed' | 'finalized' {
+  const commitment = options.commitment ?? 'processed';
+  if (commitment !== 'processed' && commitment !== 'confirmed' && commitment !== 'finalized')
+    throw invalidParams(`unknown commitment: ${String(commitment)}`);
+  return commitment;
+}
+
 function text(params: Params, index: number, name: string): string {
   const value = params[index];
   if (typeof value !== 'string') throw invalidParams(`${name} must be a string`);
@@ -107,7 +115,15 @@ function clusterMethods({ ledger, withContext }: MethodContext, genesisHash: str
     getVersion: () => ({ 'solana-core': SOLANA_CORE_VERSION, 'feature-set': FEATURE_SET }),
     getGenesisHash: () => genesisHash,
     getIdentity: () => ({ identity: genesisHash }),
-    getSlot: () => ledger.currentSlot,
+    getSlot: (params) => ledger.slotAt(commitmentOf(config(params, 0))),
+    getBlockTime: (params) => {
+      const slot = params[0];
+      if (typeof slot !== 'number' || !Number.isInteger(slot) || slot < 0)
+        throw invalidParams('slot must be a non-negative integer');
+      const time = ledger.blockTime(slot);
+      if (time === null) throw new RpcError(-32009, `Slot ${slot} was skipped, or missing in long-term storage`);
+      return time;
+    },
     getBlockHeight: () => ledger.blockHeight,
     getTransactionCount: () => ledger.transactionCount,
     getEpochInfo: () => ({

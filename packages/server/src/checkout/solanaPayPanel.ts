@@ -25,33 +25,35 @@ export async function solanaPayPanels(
 ): Promise<SafeHtml | undefined> {
   const solana = ctx.chainServices?.solana;
   if (!solana) return undefined;
+  const requested = accepted.flatMap((choice) => {
+    const token = ctx.chains.token(choice.asset);
+    if (choice.namespace !== 'solana' || !token || token.method !== 'spl' || !solana.networks.has(choice.network))
+      return [];
+    return [{ choice, token }];
+  });
+  if (!requested.length) return undefined;
   const panels = await Promise.all(
-    accepted.flatMap((choice) => {
-      const token = ctx.chains.token(choice.asset);
-      if (choice.namespace !== 'solana' || !token || token.method !== 'spl' || !solana.networks.has(choice.network))
-        return [];
-      return [
-        (async () => {
-          const request = await solanaPayRequestFor(ctx.db, {
-            paymentId: payment.id,
-            network: choice.network,
-            asset: choice.asset,
-            mint: token.address,
-            decimals: token.decimals,
-            recipient: solana.collector.address,
-            amount: BigInt(choice.amount),
-          });
-          const uri = transferRequestUri({
-            recipient: request.recipient,
-            amount: BigInt(request.amount),
-            decimals: request.decimals,
-            splToken: request.mint,
-            references: [request.reference],
-            label: merchantName,
-            message: requestMessage(payment),
-          });
-          const id = `solana-pay-${request.reference}`;
-          return html`<section class="any-wallet solana-pay"${attributes({ id, 'data-pay-panel': '', 'data-asset': choice.asset })}${choice.checked ? '' : html` hidden`} aria-labelledby="${id}-heading">
+    requested.map(async ({ choice, token }) => {
+      const request = await solanaPayRequestFor(ctx.db, {
+        payment,
+        network: choice.network,
+        asset: choice.asset,
+        mint: token.address,
+        decimals: token.decimals,
+        recipient: solana.collector.address,
+        amount: BigInt(choice.amount),
+      });
+      const uri = transferRequestUri({
+        recipient: request.recipient,
+        amount: BigInt(request.amount),
+        decimals: request.decimals,
+        splToken: request.mint,
+        references: [request.reference],
+        label: merchantName,
+        message: requestMessage(payment),
+      });
+      const id = `solana-pay-${request.reference}`;
+      return html`<section class="any-wallet solana-pay"${attributes({ id, 'data-pay-panel': '', 'data-asset': choice.asset })}${choice.checked ? '' : html` hidden`} aria-labelledby="${id}-heading">
   <h3 id="${id}-heading">Pay ${choice.amountText} from any Solana wallet</h3>
   <figure class="qr">
 ${trustedHtml(await qrCodeSvg(uri, `Solana Pay QR code: ${choice.amountText} on ${choice.networkName}`))}
@@ -61,9 +63,7 @@ ${trustedHtml(await qrCodeSvg(uri, `Solana Pay QR code: ${choice.amountText} on 
   <p class="solana-pay-sponsored">No SOL for the fee? <a${attributes({ href: transactionRequestLink(ctx.config.baseUrl, request.reference), 'data-solana-pay-transaction-request': '' })}>Pay with the fee paid for you</a> in a wallet that takes Solana Pay transaction requests.</p>
   <p><label for="${id}-uri">Solana Pay request</label> <input type="text" readonly class="copy-text"${attributes({ id: `${id}-uri`, value: uri, 'data-solana-pay-uri': '' })}> <button type="button" class="button copy" ${attributes({ 'data-copy': `${id}-uri` })} hidden>Copy</button></p>
 </section>`;
-        })(),
-      ];
     }),
   );
-  return panels.length ? lines(panels) : undefined;
+  return lines(panels);
 }

@@ -125,8 +125,11 @@ export interface PaymentsTable {
   settlement_batch_id: ColumnType<string | null, string | null | undefined, string | null>;
   /** What the buyer sent that did not simply pay the payment (migration 0027); written as JSON text. */
   exceptions: ColumnType<PaymentException[], string | undefined, string>;
-  /** Whether its checkout page fixed a deposit quote, so its expiry waits for the deposit follower (migration 0038). */
-  has_deposit_address: ColumnType<boolean, boolean | undefined, boolean>;
+  /**
+   * Whether its checkout page fixed a deposit quote or made a Solana Pay request, so its expiry waits for the follower
+   * that reads such transfers (migrations 0038, 0039).
+   */
+  expiry_awaits_follower: ColumnType<boolean, boolean | undefined, boolean>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }

@@ -2,6 +2,7 @@ import type { Address } from 'viem';
 import type { Db } from '../db/database.ts';
 import { depositAddress } from '../chains/evm/deposits/addresses.ts';
 import { withDepositTables } from './depositTables.ts';
+import { markExpiryAwaitsFollower } from '../payments/expiryAwaitsFollower.ts';
 
 /** Transfers to a deposit address are still looked for this long after its payment expires, to record late ones. */
 export const LATE_DEPOSIT_WATCH_MS = 24 * 60 * 60 * 1000;
@@ -35,22 +36,13 @@ export interface DepositQuote extends DepositOffer {
 export async function fixDepositQuotes(
   db: Db,
   collector: Address,
-  payment: { id: string; expires_at: Date; has_deposit_address: boolean },
+  payment: { id: string; expires_at: Date; expiry_awaits_follower: boolean },
   offers: DepositOffer[],
 ): Promise<DepositQuote[]> {
   if (!offers.length) return [];
   const address = depositAddress(collector, payment.id);
   const tables = withDepositTables(db);
-  // Marked before the quotes exist: a payment whose expiry waits for the deposit follower is never read as expired.
-  // Once marked, a page view writes nothing more.
-  if (!payment.has_deposit_address) {
-    await db
-      .updateTable('payments')
-      .set({ has_deposit_address: true })
-      .where('id', '=', payment.id)
-      .where('has_deposit_address', '=', false)
-      .execute();
-  }
+  await markExpiryAwaitsFollower(db, payment);
   await tables
     .insertInto('evm_deposit_quotes')
     .values(

@@ -310,7 +310,7 @@ function newPaymentRow(
     settled_at: null,
     settlement_batch_id: null,
     exceptions: [],
-    has_deposit_address: false,
+    expiry_awaits_follower: false,
     created_at: planned.now,
     updated_at: planned.now,
   };

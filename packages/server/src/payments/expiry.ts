@@ -7,7 +7,8 @@ import { inTransaction } from '../db/database.ts';
 import { InvalidTransitionError, changePaymentStatus } from './transitions.ts';
 import { paidByException } from './paymentExceptions.ts';
 import { failUnconfirmedDeposits } from '../deposits/depositWaits.ts';
-import { withDepositTables } from '../deposits/depositTables.ts';
+import type { EvmDepositTables } from '../deposits/depositTables.ts';
+import type { SolanaPayTables } from '../chains/solana/solanaPayTables.ts';
 
 /** The task of the expiry jobs earlier versions queued, one per payment; those still queued run as before. */
 export const EXPIRE_PAYMENT_TASK = 'expire_payment';
@@ -52,20 +53,26 @@ async function expire(ctx: ExpiryContext, paymentId: string): Promise<boolean> {
 }
 
 /**
- * Unpaid payments past their expiry, but for those with a deposit address on a network whose deposit follower has
- * not read every block made before it yet: a transfer in time may be in a block it has not read (it fell behind a
- * slow node), and the payment waits for it. Networks no longer configured have no follower to wait for.
+ * Unpaid payments past their expiry, but for those a follower may still find paid in time: one with a deposit address
+ * on a network whose deposit follower has not read every block made before its expiry, or one with a Solana Pay
+ * request on a network whose Solana Pay follower has not read every transaction made before it. A transfer in time may
+ * be where a follower behind a slow node has not read yet, and the payment waits for it. Networks no longer
+ * configured have no follower to wait for.
  */
 function duePayments(ctx: ExpiryContext) {
-  const followed = ctx.chains.networks
-    .filter((network) => network.namespace === 'eip155' && network.rpcUrl)
-    .map((network) => network.caip2);
-  return withDepositTables(ctx.db)
+  const followed = (namespace: string) =>
+    ctx.chains.networks
+      .filter((network) => network.namespace === namespace && network.rpcUrl)
+      .map((network) => network.caip2);
+  const evm = followed('eip155');
+  const solana = followed('solana');
+  return ctx.db
+    .withTables<EvmDepositTables & SolanaPayTables>()
     .selectFrom('payments')
     .select('id')
     .where('status', '=', 'requires_action')
     .where('expires_at', '<=', ctx.clock.now())
-    .$if(followed.length > 0, (query) =>
+    .$if(evm.length > 0, (query) =>
       query.where(({ exists, not, selectFrom }) =>
         not(
           exists(
@@ -73,11 +80,30 @@ function duePayments(ctx: ExpiryContext) {
               .leftJoin('evm_deposit_cursors as cursor', 'cursor.chain', 'quote.chain')
               .select('quote.payment_id')
               .whereRef('quote.payment_id', '=', 'payments.id')
-              .where('quote.chain', 'in', followed)
+              .where('quote.chain', 'in', evm)
               .where((unread) =>
                 unread.or([
                   unread('cursor.read_through', 'is', null),
                   unread('cursor.read_through', '<', unread.ref('payments.expires_at')),
+                ]),
+              ),
+          ),
+        ),
+      ),
+    )
+    .$if(solana.length > 0, (query) =>
+      query.where(({ exists, not, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('solana_pay_requests as request')
+              .leftJoin('solana_pay_read_through as follower', 'follower.network', 'request.network')
+              .select('request.payment_id')
+              .whereRef('request.payment_id', '=', 'payments.id')
+              .where('request.network', 'in', solana)
+              .where((unread) =>
+                unread.or([
+                  unread('follower.read_through', 'is', null),
+                  unread('follower.read_through', '<', unread.ref('payments.expires_at')),
                 ]),
               ),
           ),
@@ -88,12 +114,16 @@ function duePayments(ctx: ExpiryContext) {
 
 /**
  * Unpaid payments past their `expiresAt` become expired (with their event and notification), the longest overdue
- * first; returns how many. Reads already treat such a payment as expired, so this makes it so for good. One with a
- * deposit address waits until its network's deposits are read up to its expiry (`duePayments`): reads call it
- * expired meanwhile, though a transfer in time read late still pays it.
+ * first; returns how many (of `only`, when given). Reads already treat such a payment as expired, so this makes it so
+ * for good. One a follower may still find paid waits until its network is read up to its expiry (`duePayments`): the
+ * buyer's reads call it expired meanwhile, the merchant's unpaid, and a transfer in time read late still pays it.
  */
-export async function expireDuePayments(ctx: ExpiryContext, limit = EXPIRE_PER_PASS): Promise<number> {
-  const due = await duePayments(ctx).orderBy('expires_at').limit(limit).execute();
+export async function expireDuePayments(ctx: ExpiryContext, limit = EXPIRE_PER_PASS, only?: string): Promise<number> {
+  const due = await duePayments(ctx)
+    .$if(only !== undefined, (query) => query.where('id', '=', only as string))
+    .orderBy('expires_at')
+    .limit(limit)
+    .execute();
   const expired = await pMap(due, ({ id }) => expire(ctx, id), { concurrency: 4 });
   return expired.filter(Boolean).length;
 }
@@ -116,18 +146,13 @@ export function expireDuePaymentsEvery(ctx: ExpiryContext, intervalMs: number, l
   return sweeps;
 }
 
-/** Runs a queued expiry job: an unpaid payment past its expiry becomes expired; one run early is retried later. */
+/**
+ * Runs a queued expiry job: the payment expires as the sweep expires it, if it is due. One run early, or waiting for
+ * a follower, is left to the sweep, which expires it once due.
+ */
 export function expirePaymentTask(ctx: ExpiryContext): Task {
   return async (payload) => {
     const { paymentId } = payload as { paymentId: string };
-    const payment = await ctx.db
-      .selectFrom('payments')
-      .select(['status', 'expires_at'])
-      .where('id', '=', paymentId)
-      .executeTakeFirst();
-    if (payment?.status !== 'requires_action') return;
-    if (ctx.clock.now() < payment.expires_at)
-      throw new Error(`payment ${paymentId} expires at ${payment.expires_at.toISOString()}, not yet`);
-    await expire(ctx, paymentId);
+    await expireDuePayments(ctx, 1, paymentId);
   };
 }

@@ -51,13 +51,13 @@ export const ListPaymentsQuery = Type.Object(
 export type ListQuery = Static<typeof ListPaymentsQuery>;
 
 /**
- * Unpaid payments read as unpaid at `now` (`effectiveStatus`): before their expiry, or after it while one with a
- * deposit address waits for the expiry sweep.
+ * Unpaid payments read as unpaid at `now` (`effectiveStatus`): before their expiry, or after it while one whose
+ * expiry waits for a follower (a deposit address, a Solana Pay request) waits for the expiry sweep.
  */
 export function readAsUnpaid(eb: ExpressionBuilder<Database, 'payments'>, now: Date) {
   return eb.and([
     eb('payments.status', '=', 'requires_action'),
-    eb.or([eb('payments.expires_at', '>', now), eb('payments.has_deposit_address', '=', true)]),
+    eb.or([eb('payments.expires_at', '>', now), eb('payments.expiry_awaits_follower', '=', true)]),
   ]);
 }
 
@@ -76,7 +76,7 @@ function listedStatusCondition(eb: ExpressionBuilder<Database, 'payments'>, stat
         eb.and([
           eb('payments.status', '=', 'requires_action'),
           eb('payments.expires_at', '<=', now),
-          eb('payments.has_deposit_address', '=', false),
+          eb('payments.expiry_awaits_follower', '=', false),
         ]),
       ]);
     case 'failed':

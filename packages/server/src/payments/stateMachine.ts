@@ -42,25 +42,25 @@ export interface PaymentState {
   status: PaymentStatus;
   expires_at: Date;
   exceptions: readonly PaymentException[];
-  has_deposit_address: boolean;
+  expiry_awaits_follower: boolean;
 }
 
 /**
  * The state a buyer is shown: an unpaid payment past its expiry takes no more payments, and is what the expiry sweep
  * makes of it, whether or not the sweep has run yet: failed when a deposit brought less than asked, else expired.
  */
-export function buyerFacingStatus(payment: Omit<PaymentState, 'has_deposit_address'>, now: Date): PaymentStatus {
+export function buyerFacingStatus(payment: Omit<PaymentState, 'expiry_awaits_follower'>, now: Date): PaymentStatus {
   if (payment.status !== 'requires_action' || now.getTime() < payment.expires_at.getTime()) return payment.status;
   return underpaidAtExpiry(payment) ? 'failed' : 'expired';
 }
 
 /**
  * The state the merchant's side reads, which it may act on for good: as the buyer's, but a payment with a deposit
- * address stays unpaid past its expiry until the sweep decides (a transfer made in time may not be read yet), so a
- * final state read once never changes.
+ * address or a Solana Pay request stays unpaid past its expiry until the sweep decides (a transfer made in time may
+ * not be read yet), so a final state read once never changes.
  */
 export function effectiveStatus(payment: PaymentState, now: Date): PaymentStatus {
-  if (payment.status === 'requires_action' && payment.has_deposit_address) return payment.status;
+  if (payment.status === 'requires_action' && payment.expiry_awaits_follower) return payment.status;
   return buyerFacingStatus(payment, now);
 }
 

@@ -20,17 +20,20 @@ export const SOLANA_PAY_PROVIDER = 'Solana Pay';
 /**
  * What a transfer carrying a payment's reference does, in the transaction that records it: the payment row is
  * locked first, the transfer is recorded once by its signature (a transaction pays one payment at most), and
- * what reached the collector in the requested token is judged as a deposit is (`judgeDeposit`): the amount asked
+ * what reached the collector is judged as a deposit is (`judgeDeposit`): the amount asked in the requested token
  * pays an unpaid payment through the one state change, with the buyer, token, amount and signature on it; less
- * waits for the rest, more pays it with the excess kept apart, and a payment no longer payable was paid late, each
- * a payment exception. A transfer of another mint, to another recipient or with no transfer is only recorded.
+ * waits for the rest, more pays it with the excess kept apart, another listed token is the wrong token, and a payment
+ * no longer payable was paid late, each a payment exception the buyer can be refunded. A transfer is in time when its
+ * block was made before the expiry, however late it is read (the expiry sweep waits for this follower). A transfer to
+ * another recipient, of a token the network does not list, or with no transfer is only recorded.
  */
 export function solanaPayTransferOutcomes(context: SolanaPayOutcomeContext): SolanaPayTransferHandler {
   return async (trx, transfer) => {
     const payment = await lockPaymentForTransfer(trx, transfer.paymentId);
     if (!payment) return;
     const now = context.clock.now();
-    const payable = payment.status === 'requires_action' && payment.expires_at.getTime() > now.getTime();
+    const madeAt = transfer.blockTime ?? now;
+    const payable = payment.status === 'requires_action' && payment.expires_at.getTime() > madeAt.getTime();
     const outcome = transfer.outcome === 'paid' && !payable ? 'payment_closed' : transfer.outcome;
     const recorded = await withSolanaPayTables(trx)
       .insertInto('solana_pay_transfers')
@@ -49,10 +52,10 @@ export function solanaPayTransferOutcomes(context: SolanaPayOutcomeContext): Sol
       .returning('outcome')
       .executeTakeFirst();
     if (!recorded) return;
-    // Only the requested token reaching the collector is money received; the rest never came to the service. A
-    // transfer of nothing names the public reference at no cost, so it is no exception either.
-    const received = transfer.outcome === 'paid' || transfer.outcome === 'wrong_amount';
-    if (!received || transfer.amount === null || transfer.amount <= 0n || !transfer.buyer) {
+    // Only a listed token reaching the collector is money received; the rest never came to the service. A transfer
+    // of nothing names the public reference at no cost, so it is no exception either.
+    const asset = transfer.receivedAsset;
+    if (asset === null || transfer.amount === null || transfer.amount <= 0n || !transfer.buyer) {
       context.log.warn(
         `Solana Pay transfer ${transfer.signature} for payment ${transfer.paymentId} did not pay it: ${outcome}`,
       );
@@ -61,13 +64,14 @@ export function solanaPayTransferOutcomes(context: SolanaPayOutcomeContext): Sol
     await postTransferReceived(trx, `solana_pay:${transfer.signature}`, {
       heldBy: COLLECTOR,
       merchantId: payment.merchant_id,
-      asset: transfer.asset,
+      asset,
       amount: transfer.amount,
     });
+    const expected = asset === transfer.asset ? transfer.requestedAmount : undefined;
     const judged = judgeDeposit({
-      expected: transfer.requestedAmount,
+      expected,
       payable,
-      receivedBefore: receivedSoFar(payment.exceptions, transfer.network, transfer.asset),
+      receivedBefore: receivedSoFar(payment.exceptions, transfer.network, asset),
       amount: transfer.amount,
     });
     if (judged.outcome !== 'paid') {
@@ -83,10 +87,10 @@ export function solanaPayTransferOutcomes(context: SolanaPayOutcomeContext): Sol
       {
         paymentId: transfer.paymentId,
         network: transfer.network,
-        asset: transfer.asset,
-        symbol: context.chains.token(transfer.asset)?.symbol ?? null,
+        asset,
+        symbol: context.chains.token(asset)?.symbol ?? null,
         amount: transfer.amount,
-        expected: transfer.requestedAmount,
+        expected,
         txHash: transfer.signature,
         // CAIP-10, as the gateway's options name accounts.
         from: `${transfer.network}:${transfer.buyer}`,

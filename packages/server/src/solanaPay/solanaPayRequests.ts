@@ -2,11 +2,12 @@ import { generateKeyPair, getAddressFromPublicKey } from '@solana/kit';
 import type { Db } from '../db/database.ts';
 import { type SolanaPayRequestsTable, withSolanaPayTables } from '../chains/solana/solanaPayTables.ts';
 import type { Selectable } from 'kysely';
+import { markExpiryAwaitsFollower } from '../payments/expiryAwaitsFollower.ts';
 
 export type SolanaPayRequest = Selectable<SolanaPayRequestsTable>;
 
 export interface SolanaPayRequestSpec {
-  paymentId: string;
+  payment: { id: string; expiry_awaits_follower: boolean };
   network: string;
   /** CAIP-19 id of the token. */
   asset: string;
@@ -26,22 +27,24 @@ async function freshReference(): Promise<string> {
 
 /**
  * The payment's transfer request in the token, made the first time it is asked for with a fresh reference key and
- * the amount quoted then; later asks (another page load, another process) get the same one.
+ * the amount quoted then; later asks (another page load, another process) get the same one. The payment is marked
+ * before its first request exists: from then on its expiry waits for the Solana Pay follower.
  */
 export async function solanaPayRequestFor(db: Db, spec: SolanaPayRequestSpec): Promise<SolanaPayRequest> {
   const tables = withSolanaPayTables(db);
   const existing = await tables
     .selectFrom('solana_pay_requests')
     .selectAll()
-    .where('payment_id', '=', spec.paymentId)
+    .where('payment_id', '=', spec.payment.id)
     .where('asset', '=', spec.asset)
     .executeTakeFirst();
   if (existing) return existing;
+  await markExpiryAwaitsFollower(db, spec.payment);
   const inserted = await tables
     .insertInto('solana_pay_requests')
     .values({
       reference: await freshReference(),
-      payment_id: spec.paymentId,
+      payment_id: spec.payment.id,
       network: spec.network,
       asset: spec.asset,
       mint: spec.mint,
@@ -57,7 +60,7 @@ export async function solanaPayRequestFor(db: Db, spec: SolanaPayRequestSpec): P
   return tables
     .selectFrom('solana_pay_requests')
     .selectAll()
-    .where('payment_id', '=', spec.paymentId)
+    .where('payment_id', '=', spec.payment.id)
     .where('asset', '=', spec.asset)
     .executeTakeFirstOrThrow();
 }

@@ -7,7 +7,7 @@ import type { Db } from '../../src/db/database.ts';
 import { evmDepositOutcomes } from '../../src/deposits/depositOutcomes.ts';
 import { withDepositTables } from '../../src/deposits/depositTables.ts';
 import { silentLogger } from '../../src/log.ts';
-import { expireDuePayments } from '../../src/payments/expiry.ts';
+import { expireDuePayments, expirePaymentTask } from '../../src/payments/expiry.ts';
 import { buyerFacingStatus, effectiveStatus } from '../../src/payments/stateMachine.ts';
 import { quoteDeposit } from '../support/depositQuote.ts';
 import { insertMerchantWithPayments } from '../support/fixtures.ts';
@@ -122,6 +122,9 @@ describe('a payment with a deposit address expires only once its network’s dep
       'requires_action',
       'expired',
     ]);
+    // An expiry job an earlier version queued for it leaves it waiting too.
+    await expirePaymentTask(expiryContext)({ paymentId: 'pay_never_paid' }, {} as never);
+    expect(await statusOf(db, 'pay_never_paid')).toBe('requires_action');
 
     // It reads up to the transfer's block (50 blocks a step): the transfer, made before the expiry, pays in time.
     while ((await nextBlockOf(db)) <= receipt.blockNumber) await scanner.step(receipt.blockNumber);

@@ -96,6 +96,16 @@ describe('Solana Pay transfer requests on the checkout page, paid by a plain wal
       .selectAll()
       .where('payment_id', '=', paymentId)
       .execute();
+    // From the request on, the payment's expiry waits for the Solana Pay follower.
+    expect(
+      (
+        await server.db
+          .selectFrom('payments')
+          .select('expiry_awaits_follower')
+          .where('id', '=', paymentId)
+          .executeTakeFirstOrThrow()
+      ).expiry_awaits_follower,
+    ).toBe(true);
     expect(request).toEqual({
       recipient: collector,
       amount: '10',

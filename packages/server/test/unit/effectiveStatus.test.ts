@@ -20,7 +20,7 @@ const unpaid = {
   status: 'requires_action' as const,
   expires_at: expiresAt,
   failure_code: null,
-  has_deposit_address: false,
+  expiry_awaits_follower: false,
 };
 
 describe('the status a read shows of an unpaid payment around its expiry', () => {
@@ -46,7 +46,7 @@ describe('the status a read shows of an unpaid payment around its expiry', () =>
       expires_at: expiresAt,
       exceptions: [],
       failure_code: 'reverted',
-      has_deposit_address: false,
+      expiry_awaits_follower: false,
     };
     expect(effectiveStatus(failed, after)).toBe('failed');
     expect(effectiveFailureCode(failed, after)).toBe('reverted');
@@ -59,7 +59,7 @@ describe('the status a read shows of an unpaid payment around its expiry', () =>
   });
 
   it('stays unpaid past the expiry for the merchant while it has a deposit address, until the sweep decides; the buyer sees it closed', () => {
-    const withAddress = { ...unpaid, has_deposit_address: true };
+    const withAddress = { ...unpaid, expiry_awaits_follower: true };
     expect(effectiveStatus({ ...withAddress, exceptions: [] }, after)).toBe('requires_action');
     expect(effectiveStatus({ ...withAddress, exceptions: [underpaid] }, after)).toBe('requires_action');
     expect(effectiveFailureCode({ ...withAddress, exceptions: [underpaid] }, after)).toBeUndefined();

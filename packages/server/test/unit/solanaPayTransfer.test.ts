@@ -97,6 +97,7 @@ describe("Solana Pay transfer checks (the cases of @solana/pay's validateTransfe
     expect(validateSolanaPayTransfer(transaction(), expected)).toEqual({
       outcome: 'paid',
       buyer: BUYER,
+      destination: COLLECTOR_ACCOUNT,
       mint: MINT,
       amount: 10_000_000n,
     });
@@ -124,9 +125,10 @@ describe("Solana Pay transfer checks (the cases of @solana/pay's validateTransfe
       outcome: 'wrong_mint',
       mint: OTHER_MINT,
     });
-    expect(validateSolanaPayTransfer(transaction({ destination: OTHER_ACCOUNT }), expected)?.outcome).toBe(
-      'wrong_recipient',
-    );
+    expect(validateSolanaPayTransfer(transaction({ destination: OTHER_ACCOUNT }), expected)).toMatchObject({
+      outcome: 'wrong_recipient',
+      destination: OTHER_ACCOUNT,
+    });
   });
 
   it('refuses a transaction whose transfer does not carry the reference ("invalid reference")', () => {

@@ -54,6 +54,10 @@ export function startSolanaChain(options: SolanaChainOptions): SolanaChain {
         network: network.caip2,
         collector: collector.address,
         commitment: commitmentFor(network.confirmations),
+        tokens: network.tokens
+          .filter((token) => token.method === 'spl')
+          .map((token) => ({ mint: token.address, asset: token.caip19 })),
+        clock: options.clock,
         onTransfer: onSolanaPayTransfer,
       });
     const followSolanaPay = async () => {
@@ -67,7 +71,7 @@ export function startSolanaChain(options: SolanaChainOptions): SolanaChain {
       }
     };
     // One status poll per slot while something is open: the batched statuses cost the same for one or 256; and
-    // one signature read per requested mint while a Solana Pay request is open.
+    // one signature read per listed mint while a Solana Pay request is open.
     return [
       {
         chain: network.caip2,

@@ -1,6 +1,6 @@
-import { address, signature as toSignature } from '@solana/kit';
+import { type Address, address, signature as toSignature } from '@solana/kit';
 import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { Database } from '../../db/schema.ts';
 import type { SolanaRpc } from './rpc.ts';
@@ -24,6 +24,14 @@ export interface FoundSolanaPayTransfer extends SolanaPayTransferCheck {
   asset: string;
   /** What the request asked for, in minor units. */
   requestedAmount: bigint;
+  /**
+   * CAIP-19 id of the listed token that reached one of the collector's token accounts (the requested one, or another
+   * listed token sent by mistake); null when the transfer credited another account, or a token the network does not
+   * list.
+   */
+  receivedAsset: string | null;
+  /** When its block was made, as the node says (null where it does not know). */
+  blockTime: Date | null;
 }
 
 /**
@@ -39,6 +47,9 @@ export interface SolanaPayFollowerOptions {
   /** The owner of the token accounts that Solana Pay requests credit. */
   collector: string;
   commitment: 'confirmed' | 'finalized';
+  /** The SPL tokens the network lists: transfers to the collector's account of each are read. */
+  tokens: readonly { mint: string; asset: string }[];
+  clock: { now(): Date };
   onTransfer: SolanaPayTransferHandler;
 }
 
@@ -47,10 +58,13 @@ const PAGE = 1000;
 
 /**
  * Finds the transfers that pay Solana Pay requests. While any request of an unpaid payment is open, each pass reads
- * the new signatures of the collector's token account of each requested mint (one `getSignaturesForAddress` per
- * mint, whatever the number of open payments) and fetches each new, successful transaction it did not send itself
- * once (`getTransaction`); a transaction whose keys hold an open reference is checked and handed to `onTransfer`.
- * Reading the references themselves would cost one call per open payment per slot instead.
+ * the new signatures of the collector's token account of each listed mint (one `getSignaturesForAddress` per mint,
+ * whatever the number of open payments: a buyer may send another listed token than the one asked, and it reaches the
+ * collector all the same) and fetches each new, successful transaction it did not send itself once
+ * (`getTransaction`); a transaction whose keys hold a request's reference is checked and handed to `onTransfer`.
+ * Reading the references themselves would cost one call per open payment per slot instead. While an unpaid payment
+ * with a request is past its expiry, a pass that reads every account to the end records the time of the slot it read
+ * up to (`solana_pay_read_through`): the expiry sweep waits for it.
  */
 export class SolanaPayFollower {
   private readonly db;
@@ -60,8 +74,8 @@ export class SolanaPayFollower {
   }
 
   async follow(): Promise<{ busy: boolean }> {
-    const { network } = this.options;
-    const mints = await this.db
+    const { network, tokens } = this.options;
+    const requested = await this.db
       .selectFrom('solana_pay_requests as request')
       .innerJoin('payments', 'payments.id', 'request.payment_id')
       .select('request.mint')
@@ -69,17 +83,56 @@ export class SolanaPayFollower {
       .where('request.network', '=', network)
       .where('payments.status', '=', 'requires_action')
       .execute();
-    for (const { mint } of mints) await this.followMint(mint);
-    return { busy: mints.length > 0 };
+    if (!requested.length) return { busy: false };
+    // Read before the signatures: every transaction up to that slot is listed by the reads that follow.
+    const readingUpTo = (await this.expiredPaymentWaits()) ? await this.timeAtCommitment() : undefined;
+    let readToTheEnd = true;
+    for (const mint of new Set([...requested.map((row) => row.mint), ...tokens.map((token) => token.mint)])) {
+      if (!(await this.followMint(mint))) readToTheEnd = false;
+    }
+    if (readingUpTo && readToTheEnd) await this.recordReadThrough(readingUpTo);
+    return { busy: true };
   }
 
-  private async followMint(mint: string): Promise<void> {
-    const { rpc, network, collector, commitment } = this.options;
-    const [account] = await findAssociatedTokenPda({
-      owner: address(collector),
-      mint: address(mint),
-      tokenProgram: TOKEN_PROGRAM_ADDRESS,
-    });
+  /** Whether an unpaid payment with a request on the network is past its expiry, so the expiry sweep waits for it. */
+  private async expiredPaymentWaits(): Promise<boolean> {
+    const waiting = await this.db
+      .selectFrom('solana_pay_requests as request')
+      .innerJoin('payments', 'payments.id', 'request.payment_id')
+      .select('request.payment_id')
+      .where('request.network', '=', this.options.network)
+      .where('payments.status', '=', 'requires_action')
+      .where('payments.expires_at', '<=', this.options.clock.now())
+      .limit(1)
+      .executeTakeFirst();
+    return waiting !== undefined;
+  }
+
+  /** When the newest slot at the follower's commitment was made. */
+  private async timeAtCommitment(): Promise<Date> {
+    const { rpc, commitment } = this.options;
+    const slot = await rpc.getSlot({ commitment }).send();
+    return new Date(Number(await rpc.getBlockTime(slot).send()) * 1000);
+  }
+
+  /** Every transaction made before `time` is read; never moved back by a pass that started earlier. */
+  private async recordReadThrough(time: Date): Promise<void> {
+    await this.db
+      .insertInto('solana_pay_read_through')
+      .values({ network: this.options.network, read_through: time })
+      .onConflict((conflict) =>
+        conflict.column('network').doUpdateSet({
+          read_through: sql<Date>`greatest(solana_pay_read_through.read_through, excluded.read_through)`,
+          updated_at: sql<Date>`now()`,
+        }),
+      )
+      .execute();
+  }
+
+  /** Reads what reached the collector's account of `mint`; false when it stopped at a transaction not served yet. */
+  private async followMint(mint: string): Promise<boolean> {
+    const { rpc, network, commitment } = this.options;
+    const account = await this.collectorAccount(mint);
     const cursor = await this.db
       .selectFrom('solana_pay_cursors')
       .select('last_signature')
@@ -102,9 +155,10 @@ export class SolanaPayFollower {
       if (!cursor || page.length < PAGE) break;
       before = page[page.length - 1]?.signature;
     }
-    if (!found.length) return;
+    if (!found.length) return true;
     const known = new Set(await this.knownSignatures(found.map((entry) => entry.signature)));
     let newestRead: string | undefined = found[0]?.signature;
+    let readToTheEnd = true;
     // Oldest first, so the cursor can stop at the first one not readable yet. A failed one pays nothing, but its fee
     // is the collector's when the collector was its fee payer (a transaction request's).
     for (const { signature, err } of found.toReversed()) {
@@ -116,13 +170,16 @@ export class SolanaPayFollower {
         // Listed but not served at this commitment yet: read again from here next pass.
         const index = found.findIndex((entry) => entry.signature === signature);
         newestRead = found[index + 1]?.signature;
+        readToTheEnd = false;
         break;
       }
       const fetched = transaction as unknown as FetchedSolanaTransaction;
       await this.recordCollectorFee(signature, fetched);
-      if (err === null) await this.match(signature, transaction.slot, fetched);
+      const blockTime = transaction.blockTime === null ? null : new Date(Number(transaction.blockTime) * 1000);
+      if (err === null) await this.match(signature, transaction.slot, blockTime, fetched);
     }
     if (newestRead) await this.advance(account, cursor?.last_signature, newestRead);
+    return readToTheEnd;
   }
 
   /**
@@ -151,8 +208,13 @@ export class SolanaPayFollower {
     return [...recorded, ...sent].map((row) => row.signature);
   }
 
-  private async match(signature: string, slot: bigint, transaction: FetchedSolanaTransaction): Promise<void> {
-    const { network, collector } = this.options;
+  private async match(
+    signature: string,
+    slot: bigint,
+    blockTime: Date | null,
+    transaction: FetchedSolanaTransaction,
+  ): Promise<void> {
+    const { network } = this.options;
     const keys = accountKeysOf(transaction);
     const requests = await this.db
       .selectFrom('solana_pay_requests')
@@ -161,18 +223,16 @@ export class SolanaPayFollower {
       .where('reference', 'in', keys)
       .execute();
     for (const request of requests) {
-      const [tokenAccount] = await findAssociatedTokenPda({
-        owner: address(collector),
-        mint: address(request.mint),
-        tokenProgram: TOKEN_PROGRAM_ADDRESS,
-      });
       const check = validateSolanaPayTransfer(transaction, {
         reference: request.reference,
         mint: request.mint,
-        tokenAccount,
+        tokenAccount: await this.collectorAccount(request.mint),
         amount: BigInt(request.amount),
       });
       if (!check) return;
+      const received = this.options.tokens.find((token) => token.mint === check.mint);
+      const reachedCollector =
+        received !== undefined && check.destination === (await this.collectorAccount(received.mint));
       await this.options.db.transaction().execute((trx) =>
         this.options.onTransfer(trx, {
           ...check,
@@ -183,11 +243,23 @@ export class SolanaPayFollower {
           paymentId: request.payment_id,
           asset: request.asset,
           requestedAmount: BigInt(request.amount),
+          receivedAsset: reachedCollector ? received.asset : null,
+          blockTime,
         }),
       );
       // One transaction pays one payment: the first reference it carries decides.
       return;
     }
+  }
+
+  /** The collector's associated token account of `mint`. */
+  private async collectorAccount(mint: string): Promise<Address> {
+    const [account] = await findAssociatedTokenPda({
+      owner: address(this.options.collector),
+      mint: address(mint),
+      tokenProgram: TOKEN_PROGRAM_ADDRESS,
+    });
+    return account;
   }
 
   /** Moves the cursor on, only from where this pass read it: a pass of another process that moved it first wins. */

@@ -46,10 +46,19 @@ export interface SolanaPayCursorsTable {
   updated_at: Generated<Date>;
 }
 
+/** How far a network's Solana Pay follower has read, while a payment's expiry waits for it (migration 0039). */
+export interface SolanaPayReadThroughTable {
+  network: string;
+  /** Every transaction made before this time is read. */
+  read_through: Date;
+  updated_at: Generated<Date>;
+}
+
 export type SolanaPayTables = {
   solana_pay_requests: SolanaPayRequestsTable;
   solana_pay_transfers: SolanaPayTransfersTable;
   solana_pay_cursors: SolanaPayCursorsTable;
+  solana_pay_read_through: SolanaPayReadThroughTable;
 };
 
 /** The service's database with the Solana Pay tables. */

@@ -44,7 +44,8 @@ export interface SolanaPayTransferCheck {
   outcome: Exclude<SolanaPayOutcome, 'payment_closed'>;
   /** The owner that signed the transfer out of its token account. */
   buyer: string | null;
-  /** The mint and amount that reached the transfer's destination. */
+  /** The token account the transfer credited, and the mint and amount that reached it. */
+  destination: string | null;
   mint: string | null;
   amount: bigint | null;
 }
@@ -96,13 +97,19 @@ export function validateSolanaPayTransfer(
   const transfer = transfers.findLast((candidate) =>
     candidate.accounts.some((account) => account.key === expected.reference),
   );
-  if (!transfer?.destination) return { outcome: 'no_transfer', buyer: null, mint: null, amount: null };
+  if (!transfer?.destination)
+    return { outcome: 'no_transfer', buyer: null, destination: null, mint: null, amount: null };
   const destination = transfer.destination;
   const pre = balanceAt(meta.preTokenBalances, destination.index);
   const post = balanceAt(meta.postTokenBalances, destination.index);
   const mint = post?.mint ?? transfer.mintKey ?? null;
   const received = post ? BigInt(post.uiTokenAmount.amount) - BigInt(pre?.uiTokenAmount.amount ?? '0') : null;
-  const found = { buyer: transfer.authority?.key ?? null, mint, amount: received ?? transfer.amount };
+  const found = {
+    buyer: transfer.authority?.key ?? null,
+    destination: destination.key ?? null,
+    mint,
+    amount: received ?? transfer.amount,
+  };
   if (mint !== expected.mint || (transfer.mintKey !== undefined && transfer.mintKey !== expected.mint))
     return { outcome: 'wrong_mint', ...found };
   if (destination.key !== expected.tokenAccount) return { outcome: 'wrong_recipient', ...found };

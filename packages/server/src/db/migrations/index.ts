@@ -37,6 +37,7 @@ import * as webhookDeliverySubject from './0035_webhook_delivery_subject.ts';
 import * as depositReadThrough from './0036_deposit_read_through.ts';
 import * as sweepReconciliation from './0037_sweep_reconciliation.ts';
 import * as paymentDepositAddress from './0038_payment_deposit_address.ts';
+import * as solanaPayReadThrough from './0039_solana_pay_read_through.ts';
 
 /** Every schema change, in order; names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -78,4 +79,5 @@ export const migrations: Record<string, Migration> = {
   '0036_deposit_read_through': depositReadThrough,
   '0037_sweep_reconciliation': sweepReconciliation,
   '0038_payment_deposit_address': paymentDepositAddress,
+  '0039_solana_pay_read_through': solanaPayReadThrough,
 };

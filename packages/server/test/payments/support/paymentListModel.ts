@@ -16,7 +16,7 @@ export interface Seeded {
   token_symbol: string | null;
   network: string | null;
   buyer_account: string | null;
-  has_deposit_address: boolean;
+  expiry_awaits_follower: boolean;
 }
 
 export const NETWORKS = ['eip155:8453', 'eip155:1', 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp'];
@@ -28,7 +28,7 @@ export const BASE_TIME = Date.UTC(2026, 0, 1);
 /** The list's rules restated plainly, to compare the SQL against. */
 function listedStatus(payment: Seeded, now: Date): string {
   // One with a deposit address stays unpaid until the expiry sweep decides.
-  if (payment.status === 'requires_action' && payment.expires_at <= now && !payment.has_deposit_address)
+  if (payment.status === 'requires_action' && payment.expires_at <= now && !payment.expiry_awaits_follower)
     return 'expired';
   return payment.status === 'cancelled' ? 'failed' : payment.status;
 }
@@ -145,7 +145,7 @@ export function randomPayments(count: number, seed: number, merchantIds: string[
       token_symbol: paid ? entry.symbol : null,
       network: paid && entry.symbol ? entry.network : null,
       buyer_account: paid && entry.buyer ? `eip155:8453:0x${entry.buyer.toString(16).padStart(40, '0')}` : null,
-      has_deposit_address: entry.depositAddress,
+      expiry_awaits_follower: entry.depositAddress,
     };
   });
 }

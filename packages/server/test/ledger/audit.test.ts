@@ -2,8 +2,19 @@ import { type Kysely, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { inTransaction } from '../../src/db/database.ts';
 import { up as createLedger } from '../../src/db/migrations/0034_ledger.ts';
+import { up as openDeposits } from '../../src/db/migrations/0040_opening_deposits.ts';
+import { withDepositTables } from '../../src/deposits/depositTables.ts';
 import { auditMerchantBalances } from '../../src/ledger/audit.ts';
-import { COLLECTOR, FEES, merchantAccount, postLedgerEntry } from '../../src/ledger/ledger.ts';
+import {
+  COLLECTOR,
+  DEPOSIT_ADDRESSES,
+  FEES,
+  merchantAccount,
+  postDepositsSwept,
+  postLedgerEntry,
+  postTransferReceived,
+} from '../../src/ledger/ledger.ts';
+import { insertMerchantWithPayments } from '../support/fixtures.ts';
 import { isolatedTestDatabase } from '../support/isolatedDatabase.ts';
 import { NO_CHAIN_ENV, runCli } from '../support/serverProcess.ts';
 import { newPartner } from '../support/testServer.ts';
@@ -211,5 +222,159 @@ describe('paygate audit: the ledger against the records', () => {
       { entry: 'opening:mrch_opening', account: 'merchant:mrch_opening', amount: '-8550000' },
       { entry: 'opening:mrch_opening', account: 'opening_balances', amount: '8550000' },
     ]);
+  });
+
+  it('opens the deposit addresses with the deposits recorded before the ledger that are not swept, or swept since', async () => {
+    const { db } = await isolatedTestDatabase();
+    await sql`
+      DROP TABLE ledger_entries;
+      DROP FUNCTION ledger_entry_balances();
+      DROP FUNCTION ledger_entries_unchanged();
+      ALTER TABLE evm_transactions DROP COLUMN fee_paid;
+    `.execute(db);
+    const chain = 'eip155:31337';
+    const token = USDC.split(':').at(-1) as string;
+    const addresses = { pay_dep_1: `0x${'1'.repeat(40)}`, pay_dep_2: `0x${'2'.repeat(40)}` };
+    await insertMerchantWithPayments(db, 'mrch_deposits', Object.keys(addresses));
+    const deposit = (
+      tx: string,
+      paymentId: keyof typeof addresses,
+      amount: bigint,
+      swept_by: string | null = null,
+    ) => ({
+      chain,
+      tx_hash: `0x${tx.repeat(64)}`,
+      log_index: 3,
+      payment_id: paymentId,
+      address: addresses[paymentId],
+      token,
+      asset: USDC,
+      from_address: `0x${'b'.repeat(40)}`,
+      amount,
+      block_number: 100n,
+      block_hash: `0x${'f'.repeat(64)}`,
+      outcome: 'paid' as const,
+      swept_by,
+    });
+    const unswept = deposit('a', 'pay_dep_1', 7_000_000n);
+    const sweptBefore = deposit('b', 'pay_dep_2', 3_000_000n, 'etx_before_the_ledger');
+    const sweptSince = deposit('c', 'pay_dep_2', 4_000_000n);
+    const unlisted = { ...deposit('e', 'pay_dep_1', 5n), token: `0x${'e'.repeat(40)}`, asset: null };
+    // The database as it was before the ledger: deposits recorded, one of them swept already.
+    await withDepositTables(db)
+      .insertInto('evm_deposits')
+      .values([unswept, sweptBefore, sweptSince, unlisted])
+      .execute();
+    await createLedger(db as unknown as Kysely<unknown>);
+
+    const nameOf = (row: { chain: string; tx_hash: string; log_index: number }) =>
+      `${row.chain}:${row.tx_hash}:${row.log_index}`;
+    const sweep = (rows: ReturnType<typeof deposit>[], sweepId: string) =>
+      inTransaction(db, async (trx) => {
+        await withDepositTables(trx)
+          .updateTable('evm_deposits')
+          .set({ swept_by: sweepId })
+          .where(
+            'tx_hash',
+            'in',
+            rows.map((row) => row.tx_hash),
+          )
+          .execute();
+        await postDepositsSwept(
+          trx,
+          rows.map((row) => ({ ...row, amount: row.amount.toString() })),
+        );
+      });
+    // Since the ledger: a deposit recorded before it is swept, and one is recorded with its own entry.
+    await sweep([sweptSince], 'etx_since_the_ledger');
+    const received = deposit('d', 'pay_dep_2', 2_000_000n);
+    await inTransaction(db, async (trx) => {
+      await withDepositTables(trx).insertInto('evm_deposits').values(received).execute();
+      await postTransferReceived(trx, `deposit:${nameOf(received)}`, {
+        heldBy: DEPOSIT_ADDRESSES,
+        merchantId: 'mrch_deposits',
+        asset: USDC,
+        amount: received.amount,
+      });
+    });
+
+    await openDeposits(db as unknown as Kysely<unknown>);
+    const entries = () =>
+      db
+        .selectFrom('ledger_entries')
+        .select(['entry', 'account', 'asset', 'amount'])
+        .where('entry', 'like', 'opening:deposit:%')
+        .orderBy('entry')
+        .orderBy('account')
+        .execute();
+    const opened = [
+      { entry: `opening:deposit:${nameOf(unswept)}`, account: DEPOSIT_ADDRESSES, asset: USDC, amount: '7000000' },
+      { entry: `opening:deposit:${nameOf(unswept)}`, account: 'opening_balances', asset: USDC, amount: '-7000000' },
+      { entry: `opening:deposit:${nameOf(sweptSince)}`, account: DEPOSIT_ADDRESSES, asset: USDC, amount: '4000000' },
+      {
+        entry: `opening:deposit:${nameOf(sweptSince)}`,
+        account: 'opening_balances',
+        asset: USDC,
+        amount: '-4000000',
+      },
+    ];
+    expect(await entries()).toEqual(opened);
+    const held = async () => {
+      const { rows } = await sql<{ amount: string }>`
+        SELECT coalesce(sum(amount), 0)::text AS amount FROM ledger_entries WHERE account = ${DEPOSIT_ADDRESSES}
+      `.execute(db);
+      return rows[0]?.amount;
+    };
+    expect(await held()).toBe('9000000');
+    await sweep([unswept, received], 'etx_sweep');
+    expect(await held()).toBe('0');
+    // Run again, it writes nothing.
+    await openDeposits(db as unknown as Kysely<unknown>);
+    expect(await entries()).toEqual(opened);
+  });
+
+  it('opens no deposits on a fresh database, nor on one whose deposits all have their entries', async () => {
+    const { db } = await isolatedTestDatabase();
+    const count = async () =>
+      (await sql<{ count: string }>`SELECT count(*)::text AS count FROM ledger_entries`.execute(db)).rows[0]?.count;
+    await openDeposits(db as unknown as Kysely<unknown>);
+    expect(await count()).toBe('0');
+
+    await insertMerchantWithPayments(db, 'mrch_entered', ['pay_entered']);
+    const deposit = (tx: string) => ({
+      chain: 'eip155:31337',
+      tx_hash: `0x${tx.repeat(64)}`,
+      log_index: 0,
+      payment_id: 'pay_entered',
+      address: `0x${'3'.repeat(40)}`,
+      token: USDC.split(':').at(-1) as string,
+      asset: USDC,
+      from_address: `0x${'b'.repeat(40)}`,
+      amount: '1000000',
+      block_number: 100n,
+      block_hash: `0x${'f'.repeat(64)}`,
+      outcome: 'paid' as const,
+    });
+    // One deposit held at its address, one swept since: each recorded with its entries.
+    await inTransaction(db, async (trx) => {
+      for (const row of [deposit('a'), deposit('c')]) {
+        await withDepositTables(trx).insertInto('evm_deposits').values(row).execute();
+        await postTransferReceived(trx, `deposit:${row.chain}:${row.tx_hash}:${row.log_index}`, {
+          heldBy: DEPOSIT_ADDRESSES,
+          merchantId: 'mrch_entered',
+          asset: USDC,
+          amount: BigInt(row.amount),
+        });
+      }
+      await withDepositTables(trx)
+        .updateTable('evm_deposits')
+        .set({ swept_by: 'etx_entered' })
+        .where('tx_hash', '=', deposit('c').tx_hash)
+        .execute();
+      await postDepositsSwept(trx, [deposit('c')]);
+    });
+    expect(await count()).toBe('6');
+    await openDeposits(db as unknown as Kysely<unknown>);
+    expect(await count()).toBe('6');
   });
 });

@@ -286,10 +286,25 @@ export class Relayer {
     await this.recordReceipt(this.network(transaction.chain), transaction, receipt, latestBlock, emptyReport());
   }
 
-  /** The transaction's block reached the network's depth on the canonical chain: it is final. */
+  /**
+   * The transaction's block reached the network's depth on the canonical chain: it is final. A receipt recorded
+   * before the ledger (migration 0034) stored no fee: the receipt is read again first, outside any database
+   * transaction, so the fee is stored and entered with the final state; while it cannot be read, the transaction
+   * stays open and its follower comes back to it.
+   */
   async finishIncluded(transaction: StoredTransaction): Promise<void> {
-    if (transaction.receipt_block_hash === null) throw new Error(`transaction ${transaction.id} is not mined`);
-    await markIncludedFinal(this.db, transaction.id, transaction.receipt_block_hash, this.onFinal);
+    const { receipt_block_hash: blockHash, mined_hash: minedHash } = transaction;
+    if (blockHash === null) throw new Error(`transaction ${transaction.id} is not mined`);
+    let feePaid: bigint | undefined;
+    if (transaction.fee_paid === null) {
+      if (minedHash === null) throw new Error(`transaction ${transaction.id} has no mined hash`);
+      const client = this.clients.for(this.network(transaction.chain));
+      const receipt = await client.getTransactionReceipt({ hash: minedHash as Hex });
+      if (receipt.blockHash !== blockHash)
+        throw new Error(`the node's receipt of ${minedHash} is of block ${receipt.blockHash}, not ${blockHash}`);
+      feePaid = networkFeeOf(receipt);
+    }
+    await markIncludedFinal(this.db, transaction.id, blockHash, this.onFinal, feePaid);
   }
 
   /** The transaction's block left the canonical chain: it is pending again, and the node is given its bytes again. */

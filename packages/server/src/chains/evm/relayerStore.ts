@@ -266,20 +266,23 @@ export async function markMined(
 
 /**
  * Makes a mined transaction final once its block is at the network's depth: confirmed, or failed when it reverted.
- * Only while it is still recorded in `blockHash`, so a reorg noticed meanwhile wins. Runs `onFinal` in the same
- * transaction.
+ * Only while it is still recorded in `blockHash`, so a reorg noticed meanwhile wins. `feePaid`, read from the
+ * receipt again for a transaction whose receipt was recorded before the ledger, is stored only where no fee is.
+ * Runs `onFinal` in the same transaction.
  */
 export async function markIncludedFinal(
   db: Db,
   transactionId: string,
   blockHash: string,
   onFinal?: OnFinalTransaction,
+  feePaid?: bigint,
 ): Promise<void> {
   await db.transaction().execute(async (trx) => {
     const updated = await trx
       .updateTable('evm_transactions')
       .set({
         status: sql<EvmTransactionStatus>`CASE WHEN failure_reason IS NULL THEN 'confirmed' ELSE 'failed' END`,
+        ...(feePaid === undefined ? {} : { fee_paid: sql<string>`coalesce(fee_paid, ${feePaid.toString()}::numeric)` }),
         updated_at: sql<Date>`now()`,
       })
       .where('id', '=', transactionId)

@@ -38,6 +38,7 @@ import * as depositReadThrough from './0036_deposit_read_through.ts';
 import * as sweepReconciliation from './0037_sweep_reconciliation.ts';
 import * as paymentDepositAddress from './0038_payment_deposit_address.ts';
 import * as solanaPayReadThrough from './0039_solana_pay_read_through.ts';
+import * as openingDeposits from './0040_opening_deposits.ts';
 
 /** Every schema change, in order; names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -80,4 +81,5 @@ export const migrations: Record<string, Migration> = {
   '0037_sweep_reconciliation': sweepReconciliation,
   '0038_payment_deposit_address': paymentDepositAddress,
   '0039_solana_pay_read_through': solanaPayReadThrough,
+  '0040_opening_deposits': openingDeposits,
 };

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { type Address, encodeFunctionData, type Hex, keccak256, parseAbi, type PublicClient, toHex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { EvmClients } from '../../../src/chains/evm/clients.ts';
 import { Relayer } from '../../../src/chains/evm/relayer.ts';
@@ -349,6 +350,61 @@ describe('relayer', () => {
     expect(await env.client.readContract({ address: usdc, abi, functionName: 'balanceOf', args: [recipient] })).toBe(
       balance,
     );
+  });
+
+  it('enters the gas of a transaction whose receipt was recorded before the ledger when it becomes final', async () => {
+    const deep = env.networks.map((network) => ({ ...network, confirmations: 1_000 }));
+    const patient = new Relayer({ db: env.db, networks: deep, privateKey: env.collectorKey, clients: env.clients });
+    const { id, hash } = await patient.submit({
+      chain: env.network.caip2,
+      to: recipient,
+      value: 1n,
+      purpose: 'test_fee_before_ledger',
+    });
+    const receipt = await env.client.waitForTransactionReceipt({ hash, pollingInterval: 200 });
+    await checkOpenTransactions({ ...env, relayer: patient });
+    // Its receipt recorded while it was not deep enough, by a service from before the ledger: no fee stored.
+    await sql`UPDATE evm_transactions SET fee_paid = NULL WHERE id = ${id}`.execute(env.db);
+    const stored = await env.db
+      .selectFrom('evm_transactions')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    expect(stored).toMatchObject({ status: 'broadcast', receipt_block_hash: receipt.blockHash, fee_paid: null });
+    const entry = () =>
+      env.db
+        .selectFrom('ledger_entries')
+        .select(['account', 'asset', 'amount'])
+        .where('entry', '=', `network_fee:${id}`)
+        .orderBy('account')
+        .execute();
+
+    // The receipt cannot be read: it is not made final in this pass.
+    const nodeDown = {
+      for: () => ({ getTransactionReceipt: () => Promise.reject(new Error('the node is down')) }),
+    } as unknown as EvmClients;
+    const unlucky = new Relayer({ db: env.db, networks: deep, privateKey: env.collectorKey, clients: nodeDown });
+    await expect(unlucky.finishIncluded(stored)).rejects.toThrow('the node is down');
+    expect(
+      await env.db.selectFrom('evm_transactions').select('status').where('id', '=', id).executeTakeFirst(),
+    ).toEqual({ status: 'broadcast' });
+    expect(await entry()).toEqual([]);
+
+    await patient.finishIncluded(stored);
+    const fee = receipt.gasUsed * receipt.effectiveGasPrice;
+    expect(fee).toBeGreaterThan(0n);
+    expect(
+      await env.db
+        .selectFrom('evm_transactions')
+        .select(['status', 'fee_paid'])
+        .where('id', '=', id)
+        .executeTakeFirst(),
+    ).toEqual({ status: 'confirmed', fee_paid: fee.toString() });
+    const ether = env.network.tokens.find((token) => token.method === 'native')?.caip19;
+    expect(await entry()).toEqual([
+      { account: 'collector', asset: ether, amount: (-fee).toString() },
+      { account: 'network_fees', asset: ether, amount: fee.toString() },
+    ]);
   });
 
   it('notices a reorg that removes a mined transaction, and lands it again from the same bytes', async () => {

@@ -1,10 +1,9 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { type Address, erc20Abi, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { insertMerchantWithPayments } from '../support/fixtures.ts';
 import { isolatedTestDatabase } from '../support/isolatedDatabase.ts';
+import { nodeFailing } from '../support/nodeFailing.ts';
 import { newPartner } from '../support/testServer.ts';
 import { EvmClients } from '../../src/chains/evm/clients.ts';
 import {
@@ -16,51 +15,6 @@ import {
 import { withDepositTables } from '../../src/deposits/depositTables.ts';
 import { type EvmTestEnvironment, startEvmTestEnvironment } from '../chains/evm/support/evmDevnet.ts';
 import { warningsInto } from '../support/warnings.ts';
-
-interface JsonRpcCall {
-  id: number;
-  method: string;
-}
-
-/**
- * A JSON-RPC endpoint in front of a node that answers `method` with `error` itself, as a node without the debug
- * namespace (-32601) or one that no longer keeps a block's state does; every other call goes on to the node.
- * Counts the calls it answered so.
- */
-async function nodeFailing(method: string, upstream: string, error: { code: number; message: string }) {
-  let refused = 0;
-  const server = http.createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', async () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as JsonRpcCall | JsonRpcCall[];
-      const calls = Array.isArray(body) ? body : [body];
-      const passed = calls.filter((call) => call.method !== method);
-      const answers = passed.length
-        ? ((await (
-            await fetch(upstream, {
-              method: 'POST',
-              headers: { 'content-type': 'application/json' },
-              body: JSON.stringify(passed),
-            })
-          ).json()) as { id: number }[])
-        : [];
-      const replies = calls.map((call) => {
-        if (call.method !== method) return answers.find((answer) => answer.id === call.id);
-        refused += 1;
-        return { jsonrpc: '2.0', id: call.id, error };
-      });
-      response.setHeader('content-type', 'application/json');
-      response.end(JSON.stringify(Array.isArray(body) ? replies : replies[0]));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    refused: () => refused,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
 
 describe('deposit scanner: one eth_getLogs per range of blocks at depth, whatever the number of open addresses', () => {
   let env: EvmTestEnvironment;

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { type Insertable, sql } from 'kysely';
-import { type Abi, type Address, erc20Abi, type Hex } from 'viem';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Abi, type Address, erc20Abi, type Hex, type PublicClient } from 'viem';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { depositAddress, depositFactoryAddress } from '../../src/chains/evm/deposits/addresses.ts';
 import { hasCode } from '../../src/chains/evm/deposits/factory.ts';
 import { NATIVE_TOKEN } from '../../src/chains/evm/deposits/depositScanner.ts';
@@ -10,15 +10,19 @@ import {
   DEPOSIT_SWEEP_PURPOSE,
   DepositSweeper,
 } from '../../src/chains/evm/deposits/sweeper.ts';
+import { EvmClients } from '../../src/chains/evm/clients.ts';
 import { EvmFollower } from '../../src/chains/evm/follower.ts';
 import { Relayer } from '../../src/chains/evm/relayer.ts';
 import { connect, type Db } from '../../src/db/database.ts';
 import type { PaymentsTable } from '../../src/db/schema.ts';
 import { withDepositTables } from '../../src/deposits/depositTables.ts';
+import type { Logger } from '../../src/log.ts';
 import { type EvmTestEnvironment, startEvmTestEnvironment } from '../chains/evm/support/evmDevnet.ts';
 import { insertMerchantWithPayments } from '../support/fixtures.ts';
 import { createIsolatedDatabase } from '../support/isolatedDatabase.ts';
+import { nodeFailing } from '../support/nodeFailing.ts';
 import { runCli } from '../support/serverProcess.ts';
+import { warningsInto } from '../support/warnings.ts';
 
 /** What a process killed right after journaling a transfer leaves: the journal row, nothing sent, nothing after it. */
 class Killed extends Error {}
@@ -59,10 +63,14 @@ describe('deposit sweeps: funds at deposit addresses move to the collector once,
     const receipt = await env.client.waitForTransactionReceipt({ hash, pollingInterval: 100 });
     return { hash, receipt };
   };
-  /** The deposit row the network's follower records for a transfer at depth. */
+  const nativeToken = () => env.network.tokens.find((token) => token.method === 'native')!;
+  /**
+   * The deposit row the network's follower records for a transfer at depth: a token's Transfer log, or a
+   * transaction's own value of the native coin.
+   */
   const recordDeposit = async (
     paymentId: string,
-    token: 'USDC' | 'USDT' | 'EURC',
+    token: 'USDC' | 'USDT' | 'EURC' | 'native',
     amount: bigint,
     hash: Hex,
     block: bigint,
@@ -73,17 +81,31 @@ describe('deposit sweeps: funds at deposit addresses move to the collector once,
       .values({
         chain: env.network.caip2,
         tx_hash: hash,
-        log_index: 0,
+        log_index: token === 'native' ? -1 : 0,
         payment_id: paymentId,
         address: depositAddress(env.collector, paymentId).toLowerCase(),
-        token: env.token(token).address.toLowerCase(),
-        asset: listed ? env.token(token).caip19 : null,
+        token: token === 'native' ? NATIVE_TOKEN : env.token(token).address.toLowerCase(),
+        asset: listed ? (token === 'native' ? nativeToken() : env.token(token)).caip19 : null,
         from_address: env.buyer('alice').address.toLowerCase(),
         amount,
         block_number: block,
         block_hash: '0x00',
-        outcome: token === 'USDC' ? 'paid' : 'wrong_token',
+        outcome: token === 'USDC' || token === 'native' ? 'paid' : 'wrong_token',
       })
+      .execute();
+  /** A plain transfer of the native coin from alice. */
+  const payNative = async (to: Address, value: bigint) => {
+    const alice = env.buyer('alice');
+    const hash = await alice.wallet.sendTransaction({ chain: null, account: alice.account, to, value });
+    const receipt = await env.client.waitForTransactionReceipt({ hash, pollingInterval: 100 });
+    return { hash, receipt };
+  };
+  /** Has the network's deposit follower read every block before `nextBlock`. */
+  const followerAt = (nextBlock: bigint) =>
+    withDepositTables(db)
+      .insertInto('evm_deposit_cursors')
+      .values({ chain: env.network.caip2, next_block: nextBlock })
+      .onConflict((conflict) => conflict.column('chain').doUpdateSet({ next_block: nextBlock }))
       .execute();
   /** Runs the network's follower, as the service does, until none of the collector's transactions is open. */
   const followUntilSettled = async (relayer: Relayer) => {
@@ -577,13 +599,6 @@ describe('deposit sweeps: funds at deposit addresses move to the collector once,
     // A transfer the follower never recorded, and one it records only after the sweep (it was behind).
     await pay('USDC', address, 3_000_000n);
     const recordedLate = await pay('USDC', address, 2_000_000n);
-    const deposits = withDepositTables(db);
-    const followerAt = (nextBlock: bigint) =>
-      deposits
-        .insertInto('evm_deposit_cursors')
-        .values({ chain: env.network.caip2, next_block: nextBlock })
-        .onConflict((conflict) => conflict.column('chain').doUpdateSet({ next_block: nextBlock }))
-        .execute();
     await followerAt(recordedLate.receipt.blockNumber);
 
     const relayer = new Relayer({ db, networks: env.networks, privateKey: env.collectorKey, clients: env.clients });
@@ -642,5 +657,119 @@ describe('deposit sweeps: funds at deposit addresses move to the collector once,
     );
     await sweeper.step();
     expect(await sweepsOf(paymentId)).toHaveLength(1);
+  });
+
+  /**
+   * A closed payment of `name` paid in the native coin, with a second transfer of the coin to its address that the
+   * follower never recorded; swept by a sweeper reading the chain through `client`, confirmed, and compared once the
+   * follower has read the sweep's block. Returns the sweep, the sweeper, and the sweep's ledger entry for the coin.
+   */
+  async function sweepUnrecordedNative(name: string, client: PublicClient, log?: Logger) {
+    const merchantId = `mrch_${name}`;
+    const paymentId = `pay_${name}`;
+    await closedPayments(merchantId, [paymentId]);
+    const address = depositAddress(env.collector, paymentId);
+    const paid = await payNative(address, 3_000_000_000_000_000n);
+    await recordDeposit(paymentId, 'native', 3_000_000_000_000_000n, paid.hash, paid.receipt.blockNumber);
+    await payNative(address, 2_000_000_000_000_000n);
+    // The follower is behind the sweep until it is confirmed: the sweep is compared once the cursor passes its block.
+    await followerAt(paid.receipt.blockNumber);
+
+    const relayer = new Relayer({ db, networks: env.networks, privateKey: env.collectorKey, clients: env.clients });
+    const sweeper = new DepositSweeper({ db, network: env.network, client, relayer, log });
+    for (let round = 0; round < 3 && !(await sweepsOf(paymentId)).length; round++) {
+      await sweeper.step();
+      await followUntilSettled(relayer);
+    }
+    const [sweep] = await sweepsOf(paymentId);
+    expect(sweep?.status).toBe('confirmed');
+    expect(await env.client.getBalance({ address })).toBe(0n);
+    const { receipt_block_number: sweepBlock } = await db
+      .selectFrom('evm_transactions')
+      .select('receipt_block_number')
+      .where('id', '=', sweep?.id as string)
+      .executeTakeFirstOrThrow();
+    await followerAt(BigInt(sweepBlock as string) + 1n);
+    await sweeper.step();
+    const unexplained = () =>
+      db
+        .selectFrom('ledger_entries')
+        .select(['account', 'asset', 'amount'])
+        .where('entry', '=', `unexplained:${sweep?.id}:${NATIVE_TOKEN}`)
+        .orderBy('account')
+        .execute();
+    return { merchantId, paymentId, sweep: sweep as { id: string }, sweeper, unexplained };
+  }
+
+  it('enters in the ledger the native coin a sweep moved beyond the recorded deposits, read from its call trace', async () => {
+    // The balance is refused, so what is entered can only come from the trace.
+    const node = await nodeFailing('eth_getBalance', env.network.rpcUrl as string, {
+      code: -32000,
+      message: 'balance refused by the test',
+    });
+    onTestFinished(() => node.close());
+    const { merchantId, sweeper, unexplained } = await sweepUnrecordedNative(
+      'sweep_native_unexplained',
+      new EvmClients().for({ ...env.network, rpcUrl: node.url }),
+    );
+    expect(node.refused()).toBe(0);
+    const entered = [
+      { account: 'collector', asset: nativeToken().caip19, amount: '2000000000000000' },
+      { account: `unattributed:${merchantId}`, asset: nativeToken().caip19, amount: '-2000000000000000' },
+    ];
+    expect(await unexplained()).toEqual(entered);
+    // Compared once: a further step enters nothing more.
+    await sweeper.step();
+    expect(await unexplained()).toEqual(entered);
+  });
+
+  it('reads the native coin a sweep moved from the balance before its block when the node serves no call traces', async () => {
+    const node = await nodeFailing('debug_traceTransaction', env.network.rpcUrl as string, {
+      code: -32601,
+      message: 'the method debug_traceTransaction does not exist/is not available',
+    });
+    onTestFinished(() => node.close());
+    const { merchantId, sweeper, unexplained } = await sweepUnrecordedNative(
+      'sweep_native_untraced',
+      new EvmClients().for({ ...env.network, rpcUrl: node.url }),
+    );
+    expect(node.refused()).toBe(1);
+    const entered = [
+      { account: 'collector', asset: nativeToken().caip19, amount: '2000000000000000' },
+      { account: `unattributed:${merchantId}`, asset: nativeToken().caip19, amount: '-2000000000000000' },
+    ];
+    expect(await unexplained()).toEqual(entered);
+    await sweeper.step();
+    expect(await unexplained()).toEqual(entered);
+  });
+
+  it('compares a sweep for its tokens only, and says so, when the node can read neither its trace nor the balance', async () => {
+    // A node that no longer keeps the state of the sweep's blocks.
+    const node = await nodeFailing(['debug_traceTransaction', 'eth_getBalance'], env.network.rpcUrl as string, {
+      code: -32000,
+      message: 'missing trie node',
+    });
+    onTestFinished(() => node.close());
+    const warnings: string[] = [];
+    const { sweep, unexplained } = await sweepUnrecordedNative(
+      'sweep_native_stateless',
+      new EvmClients().for({ ...env.network, rpcUrl: node.url }),
+      warningsInto(warnings),
+    );
+    expect(await unexplained()).toEqual([]);
+    // Compared all the same, so the sweeps after it are not held up.
+    const { reconciled_at } = await db
+      .selectFrom('evm_transactions')
+      .select('reconciled_at')
+      .where('id', '=', sweep.id)
+      .executeTakeFirstOrThrow();
+    expect(reconciled_at).not.toBeNull();
+    expect(warnings).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^sweep ${sweep.id} .* for its tokens only: .*call trace \\(missing trie node\\).*balance before its block \\(missing trie node\\)`,
+        ),
+      ),
+    ]);
   });
 });

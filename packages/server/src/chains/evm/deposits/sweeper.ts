@@ -1,9 +1,18 @@
 import { type RawBuilder, sql, type Transaction } from 'kysely';
-import { type Address, encodeFunctionData, type Hex, hexToBigInt, pad, type PublicClient } from 'viem';
+import {
+  type Address,
+  BaseError,
+  encodeFunctionData,
+  type Hex,
+  hexToBigInt,
+  pad,
+  type PublicClient,
+  type TransactionReceipt,
+} from 'viem';
 import { type Db, inTransaction } from '../../../db/database.ts';
 import type { Database } from '../../../db/schema.ts';
 import { postDepositsSwept, postUnattributed } from '../../../ledger/ledger.ts';
-import { TRANSFER_TOPIC } from './depositScanner.ts';
+import { NATIVE_TOKEN, TRANSFER_TOPIC } from './depositScanner.ts';
 import { withDepositTables } from '../../../deposits/depositTables.ts';
 import type { Logger } from '../../../log.ts';
 import type { NetworkInfo } from '../../registry.ts';
@@ -11,6 +20,7 @@ import type { Relayer } from '../relayer.ts';
 import { DETERMINISTIC_DEPLOYER, depositAddress, depositFactoryAddress, depositSalt } from './addresses.ts';
 import { depositFactoryAbi } from './contracts.ts';
 import { DEPOSIT_FACTORY_PURPOSE, factoryDeployment, hasCode } from './factory.ts';
+import { type CallFrame, nativeCredits } from './nativeCredits.ts';
 
 export const DEPOSIT_SWEEP_PURPOSE = 'deposit_sweep';
 
@@ -94,6 +104,11 @@ async function sweptDepositsUpTo(
     .groupBy('deposit.token')
     .execute();
   return new Map(rows.map((row) => [row.token, BigInt(row.amount)]));
+}
+
+/** Why a chain read failed, in a line: the node's answer where it gave one. */
+function reasonOf(error: unknown): string {
+  return error instanceof BaseError ? error.details || error.shortMessage : (error as Error).message;
 }
 
 /** Where a test stops the sweeper, as a process killed at that point would: after journaling a transfer, before sending it. */
@@ -252,10 +267,15 @@ export class DepositSweeper {
   }
 
   /**
-   * What a confirmed sweep of the payment's address moved to the collector, per token (lower case), from its
-   * receipt's Transfer logs; read before any database transaction.
+   * What a confirmed sweep of the payment's address moved to the collector, per token (lower case): the tokens from
+   * its receipt's Transfer logs and, for a sweep that named the native coin (`nativeOf`), the coin under
+   * `NATIVE_TOKEN` (see `nativeMovedBy`; absent where it could not be read). Read before any database transaction.
    */
-  private async movedBy(minedHash: string, paymentId: string): Promise<Map<string, bigint>> {
+  private async movedBy(
+    minedHash: string,
+    paymentId: string,
+    nativeOf?: { sweepId: string },
+  ): Promise<Map<string, bigint>> {
     const { client, relayer } = this.options;
     const receipt = await client.getTransactionReceipt({ hash: minedHash as Hex });
     const from = pad(depositAddress(relayer.address, paymentId)).toLowerCase();
@@ -267,7 +287,52 @@ export class DepositSweeper {
       const token = log.address.toLowerCase();
       moved.set(token, (moved.get(token) ?? 0n) + hexToBigInt(log.data));
     }
+    if (nativeOf) {
+      const native = await this.nativeMovedBy(receipt, paymentId, nativeOf.sweepId);
+      if (native !== undefined) moved.set(NATIVE_TOKEN, native);
+    }
     return moved;
+  }
+
+  /**
+   * The native coin a sweep moved from the payment's address to the collector: the forwarder's call with its whole
+   * balance, which logs nothing. Read from the transaction's call trace; where the node serves none or cannot trace
+   * it, from the address's balance before the sweep's block, as the sweep moves it whole. Undefined, with a warning,
+   * where neither can be read: the sweep's tokens are compared still, so such a node holds up no reconciliation.
+   */
+  private async nativeMovedBy(
+    receipt: TransactionReceipt,
+    paymentId: string,
+    sweepId: string,
+  ): Promise<bigint | undefined> {
+    const { client, relayer, network } = this.options;
+    const address = depositAddress(relayer.address, paymentId);
+    const from = address.toLowerCase();
+    const collector = relayer.address.toLowerCase();
+    let untraced: string;
+    try {
+      const trace = await client.request<{
+        Parameters: [Hex, { tracer: 'callTracer' }];
+        ReturnType: CallFrame;
+      }>({ method: 'debug_traceTransaction', params: [receipt.transactionHash, { tracer: 'callTracer' }] });
+      if (typeof trace?.type !== 'string') throw new Error('the node answered no call frame');
+      return nativeCredits(trace, (to) => to === collector)
+        .filter((credit) => credit.from === from)
+        .reduce((sum, credit) => sum + credit.amount, 0n);
+    } catch (error) {
+      untraced = reasonOf(error);
+    }
+    try {
+      // This misses coin sent to the address earlier in the sweep's own block: the sweep moved it, the balance
+      // before the block does not hold it, so the amount comes out short by it (and an unrecorded transfer of as
+      // much may go unentered).
+      return await client.getBalance({ address, blockNumber: receipt.blockNumber - 1n });
+    } catch (error) {
+      this.options.log?.warn(
+        `sweep ${sweepId} on ${network.caip2} is compared with its deposits for its tokens only: the native coin it moved was read neither from its call trace (${untraced}) nor from the balance before its block (${reasonOf(error)})`,
+      );
+      return undefined;
+    }
   }
 
   /**
@@ -314,7 +379,8 @@ export class DepositSweeper {
    * (`unexplained:<sweep id>:<token>`, unattributed for the payment's merchant). Each confirmed sweep is compared
    * once, after the network's deposit follower has read every block up to the sweep's, so that a deposit mined before
    * the sweep and recorded after it counts as explained, and is marked swept by it (no second sweep goes for it). The
-   * native coin moves without a log and is not compared.
+   * native coin moves without a log: a sweep naming it is compared for what its call trace, or else the address's
+   * balance before its block, says it moved (`nativeMovedBy`; for its tokens only where neither can be read).
    */
   private async reconcileSweeps(): Promise<void> {
     const { db, network, relayer } = this.options;
@@ -322,6 +388,7 @@ export class DepositSweeper {
       .selectFrom('evm_transactions as sweep')
       .innerJoin('evm_deposit_cursors as cursor', 'cursor.chain', 'sweep.chain')
       .select(['sweep.id', 'sweep.payment_id', 'sweep.mined_hash', 'sweep.receipt_block_number'])
+      .select(namesToken(sql.ref('sweep.data'), sql`${NATIVE_TOKEN}`).as('names_native'))
       .where('sweep.chain', '=', network.caip2)
       .where('sweep.purpose', '=', DEPOSIT_SWEEP_PURPOSE)
       .where('sweep.status', '=', 'confirmed')
@@ -333,7 +400,11 @@ export class DepositSweeper {
       .execute();
     for (const sweep of due) {
       if (!sweep.mined_hash || !sweep.payment_id || sweep.receipt_block_number === null) continue;
-      const moved = await this.movedBy(sweep.mined_hash, sweep.payment_id);
+      const moved = await this.movedBy(
+        sweep.mined_hash,
+        sweep.payment_id,
+        sweep.names_native ? { sweepId: sweep.id } : undefined,
+      );
       await inTransaction(db, async (trx) => {
         // Deposits it took but recorded too late for it to mark (the follower was behind) are its own too.
         await postDepositsSwept(
@@ -359,7 +430,10 @@ export class DepositSweeper {
           block: sweep.receipt_block_number as string,
         });
         for (const [token, amount] of moved) {
-          const listed = network.tokens.find((candidate) => candidate.address?.toLowerCase() === token);
+          // The native coin has no contract address: it is the network's token paid natively.
+          const listed = network.tokens.find((candidate) =>
+            token === NATIVE_TOKEN ? candidate.method === 'native' : candidate.address?.toLowerCase() === token,
+          );
           const unexplained = amount - (explained.get(token) ?? 0n);
           if (!listed || unexplained <= 0n) continue;
           await postUnattributed(trx, `unexplained:${sweep.id}:${token}`, {

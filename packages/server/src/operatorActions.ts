@@ -249,7 +249,9 @@ export function depositsRecover(request: { paymentId: string; network: string; t
 
 /**
  * Prints every merchant balance and what buyers are owed, as the ledger and the records give them, and the
- * collector's balance of each token, on the chain and in the ledger; refuses (exit 1) when any two differ.
+ * collector's balance of each token and the deposit addresses', on the chain and in the ledger, each chain line
+ * with where the chain was read (`readAt`: the network's newest final block, or the Solana commitment); refuses
+ * (exit 1) when any two differ.
  */
 export function audit(options: { chain: boolean }): Promise<void> {
   return withDatabase(async ({ db }, config) => {

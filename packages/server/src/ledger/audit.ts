@@ -1,9 +1,11 @@
 import { type RawBuilder, sql } from 'kysely';
+import type { PublicClient } from 'viem';
 import type { Db } from '../db/database.ts';
 import { parseChainId } from '../chains/caip.ts';
-import type { PayoutSender } from '../payouts/payout.ts';
+import type { ChainReadPoint, PayoutSender } from '../payouts/payout.ts';
 import type { ChainRegistry, NetworkInfo, TokenInfo } from '../chains/registry.ts';
-import type { AmountsByAccount } from '../chains/evm/balances.ts';
+import { type AmountsByAccount, finalBlockNumber } from '../chains/evm/balances.ts';
+import { commitmentFor } from '../chains/solana/transactionSender.ts';
 import { withDepositTables } from '../deposits/depositTables.ts';
 
 /** What a merchant, or the buyers of its payments, are owed in one asset: per the ledger and per the records. */
@@ -107,28 +109,93 @@ async function ledgerBalances(db: Db, account: string): Promise<Map<string, bigi
   return new Map(rows.map((row) => [row.asset, BigInt(row.amount)]));
 }
 
+/** What the chain checks compare with: the ledger's balances and the deposits not swept yet, read at one moment. */
+export interface AuditedLedger {
+  collector: Map<string, bigint>;
+  depositAddresses: Map<string, bigint>;
+  /** Each deposit address holding an unswept deposit of a listed token, with the asset. */
+  unswept: { chain: string; address: string; asset: string | null }[];
+}
+
+/**
+ * The ledger as the chain checks need it, from one snapshot (a read-only, repeatable-read transaction) that ends
+ * before any chain is read: taken before the heads are read, it holds nothing a follower recorded from a block
+ * above the one the audit reads, and no connection waits on a node.
+ */
+export function readAuditedLedger(db: Db): Promise<AuditedLedger> {
+  return db
+    .transaction()
+    .setIsolationLevel('repeatable read')
+    .setAccessMode('read only')
+    .execute(async (snapshot) => ({
+      collector: await ledgerBalances(snapshot, 'collector'),
+      depositAddresses: await ledgerBalances(snapshot, 'deposit_addresses'),
+      unswept: await withDepositTables(snapshot)
+        .selectFrom('evm_deposits')
+        .select(['chain', 'address', 'asset'])
+        .distinct()
+        .where('swept_by', 'is', null)
+        .where('asset', 'is not', null)
+        .execute(),
+    }));
+}
+
+/** Where the audit reads a network's balances; the same point for every read of the network in one audit. */
+export type ChainReadPoints = (network: NetworkInfo) => Promise<ChainReadPoint>;
+
+/**
+ * Each network at the newest state the ledger can hold, as the followers record a transaction (the collector's,
+ * a buyer's to a deposit address) only once it is final: on EVM the newest block at the network's depth
+ * (`finalBlockNumber`), from one read of the head per network, kept for every balance of the network this audit
+ * reads (collector and deposit addresses alike); on Solana the commitment its followers record at
+ * (`commitmentFor`).
+ */
+export function finalReadPoints(evmClient: (network: NetworkInfo) => PublicClient): ChainReadPoints {
+  const points = new Map<string, Promise<ChainReadPoint>>();
+  return (network) => {
+    let point = points.get(network.caip2);
+    if (!point) {
+      point =
+        network.namespace === 'solana'
+          ? Promise.resolve({ commitment: commitmentFor(network.confirmations) })
+          : finalBlockNumber(evmClient(network), network).then((block) => ({ block }));
+      points.set(network.caip2, point);
+    }
+    return point;
+  };
+}
+
+/** How a check names where it read the chain: `block <number>` on EVM, the commitment on Solana. */
+function readAtOf(point: ChainReadPoint): string {
+  return 'block' in point ? `block ${point.block}` : point.commitment;
+}
+
 /** What the collector holds of one asset on its network, on the chain and per the ledger. */
 export interface CollectorBalanceCheck {
   asset: string;
   chain: string;
   ledger: string;
   difference: string;
+  /** Where `chain` was read: `block <number>` (EVM), or `confirmed` / `finalized` (Solana). */
+  readAt: string;
 }
 
 /**
- * The collector's balance of every token and native coin it holds, on the chain now against the ledger's
- * `collector` account: what buyers paid in, sweeps, payouts, network fees (rent included on Solana) and the
- * operator's recorded funding. Read while transfers are in flight (mined, not final), the two may differ for a
- * moment.
+ * The collector's balance of every token and native coin it holds, on the chain against the ledger's `collector`
+ * account: what buyers paid in, sweeps, payouts, network fees (rent included on Solana) and the operator's
+ * recorded funding. The chain is read where the ledger is (`readPoints`, see `finalReadPoints`: the newest final
+ * block, or the commitment the followers record at), so a transfer mined but not final yet shows on neither side;
+ * what can still differ for a moment is a final transaction its network's follower has not recorded yet.
  */
 export async function auditCollector(
-  db: Db,
+  audited: AuditedLedger,
   chains: ChainRegistry,
   senders: Record<string, PayoutSender>,
+  readPoints: ChainReadPoints,
 ): Promise<CollectorBalanceCheck[]> {
-  const ledger = await ledgerBalances(db, 'collector');
+  const ledger = audited.collector;
   const checks: CollectorBalanceCheck[] = [];
-  for (const [asset, held] of await collectorHoldings(chains, senders)) {
+  for (const [asset, { amount: held, at }] of await collectorHoldings(chains, senders, readPoints)) {
     const recorded = ledger.get(asset) ?? 0n;
     if (held === 0n && recorded === 0n) continue;
     checks.push({
@@ -136,24 +203,31 @@ export async function auditCollector(
       chain: held.toString(),
       ledger: recorded.toString(),
       difference: (held - recorded).toString(),
+      readAt: readAtOf(at),
     });
   }
   return checks;
 }
 
-/** What the collector holds now of every token and native coin of the configured networks, by CAIP-19 id. */
+/**
+ * What the collector holds of every token and native coin of the configured networks, by CAIP-19 id, and where
+ * each network was read (`readPoints`).
+ */
 export async function collectorHoldings(
   chains: ChainRegistry,
   senders: Record<string, PayoutSender>,
-): Promise<Map<string, bigint>> {
-  const holdings = new Map<string, bigint>();
+  readPoints: ChainReadPoints,
+): Promise<Map<string, { amount: bigint; at: ChainReadPoint }>> {
+  const holdings = new Map<string, { amount: bigint; at: ChainReadPoint }>();
   for (const network of chains.networks) {
     const sender = senders[parseChainId(network.caip2)?.namespace ?? ''];
     if (!sender) continue;
     const tokens = network.tokens.filter((token) => sender.canSend(token) || token.method === 'native');
+    if (!tokens.length) continue;
+    const at = await readPoints(network);
     // A network's reads go out together (one JSON-RPC batch on EVM).
-    const held = await Promise.all(tokens.map((token) => sender.collectorHolds(token)));
-    for (const [index, token] of tokens.entries()) holdings.set(token.caip19, held[index] as bigint);
+    const held = await Promise.all(tokens.map((token) => sender.collectorHolds(token, at)));
+    for (const [index, token] of tokens.entries()) holdings.set(token.caip19, { amount: held[index] as bigint, at });
   }
   return holdings;
 }
@@ -164,52 +238,63 @@ export interface DepositAddressesCheck {
   chain: string;
   ledger: string;
   difference: string;
+  /** Where `chain` was read (`block <number>`); absent when no address held a deposit of the asset to read. */
+  readAt?: string;
 }
 
-/** Reads what `owners` hold of `tokens` on an EVM network, in one round trip. */
+/** Reads what `owners` hold of `tokens` on an EVM network at block `blockNumber`, in one round trip. */
 export type EvmBalanceReader = (
   network: NetworkInfo,
   owners: string[],
   tokens: TokenInfo[],
+  blockNumber: bigint,
 ) => Promise<AmountsByAccount>;
 
 /**
- * What the deposit addresses hold of every listed token and native coin, on the chain now against the ledger's
+ * What the deposit addresses hold of every listed token and native coin, on the chain against the ledger's
  * `deposit_addresses` account: the deposits recorded and not swept yet. The addresses read are those holding such
  * deposits, each in the assets of its deposits; more there than the deposits explain (a transfer not recorded) or
- * less (value gone without a sweep) is a difference. Read while a sweep is in flight, the two may differ for a moment.
+ * less (value gone without a sweep) is a difference. The chain is read where the ledger is (`readPoints`, see
+ * `finalReadPoints`: the network's newest final block, the one the collector's check reads too when given the same
+ * `readPoints`), so a deposit or a sweep mined but not final yet shows on neither side; what can still differ for a
+ * moment is one final that the network's deposit follower, or the follower of the sweep, has not recorded yet.
  */
 export async function auditDepositAddresses(
-  db: Db,
+  audited: AuditedLedger,
   chains: ChainRegistry,
   readBalances: EvmBalanceReader,
+  readPoints: ChainReadPoints,
 ): Promise<DepositAddressesCheck[]> {
-  const ledger = await ledgerBalances(db, 'deposit_addresses');
-  const holding = await withDepositTables(db)
-    .selectFrom('evm_deposits')
-    .select(['chain', 'address', 'asset'])
-    .distinct()
-    .where('swept_by', 'is', null)
-    .where('asset', 'is not', null)
-    .execute();
-  const held = new Map<string, bigint>();
+  const { depositAddresses: ledger, unswept: holding } = audited;
+  const held = new Map<string, { amount: bigint; at: ChainReadPoint }>();
   for (const network of chains.networks) {
     const here = holding.filter((row) => row.chain === network.caip2);
     const tokens = network.tokens.filter((token) => here.some((row) => row.asset === token.caip19));
     if (!tokens.length) continue;
-    const balances = await readBalances(network, [...new Set(here.map((row) => row.address))], tokens);
+    const at = await readPoints(network);
+    if (!('block' in at))
+      throw new Error(`deposit addresses on ${network.caip2} are read at a block, not ${at.commitment}`);
+    const balances = await readBalances(network, [...new Set(here.map((row) => row.address))], tokens, at.block);
     for (const row of here) {
       const token = tokens.find((candidate) => candidate.caip19 === row.asset) as TokenInfo;
-      held.set(token.caip19, (held.get(token.caip19) ?? 0n) + balances.of(row.address, token));
+      const amount = (held.get(token.caip19)?.amount ?? 0n) + balances.of(row.address, token);
+      held.set(token.caip19, { amount, at });
     }
   }
   const assets = [...new Set([...ledger.keys(), ...held.keys()])].sort();
   return assets.flatMap((asset) => {
-    const onChain = held.get(asset) ?? 0n;
+    const onChain = held.get(asset);
+    const amount = onChain?.amount ?? 0n;
     const recorded = ledger.get(asset) ?? 0n;
-    if (onChain === 0n && recorded === 0n) return [];
+    if (amount === 0n && recorded === 0n) return [];
     return [
-      { asset, chain: onChain.toString(), ledger: recorded.toString(), difference: (onChain - recorded).toString() },
+      {
+        asset,
+        chain: amount.toString(),
+        ledger: recorded.toString(),
+        difference: (amount - recorded).toString(),
+        ...(onChain ? { readAt: readAtOf(onChain.at) } : {}),
+      },
     ];
   });
 }

@@ -12,13 +12,18 @@ import type { Db } from '../db/database.ts';
 import { createChainServices } from '../gateway/createChainServices.ts';
 import { CliError } from '../operatorDatabase.ts';
 import { payoutSenders } from '../payouts/index.ts';
-import { auditCollector, auditDepositAddresses } from './audit.ts';
+import { auditCollector, auditDepositAddresses, finalReadPoints, readAuditedLedger } from './audit.ts';
 import { readBalances } from '../chains/evm/index.ts';
 
 /**
  * The collector's balances, and the deposit addresses', on the configured networks against the ledger, for `paygate
  * audit`: the networks of CHAINS and the collector keys as the service has them. The devnet is read where the running
  * service keeps it (its manifest in DATA_DIR); the command never starts one.
+ *
+ * Each network is read where the ledger is (`finalReadPoints`): on EVM the collector and the deposit addresses at
+ * one final block, from one read of the head. The ledger is read in one snapshot taken before any head is
+ * (`readAuditedLedger`), so it holds nothing a follower recorded after that read, whose block could be above the one
+ * read: what can differ is only a final transaction a follower had not recorded yet when the snapshot was taken.
  */
 export async function auditConfiguredChains(db: Db, config: Config) {
   const devnet = config.chains === 'devnet';
@@ -31,10 +36,17 @@ export async function auditConfiguredChains(db: Db, config: Config) {
     // Balances need no prices.
     prices: new FixedPriceSource({}),
   });
+  const clients = services.evm.clients;
+  const readPoints = finalReadPoints((network) => clients.for(network));
+  const senders = payoutSenders({ db, chains, services, clock: systemClock });
+  const ledger = await readAuditedLedger(db);
   return {
-    collector: await auditCollector(db, chains, payoutSenders({ db, chains, services, clock: systemClock })),
-    depositAddresses: await auditDepositAddresses(db, chains, (network, owners, tokens) =>
-      readBalances(services.evm.clients.for(network), owners, tokens),
+    collector: await auditCollector(ledger, chains, senders, readPoints),
+    depositAddresses: await auditDepositAddresses(
+      ledger,
+      chains,
+      (network, owners, tokens, blockNumber) => readBalances(clients.for(network), owners, tokens, blockNumber),
+      readPoints,
     ),
   };
 }

@@ -5,7 +5,7 @@ import type { TokenInfo } from '../chains/registry.ts';
 import { transferCrashPoint } from './crashPoint.ts';
 import { evmTransferCall } from '../settlement/transfers.ts';
 import { liveEvmTransfer } from './journalLookups.ts';
-import type { Payout, PayoutBook, PayoutSender, PayoutSenderContext } from './payout.ts';
+import type { ChainReadPoint, Payout, PayoutBook, PayoutSender, PayoutSenderContext } from './payout.ts';
 
 /** The transfer of the payout's amount to its destination. */
 function payoutCall(token: TokenInfo, payout: Payout) {
@@ -22,11 +22,13 @@ export class EvmPayoutSender implements PayoutSender {
     return this.context.chains.network(token.chain)?.rpcUrl !== undefined;
   }
 
-  async collectorHolds(token: TokenInfo): Promise<bigint> {
+  async collectorHolds(token: TokenInfo, at?: ChainReadPoint): Promise<bigint> {
     const { services, chains } = this.context;
     const network = chains.network(token.chain);
     if (!network) throw new Error(`${token.chain} is not configured`);
-    const balances = await readBalances(services.evm.clients.for(network), [services.evm.collector], [token]);
+    if (at && !('block' in at)) throw new Error(`an EVM balance is read at a block, not at ${at.commitment}`);
+    const client = services.evm.clients.for(network);
+    const balances = await readBalances(client, [services.evm.collector], [token], at?.block);
     return balances.of(services.evm.collector, token);
   }
 

@@ -47,12 +47,21 @@ export interface PayoutSenderContext {
   crashAt?: TransferCrashPoint;
 }
 
+/**
+ * The state of a network a balance is read at: a block, by number, on EVM; a commitment on Solana (whose reads
+ * have no block to name).
+ */
+export type ChainReadPoint = { block: bigint } | { commitment: 'confirmed' | 'finalized' };
+
 /** How the collector pays on the networks of one namespace. */
 export interface PayoutSender {
   /** Whether this process can send the token. */
   canSend(token: TokenInfo): boolean;
-  /** What the collector holds of the token (or the network's native coin) now, in minor units. */
-  collectorHolds(token: TokenInfo): Promise<bigint>;
+  /**
+   * What the collector holds of the token (or the network's native coin), in minor units: at `at` (of this
+   * namespace's kind), else now (the head on EVM, `confirmed` on Solana).
+   */
+  collectorHolds(token: TokenInfo, at?: ChainReadPoint): Promise<bigint>;
   /**
    * Journals the payout's transfer unless it has one, and sends it; the network's follower applies its end once it
    * is final. Returns whether the payout turned out complete already.

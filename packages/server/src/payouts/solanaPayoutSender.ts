@@ -5,7 +5,7 @@ import { readSolanaBalances } from '../chains/solana/readSolanaBalances.ts';
 import { transferCrashPoint } from './crashPoint.ts';
 import { buildSolanaSettlementTransfer } from '../settlement/transfers.ts';
 import { liveSolanaTransfer } from './journalLookups.ts';
-import type { Payout, PayoutBook, PayoutSender, PayoutSenderContext } from './payout.ts';
+import type { ChainReadPoint, Payout, PayoutBook, PayoutSender, PayoutSenderContext } from './payout.ts';
 
 /** Pays SPL tokens from the collector on Solana networks through the Solana journal. */
 export class SolanaPayoutSender implements PayoutSender {
@@ -15,13 +15,17 @@ export class SolanaPayoutSender implements PayoutSender {
     return token.method === 'spl' && this.context.services.solana.networks.has(token.chain);
   }
 
-  async collectorHolds(token: TokenInfo): Promise<bigint> {
+  async collectorHolds(token: TokenInfo, at?: ChainReadPoint): Promise<bigint> {
     const { services } = this.context;
     const solana = services.solana.networks.get(token.chain);
     if (!solana) throw new Error(`no Solana RPC for ${token.chain}`);
+    if (at && !('commitment' in at))
+      throw new Error(`a Solana balance is read at a commitment, not at block ${at.block}`);
     const owner = services.solana.collector.address;
-    if (token.method === 'native') return (await readSolanaBalances(solana.rpc, [owner], []))[owner]?.lamports ?? 0n;
-    const balances = await readSolanaBalances(solana.rpc, [owner], [token.address]);
+    const options = { commitment: at?.commitment };
+    if (token.method === 'native')
+      return (await readSolanaBalances(solana.rpc, [owner], [], options))[owner]?.lamports ?? 0n;
+    const balances = await readSolanaBalances(solana.rpc, [owner], [token.address], options);
     return balances[owner]?.tokens[token.address] ?? 0n;
   }
 

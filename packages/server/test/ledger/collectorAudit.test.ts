@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.ts';
 import { inTransaction } from '../../src/db/database.ts';
-import { auditBuyersBalances, auditCollector, auditMerchantBalances } from '../../src/ledger/audit.ts';
+import {
+  auditBuyersBalances,
+  auditCollector,
+  auditMerchantBalances,
+  finalReadPoints,
+  readAuditedLedger,
+} from '../../src/ledger/audit.ts';
 import { postFunding } from '../../src/ledger/ledger.ts';
 import { payoutSenders } from '../../src/payouts/index.ts';
 import { RefundWorker } from '../../src/refunds/refundWorker.ts';
@@ -33,12 +39,23 @@ describe("the ledger against the chain: the collector's balances on the devnet",
 
   const senders = () =>
     payoutSenders({ db: testbed.server.db, chains: testbed.chains, services: testbed.services, clock: systemClock });
-  const audit = () => auditCollector(testbed.server.db, testbed.chains, senders());
+  const audit = async () =>
+    auditCollector(
+      await readAuditedLedger(testbed.server.db),
+      testbed.chains,
+      senders(),
+      finalReadPoints((network) => testbed.services.evm.clients.for(network)),
+    );
 
   it('balances to the base unit after payments in, a refund, settlements out and the network fees they cost', async () => {
     // What the devnet gave the collector before the service took anything: the operator's funding.
     const opening = await audit();
     expect(opening.length).toBeGreaterThan(0);
+    // Each line says where the chain was read: the devnet's EVM network at its newest final block (its head, at one
+    // confirmation), Solana at the commitment its followers record at.
+    expect(new Set(opening.map((line) => line.readAt.replace(/^block \d+$/, 'block')))).toEqual(
+      new Set(['block', 'confirmed']),
+    );
     await inTransaction(testbed.server.db, async (trx) => {
       for (const line of opening)
         await postFunding(trx, `funding:devnet:${line.asset}`, line.asset, BigInt(line.chain));

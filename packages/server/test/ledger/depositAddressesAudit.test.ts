@@ -5,7 +5,7 @@ import { DepositScanner } from '../../src/chains/evm/deposits/depositScanner.ts'
 import { ChainRegistry } from '../../src/chains/registry.ts';
 import { evmDepositOutcomes } from '../../src/deposits/depositOutcomes.ts';
 import { withDepositTables } from '../../src/deposits/depositTables.ts';
-import { auditDepositAddresses } from '../../src/ledger/audit.ts';
+import { auditDepositAddresses, finalReadPoints, readAuditedLedger } from '../../src/ledger/audit.ts';
 import { silentLogger } from '../../src/log.ts';
 import { type EvmTestEnvironment, startEvmTestEnvironment } from '../chains/evm/support/evmDevnet.ts';
 import { quoteDeposit } from '../support/depositQuote.ts';
@@ -27,8 +27,15 @@ describe('the ledger against the chain: what deposit addresses hold before their
     const usdc = env.token('USDC');
     const address = await quoteDeposit(db, env.collector, 'pay_held', { chain: env.network.caip2, asset: usdc.caip19 });
     const chains = new ChainRegistry([env.network]);
-    const audit = () =>
-      auditDepositAddresses(db, chains, (_network, owners, tokens) => readBalances(env.client, owners, tokens));
+    const audit = async () =>
+      auditDepositAddresses(
+        await readAuditedLedger(db),
+        chains,
+        (_network, owners, tokens, blockNumber) => readBalances(env.client, owners, tokens, blockNumber),
+        finalReadPoints(() => env.client),
+      );
+    // At one confirmation the newest final block is the head.
+    const readAt = expect.stringMatching(/^block \d+$/);
     const pay = async (amount: bigint) => {
       const alice = env.buyer('alice');
       const hash = await alice.wallet.writeContract({
@@ -61,10 +68,14 @@ describe('the ledger against the chain: what deposit addresses hold before their
       .where('payment_id', '=', 'pay_held')
       .execute();
     expect(recorded).toEqual([{ outcome: 'paid', swept_by: null }]);
-    expect(await audit()).toEqual([{ asset: usdc.caip19, chain: '10000000', ledger: '10000000', difference: '0' }]);
+    expect(await audit()).toEqual([
+      { asset: usdc.caip19, chain: '10000000', ledger: '10000000', difference: '0', readAt },
+    ]);
 
     // A transfer the follower has not recorded: at the address, in no entry.
     await pay(7n);
-    expect(await audit()).toEqual([{ asset: usdc.caip19, chain: '10000007', ledger: '10000000', difference: '7' }]);
+    expect(await audit()).toEqual([
+      { asset: usdc.caip19, chain: '10000007', ledger: '10000000', difference: '7', readAt },
+    ]);
   });
 });

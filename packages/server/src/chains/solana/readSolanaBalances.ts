@@ -12,15 +12,21 @@ export interface SolanaBalances {
 // getMultipleAccounts takes at most 100 addresses per call.
 const ACCOUNTS_PER_CALL = 100;
 
+export interface ReadSolanaBalancesOptions {
+  tokenProgram?: string;
+  /** How final the state read must be; `confirmed` unless told. */
+  commitment?: 'confirmed' | 'finalized';
+}
+
 /**
  * SOL and token balances of several owners in as few round trips as possible: the owners and their derived
- * associated token accounts are read together with getMultipleAccounts.
+ * associated token accounts are read together with getMultipleAccounts, at the commitment asked for.
  */
 export async function readSolanaBalances(
   rpc: SolanaRpc,
   owners: readonly string[],
   mints: readonly string[],
-  tokenProgram: string = TOKEN_PROGRAM_ADDRESS,
+  { tokenProgram = TOKEN_PROGRAM_ADDRESS, commitment = 'confirmed' }: ReadSolanaBalancesOptions = {},
 ): Promise<Record<string, SolanaBalances>> {
   const pairs = await Promise.all(
     owners.flatMap((owner) =>
@@ -41,10 +47,7 @@ export async function readSolanaBalances(
   const results = (
     await Promise.all(
       chunks.map(
-        async (chunk) =>
-          (
-            await rpc.getMultipleAccounts(chunk, { encoding: 'base64', commitment: 'confirmed' }).send()
-          ).value,
+        async (chunk) => (await rpc.getMultipleAccounts(chunk, { encoding: 'base64', commitment }).send()).value,
       ),
     )
   ).flat();

@@ -3,7 +3,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import helmet from 'helmet';
 import type { App, AppContext } from './context.ts';
-import { CredentialVerifier, registerAuth } from './http/auth.ts';
+import fastifyCookie from '@fastify/cookie';
+import { registerAuth } from './http/auth.ts';
 import { answerClientError, MAX_PARAM_LENGTH, registerErrorHandlers, replyWithError } from './http/errorHandler.ts';
 import { registerOpsRoutes } from './http/ops.ts';
 import { RequestLines, requestLogger } from './http/requestLogger.ts';
@@ -20,6 +21,9 @@ import { registerPaymentRoutes } from './payments/routes.ts';
 import { registerGatewayRoutes } from './gateway/routes.ts';
 import { registerCollectFormRoutes } from './checkout/collect/collectFormRoutes.ts';
 import { registerCheckoutRoutes } from './checkout/routes.ts';
+import { registerDashboardRoutes } from './dashboard/routes.ts';
+import { registerApiKeyRoutes } from './partners/routes.ts';
+import { registerOperatorRoutes } from './operator/routes.ts';
 import { checkoutGatewayCors } from './checkout/gatewayCors.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
@@ -95,7 +99,8 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     done();
   });
 
-  registerAuth(app, new CredentialVerifier(ctx.db, config.authCacheTtlMs), ctx.rateLimiter);
+  await app.register(fastifyCookie);
+  registerAuth(app, ctx.credentials, ctx.rateLimiter);
 
   await registerOpenApi(app, config.baseUrl);
 
@@ -105,6 +110,9 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   registerGatewayRoutes(app, ctx);
   await registerCollectFormRoutes(app, ctx);
   registerCheckoutRoutes(app, ctx);
+  registerApiKeyRoutes(app, ctx);
+  registerDashboardRoutes(app, ctx);
+  await registerOperatorRoutes(app, ctx);
   registerWebhookRoutes(app, ctx);
   registerRefundRoutes(app, ctx);
   registerListNetworks(app, ctx);

@@ -45,6 +45,11 @@ export interface Config {
   settlement: { intervalMs: number; minimumBatch: string };
   /** Encrypts buyer data at rest; from DATA_ENCRYPTION_KEY, or kept in DATA_DIR by `start` on a local setup. */
   dataEncryptionKey: DataEncryptionKey | undefined;
+  /**
+   * Dashboard sign-in: how long a session lasts, how long a one-time link can be used, and how many sign-in
+   * attempts one address may make per window (each counts, so guessing keys is slow).
+   */
+  dashboard: { sessionMs: number; linkMs: number; signInMax: number; signInWindowMs: number };
 }
 
 export class ConfigError extends UserFacingError {}
@@ -170,5 +175,11 @@ export function loadConfig(env: Env = process.env): Config {
       minimumBatch: decimal(env, 'SETTLEMENT_MIN_BATCH', '0'),
     },
     dataEncryptionKey: dataEncryptionKey(env),
+    dashboard: {
+      sessionMs: integer(env, 'DASHBOARD_SESSION_MINUTES', 8 * 60, 1, 30 * 24 * 60) * 60_000,
+      linkMs: integer(env, 'DASHBOARD_LINK_MINUTES', 15, 1, 24 * 60) * 60_000,
+      signInMax: integer(env, 'DASHBOARD_SIGN_IN_MAX', 10, 1, 1_000_000),
+      signInWindowMs: integer(env, 'DASHBOARD_SIGN_IN_WINDOW_MS', 15 * 60_000, 1_000, 86_400_000),
+    },
   };
 }

@@ -16,6 +16,7 @@ import type { MerchantCache } from './merchants/merchantCache.ts';
 import type { WebhookDeliveryOptions } from './webhooks/deliveryOptions.ts';
 import type { Registry } from 'prom-client';
 import type { FormTokenSigner } from './gateway/dataCollection/formToken.ts';
+import type { CredentialVerifier } from './http/auth.ts';
 import type { CursorCodec } from './http/cursor.ts';
 import type { RateLimiter } from './http/rateLimit.ts';
 import type { Logger } from './log.ts';
@@ -42,6 +43,10 @@ export interface AppContext {
   /** Wakes long-polls when a payment's status changes, in any process. */
   statusWaiter: PaymentStatusWaiter;
   rateLimiter: RateLimiter;
+  /** Counts dashboard sign-in attempts per address (`config.dashboard`). */
+  signInLimiter: RateLimiter;
+  /** Verifies API keys, wallet apps and dashboard sessions, remembering answers briefly. */
+  credentials: CredentialVerifier;
   /** The registry `/metrics` serves. */
   metrics: Registry;
   /** Submits a confirmed payment in this process at once; without it, any process's submission sweep takes it. */

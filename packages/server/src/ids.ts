@@ -15,7 +15,8 @@ export type IdPrefix =
   | 'rfnd'
   | 'exc'
   | 'rcv'
-  | 'fnd';
+  | 'fnd'
+  | 'dss';
 
 const randomPool = Buffer.alloc(4096);
 let randomOffset = randomPool.length;

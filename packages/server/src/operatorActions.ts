@@ -26,6 +26,8 @@ import { auditBuyersBalances, auditMerchantBalances, auditUnattributed } from '.
 import { auditConfiguredChains, configuredNetworks } from './ledger/collectorAudit.ts';
 import { ChainRegistry } from './chains/registry.ts';
 import { postFunding } from './ledger/ledger.ts';
+import { createSignInLink } from './dashboard/sessions.ts';
+import { setMerchantStatus } from './merchants/merchantStatus.ts';
 
 /**
  * What the operator commands do, once their arguments are parsed (`operatorCommands.ts` defines them and imports
@@ -170,6 +172,18 @@ export function keyRevoke(keyId: string): Promise<void> {
   });
 }
 
+/**
+ * A one-time link to a partner's dashboard, or to the operator console (`partnerId` null): the token is printed once
+ * and kept only as its hash.
+ */
+export function consoleLink(partnerId: string | null): Promise<void> {
+  return withDatabase(async ({ db }, config) => {
+    const link = await createSignInLink(db, partnerId, config.dashboard.linkMs, new Date());
+    const console = partnerId === null ? 'operator' : 'dashboard';
+    printJson({ url: `${config.baseUrl}/${console}/link/${link.token}`, expiresAt: link.expiresAt.toISOString() });
+  });
+}
+
 export function appCreate(partnerId: string, name: string, icon: string | undefined): Promise<void> {
   return withDatabase(async ({ db }) => printJson(await createApp(db, partnerId, name, icon)));
 }
@@ -211,12 +225,7 @@ export function merchantSetDataThreshold(merchantId: string, text: string): Prom
 
 export function merchantSetStatus(merchantId: string, status: (typeof MERCHANT_STATUSES)[number]): Promise<void> {
   return withDatabase(async ({ db }) => {
-    const result = await db
-      .updateTable('merchants')
-      .set({ status, updated_at: new Date() })
-      .where('id', '=', merchantId)
-      .executeTakeFirst();
-    if (!result.numUpdatedRows) throw new CliError(`merchant ${merchantId} does not exist`);
+    if (!(await setMerchantStatus(db, merchantId, status))) throw new CliError(`merchant ${merchantId} does not exist`);
     printJson({ merchantId, status });
   });
 }

@@ -82,7 +82,7 @@ function addFeeCommands(program: Command, partner: Command): void {
     .action(async ({ partner: partnerId }: { partner: string }) => (await actions()).feesReportOf(partnerId));
 }
 
-/** API keys and wallet apps of a partner. */
+/** API keys, dashboard sign-in links and wallet apps of a partner. */
 export function addKeyAndAppCommands(program: Command): void {
   const key = program.command('key').description('API keys');
   key
@@ -102,6 +102,16 @@ export function addKeyAndAppCommands(program: Command): void {
     .command('revoke <keyId>')
     .description('revoke an API key (takes effect within AUTH_CACHE_TTL_MS)')
     .action(async (keyId: string) => (await actions()).keyRevoke(keyId));
+
+  program
+    .command('dashboard-link')
+    .description("print a one-time link that signs in to the partner's dashboard (every scope; DASHBOARD_LINK_MINUTES)")
+    .requiredOption('--partner <partnerId>')
+    .action(async ({ partner: partnerId }: { partner: string }) => (await actions()).consoleLink(partnerId));
+  program
+    .command('operator-link')
+    .description('print a one-time link that signs in to the operator console (DASHBOARD_LINK_MINUTES)')
+    .action(async () => (await actions()).consoleLink(null));
 
   program
     .command('app')

@@ -9,6 +9,7 @@ import { DatabaseNotifications, registerNotificationMetrics } from './db/notific
 import { serviceSecret } from './db/serviceSecrets.ts';
 import type { ChainServices } from './gateway/chainServices.ts';
 import { FormTokenSigner } from './gateway/dataCollection/formToken.ts';
+import { CredentialVerifier } from './http/auth.ts';
 import { CursorCodec } from './http/cursor.ts';
 import { MemoryRateLimitStore, RateLimiter, RedisRateLimitStore } from './http/rateLimit.ts';
 import { createLogger, type Logger } from './log.ts';
@@ -96,6 +97,8 @@ export async function createRuntime(parts: RuntimeParts): Promise<Runtime> {
       config.rateLimit.appMax,
       config.rateLimit.paymentMax,
     ),
+    signInLimiter: new RateLimiter(rateLimitStore, config.dashboard.signInMax, config.dashboard.signInWindowMs),
+    credentials: new CredentialVerifier(db, config.authCacheTtlMs),
     metrics,
     ...(parts.chainServices ? { chainServices: parts.chainServices } : {}),
     ...(parts.logoFetch ? { logoFetch: parts.logoFetch } : {}),

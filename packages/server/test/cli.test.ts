@@ -52,6 +52,36 @@ describe('operator CLI against DATABASE_URL', () => {
     expect(listed.headers.get('pay-version')).toBe('2026-02-19.preview');
   });
 
+  it('prints one-time links to a partner’s dashboard and to the operator console, each signing in once', async () => {
+    const partner = JSON.parse((await runCli(['partner', 'create', '--name', 'Link partner'], env())).stdout);
+    const printed = await runCli(['dashboard-link', '--partner', partner.partnerId], {
+      ...env(),
+      BASE_URL: server.url,
+    });
+    expect(printed.code, printed.stderr).toBe(0);
+    const { url, expiresAt } = JSON.parse(printed.stdout);
+    expect(url).toMatch(new RegExp(`^${server.url}/dashboard/link/[A-Za-z0-9_-]{43}$`));
+    // Fifteen minutes by default.
+    expect(Date.parse(expiresAt) - Date.now()).toBeGreaterThan(14 * 60_000);
+    const follow = () => fetch(url, { redirect: 'manual' });
+    const first = await follow();
+    expect([first.status, first.headers.get('location')]).toEqual([303, '/dashboard']);
+    const cookie = first.headers.getSetCookie()[0]?.split(';')[0] ?? '';
+    const session = await call(server, '/dashboard/api/session', { headers: { cookie } });
+    expect(session.body.partnerId).toBe(partner.partnerId);
+    expect((await follow()).headers.get('location')).toBe('/dashboard/sign-in?link=spent');
+
+    const unknown = await runCli(['dashboard-link', '--partner', 'ptr_unknown'], env());
+    expect([unknown.code, unknown.stderr]).toEqual([1, expect.stringContaining('partner ptr_unknown does not exist')]);
+
+    const operator = await runCli(['operator-link'], { ...env(), BASE_URL: server.url });
+    expect(operator.code, operator.stderr).toBe(0);
+    const operatorUrl = JSON.parse(operator.stdout).url;
+    expect(operatorUrl).toMatch(new RegExp(`^${server.url}/operator/link/[A-Za-z0-9_-]{43}$`));
+    const console = await fetch(operatorUrl, { redirect: 'manual' });
+    expect([console.status, console.headers.get('location')]).toEqual([303, '/operator']);
+  });
+
   it('changes merchant status and records fiat destinations', async () => {
     const partner = JSON.parse((await runCli(['partner', 'create', '--name', 'Status partner'], env())).stdout);
     const merchant = await call(server, '/v1/merchants', {

@@ -460,6 +460,35 @@ export interface LedgerEntriesTable {
   created_at: CreatedAt;
 }
 
+/** Who a console session or link is for: a partner (the dashboard) or the operator (the operator console). */
+export type ConsoleAudience = 'partner' | 'operator';
+
+/** A sign-in to the dashboard or the operator console (migration 0041); the cookie's secret is kept only hashed. */
+export interface DashboardSessionsTable {
+  id: string;
+  token_hash: string;
+  audience: ConsoleAudience;
+  /** The partner a dashboard session acts for; null for the operator's. */
+  partner_id: string | null;
+  /** The API key signed in with, whose scopes the session has; null for a one-time link (every scope). */
+  key_id: string | null;
+  scopes: string[];
+  csrf_token: string;
+  created_at: CreatedAt;
+  expires_at: Date;
+  ended_at: Date | null;
+}
+
+/** A one-time sign-in link printed by `paygate dashboard-link` or `paygate operator-link` (migration 0041). */
+export interface DashboardLinksTable {
+  token_hash: string;
+  audience: ConsoleAudience;
+  partner_id: string | null;
+  created_at: CreatedAt;
+  expires_at: Date;
+  used_at: Date | null;
+}
+
 export interface Database {
   payments: PaymentsTable;
   partners: PartnersTable;
@@ -496,4 +525,6 @@ export interface Database {
   payment_stats_deltas: PaymentDailyStatsTable;
   refunds: RefundsTable;
   ledger_entries: LedgerEntriesTable;
+  dashboard_sessions: DashboardSessionsTable;
+  dashboard_links: DashboardLinksTable;
 }

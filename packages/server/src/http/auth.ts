@@ -1,4 +1,4 @@
-import { hash } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../db/database.ts';
 import { ApiError, type ErrorCode } from './errors.ts';
@@ -8,6 +8,9 @@ import { appendRouteHook } from './routeHooks.ts';
 import { requestedVersion, resolveVersion } from './versions.ts';
 
 export const SCOPES = ['merchants', 'payments', 'gateway'] as const;
+
+/** The cookie that carries a dashboard session's secret. */
+export const SESSION_COOKIE = 'paygate_session';
 export type Scope = (typeof SCOPES)[number];
 
 /** What a route needs from its caller; `false` for public routes (health, docs, buyer pages, assets). */
@@ -15,7 +18,18 @@ export type RouteAuth = false | { scope: Scope; allowApp?: boolean };
 
 export type Principal =
   | { kind: 'apiKey'; partnerId: string; keyId: string; scopes: Scope[]; pinnedVersion: string }
-  | { kind: 'app'; partnerId: string; appId: string; clientId: string; pinnedVersion: string };
+  | { kind: 'app'; partnerId: string; appId: string; clientId: string; pinnedVersion: string }
+  | {
+      kind: 'session';
+      partnerId: string;
+      sessionId: string;
+      /** The API key it signed in with; null for a one-time link. */
+      keyId: string | null;
+      scopes: Scope[];
+      pinnedVersion: string;
+      csrfToken: string;
+      expiresAt: Date;
+    };
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -58,6 +72,7 @@ interface CachedCredential<T> {
 }
 
 type KeyRecord = Extract<Principal, { kind: 'apiKey' }>;
+type SessionRecord = Extract<Principal, { kind: 'session' }>;
 type AppRecord = { partnerId: string; appId: string; pinnedVersion: string };
 
 /**
@@ -68,6 +83,7 @@ type AppRecord = { partnerId: string; appId: string; pinnedVersion: string };
 export class CredentialVerifier {
   private readonly keys = new Map<string, CachedCredential<KeyRecord>>();
   private readonly apps = new Map<string, CachedCredential<AppRecord>>();
+  private readonly sessions = new Map<string, CachedCredential<SessionRecord>>();
 
   constructor(
     private readonly db: Db,
@@ -94,6 +110,64 @@ export class CredentialVerifier {
           }
         : undefined;
     });
+  }
+
+  /**
+   * A dashboard session by its secret's hash while it may act: not ended, not expired, and its API key (if it signed
+   * in with one) not revoked.
+   */
+  session(hash: string): Eventually<SessionRecord | undefined> {
+    const found = this.cached(this.sessions, hash, async () => {
+      const row = await this.db
+        .selectFrom('dashboard_sessions as session')
+        .innerJoin('partners', 'partners.id', 'session.partner_id')
+        .leftJoin('api_keys as key', 'key.id', 'session.key_id')
+        .select([
+          'session.id',
+          'session.key_id',
+          // The partner joined: a dashboard session always has one.
+          'partners.id as partner_id',
+          'session.scopes',
+          'session.csrf_token',
+          'session.expires_at',
+          'partners.pinned_version',
+        ])
+        .where('session.token_hash', '=', hash)
+        .where('session.audience', '=', 'partner')
+        .where('session.ended_at', 'is', null)
+        .where((eb) => eb.or([eb('session.key_id', 'is', null), eb('key.revoked_at', 'is', null)]))
+        .executeTakeFirst();
+      return row
+        ? {
+            kind: 'session' as const,
+            partnerId: row.partner_id,
+            sessionId: row.id,
+            keyId: row.key_id,
+            scopes: row.scopes as Scope[],
+            pinnedVersion: row.pinned_version,
+            csrfToken: row.csrf_token,
+            expiresAt: row.expires_at,
+          }
+        : undefined;
+    });
+    // Remembered past its expiry, it acts no longer.
+    return andThen(found, (session) => (session && session.expiresAt.getTime() > this.now() ? session : undefined));
+  }
+
+  /**
+   * A key revoked in this process stops at once here, with the dashboard sessions signed in with it; other processes
+   * stop within the cache's time.
+   */
+  forgetApiKey(hash: string, keyId: string): void {
+    this.keys.delete(hash);
+    for (const [sessionHash, cached] of this.sessions) {
+      if (cached.value?.keyId === keyId) this.sessions.delete(sessionHash);
+    }
+  }
+
+  /** A session ended in this process stops at once here; other processes stop within the cache's time. */
+  forgetSession(hash: string): void {
+    this.sessions.delete(hash);
   }
 
   app(appId: string): Eventually<AppRecord | undefined> {
@@ -133,6 +207,39 @@ function refused(code: ErrorCode, message?: string): ApiError {
   return new ApiError(code, message);
 }
 
+/** Methods that change something: a session's request of one must carry its CSRF token. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** Whether a session's request may change something: safe methods may; others carry its CSRF token. */
+export function passesCsrfCheck(request: FastifyRequest, csrfToken: string): boolean {
+  if (SAFE_METHODS.has(request.method)) return true;
+  const presented = singleHeader(request, 'x-csrf-token');
+  if (presented === undefined) return false;
+  const a = Buffer.from(presented);
+  const b = Buffer.from(csrfToken);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
+ * A dashboard session, by its cookie: with the scopes it signed in with; a change also needs the session's CSRF
+ * token in `X-CSRF-Token`, which another site's page cannot read (the cookie is also SameSite=Strict).
+ */
+function authenticateSession(
+  request: FastifyRequest,
+  auth: Exclude<RouteAuth, false>,
+  verifier: CredentialVerifier,
+  cookie: string,
+): Eventually<Verdict> {
+  return andThen(verifier.session(hashApiKey(cookie)), (session): Verdict => {
+    if (!session) return refused('invalid_session');
+    if (!passesCsrfCheck(request, session.csrfToken)) return refused('invalid_csrf_token');
+    if (!session.scopes.includes(auth.scope)) {
+      return refused('forbidden', `The API key this session signed in with lacks the "${auth.scope}" scope.`);
+    }
+    return session;
+  });
+}
+
 function authenticate(
   request: FastifyRequest,
   auth: Exclude<RouteAuth, false>,
@@ -141,6 +248,8 @@ function authenticate(
   const apiKey = presentedApiKey(request);
   const appId = singleHeader(request, 'app-id');
   if (apiKey && appId) return refused('conflicting_auth_headers');
+  const session = request.cookies?.[SESSION_COOKIE];
+  if (!apiKey && !appId && session) return authenticateSession(request, auth, verifier, session);
   if (appId) {
     const clientId = singleHeader(request, 'client-id');
     if (!clientId) return refused('missing_client_id');
@@ -177,6 +286,7 @@ function callerLimits(
   limiter: RateLimiter,
 ): { key: string; max: number }[] {
   if (principal?.kind === 'apiKey') return [{ key: `key:${principal.keyId}`, max: limiter.max }];
+  if (principal?.kind === 'session') return [{ key: `session:${principal.sessionId}`, max: limiter.max }];
   if (principal?.kind === 'app') {
     return [
       { key: `app:${principal.appId}:${principal.clientId}`, max: limiter.max },

@@ -32,7 +32,12 @@ export const API_ERRORS = {
   missing_client_id: { status: 401, message: 'App-Id requires a Client-Id header.' },
   invalid_app_id: { status: 401, message: 'The App-Id is not known.' },
   missing_merchant_id: { status: 401, message: 'Send the merchant id in the Merchant-Id header.' },
+  invalid_session: { status: 401, message: 'The dashboard session has ended or expired; sign in again.' },
   forbidden: { status: 403, message: 'The credentials lack permission for this.' },
+  invalid_csrf_token: {
+    status: 403,
+    message: "A dashboard session's change needs the session's CSRF token in the X-CSRF-Token header.",
+  },
   merchant_not_active: { status: 403, message: 'The merchant of this payment is not taking payments.' },
   not_found: { status: 404, message: 'Not found.' },
   payment_not_found: { status: 404, message: 'Payment not found.' },

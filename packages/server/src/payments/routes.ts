@@ -2,6 +2,8 @@ import type { App, AppContext } from '../context.ts';
 import { registerAcceptLatePayment } from './acceptLatePayment.ts';
 import { registerCancelPayment } from './cancelPayment.ts';
 import { registerCreatePayment } from './createPayment.ts';
+import { registerDailyRevenue } from './dailyRevenue.ts';
+import { registerExportPayments } from './exportPayments.ts';
 import { registerGetMerchantPaymentStatus } from './getMerchantPaymentStatus.ts';
 import { registerGetPayment } from './getPayment.ts';
 import { registerGetPaymentStatus } from './getPaymentStatus.ts';
@@ -18,5 +20,7 @@ export function registerPaymentRoutes(app: App, ctx: AppContext): void {
   registerAcceptLatePayment(app, ctx);
   registerListPayments(app, ctx);
   registerListPartnerPayments(app, ctx);
+  registerExportPayments(app, ctx);
+  registerDailyRevenue(app, ctx);
   registerListDeprecatedMerchantPayments(app, ctx);
 }

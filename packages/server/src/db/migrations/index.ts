@@ -39,6 +39,7 @@ import * as sweepReconciliation from './0037_sweep_reconciliation.ts';
 import * as paymentDepositAddress from './0038_payment_deposit_address.ts';
 import * as solanaPayReadThrough from './0039_solana_pay_read_through.ts';
 import * as openingDeposits from './0040_opening_deposits.ts';
+import * as dashboardSessions from './0041_dashboard_sessions.ts';
 
 /** Every schema change, in order; names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -82,4 +83,5 @@ export const migrations: Record<string, Migration> = {
   '0038_payment_deposit_address': paymentDepositAddress,
   '0039_solana_pay_read_through': solanaPayReadThrough,
   '0040_opening_deposits': openingDeposits,
+  '0041_dashboard_sessions': dashboardSessions,
 };

@@ -1,0 +1,11 @@
+import type { App, AppContext } from '../context.ts';
+import { registerCreateApiKey } from './createApiKeyRoute.ts';
+import { registerListApiKeys } from './listApiKeys.ts';
+import { registerRevokeApiKey } from './revokeApiKeyRoute.ts';
+
+/** A partner's own API keys: listed, made and revoked through the API (and so from the dashboard). */
+export function registerApiKeyRoutes(app: App, ctx: AppContext): void {
+  registerListApiKeys(app, ctx);
+  registerCreateApiKey(app, ctx);
+  registerRevokeApiKey(app, ctx);
+}

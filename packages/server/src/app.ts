@@ -25,6 +25,7 @@ import { registerDashboardRoutes } from './dashboard/routes.ts';
 import { registerApiKeyRoutes } from './partners/routes.ts';
 import { registerOperatorRoutes } from './operator/routes.ts';
 import { checkoutGatewayCors } from './checkout/gatewayCors.ts';
+import { registerX402Routes } from './x402/routes.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
 
@@ -116,5 +117,6 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   registerWebhookRoutes(app, ctx);
   registerRefundRoutes(app, ctx);
   registerListNetworks(app, ctx);
+  registerX402Routes(app, ctx);
   return app;
 }

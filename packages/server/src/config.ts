@@ -45,6 +45,8 @@ export interface Config {
   settlement: { intervalMs: number; minimumBatch: string };
   /** Encrypts buyer data at rest; from DATA_ENCRYPTION_KEY, or kept in DATA_DIR by `start` on a local setup. */
   dataEncryptionKey: DataEncryptionKey | undefined;
+  /** How long an x402 settle waits for its payment to be final before it answers `settlement_pending`. */
+  x402SettleWaitMs: number;
   /**
    * Dashboard sign-in: how long a session lasts, how long a one-time link can be used, and how many sign-in
    * attempts one address may make per window (each counts, so guessing keys is slow).
@@ -175,6 +177,8 @@ export function loadConfig(env: Env = process.env): Config {
       minimumBatch: decimal(env, 'SETTLEMENT_MIN_BATCH', '0'),
     },
     dataEncryptionKey: dataEncryptionKey(env),
+    // Below the 90 s x402's HTTP facilitator client waits for an answer.
+    x402SettleWaitMs: integer(env, 'X402_SETTLE_WAIT_MS', 40_000, 0, 85_000),
     dashboard: {
       sessionMs: integer(env, 'DASHBOARD_SESSION_MINUTES', 8 * 60, 1, 30 * 24 * 60) * 60_000,
       linkMs: integer(env, 'DASHBOARD_LINK_MINUTES', 15, 1, 24 * 60) * 60_000,

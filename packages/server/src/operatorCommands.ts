@@ -15,7 +15,7 @@ function actions(options: { create?: boolean } = {}) {
 }
 
 /** The API key scopes and merchant statuses, spelled here so that help needs no import; the types keep them equal. */
-const SCOPE_NAMES = ['merchants', 'payments', 'gateway'] as const satisfies typeof SCOPES;
+const SCOPE_NAMES = ['merchants', 'payments', 'gateway', 'x402'] as const satisfies typeof SCOPES;
 const MERCHANT_STATUS_NAMES = ['active', 'inactive', 'suspended'] as const satisfies typeof MERCHANT_STATUSES;
 
 /** `paygate migrate`: applies the migrations and prints what it applied. */

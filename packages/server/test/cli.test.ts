@@ -148,7 +148,7 @@ describe('operator CLI against DATABASE_URL', () => {
     ]);
     const keys = await runCli(['key', 'list', '--partner', partner.partnerId], env());
     expect(JSON.parse(keys.stdout)).toEqual([
-      expect.objectContaining({ scopes: ['merchants', 'payments', 'gateway'], revokedAt: null }),
+      expect.objectContaining({ scopes: ['merchants', 'payments', 'gateway', 'x402'], revokedAt: null }),
     ]);
     expect(keys.stdout).not.toContain(partner.apiKey);
     expect(partner.apiKey.startsWith(JSON.parse(keys.stdout)[0].prefix)).toBe(true);

@@ -85,7 +85,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -105,7 +105,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -226,7 +226,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -246,7 +246,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -410,7 +410,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -430,7 +430,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -562,7 +562,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -582,7 +582,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -723,7 +723,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -743,7 +743,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -890,7 +890,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -910,7 +910,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -1076,7 +1076,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -1096,7 +1096,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -1271,7 +1271,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -1291,7 +1291,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -1420,7 +1420,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -1440,7 +1440,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -1632,7 +1632,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -1652,7 +1652,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -1807,6 +1807,8 @@ export interface paths {
                                     iconUrl?: string | null;
                                 };
                                 referenceId: string;
+                                /** @description api: created by a partner (`POST /v1/payments`, `POST /v1/merchant/payment`); x402: made by the x402 facilitator when it settled an agent's payment (`POST /v1/x402/settle`) */
+                                source: "api" | "x402";
                                 status: "requires_action" | "processing" | "succeeded" | "failed" | "expired";
                                 isTerminal: boolean;
                                 fiatAmount?: {
@@ -2002,7 +2004,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -2022,7 +2024,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -2221,7 +2223,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -2241,7 +2243,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -2404,7 +2406,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -2424,7 +2426,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -2596,7 +2598,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -2616,7 +2618,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -2734,6 +2736,8 @@ export interface paths {
                                 iconUrl?: string | null;
                             };
                             referenceId: string;
+                            /** @description api: created by a partner (`POST /v1/payments`, `POST /v1/merchant/payment`); x402: made by the x402 facilitator when it settled an agent's payment (`POST /v1/x402/settle`) */
+                            source: "api" | "x402";
                             status: "requires_action" | "processing" | "succeeded" | "failed" | "expired";
                             isTerminal: boolean;
                             fiatAmount?: {
@@ -2990,7 +2994,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -3010,7 +3014,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -3186,7 +3190,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -3206,7 +3210,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -3329,6 +3333,8 @@ export interface paths {
                                 iconUrl?: string | null;
                             };
                             referenceId: string;
+                            /** @description api: created by a partner (`POST /v1/payments`, `POST /v1/merchant/payment`); x402: made by the x402 facilitator when it settled an agent's payment (`POST /v1/x402/settle`) */
+                            source: "api" | "x402";
                             status: "requires_action" | "processing" | "succeeded" | "failed" | "expired";
                             isTerminal: boolean;
                             fiatAmount?: {
@@ -3547,7 +3553,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -3567,7 +3573,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -3723,6 +3729,8 @@ export interface paths {
                                     iconUrl?: string | null;
                                 };
                                 referenceId: string;
+                                /** @description api: created by a partner (`POST /v1/payments`, `POST /v1/merchant/payment`); x402: made by the x402 facilitator when it settled an agent's payment (`POST /v1/x402/settle`) */
+                                source: "api" | "x402";
                                 status: "requires_action" | "processing" | "succeeded" | "failed" | "expired";
                                 isTerminal: boolean;
                                 fiatAmount?: {
@@ -3918,7 +3926,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -3938,7 +3946,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -4039,6 +4047,366 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/payments/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export the partner's payments as CSV
+         * @description The payments GET /v1/payments lists for the same filters and order, all of them, as text/csv with a header row. Amounts are minor units, exactly (fiatAmountMinor in the currency, tokenAmountMinor, feeTotalMinor and settlementAmountMinor in the token); a cell that would start with = + - @ is written after a quote mark, so spreadsheets show it as text.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description RFC 3339, inclusive */
+                    startTs?: string;
+                    /** @description RFC 3339, exclusive */
+                    endTs?: string;
+                    /** @description Repeat for several */
+                    token_symbol?: string[];
+                    /** @description CAIP-2 chain ids, comma-separated */
+                    network?: string;
+                    sortBy?: "date" | "amount";
+                    sortDir?: "asc" | "desc";
+                    status?: ("requires_action" | "processing" | "succeeded" | "failed" | "expired" | "cancelled")[];
+                    /** @description Case-insensitive substring */
+                    referenceId?: string;
+                    /** @description Only this merchant's payments; another's is 404 */
+                    merchantId?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description CSV (RFC 4180), UTF-8 */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/csv": string;
+                    };
+                };
+                /** @description Invalid request, invalid or downgraded API version */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/csv": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "invalid_params" | "params_validation" | "invalid_state" | "payment_not_succeeded" | "refund_exceeds_payment" | "refund_not_sendable" | "invalid_api_version" | "unknown_api_version" | "api_version_downgrade" | "conflicting_auth_headers" | "missing_idempotency_key";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/csv": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The credentials lack permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/csv": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/csv": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "not_found" | "payment_not_found";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Rate limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/csv": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/csv": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payments/revenue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Revenue per day, by currency, token and network
+         * @description Succeeded payments of the partner's merchants (or of merchantId) and their fiat revenue per UTC day of creation, currency, token and network, over the list's filters startTs, endTs, token_symbol and network. Each currency's revenue over the days is the list's stats.totalRevenue for the same filters and status=succeeded. Ordered by day, currency, token, network.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description RFC 3339, inclusive */
+                    startTs?: string;
+                    /** @description RFC 3339, exclusive */
+                    endTs?: string;
+                    /** @description Repeat for several */
+                    token_symbol?: string[];
+                    /** @description CAIP-2 chain ids, comma-separated */
+                    network?: string;
+                    /** @description Only this merchant's payments; another's is 404 */
+                    merchantId?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description UTC day the payments were created, YYYY-MM-DD */
+                                day: string;
+                                /** @description ISO 4217 code of the payments’ fiat amounts */
+                                currency: string;
+                                /** @description The token they were paid in */
+                                tokenSymbol: string;
+                                /** @description CAIP-2 id of the network they were paid on */
+                                network: string;
+                                /** @description Succeeded payments */
+                                payments: number;
+                                /** @description Their fiat amounts added up, in minor units of the currency */
+                                revenue: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Invalid request, invalid or downgraded API version */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "invalid_params" | "params_validation" | "invalid_state" | "payment_not_succeeded" | "refund_exceeds_payment" | "refund_not_sendable" | "invalid_api_version" | "unknown_api_version" | "api_version_downgrade" | "conflicting_auth_headers" | "missing_idempotency_key";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The credentials lack permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "not_found" | "payment_not_found";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Rate limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/merchants/{merchant_id}/payments": {
         parameters: {
             query?: never;
@@ -4092,6 +4460,8 @@ export interface paths {
                                     iconUrl?: string | null;
                                 };
                                 referenceId: string;
+                                /** @description api: created by a partner (`POST /v1/payments`, `POST /v1/merchant/payment`); x402: made by the x402 facilitator when it settled an agent's payment (`POST /v1/x402/settle`) */
+                                source: "api" | "x402";
                                 status: "requires_action" | "processing" | "succeeded" | "failed" | "expired";
                                 isTerminal: boolean;
                                 fiatAmount?: {
@@ -4287,7 +4657,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -4307,7 +4677,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -4493,7 +4863,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -4513,7 +4883,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -4758,7 +5128,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -4778,7 +5148,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -4980,7 +5350,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -5000,7 +5370,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -5248,7 +5618,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -5268,7 +5638,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -5495,7 +5865,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -5515,7 +5885,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -5688,7 +6058,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -5708,7 +6078,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -5873,7 +6243,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -5893,7 +6263,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -6033,7 +6403,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -6053,7 +6423,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -6192,6 +6562,2154 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the partner's API keys
+         * @description Every key of the partner with its scopes, newest first; never a key itself, only its prefix.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                keyId: string;
+                                /** @description The first characters of the key, to tell keys apart */
+                                prefix: string;
+                                scopes: ("merchants" | "payments" | "gateway" | "x402")[];
+                                /** @description ISO 8601 timestamp */
+                                createdAt: string;
+                                /** @description ISO 8601 timestamp */
+                                revokedAt: string | null;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Invalid request, invalid or downgraded API version */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "invalid_params" | "params_validation" | "invalid_state" | "payment_not_succeeded" | "refund_exceeds_payment" | "refund_not_sendable" | "invalid_api_version" | "unknown_api_version" | "api_version_downgrade" | "conflicting_auth_headers" | "missing_idempotency_key";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The credentials lack permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Rate limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create an API key
+         * @description A new key of the partner with the given scopes, each of which the caller must hold itself (403 forbidden otherwise). The key is in the answer once.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        scopes: ("merchants" | "payments" | "gateway" | "x402")[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            keyId: string;
+                            /** @description The first characters of the key, to tell keys apart */
+                            prefix: string;
+                            scopes: ("merchants" | "payments" | "gateway" | "x402")[];
+                            /** @description ISO 8601 timestamp */
+                            createdAt: string;
+                            /** @description ISO 8601 timestamp */
+                            revokedAt: string | null;
+                            /** @description The key, shown this once: only its hash is kept */
+                            apiKey: string;
+                        };
+                    };
+                };
+                /** @description Invalid request, invalid or downgraded API version */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "invalid_params" | "params_validation" | "invalid_state" | "payment_not_succeeded" | "refund_exceeds_payment" | "refund_not_sendable" | "invalid_api_version" | "unknown_api_version" | "api_version_downgrade" | "conflicting_auth_headers" | "missing_idempotency_key";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The credentials lack permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Rate limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/api-keys/{keyId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke an API key */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    keyId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            keyId: string;
+                            /** @description The first characters of the key, to tell keys apart */
+                            prefix: string;
+                            scopes: ("merchants" | "payments" | "gateway" | "x402")[];
+                            /** @description ISO 8601 timestamp */
+                            createdAt: string;
+                            /** @description ISO 8601 timestamp */
+                            revokedAt: string | null;
+                        };
+                    };
+                };
+                /** @description Invalid request, invalid or downgraded API version */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "invalid_params" | "params_validation" | "invalid_state" | "payment_not_succeeded" | "refund_exceeds_payment" | "refund_not_sendable" | "invalid_api_version" | "unknown_api_version" | "api_version_downgrade" | "conflicting_auth_headers" | "missing_idempotency_key";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The credentials lack permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "not_found" | "payment_not_found";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Rate limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/api/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The dashboard session of the request's cookie */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            partnerId: string;
+                            scopes: string[];
+                            /** @description Send it in the X-CSRF-Token header with every change the session makes */
+                            csrfToken: string;
+                            /** @description ISO 8601 timestamp */
+                            expiresAt: string;
+                        };
+                    };
+                };
+                /** @description Invalid request, invalid or downgraded API version */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "invalid_params" | "params_validation" | "invalid_state" | "payment_not_succeeded" | "refund_exceeds_payment" | "refund_not_sendable" | "invalid_api_version" | "unknown_api_version" | "api_version_downgrade" | "conflicting_auth_headers" | "missing_idempotency_key";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The credentials lack permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Rate limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Sign in to the dashboard with an API key
+         * @description Sets the session's cookie (HttpOnly, SameSite=Strict, Secure over https) and answers its CSRF token. Sign-in attempts per address are limited (DASHBOARD_SIGN_IN_MAX per DASHBOARD_SIGN_IN_WINDOW_MS): more are refused with 429 rate_limited.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description An API key of the partner */
+                        apiKey: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            partnerId: string;
+                            scopes: string[];
+                            /** @description Send it in the X-CSRF-Token header with every change the session makes */
+                            csrfToken: string;
+                            /** @description ISO 8601 timestamp */
+                            expiresAt: string;
+                        };
+                    };
+                };
+                /** @description Invalid request, invalid or downgraded API version */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "invalid_params" | "params_validation" | "invalid_state" | "payment_not_succeeded" | "refund_exceeds_payment" | "refund_not_sendable" | "invalid_api_version" | "unknown_api_version" | "api_version_downgrade" | "conflicting_auth_headers" | "missing_idempotency_key";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The credentials lack permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Rate limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        /**
+         * Sign out of the dashboard
+         * @description Needs the session's CSRF token in X-CSRF-Token, as every change a session makes.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Signed out */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Invalid request, invalid or downgraded API version */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "invalid_params" | "params_validation" | "invalid_state" | "payment_not_succeeded" | "refund_exceeds_payment" | "refund_not_sendable" | "invalid_api_version" | "unknown_api_version" | "api_version_downgrade" | "conflicting_auth_headers" | "missing_idempotency_key";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The credentials lack permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Rate limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/link/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Sign in to the dashboard with a one-time link */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description To the dashboard, or to sign-in when the link is spent */
+                303: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operator/link/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Sign in to the operator console with a one-time link */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description To the console, or to its sign-in page when the link is spent */
+                303: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operator/api/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The operator console's session */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Send it in the X-CSRF-Token header with every change */
+                            csrfToken: string;
+                            /** @description ISO 8601 timestamp */
+                            expiresAt: string;
+                        };
+                    };
+                };
+                /** @description Invalid request, invalid or downgraded API version */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "invalid_params" | "params_validation" | "invalid_state" | "payment_not_succeeded" | "refund_exceeds_payment" | "refund_not_sendable" | "invalid_api_version" | "unknown_api_version" | "api_version_downgrade" | "conflicting_auth_headers" | "missing_idempotency_key";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The credentials lack permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Rate limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Sign out of the operator console */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Signed out */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Invalid request, invalid or downgraded API version */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "invalid_params" | "params_validation" | "invalid_state" | "payment_not_succeeded" | "refund_exceeds_payment" | "refund_not_sendable" | "invalid_api_version" | "unknown_api_version" | "api_version_downgrade" | "conflicting_auth_headers" | "missing_idempotency_key";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The credentials lack permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Rate limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operator/api/partners": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every partner with its fees, merchants and keys */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                partnerId: string;
+                                name: string;
+                                pinnedVersion: string;
+                                /** @description ISO 8601 timestamp */
+                                createdAt: string;
+                                /** @description Merchants not deleted */
+                                merchants: number;
+                                /** @description API keys not revoked */
+                                activeKeys: number;
+                                fees: {
+                                    /** @description Decimal text, e.g. "1.5" for 1.5 percent */
+                                    percentage: string;
+                                    fixed: {
+                                        /** @description ISO 4217 code */
+                                        currency: string;
+                                        /** @description Minor units of the currency */
+                                        amount: string;
+                                    }[];
+                                };
+                            }[];
+                        };
+                    };
+                };
+                /** @description Invalid request, invalid or downgraded API version */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "invalid_params" | "params_validation" | "invalid_state" | "payment_not_succeeded" | "refund_exceeds_payment" | "refund_not_sendable" | "invalid_api_version" | "unknown_api_version" | "api_version_downgrade" | "conflicting_auth_headers" | "missing_idempotency_key";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The credentials lack permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Rate limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Create a partner */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            partnerId: string;
+                            /** @description An API key with every scope, shown this once; only its hash is kept */
+                            apiKey: string;
+                            /** @description The partner's wallet app (a public App-Id) */
+                            appId: string;
+                        };
+                    };
+                };
+                /** @description Invalid request, invalid or downgraded API version */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "invalid_params" | "params_validation" | "invalid_state" | "payment_not_succeeded" | "refund_exceeds_payment" | "refund_not_sendable" | "invalid_api_version" | "unknown_api_version" | "api_version_downgrade" | "conflicting_auth_headers" | "missing_idempotency_key";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The credentials lack permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Rate limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operator/api/partners/{partnerId}/fees": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Replace a partner's fee schedule */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    partnerId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Decimal text, e.g. "1.5" */
+                        percentage: string;
+                        fixed: {
+                            currency: string;
+                            /** @description Minor units of the currency */
+                            amount: string;
+                        }[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Decimal text, e.g. "1.5" for 1.5 percent */
+                            percentage: string;
+                            fixed: {
+                                /** @description ISO 4217 code */
+                                currency: string;
+                                /** @description Minor units of the currency */
+                                amount: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Invalid request, invalid or downgraded API version */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "invalid_params" | "params_validation" | "invalid_state" | "payment_not_succeeded" | "refund_exceeds_payment" | "refund_not_sendable" | "invalid_api_version" | "unknown_api_version" | "api_version_downgrade" | "conflicting_auth_headers" | "missing_idempotency_key";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The credentials lack permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "not_found" | "payment_not_found";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Rate limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operator/api/partners/{partnerId}/version": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Pin a partner's API version */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    partnerId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description A known API version */
+                        version: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            partnerId: string;
+                            pinnedVersion: string;
+                        };
+                    };
+                };
+                /** @description Invalid request, invalid or downgraded API version */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "invalid_params" | "params_validation" | "invalid_state" | "payment_not_succeeded" | "refund_exceeds_payment" | "refund_not_sendable" | "invalid_api_version" | "unknown_api_version" | "api_version_downgrade" | "conflicting_auth_headers" | "missing_idempotency_key";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The credentials lack permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "not_found" | "payment_not_found";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Rate limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operator/api/merchants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The merchants of every partner */
+        get: {
+            parameters: {
+                query?: {
+                    partnerId?: string;
+                    status?: "active" | "inactive" | "suspended";
+                    cursor?: string;
+                    limit?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                merchantId: string;
+                                partnerId: string;
+                                partnerName: string;
+                                name: string;
+                                email: string;
+                                /** @description active, inactive or suspended */
+                                status: string;
+                                deleted: boolean;
+                                /** @description ISO 8601 timestamp */
+                                createdAt: string;
+                            }[];
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+                /** @description Invalid request, invalid or downgraded API version */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "invalid_params" | "params_validation" | "invalid_state" | "payment_not_succeeded" | "refund_exceeds_payment" | "refund_not_sendable" | "invalid_api_version" | "unknown_api_version" | "api_version_downgrade" | "conflicting_auth_headers" | "missing_idempotency_key";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The credentials lack permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Rate limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operator/api/merchants/{merchantId}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Change a merchant's status */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    merchantId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        status: "active" | "inactive" | "suspended";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            merchantId: string;
+                            status: string;
+                        };
+                    };
+                };
+                /** @description Invalid request, invalid or downgraded API version */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "invalid_params" | "params_validation" | "invalid_state" | "payment_not_succeeded" | "refund_exceeds_payment" | "refund_not_sendable" | "invalid_api_version" | "unknown_api_version" | "api_version_downgrade" | "conflicting_auth_headers" | "missing_idempotency_key";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The credentials lack permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "not_found" | "payment_not_found";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Rate limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhooks": {
         parameters: {
             query?: never;
@@ -6249,7 +8767,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -6269,7 +8787,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -6399,7 +8917,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -6419,7 +8937,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -6576,7 +9094,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -6596,7 +9114,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -6737,7 +9255,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -6757,7 +9275,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -6913,7 +9431,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -6933,7 +9451,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -7077,7 +9595,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -7097,7 +9615,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -7290,7 +9808,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -7310,7 +9828,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -7497,7 +10015,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -7517,7 +10035,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -7675,7 +10193,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -7695,7 +10213,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -7750,6 +10268,737 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/x402/supported": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * x402 facilitator: what it settles
+         * @description x402's supported kinds: the `exact` scheme (x402 version 2) on each network the service follows that has stablecoins it takes (EIP-3009 tokens on EVM networks, SPL tokens on Solana), with the collector every payment must be paid to (`extra.payTo`; on Solana also the fee payer, `extra.feePayer`) and the tokens (`extra.assets`, on EVM with their EIP-712 domains); `signers` names the collectors, which send or co-sign the settling transactions.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description x402's `SupportedResponse` */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            kinds: {
+                                x402Version: number;
+                                scheme: string;
+                                network: string;
+                                /** @description What the requirements of a payment on this network must name */
+                                extra: {
+                                    /** @description The service's collector: the requirements' `payTo` */
+                                    payTo: string;
+                                    /** @description Solana: the collector pays the transaction's fee; the requirements' `extra.feePayer` */
+                                    feePayer?: string;
+                                    assets: {
+                                        /** @description The token's contract address (on Solana its mint): the requirements' `asset` */
+                                        asset: string;
+                                        symbol: string;
+                                        decimals: number;
+                                        /** @description The ISO 4217 currency the payment is counted in */
+                                        peggedTo: string;
+                                        /** @description EIP-712 domain name: the requirements' `extra.name` */
+                                        name?: string;
+                                        /** @description EIP-712 domain version: the requirements' `extra.version` */
+                                        version?: string;
+                                    }[];
+                                };
+                            }[];
+                            extensions: string[];
+                            /** @description The accounts that send the settling transactions, by CAIP family */
+                            signers: {
+                                [key: string]: string[];
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request, invalid or downgraded API version */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "invalid_params" | "params_validation" | "invalid_state" | "payment_not_succeeded" | "refund_exceeds_payment" | "refund_not_sendable" | "invalid_api_version" | "unknown_api_version" | "api_version_downgrade" | "conflicting_auth_headers" | "missing_idempotency_key";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The credentials lack permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Rate limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The service cannot do this right now */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "service_unavailable";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/x402/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * x402 facilitator: verify an agent's payment
+         * @description Checks an x402 `exact` payment for the merchant in `Merchant-Id` as its settle would, without recording or sending anything: x402 version 2, the scheme and network, a stablecoin this service takes (by EIP-3009 on EVM networks, an SPL transfer on Solana), payTo the service's collector, exactly the requirements' `amount`, the authorisation's validity window (EVM) or the transaction's instructions and fee payer (Solana), a payload not settled before, the partner's fees covered, and one simulation of the transfer on chain. A payment refused is 200 with `isValid: false` and x402's reason.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description The merchant the payment belongs to */
+                    "merchant-id"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description 2 */
+                        x402Version: number;
+                        /** @description The agent's signed payment (x402 `PaymentPayload`) */
+                        paymentPayload: {
+                            x402Version: number;
+                            /** @description The resource server's payment requirements (x402 `PaymentRequirements`) */
+                            accepted?: {
+                                /** @description `exact` */
+                                scheme: string;
+                                /** @description CAIP-2 id of the network, e.g. `eip155:8453` */
+                                network: string;
+                                /** @description The token's contract address */
+                                asset: string;
+                                /** @description Token minor units the resource costs; exactly this is settled */
+                                amount?: string;
+                                /** @description The service's collector (`GET /v1/x402/supported`) */
+                                payTo: string;
+                                maxTimeoutSeconds?: number;
+                                /** @description `name` and `version` of the token's EIP-712 domain */
+                                extra?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            /** @description `exact` on EVM: `{signature, authorization {from, to, value, validAfter, validBefore, nonce}}` */
+                            payload: {
+                                [key: string]: unknown;
+                            };
+                            /** @description What the agent pays for */
+                            resource?: {
+                                url?: string;
+                            };
+                            extensions?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                        /** @description The resource server's payment requirements (x402 `PaymentRequirements`) */
+                        paymentRequirements: {
+                            /** @description `exact` */
+                            scheme: string;
+                            /** @description CAIP-2 id of the network, e.g. `eip155:8453` */
+                            network: string;
+                            /** @description The token's contract address */
+                            asset: string;
+                            /** @description Token minor units the resource costs; exactly this is settled */
+                            amount?: string;
+                            /** @description The service's collector (`GET /v1/x402/supported`) */
+                            payTo: string;
+                            maxTimeoutSeconds?: number;
+                            /** @description `name` and `version` of the token's EIP-712 domain */
+                            extra?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description x402's `VerifyResponse` */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            isValid: boolean;
+                            /** @description x402's reason, e.g. invalid_exact_evm_signature */
+                            invalidReason?: string;
+                            invalidMessage?: string;
+                            /** @description The authoriser's address */
+                            payer?: string;
+                        };
+                    };
+                };
+                /** @description Invalid request, invalid or downgraded API version */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "invalid_params" | "params_validation" | "invalid_state" | "payment_not_succeeded" | "refund_exceeds_payment" | "refund_not_sendable" | "invalid_api_version" | "unknown_api_version" | "api_version_downgrade" | "conflicting_auth_headers" | "missing_idempotency_key";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The credentials lack permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "not_found" | "payment_not_found";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Rate limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description An upstream service failed */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "bad_gateway";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The service cannot do this right now */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "service_unavailable";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/x402/settle": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * x402 facilitator: settle an agent's payment
+         * @description Checks the payment as verify does, then makes it a payment of the merchant in `Merchant-Id` (`source: x402`, `processing`), relays its transfer from the collector and answers once the payment is final: `success: true` with the transaction once it succeeded (at the network's depth), else `success: false` with x402's reason. A payload is paid once: of settles of one authorisation (concurrent, repeated, through any merchant or process) one makes the payment and one is told it succeeded; the others are refused with `invalid_exact_evm_nonce_already_used`. A payment not final within `X402_SETTLE_WAIT_MS` (40 s by default) is answered `settlement_pending` with its transaction; settling the same payload again waits for it and answers its outcome.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description The merchant the payment belongs to */
+                    "merchant-id"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description 2 */
+                        x402Version: number;
+                        /** @description The agent's signed payment (x402 `PaymentPayload`) */
+                        paymentPayload: {
+                            x402Version: number;
+                            /** @description The resource server's payment requirements (x402 `PaymentRequirements`) */
+                            accepted?: {
+                                /** @description `exact` */
+                                scheme: string;
+                                /** @description CAIP-2 id of the network, e.g. `eip155:8453` */
+                                network: string;
+                                /** @description The token's contract address */
+                                asset: string;
+                                /** @description Token minor units the resource costs; exactly this is settled */
+                                amount?: string;
+                                /** @description The service's collector (`GET /v1/x402/supported`) */
+                                payTo: string;
+                                maxTimeoutSeconds?: number;
+                                /** @description `name` and `version` of the token's EIP-712 domain */
+                                extra?: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            /** @description `exact` on EVM: `{signature, authorization {from, to, value, validAfter, validBefore, nonce}}` */
+                            payload: {
+                                [key: string]: unknown;
+                            };
+                            /** @description What the agent pays for */
+                            resource?: {
+                                url?: string;
+                            };
+                            extensions?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                        /** @description The resource server's payment requirements (x402 `PaymentRequirements`) */
+                        paymentRequirements: {
+                            /** @description `exact` */
+                            scheme: string;
+                            /** @description CAIP-2 id of the network, e.g. `eip155:8453` */
+                            network: string;
+                            /** @description The token's contract address */
+                            asset: string;
+                            /** @description Token minor units the resource costs; exactly this is settled */
+                            amount?: string;
+                            /** @description The service's collector (`GET /v1/x402/supported`) */
+                            payTo: string;
+                            maxTimeoutSeconds?: number;
+                            /** @description `name` and `version` of the token's EIP-712 domain */
+                            extra?: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description x402's `SettleResponse` */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            success: boolean;
+                            /** @description x402's reason, e.g. invalid_exact_evm_nonce_already_used */
+                            errorReason?: string;
+                            errorMessage?: string;
+                            payer?: string;
+                            /** @description The hash of the transaction that paid; empty when none was sent */
+                            transaction: string;
+                            network: string;
+                            /** @description Token minor units settled: exactly the requirements amount */
+                            amount?: string;
+                            extra?: {
+                                /** @description The merchant's payment this settle made */
+                                paymentId: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request, invalid or downgraded API version */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "invalid_params" | "params_validation" | "invalid_state" | "payment_not_succeeded" | "refund_exceeds_payment" | "refund_not_sendable" | "invalid_api_version" | "unknown_api_version" | "api_version_downgrade" | "conflicting_auth_headers" | "missing_idempotency_key";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The credentials lack permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "not_found" | "payment_not_found";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Rate limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description An upstream service failed */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "bad_gateway";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The service cannot do this right now */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "service_unavailable";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;

@@ -93,6 +93,8 @@ export interface ServiceSecretsTable {
 
 export type PaymentStatus = 'requires_action' | 'processing' | 'succeeded' | 'failed' | 'expired' | 'cancelled';
 
+export type PaymentSource = 'api' | 'x402';
+
 export interface PaymentsTable {
   id: string;
   partner_id: string;
@@ -130,6 +132,8 @@ export interface PaymentsTable {
    * that reads such transfers (migrations 0038, 0039).
    */
   expiry_awaits_follower: ColumnType<boolean, boolean | undefined, boolean>;
+  /** Where the payment came from (migration 0042): a partner's create (`api`) or the x402 facilitator's settle. */
+  source: ColumnType<PaymentSource, PaymentSource | undefined, never>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }
@@ -489,6 +493,26 @@ export interface DashboardLinksTable {
   used_at: Date | null;
 }
 
+/** The EIP-3009 authorisation an x402 payment was paid with (migration 0042); one payment per authorisation. */
+export interface X402PaymentsTable {
+  payment_id: string;
+  /** CAIP-19 id of the token. */
+  asset: string;
+  /** The authoriser's address, lower case. */
+  payer: string;
+  /** The authorisation's 32-byte nonce, lower-case hex. */
+  nonce: string;
+  /** The signature as the payload carried it: only the same payload may ask for the payment's outcome again. */
+  signature: string;
+  /** The resource the payment was for, as the payload names it. */
+  resource_url: string | null;
+  /** Until when a settle waits for the payment's end; meanwhile another settle of the payload is refused at once. */
+  waiting_until: Date | null;
+  /** When a settle answered that the payment succeeded; only one settle of a payload is told so. */
+  answered_at: Date | null;
+  created_at: CreatedAt;
+}
+
 export interface Database {
   payments: PaymentsTable;
   partners: PartnersTable;
@@ -527,4 +551,5 @@ export interface Database {
   ledger_entries: LedgerEntriesTable;
   dashboard_sessions: DashboardSessionsTable;
   dashboard_links: DashboardLinksTable;
+  x402_payments: X402PaymentsTable;
 }

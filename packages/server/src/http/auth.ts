@@ -7,7 +7,7 @@ import type { RateLimiter } from './rateLimit.ts';
 import { appendRouteHook } from './routeHooks.ts';
 import { requestedVersion, resolveVersion } from './versions.ts';
 
-export const SCOPES = ['merchants', 'payments', 'gateway'] as const;
+export const SCOPES = ['merchants', 'payments', 'gateway', 'x402'] as const;
 
 /** The cookie that carries a dashboard session's secret. */
 export const SESSION_COOKIE = 'paygate_session';

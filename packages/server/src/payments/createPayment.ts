@@ -311,6 +311,7 @@ function newPaymentRow(
     settlement_batch_id: null,
     exceptions: [],
     expiry_awaits_follower: false,
+    source: 'api',
     created_at: planned.now,
     updated_at: planned.now,
   };

@@ -72,6 +72,10 @@ export const PaymentItem = Type.Object({
     iconUrl: Type.Optional(Nullable(Type.String())),
   }),
   referenceId: Type.String(),
+  source: Type.Union([Type.Literal('api'), Type.Literal('x402')], {
+    description:
+      "api: created by a partner (`POST /v1/payments`, `POST /v1/merchant/payment`); x402: made by the x402 facilitator when it settled an agent's payment (`POST /v1/x402/settle`)",
+  }),
   status: Type.Union(
     ['requires_action', 'processing', 'succeeded', 'failed', 'expired'].map((status) => Type.Literal(status)),
   ),
@@ -173,6 +177,7 @@ export function toPaymentItem(
       iconUrl: merchant.logo_file ? logoUrl(baseUrl, merchant.logo_file) : null,
     },
     referenceId: row.reference_id,
+    source: row.source,
     status: listStatusName(status),
     isTerminal: isTerminal(status),
     fiatAmount: fiatAmountOf(row.fiat_currency, row.fiat_value),

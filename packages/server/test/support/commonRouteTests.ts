@@ -89,7 +89,7 @@ export function runCommonRouteTests(spec: CommonRouteSpec): void {
     });
 
     it('refuses a key without the route scope', async () => {
-      const others = (['merchants', 'payments', 'gateway'] as const).filter((scope) => scope !== spec.scope);
+      const others = (['merchants', 'payments', 'gateway', 'x402'] as const).filter((scope) => scope !== spec.scope);
       const narrow = await createApiKey(server.db, partner.partnerId, [...others]);
       expectError(await send(server, request, { 'api-key': narrow.apiKey }), 403, 'forbidden');
     });

@@ -5,6 +5,8 @@ import type { PaymentMethodHandler, TransferPurpose } from './paymentMethod.ts';
 import { permit2Method } from './permit2.ts';
 import { solanaSplMethod } from './solanaSpl.ts';
 import type { OptionTerms } from './terms.ts';
+import { x402Eip3009Method } from '../../x402/x402Eip3009Method.ts';
+import { x402SvmMethod } from '../../x402/x402SvmMethod.ts';
 
 /** Every payment method, by the kind of its terms; a kind without its method does not compile. */
 const paymentMethods: { [K in OptionTerms['kind']]: PaymentMethodHandler<Extract<OptionTerms, { kind: K }>> } = {
@@ -12,7 +14,12 @@ const paymentMethods: { [K in OptionTerms['kind']]: PaymentMethodHandler<Extract
   permit2: permit2Method,
   native: nativeMethod,
   spl: solanaSplMethod,
+  x402_eip3009: x402Eip3009Method,
+  x402_svm: x402SvmMethod,
 };
+
+/** The methods the gateway offers a buyer; an x402 payment arrives signed, through the x402 facilitator. */
+const offeredMethods = [eip3009Method, permit2Method, nativeMethod, solanaSplMethod];
 
 /** The method that made these terms. */
 export function paymentMethodOf(terms: OptionTerms): PaymentMethodHandler<OptionTerms> {
@@ -25,7 +32,7 @@ export function paymentMethodFor(
   network: NetworkInfo,
   token: TokenInfo,
 ): PaymentMethodHandler<OptionTerms> | undefined {
-  return Object.values(paymentMethods).find(
+  return offeredMethods.find(
     (method) => method.namespace === network.namespace && method.tokenMethod === token.method,
   ) as PaymentMethodHandler<OptionTerms> | undefined;
 }

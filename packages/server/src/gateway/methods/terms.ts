@@ -62,8 +62,29 @@ export interface SplTerms {
   transfer: StoredSolanaTransfer | null;
 }
 
+/**
+ * An x402 `exact` payment's EIP-3009 `TransferWithAuthorization`, as the agent signed it (integers as decimal
+ * strings): never offered by the gateway, it is the option the x402 facilitator records when it settles one.
+ */
+export interface X402Eip3009Terms {
+  kind: 'x402_eip3009';
+  authorization: StoredAuthorization;
+}
+
+/**
+ * An x402 `exact` payment on Solana: the agent's transfer, signed by the agent, which the collector co-signs as fee
+ * payer. Never offered by the gateway; recorded by the x402 facilitator when it settles one.
+ */
+export interface X402SvmTerms {
+  kind: 'x402_svm';
+  /** The transaction as the agent signed it, in base64 wire format. */
+  transactionBase64: string;
+  /** The highest block height at which its blockhash may still land (an upper bound: the height seen + 150). */
+  lastValidBlockHeight: string;
+}
+
 /** What the buyer must sign or send for an option, by payment method; a confirm is checked against exactly this. */
-export type OptionTerms = Eip3009Terms | Permit2Terms | NativeTerms | SplTerms;
+export type OptionTerms = Eip3009Terms | Permit2Terms | NativeTerms | SplTerms | X402Eip3009Terms | X402SvmTerms;
 
 export type WalletRpcAction = { type: 'walletRpc'; data: { chain_id: string; method: string; params: string } };
 export type BuildAction = { type: 'build'; data: { data: string } };

@@ -1,0 +1,145 @@
+import { type Address, getAddress, type Hex, isAddress, isAddressEqual } from 'viem';
+import { PaymentRefusedError } from '../chains/evm/errors.ts';
+import type { AppContext } from '../context.ts';
+import { readingChain } from '../gateway/chainFailures.ts';
+import type { ChainServices } from '../gateway/chainServices.ts';
+import { SIGNATURE } from '../gateway/walletResultFormats.ts';
+import { reasonOfFailure, X402Refusal } from './reasons.ts';
+import { simulateTransferWithAuthorization, transferAuthorizationTypedData } from './transferWithAuthorization.ts';
+import { type CheckedX402Payment, checkRequirements, fiatOf, refuse, resourceUrlOf } from './x402Requirements.ts';
+import type { FacilitatorRequest } from './x402Schemas.ts';
+
+/**
+ * The least time an authorisation must still be valid for when it is checked, as x402's own facilitator asks (6 s):
+ * its transfer must be mined before it expires.
+ */
+const MIN_REMAINING_VALIDITY_S = 6n;
+
+const UINT = /^(0|[1-9][0-9]{0,77})$/;
+const MAX_UINT256 = 2n ** 256n - 1n;
+const NONCE = /^0x[0-9a-fA-F]{64}$/;
+
+/** The authoriser an EVM payload names, if it names one, for the answer's `payer`. */
+export function evmPayerOf(request: FacilitatorRequest): string | undefined {
+  const from = (request.paymentPayload.payload.authorization as { from?: unknown } | undefined)?.from;
+  return typeof from === 'string' && isAddress(from) ? getAddress(from) : undefined;
+}
+
+/** The payload's `{signature, authorization}`, each field in the form x402's EVM client writes it. */
+function parsedAuthorization(payload: Record<string, unknown>) {
+  const { signature, authorization } = payload as { signature?: unknown; authorization?: Record<string, unknown> };
+  if (
+    typeof signature !== 'string' ||
+    !SIGNATURE.test(signature) ||
+    typeof authorization !== 'object' ||
+    !authorization
+  )
+    refuse('invalidPayload', 'the payload is not an EIP-3009 authorisation: {signature, authorization}');
+  const { from, to, value, validAfter, validBefore, nonce } = authorization;
+  const text = (field: unknown) => (typeof field === 'string' ? field : '');
+  if (!isAddress(text(from)) || !isAddress(text(to)))
+    refuse('invalidPayload', 'authorization.from and authorization.to must be addresses');
+  if (![value, validAfter, validBefore].every((field) => UINT.test(text(field)) && BigInt(text(field)) <= MAX_UINT256))
+    refuse(
+      'invalidPayload',
+      'authorization.value, validAfter and validBefore must be unsigned integers as decimal text',
+    );
+  if (!NONCE.test(text(nonce))) refuse('invalidPayload', 'authorization.nonce must be 32 bytes of 0x-prefixed hex');
+  return {
+    signature: signature as Hex,
+    message: {
+      from: getAddress(text(from)),
+      to: getAddress(text(to)),
+      value: BigInt(text(value)),
+      validAfter: BigInt(text(validAfter)),
+      validBefore: BigInt(text(validBefore)),
+      nonce: text(nonce).toLowerCase() as Hex,
+    },
+  };
+}
+
+/**
+ * Checks an x402 `exact` payment on EVM (an EIP-3009 `TransferWithAuthorization`) as far as it can be without the
+ * database, as x402's own facilitator does and in its terms: the requirements (`checkRequirements`), the token's
+ * EIP-712 domain, the recipient (the collector), the value (exactly the requirements' amount) and the validity
+ * window at `now`. Throws X402Refusal with x402's reason; its `checkOnChain` simulates the transfer.
+ */
+export async function checkExactEvmPayment(
+  ctx: AppContext,
+  services: ChainServices,
+  request: FacilitatorRequest,
+): Promise<CheckedX402Payment> {
+  const collector = services.evm.collector;
+  const { network, token, amount } = checkRequirements(ctx, request, {
+    namespace: 'eip155',
+    collector,
+    isToken: (candidate, asset) =>
+      candidate.method === 'eip3009' && isAddress(asset) && isAddressEqual(candidate.address as Address, asset),
+  });
+  const { name, version } = request.paymentRequirements.extra ?? {};
+  if (typeof name !== 'string' || typeof version !== 'string')
+    refuse('missingEip712Domain', "extra.name and extra.version must give the token's EIP-712 domain");
+  const domain = await readingChain(network.caip2, () =>
+    services.evm.eip3009Token(services.evm.clients.for(network), token),
+  );
+  if (name !== domain.name) refuse('tokenNameMismatch', `the token's EIP-712 name is "${domain.name}"`);
+  if (version !== domain.version) refuse('tokenVersionMismatch', `the token's EIP-712 version is "${domain.version}"`);
+
+  const { signature, message } = parsedAuthorization(request.paymentPayload.payload);
+  if (!isAddressEqual(message.to, collector))
+    refuse('recipientMismatch', `the authorisation pays ${message.to}, not payTo ${collector}`);
+  if (message.value !== amount)
+    refuse('valueMismatch', `the authorisation is for ${message.value}, the requirements ask ${amount}`);
+  const nowSeconds = BigInt(Math.floor(ctx.clock.now().getTime() / 1000));
+  if (message.validBefore < nowSeconds + MIN_REMAINING_VALIDITY_S)
+    refuse('validBefore', `the authorisation is valid only until unix ${message.validBefore}`);
+  if (message.validAfter > nowSeconds)
+    refuse('validAfter', `the authorisation is valid only after unix ${message.validAfter}`);
+
+  const typedData = transferAuthorizationTypedData(domain, message);
+  const { domain: stored } = typedData;
+  return {
+    network,
+    token,
+    payer: message.from,
+    identity: { asset: token.caip19, payer: message.from.toLowerCase(), nonce: message.nonce },
+    signature,
+    amount,
+    fiat: fiatOf(token, amount),
+    resourceUrl: resourceUrlOf(request),
+    // A validity far ahead is no longer than a date can hold.
+    validUntil: new Date(Number(message.validBefore < 10n ** 12n ? message.validBefore : 10n ** 12n) * 1000),
+    terms: {
+      kind: 'x402_eip3009',
+      authorization: {
+        domain: stored,
+        message: {
+          from: message.from,
+          to: message.to,
+          value: message.value.toString(),
+          validAfter: message.validAfter.toString(),
+          validBefore: message.validBefore.toString(),
+          nonce: message.nonce,
+        },
+      },
+    },
+    // One simulation of the transfer as the collector would send it: the token checks the signature (contract
+    // wallets too), the nonce and the balance; its gas is what the relay then sends with.
+    checkOnChain: async () => {
+      try {
+        const gas = await readingChain(network.caip2, () =>
+          simulateTransferWithAuthorization(services.evm.clients.for(network), {
+            typedData,
+            signature,
+            sender: collector,
+          }),
+        );
+        return { gas };
+      } catch (error) {
+        if (error instanceof PaymentRefusedError)
+          throw new X402Refusal(reasonOfFailure(error.code, 'eip155'), error.message);
+        throw error;
+      }
+    },
+  };
+}

@@ -1,0 +1,108 @@
+import { Type } from '@sinclair/typebox';
+import type { NetworkInfo, TokenInfo } from '../chains/registry.ts';
+import type { App, AppContext } from '../context.ts';
+import type { ChainServices } from '../gateway/chainServices.ts';
+import { chainServicesOf } from '../gateway/gatewayPayment.ts';
+import { errorResponses } from '../http/schemas.ts';
+import { collectorsOf, X402_VERSION } from './x402Requirements.ts';
+
+const SupportedAsset = Type.Object({
+  asset: Type.String({ description: "The token's contract address (on Solana its mint): the requirements' `asset`" }),
+  symbol: Type.String(),
+  decimals: Type.Integer(),
+  peggedTo: Type.String({ description: 'The ISO 4217 currency the payment is counted in' }),
+  name: Type.Optional(Type.String({ description: "EIP-712 domain name: the requirements' `extra.name`" })),
+  version: Type.Optional(Type.String({ description: "EIP-712 domain version: the requirements' `extra.version`" })),
+});
+
+const SupportedResponse = Type.Object(
+  {
+    kinds: Type.Array(
+      Type.Object({
+        x402Version: Type.Integer(),
+        scheme: Type.String(),
+        network: Type.String(),
+        extra: Type.Object(
+          {
+            payTo: Type.String({ description: "The service's collector: the requirements' `payTo`" }),
+            feePayer: Type.Optional(
+              Type.String({
+                description: "Solana: the collector pays the transaction's fee; the requirements' `extra.feePayer`",
+              }),
+            ),
+            assets: Type.Array(SupportedAsset),
+          },
+          { description: 'What the requirements of a payment on this network must name' },
+        ),
+      }),
+    ),
+    extensions: Type.Array(Type.String()),
+    signers: Type.Record(Type.String(), Type.Array(Type.String()), {
+      description: 'The accounts that send the settling transactions, by CAIP family',
+    }),
+  },
+  { description: "x402's `SupportedResponse`" },
+);
+
+/**
+ * The networks on which the service takes x402 payments, with their stablecoins: EVM networks it follows with
+ * EIP-3009 tokens, and Solana networks with SPL tokens.
+ */
+function x402Tokens(ctx: AppContext): { network: NetworkInfo; tokens: TokenInfo[] }[] {
+  const method = { eip155: 'eip3009', solana: 'spl' } as const;
+  return ctx.chains.networks
+    .filter((network) => network.rpcUrl)
+    .map((network) => ({
+      network,
+      tokens: network.tokens.filter((token) => token.method === method[network.namespace] && token.peggedTo),
+    }))
+    .filter(({ tokens }) => tokens.length > 0);
+}
+
+/** The token as the requirements name it; on EVM its EIP-712 domain (read once from the contract) unless its node fails. */
+async function supportedAsset(services: ChainServices, network: NetworkInfo, token: TokenInfo) {
+  const domain =
+    network.namespace === 'eip155'
+      ? await services.evm.eip3009Token(services.evm.clients.for(network), token).catch(() => undefined)
+      : undefined;
+  return {
+    asset: token.address,
+    symbol: token.symbol,
+    decimals: token.decimals,
+    peggedTo: token.peggedTo as string,
+    ...(domain ? { name: domain.name, version: domain.version } : {}),
+  };
+}
+
+export function registerListX402Supported(app: App, ctx: AppContext): void {
+  app.get(
+    '/v1/x402/supported',
+    {
+      config: { auth: { scope: 'x402' } },
+      schema: {
+        tags: ['x402'],
+        summary: 'x402 facilitator: what it settles',
+        description:
+          "x402's supported kinds: the `exact` scheme (x402 version 2) on each network the service follows that has stablecoins it takes (EIP-3009 tokens on EVM networks, SPL tokens on Solana), with the collector every payment must be paid to (`extra.payTo`; on Solana also the fee payer, `extra.feePayer`) and the tokens (`extra.assets`, on EVM with their EIP-712 domains); `signers` names the collectors, which send or co-sign the settling transactions.",
+        response: { 200: SupportedResponse, ...errorResponses(503) },
+      },
+    },
+    async () => {
+      const services = chainServicesOf(ctx);
+      const collectors = collectorsOf(services);
+      const kinds = await Promise.all(
+        x402Tokens(ctx).map(async ({ network, tokens }) => {
+          const payTo = collectors[network.namespace];
+          const assets = await Promise.all(tokens.map((token) => supportedAsset(services, network, token)));
+          return {
+            x402Version: X402_VERSION,
+            scheme: 'exact',
+            network: network.caip2,
+            extra: { payTo, ...(network.namespace === 'solana' ? { feePayer: payTo } : {}), assets },
+          };
+        }),
+      );
+      return { kinds, extensions: [], signers: { 'eip155:*': [collectors.eip155], 'solana:*': [collectors.solana] } };
+    },
+  );
+}

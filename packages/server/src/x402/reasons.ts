@@ -1,0 +1,95 @@
+import type { Namespace } from '../chains/caip.ts';
+
+/**
+ * The reasons a verify or settle gives for refusing a payment, as x402 names them: the protocol's general ones
+ * (`invalid_payload`, `invalid_network`, ...) and those of the `exact` scheme's EVM and SVM facilitators
+ * (`invalid_exact_evm_...`, `invalid_exact_svm_...` in `@x402/evm` and `@x402/svm`), so that resource servers and
+ * agents read paygate's answers as they read x402's own facilitator's.
+ */
+export const X402_REASONS = {
+  invalidX402Version: 'invalid_x402_version',
+  unsupportedScheme: 'unsupported_scheme',
+  invalidNetwork: 'invalid_network',
+  invalidPayload: 'invalid_payload',
+  invalidRequirements: 'invalid_payment_requirements',
+  transactionState: 'invalid_transaction_state',
+  settlementPending: 'settlement_pending',
+  // EVM (EIP-3009)
+  schemeMismatch: 'invalid_exact_evm_scheme',
+  networkMismatch: 'invalid_exact_evm_network_mismatch',
+  missingEip712Domain: 'invalid_exact_evm_missing_eip712_domain',
+  tokenNameMismatch: 'invalid_exact_evm_token_name_mismatch',
+  tokenVersionMismatch: 'invalid_exact_evm_token_version_mismatch',
+  recipientMismatch: 'invalid_exact_evm_recipient_mismatch',
+  invalidSignature: 'invalid_exact_evm_signature',
+  validBefore: 'invalid_exact_evm_payload_authorization_valid_before',
+  validAfter: 'invalid_exact_evm_payload_authorization_valid_after',
+  valueMismatch: 'invalid_exact_evm_payload_authorization_value_mismatch',
+  nonceUsed: 'invalid_exact_evm_nonce_already_used',
+  insufficientBalance: 'invalid_exact_evm_insufficient_balance',
+  simulationFailed: 'invalid_exact_evm_transaction_simulation_failed',
+  transactionFailed: 'invalid_exact_evm_transaction_failed',
+  // Solana (an SPL TransferChecked the agent signs, the collector paying the fee)
+  svmSchemeMismatch: 'invalid_exact_svm_unsupported_scheme',
+  svmNetworkMismatch: 'invalid_exact_svm_network_mismatch',
+  svmMissingFeePayer: 'invalid_exact_svm_payload_missing_fee_payer',
+  svmFeePayerNotManaged: 'invalid_exact_svm_fee_payer_not_managed_by_facilitator',
+  svmUndecodable: 'invalid_exact_svm_payload_transaction_could_not_be_decoded',
+  svmSignatureInvalid: 'invalid_exact_svm_payload_signature_invalid',
+  svmInstructionsLength: 'invalid_exact_svm_payload_transaction_instructions_length',
+  svmComputeLimit: 'invalid_exact_svm_payload_transaction_instructions_compute_limit_instruction',
+  svmComputeLimitTooHigh: 'invalid_exact_svm_payload_transaction_instructions_compute_limit_instruction_too_high',
+  svmComputePrice: 'invalid_exact_svm_payload_transaction_instructions_compute_price_instruction',
+  svmComputePriceTooHigh: 'invalid_exact_svm_payload_transaction_instructions_compute_price_instruction_too_high',
+  svmNoTransfer: 'invalid_exact_svm_payload_no_transfer_instruction',
+  svmFeePayerTransferring: 'invalid_exact_svm_payload_transaction_fee_payer_transferring_funds',
+  svmMintMismatch: 'invalid_exact_svm_payload_mint_mismatch',
+  svmRecipientMismatch: 'invalid_exact_svm_payload_recipient_mismatch',
+  svmAmountMismatch: 'invalid_exact_svm_payload_amount_mismatch',
+  svmUnknownFourth: 'invalid_exact_svm_payload_unknown_fourth_instruction',
+  svmSimulationFailed: 'invalid_exact_svm_transaction_simulation_failed',
+  svmTransactionFailed: 'invalid_exact_svm_transaction_failed',
+  svmDuplicate: 'duplicate_settlement',
+} as const;
+
+export type X402Reason = (typeof X402_REASONS)[keyof typeof X402_REASONS];
+
+/** A payment refused by a verify or settle: nothing was recorded or sent. */
+export class X402Refusal extends Error {
+  override readonly name = 'X402Refusal';
+
+  constructor(
+    readonly reason: X402Reason,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The x402 reason of a payment's failure code: the chain layer's refusals of an authorisation (`PaymentRefusedError`
+ * codes, also what a payment fails with when its submission is refused) and a sent transfer's end.
+ */
+export function reasonOfFailure(code: string | null, namespace: Namespace): X402Reason {
+  if (namespace === 'solana') {
+    return code === 'transaction_failed' || code === 'blockhash_expired'
+      ? X402_REASONS.svmTransactionFailed
+      : X402_REASONS.transactionState;
+  }
+  const reasons: Record<string, X402Reason> = {
+    invalid_signature: X402_REASONS.invalidSignature,
+    nonce_already_used: X402_REASONS.nonceUsed,
+    insufficient_balance: X402_REASONS.insufficientBalance,
+    simulation_failed: X402_REASONS.simulationFailed,
+    recipient_mismatch: X402_REASONS.recipientMismatch,
+    authorization_expired: X402_REASONS.validBefore,
+    authorization_not_yet_valid: X402_REASONS.validAfter,
+    transaction_failed: X402_REASONS.transactionFailed,
+  };
+  return (code && reasons[code]) || X402_REASONS.transactionState;
+}
+
+/** The reason a second use of a payload is refused with on the namespace. */
+export function usedAlreadyReason(namespace: Namespace): X402Reason {
+  return namespace === 'solana' ? X402_REASONS.svmDuplicate : X402_REASONS.nonceUsed;
+}

@@ -1,0 +1,104 @@
+import type { Hex } from 'viem';
+import { PaymentRefusedError } from '../chains/evm/errors.ts';
+import { configuredEvmNetwork, relayOnce } from '../gateway/methods/evmRelay.ts';
+import { type PaymentMethodHandler, sentTransferFailure } from '../gateway/methods/paymentMethod.ts';
+import { acceptedEvmNetwork, refusalOf, resultValue } from '../gateway/methods/refusals.ts';
+import type { StoredAuthorization, X402Eip3009Terms } from '../gateway/methods/terms.ts';
+import { SIGNATURE } from '../gateway/walletResultFormats.ts';
+import {
+  relayTransferWithAuthorization,
+  simulateTransferWithAuthorization,
+  type TransferAuthorizationTypedData,
+  transferWithAuthorizationTypes,
+} from './transferWithAuthorization.ts';
+
+/** The relayer's purpose of the transfer that pays an x402 payment. */
+export const X402_TRANSFER_PURPOSE = 'x402_transfer';
+
+export function x402TypedData(stored: StoredAuthorization): TransferAuthorizationTypedData {
+  const { message } = stored;
+  return {
+    domain: stored.domain,
+    types: transferWithAuthorizationTypes,
+    primaryType: 'TransferWithAuthorization',
+    message: {
+      from: message.from,
+      to: message.to,
+      value: BigInt(message.value),
+      validAfter: BigInt(message.validAfter),
+      validBefore: BigInt(message.validBefore),
+      nonce: message.nonce,
+    },
+  };
+}
+
+/** Refuses an authorisation outside its validity window at `now`: the token would refuse it too. */
+export function requireValidAt(typedData: TransferAuthorizationTypedData, now: Date): void {
+  const seconds = BigInt(Math.floor(now.getTime() / 1000));
+  const { validAfter, validBefore } = typedData.message;
+  if (validBefore <= seconds)
+    throw new PaymentRefusedError('authorization_expired', `the authorisation expired at unix ${validBefore}`);
+  if (validAfter > seconds)
+    throw new PaymentRefusedError(
+      'authorization_not_yet_valid',
+      `the authorisation is valid only after unix ${validAfter}`,
+    );
+}
+
+/**
+ * An x402 `exact` payment on EVM: the agent's signed EIP-3009 `TransferWithAuthorization` to the collector, which
+ * the service relays. The x402 facilitator checks it and records it as the payment's one option and confirmation
+ * (`x402Payments.ts`); from there the gateway's submissions send it and the network's follower makes the payment
+ * succeeded or failed, as for any payment.
+ */
+export const x402Eip3009Method: PaymentMethodHandler<X402Eip3009Terms> = {
+  kind: 'x402_eip3009',
+  namespace: 'eip155',
+  tokenMethod: 'eip3009',
+  transfers: { [X402_TRANSFER_PURPOSE]: { paysPayment: true, failureCode: sentTransferFailure } },
+
+  offer() {
+    return Promise.reject(
+      new Error('an x402 payment arrives signed through the x402 facilitator; it is never offered'),
+    );
+  },
+
+  async verifyConfirmation(services, chains, option, results, now) {
+    try {
+      const signature = resultValue(results, 0, SIGNATURE, 'a 0x-prefixed hex signature');
+      const typedData = x402TypedData(option.terms.authorization);
+      requireValidAt(typedData, now);
+      const gas = await simulateTransferWithAuthorization(
+        services.evm.clients.for(acceptedEvmNetwork(chains, option)),
+        {
+          typedData,
+          signature,
+          sender: services.evm.collector,
+        },
+      );
+      return { gas };
+    } catch (error) {
+      throw refusalOf('signed authorisation', error);
+    }
+  },
+
+  submit(ctx, services, paymentId, option, values, check) {
+    const typedData = x402TypedData(option.terms.authorization);
+    return relayOnce(ctx, services, paymentId, X402_TRANSFER_PURPOSE, () => {
+      // A submission retried late must not send what the token would refuse (and charge the gas of a revert).
+      requireValidAt(typedData, ctx.clock.now());
+      return relayTransferWithAuthorization(
+        services.evm.clients.for(configuredEvmNetwork(ctx, option)),
+        services.evm.relayer,
+        {
+          chain: option.network,
+          typedData,
+          signature: values[0] as Hex,
+          purpose: X402_TRANSFER_PURPOSE,
+          paymentId,
+          ...(check?.gas ? { gas: check.gas } : {}),
+        },
+      );
+    });
+  },
+};

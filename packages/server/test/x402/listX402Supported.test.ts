@@ -1,0 +1,91 @@
+import { HTTPFacilitatorClient } from '@x402/core/server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCommonRouteTests } from '../support/commonRouteTests.ts';
+import { call, expectErrorBody, newPartner, startTestServer, type TestServer } from '../support/testServer.ts';
+import { startX402Testbed, type X402Testbed } from './support.ts';
+
+let testbed: X402Testbed;
+
+beforeAll(async () => {
+  testbed = await startX402Testbed();
+});
+
+afterAll(async () => {
+  await testbed?.close();
+});
+
+describe('GET /v1/x402/supported', () => {
+  it("lists the exact scheme on each devnet network with the collector and the stablecoins, as x402's client reads it", async () => {
+    const headers = testbed.headers();
+    const client = new HTTPFacilitatorClient({
+      url: testbed.facilitatorUrl,
+      createAuthHeaders: async () => ({ verify: headers, settle: headers, supported: headers }),
+    });
+    const supported = await client.getSupported();
+    const { manifest } = testbed.service.devnet;
+    expect(supported.kinds.map((kind) => kind.network).sort()).toEqual(
+      [...manifest.evm.map((chain) => chain.caip2), manifest.solana.caip2].sort(),
+    );
+    for (const chain of manifest.evm) {
+      const kind = supported.kinds.find((candidate) => candidate.network === chain.caip2);
+      expect(kind).toEqual({
+        x402Version: 2,
+        scheme: 'exact',
+        network: chain.caip2,
+        extra: {
+          payTo: testbed.collector,
+          assets: chain.tokens
+            .filter((token) => token.method === 'eip3009')
+            .map((token) => ({
+              asset: token.address,
+              symbol: token.symbol,
+              decimals: token.decimals,
+              peggedTo: token.symbol === 'EURC' ? 'EUR' : 'USD',
+              name: expect.any(String),
+              version: '2',
+            })),
+        },
+      });
+    }
+    const solanaCollector = testbed.service.services.solana.collector.address;
+    expect(supported.kinds.find((kind) => kind.network === manifest.solana.caip2)).toEqual({
+      x402Version: 2,
+      scheme: 'exact',
+      network: manifest.solana.caip2,
+      extra: {
+        payTo: solanaCollector,
+        feePayer: solanaCollector,
+        assets: [{ asset: manifest.solana.tokens[0]?.address, symbol: 'USDC', decimals: 6, peggedTo: 'USD' }],
+      },
+    });
+    expect(supported.signers).toEqual({ 'eip155:*': [testbed.collector], 'solana:*': [solanaCollector] });
+    expect(supported.extensions).toEqual([]);
+  });
+
+  it('needs no Merchant-Id: what the service settles is the same for every merchant', async () => {
+    const answer = await call(testbed.service.server, '/v1/x402/supported', {
+      headers: { 'api-key': testbed.x402Key },
+    });
+    expect(answer.status, answer.text).toBe(200);
+  });
+
+  it('answers 503 where the service has no chain services', async () => {
+    const plain = await startTestServer();
+    try {
+      const partner = await newPartner(plain.db);
+      const answer = await call(plain, '/v1/x402/supported', { headers: { 'api-key': partner.apiKey } });
+      expect([answer.status, expectErrorBody(answer).code]).toEqual([503, 'service_unavailable']);
+    } finally {
+      await plain.close();
+    }
+  });
+});
+
+runCommonRouteTests({
+  name: 'GET /v1/x402/supported',
+  scope: 'x402',
+  openToAllPartners: true,
+  // The testbed's service; the testbed itself is closed once, after every check.
+  server: async (): Promise<TestServer> => ({ ...testbed.service.server, close: async () => {} }),
+  request: async () => ({ method: 'GET', path: '/v1/x402/supported' }),
+});

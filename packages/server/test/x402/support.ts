@@ -1,0 +1,255 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { startDevnet } from '@paygate/devnet';
+import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
+import { authorizationTypes, ExactEvmScheme } from '@x402/evm';
+import { type Address, createPublicClient, erc20Abi, getAddress, type Hex, http, toHex } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { expect } from 'vitest';
+import { ChainFollowers } from '../../src/chains/chainFollowers.ts';
+import { type CollectorKeys, collectorAddresses } from '../../src/chains/collectorKeys.ts';
+import { networksFromDevnet } from '../../src/chains/devnetNetworks.ts';
+import { FixedPriceSource } from '../../src/chains/prices/fixedPriceSource.ts';
+import { ChainRegistry, type NetworkInfo } from '../../src/chains/registry.ts';
+import { connect } from '../../src/db/database.ts';
+import { createChainServices } from '../../src/gateway/createChainServices.ts';
+import { PaymentSubmissions } from '../../src/gateway/paymentSubmissions.ts';
+import { createApiKey } from '../../src/partners/partners.ts';
+import { TEST_PRICES } from '../gateway/support/gatewayTestbed.ts';
+import type { DevnetService } from '../support/devnetService.ts';
+import { createMerchant } from '../support/fixtures.ts';
+import { createIsolatedDatabase } from '../support/isolatedDatabase.ts';
+import { call, type CallResult, newPartner, startTestServer, type TestPartner } from '../support/testServer.ts';
+
+/**
+ * Solana Devnet's CAIP-2 id. x402's SVM client and server take only Solana mainnet's, devnet's and testnet's ids (any
+ * other is `Unsupported SVM network`), and the local devnet's node has a genesis hash of its own: to pay it with
+ * x402's own client, a testbed may follow that node under this id.
+ */
+export const SOLANA_DEVNET_CAIP2 = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1';
+
+/** The network under another CAIP-2 id, its tokens' ids with it. */
+function relabelled(network: NetworkInfo, caip2: string): NetworkInfo {
+  return {
+    ...network,
+    caip2,
+    tokens: network.tokens.map((token) => ({
+      ...token,
+      chain: caip2,
+      caip19: `${caip2}${token.caip19.slice(network.caip2.length)}`,
+    })),
+  };
+}
+
+/**
+ * As `startDevnetService` (a devnet with a funded collector, a database of its own, the chain services with their
+ * followers and submissions, the service on a socket), with the devnet's Solana network followed as `solanaCaip2`.
+ */
+async function startDevnetServiceAs(solanaCaip2: string | undefined): Promise<DevnetService> {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'paygate-x402-devnet-'));
+  const devnet = await startDevnet({ dataDir });
+  const database = await createIsolatedDatabase();
+  const networks = networksFromDevnet(devnet.manifest).map((network) =>
+    network.namespace === 'solana' && solanaCaip2 ? relabelled(network, solanaCaip2) : network,
+  );
+  const chains = new ChainRegistry(networks);
+  const keys: CollectorKeys = { evmPrivateKey: generatePrivateKey(), solanaSeedHex: randomBytes(32).toString('hex') };
+  const collector = await collectorAddresses(keys);
+  await devnet.fund({ evm: [collector.evm], solana: [collector.solana] });
+  const servicesDb = connect(database.url, 4);
+  let serverUrl = '';
+  const services = await createChainServices({
+    db: servicesDb,
+    networks: chains.networks,
+    keys,
+    prices: new FixedPriceSource(TEST_PRICES),
+    baseUrl: () => serverUrl,
+  });
+  const server = await startTestServer({ databaseUrl: database.url, context: { chains, chainServices: services } });
+  serverUrl = server.url;
+  const followers = new ChainFollowers(database.url, services.followers);
+  const submissions = PaymentSubmissions.start(server.ctx);
+  server.ctx.submissions = submissions;
+  return {
+    devnet,
+    devnetDir: dataDir,
+    chains,
+    keys,
+    services,
+    server,
+    databaseUrl: database.url,
+    close: async () => {
+      await followers.stop();
+      await submissions.stop();
+      await server.close();
+      await servicesDb.destroy();
+      await devnet.stop();
+      await database.drop();
+      await fs.rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** USDC on the devnet's first EVM chain, as x402 requirements name it. */
+export interface X402Asset {
+  address: Address;
+  caip19: string;
+  name: string;
+  version: string;
+  decimals: number;
+}
+
+/**
+ * A devnet service (workers running, the system clock: x402's client signs with the real time) with a partner, an
+ * API key with the `x402` scope only, as a merchant's API would hold, and a merchant.
+ */
+export interface X402Testbed {
+  service: DevnetService;
+  partner: TestPartner;
+  x402Key: string;
+  merchantId: string;
+  /** The facilitator's URL, as a resource server is configured with it. */
+  facilitatorUrl: string;
+  network: string;
+  collector: Address;
+  usdc: X402Asset;
+  /** The headers a resource server sends: the x402 key and the merchant. */
+  headers(merchantId?: string, apiKey?: string): Record<string, string>;
+  /** Requirements for `amount` USDC minor units, as x402's `exact` EVM server builds them. */
+  requirements(amount: string, overrides?: Partial<PaymentRequirements>): PaymentRequirements;
+  /** A payload signed by a devnet buyer with x402's own `exact` EVM client. */
+  payload(buyer: string, requirements: PaymentRequirements): Promise<PaymentPayload>;
+  /**
+   * A payload of a `TransferWithAuthorization` with the given fields, signed by the buyer with x402's types (`from`
+   * names another authoriser than the signer).
+   */
+  customPayload(
+    buyer: string,
+    requirements: PaymentRequirements,
+    authorization: Partial<Record<'from' | 'to' | 'value' | 'validAfter' | 'validBefore' | 'nonce', string>>,
+  ): Promise<PaymentPayload>;
+  facilitator(
+    operation: 'verify' | 'settle',
+    payload: PaymentPayload,
+    requirements: PaymentRequirements,
+    headers?: Record<string, string>,
+  ): Promise<CallResult>;
+  usdcBalance(address: string): Promise<bigint>;
+  buyerAddress(buyer: string): Address;
+  close(): Promise<void>;
+}
+
+/** `solanaCaip2`: the CAIP-2 id the devnet's Solana network is followed as (`SOLANA_DEVNET_CAIP2`). */
+export async function startX402Testbed(options: { solanaCaip2?: string } = {}): Promise<X402Testbed> {
+  const service = await startDevnetServiceAs(options.solanaCaip2);
+  const { server, devnet } = service;
+  const partner = await newPartner(server.db, 'x402 partner');
+  const { apiKey: x402Key } = await createApiKey(server.db, partner.partnerId, ['x402']);
+  const merchantId = (await createMerchant(server, partner.apiKey)).id;
+  const chain = devnet.manifest.evm[0];
+  if (!chain) throw new Error('the devnet has no EVM chain');
+  const headers = (merchant = merchantId, apiKey = x402Key) => ({ 'api-key': apiKey, 'merchant-id': merchant });
+  const supported = await call(server, '/v1/x402/supported', { headers: headers() });
+  expect(supported.status, supported.text).toBe(200);
+  const kind = supported.body.kinds.find((candidate: { network: string }) => candidate.network === chain.caip2);
+  const listed = kind.extra.assets.find((asset: { symbol: string }) => asset.symbol === 'USDC');
+  const token = chain.tokens.find((candidate) => candidate.symbol === 'USDC');
+  if (!token) throw new Error('the devnet has no USDC');
+  const usdc: X402Asset = {
+    address: getAddress(listed.asset),
+    caip19: token.caip19,
+    name: listed.name,
+    version: listed.version,
+    decimals: listed.decimals,
+  };
+  const collector = getAddress(kind.extra.payTo);
+  const account = (buyer: string) => {
+    const found = devnet.manifest.buyers.find((candidate) => candidate.name === buyer);
+    if (!found) throw new Error(`no devnet buyer ${buyer}`);
+    return privateKeyToAccount(found.evmPrivateKey);
+  };
+  const client = createPublicClient({ transport: http(chain.rpcUrl) });
+  const requirements = (amount: string, overrides: Partial<PaymentRequirements> = {}): PaymentRequirements => ({
+    scheme: 'exact',
+    network: chain.caip2 as PaymentRequirements['network'],
+    asset: usdc.address,
+    amount,
+    payTo: collector,
+    maxTimeoutSeconds: 300,
+    extra: { name: usdc.name, version: usdc.version },
+    ...overrides,
+  });
+  return {
+    service,
+    partner,
+    x402Key,
+    merchantId,
+    facilitatorUrl: `${server.url}/v1/x402`,
+    network: chain.caip2,
+    collector,
+    usdc,
+    headers,
+    requirements,
+    payload: async (buyer, accepted) => {
+      const created = await new ExactEvmScheme(account(buyer)).createPaymentPayload(2, accepted);
+      return { ...created, accepted, resource: { url: 'https://api.example.com/weather' } } as PaymentPayload;
+    },
+    customPayload: async (buyer, accepted, fields) => {
+      const signer = account(buyer);
+      const now = Math.floor(Date.now() / 1000);
+      const authorization = {
+        from: fields.from ?? signer.address,
+        to: fields.to ?? accepted.payTo,
+        value: fields.value ?? accepted.amount,
+        validAfter: fields.validAfter ?? '0',
+        validBefore: fields.validBefore ?? String(now + 300),
+        nonce: fields.nonce ?? toHex(crypto.getRandomValues(new Uint8Array(32))),
+      };
+      const signature = await signer.signTypedData({
+        domain: {
+          name: usdc.name,
+          version: usdc.version,
+          chainId: chain.chainId,
+          verifyingContract: usdc.address,
+        },
+        types: authorizationTypes,
+        primaryType: 'TransferWithAuthorization',
+        message: {
+          from: getAddress(authorization.from),
+          to: getAddress(authorization.to),
+          value: BigInt(authorization.value),
+          validAfter: BigInt(authorization.validAfter),
+          validBefore: BigInt(authorization.validBefore),
+          nonce: authorization.nonce as Hex,
+        },
+      });
+      return { x402Version: 2, accepted, payload: { authorization, signature } } as PaymentPayload;
+    },
+    facilitator: (operation, payload, accepted, extraHeaders = headers()) =>
+      call(server, `/v1/x402/${operation}`, {
+        method: 'POST',
+        headers: extraHeaders,
+        body: { x402Version: payload.x402Version, paymentPayload: payload, paymentRequirements: accepted },
+      }),
+    usdcBalance: (address) =>
+      client.readContract({
+        address: usdc.address,
+        abi: erc20Abi,
+        functionName: 'balanceOf',
+        args: [address as Address],
+      }),
+    buyerAddress: (buyer) => account(buyer).address,
+    close: () => service.close(),
+  };
+}
+
+/** The payment as the merchant's list shows it. */
+export async function listedPayment(testbed: X402Testbed, paymentId: string): Promise<any> {
+  const list = await call(testbed.service.server, '/v1/merchants/payments?limit=200', {
+    headers: { 'api-key': testbed.partner.apiKey, 'merchant-id': testbed.merchantId },
+  });
+  expect(list.status, list.text).toBe(200);
+  return { item: list.body.data.find((item: { paymentId: string }) => item.paymentId === paymentId), list: list.body };
+}

@@ -6,6 +6,7 @@ import { principalOf } from '../http/auth.ts';
 import { errorResponses } from '../http/schemas.ts';
 import { merchantOfPartner } from '../merchants/merchantOfPartner.ts';
 import { applyFilters, type Filters, filtersOf, type ListScope, ListPaymentsQuery } from './listFilters.ts';
+import { dailyTotals, isoDay, wholeDaysOf } from './listStatistics.ts';
 
 const { startTs, endTs, token_symbol, network } = ListPaymentsQuery.properties;
 
@@ -45,21 +46,6 @@ type RevenueRow = {
 /** A day, currency, token and network: the key of one entry of the series. */
 const keyOf = (row: RevenueRow) => `${row.day}|${row.currency}|${row.tokenSymbol}|${row.network}`;
 
-const DAY_MS = 24 * 60 * 60 * 1000;
-const isoDay = (at: Date) => at.toISOString().slice(0, 10);
-
-/** The first whole UTC day at or after `at`, and the start of the UTC day of `at`. */
-function wholeDays(filters: Filters): { from?: Date; to?: Date } {
-  const dayOf = (at: Date) => new Date(Math.floor(at.getTime() / DAY_MS) * DAY_MS);
-  const from =
-    filters.start &&
-    (dayOf(filters.start).getTime() === filters.start.getTime()
-      ? filters.start
-      : new Date(dayOf(filters.start).getTime() + DAY_MS));
-  const to = filters.end && dayOf(filters.end);
-  return { ...(from ? { from } : {}), ...(to ? { to } : {}) };
-}
-
 /**
  * Succeeded payments and their revenue per UTC day, currency, token and network over the filtered set, for a chart:
  * whole days from the daily totals the list's statistics read (folded and not yet folded), the partial first and
@@ -67,7 +53,7 @@ function wholeDays(filters: Filters): { from?: Date; to?: Date } {
  * filters with `status=succeeded`.
  */
 async function revenueByDay(ctx: AppContext, filters: Filters): Promise<RevenueRow[]> {
-  const { from, to } = wholeDays(filters);
+  const { from, to } = wholeDaysOf(filters);
   const succeeded: Filters = { ...filters, statuses: ['succeeded'] };
   const fromPayments = (range?: (eb: ExpressionBuilder<Database, 'payments'>) => Expression<SqlBool>) =>
     applyFilters(ctx.db.selectFrom('payments'), succeeded)
@@ -84,32 +70,7 @@ async function revenueByDay(ctx: AppContext, filters: Filters): Promise<RevenueR
       .execute();
   if (from && to && from >= to) return fromPayments();
 
-  const merchants =
-    'merchantId' in filters.scope
-      ? [filters.scope.merchantId]
-      : ctx.db
-          .selectFrom('merchants')
-          .select('merchants.id')
-          .where('merchants.partner_id', '=', filters.scope.partnerId);
-  const columns = [
-    'merchant_id',
-    'day',
-    'status',
-    'fiat_currency',
-    'token_symbol',
-    'network',
-    'payments',
-    'fiat_total',
-  ] as const;
-  const days = ctx.db
-    .selectFrom((eb) =>
-      eb
-        .selectFrom('payment_daily_stats')
-        .select(columns)
-        .where('merchant_id', 'in', merchants)
-        .unionAll(eb.selectFrom('payment_stats_deltas').select(columns).where('merchant_id', 'in', merchants))
-        .as('stats'),
-    )
+  const days = dailyTotals(ctx, filters.scope)
     .select([
       sql<string>`to_char(day, 'YYYY-MM-DD')`.as('day'),
       'fiat_currency as currency',

@@ -69,9 +69,49 @@ function merchantsOf(ctx: AppContext, scope: ListScope) {
     : ctx.db.selectFrom('merchants').select('merchants.id').where('merchants.partner_id', '=', scope.partnerId);
 }
 
+const DAILY_TOTAL_COLUMNS = [
+  'merchant_id',
+  'day',
+  'status',
+  'fiat_currency',
+  'token_symbol',
+  'network',
+  'payments',
+  'fiat_total',
+] as const;
+
+/**
+ * The daily totals of the scope's merchants, folded and not yet folded alike (`stats`): a day's rows add up to its
+ * payments and fiat total per status, currency, token and network.
+ */
+export function dailyTotals(ctx: AppContext, scope: ListScope) {
+  const merchants = merchantsOf(ctx, scope);
+  return ctx.db.selectFrom((eb) =>
+    eb
+      .selectFrom('payment_daily_stats')
+      .select(DAILY_TOTAL_COLUMNS)
+      .where('merchant_id', 'in', merchants)
+      .unionAll(eb.selectFrom('payment_stats_deltas').select(DAILY_TOTAL_COLUMNS).where('merchant_id', 'in', merchants))
+      .as('stats'),
+  );
+}
+
 const DAY_MS = 24 * 60 * 60 * 1000;
 const utcDay = (at: Date) => new Date(Math.floor(at.getTime() / DAY_MS) * DAY_MS);
-const isoDay = (day: Date) => day.toISOString().slice(0, 10);
+export const isoDay = (day: Date) => day.toISOString().slice(0, 10);
+
+/**
+ * The whole UTC days within the filtered range: from the first day starting at or after `start`, up to the day of
+ * `end` (exclusive); the hours before and after them are read from the payments themselves.
+ */
+export function wholeDaysOf(filters: Filters): { from: Date | undefined; to: Date | undefined } {
+  const from =
+    filters.start &&
+    (utcDay(filters.start).getTime() === filters.start.getTime()
+      ? filters.start
+      : new Date(utcDay(filters.start).getTime() + DAY_MS));
+  return { from, to: filters.end && utcDay(filters.end) };
+}
 
 /**
  * Payments and revenue over the filtered set: whole UTC days from the daily totals (folded and not yet folded
@@ -82,12 +122,7 @@ const isoDay = (day: Date) => day.toISOString().slice(0, 10);
 async function totalsOf(ctx: AppContext, filters: Filters): Promise<CurrencyTotals> {
   const totals: CurrencyTotals = new Map();
   const payments = () => applyFilters(ctx.db.selectFrom('payments').select('payments.id'), filters);
-  const daysFrom =
-    filters.start &&
-    (utcDay(filters.start).getTime() === filters.start.getTime()
-      ? filters.start
-      : new Date(utcDay(filters.start).getTime() + DAY_MS));
-  const daysTo = filters.end && utcDay(filters.end);
+  const { from: daysFrom, to: daysTo } = wholeDaysOf(filters);
   if (filters.referenceId || (daysFrom && daysTo && daysFrom >= daysTo)) {
     addTotals(totals, await totalsFromPayments(payments()));
     return totals;
@@ -96,26 +131,7 @@ async function totalsOf(ctx: AppContext, filters: Filters): Promise<CurrencyTota
   const storedStatuses = filters.statuses && [
     ...new Set(filters.statuses.flatMap((status) => STORED_STATUSES_OF[status] ?? [])),
   ];
-  const statsColumns = [
-    'merchant_id',
-    'day',
-    'status',
-    'fiat_currency',
-    'token_symbol',
-    'network',
-    'payments',
-    'fiat_total',
-  ] as const;
-  const merchants = merchantsOf(ctx, filters.scope);
-  let days = ctx.db
-    .selectFrom((eb) =>
-      eb
-        .selectFrom('payment_daily_stats')
-        .select(statsColumns)
-        .where('merchant_id', 'in', merchants)
-        .unionAll(eb.selectFrom('payment_stats_deltas').select(statsColumns).where('merchant_id', 'in', merchants))
-        .as('stats'),
-    )
+  let days = dailyTotals(ctx, filters.scope)
     .select([
       'fiat_currency',
       sql<string>`sum(payments)`.as('payments'),

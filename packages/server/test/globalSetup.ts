@@ -67,6 +67,9 @@ export async function setup(project: TestProject): Promise<void> {
     runUrl.pathname = `/${runDatabase}`;
     url = runUrl.href;
     presence = new pg.Client({ connectionString: url, application_name: 'paygate test run' });
+    // Another run that started the shared cluster stops it when it is interrupted: this run's tests then fail on
+    // their own connections, with their own errors, rather than the run ending on this idle one's.
+    presence.on('error', () => {});
     await presence.connect();
   }
   const db = connect(url, 2);

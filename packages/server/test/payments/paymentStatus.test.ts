@@ -53,11 +53,13 @@ describe('payment status, reading and cancelling', () => {
       'merchant',
       'paymentId',
       'referenceId',
+      'source',
       'status',
     ]);
     expect(item).toMatchObject({
       paymentId,
       referenceId: 'shape-1',
+      source: 'api',
       status: 'requires_action',
       isTerminal: false,
       merchant: { id: merchantId, name: 'Corner Shop', iconUrl: null },

@@ -5,8 +5,10 @@ import { registerListMerchants } from './listMerchants.ts';
 import { registerListPartners } from './listPartners.ts';
 import { authenticateOperator } from './operatorSession.ts';
 import { registerPinPartnerVersion } from './pinPartnerVersion.ts';
+import { registerServeOperatorAsset } from './serveOperatorAsset.ts';
 import { registerSetMerchantStatus } from './setMerchantStatus.ts';
 import { registerSetPartnerFees } from './setPartnerFees.ts';
+import { registerShowOperatorConsole } from './showOperatorConsole.ts';
 import { registerShowOperatorSession } from './showOperatorSession.ts';
 import { registerSignOutOperator } from './signOutOperator.ts';
 
@@ -17,6 +19,8 @@ import { registerSignOutOperator } from './signOutOperator.ts';
 export async function registerOperatorRoutes(app: App, ctx: AppContext): Promise<void> {
   registerFollowOperatorLink(app, ctx);
   // The console's pages and assets: public, like the dashboard's; what they show comes from the API below.
+  registerShowOperatorConsole(app);
+  registerServeOperatorAsset(app);
   await app.register(async (scoped: App) => {
     scoped.decorateRequest('operatorSession', undefined);
     scoped.addHook('onRequest', async (request) => {

@@ -1,0 +1,70 @@
+import { formatFiatAmount } from '../../checkout/checkoutView.ts';
+import { formatMinorUnits } from '../../money.ts';
+import { currencyOfUnit, fiatCurrency } from '../../payments/currencies.ts';
+
+/** Numbers and dates in the browser's language. */
+const browserLanguage = typeof navigator === 'undefined' ? 'en' : navigator.language;
+
+/** A fiat amount of the API (`iso4217/<CODE>`, minor units), formatted with exactly the currency's digits. */
+export function formatFiat(amount: { unit: string; value: string }, language = browserLanguage): string {
+  const code = currencyOfUnit(amount.unit) ?? '';
+  const currency = fiatCurrency(code);
+  if (!currency) return `${amount.value} ${amount.unit}`;
+  return formatFiatAmount(amount.value, currency, language);
+}
+
+/**
+ * A total of the list's statistics (a number in standard units, the one float of the API) with the currency's
+ * digits: written out at those digits it is the exact decimal the service summed in minor units.
+ */
+export function formatStatsTotal(total: { amount: number; currency: string }, language = browserLanguage): string {
+  const decimals = fiatCurrency(total.currency)?.decimals ?? 2;
+  const minor = BigInt(total.amount.toFixed(decimals).replace('.', '')).toString();
+  return formatFiat({ unit: `iso4217/${total.currency}`, value: minor }, language);
+}
+
+/** A token amount in minor units, exact (every digit the token has, trailing zeros dropped), with its symbol. */
+export function formatTokenExact(value: string, token: { symbol: string; decimals: number } | undefined): string {
+  if (!token) return `${value} (minor units)`;
+  const exact = formatMinorUnits(BigInt(value), token.decimals)
+    .replace(/(\.\d*?)0+$/, '$1')
+    .replace(/\.$/, '');
+  return `${exact} ${token.symbol}`;
+}
+
+/**
+ * An amount a person typed (`12`, `12.5`, `12,50`) as minor units at `decimals` digits, by string arithmetic; undefined
+ * when it is not a plain decimal or has more digits than the currency.
+ */
+export function minorUnitsOf(text: string, decimals: number): string | undefined {
+  const match = /^(\d+)(?:[.,](\d*))?$/.exec(text.trim());
+  if (!match) return undefined;
+  const [, whole = '', fraction = ''] = match;
+  if (fraction.length > decimals) return undefined;
+  return BigInt(`${whole}${fraction.padEnd(decimals, '0')}`).toString();
+}
+
+const dateTime = new Intl.DateTimeFormat(browserLanguage, { dateStyle: 'medium', timeStyle: 'short' });
+
+export function formatDateTime(iso: string): string {
+  return dateTime.format(new Date(iso));
+}
+
+/** The list statuses in words, never by colour alone. */
+export const STATUS_LABELS: Record<string, string> = {
+  requires_action: 'Awaiting payment',
+  processing: 'Processing',
+  succeeded: 'Succeeded',
+  failed: 'Failed',
+  expired: 'Expired',
+  cancelled: 'Cancelled',
+};
+
+export function statusLabel(status: string): string {
+  return STATUS_LABELS[status] ?? status;
+}
+
+/** A long id or hash shortened for a narrow column: its start and end, the whole in a title. */
+export function shortened(text: string, keep = 10): string {
+  return text.length <= keep * 2 + 1 ? text : `${text.slice(0, keep)}…${text.slice(-keep)}`;
+}

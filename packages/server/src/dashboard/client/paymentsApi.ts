@@ -1,0 +1,107 @@
+import { ApiFailure, getJson } from './api.ts';
+import type { MerchantListAnswer, MerchantView, PaymentDetailAnswer, PaymentListAnswer } from './apiTypes.ts';
+import { LIST_STATUSES, statusCountQuery } from './paymentsQuery.ts';
+
+export interface PaymentListView {
+  list: PaymentListAnswer;
+  /** Payments per status under the other filters, each the API's own count. */
+  statusCounts: { status: string; count: number }[];
+  /** The API version the list answered under. */
+  version: string | null;
+}
+
+/** A page of the partner's payments and the counts by status, from the API, for the list's query. */
+export async function loadPaymentList(query: URLSearchParams, signal: AbortSignal): Promise<PaymentListView> {
+  const [page, ...counts] = await Promise.all([
+    getJson<PaymentListAnswer>(`/v1/payments?${query}`, { signal }),
+    ...LIST_STATUSES.map((status) =>
+      getJson<PaymentListAnswer>(`/v1/payments?${statusCountQuery(query, status)}`, { signal }),
+    ),
+  ]);
+  return {
+    list: page.body,
+    statusCounts: LIST_STATUSES.map((status, index) => ({
+      status,
+      count: counts[index]!.body.stats.totalTransactions,
+    })),
+    version: page.version,
+  };
+}
+
+/** Pages of merchants the merchant filter offers at most; more than that and it takes a merchant id. */
+const MERCHANT_PAGES = 5;
+
+/**
+ * The partner's merchants for the merchant filter, or undefined when the session may not list them (its key lacks
+ * the `merchants` scope) or there are too many to offer in a list.
+ */
+export async function loadMerchants(signal: AbortSignal): Promise<MerchantView[] | undefined> {
+  const merchants: MerchantView[] = [];
+  let cursor: string | null = null;
+  try {
+    for (let page = 0; page < MERCHANT_PAGES; page++) {
+      const query = new URLSearchParams({ limit: '100', ...(cursor ? { cursor } : {}) });
+      const answer: MerchantListAnswer = (await getJson<MerchantListAnswer>(`/v1/merchants?${query}`, { signal })).body;
+      merchants.push(...answer.data);
+      cursor = answer.nextCursor;
+      if (!cursor) return merchants.sort((a, b) => a.name.localeCompare(b.name));
+    }
+    return undefined;
+  } catch (error) {
+    if (error instanceof ApiFailure && error.code === 'forbidden') return undefined;
+    throw error;
+  }
+}
+
+export function isNotFound(error: unknown): boolean {
+  return error instanceof ApiFailure && error.status === 404;
+}
+
+/** Merchants asked at once for a payment known by its id alone. */
+const LOOKUPS_AT_ONCE = 10;
+
+function getPayment(id: string, merchantId: string, signal: AbortSignal) {
+  const path = `/v1/payments/${encodeURIComponent(id)}`;
+  return getJson<PaymentDetailAnswer>(path, { headers: { 'merchant-id': merchantId }, signal }).then(
+    ({ body }) => body,
+  );
+}
+
+/**
+ * A payment of the partner by its id. The API reads a payment through its merchant (`Merchant-Id`): the list's links
+ * name it; a bare id is looked for among the partner's listed merchants. Not found (404) otherwise, another
+ * partner's payment included.
+ */
+export async function loadPayment(
+  id: string,
+  merchantId: string | undefined,
+  signal: AbortSignal,
+): Promise<PaymentDetailAnswer> {
+  if (merchantId) return getPayment(id, merchantId, signal);
+  const merchants = (await loadMerchants(signal)) ?? [];
+  for (let start = 0; start < merchants.length; start += LOOKUPS_AT_ONCE) {
+    const found = await Promise.all(
+      merchants.slice(start, start + LOOKUPS_AT_ONCE).map((merchant) =>
+        getPayment(id, merchant.id, signal).catch((error: unknown) => {
+          if (isNotFound(error)) return undefined;
+          throw error;
+        }),
+      ),
+    );
+    const payment = found.find((each) => each !== undefined);
+    if (payment) return payment;
+  }
+  throw new ApiFailure(404, 'payment_not_found', 'Payment not found.');
+}
+
+/** The longest the API holds a status request; it answers at once when the status changes. */
+const LONG_POLL_MS = 25_000;
+
+/** Resolves when the payment's status changes, or after the API's longest wait. */
+export async function statusChange(payment: PaymentDetailAnswer, signal: AbortSignal): Promise<void> {
+  const query = new URLSearchParams({ maxPollMs: String(LONG_POLL_MS) });
+  await getJson(`/v1/payments/${encodeURIComponent(payment.paymentId)}/status?${query}`, {
+    headers: { 'merchant-id': payment.merchant.id },
+    signal,
+  });
+}

@@ -1,0 +1,170 @@
+import { useEffect, useRef } from 'preact/hooks';
+import type { PaymentItem } from './apiTypes.ts';
+import { ErrorNotice, PageHeading, StatusBadge, usePageTitle } from './common.tsx';
+import { formatDateTime, formatFiat } from './format.ts';
+import { useLiveData } from './liveData.ts';
+import type { NetworkDirectory } from './networks.ts';
+import { PaymentFilters } from './paymentFilters.tsx';
+import { PaymentStats } from './paymentStats.tsx';
+import { loadMerchants, loadPaymentList } from './paymentsApi.ts';
+import { listQueryOf, withParameters } from './paymentsQuery.ts';
+import { PAYMENTS_PATH } from './paths.ts';
+import { type Location, navigate } from './router.ts';
+import type { DashboardSettings } from './settings.ts';
+
+/** How often an open list asks the API again, so new payments and changed statuses show without a reload. */
+export const LIST_REFRESH_MS = 5_000;
+
+/** The cursors of the pages before this one, kept in the history entry, for Previous. */
+interface PagingState {
+  previousCursors: string[];
+}
+
+/** A payment's page; the list names its merchant, through which the API reads it. */
+export function paymentPath(payment: PaymentItem): string {
+  return `${PAYMENTS_PATH}/${encodeURIComponent(payment.paymentId)}?${new URLSearchParams({ merchantId: payment.merchant.id })}`;
+}
+
+function PaymentRows(props: { payments: PaymentItem[]; page: number | undefined }) {
+  if (props.payments.length === 0) {
+    return (
+      <p id="payment-rows" tabIndex={-1} class="empty">
+        No payments match these filters.
+      </p>
+    );
+  }
+  return (
+    <div id="payment-rows" tabIndex={-1} class="table-wrap">
+      <table class="payments">
+        <caption class="visually-hidden">Payments{props.page ? `, page ${props.page}` : ''}</caption>
+        <thead>
+          <tr>
+            <th scope="col">Reference</th>
+            <th scope="col">Merchant</th>
+            <th scope="col" class="amount">
+              Amount
+            </th>
+            <th scope="col">Status</th>
+            <th scope="col">Created</th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.payments.map((payment) => (
+            <tr key={payment.paymentId} data-payment-id={payment.paymentId}>
+              <td data-label="Reference">
+                <a href={paymentPath(payment)}>{payment.referenceId}</a>
+              </td>
+              <td data-label="Merchant">{payment.merchant.name ?? payment.merchant.id}</td>
+              <td data-label="Amount" class="amount">
+                {payment.fiatAmount ? formatFiat(payment.fiatAmount) : '—'}
+              </td>
+              <td data-label="Status">
+                <StatusBadge status={payment.status} />
+              </td>
+              <td data-label="Created">
+                <time dateTime={payment.createdAt}>{formatDateTime(payment.createdAt)}</time>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/**
+ * The partner's payments (`GET /v1/payments`): filters kept in the address, the statistics and counts by status,
+ * a page of payments and cursor paging. It asks the API again every few seconds while open.
+ */
+export function PaymentsPage(props: {
+  location: Location;
+  networks: NetworkDirectory | undefined;
+  settings: DashboardSettings;
+}) {
+  usePageTitle('Payments');
+  const query = listQueryOf(props.location.query);
+  const key = query.toString();
+  const live = useLiveData(
+    key,
+    (signal) => loadPaymentList(query, signal),
+    () => LIST_REFRESH_MS,
+  );
+  const merchants = useLiveData('merchants', loadMerchants, () => undefined);
+  const previousCursors = (props.location.state as PagingState | null)?.previousCursors ?? [];
+  const cursor = query.get('cursor');
+  const version = live.data?.version;
+  const offerCancelled =
+    query.getAll('status').includes('cancelled') ||
+    (version !== null && version !== undefined && props.settings.cancelledStatusVersions.includes(version));
+
+  // Another page or other filters replace the rows and the controls used: focus goes to the new rows, so a keyboard
+  // or a screen reader goes on from their start.
+  const focusRowsWhenShown = useRef(false);
+  useEffect(() => {
+    if (!focusRowsWhenShown.current || !live.data) return;
+    focusRowsWhenShown.current = false;
+    document.getElementById('payment-rows')?.focus();
+  }, [live.data]);
+
+  const show = (shown: URLSearchParams, state: PagingState | null = null) => {
+    focusRowsWhenShown.current = shown.toString() !== key;
+    navigate(shown.size ? `${PAYMENTS_PATH}?${shown}` : PAYMENTS_PATH, { state });
+  };
+  const next = (nextCursor: string) =>
+    show(withParameters(query, { cursor: nextCursor }), { previousCursors: [...previousCursors, cursor ?? ''] });
+  const previous = () =>
+    show(withParameters(query, { cursor: previousCursors.at(-1) || undefined }), {
+      previousCursors: previousCursors.slice(0, -1),
+    });
+  const filtersKey = withParameters(query, { cursor: undefined }).toString();
+  // The export takes the list's filters and order, and streams every page itself.
+  const exportQuery = withParameters(query, { cursor: undefined, limit: undefined });
+  // A page opened from a shared address with a cursor does not know how many pages came before it.
+  const pageNumber = cursor && previousCursors.length === 0 ? undefined : previousCursors.length + 1;
+
+  return (
+    <>
+      <PageHeading>Payments</PageHeading>
+      <PaymentFilters
+        key={filtersKey}
+        query={query}
+        merchants={merchants.data}
+        networks={props.networks}
+        offerCancelled={offerCancelled}
+        onApply={(applied) => show(applied)}
+      />
+      {live.error && <ErrorNotice error={live.error} prefix={live.data ? 'Could not refresh the list:' : undefined} />}
+      {live.loading && <p class="loading">Loading payments…</p>}
+      {live.data && (
+        <>
+          <PaymentStats view={live.data} query={query} />
+          <p class="export">
+            <a class="button" href={`/v1/payments/export?${exportQuery}`} download>
+              Export CSV
+            </a>{' '}
+            <span class="hint">Every payment these filters match, in this order; amounts in minor units.</span>
+          </p>
+          <PaymentRows payments={live.data.list.data} page={pageNumber} />
+          <nav class="pager" aria-label="Pages of payments">
+            <button type="button" disabled={!cursor} onClick={previous}>
+              Previous
+            </button>
+            {pageNumber && <span>Page {pageNumber}</span>}
+            <button
+              type="button"
+              disabled={!live.data.list.nextCursor}
+              onClick={() => live.data?.list.nextCursor && next(live.data.list.nextCursor)}
+            >
+              Next
+            </button>
+          </nav>
+          {live.loadedAt && (
+            <p class="hint updated">
+              Updated {live.loadedAt.toLocaleTimeString()}; the list refreshes every {LIST_REFRESH_MS / 1000} seconds.
+            </p>
+          )}
+        </>
+      )}
+    </>
+  );
+}

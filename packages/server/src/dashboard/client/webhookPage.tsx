@@ -1,0 +1,240 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import type { DeliveryAttemptView, Session } from './apiTypes.ts';
+import { ErrorNotice, failureMessage, PageHeading, usePageTitle } from './common.tsx';
+import { merchantText } from './developersPage.tsx';
+import { formatDateTime } from './format.ts';
+import { useLiveData } from './liveData.ts';
+import { cursorPaging, Pager } from './pager.tsx';
+import { DEVELOPERS_PATH, webhookPath } from './paths.ts';
+import { loadMerchants } from './paymentsApi.ts';
+import { type Location, navigate } from './router.ts';
+import { deleteWebhookEndpoint, loadDeliveries, loadWebhookEndpoints, redeliverEvent } from './webhooksApi.ts';
+
+/** How often an open endpoint page asks for its deliveries again: a resent event shows without a reload. */
+const DELIVERIES_REFRESH_MS = 5_000;
+
+const OUTCOMES: Record<DeliveryAttemptView['outcome'], string> = {
+  succeeded: 'Delivered',
+  will_retry: 'Failed, will retry',
+  given_up: 'Failed, given up',
+};
+
+/** What the receiver answered, in words. */
+function answerText(attempt: DeliveryAttemptView): string {
+  if (attempt.statusCode !== null) return `HTTP ${attempt.statusCode}`;
+  return attempt.error ?? 'No answer';
+}
+
+function DeliveryRows(props: {
+  attempts: DeliveryAttemptView[];
+  onResend: (attempt: DeliveryAttemptView) => void;
+  resending: string | undefined;
+}) {
+  if (props.attempts.length === 0) {
+    return (
+      <p id="delivery-rows" tabIndex={-1} class="empty">
+        No deliveries yet: events are sent here as they happen.
+      </p>
+    );
+  }
+  return (
+    <div id="delivery-rows" tabIndex={-1} class="table-wrap">
+      <table>
+        <caption class="visually-hidden">Delivery attempts, newest first</caption>
+        <thead>
+          <tr>
+            <th scope="col">Event</th>
+            <th scope="col">Attempt</th>
+            <th scope="col">Outcome</th>
+            <th scope="col">Answer</th>
+            <th scope="col">When</th>
+            <th scope="col">
+              <span class="visually-hidden">Resend</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.attempts.map((attempt) => (
+            <tr key={attempt.id} data-attempt-id={attempt.id} data-event-id={attempt.eventId}>
+              <td data-label="Event">
+                <code>{attempt.eventType}</code> <code class="hash">{attempt.eventId}</code>
+              </td>
+              <td data-label="Attempt">
+                {attempt.attempt}
+                {attempt.redelivery ? ' (resent)' : ''}
+              </td>
+              <td data-label="Outcome">
+                <span class={`status delivery-${attempt.outcome}`}>{OUTCOMES[attempt.outcome]}</span>
+              </td>
+              <td data-label="Answer">
+                {answerText(attempt)} <span class="hint">in {attempt.durationMs} ms</span>
+              </td>
+              <td data-label="When">{formatDateTime(attempt.attemptedAt)}</td>
+              <td data-label="Resend">
+                <button
+                  type="button"
+                  disabled={props.resending === attempt.eventId}
+                  onClick={() => props.onResend(attempt)}
+                >
+                  Resend<span class="visually-hidden"> event {attempt.eventId}</span>
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** Deleting the endpoint after a confirmation: no event is sent to it from then on. */
+function DeleteEndpoint(props: { session: Session; endpointId: string; url: string; onDeleted: () => void }) {
+  const [asking, setAsking] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [failure, setFailure] = useState<string | undefined>();
+  const question = useRef<HTMLFieldSetElement>(null);
+  useEffect(() => {
+    if (asking) question.current?.focus();
+  }, [asking]);
+  const remove = async () => {
+    setBusy(true);
+    setFailure(undefined);
+    try {
+      await deleteWebhookEndpoint(props.session, props.endpointId);
+      props.onDeleted();
+    } catch (error) {
+      setFailure(failureMessage(error as Error));
+      setBusy(false);
+    }
+  };
+  if (!asking) {
+    return (
+      <button type="button" onClick={() => setAsking(true)}>
+        Delete endpoint…
+      </button>
+    );
+  }
+  return (
+    <fieldset class="confirm" ref={question} tabIndex={-1}>
+      <legend>Delete the endpoint {props.url}? No event is sent to it from then on. This cannot be undone.</legend>
+      {failure && (
+        <p class="error" role="alert">
+          Not deleted: {failure}
+        </p>
+      )}
+      <div class="actions">
+        <button type="button" class="danger" disabled={busy} onClick={remove}>
+          {busy ? 'Deleting…' : 'Yes, delete the endpoint'}
+        </button>
+        <button type="button" disabled={busy} onClick={() => setAsking(false)}>
+          Keep the endpoint
+        </button>
+      </div>
+    </fieldset>
+  );
+}
+
+/**
+ * A webhook endpoint: what it receives, its delivery attempts newest first (refreshed while open), resending an
+ * event to it, and deleting it.
+ */
+export function WebhookPage(props: { session: Session; endpointId: string; location: Location }) {
+  const endpoints = useLiveData('webhooks', loadWebhookEndpoints, () => undefined);
+  const merchants = useLiveData('merchants', loadMerchants, () => undefined);
+  const endpoint = endpoints.data?.find((each) => each.id === props.endpointId);
+  const query = new URLSearchParams({ limit: '20' });
+  const cursor = props.location.query.get('cursor');
+  if (cursor) query.set('cursor', cursor);
+  const deliveries = useLiveData(
+    `${props.endpointId}?${query}`,
+    (signal) => loadDeliveries(props.endpointId, query, signal),
+    () => DELIVERIES_REFRESH_MS,
+  );
+  const [resending, setResending] = useState<string | undefined>();
+  const [outcome, setOutcome] = useState<{ done: boolean; text: string } | undefined>();
+  const [deleted, setDeleted] = useState(false);
+  const paging = cursorPaging(props.location, query, (shown, state) => {
+    shown.delete('limit');
+    navigate(`${webhookPath(props.endpointId)}${shown.size ? `?${shown}` : ''}`, { state });
+  });
+  const heading = deleted
+    ? 'Webhook endpoint deleted'
+    : endpoint
+      ? 'Webhook endpoint'
+      : endpoints.data
+        ? 'Webhook endpoint not found'
+        : 'Webhook endpoint';
+  usePageTitle(heading);
+
+  const resend = async (attempt: DeliveryAttemptView) => {
+    setResending(attempt.eventId);
+    setOutcome(undefined);
+    try {
+      await redeliverEvent(props.session, attempt.eventId, props.endpointId);
+      setOutcome({ done: true, text: `Event ${attempt.eventId} is sent again; its attempt shows here.` });
+      deliveries.reload();
+    } catch (error) {
+      setOutcome({ done: false, text: `Not resent: ${failureMessage(error as Error)}` });
+    }
+    setResending(undefined);
+  };
+
+  return (
+    <>
+      <p class="back">
+        <a href={DEVELOPERS_PATH}>Developers</a>
+      </p>
+      <PageHeading>{heading}</PageHeading>
+      {deleted && (
+        <p class="notice" role="status">
+          The endpoint is deleted. <a href={DEVELOPERS_PATH}>Back to the webhook endpoints</a>.
+        </p>
+      )}
+      {!deleted && endpoints.error && <ErrorNotice error={endpoints.error} />}
+      {!deleted && endpoints.data && !endpoint && <p>No webhook endpoint of yours has the id {props.endpointId}.</p>}
+      {!deleted && endpoint && (
+        <>
+          <dl class="facts">
+            <div class="fact">
+              <dt>URL</dt>
+              <dd class="hash">{endpoint.url}</dd>
+            </div>
+            <div class="fact">
+              <dt>Events</dt>
+              <dd>{endpoint.events.join(', ')}</dd>
+            </div>
+            <div class="fact">
+              <dt>Merchant</dt>
+              <dd>{merchantText(endpoint.merchantId, merchants.data)}</dd>
+            </div>
+            <div class="fact">
+              <dt>Endpoint id</dt>
+              <dd>
+                <code>{endpoint.id}</code>
+              </dd>
+            </div>
+          </dl>
+          <h2>Deliveries</h2>
+          <p class={outcome ? (outcome.done ? 'notice' : 'error') : 'visually-hidden'} role="status">
+            {outcome?.text}
+          </p>
+          {deliveries.error && <ErrorNotice error={deliveries.error} />}
+          {deliveries.loading && <p class="loading">Loading the deliveries…</p>}
+          {deliveries.data && (
+            <>
+              <DeliveryRows attempts={deliveries.data.data} onResend={resend} resending={resending} />
+              <Pager label="Pages of deliveries" paging={paging} nextCursor={deliveries.data.nextCursor} />
+            </>
+          )}
+          <h2>Delete</h2>
+          <DeleteEndpoint
+            session={props.session}
+            endpointId={endpoint.id}
+            url={endpoint.url}
+            onDeleted={() => setDeleted(true)}
+          />
+        </>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,275 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { ErrorNotice, failureMessage, PageHeading, usePageTitle } from '../../dashboard/client/common.tsx';
+import { formatDateTime } from '../../dashboard/client/format.ts';
+import { useLiveData } from '../../dashboard/client/liveData.ts';
+import { cursorPaging, Pager } from '../../dashboard/client/pager.tsx';
+import { type Location, navigate } from '../../dashboard/client/router.ts';
+import {
+  listMerchants,
+  listPartners,
+  MERCHANT_STATUSES,
+  type MerchantStatus,
+  type MerchantSummary,
+  type OperatorSession,
+  setMerchantStatus,
+} from './operatorApi.ts';
+import { CONSOLE_NAME, MERCHANTS_PATH } from './paths.ts';
+
+const STATUS_LABELS: Record<MerchantStatus, string> = {
+  active: 'Active',
+  inactive: 'Inactive',
+  suspended: 'Suspended',
+};
+const PAGE_SIZES = ['25', '50', '100', '200'];
+/** The API's default page size. */
+const DEFAULT_PAGE_SIZE = '50';
+
+/** The API query of the page's address: its own parameters only, without empty values. */
+function merchantQueryOf(pageQuery: URLSearchParams): URLSearchParams {
+  const query = new URLSearchParams();
+  for (const name of ['partnerId', 'status', 'limit', 'cursor']) {
+    const value = pageQuery.get(name)?.trim();
+    if (value) query.set(name, value);
+  }
+  return query;
+}
+
+/** A status change asked for, waiting for its confirmation. */
+interface StatusChange {
+  merchant: MerchantSummary;
+  status: MerchantStatus;
+}
+
+/** What a change does, in words, for its confirmation. */
+function consequence(change: StatusChange): string {
+  const { merchant, status } = change;
+  if (status === 'suspended') {
+    return `Suspend ${merchant.name}? ${merchant.partnerName} can take no new payments for it until it is reactivated.`;
+  }
+  return `Reactivate ${merchant.name}? ${merchant.partnerName} can take payments for it again.`;
+}
+
+function ConfirmStatusChange(props: {
+  session: OperatorSession;
+  change: StatusChange;
+  onDone: (message: string) => void;
+  onKeep: () => void;
+}) {
+  const { change } = props;
+  const question = useRef<HTMLFieldSetElement>(null);
+  const [busy, setBusy] = useState(false);
+  const [failure, setFailure] = useState<string | undefined>();
+  useEffect(() => question.current?.focus(), [change]);
+  const verb = change.status === 'suspended' ? 'suspend' : 'reactivate';
+  const confirm = async () => {
+    setBusy(true);
+    setFailure(undefined);
+    try {
+      await setMerchantStatus(props.session, change.merchant.merchantId, change.status);
+      props.onDone(`${change.merchant.name} is ${change.status === 'suspended' ? 'suspended' : 'active again'}.`);
+    } catch (error) {
+      setFailure(failureMessage(error as Error));
+      setBusy(false);
+    }
+  };
+  return (
+    <fieldset class="confirm" ref={question} tabIndex={-1}>
+      <legend>{consequence(change)}</legend>
+      {failure && (
+        <p class="error" role="alert">
+          Not changed: {failure}
+        </p>
+      )}
+      <div class="actions">
+        <button type="button" class={verb === 'suspend' ? 'danger' : 'primary'} disabled={busy} onClick={confirm}>
+          {busy ? 'Changing…' : `Yes, ${verb}`}
+        </button>
+        <button type="button" disabled={busy} onClick={props.onKeep}>
+          Keep it as it is
+        </button>
+      </div>
+    </fieldset>
+  );
+}
+
+function MerchantRows(props: { merchants: MerchantSummary[]; onChange: (change: StatusChange) => void }) {
+  if (props.merchants.length === 0) {
+    return (
+      <p id="merchant-rows" tabIndex={-1} class="empty">
+        No merchants match these filters.
+      </p>
+    );
+  }
+  return (
+    <div id="merchant-rows" tabIndex={-1} class="table-wrap">
+      <table>
+        <caption class="visually-hidden">Merchants</caption>
+        <thead>
+          <tr>
+            <th scope="col">Merchant</th>
+            <th scope="col">Email</th>
+            <th scope="col">Partner</th>
+            <th scope="col">Status</th>
+            <th scope="col">Created</th>
+            <th scope="col">
+              <span class="visually-hidden">Change</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.merchants.map((merchant) => (
+            <tr key={merchant.merchantId} data-merchant-id={merchant.merchantId}>
+              <td data-label="Merchant">
+                {merchant.name} <code class="hash">{merchant.merchantId}</code>
+              </td>
+              <td data-label="Email">{merchant.email}</td>
+              <td data-label="Partner">{merchant.partnerName}</td>
+              <td data-label="Status">
+                <span class={`status status-${merchant.status}`}>{STATUS_LABELS[merchant.status]}</span>
+                {merchant.deleted && <span class="status status-deleted">Deleted</span>}
+              </td>
+              <td data-label="Created">{formatDateTime(merchant.createdAt)}</td>
+              <td data-label="Change">
+                {!merchant.deleted && (
+                  <button
+                    type="button"
+                    onClick={() =>
+                      props.onChange({ merchant, status: merchant.status === 'active' ? 'suspended' : 'active' })
+                    }
+                  >
+                    {merchant.status === 'active' ? 'Suspend' : 'Reactivate'}
+                    <span class="visually-hidden"> {merchant.name}</span>
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/**
+ * The merchants of every partner (`GET /operator/api/merchants`), filtered by partner and status in the address,
+ * a page at a time; suspending or reactivating one asks for a confirmation first.
+ */
+export function MerchantsPage(props: { session: OperatorSession; location: Location }) {
+  usePageTitle('Merchants', CONSOLE_NAME);
+  const query = merchantQueryOf(props.location.query);
+  const key = query.toString();
+  const merchants = useLiveData(
+    key,
+    (signal) => listMerchants(query, signal),
+    () => undefined,
+  );
+  const partners = useLiveData('partners', listPartners, () => undefined);
+  const [change, setChange] = useState<StatusChange | undefined>();
+  const [changed, setChanged] = useState<string | undefined>();
+  const partnerId = query.get('partnerId') ?? '';
+  const status = query.get('status') ?? '';
+  const limit = query.get('limit') ?? DEFAULT_PAGE_SIZE;
+
+  // Another page or other filters replace the rows and the controls used: focus goes to the new rows.
+  const focusRowsWhenShown = useRef(false);
+  useEffect(() => {
+    if (!focusRowsWhenShown.current || !merchants.data) return;
+    focusRowsWhenShown.current = false;
+    document.getElementById('merchant-rows')?.focus();
+  }, [merchants.data]);
+
+  const show = (shown: URLSearchParams, state: unknown = null) => {
+    focusRowsWhenShown.current = shown.toString() !== key;
+    setChange(undefined);
+    setChanged(undefined);
+    navigate(shown.size ? `${MERCHANTS_PATH}?${shown}` : MERCHANTS_PATH, { state });
+  };
+  const apply = (event: Event) => {
+    event.preventDefault();
+    const data = new FormData(event.currentTarget as HTMLFormElement);
+    // The first page of the chosen filters; the API's default page size stays out of the address.
+    const chosen = new URLSearchParams();
+    for (const name of ['partnerId', 'status', 'limit']) chosen.set(name, String(data.get(name) ?? ''));
+    if (chosen.get('limit') === DEFAULT_PAGE_SIZE) chosen.delete('limit');
+    show(merchantQueryOf(chosen));
+  };
+  const paging = cursorPaging(props.location, query, show);
+
+  return (
+    <>
+      <PageHeading>Merchants</PageHeading>
+      <form class="filters panel" onSubmit={apply} aria-label="Filters" key={key}>
+        <div class="fields">
+          <div class="field">
+            <label for="filter-partner">Partner</label>
+            <select id="filter-partner" name="partnerId">
+              <option value="">All partners</option>
+              {partners.data?.map((partner) => (
+                <option key={partner.partnerId} value={partner.partnerId} selected={partner.partnerId === partnerId}>
+                  {partner.name}
+                </option>
+              ))}
+              {partnerId && !partners.data?.some((partner) => partner.partnerId === partnerId) && (
+                <option value={partnerId} selected>
+                  {partnerId}
+                </option>
+              )}
+            </select>
+          </div>
+          <div class="field">
+            <label for="filter-status">Status</label>
+            <select id="filter-status" name="status">
+              <option value="">Any status</option>
+              {MERCHANT_STATUSES.map((each) => (
+                <option key={each} value={each} selected={each === status}>
+                  {STATUS_LABELS[each]}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div class="field">
+            <label for="filter-limit">Per page</label>
+            <select id="filter-limit" name="limit">
+              {[...new Set([...PAGE_SIZES, limit])].map((size) => (
+                <option key={size} value={size} selected={size === limit}>
+                  {size}
+                </option>
+              ))}
+            </select>
+          </div>
+        </div>
+        <div class="actions">
+          <button type="submit" class="primary">
+            Apply filters
+          </button>
+          <button type="button" class="quiet" onClick={() => show(new URLSearchParams())}>
+            Clear filters
+          </button>
+        </div>
+      </form>
+      {change && (
+        <ConfirmStatusChange
+          session={props.session}
+          change={change}
+          onKeep={() => setChange(undefined)}
+          onDone={(message) => {
+            setChange(undefined);
+            setChanged(message);
+            merchants.reload();
+          }}
+        />
+      )}
+      <p class={changed ? 'notice' : 'visually-hidden'} role="status">
+        {changed}
+      </p>
+      {merchants.error && <ErrorNotice error={merchants.error} />}
+      {merchants.loading && <p class="loading">Loading the merchants…</p>}
+      {merchants.data && (
+        <>
+          <MerchantRows merchants={merchants.data.data} onChange={setChange} />
+          <Pager label="Pages of merchants" paging={paging} nextCursor={merchants.data.nextCursor} />
+        </>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,185 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWebhookTasks } from '../../src/webhooks/tasks.ts';
+import { verifyWebhookSignature } from '../../src/webhooks/verifySignature.ts';
+import { launchChromium } from '../checkout/support/browser.ts';
+import { createIsolatedDatabase } from '../support/isolatedDatabase.ts';
+import { createTestCertificate } from '../support/logoServer.ts';
+import { call, newPartner, startTestServer, type TestPartner, type TestServer } from '../support/testServer.ts';
+import { startWebhookReceiver, waitFor, type WebhookReceiver } from '../webhooks/support.ts';
+import { saveDashboardScreenshots } from './support/dashboardBrowser.ts';
+import { consoleContext, expectAccessible, signedInDashboard } from './support/dashboardSession.ts';
+
+describe('dashboard merchants and developers in Chromium: merchants, webhook endpoints and their deliveries', () => {
+  let database: Awaited<ReturnType<typeof createIsolatedDatabase>>;
+  let receiver: WebhookReceiver;
+  let server: TestServer;
+  let partner: TestPartner;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let merchantId: string;
+  let signingSecret: string;
+  const consoleProblems: string[] = [];
+
+  const api = (path: string) => call(server, path, { headers: { 'api-key': partner.apiKey } });
+  const nav = (name: string) =>
+    page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name, exact: true });
+
+  beforeAll(async () => {
+    const certificate = await createTestCertificate();
+    // Its own database: the webhook worker of this server takes every delivery of the queue it runs on.
+    database = await createIsolatedDatabase();
+    receiver = await startWebhookReceiver(certificate);
+    server = await startTestServer({
+      databaseUrl: database.url,
+      context: { webhookDelivery: { allowPrivateHosts: true, extraCaCertificates: [certificate.cert] } },
+      tasks: (ctx) => createWebhookTasks(ctx),
+    });
+    partner = await newPartner(server.db, 'Merchants partner');
+    browser = await launchChromium();
+    context = await consoleContext(browser, consoleProblems);
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
+    page = await signedInDashboard(server, context, partner.partnerId);
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    await receiver?.close();
+    await database?.drop();
+  });
+
+  it('adds a merchant once; a logo the API refuses is said in words', async () => {
+    await nav('Merchants').click();
+    await page.getByRole('heading', { name: 'Merchants', level: 1 }).waitFor();
+    await page.getByText('No merchants yet.').waitFor();
+    await page.getByText('Add a merchant').click();
+    await page.getByLabel('Name').fill('  Harbour Café  ');
+    await page.getByLabel('Email').fill('owner@harbour.example');
+    await page.getByLabel('Logo URL').fill('http://harbour.example/logo.png');
+    await page.getByRole('button', { name: 'Add merchant' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/^Not added: .*iconUrl/);
+    expect((await api('/v1/merchants')).body.data).toEqual([]);
+    await expectAccessible(page);
+
+    await page.getByLabel('Logo URL').fill('');
+    await page.getByRole('button', { name: 'Add merchant' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toBe('Merchant Harbour Café added.');
+    const listed = (await api('/v1/merchants')).body.data as { id: string; name: string }[];
+    expect(listed.map((merchant) => merchant.name)).toEqual(['Harbour Café']);
+    merchantId = listed[0]!.id;
+    await expect
+      .poll(() =>
+        page
+          .locator('tr[data-merchant-id]')
+          .evaluateAll((rows) => rows.map((row) => row.getAttribute('data-merchant-id'))),
+      )
+      .toEqual([merchantId]);
+    await expectAccessible(page);
+    await saveDashboardScreenshots(page, 'merchants');
+  });
+
+  it('adds a webhook endpoint: its signing secret shown once, then its page with no deliveries yet', async () => {
+    await nav('Developers').click();
+    await page.getByRole('heading', { name: 'Developers', level: 1 }).waitFor();
+    await page.getByText('Add a webhook endpoint').click();
+    await page.getByLabel('URL').fill(receiver.urlFor('/hooks'));
+    await page.getByRole('checkbox', { name: 'merchant.updated' }).check();
+    await page.getByRole('checkbox', { name: 'payment.created' }).check();
+    await expectAccessible(page);
+    await saveDashboardScreenshots(page, 'developers-add-endpoint');
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    await page.getByRole('heading', { name: 'Webhook endpoint added' }).waitFor();
+    signingSecret = await page.getByLabel('Signing secret').inputValue();
+    expect(signingSecret).toMatch(/^whsec_/);
+    await page.getByRole('button', { name: 'Copy' }).click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(signingSecret);
+    await page.getByRole('button', { name: 'Done, it is kept' }).click();
+    const endpoints = (await api('/v1/webhooks')).body.data as { id: string; url: string; events: string[] }[];
+    expect(endpoints.map((endpoint) => [endpoint.url, endpoint.events])).toEqual([
+      [receiver.urlFor('/hooks'), ['payment.created', 'merchant.updated']],
+    ]);
+    await expectAccessible(page);
+    await saveDashboardScreenshots(page, 'developers');
+
+    await page.getByRole('link', { name: receiver.urlFor('/hooks') }).click();
+    await page.getByRole('heading', { name: 'Webhook endpoint', level: 1 }).waitFor();
+    await page.getByText('No deliveries yet').waitFor();
+  });
+
+  it("edits a merchant's name; the merchant.updated event it sends shows among the endpoint's deliveries, and is resent", async () => {
+    await nav('Merchants').click();
+    await page.getByRole('link', { name: 'Harbour Café' }).click();
+    await page.getByRole('heading', { name: 'Harbour Café', level: 1 }).waitFor();
+    expect(await page.locator('.facts').textContent()).toContain(merchantId);
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toBe('Nothing to save: change a field first.');
+    await page.getByLabel('Name').fill('Harbour Café & Bakery');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toBe('Saved.');
+    await page.getByRole('heading', { name: 'Harbour Café & Bakery', level: 1 }).waitFor();
+    expect((await api(`/v1/merchants/${merchantId}`)).body.merchant.name).toBe('Harbour Café & Bakery');
+    await expectAccessible(page);
+    await saveDashboardScreenshots(page, 'merchant');
+
+    const [delivered] = await waitFor(
+      'the merchant.updated delivery',
+      () => receiver.received('/hooks').length >= 1 && receiver.received('/hooks'),
+    );
+    const event = JSON.parse(delivered!.body);
+    expect([event.type, event.data.object.name]).toEqual(['merchant.updated', 'Harbour Café & Bakery']);
+    // Signed with the secret the dashboard showed.
+    expect(
+      verifyWebhookSignature({
+        payload: delivered!.body,
+        header: String(delivered!.headers['pay-signature']),
+        secret: signingSecret,
+      }),
+    ).toBe(true);
+
+    await nav('Developers').click();
+    await page.getByRole('link', { name: receiver.urlFor('/hooks') }).click();
+    const row = page.locator(`tr[data-event-id="${event.id}"]`);
+    await expect.poll(() => row.count(), { timeout: 15_000 }).toBe(1);
+    expect(await row.locator('td[data-label="Outcome"]').textContent()).toBe('Delivered');
+    expect(await row.locator('td[data-label="Answer"]').textContent()).toMatch(/^HTTP 200 in \d+ ms$/);
+    await expectAccessible(page);
+    await saveDashboardScreenshots(page, 'webhook-endpoint');
+
+    await row.getByRole('button', { name: `Resend event ${event.id}` }).click();
+    await expect
+      .poll(() => page.getByRole('status').textContent())
+      .toBe(`Event ${event.id} is sent again; its attempt shows here.`);
+    await waitFor('the redelivery', () => receiver.received('/hooks').length >= 2);
+    expect(JSON.parse(receiver.received('/hooks')[1]!.body).id).toBe(event.id);
+    await expect.poll(() => row.count(), { timeout: 15_000 }).toBe(2);
+    expect(await row.first().locator('td[data-label="Attempt"]').textContent()).toBe('1 (resent)');
+  });
+
+  it('deletes the endpoint and the merchant, each after a confirmation', async () => {
+    await page.getByRole('button', { name: 'Delete endpoint…' }).click();
+    await page.getByRole('group', { name: /^Delete the endpoint/ }).waitFor();
+    await page.getByRole('button', { name: 'Yes, delete the endpoint' }).click();
+    await page.getByRole('heading', { name: 'Webhook endpoint deleted', level: 1 }).waitFor();
+    expect((await api('/v1/webhooks')).body.data).toEqual([]);
+
+    await page.goto(`${server.url}/dashboard/merchants/${merchantId}`);
+    await page.getByRole('button', { name: 'Delete merchant…' }).click();
+    await page.getByRole('group', { name: /^Delete Harbour Café & Bakery\?/ }).waitFor();
+    await expectAccessible(page);
+    await saveDashboardScreenshots(page, 'merchant-delete-confirm');
+    await page.getByRole('button', { name: 'Keep the merchant' }).click();
+    expect((await api(`/v1/merchants/${merchantId}`)).status).toBe(200);
+    await page.getByRole('button', { name: 'Delete merchant…' }).click();
+    await page.getByRole('button', { name: 'Yes, delete the merchant' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toMatch(/^Harbour Café & Bakery is deleted\./);
+    expect((await api(`/v1/merchants/${merchantId}`)).status).toBe(404);
+    await nav('Merchants').click();
+    await page.getByText('No merchants yet.').waitFor();
+  });
+
+  it('keeps to its own scripts: no policy violation or script error', () => {
+    expect(consoleProblems).toEqual([]);
+  });
+});

@@ -7439,7 +7439,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description To the dashboard, or to sign-in when the link is spent */
+                /** @description To the target, or to its sign-in page when the link is spent */
                 303: {
                     headers: {
                         [name: string]: unknown;
@@ -7475,7 +7475,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description To the console, or to its sign-in page when the link is spent */
+                /** @description To the target, or to its sign-in page when the link is spent */
                 303: {
                     headers: {
                         [name: string]: unknown;

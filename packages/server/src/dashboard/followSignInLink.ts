@@ -1,36 +1,60 @@
 import { Type } from '@sinclair/typebox';
+import type { FastifyReply } from 'fastify';
 import type { App, AppContext } from '../context.ts';
+import type { ConsoleAudience } from '../db/schema.ts';
 import { setSessionCookie } from './sessionCookie.ts';
-import { useSignInLink } from './sessions.ts';
+import { type StartedSession, useSignInLink } from './sessions.ts';
 
 const LinkParams = Type.Object({ token: Type.String({ minLength: 1, maxLength: 128 }) });
 
 /**
- * A one-time sign-in link (`paygate dashboard-link`): the first visit before it expires signs in with every scope of
- * its partner and goes to the dashboard; any other visit goes to the sign-in page, which says the link is spent.
+ * A console's one-time sign-in link at `<home>/link/:token`: the first visit before it expires signs in (with its
+ * console's cookie) and goes to `home`; any other visit goes to the console's sign-in page, which says the link is
+ * spent. A link made for the other console is spent here.
  */
-export function registerFollowSignInLink(app: App, ctx: AppContext): void {
+export function registerFollowConsoleLink(
+  app: App,
+  ctx: AppContext,
+  target: {
+    home: '/dashboard' | '/operator';
+    audience: ConsoleAudience;
+    summary: string;
+    setCookie: (ctx: AppContext, reply: FastifyReply, session: StartedSession) => void;
+  },
+): void {
   app.get(
-    '/dashboard/link/:token',
+    `${target.home}/link/:token`,
     {
       schema: {
-        tags: ['dashboard'],
-        summary: 'Sign in to the dashboard with a one-time link',
+        tags: [target.home.slice(1)],
+        summary: target.summary,
         params: LinkParams,
-        response: { 303: { type: 'null', description: 'To the dashboard, or to sign-in when the link is spent' } },
+        response: {
+          303: { type: 'null', description: 'To the target, or to its sign-in page when the link is spent' },
+        },
       },
     },
     async (request, reply) => {
       const session = await useSignInLink(
         ctx.db,
         request.params.token,
-        'partner',
+        target.audience,
         ctx.config.dashboard.sessionMs,
         ctx.clock.now(),
       );
-      if (!session) return reply.redirect('/dashboard/sign-in?link=spent', 303);
-      setSessionCookie(ctx, reply, session);
-      return reply.redirect('/dashboard', 303);
+      if (!session) return reply.redirect(`${target.home}/sign-in?link=spent`, 303);
+      target.setCookie(ctx, reply, session);
+      return reply.redirect(target.home, 303);
     },
   );
+}
+
+/** `paygate dashboard-link`: signs in to the partner's dashboard with every scope of the partner. */
+export function registerFollowSignInLink(app: App, ctx: AppContext): void {
+  registerFollowConsoleLink(app, ctx, {
+    home: '/dashboard',
+    audience: 'partner',
+    summary: 'Sign in to the dashboard with a one-time link',
+    setCookie: setSessionCookie,
+  });
 }

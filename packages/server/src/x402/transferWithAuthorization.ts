@@ -1,9 +1,8 @@
 import { type Address, encodeFunctionData, type Hex, isAddressEqual, parseAbi, type PublicClient } from 'viem';
-import { eip3009Abi, erc20Abi } from '../chains/evm/abis.ts';
-import type { Eip3009Token } from '../chains/evm/eip3009.ts';
+import { type Eip3009Token, explainAuthorizationRefusal } from '../chains/evm/eip3009.ts';
 import { PaymentRefusedError } from '../chains/evm/errors.ts';
 import type { Relayer } from '../chains/evm/relayer.ts';
-import { isExecutionRevert, revertReason } from '../chains/evm/simulation.ts';
+import { isExecutionRevert } from '../chains/evm/simulation.ts';
 
 /**
  * EIP-3009's `transferWithAuthorization`, which x402's `exact` scheme signs on EVM: any account may submit it, and
@@ -65,42 +64,6 @@ function transferCall(typedData: TransferAuthorizationTypedData, signature: Hex)
 }
 
 /**
- * Why the token refuses the authorisation, worked out only once it did: a signature that is not the payer's (a plain
- * account's recovered locally, a contract wallet's asked on chain), a used or cancelled nonce, too small a balance,
- * else the contract's own words.
- */
-async function explainRefusal(
-  client: PublicClient,
-  typedData: TransferAuthorizationTypedData,
-  signature: Hex,
-  cause: unknown,
-): Promise<PaymentRefusedError> {
-  const { from, value, nonce } = typedData.message;
-  const token = typedData.domain.verifyingContract;
-  const [signatureValid, nonceUsed, balance] = await Promise.all([
-    client.verifyTypedData({ ...typedData, address: from, signature }),
-    client.readContract({ address: token, abi: eip3009Abi, functionName: 'authorizationState', args: [from, nonce] }),
-    client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [from] }),
-  ]);
-  if (!signatureValid)
-    return new PaymentRefusedError(
-      'invalid_signature',
-      `the signature is not ${from}'s signature of this authorisation`,
-    );
-  if (nonceUsed)
-    return new PaymentRefusedError('nonce_already_used', `the authorisation nonce ${nonce} was used or cancelled`);
-  if (balance < value)
-    return new PaymentRefusedError(
-      'insufficient_balance',
-      `${from} holds ${balance} minor units, the payment needs ${value}`,
-    );
-  return new PaymentRefusedError(
-    'simulation_failed',
-    `transferWithAuthorization would fail on chain: ${revertReason(cause)}`,
-  );
-}
-
-/**
  * One simulation of `transferWithAuthorization` as `sender` would send it, in which the token itself checks the
  * signature (contract wallets included), the nonce, the validity window and the payer's balance: one RPC call, and
  * the reads that say why only when it fails. Returns the gas it needs, so that relaying it soon after need not ask
@@ -119,7 +82,11 @@ export async function simulateTransferWithAuthorization(
     });
   } catch (error) {
     if (!isExecutionRevert(error)) throw error;
-    throw await explainRefusal(client, typedData, signature, error);
+    throw await explainAuthorizationRefusal(
+      client,
+      { functionName: 'transferWithAuthorization', typedData, signature },
+      error,
+    );
   }
 }
 
@@ -158,6 +125,10 @@ export async function relayTransferWithAuthorization(
     });
   } catch (error) {
     if (!isExecutionRevert(error)) throw error;
-    throw await explainRefusal(client, typedData, signature, error);
+    throw await explainAuthorizationRefusal(
+      client,
+      { functionName: 'transferWithAuthorization', typedData, signature },
+      error,
+    );
   }
 }

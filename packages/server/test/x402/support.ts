@@ -24,9 +24,12 @@ import { createIsolatedDatabase } from '../support/isolatedDatabase.ts';
 import { call, type CallResult, newPartner, startTestServer, type TestPartner } from '../support/testServer.ts';
 
 /**
- * Solana Devnet's CAIP-2 id. x402's SVM client and server take only Solana mainnet's, devnet's and testnet's ids (any
- * other is `Unsupported SVM network`), and the local devnet's node has a genesis hash of its own: to pay it with
- * x402's own client, a testbed may follow that node under this id.
+ * Solana Devnet's CAIP-2 id, which a testbed may follow the local devnet's Solana node as (its own id is its genesis
+ * hash) so that x402's own client pays it. That client cannot be given another network: in `@x402/svm` 2.27.0,
+ * `ExactSvmScheme.createPaymentPayload` (src/exact/client/scheme.ts) reads the chain through `createRpcClient`
+ * (src/utils.ts), which first calls `normalizeNetwork` (src/constants.ts), and that throws `Unsupported SVM network`
+ * for any id but Solana mainnet's, devnet's and testnet's; the client's config (`ClientSvmConfig`) sets only the
+ * `rpcUrl`, not the id, and the package has no way to register a network.
  */
 export const SOLANA_DEVNET_CAIP2 = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1';
 

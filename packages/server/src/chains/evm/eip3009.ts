@@ -1,5 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { type Address, encodeFunctionData, type Hex, isAddressEqual, type PublicClient, toHex } from 'viem';
+import {
+  type Address,
+  encodeFunctionData,
+  type Hex,
+  isAddressEqual,
+  type PublicClient,
+  type TypedData,
+  toHex,
+} from 'viem';
 import type { Clock } from '../../clock.ts';
 import { eip3009Abi, erc20Abi } from './abis.ts';
 import { PaymentRefusedError } from './errors.ts';
@@ -149,17 +157,29 @@ function checkTerms(
   refuseUnlessMatching(params.typedData, params.expected, chainId, params.clock.now());
 }
 
+/** An EIP-3009 authorisation as signed: the same terms, whichever of the token's two functions takes them. */
+export interface AuthorizationTypedData {
+  domain: ReceiveAuthorizationTypedData['domain'];
+  types: TypedData;
+  primaryType: string;
+  message: ReceiveAuthorization;
+}
+
 /**
- * Why the token refuses the authorisation, worked out only once it did: a signature that is not the payer's (recovered
- * locally for plain accounts, asked on chain for ERC-1271 contract wallets), a used or cancelled nonce, too small a
- * balance, else the contract's own words.
+ * Why the token refuses an authorisation, worked out only once `functionName` did: a signature that is not the
+ * payer's (recovered locally for plain accounts, asked on chain for ERC-1271 contract wallets), a used or cancelled
+ * nonce, too small a balance, else the contract's own words.
  */
-async function explainRefusal(
+export async function explainAuthorizationRefusal(
   client: PublicClient,
-  typedData: ReceiveAuthorizationTypedData,
-  signature: Hex,
+  call: {
+    functionName: 'receiveWithAuthorization' | 'transferWithAuthorization';
+    typedData: AuthorizationTypedData;
+    signature: Hex;
+  },
   cause: unknown,
 ): Promise<PaymentRefusedError> {
+  const { typedData, signature } = call;
   const { from, value, nonce } = typedData.message;
   const token = typedData.domain.verifyingContract;
   const [signatureValid, nonceUsed, balance] = await Promise.all([
@@ -184,7 +204,7 @@ async function explainRefusal(
     );
   return new PaymentRefusedError(
     'simulation_failed',
-    `receiveWithAuthorization would fail on chain: ${revertReason(cause)}`,
+    `${call.functionName} would fail on chain: ${revertReason(cause)}`,
   );
 }
 
@@ -209,7 +229,11 @@ export async function verifyReceiveAuthorization(
     });
   } catch (error) {
     if (!isExecutionRevert(error)) throw error;
-    throw await explainRefusal(client, typedData, signature, error);
+    throw await explainAuthorizationRefusal(
+      client,
+      { functionName: 'receiveWithAuthorization', typedData, signature },
+      error,
+    );
   }
 }
 
@@ -255,6 +279,10 @@ export async function relayReceiveWithAuthorization(
     });
   } catch (error) {
     if (!isExecutionRevert(error)) throw error;
-    throw await explainRefusal(client, params.typedData, params.signature, error);
+    throw await explainAuthorizationRefusal(
+      client,
+      { functionName: 'receiveWithAuthorization', typedData: params.typedData, signature: params.signature },
+      error,
+    );
   }
 }

@@ -3,19 +3,30 @@ import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../context.ts';
 import { hashApiKey, SESSION_COOKIE } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
+import { Nullable } from '../http/schemas.ts';
 import type { StartedSession } from './sessions.ts';
 
 /** What the dashboard learns of its session: who it acts for, with which scopes, and the token its changes send. */
 export const SessionView = Type.Object({
   partnerId: Type.String(),
+  keyId: Nullable(
+    Type.String({ description: 'The API key the session signed in with; null when it signed in with a one-time link' }),
+  ),
   scopes: Type.Array(Type.String()),
   csrfToken: Type.String({ description: 'Send it in the X-CSRF-Token header with every change the session makes' }),
   expiresAt: Type.String({ description: 'ISO 8601 timestamp' }),
 });
 
-export function toSessionView(session: { partnerId: string; scopes: string[]; csrfToken: string; expiresAt: Date }) {
+export function toSessionView(session: {
+  partnerId: string;
+  keyId: string | null;
+  scopes: string[];
+  csrfToken: string;
+  expiresAt: Date;
+}) {
   return {
     partnerId: session.partnerId,
+    keyId: session.keyId,
     scopes: session.scopes,
     csrfToken: session.csrfToken,
     expiresAt: session.expiresAt.toISOString(),

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import { html, page } from '../checkout/html.ts';
 import type { App, AppContext } from '../context.ts';
+import { SCOPES } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
 import { API_VERSIONS, versionHas } from '../http/versions.ts';
 import { EVENT_TYPES } from '../webhooks/events.ts';
@@ -12,8 +13,8 @@ const NOT_A_PAGE = /^(api|link|assets)(\/|$)/;
 
 /**
  * What the client needs beside the API, known to the service only: explorers by CAIP-2 id (for transaction links;
- * the API does not name them), the API versions whose payment list filters by `cancelled`, and the webhook event
- * types an endpoint can receive.
+ * the API does not name them), the API versions whose payment list filters by `cancelled`, the webhook event
+ * types an endpoint can receive, and every scope a key can have.
  */
 function clientSettings(ctx: AppContext): Record<string, string> {
   const explorerUrls = Object.fromEntries(
@@ -26,6 +27,7 @@ function clientSettings(ctx: AppContext): Record<string, string> {
     'data-explorer-urls': JSON.stringify(explorerUrls),
     'data-cancelled-status-versions': JSON.stringify(cancelledStatusVersions),
     'data-webhook-event-types': JSON.stringify(EVENT_TYPES),
+    'data-scopes': JSON.stringify(SCOPES),
   };
 }
 

@@ -165,6 +165,21 @@ export class CredentialVerifier {
     }
   }
 
+  /**
+   * A partner's credentials are read again at their next use here (after its version pin moved); other processes read
+   * them again within the cache's time.
+   */
+  forgetPartner(partnerId: string): void {
+    for (const cache of [this.keys, this.sessions, this.apps] as Map<
+      string,
+      CachedCredential<{ partnerId: string }>
+    >[]) {
+      for (const [key, cached] of cache) {
+        if (cached.value?.partnerId === partnerId) cache.delete(key);
+      }
+    }
+  }
+
   /** A session ended in this process stops at once here; other processes stop within the cache's time. */
   forgetSession(hash: string): void {
     this.sessions.delete(hash);

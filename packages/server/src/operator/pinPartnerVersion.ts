@@ -35,6 +35,7 @@ export function registerPinPartnerVersion(app: App, ctx: AppContext): void {
       }
       await requirePartner(ctx.db, partnerId);
       await pinPartnerVersion(ctx.db, partnerId, version);
+      ctx.credentials.forgetPartner(partnerId);
       return { partnerId, pinnedVersion: version };
     },
   );

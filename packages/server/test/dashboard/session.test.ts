@@ -50,6 +50,7 @@ describe('dashboard sessions: sign in with an API key or a one-time link, act wi
       expect(result.status).toBe(201);
       expect(result.body).toEqual({
         partnerId: partner.partnerId,
+        keyId: expect.stringMatching(/^key_/),
         scopes: [...SCOPES],
         csrfToken: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
         expiresAt: expect.any(String),
@@ -104,6 +105,7 @@ describe('dashboard sessions: sign in with an API key or a one-time link, act wi
       });
       expect(session.body).toMatchObject({
         partnerId: partner.partnerId,
+        keyId: null,
         scopes: [...SCOPES],
       });
       // A session as long as one signed in with a key, however short the link's own life.

@@ -160,9 +160,7 @@ export function App(props: { settings: DashboardSettings }) {
       {route.page === 'merchant' && (
         <MerchantPage session={session} merchantId={route.merchantId} networks={networks.data} />
       )}
-      {route.page === 'developers' && (
-        <DevelopersPage session={session} eventTypes={props.settings.webhookEventTypes} />
-      )}
+      {route.page === 'developers' && <DevelopersPage session={session} settings={props.settings} />}
       {route.page === 'webhook' && <WebhookPage session={session} endpointId={route.endpointId} location={location} />}
       {route.page === 'not-found' && <NotFoundPage />}
     </Layout>

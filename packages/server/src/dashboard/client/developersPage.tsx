@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { ApiKeysSection, ApiVersionSection } from './apiKeysSection.tsx';
 import type { MerchantView, Session, WebhookEndpointView } from './apiTypes.ts';
 import { ErrorNotice, failureMessage, PageHeading, usePageTitle } from './common.tsx';
 import { formatDateTime } from './format.ts';
@@ -6,6 +7,7 @@ import { useLiveData } from './liveData.ts';
 import { webhookPath } from './paths.ts';
 import { loadMerchants } from './paymentsApi.ts';
 import { SecretShownOnce } from './secretShownOnce.tsx';
+import type { DashboardSettings } from './settings.ts';
 import { createWebhookEndpoint, loadWebhookEndpoints } from './webhooksApi.ts';
 
 /** The most event types one endpoint takes (the API's limit). */
@@ -133,10 +135,10 @@ function EndpointRows(props: { endpoints: WebhookEndpointView[]; merchants: Merc
 }
 
 /**
- * Developers: the partner's webhook endpoints (`GET /v1/webhooks`), adding one (its signing secret shown once); an
- * endpoint's page shows its deliveries.
+ * Developers: the partner's API keys and API version pin, and its webhook endpoints (`GET /v1/webhooks`), adding one
+ * (its signing secret shown once); an endpoint's page shows its deliveries.
  */
-export function DevelopersPage(props: { session: Session; eventTypes: string[] }) {
+export function DevelopersPage(props: { session: Session; settings: DashboardSettings }) {
   usePageTitle('Developers');
   const endpoints = useLiveData('webhooks', loadWebhookEndpoints, () => undefined);
   const merchants = useLiveData('merchants', loadMerchants, () => undefined);
@@ -144,6 +146,8 @@ export function DevelopersPage(props: { session: Session; eventTypes: string[] }
   return (
     <>
       <PageHeading>Developers</PageHeading>
+      <ApiKeysSection session={props.session} />
+      <ApiVersionSection session={props.session} allScopes={props.settings.scopes} />
       <h2>Webhook endpoints</h2>
       {added ? (
         <SecretShownOnce
@@ -161,7 +165,7 @@ export function DevelopersPage(props: { session: Session; eventTypes: string[] }
       ) : (
         <AddEndpoint
           session={props.session}
-          eventTypes={props.eventTypes}
+          eventTypes={props.settings.webhookEventTypes}
           merchants={merchants.data}
           onAdded={(endpoint) => {
             setAdded(endpoint);

@@ -1,7 +1,8 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { MerchantDetail, Session } from './apiTypes.ts';
 import { ErrorNotice, failureMessage, PageHeading, usePageTitle } from './common.tsx';
+import { ConfirmAction } from './confirmAction.tsx';
 import { formatDateTime } from './format.ts';
 import { useLiveData } from './liveData.ts';
 import { deleteMerchant, loadMerchant, type MerchantFields, updateMerchant } from './merchantsApi.ts';
@@ -83,52 +84,21 @@ function EditMerchant(props: { session: Session; merchant: MerchantDetail; onSav
 
 /** Deleting a merchant after a confirmation: it leaves the list and takes no new payments; its payments stay. */
 function DeleteMerchant(props: { session: Session; merchant: MerchantDetail; onDeleted: () => void }) {
-  const [asking, setAsking] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [failure, setFailure] = useState<string | undefined>();
-  const question = useRef<HTMLFieldSetElement>(null);
-  useEffect(() => {
-    if (asking) question.current?.focus();
-  }, [asking]);
-  const remove = async () => {
-    setBusy(true);
-    setFailure(undefined);
-    try {
-      await deleteMerchant(props.session, props.merchant.id);
-      props.onDeleted();
-    } catch (error) {
-      setFailure(failureMessage(error as Error));
-      setBusy(false);
-    }
-  };
   return (
     <section aria-labelledby="delete-merchant-heading">
       <h2 id="delete-merchant-heading">Delete</h2>
-      {asking ? (
-        <fieldset class="confirm" ref={question} tabIndex={-1}>
-          <legend>
-            Delete {props.merchant.name}? It leaves the list and takes no new payments; its payments and their history
-            stay readable. This cannot be undone.
-          </legend>
-          {failure && (
-            <p class="error" role="alert">
-              Not deleted: {failure}
-            </p>
-          )}
-          <div class="actions">
-            <button type="button" class="danger" disabled={busy} onClick={remove}>
-              {busy ? 'Deleting…' : 'Yes, delete the merchant'}
-            </button>
-            <button type="button" disabled={busy} onClick={() => setAsking(false)}>
-              Keep the merchant
-            </button>
-          </div>
-        </fieldset>
-      ) : (
-        <button type="button" onClick={() => setAsking(true)}>
-          Delete merchant…
-        </button>
-      )}
+      <ConfirmAction
+        askLabel="Delete merchant…"
+        question={`Delete ${props.merchant.name}? It leaves the list and takes no new payments; its payments and their history stay readable. This cannot be undone.`}
+        confirmLabel="Yes, delete the merchant"
+        busyLabel="Deleting…"
+        keepLabel="Keep the merchant"
+        failurePrefix="Not deleted"
+        onConfirm={async () => {
+          await deleteMerchant(props.session, props.merchant.id);
+          props.onDeleted();
+        }}
+      />
     </section>
   );
 }

@@ -4,10 +4,11 @@ import { fiatCurrency } from '../../payments/currencies.ts';
 import { ApiFailure, change, idempotencyKey } from './api.ts';
 import type { PaymentDetailAnswer, Session } from './apiTypes.ts';
 import { failureMessage } from './common.tsx';
+import { ConfirmAction, ConfirmQuestion } from './confirmAction.tsx';
 import { formatFiat, minorUnitsOf } from './format.ts';
 
-/** A step of an action: offered, being filled in, asked to confirm, being sent. */
-type Step = 'idle' | 'form' | 'confirm' | 'sending';
+/** A step of the refund: offered, being filled in, asked to confirm. */
+type Step = 'idle' | 'form' | 'confirm';
 
 /** Moves focus to the element when `when` turns true, so a keyboard or a screen reader follows the step shown. */
 function useFocusWhen<T extends HTMLElement>(when: boolean) {
@@ -27,7 +28,6 @@ function refundFailure(error: Error): string {
   return failureMessage(error);
 }
 
-/** Cancelling a payment still waiting for the buyer, after a confirmation (`POST /v1/payments/{id}/cancel`). */
 /** What an action needs: the payment, the session, and what to do once it changed the payment (say so, reload). */
 interface ActionProps {
   payment: PaymentDetailAnswer;
@@ -35,56 +35,27 @@ interface ActionProps {
   onChanged: (message: string) => void;
 }
 
+/** Cancelling a payment still waiting for the buyer, after a confirmation (`POST /v1/payments/{id}/cancel`). */
 function CancelPayment(props: ActionProps) {
   const { payment } = props;
-  const [step, setStep] = useState<Step>('idle');
-  const [failure, setFailure] = useState<string | undefined>();
-  const question = useFocusWhen<HTMLFieldSetElement>(step === 'confirm');
-
-  const cancel = async () => {
-    setStep('sending');
-    setFailure(undefined);
-    try {
-      await change('POST', `/v1/payments/${encodeURIComponent(payment.paymentId)}/cancel`, {
-        csrfToken: props.session.csrfToken,
-        headers: { 'merchant-id': payment.merchant.id },
-      });
-      props.onChanged('The payment is cancelled; the buyer can no longer pay it.');
-    } catch (error) {
-      setFailure(failureMessage(error as Error));
-      setStep('confirm');
-    }
-  };
-
   return (
     <div class="action">
-      {step === 'idle' ? (
-        <>
-          <button type="button" onClick={() => setStep('confirm')}>
-            Cancel payment…
-          </button>
-          <p class="hint">The buyer has not paid yet; once cancelled, the payment cannot be paid.</p>
-        </>
-      ) : (
-        <fieldset class="confirm" ref={question} tabIndex={-1}>
-          <legend>
-            Cancel payment {payment.referenceId}? The buyer can no longer pay it, and this cannot be undone.
-          </legend>
-          {failure && (
-            <p class="error" role="alert">
-              Not cancelled: {failure}
-            </p>
-          )}
-          <div class="actions">
-            <button type="button" class="danger" disabled={step === 'sending'} onClick={cancel}>
-              {step === 'sending' ? 'Cancelling…' : 'Yes, cancel the payment'}
-            </button>
-            <button type="button" disabled={step === 'sending'} onClick={() => setStep('idle')}>
-              Keep the payment
-            </button>
-          </div>
-        </fieldset>
-      )}
+      <ConfirmAction
+        askLabel="Cancel payment…"
+        hint="The buyer has not paid yet; once cancelled, the payment cannot be paid."
+        question={`Cancel payment ${payment.referenceId}? The buyer can no longer pay it, and this cannot be undone.`}
+        confirmLabel="Yes, cancel the payment"
+        busyLabel="Cancelling…"
+        keepLabel="Keep the payment"
+        failurePrefix="Not cancelled"
+        onConfirm={async () => {
+          await change('POST', `/v1/payments/${encodeURIComponent(payment.paymentId)}/cancel`, {
+            csrfToken: props.session.csrfToken,
+            headers: { 'merchant-id': payment.merchant.id },
+          });
+          props.onChanged('The payment is cancelled; the buyer can no longer pay it.');
+        }}
+      />
     </div>
   );
 }
@@ -108,9 +79,7 @@ function RefundPayment(props: ActionProps) {
   const [step, setStep] = useState<Step>('idle');
   const [choice, setChoice] = useState<RefundChoice | undefined>();
   const [problem, setProblem] = useState<string | undefined>();
-  const [failure, setFailure] = useState<string | undefined>();
   const form = useFocusWhen<HTMLFormElement>(step === 'form');
-  const question = useFocusWhen<HTMLFieldSetElement>(step === 'confirm');
   if (!fiat || !currency) return null;
   const sendable = payment.tokenAmount !== undefined && payment.buyer !== undefined;
   const amountText = (minor: string | undefined) =>
@@ -126,35 +95,26 @@ function RefundPayment(props: ActionProps) {
       return;
     }
     setProblem(undefined);
-    setFailure(undefined);
     setChoice({ amount, send: data.get('how') === 'send', key: idempotencyKey() });
     setStep('confirm');
   };
 
-  const refund = async () => {
-    if (!choice) return;
-    setStep('sending');
-    setFailure(undefined);
-    try {
-      await change('POST', '/v1/refunds', {
-        csrfToken: props.session.csrfToken,
-        headers: { 'merchant-id': payment.merchant.id, 'idempotency-key': choice.key },
-        body: {
-          paymentId: payment.paymentId,
-          ...(choice.amount ? { amount: { unit: fiat.unit, value: choice.amount } } : {}),
-          send: choice.send,
-        },
-      });
-      setStep('idle');
-      props.onChanged(
-        choice.send
-          ? `Refund of ${amountText(choice.amount)} asked for: it is sent back on chain, and shows below until it is final.`
-          : `Refund of ${amountText(choice.amount)} recorded.`,
-      );
-    } catch (error) {
-      setFailure(refundFailure(error as Error));
-      setStep('confirm');
-    }
+  const refund = async (refunding: RefundChoice) => {
+    await change('POST', '/v1/refunds', {
+      csrfToken: props.session.csrfToken,
+      headers: { 'merchant-id': payment.merchant.id, 'idempotency-key': refunding.key },
+      body: {
+        paymentId: payment.paymentId,
+        ...(refunding.amount ? { amount: { unit: fiat.unit, value: refunding.amount } } : {}),
+        send: refunding.send,
+      },
+    });
+    setStep('idle');
+    props.onChanged(
+      refunding.send
+        ? `Refund of ${amountText(refunding.amount)} asked for: it is sent back on chain, and shows below until it is final.`
+        : `Refund of ${amountText(refunding.amount)} recorded.`,
+    );
   };
 
   return (
@@ -220,29 +180,21 @@ function RefundPayment(props: ActionProps) {
           </div>
         </form>
       )}
-      {(step === 'confirm' || step === 'sending') && choice && (
-        <fieldset class="confirm" ref={question} tabIndex={-1}>
-          <legend>
-            Refund {amountText(choice.amount)} of payment {payment.referenceId}
-            {choice.send
+      {step === 'confirm' && choice && (
+        <ConfirmQuestion
+          question={`Refund ${amountText(choice.amount)} of payment ${payment.referenceId}${
+            choice.send
               ? `, sent back on chain to ${payment.buyer?.accountCaip10 ?? 'the paying account'}?`
-              : ', recorded as returned another way?'}{' '}
-            This cannot be undone.
-          </legend>
-          {failure && (
-            <p class="error" role="alert">
-              Not refunded: {failure}
-            </p>
-          )}
-          <div class="actions">
-            <button type="button" class="danger" disabled={step === 'sending'} onClick={refund}>
-              {step === 'sending' ? 'Refunding…' : 'Yes, refund'}
-            </button>
-            <button type="button" disabled={step === 'sending'} onClick={() => setStep('form')}>
-              Change the refund
-            </button>
-          </div>
-        </fieldset>
+              : ', recorded as returned another way?'
+          } This cannot be undone.`}
+          confirmLabel="Yes, refund"
+          busyLabel="Refunding…"
+          keepLabel="Change the refund"
+          failurePrefix="Not refunded"
+          explainFailure={refundFailure}
+          onConfirm={() => refund(choice)}
+          onKeep={() => setStep('form')}
+        />
       )}
     </div>
   );

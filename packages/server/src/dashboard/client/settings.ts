@@ -6,6 +6,8 @@ export interface DashboardSettings {
   cancelledStatusVersions: string[];
   /** The event types a webhook endpoint can receive. */
   webhookEventTypes: string[];
+  /** Every scope an API key can have. */
+  scopes: string[];
 }
 
 export function readSettings(body: HTMLElement): DashboardSettings {
@@ -13,5 +15,6 @@ export function readSettings(body: HTMLElement): DashboardSettings {
     explorerUrls: JSON.parse(body.dataset.explorerUrls ?? '{}') as Record<string, string>,
     cancelledStatusVersions: JSON.parse(body.dataset.cancelledStatusVersions ?? '[]') as string[],
     webhookEventTypes: JSON.parse(body.dataset.webhookEventTypes ?? '[]') as string[],
+    scopes: JSON.parse(body.dataset.scopes ?? '[]') as string[],
   };
 }

@@ -1,6 +1,7 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { DeliveryAttemptView, Session } from './apiTypes.ts';
 import { ErrorNotice, failureMessage, PageHeading, usePageTitle } from './common.tsx';
+import { ConfirmAction } from './confirmAction.tsx';
 import { merchantText } from './developersPage.tsx';
 import { formatDateTime } from './format.ts';
 import { useLiveData } from './liveData.ts';
@@ -89,48 +90,19 @@ function DeliveryRows(props: {
 
 /** Deleting the endpoint after a confirmation: no event is sent to it from then on. */
 function DeleteEndpoint(props: { session: Session; endpointId: string; url: string; onDeleted: () => void }) {
-  const [asking, setAsking] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [failure, setFailure] = useState<string | undefined>();
-  const question = useRef<HTMLFieldSetElement>(null);
-  useEffect(() => {
-    if (asking) question.current?.focus();
-  }, [asking]);
-  const remove = async () => {
-    setBusy(true);
-    setFailure(undefined);
-    try {
-      await deleteWebhookEndpoint(props.session, props.endpointId);
-      props.onDeleted();
-    } catch (error) {
-      setFailure(failureMessage(error as Error));
-      setBusy(false);
-    }
-  };
-  if (!asking) {
-    return (
-      <button type="button" onClick={() => setAsking(true)}>
-        Delete endpoint…
-      </button>
-    );
-  }
   return (
-    <fieldset class="confirm" ref={question} tabIndex={-1}>
-      <legend>Delete the endpoint {props.url}? No event is sent to it from then on. This cannot be undone.</legend>
-      {failure && (
-        <p class="error" role="alert">
-          Not deleted: {failure}
-        </p>
-      )}
-      <div class="actions">
-        <button type="button" class="danger" disabled={busy} onClick={remove}>
-          {busy ? 'Deleting…' : 'Yes, delete the endpoint'}
-        </button>
-        <button type="button" disabled={busy} onClick={() => setAsking(false)}>
-          Keep the endpoint
-        </button>
-      </div>
-    </fieldset>
+    <ConfirmAction
+      askLabel="Delete endpoint…"
+      question={`Delete the endpoint ${props.url}? No event is sent to it from then on. This cannot be undone.`}
+      confirmLabel="Yes, delete the endpoint"
+      busyLabel="Deleting…"
+      keepLabel="Keep the endpoint"
+      failurePrefix="Not deleted"
+      onConfirm={async () => {
+        await deleteWebhookEndpoint(props.session, props.endpointId);
+        props.onDeleted();
+      }}
+    />
   );
 }
 

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ErrorNotice, failureMessage, PageHeading, usePageTitle } from '../../dashboard/client/common.tsx';
+import { ErrorNotice, PageHeading, usePageTitle } from '../../dashboard/client/common.tsx';
+import { ConfirmQuestion } from '../../dashboard/client/confirmAction.tsx';
 import { formatDateTime } from '../../dashboard/client/format.ts';
 import { useLiveData } from '../../dashboard/client/liveData.ts';
 import { cursorPaging, Pager } from '../../dashboard/client/pager.tsx';
@@ -47,49 +48,6 @@ function consequence(change: StatusChange): string {
     return `Suspend ${merchant.name}? ${merchant.partnerName} can take no new payments for it until it is reactivated.`;
   }
   return `Reactivate ${merchant.name}? ${merchant.partnerName} can take payments for it again.`;
-}
-
-function ConfirmStatusChange(props: {
-  session: OperatorSession;
-  change: StatusChange;
-  onDone: (message: string) => void;
-  onKeep: () => void;
-}) {
-  const { change } = props;
-  const question = useRef<HTMLFieldSetElement>(null);
-  const [busy, setBusy] = useState(false);
-  const [failure, setFailure] = useState<string | undefined>();
-  useEffect(() => question.current?.focus(), [change]);
-  const verb = change.status === 'suspended' ? 'suspend' : 'reactivate';
-  const confirm = async () => {
-    setBusy(true);
-    setFailure(undefined);
-    try {
-      await setMerchantStatus(props.session, change.merchant.merchantId, change.status);
-      props.onDone(`${change.merchant.name} is ${change.status === 'suspended' ? 'suspended' : 'active again'}.`);
-    } catch (error) {
-      setFailure(failureMessage(error as Error));
-      setBusy(false);
-    }
-  };
-  return (
-    <fieldset class="confirm" ref={question} tabIndex={-1}>
-      <legend>{consequence(change)}</legend>
-      {failure && (
-        <p class="error" role="alert">
-          Not changed: {failure}
-        </p>
-      )}
-      <div class="actions">
-        <button type="button" class={verb === 'suspend' ? 'danger' : 'primary'} disabled={busy} onClick={confirm}>
-          {busy ? 'Changing…' : `Yes, ${verb}`}
-        </button>
-        <button type="button" disabled={busy} onClick={props.onKeep}>
-          Keep it as it is
-        </button>
-      </div>
-    </fieldset>
-  );
 }
 
 function MerchantRows(props: { merchants: MerchantSummary[]; onChange: (change: StatusChange) => void }) {
@@ -248,13 +206,20 @@ export function MerchantsPage(props: { session: OperatorSession; location: Locat
         </div>
       </form>
       {change && (
-        <ConfirmStatusChange
-          session={props.session}
-          change={change}
+        // A new change asked for is a new question, which takes the focus again.
+        <ConfirmQuestion
+          key={`${change.merchant.merchantId}:${change.status}`}
+          question={consequence(change)}
+          confirmLabel={`Yes, ${change.status === 'suspended' ? 'suspend' : 'reactivate'}`}
+          busyLabel="Changing…"
+          keepLabel="Keep it as it is"
+          failurePrefix="Not changed"
+          tone={change.status === 'suspended' ? 'danger' : 'primary'}
           onKeep={() => setChange(undefined)}
-          onDone={(message) => {
+          onConfirm={async () => {
+            await setMerchantStatus(props.session, change.merchant.merchantId, change.status);
             setChange(undefined);
-            setChanged(message);
+            setChanged(`${change.merchant.name} is ${change.status === 'suspended' ? 'suspended' : 'active again'}.`);
             merchants.reload();
           }}
         />

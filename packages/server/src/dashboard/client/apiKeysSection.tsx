@@ -211,7 +211,7 @@ export function ApiVersionSection(props: { session: Session; allScopes: readonly
               onKeep={() => setChosen(undefined)}
             />
           ) : (
-            <form class="inline-form" onSubmit={review} aria-label="Pin a newer API version">
+            <form onSubmit={review} aria-label="Pin a newer API version">
               <div class="field">
                 <label for="api-version">Newer version</label>
                 <select id="api-version" name="version">

@@ -10,6 +10,7 @@ import { MERCHANT_STATUS_LABELS, MerchantFieldInputs } from './merchantsPage.tsx
 import type { NetworkDirectory } from './networks.ts';
 import { MERCHANTS_PATH, PAYMENTS_PATH } from './paths.ts';
 import { isNotFound } from './paymentsApi.ts';
+import { SettlementDestinations } from './settlementDestinations.tsx';
 
 function Fact(props: { term: string; children: ComponentChildren }) {
   return (
@@ -104,8 +105,8 @@ function DeleteMerchant(props: { session: Session; merchant: MerchantDetail; onD
 }
 
 /**
- * One merchant (`GET /v1/merchants/{id}`): what it is, its settlement destinations and payments, editing its name,
- * email and logo, and deleting it.
+ * One merchant (`GET /v1/merchants/{id}`): what it is and its payments, its settlement destinations (added, changed,
+ * removed), editing its name, email and logo, and deleting it.
  */
 export function MerchantPage(props: { session: Session; merchantId: string; networks: NetworkDirectory | undefined }) {
   const live = useLiveData(
@@ -150,20 +151,6 @@ export function MerchantPage(props: { session: Session; merchantId: string; netw
                     'None'
                   )}
                 </Fact>
-                <Fact term="Settles to">
-                  {merchant.settlements.crypto.length === 0 ? (
-                    'No destination yet'
-                  ) : (
-                    <ul class="plain">
-                      {merchant.settlements.crypto.map((destination) => (
-                        <li key={destination.id}>
-                          {props.networks?.token(destination.asset)?.symbol ?? destination.asset}:{' '}
-                          <code class="hash">{destination.destination}</code>
-                        </li>
-                      ))}
-                    </ul>
-                  )}
-                </Fact>
                 <Fact term="Created">{formatDateTime(merchant.createdAt)}</Fact>
                 <Fact term="Payments">
                   <a href={`${PAYMENTS_PATH}?${new URLSearchParams({ merchantId: merchant.id })}`}>
@@ -171,6 +158,12 @@ export function MerchantPage(props: { session: Session; merchantId: string; netw
                   </a>
                 </Fact>
               </dl>
+              <SettlementDestinations
+                session={props.session}
+                merchant={merchant}
+                networks={props.networks}
+                onChanged={live.reload}
+              />
               <EditMerchant session={props.session} merchant={merchant} onSaved={live.reload} />
               <DeleteMerchant session={props.session} merchant={merchant} onDeleted={() => setDeleted(merchant.name)} />
             </>

@@ -16,6 +16,7 @@ import { echoedVersion } from './http/versions.ts';
 import { registerMerchantRoutes } from './merchants/routes.ts';
 import { registerWebhookRoutes } from './webhooks/routes.ts';
 import { registerRefundRoutes } from './refunds/routes.ts';
+import { registerSettlementRoutes } from './settlement/routes.ts';
 import { registerListNetworks } from './chains/listNetworks.ts';
 import { registerPaymentRoutes } from './payments/routes.ts';
 import { registerGatewayRoutes } from './gateway/routes.ts';
@@ -116,6 +117,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   await registerOperatorRoutes(app, ctx);
   registerWebhookRoutes(app, ctx);
   registerRefundRoutes(app, ctx);
+  registerSettlementRoutes(app, ctx);
   registerListNetworks(app, ctx);
   registerX402Routes(app, ctx);
   return app;

@@ -10404,6 +10404,618 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/settlements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the settlement batches of the partner's merchants, newest first
+         * @description Every transfer made to the merchants' destinations (deleted merchants included), with the payments and fees it covers. merchantId narrows to one merchant; another partner's or an unknown merchant is 404 not_found.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Only this merchant's batches; another's is 404 */
+                    merchantId?: string;
+                    status?: "claimed" | "sent" | "confirmed" | "failed";
+                    /** @description CAIP-19 id of the token (the `caip19/` prefix is optional) */
+                    asset?: string;
+                    /** @description nextCursor of the previous page */
+                    cursor?: string;
+                    limit?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description Prefix `stb_` */
+                                id: string;
+                                merchantId: string;
+                                /** @description CAIP-19 id of the token settled in */
+                                asset: string;
+                                /** @description CAIP-2 id of its network */
+                                network: string;
+                                /** @description The token's symbol; null when the service no longer lists it */
+                                symbol: string | null;
+                                /** @description The token's decimals; null when the service no longer lists it */
+                                decimals: number | null;
+                                /** @description CAIP-10 account paid, as the destination was when the batch was made */
+                                destination: string;
+                                /** @description Token minor units transferred: the net amounts of its payments less `refundsDeducted` */
+                                amount: string;
+                                /** @description Token minor units of the merchant's on-chain refunds taken from this batch */
+                                refundsDeducted: string;
+                                /** @description Token minor units of the fees of its payments, kept by the collector */
+                                fees: string;
+                                paymentCount: number;
+                                /** @description claimed: made, transfer not sent yet; sent: transfer sent, not final; confirmed: final at depth; failed: the transfer could not land and its payments wait for a later batch */
+                                status: "claimed" | "sent" | "confirmed" | "failed";
+                                /** @description The transfer, once confirmed */
+                                txHash: string | null;
+                                failureReason: string | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When it was confirmed or failed
+                                 */
+                                completedAt: string | null;
+                            }[];
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+                /** @description Invalid request, invalid or downgraded API version */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "invalid_params" | "params_validation" | "invalid_state" | "payment_not_succeeded" | "refund_exceeds_payment" | "refund_not_sendable" | "invalid_api_version" | "unknown_api_version" | "api_version_downgrade" | "conflicting_auth_headers" | "missing_idempotency_key";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The credentials lack permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "not_found" | "payment_not_found";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Rate limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/settlements/{batchId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A settlement batch with the payments it settles
+         * @description Another partner's batch is 404 not_found, as an unknown one.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The batch id (`stb_` and a ULID) */
+                    batchId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Prefix `stb_` */
+                            id: string;
+                            merchantId: string;
+                            /** @description CAIP-19 id of the token settled in */
+                            asset: string;
+                            /** @description CAIP-2 id of its network */
+                            network: string;
+                            /** @description The token's symbol; null when the service no longer lists it */
+                            symbol: string | null;
+                            /** @description The token's decimals; null when the service no longer lists it */
+                            decimals: number | null;
+                            /** @description CAIP-10 account paid, as the destination was when the batch was made */
+                            destination: string;
+                            /** @description Token minor units transferred: the net amounts of its payments less `refundsDeducted` */
+                            amount: string;
+                            /** @description Token minor units of the merchant's on-chain refunds taken from this batch */
+                            refundsDeducted: string;
+                            /** @description Token minor units of the fees of its payments, kept by the collector */
+                            fees: string;
+                            paymentCount: number;
+                            /** @description claimed: made, transfer not sent yet; sent: transfer sent, not final; confirmed: final at depth; failed: the transfer could not land and its payments wait for a later batch */
+                            status: "claimed" | "sent" | "confirmed" | "failed";
+                            /** @description The transfer, once confirmed */
+                            txHash: string | null;
+                            failureReason: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description When it was confirmed or failed
+                             */
+                            completedAt: string | null;
+                            /** @description Every payment of the batch, by payment id */
+                            payments: {
+                                paymentId: string;
+                                referenceId: string;
+                                fiatAmount: {
+                                    /** @description `iso4217/<CODE>` */
+                                    unit: string;
+                                    /** @description Minor units */
+                                    value: string;
+                                    display: {
+                                        assetSymbol: string;
+                                        assetName: string;
+                                        decimals: number;
+                                        iconUrl?: string;
+                                        networkName?: string;
+                                        networkIconUrl?: string;
+                                    };
+                                };
+                                /** @description Token minor units the buyer paid */
+                                paid: string;
+                                /** @description Token minor units of its fees */
+                                fees: string;
+                                /** @description Token minor units this batch owed the merchant for it: paid less fees */
+                                net: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Invalid request, invalid or downgraded API version */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "invalid_params" | "params_validation" | "invalid_state" | "payment_not_succeeded" | "refund_exceeds_payment" | "refund_not_sendable" | "invalid_api_version" | "unknown_api_version" | "api_version_downgrade" | "conflicting_auth_headers" | "missing_idempotency_key";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The credentials lack permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "not_found" | "payment_not_found";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Rate limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fees": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The partner's fee schedule and the fees charged on its succeeded payments, per token
+         * @description What `paygate fees report` prints. merchantId narrows the fees to one merchant's payments; another partner's or an unknown merchant is 404 not_found.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    merchantId?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            schedule: {
+                                /** @description Decimal text: "1.5" is 1.5 percent of the token amount paid */
+                                percentage: string;
+                                fixed: {
+                                    /** @description ISO 4217 code */
+                                    currency: string;
+                                    /** @description Minor units of the currency, converted at the rate of each payment */
+                                    amount: string;
+                                }[];
+                            };
+                            /** @description One line per token, by asset id */
+                            fees: {
+                                /** @description CAIP-19 id of the token the fees were charged in */
+                                asset: string;
+                                symbol: string | null;
+                                /** @description The token's decimals; null when the service no longer lists it */
+                                decimals: number | null;
+                                /** @description Succeeded payments charged in the token */
+                                payments: number;
+                                /** @description Token minor units of every fee charged */
+                                total: string;
+                                /** @description Of them, the fees of payments settled already */
+                                settled: string;
+                                /** @description Of them, the fees of payments awaiting settlement */
+                                unsettled: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Invalid request, invalid or downgraded API version */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "invalid_params" | "params_validation" | "invalid_state" | "payment_not_succeeded" | "refund_exceeds_payment" | "refund_not_sendable" | "invalid_api_version" | "unknown_api_version" | "api_version_downgrade" | "conflicting_auth_headers" | "missing_idempotency_key";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The credentials lack permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "not_found" | "payment_not_found";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Rate limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/networks": {
         parameters: {
             query?: never;

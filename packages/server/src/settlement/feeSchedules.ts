@@ -160,15 +160,20 @@ export interface FeeReportLine {
   unsettled: string;
 }
 
-/** The fees the service kept per asset for a partner's succeeded payments; they stay with the collector. */
+/**
+ * The fees the service kept per asset for a partner's succeeded payments, or those of one of its merchants; they stay
+ * with the collector.
+ */
 export async function feesReport(
   db: Db,
   partnerId: string,
+  merchantId?: string,
 ): Promise<{ partnerId: string; schedule: FeeSchedule; fees: FeeReportLine[] }> {
   const partner = await db.selectFrom('partners').select('id').where('id', '=', partnerId).executeTakeFirst();
   if (!partner) throw new FeeScheduleError(`partner ${partnerId} does not exist`);
-  const rows = await db
-    .selectFrom('payments')
+  let payments = db.selectFrom('payments').where('partner_id', '=', partnerId);
+  if (merchantId !== undefined) payments = payments.where('merchant_id', '=', merchantId);
+  const rows = await payments
     .select([
       'token_asset',
       sql<string | null>`max(token_symbol)`.as('symbol'),
@@ -176,7 +181,6 @@ export async function feesReport(
       sql<string>`coalesce(sum(fee_total), 0)::text`.as('total'),
       sql<string>`coalesce(sum(fee_total) FILTER (WHERE settled_at IS NOT NULL), 0)::text`.as('settled'),
     ])
-    .where('partner_id', '=', partnerId)
     .where('status', '=', 'succeeded')
     .where('fee_total', 'is not', null)
     .groupBy('token_asset')

@@ -117,7 +117,9 @@ describe('dashboard merchants and developers in Chromium: merchants, webhook end
     await expect.poll(() => page.getByRole('alert').textContent()).toBe('Nothing to save: change a field first.');
     await page.getByLabel('Name').fill('Harbour Café & Bakery');
     await page.getByRole('button', { name: 'Save' }).click();
-    await expect.poll(() => page.getByRole('status').textContent()).toBe('Saved.');
+    await expect
+      .poll(() => page.locator('form[aria-labelledby="edit-merchant-heading"]').getByRole('status').textContent())
+      .toBe('Saved.');
     await page.getByRole('heading', { name: 'Harbour Café & Bakery', level: 1 }).waitFor();
     expect((await api(`/v1/merchants/${merchantId}`)).body.merchant.name).toBe('Harbour Café & Bakery');
     await expectAccessible(page);

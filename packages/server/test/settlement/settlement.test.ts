@@ -23,6 +23,7 @@ import {
   usdcAssets,
   usdcBalance,
   settlementWorker,
+  settleRound as settleRoundOf,
 } from './support.ts';
 
 /** Fees of a USD payment paid 1:1 in a 6-decimal USD stablecoin under 1.5 % + 0.30 USD. */
@@ -65,24 +66,7 @@ describe('settlement on the devnet', () => {
     await testbed?.close();
   });
 
-  /** A settlement round, then the batches it made taken to the end by the networks' followers. */
-  async function settleRound() {
-    const round = await worker.runOnce();
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const open = round.created.length
-        ? await testbed.server.db
-            .selectFrom('settlement_batches')
-            .select('id')
-            .where('id', 'in', round.created)
-            .where('status', 'in', ['claimed', 'sent'])
-            .execute()
-        : [];
-      if (!open.length) return round;
-      if (Date.now() > deadline) throw new Error(`batches not final: ${open.map((batch) => batch.id).join(', ')}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
+  const settleRound = () => settleRoundOf(testbed, worker);
 
   const merchantHeaders = (merchantId: string) => ({ 'api-key': testbed.partner.apiKey, 'merchant-id': merchantId });
 

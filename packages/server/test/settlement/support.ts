@@ -152,3 +152,22 @@ export function settlementWorker(testbed: GatewayTestbed, problems: string[]): S
     log: warningsInto(problems),
   });
 }
+
+/** A settlement round, then the batches it made taken to the end (confirmed or failed) by the networks' followers. */
+export async function settleRound(testbed: GatewayTestbed, worker: SettlementWorker) {
+  const round = await worker.runOnce();
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const open = round.created.length
+      ? await testbed.server.db
+          .selectFrom('settlement_batches')
+          .select('id')
+          .where('id', 'in', round.created)
+          .where('status', 'in', ['claimed', 'sent'])
+          .execute()
+      : [];
+    if (!open.length) return round;
+    if (Date.now() > deadline) throw new Error(`batches not final: ${open.map((batch) => batch.id).join(', ')}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

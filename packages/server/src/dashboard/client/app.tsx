@@ -12,6 +12,8 @@ import { OverviewPage } from './overviewPage.tsx';
 import { OVERVIEW_PATH, SIGN_IN_PATH } from './paths.ts';
 import { PaymentPage } from './paymentPage.tsx';
 import { PaymentsPage } from './paymentsPage.tsx';
+import { SettlementBatchPage } from './settlementBatchPage.tsx';
+import { SettlementsPage } from './settlementsPage.tsx';
 import { followLinksWithin, type Location, navigate, useLocation } from './router.ts';
 import type { DashboardSettings } from './settings.ts';
 import { SignInPage } from './signInPage.tsx';
@@ -25,6 +27,8 @@ type Route =
   | { page: 'overview' }
   | { page: 'payments' }
   | { page: 'payment'; paymentId: string }
+  | { page: 'settlements' }
+  | { page: 'settlement'; batchId: string }
   | { page: 'merchants' }
   | { page: 'merchant'; merchantId: string }
   | { page: 'developers' }
@@ -37,6 +41,8 @@ const SECTION_OF: Record<Route['page'], Section | undefined> = {
   overview: 'overview',
   payments: 'payments',
   payment: 'payments',
+  settlements: 'settlements',
+  settlement: 'settlements',
   merchants: 'merchants',
   merchant: 'merchants',
   developers: 'developers',
@@ -57,6 +63,8 @@ export function routeOf(path: string): Route {
   if (parts[0] === 'overview' && parts.length === 1) return { page: 'overview' };
   if (parts[0] === 'payments' && parts.length === 1) return { page: 'payments' };
   if (parts[0] === 'payments' && parts.length === 2) return { page: 'payment', paymentId: parts[1]! };
+  if (parts[0] === 'settlements' && parts.length === 1) return { page: 'settlements' };
+  if (parts[0] === 'settlements' && parts.length === 2) return { page: 'settlement', batchId: parts[1]! };
   if (parts[0] === 'merchants' && parts.length === 1) return { page: 'merchants' };
   if (parts[0] === 'merchants' && parts.length === 2) return { page: 'merchant', merchantId: parts[1]! };
   if (parts[0] === 'developers' && parts.length === 1) return { page: 'developers' };
@@ -156,6 +164,8 @@ export function App(props: { settings: DashboardSettings }) {
           session={session}
         />
       )}
+      {route.page === 'settlements' && <SettlementsPage location={location} networks={networks.data} />}
+      {route.page === 'settlement' && <SettlementBatchPage batchId={route.batchId} networks={networks.data} />}
       {route.page === 'merchants' && <MerchantsPage session={session} location={location} />}
       {route.page === 'merchant' && (
         <MerchantPage session={session} merchantId={route.merchantId} networks={networks.data} />

@@ -1,7 +1,8 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect } from 'preact/hooks';
 import { ApiFailure } from './api.ts';
-import { statusLabel } from './format.ts';
+import { shortened, statusLabel } from './format.ts';
+import type { NetworkDirectory } from './networks.ts';
 
 /** The browser tab's title for a page of a console. */
 export function usePageTitle(title: string, consoleName = 'paygate dashboard'): void {
@@ -55,5 +56,42 @@ export function ErrorNotice(props: { error: Error; prefix?: string }) {
       {props.prefix ? `${props.prefix} ` : ''}
       {failureMessage(props.error)}
     </p>
+  );
+}
+
+/** A row of a description list. */
+export function Fact(props: { term: string; children: ComponentChildren }) {
+  return (
+    <div class="fact">
+      <dt>{props.term}</dt>
+      <dd>{props.children}</dd>
+    </div>
+  );
+}
+
+/**
+ * A transaction hash, linked to its explorer page where the network has an explorer; `short` shows its start and end
+ * for a narrow column, the whole in a title.
+ */
+export function TransactionHash(props: {
+  hash: string;
+  chain: string | undefined;
+  networks: NetworkDirectory | undefined;
+  short?: boolean;
+}) {
+  const href = props.chain ? props.networks?.transactionLink(props.chain, props.hash) : undefined;
+  const hash = props.short ? (
+    <code class="hash" title={props.hash}>
+      {shortened(props.hash)}
+    </code>
+  ) : (
+    <code class="hash">{props.hash}</code>
+  );
+  if (!href) return hash;
+  return (
+    <a href={href} target="_blank" rel="noopener noreferrer">
+      {hash}
+      <span class="visually-hidden"> (opens the explorer in a new tab)</span>
+    </a>
   );
 }

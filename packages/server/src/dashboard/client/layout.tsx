@@ -2,7 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import type { Session } from './apiTypes.ts';
 import { ErrorNotice } from './common.tsx';
-import { DEVELOPERS_PATH, MERCHANTS_PATH, OVERVIEW_PATH, PAYMENTS_PATH } from './paths.ts';
+import { DEVELOPERS_PATH, MERCHANTS_PATH, OVERVIEW_PATH, PAYMENTS_PATH, SETTLEMENTS_PATH } from './paths.ts';
 
 export interface ConsoleSection {
   id: string;
@@ -62,6 +62,7 @@ export function ConsoleLayout(props: {
 const SECTIONS = [
   { id: 'overview', label: 'Overview', path: OVERVIEW_PATH },
   { id: 'payments', label: 'Payments', path: PAYMENTS_PATH },
+  { id: 'settlements', label: 'Settlements', path: SETTLEMENTS_PATH },
   { id: 'merchants', label: 'Merchants', path: MERCHANTS_PATH },
   { id: 'developers', label: 'Developers', path: DEVELOPERS_PATH },
 ] as const;

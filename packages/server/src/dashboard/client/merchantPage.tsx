@@ -1,7 +1,6 @@
-import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import type { MerchantDetail, Session } from './apiTypes.ts';
-import { ErrorNotice, failureMessage, PageHeading, usePageTitle } from './common.tsx';
+import { ErrorNotice, Fact, failureMessage, PageHeading, usePageTitle } from './common.tsx';
 import { ConfirmAction } from './confirmAction.tsx';
 import { formatDateTime } from './format.ts';
 import { useLiveData } from './liveData.ts';
@@ -11,15 +10,6 @@ import type { NetworkDirectory } from './networks.ts';
 import { MERCHANTS_PATH, PAYMENTS_PATH } from './paths.ts';
 import { isNotFound } from './paymentsApi.ts';
 import { SettlementDestinations } from './settlementDestinations.tsx';
-
-function Fact(props: { term: string; children: ComponentChildren }) {
-  return (
-    <div class="fact">
-      <dt>{props.term}</dt>
-      <dd>{props.children}</dd>
-    </div>
-  );
-}
 
 /** What changed in the form, as `PATCH /v1/merchants/{id}` takes it; a logo URL typed is fetched again. */
 function changedFields(merchant: MerchantDetail, data: FormData): MerchantFields {

@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import type { PaymentDetailAnswer, Session, TokenAmountView } from './apiTypes.ts';
-import { ErrorNotice, PageHeading, StatusBadge, usePageTitle } from './common.tsx';
+import { ErrorNotice, Fact, PageHeading, StatusBadge, TransactionHash, usePageTitle } from './common.tsx';
 import { formatDateTime, formatFiat, formatTokenExact } from './format.ts';
 import { useLiveData } from './liveData.ts';
 import type { NetworkDirectory } from './networks.ts';
@@ -20,29 +20,6 @@ const EXCEPTION_LABELS: Record<string, string> = {
   paid_late: 'Paid late',
   wrong_token: 'Wrong token',
 };
-
-/** A row of a description list. */
-function Fact(props: { term: string; children: ComponentChildren }) {
-  return (
-    <div class="fact">
-      <dt>{props.term}</dt>
-      <dd>{props.children}</dd>
-    </div>
-  );
-}
-
-/** A transaction hash, linked to its explorer page where the network has an explorer. */
-function TransactionHash(props: { hash: string; chain: string | undefined; networks: NetworkDirectory | undefined }) {
-  const href = props.chain ? props.networks?.transactionLink(props.chain, props.hash) : undefined;
-  const hash = <code class="hash">{props.hash}</code>;
-  if (!href) return hash;
-  return (
-    <a href={href} target="_blank" rel="noopener noreferrer">
-      {hash}
-      <span class="visually-hidden"> (opens the explorer in a new tab)</span>
-    </a>
-  );
-}
 
 function tokenText(amount: TokenAmountView, networks: NetworkDirectory | undefined): string {
   const token = amount.display

@@ -8,7 +8,7 @@ import { PaymentFilters } from './paymentFilters.tsx';
 import { PaymentStats } from './paymentStats.tsx';
 import { loadMerchants, loadPaymentList } from './paymentsApi.ts';
 import { listQueryOf, withParameters } from './paymentsQuery.ts';
-import { PAYMENTS_PATH } from './paths.ts';
+import { PAYMENTS_PATH, paymentPath } from './paths.ts';
 import { type Location, navigate } from './router.ts';
 import type { DashboardSettings } from './settings.ts';
 
@@ -18,11 +18,6 @@ export const LIST_REFRESH_MS = 5_000;
 /** The cursors of the pages before this one, kept in the history entry, for Previous. */
 interface PagingState {
   previousCursors: string[];
-}
-
-/** A payment's page; the list names its merchant, through which the API reads it. */
-export function paymentPath(payment: PaymentItem): string {
-  return `${PAYMENTS_PATH}/${encodeURIComponent(payment.paymentId)}?${new URLSearchParams({ merchantId: payment.merchant.id })}`;
 }
 
 function PaymentRows(props: { payments: PaymentItem[]; page: number | undefined }) {
@@ -52,7 +47,7 @@ function PaymentRows(props: { payments: PaymentItem[]; page: number | undefined 
           {props.payments.map((payment) => (
             <tr key={payment.paymentId} data-payment-id={payment.paymentId}>
               <td data-label="Reference">
-                <a href={paymentPath(payment)}>{payment.referenceId}</a>
+                <a href={paymentPath(payment.paymentId, payment.merchant.id)}>{payment.referenceId}</a>
               </td>
               <td data-label="Merchant">{payment.merchant.name ?? payment.merchant.id}</td>
               <td data-label="Amount" class="amount">

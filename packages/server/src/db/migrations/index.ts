@@ -41,6 +41,7 @@ import * as solanaPayReadThrough from './0039_solana_pay_read_through.ts';
 import * as openingDeposits from './0040_opening_deposits.ts';
 import * as dashboardSessions from './0041_dashboard_sessions.ts';
 import * as x402Payments from './0042_x402_payments.ts';
+import * as settlementBatchList from './0043_settlement_batch_list.ts';
 
 /** Every schema change, in order; names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -86,4 +87,5 @@ export const migrations: Record<string, Migration> = {
   '0040_opening_deposits': openingDeposits,
   '0041_dashboard_sessions': dashboardSessions,
   '0042_x402_payments': x402Payments,
+  '0043_settlement_batch_list': settlementBatchList,
 };

@@ -1783,6 +1783,8 @@ export interface paths {
                     status?: ("requires_action" | "processing" | "succeeded" | "failed" | "expired" | "cancelled")[];
                     /** @description Case-insensitive substring */
                     referenceId?: string;
+                    /** @description Only the payments created through the API (`api`) or settled by the x402 facilitator (`x402`) */
+                    source?: "api" | "x402";
                     /** @description Only this merchant's payments; another's is 404 */
                     merchantId?: string;
                 };
@@ -3704,6 +3706,8 @@ export interface paths {
                     status?: ("requires_action" | "processing" | "succeeded" | "failed" | "expired" | "cancelled")[];
                     /** @description Case-insensitive substring */
                     referenceId?: string;
+                    /** @description Only the payments created through the API (`api`) or settled by the x402 facilitator (`x402`) */
+                    source?: "api" | "x402";
                 };
                 header?: {
                     /** @description The merchant the payment belongs to */
@@ -4074,6 +4078,8 @@ export interface paths {
                     status?: ("requires_action" | "processing" | "succeeded" | "failed" | "expired" | "cancelled")[];
                     /** @description Case-insensitive substring */
                     referenceId?: string;
+                    /** @description Only the payments created through the API (`api`) or settled by the x402 facilitator (`x402`) */
+                    source?: "api" | "x402";
                     /** @description Only this merchant's payments; another's is 404 */
                     merchantId?: string;
                 };

@@ -44,6 +44,7 @@ const COLUMNS = [
   'createdAt',
   'lastUpdatedAt',
   'settledAt',
+  'source',
 ] as const;
 
 /**
@@ -76,6 +77,7 @@ function exportRow(row: PaymentRow, merchantName: string, now: Date): string[] {
     row.created_at.toISOString(),
     row.updated_at.toISOString(),
     row.settled_at?.toISOString() ?? null,
+    row.source,
   ].map(cell);
 }
 

@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { ExpressionBuilder, SelectQueryBuilder } from 'kysely';
-import type { Database } from '../db/schema.ts';
+import type { Database, PaymentSource } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
 import { versionHas } from '../http/versions.ts';
 
@@ -42,6 +42,13 @@ export const ListPaymentsQuery = Type.Object(
         maxLength: 35,
         pattern: '^[A-Za-z0-9 /:.,+-]+$',
         description: 'Case-insensitive substring',
+      }),
+    ),
+    source: Type.Optional(
+      Type.Unsafe<PaymentSource>({
+        type: 'string',
+        enum: ['api', 'x402'],
+        description: 'Only the payments created through the API (`api`) or settled by the x402 facilitator (`x402`)',
       }),
     ),
   },
@@ -97,6 +104,7 @@ export interface Filters {
   networks?: string[];
   statuses?: ListStatus[];
   referenceId?: string;
+  source?: PaymentSource;
   now: Date;
 }
 
@@ -133,6 +141,7 @@ export function filtersOf(query: ListQuery, scope: ListScope, now: Date, version
     ...(networks ? { networks } : {}),
     ...(query.status?.length ? { statuses: [...new Set(query.status)] } : {}),
     ...(query.referenceId ? { referenceId: query.referenceId } : {}),
+    ...(query.source ? { source: query.source } : {}),
   };
 }
 
@@ -150,6 +159,7 @@ export function applyFilters<O>(query: SelectQueryBuilder<Database, 'payments', 
     if (filters.statuses)
       conditions.push(eb.or(filters.statuses.map((status) => listedStatusCondition(eb, status, filters.now))));
     if (filters.referenceId) conditions.push(eb('payments.reference_id', 'ilike', `%${filters.referenceId}%`));
+    if (filters.source) conditions.push(eb('payments.source', '=', filters.source));
     return eb.and(conditions);
   });
 }

@@ -115,15 +115,15 @@ export function wholeDaysOf(filters: Filters): { from: Date | undefined; to: Dat
 
 /**
  * Payments and revenue over the filtered set: whole UTC days from the daily totals (folded and not yet folded
- * deltas), the partial first and last day
- * from the payments themselves. The daily totals count every unpaid payment as expired; the few still payable at
- * `now` are then moved back, found by the partial index on unpaid payments.
+ * deltas), the partial first and last day from the payments themselves. The daily totals count every unpaid payment
+ * as expired; the few still payable at `now` are then moved back, found by the partial index on unpaid payments. The
+ * daily totals know neither a payment's reference nor its source: filtered by either, the payments answer alone.
  */
 async function totalsOf(ctx: AppContext, filters: Filters): Promise<CurrencyTotals> {
   const totals: CurrencyTotals = new Map();
   const payments = () => applyFilters(ctx.db.selectFrom('payments').select('payments.id'), filters);
   const { from: daysFrom, to: daysTo } = wholeDaysOf(filters);
-  if (filters.referenceId || (daysFrom && daysTo && daysFrom >= daysTo)) {
+  if (filters.referenceId || filters.source || (daysFrom && daysTo && daysFrom >= daysTo)) {
     addTotals(totals, await totalsFromPayments(payments()));
     return totals;
   }
@@ -226,7 +226,6 @@ async function customersOf(ctx: AppContext, filters: Filters): Promise<number> {
   return Number((await countRows(buyers)).customers);
 }
 
-/** Statistics over every payment matching the filters, not just one page. */
 /**
  * Succeeded refunds of the matching payments, per currency. Refunds are few beside payments: they are read by the
  * scope's refund index and each one's payment checked against the filters by its key.
@@ -260,6 +259,7 @@ function inStandardUnits(totals: Map<string, bigint>) {
     }));
 }
 
+/** Statistics over every payment matching the filters, not just one page. */
 export async function listStats(ctx: AppContext, filters: Filters): Promise<ListStats> {
   const [totals, customers, refunded] = await Promise.all([
     totalsOf(ctx, filters),

@@ -206,7 +206,7 @@ describe('partner dashboard in Chromium: sign in, the payments, a payment, sign 
     expect(await shownIds()).toEqual(idsOf(await listedByApi('')));
   });
 
-  it('filters by status, merchant, network and reference search, keeping them in the address, rows as the API lists them', async () => {
+  it('filters by status, merchant, network, source and reference search, keeping them in the address, rows as the API lists them', async () => {
     const apply = async (change: () => Promise<void>) => {
       await page.getByRole('button', { name: 'Clear filters' }).click();
       await page.waitForURL((url) => url.search === '');
@@ -262,6 +262,14 @@ describe('partner dashboard in Chromium: sign in, the payments, a payment, sign 
         .then(() => undefined),
     );
     await expectRowsOfQuery('sortBy=amount&sortDir=desc');
+
+    await apply(() =>
+      page
+        .getByLabel('Source')
+        .selectOption({ label: 'API (checkout)' })
+        .then(() => undefined),
+    );
+    await expectRowsOfQuery('source=api');
 
     // A reload, or the address shared, shows the same list.
     await apply(() => page.getByLabel('Reference contains').fill('shop-order'));

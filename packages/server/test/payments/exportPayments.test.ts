@@ -16,6 +16,7 @@ interface ListedPayment {
   paymentId: string;
   referenceId: string;
   status: string;
+  source: string;
   merchant: { id: string; name: string };
   fiatAmount: { unit: string; value: string };
   createdAt: string;
@@ -93,6 +94,7 @@ describe('GET /v1/payments/export: the filtered list as a CSV file', () => {
           row.status,
           row.fiatCurrency,
           row.fiatAmountMinor,
+          row.source,
         ]),
       ).toEqual(
         list.map((payment) => [
@@ -102,6 +104,7 @@ describe('GET /v1/payments/export: the filtered list as a CSV file', () => {
           payment.status,
           payment.fiatAmount.unit.slice('iso4217/'.length),
           payment.fiatAmount.value,
+          payment.source,
         ]),
       );
       expect(rows.map((row) => row.fiatAmountMinor).sort()).toEqual(['1000', '123456789', '1999', '5']);
@@ -118,6 +121,10 @@ describe('GET /v1/payments/export: the filtered list as a CSV file', () => {
       expect(byAmount.map((row) => row.fiatAmountMinor)).toEqual(['5', '1000', '1999', '123456789']);
       const { rows: byReference } = await exported('?referenceId=blue');
       expect(byReference.map((row) => row.referenceId)).toEqual(['order 2, blue']);
+      const { rows: fromAgents } = await exported('?source=x402');
+      expect(fromAgents).toEqual([]);
+      const { rows: fromApi } = await exported('?source=api');
+      expect(fromApi).toHaveLength(4);
       const { rows: succeeded } = await exported('?status=succeeded');
       expect(succeeded).toEqual([]);
       const { rows: unpaid } = await exported('?status=requires_action');

@@ -72,6 +72,7 @@ describe('GET /v1/merchants/payments', () => {
           .map(([day, seconds]) => BASE_TIME + day * DAY + seconds * 1000),
       ),
       referenceId: sometimes(fc.constantFrom('order-1', 'ORDER-2', '-usd', '0-E')),
+      source: sometimes(fc.constantFrom('api' as const, 'x402' as const)),
       sortBy: fc.constantFrom('date' as const, 'amount' as const),
       sortDir: fc.constantFrom('asc' as const, 'desc' as const),
       limit: fc.integer({ min: 1, max: 30 }),

@@ -1,7 +1,15 @@
 import type { MerchantView } from './apiTypes.ts';
 import { statusLabel } from './format.ts';
 import type { NetworkDirectory } from './networks.ts';
-import { dayOfEnd, dayOfStart, endOfDay, LIST_STATUSES, startOfDay, withParameters } from './paymentsQuery.ts';
+import {
+  dayOfEnd,
+  dayOfStart,
+  endOfDay,
+  LIST_STATUSES,
+  SOURCE_LABELS,
+  startOfDay,
+  withParameters,
+} from './paymentsQuery.ts';
 
 const ORDERS = [
   { value: 'date:desc', label: 'Newest first' },
@@ -33,6 +41,7 @@ function queryOfForm(form: HTMLFormElement): URLSearchParams {
     endTs: day('to', endOfDay),
     token_symbol: data.getAll('token_symbol').map(String),
     network: networks.length ? networks.join(',') : undefined,
+    source: text('source'),
     // The API's defaults stay out of the address.
     sortBy: sortBy === 'date' && sortDir === 'desc' ? undefined : sortBy,
     sortDir: sortBy === 'date' && sortDir === 'desc' ? undefined : sortDir,
@@ -67,8 +76,8 @@ function CheckboxGroup(props: {
 
 /** How many filters narrow the list, for the collapsed form's summary. */
 function activeFilters(query: URLSearchParams): number {
-  return ['referenceId', 'status', 'merchantId', 'startTs', 'endTs', 'token_symbol', 'network'].filter((name) =>
-    query.has(name),
+  return ['referenceId', 'status', 'merchantId', 'startTs', 'endTs', 'token_symbol', 'network', 'source'].filter(
+    (name) => query.has(name),
   ).length;
 }
 
@@ -154,6 +163,17 @@ export function PaymentFilters(props: {
           <div class="field">
             <label for="filter-to">To (UTC day, included)</label>
             <input id="filter-to" name="to" type="date" defaultValue={dayOfEnd(query.get('endTs'))} />
+          </div>
+          <div class="field">
+            <label for="filter-source">Source</label>
+            <select id="filter-source" name="source">
+              <option value="">Any source</option>
+              {Object.entries(SOURCE_LABELS).map(([value, label]) => (
+                <option key={value} value={value} selected={value === query.get('source')}>
+                  {label}
+                </option>
+              ))}
+            </select>
           </div>
           <div class="field">
             <label for="filter-order">Order</label>

@@ -5,6 +5,7 @@ import { formatDateTime, formatFiat, formatTokenExact } from './format.ts';
 import { useLiveData } from './liveData.ts';
 import type { NetworkDirectory } from './networks.ts';
 import { PAYMENTS_PATH } from './paths.ts';
+import { SOURCE_LABELS } from './paymentsQuery.ts';
 import { PaymentActions } from './paymentActions.tsx';
 import { isNotFound, loadPayment, statusChange } from './paymentsApi.ts';
 
@@ -192,6 +193,7 @@ function PaymentDetails(props: {
           <Fact term="Merchant">
             {payment.merchant.name ?? payment.merchant.id} <code>{payment.merchant.id}</code>
           </Fact>
+          <Fact term="Source">{SOURCE_LABELS[payment.source] ?? payment.source}</Fact>
           <Fact term="Created">{formatDateTime(payment.createdAt)}</Fact>
           <Fact term="Last updated">{formatDateTime(payment.lastUpdatedAt)}</Fact>
           {payment.settledAt && <Fact term="Settled">{formatDateTime(payment.settledAt)}</Fact>}

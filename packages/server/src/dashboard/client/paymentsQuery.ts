@@ -10,11 +10,15 @@ export const LIST_PARAMETERS = [
   'endTs',
   'token_symbol',
   'network',
+  'source',
   'sortBy',
   'sortDir',
   'limit',
   'cursor',
 ] as const;
+
+/** Where payments come from: created through the API (checkout), or settled for agents by the x402 facilitator. */
+export const SOURCE_LABELS: Record<string, string> = { api: 'API (checkout)', x402: 'x402 (agents)' };
 
 /** The statuses every API version filters by; `cancelled` only some (`cancelledStatusVersions`). */
 export const LIST_STATUSES = ['requires_action', 'processing', 'succeeded', 'failed', 'expired'] as const;

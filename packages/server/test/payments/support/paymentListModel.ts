@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { Db } from '../../../src/db/database.ts';
-import type { PaymentStatus } from '../../../src/db/schema.ts';
+import type { PaymentSource, PaymentStatus } from '../../../src/db/schema.ts';
 import { newId } from '../../../src/ids.ts';
 
 /** A payment as the list tests write it straight into the database. */
@@ -17,6 +17,7 @@ export interface Seeded {
   network: string | null;
   buyer_account: string | null;
   expiry_awaits_follower: boolean;
+  source: PaymentSource;
 }
 
 export const NETWORKS = ['eip155:8453', 'eip155:1', 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp'];
@@ -45,6 +46,7 @@ export interface Query {
   start?: number;
   end?: number;
   referenceId?: string;
+  source?: PaymentSource;
   sortBy: 'date' | 'amount';
   sortDir: 'asc' | 'desc';
   limit: number;
@@ -64,6 +66,7 @@ export function expected(payments: Seeded[], query: Query, now: Date) {
     if (query.end !== undefined && payment.created_at.getTime() >= query.end) return false;
     if (query.referenceId && !payment.reference_id.toLowerCase().includes(query.referenceId.toLowerCase()))
       return false;
+    if (query.source && payment.source !== query.source) return false;
     return true;
   });
   const key = (payment: Seeded) =>
@@ -103,6 +106,7 @@ export function queryString(query: Query, cursor?: string): string {
   if (query.start !== undefined) params.set('startTs', new Date(query.start).toISOString());
   if (query.end !== undefined) params.set('endTs', new Date(query.end).toISOString());
   if (query.referenceId) params.set('referenceId', query.referenceId);
+  if (query.source) params.set('source', query.source);
   params.set('sortBy', query.sortBy);
   params.set('sortDir', query.sortDir);
   params.set('limit', String(query.limit));
@@ -146,6 +150,8 @@ export function randomPayments(count: number, seed: number, merchantIds: string[
       network: paid && entry.symbol ? entry.network : null,
       buyer_account: paid && entry.buyer ? `eip155:8453:0x${entry.buyer.toString(16).padStart(40, '0')}` : null,
       expiry_awaits_follower: entry.depositAddress,
+      // Every fifth an agent's, outside the sample, so the seeds keep drawing the same payments.
+      source: index % 5 === 0 ? 'x402' : 'api',
     };
   });
 }

@@ -2,6 +2,7 @@ import { type Config, loadConfig } from './config.ts';
 import { type DatabaseHandle, type Db, inTransaction, migrateToLatest, openDatabase } from './db/database.ts';
 import { formatDataThreshold } from './gateway/dataCollection/threshold.ts';
 import {
+  formatPartnerDataThreshold,
   parseMerchantDataThreshold,
   parsePartnerDataThreshold,
   setMerchantDataThreshold,
@@ -99,7 +100,7 @@ export function partnerSetDataThreshold(partnerId: string, text: string): Promis
   return withDatabase(async ({ db }) => {
     const threshold = parsePartnerDataThreshold(text);
     await setPartnerDataThreshold(db, partnerId, threshold);
-    printJson({ partnerId, dataThreshold: threshold ? formatDataThreshold(threshold) : 'none' });
+    printJson({ partnerId, dataThreshold: formatPartnerDataThreshold(threshold) });
   });
 }
 

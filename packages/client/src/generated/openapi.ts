@@ -8052,7 +8052,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every partner with its fees, merchants and keys */
+        /** Every partner with its fees, buyer-data threshold, merchants and keys */
         get: {
             parameters: {
                 query?: never;
@@ -8089,6 +8089,8 @@ export interface paths {
                                         amount: string;
                                     }[];
                                 };
+                                /** @description Buyers are asked for their details above it: `USD:100000`, `100000` (the payment’s currency) or `none` */
+                                dataThreshold: string;
                             }[];
                         };
                     };
@@ -8682,6 +8684,175 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/operator/api/partners/{partnerId}/data-threshold": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Set a partner's buyer-data threshold */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    partnerId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description `USD:100000` (minor units of USD; other currencies converted), `100000` (minor units of each payment’s own currency) or `none` (never ask) */
+                        threshold: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            partnerId: string;
+                            /** @description As stored, in the form it was given: `USD:100000` (minor units of USD; other currencies converted), `100000` (minor units of each payment’s own currency) or `none` (never ask) */
+                            dataThreshold: string;
+                        };
+                    };
+                };
+                /** @description Invalid request, invalid or downgraded API version */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "invalid_params" | "params_validation" | "invalid_state" | "payment_not_succeeded" | "refund_exceeds_payment" | "refund_not_sendable" | "invalid_api_version" | "unknown_api_version" | "api_version_downgrade" | "conflicting_auth_headers" | "missing_idempotency_key";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The credentials lack permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "not_found" | "payment_not_found";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Rate limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/operator/api/merchants": {
         parameters: {
             query?: never;
@@ -8997,6 +9168,233 @@ export interface paths {
                 };
             };
         };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operator/api/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The service's health: chains, followers, jobs, webhooks, settlements, collector */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description ISO 8601 timestamp */
+                            checkedAt: string;
+                            networks: {
+                                /** @description CAIP-2 id */
+                                network: string;
+                                name: string;
+                                unit: "block" | "slot";
+                                confirmations: number;
+                                node: {
+                                    /** @description `no_node`: this process has no node for the network */
+                                    status: "reachable" | "unreachable" | "no_node";
+                                    /** @description The newest block number (EVM) or slot (Solana) */
+                                    latest: string | null;
+                                    /** @description Why the node gave no answer; never its URL */
+                                    problem: string | null;
+                                };
+                                follower: {
+                                    /** @description Whether some process holds the network's follower lock */
+                                    followed: boolean;
+                                    /** @description The last block the deposit follower read at depth; null where none is stored (Solana) */
+                                    readUpTo: string | null;
+                                    /** @description Blocks from readUpTo to the node's newest, depth included */
+                                    lag: string | null;
+                                    /** @description ISO 8601 timestamp */
+                                    movedAt: string | null;
+                                };
+                                collector: {
+                                    /** @description `no_node`: this process has no node for the network */
+                                    status: "reachable" | "unreachable" | "no_node";
+                                    problem: string | null;
+                                    balances: {
+                                        /** @description CAIP-19 id */
+                                        asset: string;
+                                        symbol: string | null;
+                                        decimals: number | null;
+                                        /** @description Minor units the collector holds on the chain */
+                                        chain: string;
+                                        /** @description Minor units of the ledger's collector account */
+                                        ledger: string;
+                                        /** @description Chain less ledger, in minor units */
+                                        difference: string;
+                                        /** @description Where the chain was read: `block <n>` (EVM) or the commitment (Solana) */
+                                        readAt: string;
+                                    }[];
+                                };
+                            }[];
+                            jobs: {
+                                task: string;
+                                /** @description Due and not taken by a worker */
+                                due: number;
+                                /** @description To run later (retries waiting, or added for later) */
+                                scheduled: number;
+                                running: number;
+                                /** @description Out of attempts, kept by the queue */
+                                givenUp: number;
+                                /** @description ISO 8601 timestamp */
+                                oldestDueAt: string | null;
+                            }[];
+                            webhooks: {
+                                /** @description Deliveries not succeeded, failed or cancelled yet */
+                                pending: number;
+                                /** @description Of those, deliveries already attempted */
+                                retrying: number;
+                                /** @description ISO 8601 timestamp */
+                                oldestPendingSince: string | null;
+                            };
+                            settlements: {
+                                unconfirmed: {
+                                    /** @description CAIP-19 id */
+                                    asset: string;
+                                    symbol: string | null;
+                                    decimals: number | null;
+                                    status: "claimed" | "sent";
+                                    batches: number;
+                                    /** @description Minor units of the token */
+                                    amount: string;
+                                    /** @description ISO 8601 timestamp */
+                                    oldestCreatedAt: string;
+                                }[];
+                                shortfalls: {
+                                    /** @description CAIP-19 id */
+                                    asset: string;
+                                    symbol: string | null;
+                                    decimals: number | null;
+                                    /** @description Minor units of the token */
+                                    needed: string;
+                                    /** @description Minor units of the token */
+                                    held: string;
+                                }[];
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request, invalid or downgraded API version */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "invalid_params" | "params_validation" | "invalid_state" | "payment_not_succeeded" | "refund_exceeds_payment" | "refund_not_sendable" | "invalid_api_version" | "unknown_api_version" | "api_version_downgrade" | "conflicting_auth_headers" | "missing_idempotency_key";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The credentials lack permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Rate limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "rate_limited";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
         post?: never;
         delete?: never;
         options?: never;

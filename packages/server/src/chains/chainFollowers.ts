@@ -1,10 +1,36 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { sql } from 'kysely';
 import pg from 'pg';
 import { Gauge, type Registry } from 'prom-client';
+import type { Db } from '../db/database.ts';
 import { type Logger, silentLogger } from '../log.ts';
 
 /** First key of every follower's advisory lock, apart from other advisory locks ("pgfw"). */
 const LOCK_SPACE = 0x70676677;
+
+/** The text hashed into the second key of a network's follower lock. */
+function lockNameOf(chain: string): string {
+  return `follow:${chain}`;
+}
+
+/**
+ * Which of `chains` some process follows now, in any process: those whose follower lock is held in this database.
+ * The lock is the truth the followers themselves go by, where `paygate_chain_follower_leading` tells only of the
+ * process that answers the scrape.
+ */
+export async function followedChains(db: Db, chains: string[]): Promise<Set<string>> {
+  if (!chains.length) return new Set();
+  // A two-key advisory lock shows its keys as classid and objid (as oids: a negative hash reads as its unsigned twin).
+  const { rows } = await sql<{ chain: string }>`
+    SELECT chain FROM unnest(${chains}::text[], ${chains.map(lockNameOf)}::text[]) AS wanted (chain, lock_name)
+    WHERE EXISTS (
+      SELECT 1 FROM pg_locks
+      WHERE locktype = 'advisory' AND granted AND objsubid = 2
+        AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+        AND classid = ${LOCK_SPACE}::int::oid AND objid = hashtext(lock_name)::oid
+    )`.execute(db);
+  return new Set(rows.map((row) => row.chain));
+}
 
 export interface ChainFollower {
   /** CAIP-2 id of the network it follows; one process at a time follows it. */
@@ -95,7 +121,7 @@ export class ChainFollowers {
       const client = await this.connection();
       const { rows } = await client.query<{ taken: boolean }>(
         'SELECT pg_try_advisory_lock($1, hashtext($2)) AS taken',
-        [LOCK_SPACE, `follow:${chain}`],
+        [LOCK_SPACE, lockNameOf(chain)],
       );
       return rows[0]?.taken === true;
     });

@@ -66,6 +66,54 @@ export async function enqueueJob(
   )`.execute(db);
 }
 
+/** How many jobs of one task wait, run or were given up, and how long the oldest due one has waited. */
+export interface JobQueueDepth {
+  task: string;
+  /** Due and not taken by a worker. */
+  due: number;
+  /** To run later: retries waiting out their backoff, or jobs added for a later time. */
+  scheduled: number;
+  /** Taken by a worker now. */
+  running: number;
+  /** Out of attempts: the queue keeps them, and never runs them again. */
+  givenUp: number;
+  /** Since when the oldest due job has been due. */
+  oldestDueAt: Date | null;
+}
+
+/**
+ * The job queue per task, read from its own view: a job that ends well is deleted, so the queue only ever holds
+ * what is still to do, what runs and what was given up.
+ */
+export async function jobQueueDepths(db: Kysely<Database>): Promise<JobQueueDepth[]> {
+  const { rows } = await sql<{
+    task: string;
+    due: number;
+    scheduled: number;
+    running: number;
+    given_up: number;
+    oldest_due_at: Date | null;
+  }>`
+    SELECT task_identifier AS task,
+      count(*) FILTER (WHERE attempts < max_attempts AND locked_at IS NULL AND run_at <= now())::int AS due,
+      count(*) FILTER (WHERE attempts < max_attempts AND locked_at IS NULL AND run_at > now())::int AS scheduled,
+      count(*) FILTER (WHERE locked_at IS NOT NULL)::int AS running,
+      count(*) FILTER (WHERE attempts >= max_attempts AND locked_at IS NULL)::int AS given_up,
+      min(run_at) FILTER (WHERE attempts < max_attempts AND locked_at IS NULL AND run_at <= now()) AS oldest_due_at
+    FROM graphile_worker.jobs
+    GROUP BY task_identifier
+    ORDER BY task_identifier
+  `.execute(db);
+  return rows.map((row) => ({
+    task: row.task,
+    due: row.due,
+    scheduled: row.scheduled,
+    running: row.running,
+    givenUp: row.given_up,
+    oldestDueAt: row.oldest_due_at,
+  }));
+}
+
 /** Installs or upgrades the job queue's own schema. */
 export async function migrateJobQueue(connectionString: string): Promise<void> {
   await runMigrations({ connectionString, logger: new JobQueueLogger(() => () => {}) });

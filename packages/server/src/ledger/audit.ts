@@ -140,6 +140,14 @@ export function readAuditedLedger(db: Db): Promise<AuditedLedger> {
     }));
 }
 
+/**
+ * The ledger's balances of the collector alone, as the collector's check needs them (one statement, so one snapshot);
+ * read before any head is, as `readAuditedLedger` is.
+ */
+export async function readCollectorLedger(db: Db): Promise<Pick<AuditedLedger, 'collector'>> {
+  return { collector: await ledgerBalances(db, 'collector') };
+}
+
 /** Where the audit reads a network's balances; the same point for every read of the network in one audit. */
 export type ChainReadPoints = (network: NetworkInfo) => Promise<ChainReadPoint>;
 
@@ -188,7 +196,7 @@ export interface CollectorBalanceCheck {
  * what can still differ for a moment is a final transaction its network's follower has not recorded yet.
  */
 export async function auditCollector(
-  audited: AuditedLedger,
+  audited: Pick<AuditedLedger, 'collector'>,
   chains: ChainRegistry,
   senders: Record<string, PayoutSender>,
   readPoints: ChainReadPoints,

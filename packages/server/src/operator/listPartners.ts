@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { sql } from 'kysely';
 import type { App, AppContext } from '../context.ts';
+import { formatPartnerDataThreshold } from '../gateway/dataCollection/thresholdSettings.ts';
 import { errorResponses } from '../http/schemas.ts';
 import { FeeScheduleView } from './partnerView.ts';
 
@@ -12,16 +13,23 @@ const PartnerSummary = Type.Object({
   merchants: Type.Integer({ description: 'Merchants not deleted' }),
   activeKeys: Type.Integer({ description: 'API keys not revoked' }),
   fees: FeeScheduleView,
+  dataThreshold: Type.String({
+    description:
+      'Buyers are asked for their details above it: `USD:100000`, `100000` (the payment’s currency) or `none`',
+  }),
 });
 
-/** Every partner, oldest first, with its fee schedule and how many merchants and live keys it has. */
+/**
+ * Every partner, oldest first, with its fee schedule, its buyer-data threshold and how many merchants and live keys
+ * it has.
+ */
 export function registerListPartners(app: App, ctx: AppContext): void {
   app.get(
     '/operator/api/partners',
     {
       schema: {
         tags: ['operator'],
-        summary: 'Every partner with its fees, merchants and keys',
+        summary: 'Every partner with its fees, buyer-data threshold, merchants and keys',
         response: { 200: Type.Object({ data: Type.Array(PartnerSummary) }), ...errorResponses() },
       },
     },
@@ -34,6 +42,8 @@ export function registerListPartners(app: App, ctx: AppContext): void {
           'partners.name',
           'partners.pinned_version',
           'partners.created_at',
+          'partners.data_threshold_currency',
+          'partners.data_threshold_amount',
           sql<string>`coalesce(schedule.percentage, '0')`.as('percentage'),
           sql<string>`(SELECT count(*) FROM merchants WHERE merchants.partner_id = partners.id AND merchants.deleted_at IS NULL)`.as(
             'merchants',
@@ -57,6 +67,11 @@ export function registerListPartners(app: App, ctx: AppContext): void {
           merchants: Number(row.merchants),
           activeKeys: Number(row.active_keys),
           fees: { percentage: row.percentage, fixed: row.fixed },
+          dataThreshold: formatPartnerDataThreshold(
+            row.data_threshold_amount === null
+              ? null
+              : { currency: row.data_threshold_currency, amount: BigInt(row.data_threshold_amount) },
+          ),
         })),
       };
     },

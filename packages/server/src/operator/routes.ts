@@ -7,9 +7,11 @@ import { authenticateOperator } from './operatorSession.ts';
 import { registerPinPartnerVersion } from './pinPartnerVersion.ts';
 import { registerServeOperatorAsset } from './serveOperatorAsset.ts';
 import { registerSetMerchantStatus } from './setMerchantStatus.ts';
+import { registerSetPartnerDataThreshold } from './setPartnerDataThreshold.ts';
 import { registerSetPartnerFees } from './setPartnerFees.ts';
 import { registerShowOperatorConsole } from './showOperatorConsole.ts';
 import { registerShowOperatorSession } from './showOperatorSession.ts';
+import { registerShowServiceHealth } from './showServiceHealth.ts';
 import { registerSignOutOperator } from './signOutOperator.ts';
 
 /**
@@ -32,7 +34,9 @@ export async function registerOperatorRoutes(app: App, ctx: AppContext): Promise
     registerCreatePartner(scoped, ctx);
     registerSetPartnerFees(scoped, ctx);
     registerPinPartnerVersion(scoped, ctx);
+    registerSetPartnerDataThreshold(scoped, ctx);
     registerListMerchants(scoped, ctx);
     registerSetMerchantStatus(scoped, ctx);
+    registerShowServiceHealth(scoped, ctx);
   });
 }

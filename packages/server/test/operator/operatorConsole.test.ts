@@ -95,7 +95,39 @@ describe('the operator console API: signed in by a one-time link, it manages par
         merchants: 0,
         activeKeys: 1,
         fees: { percentage: '1.5', fixed: [{ currency: 'USD', amount: '30' }] },
+        dataThreshold: 'none',
       });
+    });
+
+    it('sets a partner’s buyer-data threshold in the forms of paygate partner set-data-threshold, and lists it', async () => {
+      const { partnerId } = await newPartner(server.db, 'Threshold partner');
+      const listedThreshold = async () =>
+        (await asOperator('/operator/api/partners')).body.data.find(
+          (row: { partnerId: string }) => row.partnerId === partnerId,
+        ).dataThreshold;
+      const stored = () =>
+        server.db
+          .selectFrom('partners')
+          .select(['data_threshold_currency', 'data_threshold_amount'])
+          .where('id', '=', partnerId)
+          .executeTakeFirstOrThrow();
+      expect(await listedThreshold()).toBe('none');
+
+      const forms: [string, { data_threshold_currency: string | null; data_threshold_amount: string | null }][] = [
+        ['USD:100000', { data_threshold_currency: 'USD', data_threshold_amount: '100000' }],
+        ['250000', { data_threshold_currency: null, data_threshold_amount: '250000' }],
+        ['JPY:0', { data_threshold_currency: 'JPY', data_threshold_amount: '0' }],
+        ['none', { data_threshold_currency: null, data_threshold_amount: null }],
+      ];
+      for (const [threshold, row] of forms) {
+        const set = await asOperator(`/operator/api/partners/${partnerId}/data-threshold`, {
+          method: 'PUT',
+          body: { threshold },
+        });
+        expect([set.status, set.body]).toEqual([200, { partnerId, dataThreshold: threshold }]);
+        expect(await stored()).toEqual(row);
+        expect(await listedThreshold()).toBe(threshold);
+      }
     });
 
     it('lists merchants of every partner a page at a time, and suspends and reactivates one', async () => {
@@ -218,6 +250,36 @@ describe('the operator console API: signed in by a one-time link, it manages par
     });
   });
 
+  describe('data threshold errors', () => {
+    it('refuses a malformed threshold with the interface’s error body, naming the field, and changes nothing', async () => {
+      const path = `/operator/api/partners/${partner.partnerId}/data-threshold`;
+      for (const threshold of ['USD:1.5', 'usd:100', 'XYZ:100', '-5', 'lots', 'None', '1e5', 'USD:']) {
+        const result = await asOperator(path, { method: 'PUT', body: { threshold } });
+        const error = expectErrorBody(result);
+        expect([result.status, error.code, error.issues?.[0]?.field], threshold).toEqual([
+          400,
+          'params_validation',
+          'threshold',
+        ]);
+      }
+      for (const body of [{}, { threshold: '' }, { threshold: 100000 }, { threshold: 'x'.repeat(65) }]) {
+        const result = await asOperator(path, { method: 'PUT', body });
+        expect([result.status, expectErrorBody(result).code], JSON.stringify(body)).toEqual([400, 'params_validation']);
+      }
+      const row = await server.db
+        .selectFrom('partners')
+        .select(['data_threshold_currency', 'data_threshold_amount'])
+        .where('id', '=', partner.partnerId)
+        .executeTakeFirstOrThrow();
+      expect(row).toEqual({ data_threshold_currency: null, data_threshold_amount: null });
+      const unknown = await asOperator('/operator/api/partners/ptr_unknown/data-threshold', {
+        method: 'PUT',
+        body: { threshold: 'USD:100' },
+      });
+      expect([unknown.status, expectErrorBody(unknown).code]).toEqual([404, 'not_found']);
+    });
+  });
+
   describe('security', () => {
     it('answers 401 without its own session: no cookie, a forged one, or a partner’s dashboard session', async () => {
       const partnerLink = await createSignInLink(server.db, partner.partnerId, 60_000, new Date());
@@ -247,6 +309,37 @@ describe('the operator console API: signed in by a one-time link, it manages par
       // Neither was used up by the wrong console.
       const right = await fetch(`${server.url}/operator/link/${operatorLink.token}`, { redirect: 'manual' });
       expect(right.headers.get('location')).toBe('/operator');
+    });
+
+    it('lets no partner set a threshold: not its API key, nor its dashboard session, nor a change without CSRF', async () => {
+      const path = `/operator/api/partners/${partner.partnerId}/data-threshold`;
+      const partnerLink = await createSignInLink(server.db, partner.partnerId, 60_000, new Date());
+      const dashboard = await fetch(`${server.url}/dashboard/link/${partnerLink.token}`, { redirect: 'manual' });
+      const dashboardCookie = (cookieLine(dashboard, 'paygate_session') ?? '').split(';')[0] as string;
+      for (const headers of <Record<string, string>[]>[
+        {},
+        { 'api-key': partner.apiKey },
+        { cookie: dashboardCookie, 'x-csrf-token': 'any' },
+        { cookie: dashboardCookie.replace('paygate_session', 'paygate_operator') },
+      ]) {
+        const result = await call(server, path, { method: 'PUT', headers, body: { threshold: 'USD:1' } });
+        expect([result.status, expectErrorBody(result).code], JSON.stringify(headers)).toEqual([
+          401,
+          'invalid_session',
+        ]);
+      }
+      const withoutCsrf = await call(server, path, {
+        method: 'PUT',
+        headers: { cookie: operator.cookie },
+        body: { threshold: 'USD:1' },
+      });
+      expect([withoutCsrf.status, expectErrorBody(withoutCsrf).code]).toEqual([403, 'invalid_csrf_token']);
+      const row = await server.db
+        .selectFrom('partners')
+        .select('data_threshold_amount')
+        .where('id', '=', partner.partnerId)
+        .executeTakeFirstOrThrow();
+      expect(row.data_threshold_amount).toBeNull();
     });
 
     it('refuses a change without the CSRF token and changes nothing', async () => {

@@ -181,6 +181,43 @@ describe('operator console in Chromium: signed in by a one-time link, it manages
     await saveDashboardScreenshots(page, 'operator-partner');
   });
 
+  it("sets a partner's buyer-data threshold as the CLI takes it: a refusal said in words, the stored one shown", async () => {
+    await page.goto(`${server.url}/operator/partners/${partner.partnerId}`);
+    await page.getByRole('heading', { name: 'Existing partner', level: 1 }).waitFor();
+    const form = page.getByRole('form', { name: 'Buyer data' });
+    const shown = () => page.locator('.fact', { hasText: 'Buyer data' }).locator('dd').textContent();
+    const stored = () =>
+      server.db
+        .selectFrom('partners')
+        .select(['data_threshold_currency', 'data_threshold_amount'])
+        .where('id', '=', partner.partnerId)
+        .executeTakeFirstOrThrow();
+    expect(await shown()).toBe('Never asked');
+    expect(await form.getByLabel('Threshold').inputValue()).toBe('none');
+
+    await form.getByLabel('Threshold').fill('EUR:12.50');
+    await form.getByRole('button', { name: 'Save threshold' }).click();
+    await expect.poll(() => form.getByRole('alert').textContent()).toMatch(/^Not saved: .*threshold a threshold is/);
+    expect(await stored()).toEqual({ data_threshold_currency: null, data_threshold_amount: null });
+
+    await form.getByLabel('Threshold').fill(' EUR:5000 ');
+    await form.getByRole('button', { name: 'Save threshold' }).click();
+    await expect.poll(() => form.getByRole('status').textContent()).toBe('Buyer data threshold saved: Above €50.00.');
+    expect(await stored()).toEqual({ data_threshold_currency: 'EUR', data_threshold_amount: '5000' });
+    const listed = (
+      (await asOperator('/operator/api/partners')).data as { partnerId: string; dataThreshold: string }[]
+    ).find((each) => each.partnerId === partner.partnerId)!;
+    expect(listed.dataThreshold).toBe('EUR:5000');
+    await expect.poll(shown).toBe('Above €50.00');
+    await expectAccessible(page);
+    await saveDashboardScreenshots(page, 'operator-partner-data-threshold');
+
+    await page.goto(`${server.url}/operator/partners`);
+    await expect
+      .poll(() => page.locator(`tr[data-partner-id="${partner.partnerId}"] td[data-label="Buyer data"]`).textContent())
+      .toBe('Above €50.00');
+  });
+
   it('lists the merchants of a partner a page at a time, suspends one after a confirmation: its payments are refused 403', async () => {
     await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Merchants' }).click();
     await page.getByRole('heading', { name: 'Merchants', level: 1 }).waitFor();

@@ -1,9 +1,20 @@
 import type { Db } from '../../db/database.ts';
-import { DataThresholdError, type DataThreshold, type MerchantDataThreshold, parseDataThreshold } from './threshold.ts';
+import {
+  DataThresholdError,
+  type DataThreshold,
+  formatDataThreshold,
+  type MerchantDataThreshold,
+  parseDataThreshold,
+} from './threshold.ts';
 
 /** `none` (no buyer data asked) or a threshold such as `USD:100000`. */
 export function parsePartnerDataThreshold(text: string): DataThreshold | null {
   return text === 'none' ? null : parseDataThreshold(text);
+}
+
+/** A partner's threshold as `parsePartnerDataThreshold` reads it back: `none`, `USD:100000` or `100000`. */
+export function formatPartnerDataThreshold(threshold: DataThreshold | null): string {
+  return threshold ? formatDataThreshold(threshold) : 'none';
 }
 
 /** `inherit` (the partner's), `none` (never, whatever the partner's) or the merchant's own threshold. */

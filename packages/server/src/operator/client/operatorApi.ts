@@ -21,6 +21,8 @@ export interface PartnerSummary {
   merchants: number;
   activeKeys: number;
   fees: FeeSchedule;
+  /** Buyers are asked for their details above it: `USD:100000`, `100000` (the payment's currency) or `none`. */
+  dataThreshold: string;
 }
 
 export interface CreatedPartner {
@@ -80,6 +82,20 @@ export async function pinPartnerVersion(session: OperatorSession, partnerId: str
   });
 }
 
+/** Stores the threshold as typed, in the forms of `paygate partner set-data-threshold`; the stored form comes back. */
+export async function setPartnerDataThreshold(
+  session: OperatorSession,
+  partnerId: string,
+  threshold: string,
+): Promise<string> {
+  const stored = await change<{ dataThreshold: string }>(
+    'PUT',
+    `${API}/partners/${encodeURIComponent(partnerId)}/data-threshold`,
+    { csrfToken: session.csrfToken, body: { threshold } },
+  );
+  return stored!.dataThreshold;
+}
+
 /** A page of the merchants of every partner for the query (`partnerId`, `status`, `cursor`, `limit`). */
 export async function listMerchants(query: URLSearchParams, signal: AbortSignal): Promise<MerchantPage> {
   return (await getJson<MerchantPage>(`${API}/merchants?${query}`, { signal })).body;
@@ -94,4 +110,54 @@ export async function setMerchantStatus(
     csrfToken: session.csrfToken,
     body: { status },
   });
+}
+
+/** A token by its CAIP-19 id; symbol and decimals when the configured networks list it. */
+export interface HealthToken {
+  asset: string;
+  symbol: string | null;
+  decimals: number | null;
+}
+
+export type NodeStatus = 'reachable' | 'unreachable' | 'no_node';
+
+export interface NetworkHealth {
+  network: string;
+  name: string;
+  unit: 'block' | 'slot';
+  confirmations: number;
+  node: { status: NodeStatus; latest: string | null; problem: string | null };
+  follower: { followed: boolean; readUpTo: string | null; lag: string | null; movedAt: string | null };
+  collector: {
+    status: NodeStatus;
+    problem: string | null;
+    balances: (HealthToken & { chain: string; ledger: string; difference: string; readAt: string })[];
+  };
+}
+
+export interface ServiceHealth {
+  checkedAt: string;
+  networks: NetworkHealth[];
+  jobs: {
+    task: string;
+    due: number;
+    scheduled: number;
+    running: number;
+    givenUp: number;
+    oldestDueAt: string | null;
+  }[];
+  webhooks: { pending: number; retrying: number; oldestPendingSince: string | null };
+  settlements: {
+    unconfirmed: (HealthToken & {
+      status: 'claimed' | 'sent';
+      batches: number;
+      amount: string;
+      oldestCreatedAt: string;
+    })[];
+    shortfalls: (HealthToken & { needed: string; held: string })[];
+  };
+}
+
+export async function readServiceHealth(signal: AbortSignal): Promise<ServiceHealth> {
+  return (await getJson<ServiceHealth>(`${API}/health`, { signal })).body;
 }

@@ -3,16 +3,18 @@ import { onSessionEnded } from '../../dashboard/client/api.ts';
 import { ErrorNotice, PageHeading, usePageTitle } from '../../dashboard/client/common.tsx';
 import { ConsoleLayout } from '../../dashboard/client/layout.tsx';
 import { followLinksWithin, navigate, useLocation } from '../../dashboard/client/router.ts';
+import { HealthPage } from './healthPage.tsx';
 import { MerchantsPage } from './merchantsPage.tsx';
 import { type OperatorSession, readOperatorSession, signOutOperator } from './operatorApi.ts';
 import { OperatorSignInPage } from './operatorSignInPage.tsx';
 import { PartnerPage } from './partnerPage.tsx';
 import { PartnersPage } from './partnersPage.tsx';
-import { CONSOLE_NAME, MERCHANTS_PATH, OPERATOR_SIGN_IN_PATH, PARTNERS_PATH } from './paths.ts';
+import { CONSOLE_NAME, HEALTH_PATH, MERCHANTS_PATH, OPERATOR_SIGN_IN_PATH, PARTNERS_PATH } from './paths.ts';
 
 const SECTIONS = [
   { id: 'partners', label: 'Partners', path: PARTNERS_PATH },
   { id: 'merchants', label: 'Merchants', path: MERCHANTS_PATH },
+  { id: 'health', label: 'Health', path: HEALTH_PATH },
 ] as const;
 
 type Route =
@@ -20,6 +22,7 @@ type Route =
   | { page: 'partners' }
   | { page: 'partner'; partnerId: string }
   | { page: 'merchants' }
+  | { page: 'health' }
   | { page: 'not-found' };
 
 /** The page a path under `/operator` names. */
@@ -35,6 +38,7 @@ export function operatorRouteOf(path: string): Route {
   if (parts[0] === 'partners' && parts.length === 1) return { page: 'partners' };
   if (parts[0] === 'partners' && parts.length === 2) return { page: 'partner', partnerId: parts[1]! };
   if (parts[0] === 'merchants' && parts.length === 1) return { page: 'merchants' };
+  if (parts[0] === 'health' && parts.length === 1) return { page: 'health' };
   return { page: 'not-found' };
 }
 
@@ -108,6 +112,7 @@ export function OperatorApp(props: { apiVersions: string[] }) {
         <PartnerPage session={session} partnerId={route.partnerId} apiVersions={props.apiVersions} />
       )}
       {route.page === 'merchants' && <MerchantsPage session={session} location={location} />}
+      {route.page === 'health' && <HealthPage />}
       {route.page === 'not-found' && <NotFoundPage />}
     </ConsoleLayout>
   );

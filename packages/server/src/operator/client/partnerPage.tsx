@@ -4,6 +4,7 @@ import { fiatCurrency } from '../../payments/currencies.ts';
 import { ErrorNotice, failureMessage, PageHeading, usePageTitle } from '../../dashboard/client/common.tsx';
 import { formatDateTime, minorUnitsOf } from '../../dashboard/client/format.ts';
 import { useLiveData } from '../../dashboard/client/liveData.ts';
+import { dataThresholdText } from './dataThreshold.ts';
 import { feesText } from './fees.ts';
 import {
   type FeeSchedule,
@@ -11,6 +12,7 @@ import {
   type OperatorSession,
   type PartnerSummary,
   pinPartnerVersion,
+  setPartnerDataThreshold,
   setPartnerFees,
 } from './operatorApi.ts';
 import { CONSOLE_NAME, MERCHANTS_PATH, PARTNERS_PATH } from './paths.ts';
@@ -226,7 +228,63 @@ function VersionForm(props: {
   );
 }
 
-/** One partner: what it is, its fees to edit, its API version to pin. */
+/**
+ * Above what amount the buyers of the partner's payments are asked for their details, typed as the
+ * `paygate partner set-data-threshold` command takes it; the service reads and checks it.
+ */
+function DataThresholdForm(props: { session: OperatorSession; partner: PartnerSummary; onSaved: () => void }) {
+  const { partner } = props;
+  const [busy, setBusy] = useState(false);
+  const [outcome, setOutcome] = useState<Outcome>();
+  const save = async (event: Event) => {
+    event.preventDefault();
+    const typed = String(new FormData(event.currentTarget as HTMLFormElement).get('threshold') ?? '').trim();
+    setBusy(true);
+    setOutcome(undefined);
+    try {
+      const stored = await setPartnerDataThreshold(props.session, partner.partnerId, typed);
+      setOutcome({ saved: `Buyer data threshold saved: ${dataThresholdText(stored)}.` });
+      props.onSaved();
+    } catch (error) {
+      setOutcome({ failure: `Not saved: ${failureMessage(error as Error)}` });
+    }
+    setBusy(false);
+  };
+  return (
+    <form class="panel" onSubmit={save} aria-labelledby="data-threshold-heading">
+      <h2 id="data-threshold-heading">Buyer data</h2>
+      <p class="hint">
+        Above this amount, buyers of the partner's payments are asked for their details before they pay. A merchant with
+        a threshold of its own keeps it.
+      </p>
+      <div class="field narrow">
+        <label for="data-threshold">Threshold</label>
+        <input
+          id="data-threshold"
+          name="threshold"
+          type="text"
+          required
+          maxLength={64}
+          autocomplete="off"
+          defaultValue={partner.dataThreshold}
+          aria-describedby="data-threshold-hint"
+        />
+        <p id="data-threshold-hint" class="hint">
+          <code>USD:100000</code> asks above 1,000.00 USD (other currencies converted); <code>100000</code> above 100000
+          minor units of each payment's own currency; <code>none</code> never asks.
+        </p>
+      </div>
+      <OutcomeNotice outcome={outcome} />
+      <div class="actions">
+        <button type="submit" class="primary" disabled={busy}>
+          {busy ? 'Saving…' : 'Save threshold'}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** One partner: what it is, its fees to edit, its API version to pin, its buyer-data threshold to set. */
 export function PartnerPage(props: { session: OperatorSession; partnerId: string; apiVersions: string[] }) {
   const partners = useLiveData('partners', listPartners, () => undefined);
   const partner = partners.data?.find((each) => each.partnerId === props.partnerId);
@@ -261,6 +319,10 @@ export function PartnerPage(props: { session: OperatorSession; partnerId: string
               </dd>
             </div>
             <div class="fact">
+              <dt>Buyer data</dt>
+              <dd>{dataThresholdText(partner.dataThreshold)}</dd>
+            </div>
+            <div class="fact">
               <dt>Merchants</dt>
               <dd>
                 <a href={`${MERCHANTS_PATH}?${new URLSearchParams({ partnerId: partner.partnerId })}`}>
@@ -284,6 +346,7 @@ export function PartnerPage(props: { session: OperatorSession; partnerId: string
             apiVersions={props.apiVersions}
             onSaved={partners.reload}
           />
+          <DataThresholdForm session={props.session} partner={partner} onSaved={partners.reload} />
         </>
       )}
     </>

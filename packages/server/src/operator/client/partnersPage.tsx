@@ -3,6 +3,7 @@ import { ErrorNotice, failureMessage, PageHeading, usePageTitle } from '../../da
 import { formatDateTime } from '../../dashboard/client/format.ts';
 import { useLiveData } from '../../dashboard/client/liveData.ts';
 import { SecretShownOnce } from '../../dashboard/client/secretShownOnce.tsx';
+import { dataThresholdText } from './dataThreshold.ts';
 import { feesText } from './fees.ts';
 import {
   type CreatedPartner,
@@ -112,6 +113,7 @@ function PartnerRows(props: { partners: PartnerSummary[] }) {
             <th scope="col">Partner</th>
             <th scope="col">Fees</th>
             <th scope="col">API version</th>
+            <th scope="col">Buyer data</th>
             <th scope="col">Merchants</th>
             <th scope="col">Active keys</th>
             <th scope="col">Created</th>
@@ -128,6 +130,7 @@ function PartnerRows(props: { partners: PartnerSummary[] }) {
               <td data-label="API version">
                 <code>{partner.pinnedVersion}</code>
               </td>
+              <td data-label="Buyer data">{dataThresholdText(partner.dataThreshold)}</td>
               <td data-label="Merchants">
                 <a href={`${MERCHANTS_PATH}?${new URLSearchParams({ partnerId: partner.partnerId })}`}>
                   {count.format(partner.merchants)}
@@ -144,7 +147,7 @@ function PartnerRows(props: { partners: PartnerSummary[] }) {
   );
 }
 
-/** Every partner with its fees, version and counts, and adding one (its API key shown once). */
+/** Every partner with its fees, version, buyer-data threshold and counts, and adding one (its API key shown once). */
 export function PartnersPage(props: { session: OperatorSession }) {
   usePageTitle('Partners', CONSOLE_NAME);
   const partners = useLiveData('partners', listPartners, () => undefined);

@@ -144,6 +144,25 @@ function isTokenTransfer(log: RawLog): boolean {
   );
 }
 
+/** How far a network's deposit follower has read: the last block read at depth, and when that position last moved. */
+export interface DepositReadPosition {
+  chain: string;
+  readUpTo: bigint;
+  movedAt: Date;
+}
+
+/**
+ * Every network's read position as its cursor stores it (`next_block` is the next block to read at depth); a network
+ * has none until a deposit address was first open on it.
+ */
+export async function depositReadPositions(db: Db): Promise<DepositReadPosition[]> {
+  const rows = await withDepositTables(db)
+    .selectFrom('evm_deposit_cursors')
+    .select(['chain', 'next_block', 'updated_at'])
+    .execute();
+  return rows.map((row) => ({ chain: row.chain, readUpTo: BigInt(row.next_block) - 1n, movedAt: row.updated_at }));
+}
+
 /**
  * Finds ERC-20 transfers to every open deposit address of one network: one `eth_getLogs` per range of new blocks
  * at the network's depth (per 500 addresses), whose `to` topic is any open address, whatever the token. What is

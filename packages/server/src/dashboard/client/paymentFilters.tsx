@@ -10,6 +10,7 @@ import {
   startOfDay,
   withParameters,
 } from './paymentsQuery.ts';
+import { FilterActions, MerchantFilterField } from './filterFields.tsx';
 
 const ORDERS = [
   { value: 'date:desc', label: 'Newest first' },
@@ -129,33 +130,7 @@ export function PaymentFilters(props: {
               3 to 35 letters, digits, spaces or / : . , + -
             </p>
           </div>
-          <div class="field">
-            <label for="filter-merchant">Merchant</label>
-            {props.merchants ? (
-              <select id="filter-merchant" name="merchantId">
-                <option value="">All merchants</option>
-                {props.merchants.map((merchant) => (
-                  <option key={merchant.id} value={merchant.id} selected={merchant.id === merchantId}>
-                    {merchant.name}
-                  </option>
-                ))}
-                {merchantId && !props.merchants.some((merchant) => merchant.id === merchantId) && (
-                  <option value={merchantId} selected>
-                    {merchantId}
-                  </option>
-                )}
-              </select>
-            ) : (
-              <input
-                id="filter-merchant"
-                name="merchantId"
-                type="text"
-                maxLength={64}
-                placeholder="Merchant id"
-                defaultValue={merchantId}
-              />
-            )}
-          </div>
+          <MerchantFilterField id="filter-merchant" merchants={props.merchants} selected={merchantId} />
           <div class="field">
             <label for="filter-from">From (UTC day)</label>
             <input id="filter-from" name="from" type="date" defaultValue={dayOfStart(query.get('startTs'))} />
@@ -218,14 +193,7 @@ export function PaymentFilters(props: {
             />
           </>
         )}
-        <div class="actions">
-          <button type="submit" class="primary">
-            Apply filters
-          </button>
-          <button type="button" class="quiet" onClick={clear}>
-            Clear filters
-          </button>
-        </div>
+        <FilterActions onClear={clear} />
       </form>
     </details>
   );

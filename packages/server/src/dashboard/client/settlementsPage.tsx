@@ -14,6 +14,7 @@ import {
   loadSettlementBatches,
   type SettlementBatchView,
 } from './settlementsApi.ts';
+import { FilterActions, MerchantFilterField } from './filterFields.tsx';
 
 /** A batch's status in words, never by colour alone. */
 export const SETTLEMENT_STATUS_LABELS: Record<SettlementBatchView['status'], string> = {
@@ -64,33 +65,7 @@ function SettlementFilters(props: {
   return (
     <form class="filters" onSubmit={submit} aria-label="Filters">
       <div class="fields">
-        <div class="field">
-          <label for="settlement-merchant">Merchant</label>
-          {props.merchants ? (
-            <select id="settlement-merchant" name="merchantId">
-              <option value="">All merchants</option>
-              {props.merchants.map((merchant) => (
-                <option key={merchant.id} value={merchant.id} selected={merchant.id === merchantId}>
-                  {merchant.name}
-                </option>
-              ))}
-              {merchantId && !props.merchants.some((merchant) => merchant.id === merchantId) && (
-                <option value={merchantId} selected>
-                  {merchantId}
-                </option>
-              )}
-            </select>
-          ) : (
-            <input
-              id="settlement-merchant"
-              name="merchantId"
-              type="text"
-              maxLength={64}
-              placeholder="Merchant id"
-              defaultValue={merchantId}
-            />
-          )}
-        </div>
+        <MerchantFilterField id="settlement-merchant" merchants={props.merchants} selected={merchantId} />
         <div class="field">
           <label for="settlement-status">Status</label>
           <select id="settlement-status" name="status">
@@ -103,14 +78,7 @@ function SettlementFilters(props: {
           </select>
         </div>
       </div>
-      <div class="actions">
-        <button type="submit" class="primary">
-          Apply filters
-        </button>
-        <button type="button" class="quiet" onClick={() => props.onApply(new URLSearchParams())}>
-          Clear filters
-        </button>
-      </div>
+      <FilterActions onClear={() => props.onApply(new URLSearchParams())} />
     </form>
   );
 }

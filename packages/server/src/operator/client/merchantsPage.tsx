@@ -15,6 +15,7 @@ import {
   setMerchantStatus,
 } from './operatorApi.ts';
 import { CONSOLE_NAME, MERCHANTS_PATH } from './paths.ts';
+import { FilterActions } from '../../dashboard/client/filterFields.tsx';
 
 const STATUS_LABELS: Record<MerchantStatus, string> = {
   active: 'Active',
@@ -196,14 +197,7 @@ export function MerchantsPage(props: { session: OperatorSession; location: Locat
             </select>
           </div>
         </div>
-        <div class="actions">
-          <button type="submit" class="primary">
-            Apply filters
-          </button>
-          <button type="button" class="quiet" onClick={() => show(new URLSearchParams())}>
-            Clear filters
-          </button>
-        </div>
+        <FilterActions onClear={() => show(new URLSearchParams())} />
       </form>
       {change && (
         // A new change asked for is a new question, which takes the focus again.

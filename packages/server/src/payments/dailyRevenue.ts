@@ -4,8 +4,7 @@ import type { Database } from '../db/schema.ts';
 import type { App, AppContext } from '../context.ts';
 import { principalOf } from '../http/auth.ts';
 import { errorResponses } from '../http/schemas.ts';
-import { merchantOfPartner } from '../merchants/merchantOfPartner.ts';
-import { applyFilters, type Filters, filtersOf, type ListScope, ListPaymentsQuery } from './listFilters.ts';
+import { applyFilters, type Filters, filtersOf, ListPaymentsQuery, partnerListScope } from './listFilters.ts';
 import { dailyTotals, isoDay, wholeDaysOf } from './listStatistics.ts';
 
 const { startTs, endTs, token_symbol, network } = ListPaymentsQuery.properties;
@@ -127,9 +126,7 @@ export function registerDailyRevenue(app: App, ctx: AppContext): void {
     async (request) => {
       const { partnerId } = principalOf(request);
       const { merchantId, ...query } = request.query;
-      const scope: ListScope = merchantId
-        ? { merchantId: (await merchantOfPartner(ctx.merchants, partnerId, merchantId, { includeDeleted: true })).id }
-        : { partnerId };
+      const scope = await partnerListScope(ctx, partnerId, merchantId);
       const filters = filtersOf(
         { ...query, sortBy: 'date', sortDir: 'desc', limit: 1 },
         scope,

@@ -4,8 +4,7 @@ import { stringify } from 'csv-stringify';
 import type { App, AppContext } from '../context.ts';
 import { principalOf } from '../http/auth.ts';
 import { errorResponses } from '../http/schemas.ts';
-import { merchantOfPartner } from '../merchants/merchantOfPartner.ts';
-import { filtersOf, type ListScope, ListPaymentsQuery } from './listFilters.ts';
+import { filtersOf, ListPaymentsQuery, partnerListScope } from './listFilters.ts';
 import { paymentListPage } from './paymentListPage.ts';
 import type { PaymentRow } from './paymentResource.ts';
 import { effectiveStatus, listStatusName } from './stateMachine.ts';
@@ -107,9 +106,7 @@ export function registerExportPayments(app: App, ctx: AppContext): void {
     async (request, reply) => {
       const { partnerId } = principalOf(request);
       const { merchantId, ...query } = request.query;
-      const scope: ListScope = merchantId
-        ? { merchantId: (await merchantOfPartner(ctx.merchants, partnerId, merchantId, { includeDeleted: true })).id }
-        : { partnerId };
+      const scope = await partnerListScope(ctx, partnerId, merchantId);
       const now = ctx.clock.now();
       const order = { ...query, limit: ROWS_PER_PAGE };
       const filters = filtersOf(order, scope, now, request.apiVersion ?? '');

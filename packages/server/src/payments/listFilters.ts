@@ -1,8 +1,10 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { ExpressionBuilder, SelectQueryBuilder } from 'kysely';
+import type { AppContext } from '../context.ts';
 import type { Database, PaymentSource } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
 import { versionHas } from '../http/versions.ts';
+import { merchantOfPartner } from '../merchants/merchantOfPartner.ts';
 
 /** The list's status filter; `cancelled` only where the version has `payment-list-cancelled-status`. */
 const LIST_STATUSES = ['requires_action', 'processing', 'succeeded', 'failed', 'expired', 'cancelled'] as const;
@@ -95,6 +97,15 @@ function listedStatusCondition(eb: ExpressionBuilder<Database, 'payments'>, stat
 
 /** Whose payments a list covers: one merchant's, or those of every merchant of a partner (deleted ones included). */
 export type ListScope = { merchantId: string } | { partnerId: string };
+
+/**
+ * The payments a partner's list covers: every merchant's, or the one `merchantId` names (deleted ones included, for
+ * their payments stay readable); another partner's or an unknown merchant is 404 `not_found`.
+ */
+export async function partnerListScope(ctx: AppContext, partnerId: string, merchantId?: string): Promise<ListScope> {
+  if (!merchantId) return { partnerId };
+  return { merchantId: (await merchantOfPartner(ctx.merchants, partnerId, merchantId, { includeDeleted: true })).id };
+}
 
 export interface Filters {
   scope: ListScope;

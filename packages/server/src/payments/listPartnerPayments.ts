@@ -2,8 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { App, AppContext } from '../context.ts';
 import { principalOf } from '../http/auth.ts';
 import { errorResponses } from '../http/schemas.ts';
-import { merchantOfPartner } from '../merchants/merchantOfPartner.ts';
-import { filtersOf, type ListScope, ListPaymentsQuery } from './listFilters.ts';
+import { filtersOf, ListPaymentsQuery, partnerListScope } from './listFilters.ts';
 import { markDeprecated, PaymentList, paymentListPage } from './paymentListPage.ts';
 import { type MerchantRow, type PaymentRow, toPaymentItem } from './paymentResource.ts';
 
@@ -48,9 +47,7 @@ export function registerListPartnerPayments(app: App, ctx: AppContext): void {
     async (request, reply) => {
       const { partnerId } = principalOf(request);
       const { merchantId, ...query } = request.query;
-      const scope: ListScope = merchantId
-        ? { merchantId: (await merchantOfPartner(ctx.merchants, partnerId, merchantId, { includeDeleted: true })).id }
-        : { partnerId };
+      const scope = await partnerListScope(ctx, partnerId, merchantId);
       const now = ctx.clock.now();
       const filters = filtersOf(query, scope, now, request.apiVersion ?? '');
       if (query.asset) markDeprecated(reply);

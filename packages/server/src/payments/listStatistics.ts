@@ -119,7 +119,7 @@ export function wholeDaysOf(filters: Filters): { from: Date | undefined; to: Dat
  * as expired; the few still payable at `now` are then moved back, found by the partial index on unpaid payments. The
  * daily totals know neither a payment's reference nor its source: filtered by either, the payments answer alone.
  */
-async function totalsOf(ctx: AppContext, filters: Filters): Promise<CurrencyTotals> {
+export async function totalsOf(ctx: AppContext, filters: Filters): Promise<CurrencyTotals> {
   const totals: CurrencyTotals = new Map();
   const payments = () => applyFilters(ctx.db.selectFrom('payments').select('payments.id'), filters);
   const { from: daysFrom, to: daysTo } = wholeDaysOf(filters);

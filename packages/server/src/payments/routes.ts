@@ -2,6 +2,7 @@ import type { App, AppContext } from '../context.ts';
 import { registerAcceptLatePayment } from './acceptLatePayment.ts';
 import { registerCancelPayment } from './cancelPayment.ts';
 import { registerCreatePayment } from './createPayment.ts';
+import { registerCountPaymentsByStatus } from './countPaymentsByStatus.ts';
 import { registerDailyRevenue } from './dailyRevenue.ts';
 import { registerExportPayments } from './exportPayments.ts';
 import { registerGetMerchantPaymentStatus } from './getMerchantPaymentStatus.ts';
@@ -22,5 +23,6 @@ export function registerPaymentRoutes(app: App, ctx: AppContext): void {
   registerListPartnerPayments(app, ctx);
   registerExportPayments(app, ctx);
   registerDailyRevenue(app, ctx);
+  registerCountPaymentsByStatus(app, ctx);
   registerListDeprecatedMerchantPayments(app, ctx);
 }

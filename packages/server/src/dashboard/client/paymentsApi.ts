@@ -1,6 +1,6 @@
 import { ApiFailure, getJson } from './api.ts';
 import type { MerchantListAnswer, MerchantView, PaymentDetailAnswer, PaymentListAnswer } from './apiTypes.ts';
-import { LIST_STATUSES, statusCountQuery } from './paymentsQuery.ts';
+import { LIST_STATUSES, statusCountsQuery } from './paymentsQuery.ts';
 
 export interface PaymentListView {
   list: PaymentListAnswer;
@@ -12,18 +12,17 @@ export interface PaymentListView {
 
 /** A page of the partner's payments and the counts by status, from the API, for the list's query. */
 export async function loadPaymentList(query: URLSearchParams, signal: AbortSignal): Promise<PaymentListView> {
-  const [page, ...counts] = await Promise.all([
+  const [page, counts] = await Promise.all([
     getJson<PaymentListAnswer>(`/v1/payments?${query}`, { signal }),
-    ...LIST_STATUSES.map((status) =>
-      getJson<PaymentListAnswer>(`/v1/payments?${statusCountQuery(query, status)}`, { signal }),
+    getJson<{ data: { status: string; payments: number }[] }>(
+      `/v1/payments/status-counts?${statusCountsQuery(query)}`,
+      { signal },
     ),
   ]);
+  const counted = new Map(counts.body.data.map((entry) => [entry.status, entry.payments]));
   return {
     list: page.body,
-    statusCounts: LIST_STATUSES.map((status, index) => ({
-      status,
-      count: counts[index]!.body.stats.totalTransactions,
-    })),
+    statusCounts: LIST_STATUSES.map((status) => ({ status, count: counted.get(status) ?? 0 })),
     version: page.version,
   };
 }

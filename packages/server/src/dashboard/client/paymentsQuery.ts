@@ -45,12 +45,15 @@ export function withParameters(
   return changed;
 }
 
-/**
- * The query that counts the payments of one status under the other filters: its `stats.totalTransactions` is the
- * count (a page of one, in the default order; paging and sorting do not change the statistics).
- */
-export function statusCountQuery(query: URLSearchParams, status: string): URLSearchParams {
-  return withParameters(query, { status, cursor: undefined, sortBy: undefined, sortDir: undefined, limit: '1' });
+/** The query of `GET /v1/payments/status-counts` for a list's: its filters other than status, without paging or order. */
+export function statusCountsQuery(query: URLSearchParams): URLSearchParams {
+  return withParameters(query, {
+    status: undefined,
+    cursor: undefined,
+    sortBy: undefined,
+    sortDir: undefined,
+    limit: undefined,
+  });
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;

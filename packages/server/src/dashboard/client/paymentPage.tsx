@@ -15,6 +15,9 @@ import { isNotFound, loadPayment, statusChange } from './paymentsApi.ts';
  */
 const PENDING_REFRESH_MS = 0;
 
+/** How often a settled payment's page asks again while a refund of it is on its way on chain (no wait to join). */
+const REFUND_REFRESH_MS = 3_000;
+
 const EXCEPTION_LABELS: Record<string, string> = {
   underpaid: 'Underpaid',
   overpaid: 'Overpaid',
@@ -220,7 +223,12 @@ export function PaymentPage(props: {
       if (previous && !previous.isTerminal) await statusChange(previous, signal);
       return loadPayment(props.paymentId, previous?.merchant.id ?? props.merchantId, signal);
     },
-    (payment) => (payment.isTerminal ? undefined : PENDING_REFRESH_MS),
+    (payment) =>
+      !payment.isTerminal
+        ? PENDING_REFRESH_MS
+        : payment.refunds?.some((refund) => refund.status === 'pending')
+          ? REFUND_REFRESH_MS
+          : undefined,
   );
   const notFound = !live.data && live.error !== undefined && isNotFound(live.error);
   const heading = notFound ? 'Payment not found' : live.data ? `Payment ${live.data.referenceId}` : 'Payment';

@@ -19,6 +19,7 @@ import {
   EvmChainController,
   evmChainSpecs,
   type EvmDeployment,
+  X402_EXACT_PERMIT2_PROXY_ADDRESS,
 } from './evm/chain.ts';
 import { creditHolders, describeSolana, startSolanaNode, type SolanaNode } from './solana/node.ts';
 import type {
@@ -56,7 +57,9 @@ function recordedDeployment(chain: DevnetEvmChain | undefined): EvmDeployment | 
   const usdc = bySymbol('USDC');
   const eurc = bySymbol('EURC');
   const usdt = bySymbol('USDT');
-  return usdc && eurc && usdt ? { usdc, eurc, usdt, permit2: chain.permit2 as Address } : null;
+  return usdc && eurc && usdt
+    ? { usdc, eurc, usdt, permit2: chain.permit2 as Address, x402ExactPermit2Proxy: X402_EXACT_PERMIT2_PROXY_ADDRESS }
+    : null;
 }
 
 function portFromUrl(url: string | undefined): number {
@@ -154,6 +157,8 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
         deployment = await controller.deployContracts(
           holders().map((holder) => ({ address: holder.evm.address, key: holder.evm, holdings: holder.holdings })),
         );
+      } else {
+        await controller.placeX402ExactPermit2Proxy();
       }
       return { controller, deployment, chain: describeEvmChain(spec.chainId, spec.name, node.rpcUrl, deployment) };
     });

@@ -1,6 +1,6 @@
 export { startDevnet } from './devnet.ts';
 export { runDevnetCli } from './cli.ts';
-export { PERMIT2_ADDRESS } from './evm/chain.ts';
+export { PERMIT2_ADDRESS, X402_EXACT_PERMIT2_PROXY_ADDRESS } from './evm/chain.ts';
 export type {
   Devnet,
   DevnetBuyer,

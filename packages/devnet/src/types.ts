@@ -22,6 +22,8 @@ export interface DevnetEvmChain {
   nativeToken: DevnetToken;
   tokens: DevnetToken[];
   permit2: string;
+  /** x402's `exact` Permit2 proxy, the spender of x402 Permit2 payments (a proxy of the devnet's own, same ABI). */
+  x402ExactPermit2Proxy: string;
 }
 
 export interface DevnetSolana {

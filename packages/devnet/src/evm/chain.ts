@@ -22,6 +22,12 @@ import { linkBytecode, loadCircleArtifact, loadCompiledArtifact } from './artifa
 /** The address Permit2 has on every public chain; wallets and SDKs expect it there. */
 export const PERMIT2_ADDRESS: Address = '0x000000000022D473030F116dDEE9F6B43aC78BA3';
 
+/**
+ * The address of x402's `x402ExactPermit2Proxy` on public chains, the spender x402's `exact` EVM client names in every
+ * Permit2 payment. The devnet places a proxy of its own with the same ABI there (`contracts/x402ExactPermit2Proxy.sol`).
+ */
+export const X402_EXACT_PERMIT2_PROXY_ADDRESS: Address = '0x402085c248EeA27D92E8b30b2C58ed07f9E20001';
+
 export const BLOCK_TIME_SECONDS = 1;
 
 export const evmChainSpecs = [
@@ -35,6 +41,7 @@ export interface EvmDeployment {
   eurc: Address;
   usdt: Address;
   permit2: Address;
+  x402ExactPermit2Proxy: Address;
 }
 
 type TokenSymbol = 'USDC' | 'EURC' | 'USDT';
@@ -104,8 +111,8 @@ export class EvmChainController {
   }
 
   /**
-   * Deploys Circle's FiatToken (USDC, EURC behind proxies as on mainnet), the plain USDT stand-in and
-   * Permit2, then credits the given holders. Runs with automine so setup does not wait for blocks.
+   * Deploys Circle's FiatToken (USDC, EURC behind proxies as on mainnet), the plain USDT stand-in,
+   * Permit2 and the x402 Permit2 proxy, then credits the given holders. Runs with automine so setup does not wait for blocks.
    */
   async deployContracts(holders: { address: Address; key: EvmKey; holdings: BuyerHoldings }[]): Promise<EvmDeployment> {
     await this.test.setAutomine(true);
@@ -162,8 +169,15 @@ export class EvmChainController {
     // The runtime code leaves Permit2's cached chain id at zero, so its EIP-712 domain is always
     // computed from the live chain id and its own address, which is right at the canonical address.
     await this.test.setCode({ address: PERMIT2_ADDRESS, bytecode: loadCompiledArtifact('Permit2').deployedBytecode });
+    await this.placeX402ExactPermit2Proxy();
 
-    const deployment: EvmDeployment = { usdc, eurc, usdt, permit2: PERMIT2_ADDRESS };
+    const deployment: EvmDeployment = {
+      usdc,
+      eurc,
+      usdt,
+      permit2: PERMIT2_ADDRESS,
+      x402ExactPermit2Proxy: X402_EXACT_PERMIT2_PROXY_ADDRESS,
+    };
     for (const holder of holders) {
       await this.credit(deployment, holder.address, holder.holdings.evmNative, holder.holdings.evmTokens);
       if (holder.holdings.permit2ApprovedUsdt) {
@@ -172,6 +186,17 @@ export class EvmChainController {
     }
     await this.test.setIntervalMining({ interval: BLOCK_TIME_SECONDS });
     return deployment;
+  }
+
+  /**
+   * Places the runtime code of the devnet's x402 Permit2 proxy at x402's address. It holds no state between calls, so
+   * placing it again on a resumed chain (one whose data dir predates it, or an older build of it) loses nothing.
+   */
+  async placeX402ExactPermit2Proxy(): Promise<void> {
+    await this.test.setCode({
+      address: X402_EXACT_PERMIT2_PROXY_ADDRESS,
+      bytecode: loadCompiledArtifact('x402ExactPermit2Proxy').deployedBytecode,
+    });
   }
 
   /** Adds native coin and tokens (whole units) to an address; waits until the mints are mined. */
@@ -246,5 +271,6 @@ export function describeEvmChain(
       token('USDT', 'Tether USD', 'permit2'),
     ],
     permit2: deployment.permit2,
+    x402ExactPermit2Proxy: deployment.x402ExactPermit2Proxy,
   };
 }

@@ -1,25 +1,29 @@
 import type { AppContext } from '../context.ts';
 import type { ChainServices } from '../gateway/chainServices.ts';
 import { checkExactEvmPayment, evmPayerOf } from './exactEvmPayment.ts';
+import { checkExactPermit2Payment, isPermit2Payload } from './exactPermit2Payment.ts';
 import { checkExactSvmPayment } from './exactSvmPayment.ts';
 import type { CheckedX402Payment } from './x402Requirements.ts';
 import type { FacilitatorRequest } from './x402Schemas.ts';
 
 /**
- * Checks an x402 `exact` payment by its network's namespace: an EIP-3009 authorisation on EVM networks, an SPL
- * transfer on Solana. Throws X402Refusal with x402's reason; nothing is recorded or sent.
+ * Checks an x402 `exact` payment by its network's namespace and its payload: on EVM networks an EIP-3009
+ * authorisation or a Permit2 permit through x402's proxy, on Solana an SPL transfer. Throws X402Refusal with x402's
+ * reason; nothing is recorded or sent.
  */
 export function checkX402Payment(
   ctx: AppContext,
   services: ChainServices,
   request: FacilitatorRequest,
 ): Promise<CheckedX402Payment> {
-  return ctx.chains.network(request.paymentRequirements.network)?.namespace === 'solana'
-    ? checkExactSvmPayment(ctx, services, request)
+  if (ctx.chains.network(request.paymentRequirements.network)?.namespace === 'solana')
+    return checkExactSvmPayment(ctx, services, request);
+  return isPermit2Payload(request)
+    ? checkExactPermit2Payment(ctx, services, request)
     : checkExactEvmPayment(ctx, services, request);
 }
 
-/** The payer a refused payload names, where it can be read without checking it (an EVM authoriser). */
+/** The payer a refused payload names, where it can be read without checking it (an EVM authoriser or owner). */
 export function payerOf(request: FacilitatorRequest): string | undefined {
   return evmPayerOf(request);
 }

@@ -1,5 +1,6 @@
 import { type Address, getAddress, type Hex, isAddress, isAddressEqual } from 'viem';
 import { PaymentRefusedError } from '../chains/evm/errors.ts';
+import type { NetworkInfo } from '../chains/registry.ts';
 import type { AppContext } from '../context.ts';
 import { readingChain } from '../gateway/chainFailures.ts';
 import type { ChainServices } from '../gateway/chainServices.ts';
@@ -10,19 +11,54 @@ import { type CheckedX402Payment, checkRequirements, fiatOf, refuse, resourceUrl
 import type { FacilitatorRequest } from './x402Schemas.ts';
 
 /**
- * The least time an authorisation must still be valid for when it is checked, as x402's own facilitator asks (6 s):
- * its transfer must be mined before it expires.
+ * The least time an authorisation or permit must still be valid for when it is checked, as x402's own facilitator
+ * asks (6 s): its transfer must be mined before it expires.
  */
-const MIN_REMAINING_VALIDITY_S = 6n;
+export const MIN_REMAINING_VALIDITY_S = 6n;
 
 const UINT = /^(0|[1-9][0-9]{0,77})$/;
 const MAX_UINT256 = 2n ** 256n - 1n;
 const NONCE = /^0x[0-9a-fA-F]{64}$/;
 
-/** The authoriser an EVM payload names, if it names one, for the answer's `payer`. */
+/** A payload's field as text; anything else as empty text, which no check accepts. */
+export const textOf = (field: unknown): string => (typeof field === 'string' ? field : '');
+
+/** Whether the field is a uint256 as decimal text, as x402's EVM client writes integers. */
+export const isUint256Text = (field: unknown): boolean =>
+  UINT.test(textOf(field)) && BigInt(textOf(field)) <= MAX_UINT256;
+
+/** The time as the unix seconds chains compare validity windows with. */
+export const unixSeconds = (date: Date): bigint => BigInt(Math.floor(date.getTime() / 1000));
+
+/** Unix seconds as a date; a validity far ahead is no longer than a date can hold. */
+export const dateOfUnixSeconds = (seconds: bigint): Date =>
+  new Date(Number(seconds < 10n ** 12n ? seconds : 10n ** 12n) * 1000);
+
+/** The payer an EVM payload names, if it names one, for the answer's `payer`: the authoriser or the permit's owner. */
 export function evmPayerOf(request: FacilitatorRequest): string | undefined {
-  const from = (request.paymentPayload.payload.authorization as { from?: unknown } | undefined)?.from;
+  const { authorization, permit2Authorization } = request.paymentPayload.payload as {
+    authorization?: { from?: unknown };
+    permit2Authorization?: { from?: unknown };
+  };
+  const from = authorization?.from ?? permit2Authorization?.from;
   return typeof from === 'string' && isAddress(from) ? getAddress(from) : undefined;
+}
+
+/**
+ * Runs a payment's check against the chain, the chain layer's refusal of it as the X402Refusal of the payload's
+ * kind, and a node that cannot be read as `readingChain` reports it.
+ */
+export async function refusedOnChainAs<T>(
+  network: NetworkInfo,
+  kind: 'x402_eip3009' | 'x402_permit2',
+  check: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await readingChain(network.caip2, check);
+  } catch (error) {
+    if (error instanceof PaymentRefusedError) throw new X402Refusal(reasonOfFailure(error.code, kind), error.message);
+    throw error;
+  }
 }
 
 /** The payload's `{signature, authorization}`, each field in the form x402's EVM client writes it. */
@@ -36,24 +72,23 @@ function parsedAuthorization(payload: Record<string, unknown>) {
   )
     refuse('invalidPayload', 'the payload is not an EIP-3009 authorisation: {signature, authorization}');
   const { from, to, value, validAfter, validBefore, nonce } = authorization;
-  const text = (field: unknown) => (typeof field === 'string' ? field : '');
-  if (!isAddress(text(from)) || !isAddress(text(to)))
+  if (!isAddress(textOf(from)) || !isAddress(textOf(to)))
     refuse('invalidPayload', 'authorization.from and authorization.to must be addresses');
-  if (![value, validAfter, validBefore].every((field) => UINT.test(text(field)) && BigInt(text(field)) <= MAX_UINT256))
+  if (![value, validAfter, validBefore].every(isUint256Text))
     refuse(
       'invalidPayload',
       'authorization.value, validAfter and validBefore must be unsigned integers as decimal text',
     );
-  if (!NONCE.test(text(nonce))) refuse('invalidPayload', 'authorization.nonce must be 32 bytes of 0x-prefixed hex');
+  if (!NONCE.test(textOf(nonce))) refuse('invalidPayload', 'authorization.nonce must be 32 bytes of 0x-prefixed hex');
   return {
     signature: signature as Hex,
     message: {
-      from: getAddress(text(from)),
-      to: getAddress(text(to)),
-      value: BigInt(text(value)),
-      validAfter: BigInt(text(validAfter)),
-      validBefore: BigInt(text(validBefore)),
-      nonce: text(nonce).toLowerCase() as Hex,
+      from: getAddress(textOf(from)),
+      to: getAddress(textOf(to)),
+      value: BigInt(textOf(value)),
+      validAfter: BigInt(textOf(validAfter)),
+      validBefore: BigInt(textOf(validBefore)),
+      nonce: textOf(nonce).toLowerCase() as Hex,
     },
   };
 }
@@ -90,7 +125,7 @@ export async function checkExactEvmPayment(
     refuse('recipientMismatch', `the authorisation pays ${message.to}, not payTo ${collector}`);
   if (message.value !== amount)
     refuse('valueMismatch', `the authorisation is for ${message.value}, the requirements ask ${amount}`);
-  const nowSeconds = BigInt(Math.floor(ctx.clock.now().getTime() / 1000));
+  const nowSeconds = unixSeconds(ctx.clock.now());
   if (message.validBefore < nowSeconds + MIN_REMAINING_VALIDITY_S)
     refuse('validBefore', `the authorisation is valid only until unix ${message.validBefore}`);
   if (message.validAfter > nowSeconds)
@@ -107,8 +142,7 @@ export async function checkExactEvmPayment(
     amount,
     fiat: fiatOf(token, amount),
     resourceUrl: resourceUrlOf(request),
-    // A validity far ahead is no longer than a date can hold.
-    validUntil: new Date(Number(message.validBefore < 10n ** 12n ? message.validBefore : 10n ** 12n) * 1000),
+    validUntil: dateOfUnixSeconds(message.validBefore),
     terms: {
       kind: 'x402_eip3009',
       authorization: {
@@ -125,21 +159,14 @@ export async function checkExactEvmPayment(
     },
     // One simulation of the transfer as the collector would send it: the token checks the signature (contract
     // wallets too), the nonce and the balance; its gas is what the relay then sends with.
-    checkOnChain: async () => {
-      try {
-        const gas = await readingChain(network.caip2, () =>
-          simulateTransferWithAuthorization(services.evm.clients.for(network), {
-            typedData,
-            signature,
-            sender: collector,
-          }),
-        );
-        return { gas };
-      } catch (error) {
-        if (error instanceof PaymentRefusedError)
-          throw new X402Refusal(reasonOfFailure(error.code, 'eip155'), error.message);
-        throw error;
-      }
-    },
+    checkOnChain: async () => ({
+      gas: await refusedOnChainAs(network, 'x402_eip3009', () =>
+        simulateTransferWithAuthorization(services.evm.clients.for(network), {
+          typedData,
+          signature,
+          sender: collector,
+        }),
+      ),
+    }),
   };
 }

@@ -13,6 +13,12 @@ const SupportedAsset = Type.Object({
   peggedTo: Type.String({ description: 'The ISO 4217 currency the payment is counted in' }),
   name: Type.Optional(Type.String({ description: "EIP-712 domain name: the requirements' `extra.name`" })),
   version: Type.Optional(Type.String({ description: "EIP-712 domain version: the requirements' `extra.version`" })),
+  transferMethods: Type.Optional(
+    Type.Array(Type.Union([Type.Literal('eip3009'), Type.Literal('permit2')]), {
+      description:
+        "EVM: how an agent may pay it, the requirements' `extra.assetTransferMethod`: an EIP-3009 token either way, any other ERC-20 through Permit2 (the payer having approved Permit2)",
+    }),
+  ),
 });
 
 const SupportedResponse = Type.Object(
@@ -46,31 +52,39 @@ const SupportedResponse = Type.Object(
 
 /**
  * The networks on which the service takes x402 payments, with their stablecoins: EVM networks it follows with
- * EIP-3009 tokens, and Solana networks with SPL tokens.
+ * ERC-20 stablecoins (EIP-3009 tokens, and others through Permit2), and Solana networks with SPL tokens.
  */
 function x402Tokens(ctx: AppContext): { network: NetworkInfo; tokens: TokenInfo[] }[] {
-  const method = { eip155: 'eip3009', solana: 'spl' } as const;
+  const methods = { eip155: ['eip3009', 'permit2'], solana: ['spl'] } as const;
   return ctx.chains.networks
     .filter((network) => network.rpcUrl)
     .map((network) => ({
       network,
-      tokens: network.tokens.filter((token) => token.method === method[network.namespace] && token.peggedTo),
+      tokens: network.tokens.filter(
+        (token) => (methods[network.namespace] as readonly string[]).includes(token.method) && token.peggedTo,
+      ),
     }))
     .filter(({ tokens }) => tokens.length > 0);
 }
 
-/** The token as the requirements name it; on EVM its EIP-712 domain (read once from the contract) unless its node fails. */
+/**
+ * The token as the requirements name it; on EVM how it may be paid and, for an EIP-3009 token, its EIP-712 domain
+ * (read once from the contract) unless its node fails.
+ */
 async function supportedAsset(services: ChainServices, network: NetworkInfo, token: TokenInfo) {
-  const domain =
-    network.namespace === 'eip155'
-      ? await services.evm.eip3009Token(services.evm.clients.for(network), token).catch(() => undefined)
-      : undefined;
+  const eip3009 = network.namespace === 'eip155' && token.method === 'eip3009';
+  const domain = eip3009
+    ? await services.evm.eip3009Token(services.evm.clients.for(network), token).catch(() => undefined)
+    : undefined;
   return {
     asset: token.address,
     symbol: token.symbol,
     decimals: token.decimals,
     peggedTo: token.peggedTo as string,
     ...(domain ? { name: domain.name, version: domain.version } : {}),
+    ...(network.namespace === 'eip155'
+      ? { transferMethods: eip3009 ? ['eip3009' as const, 'permit2' as const] : ['permit2' as const] }
+      : {}),
   };
 }
 
@@ -83,7 +97,7 @@ export function registerListX402Supported(app: App, ctx: AppContext): void {
         tags: ['x402'],
         summary: 'x402 facilitator: what it settles',
         description:
-          "x402's supported kinds: the `exact` scheme (x402 version 2) on each network the service follows that has stablecoins it takes (EIP-3009 tokens on EVM networks, SPL tokens on Solana), with the collector every payment must be paid to (`extra.payTo`; on Solana also the fee payer, `extra.feePayer`) and the tokens (`extra.assets`, on EVM with their EIP-712 domains); `signers` names the collectors, which send or co-sign the settling transactions.",
+          "x402's supported kinds: the `exact` scheme (x402 version 2) on each network the service follows that has stablecoins it takes (on EVM networks EIP-3009 tokens, and any of its ERC-20 stablecoins through Permit2; SPL tokens on Solana), with the collector every payment must be paid to (`extra.payTo`; on Solana also the fee payer, `extra.feePayer`) and the tokens (`extra.assets`, on EVM with how each may be paid and the EIP-3009 tokens' EIP-712 domains); `signers` names the collectors, which send or co-sign the settling transactions.",
         response: { 200: SupportedResponse, ...errorResponses(503) },
       },
     },

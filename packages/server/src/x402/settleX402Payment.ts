@@ -33,7 +33,7 @@ const SettleResponse = Type.Object(
   {
     success: Type.Boolean(),
     errorReason: Type.Optional(
-      Type.String({ description: "x402's reason, e.g. invalid_exact_evm_nonce_already_used" }),
+      Type.String({ description: "x402's reason, e.g. invalid_exact_evm_nonce_already_used or permit2_invalid_nonce" }),
     ),
     errorMessage: Type.Optional(Type.String()),
     payer: Type.Optional(Type.String()),
@@ -51,8 +51,15 @@ type SettleAnswer = typeof SettleResponse.static;
 
 const answerLeaseMs = (ctx: AppContext) => ctx.config.x402SettleWaitMs + LEASE_MARGIN_MS;
 
-/** A payment's end as the settle holding its lease tells it: only one settle of a payload is told it succeeded. */
-async function answerOfFinal(ctx: AppContext, payment: PaymentRow, payer: string): Promise<SettleAnswer> {
+/**
+ * A payment's end as the settle holding its lease tells it, in the reasons of the payload's kind: only one settle of
+ * a payload is told it succeeded.
+ */
+async function answerOfFinal(
+  ctx: AppContext,
+  payment: PaymentRow,
+  { payer, terms }: CheckedX402Payment,
+): Promise<SettleAnswer> {
   const network = payment.network ?? '';
   const namespace = namespaceOf(payment.network);
   if (payment.status === 'succeeded' && (await markAnsweredSucceeded(ctx, payment.id))) {
@@ -67,10 +74,10 @@ async function answerOfFinal(ctx: AppContext, payment: PaymentRow, payer: string
   }
   await releaseAnswerLease(ctx, payment.id);
   if (payment.status === 'succeeded')
-    return refusedAnswer(usedAlreadyReason(namespace), 'the payload was settled already', payer, network);
+    return refusedAnswer(usedAlreadyReason(terms.kind), 'the payload was settled already', payer, network);
   return {
     success: false,
-    errorReason: reasonOfFailure(payment.failure_code, namespace),
+    errorReason: reasonOfFailure(payment.failure_code, terms.kind),
     errorMessage: `the payment ${payment.id} failed: ${payment.failure_code ?? 'failed'}`,
     payer,
     // A transfer that reverted is the payment's transaction only in the relayer's journal.
@@ -95,7 +102,7 @@ function refusedAnswer(reason: string, message: string, payer: string | undefine
  * Waits, holding the payment's answer lease, until the payment is final or `X402_SETTLE_WAIT_MS` pass, woken by its status
  * change in any process; then answers. Nothing is held meanwhile but the request: no connection, lock or worker.
  */
-async function awaitOutcome(ctx: AppContext, paymentId: string, payer: string): Promise<SettleAnswer> {
+async function awaitOutcome(ctx: AppContext, paymentId: string, checked: CheckedX402Payment): Promise<SettleAnswer> {
   const deadline = Date.now() + ctx.config.x402SettleWaitMs;
   for (;;) {
     const remaining = deadline - Date.now();
@@ -108,7 +115,7 @@ async function awaitOutcome(ctx: AppContext, paymentId: string, payer: string): 
       .executeTakeFirstOrThrow();
     if (isTerminal(payment.status)) {
       wait.cancel();
-      return answerOfFinal(ctx, payment, payer);
+      return answerOfFinal(ctx, payment, checked);
     }
     if (remaining <= 0 || !wait.held) {
       wait.cancel();
@@ -117,7 +124,7 @@ async function awaitOutcome(ctx: AppContext, paymentId: string, payer: string): 
         success: false,
         errorReason: X402_REASONS.settlementPending,
         errorMessage: `the payment ${paymentId} is not final yet; settle the same payload again for its outcome`,
-        payer,
+        payer: checked.payer,
         transaction: (await sentTransactionOf(ctx, paymentId, namespaceOf(payment.network))) ?? '',
         network: payment.network ?? '',
         extra: { paymentId },
@@ -139,12 +146,12 @@ async function answerExisting(
   payment: CheckedX402Payment,
 ): Promise<SettleAnswer> {
   const refused = (message: string) =>
-    refusedAnswer(usedAlreadyReason(payment.network.namespace), message, payment.payer, payment.network.caip2);
+    refusedAnswer(usedAlreadyReason(payment.terms.kind), message, payment.payer, payment.network.caip2);
   if (existing.merchant_id !== merchant.id || existing.signature !== payment.signature || existing.answered_at)
     return refused('the payload was settled already');
   if (!(await takeAnswerLease(ctx, existing.payment_id, answerLeaseMs(ctx))))
     return refused('the payload is being settled by another request');
-  return awaitOutcome(ctx, existing.payment_id, payment.payer);
+  return awaitOutcome(ctx, existing.payment_id, payment);
 }
 
 export function registerSettleX402Payment(app: App, ctx: AppContext): void {
@@ -156,7 +163,7 @@ export function registerSettleX402Payment(app: App, ctx: AppContext): void {
       schema: {
         tags: ['x402'],
         summary: "x402 facilitator: settle an agent's payment",
-        description: `Checks the payment as verify does, then makes it a payment of the merchant in \`Merchant-Id\` (\`source: x402\`, \`processing\`), relays its transfer from the collector and answers once the payment is final: \`success: true\` with the transaction once it succeeded (at the network's depth), else \`success: false\` with x402's reason. A payload is paid once: of settles of one authorisation (concurrent, repeated, through any merchant or process) one makes the payment and one is told it succeeded; the others are refused with \`invalid_exact_evm_nonce_already_used\`. A payment not final within \`X402_SETTLE_WAIT_MS\` (40 s by default) is answered \`settlement_pending\` with its transaction; settling the same payload again waits for it and answers its outcome.`,
+        description: `Checks the payment as verify does, then makes it a payment of the merchant in \`Merchant-Id\` (\`source: x402\`, \`processing\`), relays its transfer from the collector and answers once the payment is final: \`success: true\` with the transaction once it succeeded (at the network's depth), else \`success: false\` with x402's reason. A payload is paid once: of settles of one authorisation (concurrent, repeated, through any merchant or process) one makes the payment and one is told it succeeded; the others are refused with \`invalid_exact_evm_nonce_already_used\` (a Permit2 payload: \`permit2_invalid_nonce\`). A payment not final within \`X402_SETTLE_WAIT_MS\` (40 s by default) is answered \`settlement_pending\` with its transaction; settling the same payload again waits for it and answers its outcome.`,
         headers: MerchantIdHeader,
         body: FacilitatorRequest,
         response: { 200: SettleResponse, ...errorResponses(404, 502, 503) },
@@ -178,7 +185,7 @@ export function registerSettleX402Payment(app: App, ctx: AppContext): void {
           return await answerExisting(ctx, merchant, winner, payment);
         }
         ctx.submissions?.soon(claimed.id, check);
-        return await awaitOutcome(ctx, claimed.id, payment.payer);
+        return await awaitOutcome(ctx, claimed.id, payment);
       } catch (error) {
         if (!(error instanceof X402Refusal)) throw error;
         return refusedAnswer(

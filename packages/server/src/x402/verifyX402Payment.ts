@@ -30,7 +30,7 @@ export function registerVerifyX402Payment(app: App, ctx: AppContext): void {
         tags: ['x402'],
         summary: "x402 facilitator: verify an agent's payment",
         description:
-          "Checks an x402 `exact` payment for the merchant in `Merchant-Id` as its settle would, without recording or sending anything: x402 version 2, the scheme and network, a stablecoin this service takes (by EIP-3009 on EVM networks, an SPL transfer on Solana), payTo the service's collector, exactly the requirements' `amount`, the authorisation's validity window (EVM) or the transaction's instructions and fee payer (Solana), a payload not settled before, the partner's fees covered, and one simulation of the transfer on chain. A payment refused is 200 with `isValid: false` and x402's reason.",
+          "Checks an x402 `exact` payment for the merchant in `Merchant-Id` as its settle would, without recording or sending anything: x402 version 2, the scheme and network, a stablecoin this service takes (on EVM networks by EIP-3009 or, with `extra.assetTransferMethod: permit2`, a Permit2 witness transfer through x402's proxy; an SPL transfer on Solana), payTo the service's collector, exactly the requirements' `amount`, the authorisation's validity window (EVM) or the transaction's instructions and fee payer (Solana), a payload not settled before, the partner's fees covered, and one simulation of the transfer on chain. A payment refused is 200 with `isValid: false` and x402's reason.",
         headers: MerchantIdHeader,
         body: FacilitatorRequest,
         response: { 200: VerifyResponse, ...errorResponses(404, 502, 503) },
@@ -42,7 +42,7 @@ export function registerVerifyX402Payment(app: App, ctx: AppContext): void {
       try {
         const payment = await checkX402Payment(ctx, services, request.body);
         if (await x402PaymentOf(ctx, payment.identity))
-          throw new X402Refusal(usedAlreadyReason(payment.network.namespace), 'the payload was settled already');
+          throw new X402Refusal(usedAlreadyReason(payment.terms.kind), 'the payload was settled already');
         await requireTakenByMerchant(ctx, merchant, payment);
         await payment.checkOnChain();
         return { isValid: true, payer: payment.payer };

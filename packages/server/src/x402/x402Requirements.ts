@@ -4,7 +4,7 @@ import type { AppContext } from '../context.ts';
 import type { ChainServices } from '../gateway/chainServices.ts';
 import { paymentNeedsBuyerData } from '../gateway/dataCollection/buyerData.ts';
 import type { ConfirmationCheck } from '../gateway/methods/paymentMethod.ts';
-import type { X402Eip3009Terms, X402SvmTerms } from '../gateway/methods/terms.ts';
+import type { X402Terms } from '../gateway/methods/terms.ts';
 import { formatMinorUnits } from '../money.ts';
 import { fiatCurrency } from '../payments/currencies.ts';
 import type { MerchantRow, PaymentRow } from '../payments/paymentResource.ts';
@@ -32,7 +32,9 @@ export interface CheckedX402Payment {
   payer: string;
   /**
    * What the payload is known by on chain, whoever sends it: the token, the payer and the EIP-3009 nonce (lower
-   * case), or on Solana the payer's signature of the transaction. One payment per identity.
+   * case); Permit2 on the network (`<caip2>:<permit2>`), the owner and the Permit2 nonce (decimal), since Permit2
+   * spends an owner's nonce once whatever the token; or on Solana the payer's signature of the transaction. One
+   * payment per identity.
    */
   identity: { asset: string; payer: string; nonce: string };
   /** The payer's signature: only the same payload may ask for its payment's outcome again. */
@@ -44,7 +46,7 @@ export interface CheckedX402Payment {
   /** Until when the payload can pay. */
   validUntil: Date;
   /** The payment's option terms: what its submission sends. */
-  terms: X402Eip3009Terms | X402SvmTerms;
+  terms: X402Terms;
   /** One check against the chain (a simulation): what the submission can reuse. Throws X402Refusal. */
   checkOnChain(): Promise<ConfirmationCheck>;
 }

@@ -1,98 +1,23 @@
 import { randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
-import { HTTPFacilitatorClient } from '@x402/core/server';
-import { ExactEvmScheme as ExactEvmClientScheme } from '@x402/evm/exact/client';
-import { ExactEvmScheme as ExactEvmServerScheme } from '@x402/evm/exact/server';
-import { paymentMiddleware, x402ResourceServer } from '@x402/express';
-import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client, x402HTTPClient } from '@x402/fetch';
-import express from 'express';
+import { decodePaymentResponseHeader, x402HTTPClient } from '@x402/fetch';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.ts';
 import { SettlementWorker } from '../../src/settlement/worker.ts';
 import { call } from '../support/testServer.ts';
 import { warningsInto } from '../support/warnings.ts';
+import { buyerClient, type PaidApi, paymentRequiredOf, payingFetch, startPaidApi } from './paidApi.ts';
 import { listedPayment, startX402Testbed, type X402Testbed } from './support.ts';
 
 /** 0.001 USDC per request, x402's usual price. */
 const PRICE = '1000';
 
-interface PaidApi {
-  url: string;
-  close(): Promise<void>;
-}
-
-/**
- * A merchant's API built with x402's own Express middleware, its facilitator paygate: the route costs PRICE USDC
- * minor units, paid to paygate's collector, and each settled payment is a payment of the merchant.
- */
-async function startPaidApi(testbed: X402Testbed): Promise<PaidApi> {
-  const headers = testbed.headers();
-  const facilitator = new HTTPFacilitatorClient({
-    url: testbed.facilitatorUrl,
-    createAuthHeaders: async () => ({ verify: headers, settle: headers, supported: headers }),
-  });
-  const resourceServer = new x402ResourceServer(facilitator).register(
-    testbed.network as `${string}:${string}`,
-    new ExactEvmServerScheme(),
-  );
-  const app = express();
-  app.use(
-    paymentMiddleware(
-      {
-        'GET /weather': {
-          accepts: {
-            scheme: 'exact',
-            network: testbed.network as `${string}:${string}`,
-            payTo: testbed.collector,
-            price: {
-              amount: PRICE,
-              asset: testbed.usdc.address,
-              extra: { name: testbed.usdc.name, version: testbed.usdc.version },
-            },
-          },
-          description: 'Weather now',
-          mimeType: 'application/json',
-        },
-      },
-      resourceServer,
-    ),
-  );
-  app.get('/weather', (_request, response) => {
-    response.json({ weather: 'sunny', temperature: 21 });
-  });
-  const listening = app.listen(0, '127.0.0.1');
-  await new Promise<void>((resolve) => listening.once('listening', resolve));
-  return {
-    url: `http://127.0.0.1:${(listening.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((resolve) => listening.close(() => resolve())),
-  };
-}
-
-/** x402's own client paying with a devnet buyer's key, allowed to spend the devnet's USDC. */
-function buyerClient(testbed: X402Testbed, buyer: string): x402Client {
-  const key = testbed.service.devnet.manifest.buyers.find((candidate) => candidate.name === buyer)?.evmPrivateKey;
-  if (!key) throw new Error(`no devnet buyer ${buyer}`);
-  const network = testbed.network as `${string}:${string}`;
-  return new x402Client()
-    .register(network, new ExactEvmClientScheme(privateKeyToAccount(key)))
-    .setSpendControls({ allowedAssets: [{ network, asset: testbed.usdc.address }] });
-}
-
-/** x402's own fetch wrapper paying as `buyer`; it records the headers of what it sends. */
-function payingFetch(testbed: X402Testbed, buyer: string) {
-  const sent: Headers[] = [];
-  const recording: typeof fetch = (input, init) => {
-    sent.push(new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined)));
-    return fetch(input, init);
-  };
-  return { fetch: wrapFetchWithPayment(recording, buyerClient(testbed, buyer)), sent };
-}
-
-/** What a 402 answer asks for, read as x402's client reads it. */
-function paymentRequiredOf(response: Response) {
-  return new x402HTTPClient(new x402Client()).getPaymentRequiredResponse((name) => response.headers.get(name));
-}
+/** The route's price in USDC, with the token's EIP-712 domain for x402's EIP-3009 client. */
+const usdcPrice = (testbed: X402Testbed) => ({
+  amount: PRICE,
+  asset: testbed.usdc.address,
+  extra: { name: testbed.usdc.name, version: testbed.usdc.version },
+});
 
 describe('an Express API charging per request with x402, through paygate', () => {
   let testbed: X402Testbed;
@@ -101,9 +26,9 @@ describe('an Express API charging per request with x402, through paygate', () =>
 
   beforeAll(async () => {
     testbed = await startX402Testbed();
-    api = await startPaidApi(testbed);
+    api = await startPaidApi(testbed, usdcPrice(testbed));
     // The same merchant's API on a second server, as behind a load balancer.
-    secondApi = await startPaidApi(testbed);
+    secondApi = await startPaidApi(testbed, usdcPrice(testbed));
   });
 
   afterAll(async () => {
@@ -127,7 +52,7 @@ describe('an Express API charging per request with x402, through paygate', () =>
 
     const buyer = testbed.buyerAddress('bob');
     const before = await testbed.usdcBalance(buyer);
-    const { fetch: pay } = payingFetch(testbed, 'bob');
+    const { fetch: pay } = payingFetch(testbed, 'bob', testbed.usdc.address);
     const paid = await pay(`${api.url}/weather`);
     expect(paid.status).toBe(200);
     expect(await paid.json()).toEqual({ weather: 'sunny', temperature: 21 });
@@ -183,7 +108,7 @@ describe('an Express API charging per request with x402, through paygate', () =>
   });
 
   it('refuses a buyer whose balance does not cover the price with 402 and x402’s reason; nothing is recorded', async () => {
-    const { fetch: pay } = payingFetch(testbed, 'dave');
+    const { fetch: pay } = payingFetch(testbed, 'dave', testbed.usdc.address);
     const refused = await pay(`${api.url}/weather`);
     expect(refused.status).toBe(402);
     expect(paymentRequiredOf(refused).error).toContain('invalid_exact_evm_insufficient_balance');
@@ -198,7 +123,7 @@ describe('an Express API charging per request with x402, through paygate', () =>
   it('pays once for a replayed payment header: the replay is refused with 402, on the same server or another', async () => {
     const buyer = testbed.buyerAddress('alice');
     const before = await testbed.usdcBalance(buyer);
-    const { fetch: pay, sent } = payingFetch(testbed, 'alice');
+    const { fetch: pay, sent } = payingFetch(testbed, 'alice', testbed.usdc.address);
     expect((await pay(`${api.url}/weather`)).status).toBe(200);
     const header = sent.map((headers) => headers.get('payment-signature')).find(Boolean);
     expect(header).toBeTruthy();
@@ -215,7 +140,7 @@ describe('an Express API charging per request with x402, through paygate', () =>
     const buyer = testbed.buyerAddress('erin');
     const before = await testbed.usdcBalance(buyer);
     // The header x402's client makes for the route's 402, sent by hand to both servers at once.
-    const client = new x402HTTPClient(buyerClient(testbed, 'erin'));
+    const client = new x402HTTPClient(buyerClient(testbed, 'erin', testbed.usdc.address));
     const payload = await client.createPaymentPayload(paymentRequiredOf(await fetch(`${api.url}/weather`)));
     const headers = client.encodePaymentSignatureHeader(payload);
 

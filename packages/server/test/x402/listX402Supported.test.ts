@@ -34,16 +34,26 @@ describe('GET /v1/x402/supported', () => {
         network: chain.caip2,
         extra: {
           payTo: testbed.collector,
-          assets: chain.tokens
-            .filter((token) => token.method === 'eip3009')
-            .map((token) => ({
-              asset: token.address,
-              symbol: token.symbol,
-              decimals: token.decimals,
-              peggedTo: token.symbol === 'EURC' ? 'EUR' : 'USD',
-              name: expect.any(String),
-              version: '2',
-            })),
+          // Every ERC-20 stablecoin: an EIP-3009 token either way, with its EIP-712 domain; the others by Permit2.
+          assets: chain.tokens.map((token) =>
+            token.method === 'eip3009'
+              ? {
+                  asset: token.address,
+                  symbol: token.symbol,
+                  decimals: token.decimals,
+                  peggedTo: token.symbol === 'EURC' ? 'EUR' : 'USD',
+                  name: expect.any(String),
+                  version: '2',
+                  transferMethods: ['eip3009', 'permit2'],
+                }
+              : {
+                  asset: token.address,
+                  symbol: token.symbol,
+                  decimals: token.decimals,
+                  peggedTo: 'USD',
+                  transferMethods: ['permit2'],
+                },
+          ),
         },
       });
     }

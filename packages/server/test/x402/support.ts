@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { startDevnet } from '@paygate/devnet';
+import { PERMIT2_ADDRESS, startDevnet } from '@paygate/devnet';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
-import { authorizationTypes, ExactEvmScheme } from '@x402/evm';
+import { authorizationTypes, ExactEvmScheme, permit2WitnessTypes, x402ExactPermit2ProxyAddress } from '@x402/evm';
 import { type Address, createPublicClient, erc20Abi, getAddress, type Hex, http, toHex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { expect } from 'vitest';
@@ -104,6 +104,18 @@ export interface X402Asset {
   decimals: number;
 }
 
+/** A devnet token without EIP-3009 (the devnet's USDT), which x402 pays by Permit2. */
+export interface X402Permit2Asset {
+  address: Address;
+  caip19: string;
+  decimals: number;
+}
+
+/** The fields of a Permit2 payload's `permit2Authorization`, flattened: `from` names another owner than the signer. */
+export type Permit2Fields = Partial<
+  Record<'from' | 'token' | 'amount' | 'spender' | 'nonce' | 'deadline' | 'to' | 'validAfter', string>
+>;
+
 /**
  * A devnet service (workers running, the system clock: x402's client signs with the real time) with a partner, an
  * API key with the `x402` scope only, as a merchant's API would hold, and a merchant.
@@ -118,6 +130,7 @@ export interface X402Testbed {
   network: string;
   collector: Address;
   usdc: X402Asset;
+  usdt: X402Permit2Asset;
   /** The headers a resource server sends: the x402 key and the merchant. */
   headers(merchantId?: string, apiKey?: string): Record<string, string>;
   /** Requirements for `amount` USDC minor units, as x402's `exact` EVM server builds them. */
@@ -133,6 +146,17 @@ export interface X402Testbed {
     requirements: PaymentRequirements,
     authorization: Partial<Record<'from' | 'to' | 'value' | 'validAfter' | 'validBefore' | 'nonce', string>>,
   ): Promise<PaymentPayload>;
+  /** Requirements for `amount` USDT minor units paid by Permit2 (`extra.assetTransferMethod: "permit2"`). */
+  permit2Requirements(amount: string, overrides?: Partial<PaymentRequirements>): PaymentRequirements;
+  /**
+   * A payload of a Permit2 `PermitWitnessTransferFrom` as x402's client builds it, with the given fields, signed by the
+   * buyer with x402's witness types.
+   */
+  customPermit2Payload(
+    buyer: string,
+    requirements: PaymentRequirements,
+    fields: Permit2Fields,
+  ): Promise<PaymentPayload>;
   facilitator(
     operation: 'verify' | 'settle',
     payload: PaymentPayload,
@@ -140,6 +164,7 @@ export interface X402Testbed {
     headers?: Record<string, string>,
   ): Promise<CallResult>;
   usdcBalance(address: string): Promise<bigint>;
+  tokenBalance(token: Address, address: string): Promise<bigint>;
   buyerAddress(buyer: string): Address;
   close(): Promise<void>;
 }
@@ -173,7 +198,16 @@ export async function startX402Testbed(options: { solanaCaip2?: string } = {}): 
     if (!found) throw new Error(`no devnet buyer ${buyer}`);
     return privateKeyToAccount(found.evmPrivateKey);
   };
+  const usdtToken = chain.tokens.find((candidate) => candidate.symbol === 'USDT');
+  if (!usdtToken) throw new Error('the devnet has no USDT');
+  const usdt: X402Permit2Asset = {
+    address: getAddress(usdtToken.address),
+    caip19: usdtToken.caip19,
+    decimals: usdtToken.decimals,
+  };
   const client = createPublicClient({ transport: http(chain.rpcUrl) });
+  const tokenBalance = (token: Address, address: string) =>
+    client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [address as Address] });
   const requirements = (amount: string, overrides: Partial<PaymentRequirements> = {}): PaymentRequirements => ({
     scheme: 'exact',
     network: chain.caip2 as PaymentRequirements['network'],
@@ -193,8 +227,42 @@ export async function startX402Testbed(options: { solanaCaip2?: string } = {}): 
     network: chain.caip2,
     collector,
     usdc,
+    usdt,
     headers,
     requirements,
+    permit2Requirements: (amount, overrides = {}) =>
+      requirements(amount, { asset: usdt.address, extra: { assetTransferMethod: 'permit2' }, ...overrides }),
+    customPermit2Payload: async (buyer, accepted, fields) => {
+      const signer = account(buyer);
+      const now = Math.floor(Date.now() / 1000);
+      const permit2Authorization = {
+        from: fields.from ?? signer.address,
+        permitted: { token: fields.token ?? accepted.asset, amount: fields.amount ?? accepted.amount },
+        spender: fields.spender ?? x402ExactPermit2ProxyAddress,
+        nonce: fields.nonce ?? BigInt(toHex(crypto.getRandomValues(new Uint8Array(32)))).toString(),
+        deadline: fields.deadline ?? String(now + 300),
+        witness: { to: fields.to ?? accepted.payTo, validAfter: fields.validAfter ?? '0' },
+      };
+      const signature = await signer.signTypedData({
+        domain: { name: 'Permit2', chainId: chain.chainId, verifyingContract: PERMIT2_ADDRESS },
+        types: permit2WitnessTypes,
+        primaryType: 'PermitWitnessTransferFrom',
+        message: {
+          permitted: {
+            token: getAddress(permit2Authorization.permitted.token),
+            amount: BigInt(permit2Authorization.permitted.amount),
+          },
+          spender: getAddress(permit2Authorization.spender),
+          nonce: BigInt(permit2Authorization.nonce),
+          deadline: BigInt(permit2Authorization.deadline),
+          witness: {
+            to: getAddress(permit2Authorization.witness.to),
+            validAfter: BigInt(permit2Authorization.witness.validAfter),
+          },
+        },
+      });
+      return { x402Version: 2, accepted, payload: { signature, permit2Authorization } } as PaymentPayload;
+    },
     payload: async (buyer, accepted) => {
       const created = await new ExactEvmScheme(account(buyer)).createPaymentPayload(2, accepted);
       return { ...created, accepted, resource: { url: 'https://api.example.com/weather' } } as PaymentPayload;
@@ -236,13 +304,8 @@ export async function startX402Testbed(options: { solanaCaip2?: string } = {}): 
         headers: extraHeaders,
         body: { x402Version: payload.x402Version, paymentPayload: payload, paymentRequirements: accepted },
       }),
-    usdcBalance: (address) =>
-      client.readContract({
-        address: usdc.address,
-        abi: erc20Abi,
-        functionName: 'balanceOf',
-        args: [address as Address],
-      }),
+    usdcBalance: (address) => tokenBalance(usdc.address, address),
+    tokenBalance,
     buyerAddress: (buyer) => account(buyer).address,
     close: () => service.close(),
   };

@@ -12,6 +12,7 @@ export type PaymentRefusalCode =
   | 'insufficient_balance'
   | 'allowance_missing'
   | 'approval_failed'
+  | 'proxy_not_deployed'
   | 'simulation_failed'
   | 'transfer_not_found'
   | 'transfer_reverted'

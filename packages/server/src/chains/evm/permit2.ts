@@ -8,6 +8,7 @@ import {
   maxUint256,
   type PublicClient,
   stringToHex,
+  type TypedDataDefinition,
 } from 'viem';
 import type { Clock } from '../../clock.ts';
 import type { NetworkInfo } from '../registry.ts';
@@ -172,14 +173,27 @@ function checkPermit(client: PublicClient, params: PermitCheck): void {
   }
 }
 
+/** A signed Permit2 transfer as far as explaining its refusal needs it: any of Permit2's signed transfer types. */
+export interface SignedPermit2Transfer {
+  typedData: TypedDataDefinition;
+  owner: Address;
+  signature: Hex;
+  token: Address;
+  amount: bigint;
+  nonce: bigint;
+}
+
 /**
- * Why Permit2 refuses the permit, worked out only once it did: a signature that is not the owner's (recovered locally
- * for plain accounts, asked on chain for ERC-1271 contract wallets), a spent nonce, too small a balance or
+ * Why Permit2 refuses a signed transfer, worked out only once it did: a signature that is not the owner's (recovered
+ * locally for plain accounts, asked on chain for ERC-1271 contract wallets), a spent nonce, too small a balance or
  * allowance, else the contract's own words.
  */
-async function explainRefusal(client: PublicClient, params: PermitCheck, cause: unknown): Promise<PaymentRefusedError> {
-  const { typedData, owner, signature, expected } = params;
-  const { nonce } = typedData.message;
+export async function explainPermit2Refusal(
+  client: PublicClient,
+  permit: SignedPermit2Transfer,
+  cause: unknown,
+): Promise<PaymentRefusedError> {
+  const { typedData, owner, signature, token, amount, nonce } = permit;
   const [signatureValid, nonceWord, balance, allowance] = await Promise.all([
     client.verifyTypedData({ ...typedData, address: owner, signature, mode: 'eoa' }),
     client.readContract({
@@ -188,27 +202,37 @@ async function explainRefusal(client: PublicClient, params: PermitCheck, cause: 
       functionName: 'nonceBitmap',
       args: [owner, nonce >> 8n],
     }),
-    client.readContract({ address: expected.token, abi: erc20Abi, functionName: 'balanceOf', args: [owner] }),
-    readPermit2Allowance(client, owner, expected.token),
+    client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [owner] }),
+    readPermit2Allowance(client, owner, token),
   ]);
   if (!signatureValid)
     return new PaymentRefusedError('invalid_signature', `the signature is not ${owner}'s signature of this permit`);
   if ((nonceWord >> (nonce & 0xffn)) & 1n)
-    return new PaymentRefusedError(
-      'nonce_already_used',
-      `the permit for payment ${expected.paymentId} has already been used`,
-    );
-  if (balance < expected.amount)
+    return new PaymentRefusedError('nonce_already_used', `${owner}'s Permit2 nonce ${nonce} has already been used`);
+  if (balance < amount)
     return new PaymentRefusedError(
       'insufficient_balance',
-      `${owner} holds ${balance} minor units, the payment needs ${expected.amount}`,
+      `${owner} holds ${balance} minor units, ${amount} are needed`,
     );
-  if (allowance < expected.amount)
+  if (allowance < amount)
     return new PaymentRefusedError(
       'allowance_missing',
-      `${owner} lets Permit2 move ${allowance} minor units, the payment needs ${expected.amount}`,
+      `${owner} lets Permit2 move ${allowance} minor units, ${amount} are needed`,
     );
-  return new PaymentRefusedError('simulation_failed', `permitTransferFrom would fail on chain: ${revertReason(cause)}`);
+  return new PaymentRefusedError('simulation_failed', `the transfer would fail on chain: ${revertReason(cause)}`);
+}
+
+/** The quoted permit, as `explainPermit2Refusal` reads it. */
+function signedTransferOf(params: PermitCheck): SignedPermit2Transfer {
+  const { typedData, owner, signature, expected } = params;
+  return {
+    typedData,
+    owner,
+    signature,
+    token: expected.token,
+    amount: expected.amount,
+    nonce: typedData.message.nonce,
+  };
 }
 
 /**
@@ -229,7 +253,7 @@ export async function verifyPermitTransfer(client: PublicClient, params: PermitC
     });
   } catch (error) {
     if (!isExecutionRevert(error)) throw error;
-    throw await explainRefusal(client, params, error);
+    throw await explainPermit2Refusal(client, signedTransferOf(params), error);
   }
 }
 
@@ -281,6 +305,6 @@ export async function relayPermitTransfer(
     });
   } catch (error) {
     if (!isExecutionRevert(error)) throw error;
-    throw await explainRefusal(client, params, error);
+    throw await explainPermit2Refusal(client, signedTransferOf(params), error);
   }
 }

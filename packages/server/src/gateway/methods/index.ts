@@ -6,6 +6,7 @@ import { permit2Method } from './permit2.ts';
 import { solanaSplMethod } from './solanaSpl.ts';
 import type { OptionTerms } from './terms.ts';
 import { x402Eip3009Method } from '../../x402/x402Eip3009Method.ts';
+import { x402Permit2Method } from '../../x402/x402Permit2Method.ts';
 import { x402SvmMethod } from '../../x402/x402SvmMethod.ts';
 
 /** Every payment method, by the kind of its terms; a kind without its method does not compile. */
@@ -15,6 +16,7 @@ const paymentMethods: { [K in OptionTerms['kind']]: PaymentMethodHandler<Extract
   native: nativeMethod,
   spl: solanaSplMethod,
   x402_eip3009: x402Eip3009Method,
+  x402_permit2: x402Permit2Method,
   x402_svm: x402SvmMethod,
 };
 

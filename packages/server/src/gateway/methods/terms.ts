@@ -72,6 +72,22 @@ export interface X402Eip3009Terms {
 }
 
 /**
+ * An x402 `exact` payment on EVM by Permit2 (`extra.assetTransferMethod: "permit2"`): the agent's signed
+ * `PermitWitnessTransferFrom` (integers as decimal strings), whose spender is x402's Permit2 proxy and whose witness
+ * names the recipient and the time it is valid from. Recorded by the x402 facilitator when it settles one.
+ */
+export interface X402Permit2Terms {
+  kind: 'x402_permit2';
+  chainId: number;
+  owner: Address;
+  permitted: { token: Address; amount: string };
+  spender: Address;
+  nonce: string;
+  deadline: string;
+  witness: { to: Address; validAfter: string };
+}
+
+/**
  * An x402 `exact` payment on Solana: the agent's transfer, signed by the agent, which the collector co-signs as fee
  * payer. Never offered by the gateway; recorded by the x402 facilitator when it settles one.
  */
@@ -83,8 +99,11 @@ export interface X402SvmTerms {
   lastValidBlockHeight: string;
 }
 
+/** The terms of the payments the x402 facilitator records, by how the agent's payload pays. */
+export type X402Terms = X402Eip3009Terms | X402Permit2Terms | X402SvmTerms;
+
 /** What the buyer must sign or send for an option, by payment method; a confirm is checked against exactly this. */
-export type OptionTerms = Eip3009Terms | Permit2Terms | NativeTerms | SplTerms | X402Eip3009Terms | X402SvmTerms;
+export type OptionTerms = Eip3009Terms | Permit2Terms | NativeTerms | SplTerms | X402Terms;
 
 export type WalletRpcAction = { type: 'walletRpc'; data: { chain_id: string; method: string; params: string } };
 export type BuildAction = { type: 'build'; data: { data: string } };

@@ -13,6 +13,7 @@ import { ConfirmAction, ConfirmQuestion } from './confirmAction.tsx';
 import { formatDateTime } from './format.ts';
 import { useLiveData } from './liveData.ts';
 import { SecretShownOnce } from './secretShownOnce.tsx';
+import { SubmitRow } from './submitRow.tsx';
 
 /** What each scope lets a key do, in words. */
 const SCOPE_TEXT: Record<string, string> = {
@@ -55,16 +56,7 @@ function CreateKey(props: { session: Session; onCreated: (key: ApiKeyEntry & { a
           ))}
           <p class="hint">A key can have only the scopes this session has.</p>
         </fieldset>
-        {failure && (
-          <p class="error" role="alert">
-            Not created: {failure}
-          </p>
-        )}
-        <div class="actions">
-          <button type="submit" class="primary" disabled={busy}>
-            {busy ? 'Creating…' : 'Create key'}
-          </button>
-        </div>
+        <SubmitRow busy={busy} failure={failure} failurePrefix="Not created" label="Create key" busyLabel="Creating…" />
       </form>
     </details>
   );

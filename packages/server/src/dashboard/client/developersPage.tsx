@@ -9,6 +9,7 @@ import { loadMerchants } from './paymentsApi.ts';
 import { SecretShownOnce } from './secretShownOnce.tsx';
 import type { DashboardSettings } from './settings.ts';
 import { createWebhookEndpoint, loadWebhookEndpoints } from './webhooksApi.ts';
+import { SubmitRow } from './submitRow.tsx';
 
 /** The most event types one endpoint takes (the API's limit). */
 const MAX_EVENTS = 8;
@@ -86,16 +87,7 @@ function AddEndpoint(props: {
             </label>
           ))}
         </fieldset>
-        {failure && (
-          <p class="error" role="alert">
-            Not added: {failure}
-          </p>
-        )}
-        <div class="actions">
-          <button type="submit" class="primary" disabled={busy}>
-            {busy ? 'Adding…' : 'Add endpoint'}
-          </button>
-        </div>
+        <SubmitRow busy={busy} failure={failure} failurePrefix="Not added" label="Add endpoint" busyLabel="Adding…" />
       </form>
     </details>
   );

@@ -8,6 +8,7 @@ import { createMerchant, loadMerchantPage, type MerchantFields } from './merchan
 import { cursorPaging, Pager } from './pager.tsx';
 import { MERCHANTS_PATH, merchantPath } from './paths.ts';
 import { type Location, navigate } from './router.ts';
+import { SubmitRow } from './submitRow.tsx';
 
 /** Merchants a page shows. */
 const PAGE_SIZE = '50';
@@ -102,16 +103,7 @@ function AddMerchant(props: { session: Session; onAdded: (merchant: MerchantView
       <summary>Add a merchant</summary>
       <form onSubmit={submit} aria-label="Add a merchant">
         <MerchantFieldInputs logoHint="Optional: a public HTTPS address of a square image, 500 to 4096 pixels; the service keeps a copy." />
-        {failure && (
-          <p class="error" role="alert">
-            Not added: {failure}
-          </p>
-        )}
-        <div class="actions">
-          <button type="submit" class="primary" disabled={busy}>
-            {busy ? 'Adding…' : 'Add merchant'}
-          </button>
-        </div>
+        <SubmitRow busy={busy} failure={failure} failurePrefix="Not added" label="Add merchant" busyLabel="Adding…" />
       </form>
     </details>
   );

@@ -4,6 +4,7 @@ import type { MerchantDetail, Session } from './apiTypes.ts';
 import { failureMessage } from './common.tsx';
 import { ConfirmAction } from './confirmAction.tsx';
 import type { NetworkDirectory } from './networks.ts';
+import { SubmitRow } from './submitRow.tsx';
 
 type CryptoDestination = MerchantDetail['settlements']['crypto'][number];
 
@@ -105,16 +106,13 @@ function AddDestination(props: {
             </p>
           </div>
         </div>
-        {failure && (
-          <p class="error" role="alert">
-            Not added: {failure}
-          </p>
-        )}
-        <div class="actions">
-          <button type="submit" class="primary" disabled={busy}>
-            {busy ? 'Adding…' : 'Add destination'}
-          </button>
-        </div>
+        <SubmitRow
+          busy={busy}
+          failure={failure}
+          failurePrefix="Not added"
+          label="Add destination"
+          busyLabel="Adding…"
+        />
       </form>
     </details>
   );

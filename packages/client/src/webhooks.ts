@@ -16,7 +16,8 @@ export type WebhookEventType =
 /** A webhook delivery's body. `data.object` is the resource as the API returns it (a payment, a merchant...). */
 export interface WebhookEvent {
   id: string;
-  type: WebhookEventType;
+  /** `webhook.test` is sent only when a test event is asked for (`POST /v1/webhooks/{id}/test-events`). */
+  type: WebhookEventType | 'webhook.test';
   createdAt: string;
   apiVersion: string;
   data: { object: Record<string, unknown> };

@@ -157,6 +157,8 @@ export interface WebhookEventsTable {
   type: string;
   /** The exact JSON body sent (and signed) on every delivery of the event. */
   body: string;
+  /** The payment the event is about, its own or one of its refunds' (migration 0044). */
+  payment_id: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: CreatedAt;
 }
 

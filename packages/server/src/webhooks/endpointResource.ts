@@ -4,9 +4,18 @@ import type { Db } from '../db/database.ts';
 import type { WebhookEndpointsTable } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
 import { Nullable } from '../http/schemas.ts';
-import { EVENT_TYPES } from './events.ts';
+import { EVENT_TYPES, TEST_EVENT_TYPE } from './events.ts';
 
 export const EventTypeSchema = Type.Union(EVENT_TYPES.map((type) => Type.Literal(type)));
+
+export const RecordedEventTypeSchema = Type.Union(
+  [...EVENT_TYPES, TEST_EVENT_TYPE].map((type) => Type.Literal(type)),
+  {
+    description:
+      'A type an endpoint subscribes to, or `webhook.test`: sent only when asked for with ' +
+      '`POST /v1/webhooks/{id}/test-events`, to that endpoint alone',
+  },
+);
 
 const endpointFields = {
   id: Type.String({ description: 'Webhook endpoint id, prefix `whk_`' }),

@@ -20,15 +20,26 @@ export const EVENT_TYPES = [
   'refund.succeeded',
   'refund.failed',
 ] as const;
+/** The event types an endpoint can subscribe to. */
 export type EventType = (typeof EVENT_TYPES)[number];
+
+/** Sent only when the partner asks, to the one endpoint asked for: not a type an endpoint subscribes to. */
+export const TEST_EVENT_TYPE = 'webhook.test';
+/** Every type an event is recorded with. */
+export type RecordedEventType = EventType | typeof TEST_EVENT_TYPE;
 
 export interface NewEvent {
   partnerId: string;
   /** The merchant the event is about; endpoints limited to another merchant do not receive it. */
   merchantId: string | null;
-  type: EventType;
+  type: RecordedEventType;
   /** The resource as the API shows it, placed in `data.object`. */
   object: Record<string, unknown>;
+  /**
+   * Only to this live endpoint of the partner, whatever events and merchant it is limited to (a test event); without
+   * it, to every endpoint subscribed to the type.
+   */
+  onlyToEndpointId?: string;
 }
 
 /** What an event is stamped with: the partner's pinned API version and the database's clock. */
@@ -50,6 +61,11 @@ async function eventStamp(db: Kysely<Database>, partnerId: string): Promise<Even
 function subjectOf(object: Record<string, unknown>): string | null {
   const id = object.id ?? object.paymentId;
   return typeof id === 'string' ? id : null;
+}
+
+/** The payment an event is about (a payment's or a refund's `paymentId`), for the payment's timeline. */
+function paymentOf(object: Record<string, unknown>): string | null {
+  return typeof object.paymentId === 'string' ? object.paymentId : null;
 }
 
 /** An event's rows as parts of one statement (`eventWrites`). */
@@ -79,14 +95,19 @@ export function eventWrites(event: NewEvent, stamp: EventStamp, when: RawBuilder
     event.merchantId === null
       ? sql`endpoint.merchant_id IS NULL`
       : sql`(endpoint.merchant_id IS NULL OR endpoint.merchant_id = ${event.merchantId})`;
+  // A test event is its own object: one the receiver refuses holds back no later test event.
+  const endpointReceives =
+    event.onlyToEndpointId === undefined
+      ? sql`${event.type} = ANY(endpoint.events) AND ${endpointOfMerchant}`
+      : sql`endpoint.id = ${event.onlyToEndpointId}`;
   const ctes = sql`event AS (
-      INSERT INTO webhook_events (id, partner_id, merchant_id, type, body, created_at)
-      SELECT ${id}, ${event.partnerId}, ${event.merchantId}, ${event.type}, ${body}, ${stamp.createdAt} WHERE ${when}
+      INSERT INTO webhook_events (id, partner_id, merchant_id, type, body, payment_id, created_at)
+      SELECT ${id}, ${event.partnerId}, ${event.merchantId}, ${event.type}, ${body}, ${paymentOf(event.object)}, ${stamp.createdAt} WHERE ${when}
       RETURNING id
     ), delivery AS (
       INSERT INTO webhook_deliveries (event_id, endpoint_id, subject)
-      SELECT event.id, endpoint.id, ${subjectOf(event.object)} FROM event, webhook_endpoints AS endpoint
-      WHERE endpoint.partner_id = ${event.partnerId} AND endpoint.deleted_at IS NULL AND ${event.type} = ANY(endpoint.events) AND ${endpointOfMerchant}
+      SELECT event.id, endpoint.id, ${event.onlyToEndpointId === undefined ? subjectOf(event.object) : id} FROM event, webhook_endpoints AS endpoint
+      WHERE endpoint.partner_id = ${event.partnerId} AND endpoint.deleted_at IS NULL AND ${endpointReceives}
       ORDER BY endpoint.id
       RETURNING id, endpoint_id
     )`;

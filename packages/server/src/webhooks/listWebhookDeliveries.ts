@@ -3,8 +3,8 @@ import { sql } from 'kysely';
 import type { App, AppContext } from '../context.ts';
 import { principalOf } from '../http/auth.ts';
 import { errorResponses, Nullable } from '../http/schemas.ts';
-import { endpointOfPartner, EventTypeSchema, WebhookEndpointParams } from './endpointResource.ts';
-import type { EventType } from './events.ts';
+import { endpointOfPartner, RecordedEventTypeSchema, WebhookEndpointParams } from './endpointResource.ts';
+import type { RecordedEventType } from './events.ts';
 
 const ListDeliveriesQuery = Type.Object(
   {
@@ -19,7 +19,7 @@ const DeliveryAttempt = Type.Object(
     id: Type.String({ description: 'Attempt id' }),
     deliveryId: Type.String({ description: 'The delivery (one event to this endpoint) the attempt belongs to' }),
     eventId: Type.String({ description: 'Event id, prefix `evt_`' }),
-    eventType: EventTypeSchema,
+    eventType: RecordedEventTypeSchema,
     attempt: Type.Integer({ minimum: 1, description: 'Attempt number within the delivery' }),
     statusCode: Nullable(Type.Integer({ description: "The receiver's HTTP status; null when there was no response" })),
     error: Nullable(Type.String({ description: 'Why there was no response (timeout, refused address, TLS, network)' })),
@@ -82,7 +82,7 @@ export function registerListWebhookDeliveries(app: App, ctx: AppContext): void {
           id: row.id,
           deliveryId: row.delivery_id,
           eventId: row.event_id,
-          eventType: row.type as EventType,
+          eventType: row.type as RecordedEventType,
           attempt: row.attempt,
           statusCode: row.status_code,
           error: row.error,

@@ -9,7 +9,7 @@ import { principalOf } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
 import { errorResponses } from '../http/schemas.ts';
 import { merchantOfPartner } from '../merchants/merchantOfPartner.ts';
-import { EVENT_TYPES, type EventType } from './events.ts';
+import { EVENT_TYPES, type EventType, TEST_EVENT_TYPE } from './events.ts';
 
 /** How often a stream looks for new events. */
 const POLL_MS = 500;
@@ -79,6 +79,8 @@ function eventKeysSince(db: Db, filter: StreamFilter, since: Date, after: EventK
     .select(['id', 'created_at'])
     .where('partner_id', '=', filter.partnerId)
     .where('created_at', '>', since)
+    // A test event is addressed to the one endpoint it was asked for, not to whoever follows the account.
+    .where('type', '<>', TEST_EVENT_TYPE)
     .orderBy('created_at')
     .orderBy('id')
     .limit(PAGE);
@@ -158,7 +160,8 @@ export function registerStreamEvents(app: App, ctx: AppContext): void {
         description:
           'A `text/event-stream` of the events recorded from now on: each has the event id as `id`, its type as ' +
           '`event` and the exact webhook body as `data`. With `Last-Event-ID` it resumes after that event. Delivery ' +
-          'is at least once (deduplicate on the id), independent of the webhook endpoints. `paygate webhooks listen` ' +
+          'is at least once (deduplicate on the id), independent of the webhook endpoints; test events, sent to one ' +
+          'endpoint only, are not in it. `paygate webhooks listen` ' +
           'forwards it, signed, to a local URL.',
         querystring: StreamQuery,
         headers: Type.Object({ 'last-event-id': Type.Optional(Type.String({ maxLength: 64 })) }),

@@ -159,6 +159,30 @@ describe('dashboard merchants and developers in Chromium: merchants, webhook end
     expect(await row.first().locator('td[data-label="Attempt"]').textContent()).toBe('1 (resent)');
   });
 
+  it('sends the endpoint a test event, which the receiver gets signed and the deliveries show', async () => {
+    await page.getByRole('button', { name: 'Send a test event' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toMatch(/^Test event evt_\w+ is sent; its attempt/);
+    const eventId = /evt_\w+/.exec((await page.getByRole('status').textContent()) ?? '')![0];
+    const [delivered, ...again] = await waitFor('the test event', () => {
+      const requests = receiver.received('/hooks').filter((request) => request.headers['pay-event-id'] === eventId);
+      return requests.length > 0 && requests;
+    });
+    expect(again).toEqual([]);
+    expect(JSON.parse(delivered!.body).type).toBe('webhook.test');
+    expect(
+      verifyWebhookSignature({
+        payload: delivered!.body,
+        header: String(delivered!.headers['pay-signature']),
+        secret: signingSecret,
+      }),
+    ).toBe(true);
+    const row = page.locator(`tr[data-event-id="${eventId}"]`);
+    await expect.poll(() => row.count(), { timeout: 15_000 }).toBe(1);
+    expect(await row.locator('td[data-label="Event"] code').first().textContent()).toBe('webhook.test');
+    expect(await row.locator('td[data-label="Outcome"]').textContent()).toBe('Delivered');
+    await expectAccessible(page);
+  });
+
   it('deletes the endpoint and the merchant, each after a confirmation', async () => {
     await page.getByRole('button', { name: 'Delete endpoint…' }).click();
     await page.getByRole('group', { name: /^Delete the endpoint/ }).waitFor();

@@ -14,6 +14,8 @@ describe('dashboard refund sent on chain in Chromium, on the devnet: the buyer g
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
+  /** What the payment's last action said (the timeline below says its own). */
+  const actionStatus = () => page.locator('section[aria-labelledby="actions-heading"]').getByRole('status');
   const consoleProblems: string[] = [];
   const problems: string[] = [];
 
@@ -45,7 +47,7 @@ describe('dashboard refund sent on chain in Chromium, on the devnet: the buyer g
       .getByRole('group', { name: new RegExp(`^Refund \\$5\\.00 of payment .*, sent back on chain to ${buyer}\\?`) })
       .waitFor();
     await page.getByRole('button', { name: 'Yes, refund' }).click();
-    await expect.poll(() => page.getByRole('status').textContent()).toContain('sent back on chain');
+    await expect.poll(() => actionStatus().textContent()).toContain('sent back on chain');
     const refunds = page.locator('section[aria-labelledby="refunds-heading"] tbody tr');
     await expect.poll(() => refunds.first().textContent()).toContain('pending');
 

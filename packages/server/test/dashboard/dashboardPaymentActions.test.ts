@@ -15,6 +15,8 @@ describe('dashboard payment actions in Chromium: cancel an unpaid payment, refun
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
+  /** What the payment's last action said (the timeline below says its own). */
+  const actionStatus = () => page.locator('section[aria-labelledby="actions-heading"]').getByRole('status');
   let merchantId: string;
   const consoleProblems: string[] = [];
 
@@ -99,7 +101,7 @@ describe('dashboard payment actions in Chromium: cancel an unpaid payment, refun
     await page.getByRole('button', { name: 'Cancel payment…' }).click();
     await page.getByRole('button', { name: 'Yes, cancel the payment' }).click();
     await expect
-      .poll(() => page.getByRole('status').textContent())
+      .poll(() => actionStatus().textContent())
       .toBe('The payment is cancelled; the buyer can no longer pay it.');
     const cancelled = await apiPayment(paymentId);
     expect(cancelled.status).toBe('failed');
@@ -165,7 +167,7 @@ describe('dashboard payment actions in Chromium: cancel an unpaid payment, refun
     await amount.fill('12.34');
     await page.getByRole('button', { name: 'Review the refund' }).click();
     await page.getByRole('button', { name: 'Yes, refund' }).click();
-    await expect.poll(() => page.getByRole('status').textContent()).toBe('Refund of $12.34 recorded.');
+    await expect.poll(() => actionStatus().textContent()).toBe('Refund of $12.34 recorded.');
     const recorded = await apiPayment(paymentId);
     expect(recorded.refunds.map((refund: any) => [refund.method, refund.status, refund.amount.value])).toEqual([
       ['recorded', 'succeeded', '1234'],
@@ -184,7 +186,7 @@ describe('dashboard payment actions in Chromium: cancel an unpaid payment, refun
       })
       .waitFor();
     await page.getByRole('button', { name: 'Yes, refund' }).click();
-    await expect.poll(() => page.getByRole('status').textContent()).toContain('sent back on chain');
+    await expect.poll(() => actionStatus().textContent()).toContain('sent back on chain');
     const sent = await apiPayment(paymentId);
     expect(sent.refunds.map((refund: any) => [refund.method, refund.amount.value, refund.destination ?? null])).toEqual(
       [

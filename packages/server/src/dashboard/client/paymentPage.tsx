@@ -8,6 +8,7 @@ import { PAYMENTS_PATH } from './paths.ts';
 import { SOURCE_LABELS } from './paymentsQuery.ts';
 import { PaymentActions } from './paymentActions.tsx';
 import { isNotFound, loadPayment, statusChange } from './paymentsApi.ts';
+import { PaymentTimeline } from './paymentTimeline.tsx';
 
 /**
  * A pending payment's page asks again as soon as it has an answer: each request waits (long poll) until the status
@@ -245,11 +246,14 @@ export function PaymentPage(props: {
       )}
       {live.loading && <p class="loading">Loading the payment…</p>}
       {live.data && (
-        <PaymentDetails
-          payment={live.data}
-          networks={props.networks}
-          actions={<PaymentActions payment={live.data} session={props.session} onChanged={live.reload} />}
-        />
+        <>
+          <PaymentDetails
+            payment={live.data}
+            networks={props.networks}
+            actions={<PaymentActions payment={live.data} session={props.session} onChanged={live.reload} />}
+          />
+          <PaymentTimeline payment={live.data} session={props.session} />
+        </>
       )}
     </>
   );

@@ -9,7 +9,13 @@ import { cursorPaging, Pager } from './pager.tsx';
 import { DEVELOPERS_PATH, webhookPath } from './paths.ts';
 import { loadMerchants } from './paymentsApi.ts';
 import { type Location, navigate } from './router.ts';
-import { deleteWebhookEndpoint, loadDeliveries, loadWebhookEndpoints, redeliverEvent } from './webhooksApi.ts';
+import {
+  deleteWebhookEndpoint,
+  loadDeliveries,
+  loadWebhookEndpoints,
+  redeliverEvent,
+  sendTestEvent,
+} from './webhooksApi.ts';
 
 /** How often an open endpoint page asks for its deliveries again: a resent event shows without a reload. */
 const DELIVERIES_REFRESH_MS = 5_000;
@@ -107,8 +113,8 @@ function DeleteEndpoint(props: { session: Session; endpointId: string; url: stri
 }
 
 /**
- * A webhook endpoint: what it receives, its delivery attempts newest first (refreshed while open), resending an
- * event to it, and deleting it.
+ * A webhook endpoint: what it receives, its delivery attempts newest first (refreshed while open), sending it a test
+ * event, resending an event to it, and deleting it.
  */
 export function WebhookPage(props: { session: Session; endpointId: string; location: Location }) {
   const endpoints = useLiveData('webhooks', loadWebhookEndpoints, () => undefined);
@@ -123,6 +129,7 @@ export function WebhookPage(props: { session: Session; endpointId: string; locat
     () => DELIVERIES_REFRESH_MS,
   );
   const [resending, setResending] = useState<string | undefined>();
+  const [testing, setTesting] = useState(false);
   const [outcome, setOutcome] = useState<{ done: boolean; text: string } | undefined>();
   const [deleted, setDeleted] = useState(false);
   const paging = cursorPaging(props.location, query, (shown, state) => {
@@ -149,6 +156,19 @@ export function WebhookPage(props: { session: Session; endpointId: string; locat
       setOutcome({ done: false, text: `Not resent: ${failureMessage(error as Error)}` });
     }
     setResending(undefined);
+  };
+
+  const sendTest = async () => {
+    setTesting(true);
+    setOutcome(undefined);
+    try {
+      const { eventId } = await sendTestEvent(props.session, props.endpointId);
+      setOutcome({ done: true, text: `Test event ${eventId} is sent; its attempt shows here.` });
+      deliveries.reload();
+    } catch (error) {
+      setOutcome({ done: false, text: `No test event sent: ${failureMessage(error as Error)}` });
+    }
+    setTesting(false);
   };
 
   return (
@@ -187,6 +207,14 @@ export function WebhookPage(props: { session: Session; endpointId: string; locat
             </div>
           </dl>
           <h2>Deliveries</h2>
+          <p>
+            <button type="button" disabled={testing} onClick={sendTest}>
+              {testing ? 'Sending…' : 'Send a test event'}
+            </button>{' '}
+            <span class="hint">
+              A <code>webhook.test</code> event, to this endpoint only, whatever events it receives.
+            </span>
+          </p>
           <p class={outcome ? (outcome.done ? 'notice' : 'error') : 'visually-hidden'} role="status">
             {outcome?.text}
           </p>

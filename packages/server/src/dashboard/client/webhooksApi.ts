@@ -38,3 +38,16 @@ export async function redeliverEvent(session: Session, eventId: string, endpoint
     body: { endpointId },
   });
 }
+
+/** Sends a `webhook.test` event to the endpoint alone; its delivery is listed like any other. */
+export async function sendTestEvent(
+  session: Session,
+  endpointId: string,
+): Promise<{ eventId: string; deliveryId: string }> {
+  const answer = await change<{ eventId: string; deliveryId: string }>(
+    'POST',
+    `/v1/webhooks/${encodeURIComponent(endpointId)}/test-events`,
+    { csrfToken: session.csrfToken },
+  );
+  return answer!;
+}

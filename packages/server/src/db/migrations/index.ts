@@ -42,6 +42,7 @@ import * as openingDeposits from './0040_opening_deposits.ts';
 import * as dashboardSessions from './0041_dashboard_sessions.ts';
 import * as x402Payments from './0042_x402_payments.ts';
 import * as settlementBatchList from './0043_settlement_batch_list.ts';
+import * as eventPayment from './0044_event_payment.ts';
 
 /** Every schema change, in order; names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -88,4 +89,5 @@ export const migrations: Record<string, Migration> = {
   '0041_dashboard_sessions': dashboardSessions,
   '0042_x402_payments': x402Payments,
   '0043_settlement_batch_list': settlementBatchList,
+  '0044_event_payment': eventPayment,
 };

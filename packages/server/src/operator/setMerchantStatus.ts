@@ -13,8 +13,8 @@ const StatusBody = Type.Object(
 
 /**
  * Suspends, reactivates or deactivates a merchant of any partner, as `paygate merchant set-status` does: a
- * suspended merchant's payments take no new payments (403 `merchant_not_active`), and every process learns of the
- * change at once (the merchant row's change notification).
+ * suspended merchant's payments take no new payments (403 `merchant_not_active`); this process forgets the merchant
+ * at once and the others on the merchant row's change notification.
  */
 export function registerSetMerchantStatus(app: App, ctx: AppContext): void {
   app.put(
@@ -36,6 +36,8 @@ export function registerSetMerchantStatus(app: App, ctx: AppContext): void {
       const { status } = request.body;
       if (!(await setMerchantStatus(ctx.db, merchantId, status)))
         throw ApiError.notFound(`Merchant ${merchantId} does not exist.`);
+      // This process answers its next request with the new status, not one its notification has yet to reach.
+      ctx.merchants.invalidate(merchantId);
       return { merchantId, status };
     },
   );

@@ -37,6 +37,8 @@ export interface ChainFollower {
   readonly chain: string;
   /** One pass over the network; says when the next one is worth making. */
   step(): Promise<{ nextStepInMs: number }>;
+  /** Whether something new to follow came since the last pass (and forgets it): the next pass is then made at once. */
+  takeNewWork?(): boolean;
 }
 
 export interface ChainFollowersOptions {
@@ -111,7 +113,8 @@ export class ChainFollowers {
         this.log.warn(`following ${follower.chain} failed: ${(error as Error).message}`);
       }
       const until = startedAt + waitMs;
-      while (!this.stopped && Date.now() < until) await sleep(Math.min(100, until - Date.now()));
+      while (!this.stopped && Date.now() < until && !(this.leading.has(follower.chain) && follower.takeNewWork?.()))
+        await sleep(Math.min(100, until - Date.now()));
     }
   }
 

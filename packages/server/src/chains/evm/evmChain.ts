@@ -101,7 +101,18 @@ export function startEvmChain(
 ): EvmChain {
   const { db, networks, onFinal, clock, log } = options;
   const clients = new EvmClients();
-  const relayer = new Relayer({ db, networks, privateKey: options.privateKey, clients, onFinal, log });
+  // Networks on which a transaction was stored since their follower's last pass: an idle follower rests a block
+  // time between passes, and would otherwise see the transaction's block up to a block time late.
+  const recordedSincePass = new Set<string>();
+  const relayer = new Relayer({
+    db,
+    networks,
+    privateKey: options.privateKey,
+    clients,
+    onFinal,
+    onRecorded: (chain) => recordedSincePass.add(chain),
+    log,
+  });
   const followers = networks
     .filter((network) => network.rpcUrl)
     .map((network) => {
@@ -131,6 +142,7 @@ export function startEvmChain(
         new DepositSweeper({ db, network, client: clients.for(network), relayer, ...(log ? { log } : {}) });
       return {
         chain: network.caip2,
+        takeNewWork: () => recordedSincePass.delete(network.caip2),
         step: async () => {
           const step = await follower.step();
           // Deposits read the head the follower read: no call of their own unless a new block came (above depth,

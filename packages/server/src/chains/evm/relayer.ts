@@ -84,6 +84,8 @@ export interface RelayerOptions {
   stuckAfterMs?: number;
   /** What a transaction's final state means for the service, applied in the transaction that records it. */
   onFinal?: TransferOutcomeHandler;
+  /** Told the network of each transaction once it is stored, so its follower can look for it at once. */
+  onRecorded?: (chain: string) => void;
   log?: Logger;
 }
 
@@ -146,6 +148,7 @@ export class Relayer {
   private readonly stuckAfterMs: number | undefined;
   private readonly log: Logger;
   private readonly onFinal: OnFinalTransaction;
+  private readonly onRecorded: ((chain: string) => void) | undefined;
   /** Networks whose nonce counter row is known to exist. */
   private readonly countedNetworks = new Set<string>();
   /** Per network: transactions sent at once share one lock of the nonce counter and one database transaction. */
@@ -161,6 +164,7 @@ export class Relayer {
     for (const network of options.networks)
       if (network.namespace === 'eip155') this.networks.set(network.caip2, network);
     this.stuckAfterMs = options.stuckAfterMs;
+    this.onRecorded = options.onRecorded;
     this.log = options.log ?? silentLogger;
     this.broadcasts = new GroupCommit<{ transactionId: string; hash: string }, void>(async (sent) => {
       await markBroadcast(this.db, sent);
@@ -250,6 +254,7 @@ export class Relayer {
           prepared.fees,
         ),
     });
+    this.onRecorded?.(network.caip2);
     return { id: transaction.id, hash: attempt.hash as Hex, nonce, rawTransaction: attempt.rawTransaction as Hex };
   }
 

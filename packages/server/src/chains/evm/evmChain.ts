@@ -140,10 +140,17 @@ export function startEvmChain(
       const sweeper =
         onDeposit &&
         new DepositSweeper({ db, network, client: clients.for(network), relayer, ...(log ? { log } : {}) });
+      // A pass made because a transaction was just stored, not because a block was due.
+      let woken = false;
       return {
         chain: network.caip2,
-        takeNewWork: () => recordedSincePass.delete(network.caip2),
+        takeNewWork: () => {
+          woken = recordedSincePass.delete(network.caip2) || woken;
+          return woken;
+        },
         step: async () => {
+          const wokenPass = woken;
+          woken = false;
           const step = await follower.step();
           // Deposits read the head the follower read: no call of their own unless a new block came (above depth,
           // where that is read) or reached depth.
@@ -153,7 +160,9 @@ export function startEvmChain(
           await sweeper?.step().catch((error: unknown) => {
             log?.warn(`sweeping deposits on ${network.caip2} failed: ${(error as Error).message}`);
           });
-          return { nextStepInMs: nextStepInMs(network, step) };
+          // The rest after a block assumes the pass came right after it; a woken pass may come late in the block
+          // time, so it looks for the next block at once instead.
+          return { nextStepInMs: nextStepInMs(network, wokenPass ? { ...step, blocksRead: 0 } : step) };
         },
       };
     });

@@ -11,7 +11,7 @@ import { expirePaymentNow } from '../support/expirePaymentNow.ts';
 import { changePaymentStatus } from '../../src/payments/transitions.ts';
 import { createApp } from '../../src/partners/partners.ts';
 import { setPartnerDataThreshold } from '../../src/gateway/dataCollection/thresholdSettings.ts';
-import { createMerchant, createPayment } from '../support/fixtures.ts';
+import { createMerchant, createPayment, transitionsOf } from '../support/fixtures.ts';
 import { createTestCertificate, type LogoServer, serveBytes, startLogoServer } from '../support/logoServer.ts';
 import { ManualClock } from '../support/manualClock.ts';
 import { childEnv } from '../support/serverProcess.ts';
@@ -64,20 +64,10 @@ describe('buyer checkout page in Chromium on the devnet', () => {
     return found;
   };
   const evmChain = () => devnet.manifest.evm[0]!;
-  const transition = {
-    get db() {
-      return server.db;
-    },
-    get chains() {
-      return server.ctx.chains;
-    },
-    get baseUrl() {
-      return server.url;
-    },
-    get now() {
-      return clock.now();
-    },
-  };
+  const transition = transitionsOf(
+    () => server,
+    () => clock.now(),
+  );
 
   beforeAll(async () => {
     const certificate = await createTestCertificate();

@@ -8,7 +8,7 @@ import type { PaymentItem } from '../../src/dashboard/client/apiTypes.ts';
 import { createSignInLink } from '../../src/dashboard/sessions.ts';
 import { changePaymentStatus } from '../../src/payments/transitions.ts';
 import { launchChromium } from '../checkout/support/browser.ts';
-import { BASE_ACCOUNT, BASE_USDC, createMerchant, createPayment } from '../support/fixtures.ts';
+import { BASE_ACCOUNT, BASE_USDC, createMerchant, createPayment, transitionsOf } from '../support/fixtures.ts';
 import { call, newPartner, startTestServer, type TestPartner, type TestServer } from '../support/testServer.ts';
 import { saveDashboardScreenshots } from './support/dashboardBrowser.ts';
 import { consoleContext, expectAccessible, LISTED_NETWORKS } from './support/dashboardSession.ts';
@@ -26,20 +26,7 @@ describe('partner dashboard in Chromium: sign in, the payments, a payment, sign 
   let otherPayment: { paymentId: string; merchantId: string };
   const consoleProblems: string[] = [];
 
-  const transition = {
-    get db() {
-      return server.db;
-    },
-    get chains() {
-      return server.ctx.chains;
-    },
-    get baseUrl() {
-      return server.url;
-    },
-    get now() {
-      return new Date();
-    },
-  };
+  const transition = transitionsOf(() => server);
 
   /** `GET /v1/payments` with the partner's API key: what the dashboard must show for the same query. */
   async function listedByApi(query: string) {

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChainRegistry } from '../../src/chains/registry.ts';
 import { changePaymentStatus } from '../../src/payments/transitions.ts';
 import { launchChromium } from '../checkout/support/browser.ts';
-import { BASE_ACCOUNT, BASE_USDC, createMerchant, createPayment } from '../support/fixtures.ts';
+import { BASE_ACCOUNT, BASE_USDC, createMerchant, createPayment, transitionsOf } from '../support/fixtures.ts';
 import { call, newPartner, startTestServer, type TestPartner, type TestServer } from '../support/testServer.ts';
 import { saveDashboardScreenshots } from './support/dashboardBrowser.ts';
 import { consoleContext, expectAccessible, LISTED_NETWORKS, signedInDashboard } from './support/dashboardSession.ts';
@@ -20,20 +20,7 @@ describe('dashboard payment actions in Chromium: cancel an unpaid payment, refun
   let merchantId: string;
   const consoleProblems: string[] = [];
 
-  const transition = {
-    get db() {
-      return server.db;
-    },
-    get chains() {
-      return server.ctx.chains;
-    },
-    get baseUrl() {
-      return server.url;
-    },
-    get now() {
-      return new Date();
-    },
-  };
+  const transition = transitionsOf(() => server);
 
   /** The payment as the API gives it to the partner's key. */
   async function apiPayment(paymentId: string) {

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Insertable } from 'kysely';
 import type { Db } from '../../src/db/database.ts';
 import type { PaymentsTable } from '../../src/db/schema.ts';
-import { call, newPartner, type TestPartner } from './testServer.ts';
+import type { TransitionContext } from '../../src/payments/transitions.ts';
+import { call, newPartner, type TestPartner, type TestServer } from './testServer.ts';
 
 /**
  * A fresh partner, its merchant and payments of 10.00 USD written straight into the database, for tests below the
@@ -87,5 +88,26 @@ export async function createPayment(
     expiresAt: number;
     isFinal: boolean;
     pollInMs?: number;
+  };
+}
+
+/**
+ * What `changePaymentStatus` needs, read from the test's server when used (it is started in `beforeAll`), so a test
+ * can move a payment as the chain follower would; `now` is the wall clock unless the test keeps its own.
+ */
+export function transitionsOf(server: () => TestServer, now: () => Date = () => new Date()): TransitionContext {
+  return {
+    get db() {
+      return server().db;
+    },
+    get chains() {
+      return server().ctx.chains;
+    },
+    get baseUrl() {
+      return server().url;
+    },
+    get now() {
+      return now();
+    },
   };
 }

@@ -4,7 +4,7 @@ import { ChainRegistry } from '../../src/chains/registry.ts';
 import { changePaymentStatus } from '../../src/payments/transitions.ts';
 import { LISTED_NETWORKS } from '../dashboard/support/dashboardSession.ts';
 import { runCommonRouteTests } from '../support/commonRouteTests.ts';
-import { BASE_ACCOUNT, BASE_USDC, createMerchant, createPayment } from '../support/fixtures.ts';
+import { BASE_ACCOUNT, BASE_USDC, createMerchant, createPayment, transitionsOf } from '../support/fixtures.ts';
 import {
   call,
   expectErrorBody,
@@ -20,20 +20,7 @@ describe('GET /v1/payments/{id}/events: a payment’s timeline with its webhook 
   let merchantId: string;
   let endpointId: string;
 
-  const transition = {
-    get db() {
-      return server.db;
-    },
-    get chains() {
-      return server.ctx.chains;
-    },
-    get baseUrl() {
-      return server.url;
-    },
-    get now() {
-      return new Date();
-    },
-  };
+  const transition = transitionsOf(() => server);
   const eventsOf = (paymentId: string, headers: Record<string, string> = {}) =>
     call(server, `/v1/payments/${paymentId}/events`, {
       headers: { 'api-key': partner.apiKey, 'merchant-id': merchantId, ...headers },

@@ -20,9 +20,21 @@ export type { TaskList };
  * What the job queue retries, with a growing wait, when it records a job's end: graphile-worker retries only
  * serialization failures, deadlocks and a few network codes, and its worker does not wait for that record, so a
  * connection lost meanwhile (PostgreSQL restarting) was an unhandled rejection that ended the process. A connection
- * refused, reset, cut mid-write or ended by a shutting-down server is retried until the database is back.
+ * refused, reset, cut mid-write, ended by a shutting-down server, refused while it starts or stops (57P03), or a
+ * Unix socket gone while the server is down (ENOENT) is retried until the database is back.
  */
-const CONNECTION_LOST_CODES = ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', '57P01', '57P02', '08000', '08003', '08006'];
+const CONNECTION_LOST_CODES = [
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ENOENT',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08000',
+  '08003',
+  '08006',
+];
 for (const code of CONNECTION_LOST_CODES) RETRYABLE_ERROR_CODES[code] ??= { minDelay: 500, maxDelay: 30_000 };
 
 /** node-postgres' client for the job queue's pool: a query cut off by its connection's end says so with a code. */

@@ -3,7 +3,7 @@ import type { App, AppContext } from '../context.ts';
 import { principalOf } from '../http/auth.ts';
 import { errorResponses } from '../http/schemas.ts';
 import { versionHas } from '../http/versions.ts';
-import { filtersOf, ListPaymentsQuery, type ListStatus, partnerListScope } from './listFilters.ts';
+import { filtersOf, ListPaymentsQuery, type ListStatus, partnerListScope, MerchantIdFilter } from './listFilters.ts';
 import { totalsOf } from './listStatistics.ts';
 
 const { startTs, endTs, token_symbol, network, referenceId, source } = ListPaymentsQuery.properties;
@@ -16,9 +16,7 @@ const StatusCountsQuery = Type.Object(
     network,
     referenceId,
     source,
-    merchantId: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 64, description: "Only this merchant's payments; another's is 404" }),
-    ),
+    merchantId: MerchantIdFilter,
   },
   { additionalProperties: false },
 );
@@ -36,7 +34,7 @@ const STATUSES: ListStatus[] = ['requires_action', 'processing', 'succeeded', 'f
 
 /**
  * How many payments the list holds in each status for the same filters, in one request: each count is the list's
- * `stats.totalTransactions` with that status, read from the same daily totals, all at once.
+ * `stats.totalTransactions` with that status, read from the same daily totals.
  */
 export function registerCountPaymentsByStatus(app: App, ctx: AppContext): void {
   app.get(
@@ -65,7 +63,10 @@ export function registerCountPaymentsByStatus(app: App, ctx: AppContext): void {
       const statuses = versionHas(version, 'payment-list-cancelled-status')
         ? [...STATUSES, 'cancelled' as const]
         : STATUSES;
-      const totals = await Promise.all(statuses.map((status) => totalsOf(ctx, { ...filters, statuses: [status] })));
+      // One status at a time: each count already reads in parallel, and a request takes no more than those few
+      // connections of the pool.
+      const totals: Awaited<ReturnType<typeof totalsOf>>[] = [];
+      for (const status of statuses) totals.push(await totalsOf(ctx, { ...filters, statuses: [status] }));
       return {
         data: statuses.map((status, index) => ({
           status,

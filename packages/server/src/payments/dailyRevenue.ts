@@ -4,7 +4,14 @@ import type { Database } from '../db/schema.ts';
 import type { App, AppContext } from '../context.ts';
 import { principalOf } from '../http/auth.ts';
 import { errorResponses } from '../http/schemas.ts';
-import { applyFilters, type Filters, filtersOf, ListPaymentsQuery, partnerListScope } from './listFilters.ts';
+import {
+  applyFilters,
+  type Filters,
+  filtersOf,
+  ListPaymentsQuery,
+  partnerListScope,
+  MerchantIdFilter,
+} from './listFilters.ts';
 import { dailyTotals, isoDay, wholeDaysOf } from './listStatistics.ts';
 
 const { startTs, endTs, token_symbol, network } = ListPaymentsQuery.properties;
@@ -15,9 +22,7 @@ const RevenueQuery = Type.Object(
     endTs,
     token_symbol,
     network,
-    merchantId: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 64, description: "Only this merchant's payments; another's is 404" }),
-    ),
+    merchantId: MerchantIdFilter,
   },
   { additionalProperties: false },
 );

@@ -4,7 +4,7 @@ import { stringify } from 'csv-stringify';
 import type { App, AppContext } from '../context.ts';
 import { principalOf } from '../http/auth.ts';
 import { errorResponses } from '../http/schemas.ts';
-import { filtersOf, ListPaymentsQuery, partnerListScope } from './listFilters.ts';
+import { filtersOf, ListPaymentsQuery, partnerListScope, MerchantIdFilter } from './listFilters.ts';
 import { paymentListPage } from './paymentListPage.ts';
 import type { PaymentRow } from './paymentResource.ts';
 import { effectiveStatus, listStatusName } from './stateMachine.ts';
@@ -14,9 +14,7 @@ const { cursor: _cursor, limit: _limit, asset: _asset, ...filterProperties } = L
 const ExportQuery = Type.Object(
   {
     ...filterProperties,
-    merchantId: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 64, description: "Only this merchant's payments; another's is 404" }),
-    ),
+    merchantId: MerchantIdFilter,
   },
   { additionalProperties: false },
 );

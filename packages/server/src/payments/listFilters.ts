@@ -98,6 +98,11 @@ function listedStatusCondition(eb: ExpressionBuilder<Database, 'payments'>, stat
 /** Whose payments a list covers: one merchant's, or those of every merchant of a partner (deleted ones included). */
 export type ListScope = { merchantId: string } | { partnerId: string };
 
+/** The partner lists' `merchantId` query parameter, which `partnerListScope` resolves. */
+export const MerchantIdFilter = Type.Optional(
+  Type.String({ minLength: 1, maxLength: 64, description: "Only this merchant's payments; another's is 404" }),
+);
+
 /**
  * The payments a partner's list covers: every merchant's, or the one `merchantId` names (deleted ones included, for
  * their payments stay readable); another partner's or an unknown merchant is 404 `not_found`.

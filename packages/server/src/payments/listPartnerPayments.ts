@@ -2,16 +2,14 @@ import { Type } from '@sinclair/typebox';
 import type { App, AppContext } from '../context.ts';
 import { principalOf } from '../http/auth.ts';
 import { errorResponses } from '../http/schemas.ts';
-import { filtersOf, ListPaymentsQuery, partnerListScope } from './listFilters.ts';
+import { filtersOf, ListPaymentsQuery, partnerListScope, MerchantIdFilter } from './listFilters.ts';
 import { markDeprecated, PaymentList, paymentListPage } from './paymentListPage.ts';
 import { type MerchantRow, type PaymentRow, toPaymentItem } from './paymentResource.ts';
 
 const PartnerPaymentsQuery = Type.Object(
   {
     ...ListPaymentsQuery.properties,
-    merchantId: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 64, description: "Only this merchant's payments; another's is 404" }),
-    ),
+    merchantId: MerchantIdFilter,
   },
   { additionalProperties: false },
 );

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { getJson, onSessionEnded, readSession, signOut } from './api.ts';
 import type { NetworksAnswer, Session } from './apiTypes.ts';
 import { ErrorNotice, PageHeading, usePageTitle } from './common.tsx';
@@ -14,7 +14,7 @@ import { PaymentPage } from './paymentPage.tsx';
 import { PaymentsPage } from './paymentsPage.tsx';
 import { SettlementBatchPage } from './settlementBatchPage.tsx';
 import { SettlementsPage } from './settlementsPage.tsx';
-import { followLinksWithin, type Location, navigate, useLocation } from './router.ts';
+import { followLinksWithin, type Location, navigate, useLocation, useHeadingFocusOnNavigation } from './router.ts';
 import type { DashboardSettings } from './settings.ts';
 import { SignInPage } from './signInPage.tsx';
 import { WebhookPage } from './webhookPage.tsx';
@@ -131,13 +131,7 @@ export function App(props: { settings: DashboardSettings }) {
     }
   }, [session, route.page, location.path]);
 
-  // Going to another page moves focus to its heading, as a page load would put a screen reader at its start.
-  const shownPath = useRef(location.path);
-  useEffect(() => {
-    if (shownPath.current === location.path) return;
-    shownPath.current = location.path;
-    document.getElementById('page-heading')?.focus();
-  }, [location.path, session]);
+  useHeadingFocusOnNavigation(location.path, session);
 
   if (sessionFailure) return <ErrorNotice error={sessionFailure} prefix="The dashboard could not start:" />;
   if (session === undefined) return <p class="loading">Loading the dashboard…</p>;

@@ -5,7 +5,7 @@ import { ErrorNotice, failureMessage, PageHeading, usePageTitle } from './common
 import { formatDateTime } from './format.ts';
 import { useLiveData } from './liveData.ts';
 import { createMerchant, loadMerchantPage, type MerchantFields } from './merchantsApi.ts';
-import { cursorPaging, Pager } from './pager.tsx';
+import { cursorPaging, Pager, PagedTable } from './pager.tsx';
 import { MERCHANTS_PATH, merchantPath } from './paths.ts';
 import { type Location, navigate } from './router.ts';
 import { SubmitRow } from './submitRow.tsx';
@@ -110,41 +110,31 @@ function AddMerchant(props: { session: Session; onAdded: (merchant: MerchantView
 }
 
 function MerchantRows(props: { merchants: MerchantView[] }) {
-  if (props.merchants.length === 0) {
-    return (
-      <p id="merchant-rows" tabIndex={-1} class="empty">
-        No merchants yet.
-      </p>
-    );
-  }
   return (
-    <div id="merchant-rows" tabIndex={-1} class="table-wrap">
-      <table>
-        <caption class="visually-hidden">Merchants</caption>
-        <thead>
-          <tr>
-            <th scope="col">Merchant</th>
-            <th scope="col">Email</th>
-            <th scope="col">Status</th>
-            <th scope="col">Created</th>
+    <PagedTable id="merchant-rows" rows={props.merchants.length} empty="No merchants yet." caption="Merchants">
+      <thead>
+        <tr>
+          <th scope="col">Merchant</th>
+          <th scope="col">Email</th>
+          <th scope="col">Status</th>
+          <th scope="col">Created</th>
+        </tr>
+      </thead>
+      <tbody>
+        {props.merchants.map((merchant) => (
+          <tr key={merchant.id} data-merchant-id={merchant.id}>
+            <td data-label="Merchant">
+              <a href={merchantPath(merchant.id)}>{merchant.name}</a> <code class="hash">{merchant.id}</code>
+            </td>
+            <td data-label="Email">{merchant.email}</td>
+            <td data-label="Status">
+              <span class={`status status-${merchant.status}`}>{MERCHANT_STATUS_LABELS[merchant.status]}</span>
+            </td>
+            <td data-label="Created">{formatDateTime(merchant.createdAt)}</td>
           </tr>
-        </thead>
-        <tbody>
-          {props.merchants.map((merchant) => (
-            <tr key={merchant.id} data-merchant-id={merchant.id}>
-              <td data-label="Merchant">
-                <a href={merchantPath(merchant.id)}>{merchant.name}</a> <code class="hash">{merchant.id}</code>
-              </td>
-              <td data-label="Email">{merchant.email}</td>
-              <td data-label="Status">
-                <span class={`status status-${merchant.status}`}>{MERCHANT_STATUS_LABELS[merchant.status]}</span>
-              </td>
-              <td data-label="Created">{formatDateTime(merchant.createdAt)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+        ))}
+      </tbody>
+    </PagedTable>
   );
 }
 

@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import type { Location } from './router.ts';
 
 /** The cursors of the pages before this one, kept in the history entry, for Previous. */
@@ -49,5 +50,34 @@ export function Pager(props: {
         Next
       </button>
     </nav>
+  );
+}
+
+/**
+ * A page of a list: its table, or what the list says when it has nothing, under the one id the page moves focus to
+ * when another page of it is shown.
+ */
+export function PagedTable(props: {
+  id: string;
+  rows: number;
+  empty: string;
+  caption: string;
+  tableClass?: string;
+  children: ComponentChildren;
+}) {
+  if (props.rows === 0) {
+    return (
+      <p id={props.id} tabIndex={-1} class="empty">
+        {props.empty}
+      </p>
+    );
+  }
+  return (
+    <div id={props.id} tabIndex={-1} class="table-wrap">
+      <table class={props.tableClass}>
+        <caption class="visually-hidden">{props.caption}</caption>
+        {props.children}
+      </table>
+    </div>
   );
 }

@@ -10,7 +10,7 @@ import {
   startOfDay,
   withParameters,
 } from './paymentsQuery.ts';
-import { FilterActions, MerchantFilterField } from './filterFields.tsx';
+import { FilterActions, MerchantFilterField, PageSizeField } from './filterFields.tsx';
 
 const ORDERS = [
   { value: 'date:desc', label: 'Newest first' },
@@ -160,16 +160,7 @@ export function PaymentFilters(props: {
               ))}
             </select>
           </div>
-          <div class="field">
-            <label for="filter-limit">Per page</label>
-            <select id="filter-limit" name="limit">
-              {[...new Set([...PAGE_SIZES, limit])].map((size) => (
-                <option key={size} value={size} selected={size === limit}>
-                  {size}
-                </option>
-              ))}
-            </select>
-          </div>
+          <PageSizeField sizes={PAGE_SIZES} selected={limit} />
         </div>
         <CheckboxGroup
           legend="Status"

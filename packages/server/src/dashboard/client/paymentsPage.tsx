@@ -11,6 +11,7 @@ import { listQueryOf, withParameters } from './paymentsQuery.ts';
 import { PAYMENTS_PATH, paymentPath } from './paths.ts';
 import { type Location, navigate } from './router.ts';
 import type { DashboardSettings } from './settings.ts';
+import { PagedTable } from './pager.tsx';
 
 /** How often an open list asks the API again, so new payments and changed statuses show without a reload. */
 export const LIST_REFRESH_MS = 5_000;
@@ -21,49 +22,45 @@ interface PagingState {
 }
 
 function PaymentRows(props: { payments: PaymentItem[]; page: number | undefined }) {
-  if (props.payments.length === 0) {
-    return (
-      <p id="payment-rows" tabIndex={-1} class="empty">
-        No payments match these filters.
-      </p>
-    );
-  }
   return (
-    <div id="payment-rows" tabIndex={-1} class="table-wrap">
-      <table class="payments">
-        <caption class="visually-hidden">Payments{props.page ? `, page ${props.page}` : ''}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Reference</th>
-            <th scope="col">Merchant</th>
-            <th scope="col" class="amount">
-              Amount
-            </th>
-            <th scope="col">Status</th>
-            <th scope="col">Created</th>
+    <PagedTable
+      id="payment-rows"
+      rows={props.payments.length}
+      empty="No payments match these filters."
+      caption={`Payments${props.page ? `, page ${props.page}` : ''}`}
+      tableClass="payments"
+    >
+      <thead>
+        <tr>
+          <th scope="col">Reference</th>
+          <th scope="col">Merchant</th>
+          <th scope="col" class="amount">
+            Amount
+          </th>
+          <th scope="col">Status</th>
+          <th scope="col">Created</th>
+        </tr>
+      </thead>
+      <tbody>
+        {props.payments.map((payment) => (
+          <tr key={payment.paymentId} data-payment-id={payment.paymentId}>
+            <td data-label="Reference">
+              <a href={paymentPath(payment.paymentId, payment.merchant.id)}>{payment.referenceId}</a>
+            </td>
+            <td data-label="Merchant">{payment.merchant.name ?? payment.merchant.id}</td>
+            <td data-label="Amount" class="amount">
+              {payment.fiatAmount ? formatFiat(payment.fiatAmount) : '—'}
+            </td>
+            <td data-label="Status">
+              <StatusBadge status={payment.status} />
+            </td>
+            <td data-label="Created">
+              <time dateTime={payment.createdAt}>{formatDateTime(payment.createdAt)}</time>
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {props.payments.map((payment) => (
-            <tr key={payment.paymentId} data-payment-id={payment.paymentId}>
-              <td data-label="Reference">
-                <a href={paymentPath(payment.paymentId, payment.merchant.id)}>{payment.referenceId}</a>
-              </td>
-              <td data-label="Merchant">{payment.merchant.name ?? payment.merchant.id}</td>
-              <td data-label="Amount" class="amount">
-                {payment.fiatAmount ? formatFiat(payment.fiatAmount) : '—'}
-              </td>
-              <td data-label="Status">
-                <StatusBadge status={payment.status} />
-              </td>
-              <td data-label="Created">
-                <time dateTime={payment.createdAt}>{formatDateTime(payment.createdAt)}</time>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+        ))}
+      </tbody>
+    </PagedTable>
   );
 }
 

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 
 /** Where the dashboard is: the page's path, its query, and what the history entry keeps beside them. */
 export interface Location {
@@ -60,4 +60,17 @@ export function followLinksWithin(base: string): () => void {
   };
   document.addEventListener('click', onClick);
   return () => document.removeEventListener('click', onClick);
+}
+
+/**
+ * Going to another page moves focus to its heading (`#page-heading`), as a page load would put a screen reader at
+ * its start; `shown` is what else decides the page shown (the session), so focus follows once it is there.
+ */
+export function useHeadingFocusOnNavigation(path: string, shown: unknown): void {
+  const shownPath = useRef(path);
+  useEffect(() => {
+    if (shownPath.current === path) return;
+    shownPath.current = path;
+    document.getElementById('page-heading')?.focus();
+  }, [path, shown]);
 }

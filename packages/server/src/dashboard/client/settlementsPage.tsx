@@ -4,7 +4,7 @@ import { ErrorNotice, PageHeading, TransactionHash, usePageTitle } from './commo
 import { formatDateTime, formatFiat, formatTokenExact } from './format.ts';
 import { useLiveData } from './liveData.ts';
 import type { NetworkDirectory } from './networks.ts';
-import { cursorPaging, Pager } from './pager.tsx';
+import { cursorPaging, Pager, PagedTable } from './pager.tsx';
 import { SETTLEMENTS_PATH, settlementBatchPath } from './paths.ts';
 import { loadMerchants } from './paymentsApi.ts';
 import { type Location, navigate } from './router.ts';
@@ -89,70 +89,65 @@ function BatchRows(props: {
   merchants: MerchantView[] | undefined;
   networks: NetworkDirectory | undefined;
 }) {
-  if (props.batches.length === 0) {
-    return (
-      <p id="batch-rows" tabIndex={-1} class="empty">
-        No settlements match these filters.
-      </p>
-    );
-  }
   return (
-    <div id="batch-rows" tabIndex={-1} class="table-wrap">
-      <table>
-        <caption class="visually-hidden">Settlement batches{props.page ? `, page ${props.page}` : ''}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Made</th>
-            <th scope="col">Merchant</th>
-            <th scope="col" class="amount">
-              Amount
-            </th>
-            <th scope="col" class="amount">
-              Fees
-            </th>
-            <th scope="col" class="amount">
-              Payments
-            </th>
-            <th scope="col">Status</th>
-            <th scope="col">Transaction</th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.batches.map((batch) => {
-            const token = tokenOfBatch(batch, props.networks);
-            return (
-              <tr key={batch.id} data-batch-id={batch.id}>
-                <td data-label="Made">
-                  <a href={settlementBatchPath(batch.id)}>
-                    <time dateTime={batch.createdAt}>{formatDateTime(batch.createdAt)}</time>
-                  </a>
-                </td>
-                <td data-label="Merchant">{merchantName(batch.merchantId, props.merchants)}</td>
-                <td data-label="Amount" class="amount">
-                  {formatTokenExact(batch.amount, token)}
-                </td>
-                <td data-label="Fees" class="amount">
-                  {formatTokenExact(batch.fees, token)}
-                </td>
-                <td data-label="Payments" class="amount">
-                  {batch.paymentCount}
-                </td>
-                <td data-label="Status">
-                  <SettlementStatus status={batch.status} />
-                </td>
-                <td data-label="Transaction">
-                  {batch.txHash ? (
-                    <TransactionHash hash={batch.txHash} chain={batch.network} networks={props.networks} short />
-                  ) : (
-                    '—'
-                  )}
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-    </div>
+    <PagedTable
+      id="batch-rows"
+      rows={props.batches.length}
+      empty="No settlements match these filters."
+      caption={`Settlement batches${props.page ? `, page ${props.page}` : ''}`}
+    >
+      <thead>
+        <tr>
+          <th scope="col">Made</th>
+          <th scope="col">Merchant</th>
+          <th scope="col" class="amount">
+            Amount
+          </th>
+          <th scope="col" class="amount">
+            Fees
+          </th>
+          <th scope="col" class="amount">
+            Payments
+          </th>
+          <th scope="col">Status</th>
+          <th scope="col">Transaction</th>
+        </tr>
+      </thead>
+      <tbody>
+        {props.batches.map((batch) => {
+          const token = tokenOfBatch(batch, props.networks);
+          return (
+            <tr key={batch.id} data-batch-id={batch.id}>
+              <td data-label="Made">
+                <a href={settlementBatchPath(batch.id)}>
+                  <time dateTime={batch.createdAt}>{formatDateTime(batch.createdAt)}</time>
+                </a>
+              </td>
+              <td data-label="Merchant">{merchantName(batch.merchantId, props.merchants)}</td>
+              <td data-label="Amount" class="amount">
+                {formatTokenExact(batch.amount, token)}
+              </td>
+              <td data-label="Fees" class="amount">
+                {formatTokenExact(batch.fees, token)}
+              </td>
+              <td data-label="Payments" class="amount">
+                {batch.paymentCount}
+              </td>
+              <td data-label="Status">
+                <SettlementStatus status={batch.status} />
+              </td>
+              <td data-label="Transaction">
+                {batch.txHash ? (
+                  <TransactionHash hash={batch.txHash} chain={batch.network} networks={props.networks} short />
+                ) : (
+                  '—'
+                )}
+              </td>
+            </tr>
+          );
+        })}
+      </tbody>
+    </PagedTable>
   );
 }
 

@@ -5,7 +5,7 @@ import { ConfirmAction } from './confirmAction.tsx';
 import { merchantText } from './developersPage.tsx';
 import { formatDateTime } from './format.ts';
 import { useLiveData } from './liveData.ts';
-import { cursorPaging, Pager } from './pager.tsx';
+import { cursorPaging, Pager, PagedTable } from './pager.tsx';
 import { DEVELOPERS_PATH, webhookPath } from './paths.ts';
 import { loadMerchants } from './paymentsApi.ts';
 import { type Location, navigate } from './router.ts';
@@ -37,60 +37,55 @@ function DeliveryRows(props: {
   onResend: (attempt: DeliveryAttemptView) => void;
   resending: string | undefined;
 }) {
-  if (props.attempts.length === 0) {
-    return (
-      <p id="delivery-rows" tabIndex={-1} class="empty">
-        No deliveries yet: events are sent here as they happen.
-      </p>
-    );
-  }
   return (
-    <div id="delivery-rows" tabIndex={-1} class="table-wrap">
-      <table>
-        <caption class="visually-hidden">Delivery attempts, newest first</caption>
-        <thead>
-          <tr>
-            <th scope="col">Event</th>
-            <th scope="col">Attempt</th>
-            <th scope="col">Outcome</th>
-            <th scope="col">Answer</th>
-            <th scope="col">When</th>
-            <th scope="col">
-              <span class="visually-hidden">Resend</span>
-            </th>
+    <PagedTable
+      id="delivery-rows"
+      rows={props.attempts.length}
+      empty="No deliveries yet: events are sent here as they happen."
+      caption="Delivery attempts, newest first"
+    >
+      <thead>
+        <tr>
+          <th scope="col">Event</th>
+          <th scope="col">Attempt</th>
+          <th scope="col">Outcome</th>
+          <th scope="col">Answer</th>
+          <th scope="col">When</th>
+          <th scope="col">
+            <span class="visually-hidden">Resend</span>
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {props.attempts.map((attempt) => (
+          <tr key={attempt.id} data-attempt-id={attempt.id} data-event-id={attempt.eventId}>
+            <td data-label="Event">
+              <code>{attempt.eventType}</code> <code class="hash">{attempt.eventId}</code>
+            </td>
+            <td data-label="Attempt">
+              {attempt.attempt}
+              {attempt.redelivery ? ' (resent)' : ''}
+            </td>
+            <td data-label="Outcome">
+              <span class={`status delivery-${attempt.outcome}`}>{OUTCOMES[attempt.outcome]}</span>
+            </td>
+            <td data-label="Answer">
+              {answerText(attempt)} <span class="hint">in {attempt.durationMs} ms</span>
+            </td>
+            <td data-label="When">{formatDateTime(attempt.attemptedAt)}</td>
+            <td data-label="Resend">
+              <button
+                type="button"
+                disabled={props.resending === attempt.eventId}
+                onClick={() => props.onResend(attempt)}
+              >
+                Resend<span class="visually-hidden"> event {attempt.eventId}</span>
+              </button>
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {props.attempts.map((attempt) => (
-            <tr key={attempt.id} data-attempt-id={attempt.id} data-event-id={attempt.eventId}>
-              <td data-label="Event">
-                <code>{attempt.eventType}</code> <code class="hash">{attempt.eventId}</code>
-              </td>
-              <td data-label="Attempt">
-                {attempt.attempt}
-                {attempt.redelivery ? ' (resent)' : ''}
-              </td>
-              <td data-label="Outcome">
-                <span class={`status delivery-${attempt.outcome}`}>{OUTCOMES[attempt.outcome]}</span>
-              </td>
-              <td data-label="Answer">
-                {answerText(attempt)} <span class="hint">in {attempt.durationMs} ms</span>
-              </td>
-              <td data-label="When">{formatDateTime(attempt.attemptedAt)}</td>
-              <td data-label="Resend">
-                <button
-                  type="button"
-                  disabled={props.resending === attempt.eventId}
-                  onClick={() => props.onResend(attempt)}
-                >
-                  Resend<span class="visually-hidden"> event {attempt.eventId}</span>
-                </button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+        ))}
+      </tbody>
+    </PagedTable>
   );
 }
 

@@ -3,7 +3,7 @@ import { ErrorNotice, PageHeading, usePageTitle } from '../../dashboard/client/c
 import { ConfirmQuestion } from '../../dashboard/client/confirmAction.tsx';
 import { formatDateTime } from '../../dashboard/client/format.ts';
 import { useLiveData } from '../../dashboard/client/liveData.ts';
-import { cursorPaging, Pager } from '../../dashboard/client/pager.tsx';
+import { cursorPaging, Pager, PagedTable } from '../../dashboard/client/pager.tsx';
 import { type Location, navigate } from '../../dashboard/client/router.ts';
 import {
   listMerchants,
@@ -15,7 +15,7 @@ import {
   setMerchantStatus,
 } from './operatorApi.ts';
 import { CONSOLE_NAME, MERCHANTS_PATH } from './paths.ts';
-import { FilterActions } from '../../dashboard/client/filterFields.tsx';
+import { FilterActions, PageSizeField } from '../../dashboard/client/filterFields.tsx';
 
 const STATUS_LABELS: Record<MerchantStatus, string> = {
   active: 'Active',
@@ -52,60 +52,55 @@ function consequence(change: StatusChange): string {
 }
 
 function MerchantRows(props: { merchants: MerchantSummary[]; onChange: (change: StatusChange) => void }) {
-  if (props.merchants.length === 0) {
-    return (
-      <p id="merchant-rows" tabIndex={-1} class="empty">
-        No merchants match these filters.
-      </p>
-    );
-  }
   return (
-    <div id="merchant-rows" tabIndex={-1} class="table-wrap">
-      <table>
-        <caption class="visually-hidden">Merchants</caption>
-        <thead>
-          <tr>
-            <th scope="col">Merchant</th>
-            <th scope="col">Email</th>
-            <th scope="col">Partner</th>
-            <th scope="col">Status</th>
-            <th scope="col">Created</th>
-            <th scope="col">
-              <span class="visually-hidden">Change</span>
-            </th>
+    <PagedTable
+      id="merchant-rows"
+      rows={props.merchants.length}
+      empty="No merchants match these filters."
+      caption="Merchants"
+    >
+      <thead>
+        <tr>
+          <th scope="col">Merchant</th>
+          <th scope="col">Email</th>
+          <th scope="col">Partner</th>
+          <th scope="col">Status</th>
+          <th scope="col">Created</th>
+          <th scope="col">
+            <span class="visually-hidden">Change</span>
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {props.merchants.map((merchant) => (
+          <tr key={merchant.merchantId} data-merchant-id={merchant.merchantId}>
+            <td data-label="Merchant">
+              {merchant.name} <code class="hash">{merchant.merchantId}</code>
+            </td>
+            <td data-label="Email">{merchant.email}</td>
+            <td data-label="Partner">{merchant.partnerName}</td>
+            <td data-label="Status">
+              <span class={`status status-${merchant.status}`}>{STATUS_LABELS[merchant.status]}</span>
+              {merchant.deleted && <span class="status status-deleted">Deleted</span>}
+            </td>
+            <td data-label="Created">{formatDateTime(merchant.createdAt)}</td>
+            <td data-label="Change">
+              {!merchant.deleted && (
+                <button
+                  type="button"
+                  onClick={() =>
+                    props.onChange({ merchant, status: merchant.status === 'active' ? 'suspended' : 'active' })
+                  }
+                >
+                  {merchant.status === 'active' ? 'Suspend' : 'Reactivate'}
+                  <span class="visually-hidden"> {merchant.name}</span>
+                </button>
+              )}
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {props.merchants.map((merchant) => (
-            <tr key={merchant.merchantId} data-merchant-id={merchant.merchantId}>
-              <td data-label="Merchant">
-                {merchant.name} <code class="hash">{merchant.merchantId}</code>
-              </td>
-              <td data-label="Email">{merchant.email}</td>
-              <td data-label="Partner">{merchant.partnerName}</td>
-              <td data-label="Status">
-                <span class={`status status-${merchant.status}`}>{STATUS_LABELS[merchant.status]}</span>
-                {merchant.deleted && <span class="status status-deleted">Deleted</span>}
-              </td>
-              <td data-label="Created">{formatDateTime(merchant.createdAt)}</td>
-              <td data-label="Change">
-                {!merchant.deleted && (
-                  <button
-                    type="button"
-                    onClick={() =>
-                      props.onChange({ merchant, status: merchant.status === 'active' ? 'suspended' : 'active' })
-                    }
-                  >
-                    {merchant.status === 'active' ? 'Suspend' : 'Reactivate'}
-                    <span class="visually-hidden"> {merchant.name}</span>
-                  </button>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+        ))}
+      </tbody>
+    </PagedTable>
   );
 }
 
@@ -186,16 +181,7 @@ export function MerchantsPage(props: { session: OperatorSession; location: Locat
               ))}
             </select>
           </div>
-          <div class="field">
-            <label for="filter-limit">Per page</label>
-            <select id="filter-limit" name="limit">
-              {[...new Set([...PAGE_SIZES, limit])].map((size) => (
-                <option key={size} value={size} selected={size === limit}>
-                  {size}
-                </option>
-              ))}
-            </select>
-          </div>
+          <PageSizeField sizes={PAGE_SIZES} selected={limit} />
         </div>
         <FilterActions onClear={() => show(new URLSearchParams())} />
       </form>

@@ -1,8 +1,13 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { onSessionEnded } from '../../dashboard/client/api.ts';
 import { ErrorNotice, PageHeading, usePageTitle } from '../../dashboard/client/common.tsx';
 import { ConsoleLayout } from '../../dashboard/client/layout.tsx';
-import { followLinksWithin, navigate, useLocation } from '../../dashboard/client/router.ts';
+import {
+  followLinksWithin,
+  navigate,
+  useLocation,
+  useHeadingFocusOnNavigation,
+} from '../../dashboard/client/router.ts';
 import { HealthPage } from './healthPage.tsx';
 import { MerchantsPage } from './merchantsPage.tsx';
 import { type OperatorSession, readOperatorSession, signOutOperator } from './operatorApi.ts';
@@ -79,13 +84,7 @@ export function OperatorApp(props: { apiVersions: string[] }) {
     }
   }, [session, route.page, location.path]);
 
-  // Going to another page moves focus to its heading, as a page load would put a screen reader at its start.
-  const shownPath = useRef(location.path);
-  useEffect(() => {
-    if (shownPath.current === location.path) return;
-    shownPath.current = location.path;
-    document.getElementById('page-heading')?.focus();
-  }, [location.path, session]);
+  useHeadingFocusOnNavigation(location.path, session);
 
   if (sessionFailure) return <ErrorNotice error={sessionFailure} prefix="The operator console could not start:" />;
   if (session === undefined) return <p class="loading">Loading the operator console…</p>;

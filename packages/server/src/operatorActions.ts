@@ -23,10 +23,16 @@ import type { FeeSchedule } from './settlement/fees.ts';
 import { parseFixedFee } from './settlement/fees.ts';
 import { CliError, requireEmbeddedDatabase } from './operatorDatabase.ts';
 import { requestRecovery, unlistedDeposits } from './deposits/depositRecovery.ts';
-import { auditBuyersBalances, auditMerchantBalances, auditUnattributed } from './ledger/audit.ts';
+import {
+  auditBuyersBalances,
+  auditMerchantBalances,
+  auditNegativeBalances,
+  auditPayoutsInFlight,
+  auditUnattributed,
+} from './ledger/audit.ts';
 import { auditConfiguredChains, configuredNetworks } from './ledger/collectorAudit.ts';
 import { ChainRegistry } from './chains/registry.ts';
-import { postFunding } from './ledger/ledger.ts';
+import { FEES, InsufficientBalanceError, OPERATOR, postFunding } from './ledger/ledger.ts';
 import { createSignInLink } from './dashboard/sessions.ts';
 import { setMerchantStatus } from './merchants/merchantStatus.ts';
 
@@ -258,7 +264,8 @@ export function depositsRecover(request: { paymentId: string; network: string; t
 }
 
 /**
- * Prints every merchant balance and what buyers are owed, as the ledger and the records give them, and the
+ * Prints every merchant balance and what buyers are owed, as the ledger and the records give them, the payouts in
+ * flight, every account the collector owes that is below zero (always a difference), and the
  * collector's balance of each token and the deposit addresses', on the chain and in the ledger, each chain line
  * with where the chain was read (`readAt`: the network's newest final block, or the Solana commitment); refuses
  * (exit 1) when any two differ.
@@ -277,6 +284,8 @@ export function audit(options: { chain: boolean }): Promise<void> {
       ...(await auditMerchantBalances(db)).map((check) => ({ check: 'merchant_balance', ...check })),
       ...(await auditBuyersBalances(db)).map((check) => ({ check: 'buyers_balance', ...check })),
       ...(await auditUnattributed(db)).map((check) => ({ check: 'unattributed', ...check })),
+      ...(await auditPayoutsInFlight(db)).map((check) => ({ check: 'payouts_in_flight', ...check })),
+      ...(await auditNegativeBalances(db)).map((check) => ({ check: 'negative_balance', ...check })),
       ...(await chainChecks()),
     ];
     for (const check of checks) printJson(check);
@@ -288,11 +297,18 @@ export function audit(options: { chain: boolean }): Promise<void> {
 }
 
 /**
- * Records value the operator moved into the collector from outside (a negative amount: took out), in a token of
- * the configured networks (spelled as the registry has it); `reference` names the entry, so running the same
- * command twice records it once.
+ * Records value the operator moved into the collector from outside (a negative amount: took out, from its own
+ * funding or from the fees, never more than that account holds), in a token of the configured networks (spelled as
+ * the registry has it); `reference` names the entry, so running the same command twice records it once.
  */
-export function ledgerFund(request: { asset: string; amount: string; reference?: string }): Promise<void> {
+export function ledgerFund(request: {
+  asset: string;
+  amount: string;
+  reference?: string;
+  from?: string;
+}): Promise<void> {
+  const from = request.from ?? OPERATOR;
+  if (from !== OPERATOR && from !== FEES) throw new CliError('--from must be operator or fees');
   if (!/^-?[1-9][0-9]*$/.test(request.amount))
     throw new CliError("--amount must be a whole number of the token's minor units, not 0 (negative: taken out)");
   if (request.reference !== undefined && !/^[\w.:-]{1,100}$/.test(request.reference))
@@ -303,8 +319,13 @@ export function ledgerFund(request: { asset: string; amount: string; reference?:
     const entry = `funding:${request.reference ?? newId('fnd')}`;
     const recorded = await inTransaction(db, async (trx) => {
       const before = await trx.selectFrom('ledger_entries').select('id').where('entry', '=', entry).executeTakeFirst();
-      if (!before) await postFunding(trx, entry, token.caip19, BigInt(request.amount));
+      if (!before) await postFunding(trx, entry, token.caip19, BigInt(request.amount), from);
       return !before;
+    }).catch((error: unknown) => {
+      if (!(error instanceof InsufficientBalanceError)) throw error;
+      throw new CliError(
+        `${from} holds ${error.balance} of ${token.caip19}: ${error.needed} cannot be taken out (${error.shortfall} short)`,
+      );
     });
     printJson({ entry, asset: token.caip19, amount: request.amount, recorded });
   });

@@ -196,7 +196,8 @@ export function addAuditCommand(program: Command): void {
     .requiredOption('--asset <caip19>', 'the token as paygate audit names it, e.g. eip155:8453/slip44:60')
     .requiredOption('--amount <minor units>', "whole number of the token's minor units")
     .option('--reference <id>', 'names the entry (e.g. the top-up transaction), so a second run records nothing')
-    .action(async (options: { asset: string; amount: string; reference?: string }) =>
+    .option('--from <account>', 'what a negative amount is taken from: operator (its funding) or fees', 'operator')
+    .action(async (options: { asset: string; amount: string; reference?: string; from: string }) =>
       (await actions()).ledgerFund(options),
     );
 }

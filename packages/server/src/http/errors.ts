@@ -48,6 +48,10 @@ export const API_ERRORS = {
   quote_expired: { status: 409, message: 'The quote expired; ask for options again.' },
   idempotency_conflict: { status: 409, message: 'The Idempotency-Key was used with another request.' },
   already_refunded: { status: 409, message: 'The payment is refunded in full.' },
+  insufficient_balance: {
+    status: 409,
+    message: "The merchant's balance in the collector does not cover the refund; details name the shortfall.",
+  },
   settlement_asset_conflict: { status: 409, message: 'The asset already has a settlement destination.' },
   webhook_endpoint_limit: { status: 409, message: 'The partner has as many webhook endpoints as allowed.' },
   payment_expired: { status: 410, message: 'The payment expired.' },

@@ -46,8 +46,8 @@ async function compareOwed(
 }
 
 /**
- * What each merchant is owed in each asset: its succeeded payments not settled, less its on-chain refunds that
- * settlements have not deducted yet.
+ * What each merchant is owed in each asset: its succeeded payments in no settlement batch, less its on-chain refunds
+ * (each taken from the merchant's balance as it was made) that no batch has deducted.
  */
 export function auditMerchantBalances(db: Db): Promise<OwedBalanceCheck[]> {
   return compareOwed(
@@ -56,19 +56,21 @@ export function auditMerchantBalances(db: Db): Promise<OwedBalanceCheck[]> {
     sql`
       SELECT merchant_id, asset, sum(amount) AS amount FROM (
         SELECT merchant_id, token_asset AS asset, settlement_amount::numeric AS amount FROM payments
-        WHERE status = 'succeeded' AND settled_at IS NULL AND token_asset IS NOT NULL AND settlement_amount IS NOT NULL
+        WHERE status = 'succeeded' AND settled_at IS NULL AND settlement_batch_id IS NULL
+          AND token_asset IS NOT NULL AND settlement_amount IS NOT NULL
         UNION ALL
         SELECT merchant_id, token_asset, -token_value FROM refunds
-        WHERE method = 'onchain' AND status = 'succeeded' AND exception_id IS NULL AND token_asset IS NOT NULL
+        WHERE method = 'onchain' AND status <> 'failed' AND exception_id IS NULL AND token_asset IS NOT NULL
         UNION ALL
-        SELECT merchant_id, asset, refunds_deducted FROM settlement_batches WHERE status = 'confirmed'
+        SELECT merchant_id, asset, refunds_deducted FROM settlement_batches WHERE status <> 'failed'
       ) parts GROUP BY 1, 2`,
   );
 }
 
 /**
  * What the buyers of each merchant's payments are owed per asset: a transfer that did not simply pay its payment
- * is an exception until it is sent back by a refund that succeeded, or accepted by the merchant.
+ * is an exception until a refund sends it back (taken from this account as the refund is made), or the merchant
+ * accepts it.
  */
 export function auditBuyersBalances(db: Db): Promise<OwedBalanceCheck[]> {
   return compareOwed(
@@ -80,7 +82,7 @@ export function auditBuyersBalances(db: Db): Promise<OwedBalanceCheck[]> {
       WHERE jsonb_array_length(payments.exceptions) > 0
         AND exception ->> 'acceptedAt' IS NULL
         AND NOT EXISTS (
-          SELECT 1 FROM refunds WHERE refunds.exception_id = exception ->> 'id' AND refunds.status = 'succeeded'
+          SELECT 1 FROM refunds WHERE refunds.exception_id = exception ->> 'id' AND refunds.status <> 'failed'
         )
       GROUP BY 1, 2`,
   );
@@ -96,6 +98,66 @@ export function auditUnattributed(db: Db): Promise<OwedBalanceCheck[]> {
     'unattributed:',
     sql`SELECT NULL::text AS merchant_id, NULL::text AS asset, 0 AS amount WHERE false`,
   );
+}
+
+/** What the transfers out of the collector decided and not final hold, per the ledger and per their records. */
+export interface PayoutsInFlightCheck {
+  asset: string;
+  ledger: string;
+  records: string;
+  difference: string;
+}
+
+/**
+ * The ledger's `payouts_in_flight` against the settlement batches and on-chain refunds whose transfer is not final:
+ * each was taken from its owner's account when decided, and is in flight until it lands or fails.
+ */
+export async function auditPayoutsInFlight(db: Db): Promise<PayoutsInFlightCheck[]> {
+  const { rows } = await sql<PayoutsInFlightCheck>`
+    WITH ledger AS (
+      SELECT asset, -sum(amount) AS amount FROM ledger_entries WHERE account = 'payouts_in_flight' GROUP BY 1
+    ), records AS (
+      SELECT asset, sum(amount) AS amount FROM (
+        SELECT asset, amount FROM settlement_batches WHERE status IN ('claimed', 'sent')
+        UNION ALL
+        SELECT token_asset, token_value FROM refunds
+        WHERE method = 'onchain' AND status = 'pending' AND token_asset IS NOT NULL
+      ) parts GROUP BY 1
+    )
+    SELECT coalesce(ledger.asset, records.asset) AS asset,
+           coalesce(ledger.amount, 0)::text AS ledger,
+           coalesce(records.amount, 0)::text AS records,
+           (coalesce(ledger.amount, 0) - coalesce(records.amount, 0))::text AS difference
+    FROM ledger FULL JOIN records ON records.asset = ledger.asset
+    WHERE coalesce(ledger.amount, 0) <> 0 OR coalesce(records.amount, 0) <> 0
+    ORDER BY 1
+  `.execute(db);
+  return rows;
+}
+
+/** An account the collector owes that holds less than nothing: `difference` is its balance. */
+export interface NegativeBalanceCheck {
+  account: string;
+  asset: string;
+  balance: string;
+  difference: string;
+}
+
+/**
+ * Every account the collector owes (a merchant, its buyers, unattributed value, the fees, the operator) that is below
+ * zero: money paid out of it that it never held, so paid with another owner's. None should ever be listed.
+ */
+export async function auditNegativeBalances(db: Db): Promise<NegativeBalanceCheck[]> {
+  const { rows } = await sql<NegativeBalanceCheck>`
+    SELECT account, asset, (-sum(amount))::text AS balance, (-sum(amount))::text AS difference
+    FROM ledger_entries
+    WHERE starts_with(account, 'merchant:') OR starts_with(account, 'buyers:') OR starts_with(account, 'unattributed:')
+       OR account IN ('fees', 'operator')
+    GROUP BY account, asset
+    HAVING sum(amount) > 0
+    ORDER BY account, asset
+  `.execute(db);
+  return rows;
 }
 
 /** The ledger's balance of one account, per asset. */

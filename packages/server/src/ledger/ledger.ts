@@ -11,13 +11,18 @@ import type { Database, PaymentsTable, RefundsTable } from '../db/schema.ts';
  * put into the collector from outside (or took out), recorded with `paygate ledger fund`. `unattributed:<merchant
  * id>`: value that reached the collector for a merchant's payment with no record to hold it (a gateway transfer
  * that landed after its payment was final, a token an operator's recovery swept without a recorded transfer); the
- * audit shows it until the operator settles it.
+ * audit shows it until the operator settles it. `payouts_in_flight`: transfers out of the collector decided and not
+ * final yet; their owners' accounts paid them when they were decided (`postPayoutDecided`).
+ *
+ * The accounts the collector owes (merchants, buyers, fees, operator, unattributed) never go below zero: every
+ * transfer out is taken from its owner's account, and refused when that account holds too little.
  */
 export const COLLECTOR = 'collector';
 export const DEPOSIT_ADDRESSES = 'deposit_addresses';
 export const FEES = 'fees';
 export const NETWORK_FEES = 'network_fees';
 export const OPERATOR = 'operator';
+export const PAYOUTS_IN_FLIGHT = 'payouts_in_flight';
 export const merchantAccount = (merchantId: string) => `merchant:${merchantId}`;
 export const buyersAccount = (merchantId: string) => `buyers:${merchantId}`;
 export const unattributedAccount = (merchantId: string) => `unattributed:${merchantId}`;
@@ -113,33 +118,88 @@ export async function postDepositsSwept(
   }
 }
 
-/** A settlement batch's transfer is final: the collector paid the merchant what the batch sent. */
-export function postSettlementSent(
-  trx: Transaction<Database>,
-  batch: { id: string; merchant_id: string; asset: string; amount: string },
-) {
-  const amount = BigInt(batch.amount);
-  return postLedgerEntry(trx, `settlement:${batch.id}`, [
-    { account: merchantAccount(batch.merchant_id), asset: batch.asset, amount },
-    { account: COLLECTOR, asset: batch.asset, amount: -amount },
-  ]);
+/**
+ * What `account` holds for its owner in `asset`, in minor units: the credit balance of an account the collector owes
+ * (a merchant, its buyers, the fees, the operator). Read after `lockOwnerAccount` it is exact until the caller's
+ * transaction ends.
+ */
+export async function ownerBalance(trx: Transaction<Database>, account: string, asset: string): Promise<bigint> {
+  const { balance } = await trx
+    .selectFrom('ledger_entries')
+    .select(sql<string>`(-coalesce(sum(amount), 0))::text`.as('balance'))
+    .where('account', '=', account)
+    .where('asset', '=', asset)
+    .executeTakeFirstOrThrow();
+  return BigInt(balance);
 }
 
 /**
- * An on-chain refund is final: the collector paid the buyer back, from what the merchant is owed, or for a payment
- * exception from what the buyer was owed.
+ * Takes the owner account's lock until the caller's transaction ends: every payout out of one account's asset is
+ * decided one at a time, each reading the balance the one before it left.
  */
-export function postRefundSent(trx: Transaction<Database>, refund: Selectable<RefundsTable>) {
-  if (refund.method !== 'onchain' || !refund.token_asset || !refund.token_value) return Promise.resolve();
-  const amount = BigInt(refund.token_value);
-  return postLedgerEntry(trx, `refund:${refund.id}`, [
-    {
-      account: (refund.exception_id === null ? merchantAccount : buyersAccount)(refund.merchant_id),
-      asset: refund.token_asset,
-      amount,
-    },
-    { account: COLLECTOR, asset: refund.token_asset, amount: -amount },
+async function lockOwnerAccount(trx: Transaction<Database>, account: string, asset: string): Promise<void> {
+  await sql`SELECT pg_advisory_xact_lock(hashtext(${`ledger:${account}:${asset}`}))`.execute(trx);
+}
+
+/** A payout would take an owner's account below zero: it is refused, and nothing is written. */
+export class InsufficientBalanceError extends Error {
+  constructor(
+    readonly account: string,
+    readonly asset: string,
+    readonly balance: bigint,
+    readonly needed: bigint,
+  ) {
+    super(`${account} holds ${balance} of ${asset}, less than the ${needed} asked`);
+    this.name = 'InsufficientBalanceError';
+  }
+
+  get shortfall(): bigint {
+    return this.needed - this.balance;
+  }
+}
+
+/** One transfer out of the collector: whose account pays it, in which asset, how much. */
+export interface PayoutDebit {
+  owner: string;
+  asset: string;
+  amount: bigint;
+}
+
+/**
+ * A transfer out of the collector is decided (a settlement batch claimed, an on-chain refund made): its owner's
+ * account pays it now, into `payouts_in_flight` until the transfer is final or fails. Refused with
+ * `InsufficientBalanceError` when the owner's account would go below zero, so no tenant's payout is ever paid with
+ * another's money, whatever the collector holds in all. `entry` names the payout.
+ */
+export async function postPayoutDecided(trx: Transaction<Database>, entry: string, payout: PayoutDebit) {
+  await lockOwnerAccount(trx, payout.owner, payout.asset);
+  const balance = await ownerBalance(trx, payout.owner, payout.asset);
+  if (balance < payout.amount) throw new InsufficientBalanceError(payout.owner, payout.asset, balance, payout.amount);
+  await postLedgerEntry(trx, entry, [
+    { account: payout.owner, asset: payout.asset, amount: payout.amount },
+    { account: PAYOUTS_IN_FLIGHT, asset: payout.asset, amount: -payout.amount },
   ]);
+}
+
+/** A payout's transfer is final: the collector paid it. `entry` names the transfer. */
+export function postPayoutSent(trx: Transaction<Database>, entry: string, payout: Omit<PayoutDebit, 'owner'>) {
+  return postLedgerEntry(trx, entry, [
+    { account: PAYOUTS_IN_FLIGHT, asset: payout.asset, amount: payout.amount },
+    { account: COLLECTOR, asset: payout.asset, amount: -payout.amount },
+  ]);
+}
+
+/** A payout's transfer failed: nothing left the collector, and its owner holds the amount again. */
+export function postPayoutVoided(trx: Transaction<Database>, entry: string, payout: PayoutDebit) {
+  return postLedgerEntry(trx, entry, [
+    { account: PAYOUTS_IN_FLIGHT, asset: payout.asset, amount: payout.amount },
+    { account: payout.owner, asset: payout.asset, amount: -payout.amount },
+  ]);
+}
+
+/** Who pays an on-chain refund: the merchant, or for a payment exception the buyers it was held for. */
+export function refundOwner(refund: Pick<Selectable<RefundsTable>, 'merchant_id' | 'exception_id'>): string {
+  return (refund.exception_id === null ? merchantAccount : buyersAccount)(refund.merchant_id);
 }
 
 /** The collector paid a network for one of its transactions (gas, an L2's data fee), in the native coin. */
@@ -150,11 +210,25 @@ export function postNetworkFee(trx: Transaction<Database>, entry: string, native
   ]);
 }
 
-/** The operator moved value into the collector from outside (a negative amount: took it out). */
-export function postFunding(trx: Transaction<Database>, entry: string, asset: string, amount: bigint) {
-  return postLedgerEntry(trx, entry, [
+/**
+ * The operator moved value into the collector from outside, or took it out (a negative amount) of what `account`
+ * (the operator's own funding, or the fees the service earned) holds: never more than that.
+ */
+export async function postFunding(
+  trx: Transaction<Database>,
+  entry: string,
+  asset: string,
+  amount: bigint,
+  account: typeof OPERATOR | typeof FEES = OPERATOR,
+) {
+  if (amount < 0n) {
+    await lockOwnerAccount(trx, account, asset);
+    const balance = await ownerBalance(trx, account, asset);
+    if (balance < -amount) throw new InsufficientBalanceError(account, asset, balance, -amount);
+  }
+  await postLedgerEntry(trx, entry, [
     { account: COLLECTOR, asset, amount },
-    { account: OPERATOR, asset, amount: -amount },
+    { account, asset, amount: -amount },
   ]);
 }
 

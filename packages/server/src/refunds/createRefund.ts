@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Insertable, Transaction } from 'kysely';
+import type { Insertable, Selectable, Transaction } from 'kysely';
 import { sql } from 'kysely';
 import type { AppContext, App } from '../context.ts';
 import type { Database, RefundsTable } from '../db/schema.ts';
@@ -10,6 +10,7 @@ import { runIdempotently, type StoredResponse } from '../http/idempotency.ts';
 import { errorResponses } from '../http/schemas.ts';
 import { sendStoredResponse } from '../http/storedResponse.ts';
 import { newId } from '../ids.ts';
+import { InsufficientBalanceError, postPayoutDecided, refundOwner } from '../ledger/ledger.ts';
 import { MerchantIdHeader, merchantOfRequest, requireMerchantIdHeader } from '../payments/merchantHeader.ts';
 import type { MerchantRow, PaymentRow } from '../payments/paymentResource.ts';
 import { effectiveStatus, isTerminal } from '../payments/stateMachine.ts';
@@ -179,6 +180,7 @@ async function refundException(
     exception_id: exceptionId,
     completed_at: null,
   });
+  await payRefundFromOwner(trx, refund);
   const exceptions = payment.exceptions.map((entry) =>
     entry.id === exceptionId ? { ...entry, refundId: refund.id } : entry,
   );
@@ -195,6 +197,33 @@ async function refundException(
     type: 'refund.created',
   });
   return { status: 200, body: JSON.stringify(object) };
+}
+
+/**
+ * An on-chain refund is paid from its owner's account as it is made (the merchant's, or for an exception what its
+ * buyers are owed), never from what the collector holds for others: refused, with the shortfall, when that account
+ * holds too little. A refund of a settled payment is so paid from what the merchant is owed of later payments.
+ */
+async function payRefundFromOwner(trx: Transaction<Database>, refund: Selectable<RefundsTable>) {
+  const asset = refund.token_asset as string;
+  try {
+    await postPayoutDecided(trx, `refund:${refund.id}`, {
+      owner: refundOwner(refund),
+      asset,
+      amount: BigInt(refund.token_value ?? '0'),
+    });
+  } catch (error) {
+    if (!(error instanceof InsufficientBalanceError)) throw error;
+    const units = (value: bigint) => ({ unit: `caip19/${asset}`, value: value.toString() });
+    const whose = refund.exception_id === null ? 'The merchant' : "The exception's buyers";
+    throw new ApiError(
+      'insufficient_balance',
+      `${whose} hold ${error.balance} of ${asset} in the collector, ${error.shortfall} short of the ${error.needed} ` +
+        'this refund sends: it is paid from what the merchant is owed, not from the collector at large. Refund it ' +
+        'once later payments cover it, or record a refund made some other way (no send).',
+      { balance: units(error.balance), needed: units(error.needed), shortfall: units(error.shortfall) },
+    );
+  }
 }
 
 async function refundedSoFar(trx: Transaction<Database>, paymentId: string) {
@@ -268,6 +297,7 @@ async function createRefund(
     destination: request.send ? payment.buyer_account : null,
     completed_at: request.send ? null : now,
   });
+  if (refund.method === 'onchain') await payRefundFromOwner(trx, refund);
   const object = toRefundView(refund);
   const event = { partnerId: refund.partner_id, merchantId: refund.merchant_id, object };
   await recordEvent(trx, { ...event, type: 'refund.created' });
@@ -317,7 +347,9 @@ export function registerCreateRefund(app: App, ctx: AppContext): void {
         description:
           'Without `send`, marks the payment as refunded by the merchant (the money went back some other way). ' +
           'With `send: true`, the service sends the paid token back to the paying account from the collector and ' +
-          "deducts it from the merchant's settlements. Refunds never add up to more than was paid; fees are not returned.",
+          "takes it from the merchant's balance (what it is owed and not settled yet); when that holds too little " +
+          'the refund is refused (409 `insufficient_balance`, with the shortfall). Refunds never add up to more than ' +
+          'was paid; fees are not returned.',
         headers: Type.Intersect([
           MerchantIdHeader,
           Type.Object({ 'idempotency-key': Type.Optional(Type.String({ maxLength: 255 })) }),

@@ -6,7 +6,7 @@ import { logDomainEvent } from '../log.ts';
 import type { PayoutBook } from '../payouts/payout.ts';
 import { recordEvent } from '../webhooks/events.ts';
 import { toRefundView } from './refundResource.ts';
-import { postRefundSent } from '../ledger/ledger.ts';
+import { postPayoutSent, postPayoutVoided, refundOwner } from '../ledger/ledger.ts';
 
 /** The purpose under which the chain layer's journals record refund transfers, referenced by refund id. */
 export const REFUND_PURPOSE = 'refund';
@@ -45,6 +45,18 @@ function logRefundEvent(
   );
 }
 
+/**
+ * An on-chain refund's transfer ended: the collector paid what its owner's account paid when the refund was made, or
+ * the owner holds it again.
+ */
+function postRefundEnded(trx: Transaction<Database>, refund: Selectable<RefundsTable>) {
+  if (refund.method !== 'onchain' || !refund.token_asset || !refund.token_value) return Promise.resolve();
+  const payout = { owner: refundOwner(refund), asset: refund.token_asset, amount: BigInt(refund.token_value) };
+  return refund.status === 'succeeded'
+    ? postPayoutSent(trx, `refund_sent:${refund.id}`, payout)
+    : postPayoutVoided(trx, `refund_voided:${refund.id}`, payout);
+}
+
 /** The pending on-chain refund ends: succeeded with its transaction, or failed; its event is recorded with it. */
 async function endRefund(
   trx: Transaction<Database>,
@@ -65,7 +77,7 @@ async function endRefund(
     .returningAll()
     .executeTakeFirst();
   if (!refund) return false;
-  if (end.status === 'succeeded') await postRefundSent(trx, refund);
+  await postRefundEnded(trx, refund);
   await recordEvent(trx, {
     partnerId: refund.partner_id,
     merchantId: refund.merchant_id,

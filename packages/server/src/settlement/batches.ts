@@ -6,7 +6,13 @@ import type { Database, SettlementBatchesTable } from '../db/schema.ts';
 import { announcePayment, type TransitionContext } from '../payments/transitions.ts';
 import { nextUlid } from '../ids.ts';
 import { pendingRefundsOf, refundDebt } from '../refunds/refundDebt.ts';
-import { postSettlementSent } from '../ledger/ledger.ts';
+import {
+  InsufficientBalanceError,
+  merchantAccount,
+  postPayoutDecided,
+  postPayoutSent,
+  postPayoutVoided,
+} from '../ledger/ledger.ts';
 
 export type BatchRow = Selectable<SettlementBatchesTable>;
 
@@ -87,85 +93,103 @@ export type ClaimOutcome =
  * destination as it is now) and its payments are written together, or nothing is. Refused when the collector's
  * balance `held` does not cover this batch plus the asset's batches not yet settled and its refunds not yet sent;
  * nothing while the merchant's settlements are held. The batch pays what the payments owe less the merchant's
- * on-chain refunds not yet deducted (`refunds_deducted`).
+ * on-chain refunds not yet deducted (`refunds_deducted`), taken from the merchant's ledger account in the same
+ * transaction: never more than that account holds.
  */
 export async function claimBatch(
   db: Db,
   request: { merchantId: string; asset: string; network: string; held: bigint; now: Date },
 ): Promise<ClaimOutcome> {
-  return db.transaction().execute(async (trx) => {
-    // One claim per asset at a time across processes, so each sees the batches the others made before checking
-    // them against the collector's balance.
-    await sql`SELECT pg_advisory_xact_lock(hashtext(${`settlement:${request.asset}`}))`.execute(trx);
-    if (await settlementsHeld(trx, request.merchantId)) return { kind: 'nothing' } as const;
-    const destination = await trx
-      .selectFrom('crypto_settlements')
-      .select('destination')
-      .where('merchant_id', '=', request.merchantId)
-      .where('asset', '=', request.asset)
-      .executeTakeFirst();
-    if (!destination) return { kind: 'nothing' } as const;
-    const payments = await trx
-      .selectFrom('payments')
-      .select(['id', 'settlement_amount'])
-      .where('merchant_id', '=', request.merchantId)
-      .where('token_asset', '=', request.asset)
-      .where('status', '=', 'succeeded')
-      .where('settlement_batch_id', 'is', null)
-      .where('settled_at', 'is', null)
-      .where(sql<boolean>`settlement_amount > 0`)
-      .orderBy('id')
-      .forUpdate()
-      .skipLocked()
-      .execute();
-    if (!payments.length) return { kind: 'nothing' } as const;
-    const owed = payments.reduce((sum, payment) => sum + BigInt(payment.settlement_amount as string), 0n);
-    // What the service sent back on chain for the merchant is taken from what it is owed in the asset; while the
-    // refunds are as much or more, nothing is owed and the payments wait for later ones.
-    const debt = await refundDebt(trx, request.merchantId, request.asset);
-    if (owed <= debt) return { kind: 'nothing' } as const;
-    const refundsDeducted = debt > 0n ? debt : 0n;
-    const amount = owed - refundsDeducted;
-    // Refunds waiting to be sent count on the collector's balance too.
-    const needed = amount + (await batchesInFlight(trx, request.asset)) + (await pendingRefundsOf(trx, request.asset));
-    if (needed > request.held) return { kind: 'short', needed } as const;
+  return db
+    .transaction()
+    .execute((trx) => claimBatchIn(trx, request))
+    .catch((error: unknown) => {
+      // The merchant's balance no longer covers the batch (a refund made since its debt was read): nothing is claimed.
+      if (error instanceof InsufficientBalanceError) return { kind: 'nothing' } as const;
+      throw error;
+    });
+}
 
-    const batchId = newBatchId();
-    await trx
-      .insertInto('settlement_batches')
-      .values({
-        id: batchId,
-        merchant_id: request.merchantId,
-        asset: request.asset,
-        network: request.network,
-        destination: destination.destination,
-        amount,
-        refunds_deducted: refundsDeducted,
-        created_at: request.now,
-        updated_at: request.now,
-      })
-      .execute();
-    await trx
-      .insertInto('settlement_batch_payments')
-      .values(
-        payments.map((payment) => ({
-          batch_id: batchId,
-          payment_id: payment.id,
-          amount: payment.settlement_amount as string,
-        })),
-      )
-      .execute();
-    await trx
-      .updateTable('payments')
-      .set({ settlement_batch_id: batchId })
-      .where(
-        'id',
-        'in',
-        payments.map((payment) => payment.id),
-      )
-      .execute();
-    return { kind: 'claimed', batchId, amount } as const;
+async function claimBatchIn(
+  trx: Transaction<Database>,
+  request: { merchantId: string; asset: string; network: string; held: bigint; now: Date },
+): Promise<ClaimOutcome> {
+  // One claim per asset at a time across processes, so each sees the batches the others made before checking
+  // them against the collector's balance.
+  await sql`SELECT pg_advisory_xact_lock(hashtext(${`settlement:${request.asset}`}))`.execute(trx);
+  if (await settlementsHeld(trx, request.merchantId)) return { kind: 'nothing' } as const;
+  const destination = await trx
+    .selectFrom('crypto_settlements')
+    .select('destination')
+    .where('merchant_id', '=', request.merchantId)
+    .where('asset', '=', request.asset)
+    .executeTakeFirst();
+  if (!destination) return { kind: 'nothing' } as const;
+  const payments = await trx
+    .selectFrom('payments')
+    .select(['id', 'settlement_amount'])
+    .where('merchant_id', '=', request.merchantId)
+    .where('token_asset', '=', request.asset)
+    .where('status', '=', 'succeeded')
+    .where('settlement_batch_id', 'is', null)
+    .where('settled_at', 'is', null)
+    .where(sql<boolean>`settlement_amount > 0`)
+    .orderBy('id')
+    .forUpdate()
+    .skipLocked()
+    .execute();
+  if (!payments.length) return { kind: 'nothing' } as const;
+  const owed = payments.reduce((sum, payment) => sum + BigInt(payment.settlement_amount as string), 0n);
+  // What the service sent back on chain for the merchant is taken from what it is owed in the asset; while the
+  // refunds are as much or more, nothing is owed and the payments wait for later ones.
+  const debt = await refundDebt(trx, request.merchantId, request.asset);
+  if (owed <= debt) return { kind: 'nothing' } as const;
+  const refundsDeducted = debt > 0n ? debt : 0n;
+  const amount = owed - refundsDeducted;
+  // Refunds waiting to be sent count on the collector's balance too.
+  const needed = amount + (await batchesInFlight(trx, request.asset)) + (await pendingRefundsOf(trx, request.asset));
+  if (needed > request.held) return { kind: 'short', needed } as const;
+
+  const batchId = newBatchId();
+  await postPayoutDecided(trx, `settlement:${batchId}`, {
+    owner: merchantAccount(request.merchantId),
+    asset: request.asset,
+    amount,
   });
+  await trx
+    .insertInto('settlement_batches')
+    .values({
+      id: batchId,
+      merchant_id: request.merchantId,
+      asset: request.asset,
+      network: request.network,
+      destination: destination.destination,
+      amount,
+      refunds_deducted: refundsDeducted,
+      created_at: request.now,
+      updated_at: request.now,
+    })
+    .execute();
+  await trx
+    .insertInto('settlement_batch_payments')
+    .values(
+      payments.map((payment) => ({
+        batch_id: batchId,
+        payment_id: payment.id,
+        amount: payment.settlement_amount as string,
+      })),
+    )
+    .execute();
+  await trx
+    .updateTable('payments')
+    .set({ settlement_batch_id: batchId })
+    .where(
+      'id',
+      'in',
+      payments.map((payment) => payment.id),
+    )
+    .execute();
+  return { kind: 'claimed', batchId, amount } as const;
 }
 
 /** Batches whose transfer is not final yet, oldest first. */
@@ -249,7 +273,7 @@ export async function settleBatch(
       .where('id', '=', batchId)
       .returning(LOGGED_BATCH_COLUMNS)
       .executeTakeFirstOrThrow();
-    await postSettlementSent(trx, confirmed);
+    await postPayoutSent(trx, `settlement_sent:${batchId}`, { asset: confirmed.asset, amount: BigInt(confirmed.amount) });
     const payments = await trx
       .updateTable('payments')
       .set({ settlement_tx_hash: txHash, settled_at: context.now, updated_at: context.now })
@@ -273,7 +297,14 @@ export async function failBatch(trx: Transaction<Database>, batchId: string, rea
     .where('status', 'in', ['claimed', 'sent'])
     .returning(LOGGED_BATCH_COLUMNS)
     .executeTakeFirst();
-  if (failed) await logBatchEvent(trx, 'settlement.failed', failed);
+  if (failed) {
+    await postPayoutVoided(trx, `settlement_voided:${batchId}`, {
+      owner: merchantAccount(failed.merchant_id),
+      asset: failed.asset,
+      amount: BigInt(failed.amount),
+    });
+    await logBatchEvent(trx, 'settlement.failed', failed);
+  }
   await trx
     .updateTable('payments')
     .set({ settlement_batch_id: null })

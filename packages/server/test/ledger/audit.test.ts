@@ -107,6 +107,18 @@ describe('paygate audit: the ledger against the records', () => {
         stderr: expect.stringContaining('--amount must be a whole number'),
       });
     }
+    // Taken out: never more than the account it comes from holds (the operator's funding, or the fees).
+    const takenTooEarly = await fund('--asset', baseUsdc, '--amount', '-250');
+    expect({ code: takenTooEarly.code, stderr: takenTooEarly.stderr }).toEqual({
+      code: 1,
+      stderr: `paygate: operator holds 0 of ${baseUsdc}: 250 cannot be taken out (250 short)\n`,
+    });
+    const put = await fund('--asset', baseUsdc, '--amount', '1000', '--reference', 'top-up-1');
+    expect(put.code, put.stderr).toBe(0);
+    const fromFees = await fund('--asset', baseUsdc, '--amount', '-1', '--from', 'fees');
+    expect(fromFees.stderr).toBe(`paygate: fees holds 0 of ${baseUsdc}: 1 cannot be taken out (1 short)\n`);
+    const fromElsewhere = await fund('--asset', baseUsdc, '--amount', '-1', '--from', 'merchant:mrch_audited');
+    expect(fromElsewhere.stderr).toBe('paygate: --from must be operator or fees\n');
     const args = ['--asset', baseUsdc.toLowerCase(), '--amount', '-250', '--reference', 'withdrawal-1'];
     const funded = await fund(...args);
     expect(funded.code, funded.stderr).toBe(0);
@@ -129,6 +141,8 @@ describe('paygate audit: the ledger against the records', () => {
       { account: 'collector', asset: baseUsdc, amount: '-250' },
       { account: 'operator', asset: baseUsdc, amount: '250' },
     ]);
+    const tooMuch = await fund('--asset', baseUsdc, '--amount', '-751');
+    expect(tooMuch.stderr).toBe(`paygate: operator holds 750 of ${baseUsdc}: 751 cannot be taken out (1 short)\n`);
   });
 
   it('refuses an entry that does not balance, at commit however it was written, and any change to a line', async () => {

@@ -77,18 +77,23 @@ describe('refunds sent back on chain', () => {
     expect(await refundEventTypes(testbed, made.body.id)).toEqual(['refund.created', 'refund.succeeded']);
     await newWorker().runOnce();
     expect((await usdcBalance(testbed, buyer)) - before).toBe(5_000_000n);
-    // The ledger has the collector paying the buyer back from what the merchant is owed, as its records say.
+    // The ledger took the refund from what the merchant is owed when it was made, and has the collector paying the
+    // buyer back once the transfer was final, as its records say.
     const asset = usdcAssets(testbed).evm.caip19;
-    expect(
-      await testbed.server.db
+    const lines = (entry: string) =>
+      testbed.server.db
         .selectFrom('ledger_entries')
         .select(['account', 'asset', 'amount'])
-        .where('entry', '=', `refund:${made.body.id}`)
+        .where('entry', '=', entry)
         .orderBy('account')
-        .execute(),
-    ).toEqual([
-      { account: 'collector', asset, amount: '-5000000' },
+        .execute();
+    expect(await lines(`refund:${made.body.id}`)).toEqual([
       { account: `merchant:${testbed.merchantId}`, asset, amount: '5000000' },
+      { account: 'payouts_in_flight', asset, amount: '-5000000' },
+    ]);
+    expect(await lines(`refund_sent:${made.body.id}`)).toEqual([
+      { account: 'collector', asset, amount: '-5000000' },
+      { account: 'payouts_in_flight', asset, amount: '5000000' },
     ]);
     const audited = (await auditMerchantBalances(testbed.server.db)).filter(
       (line) => line.merchantId === testbed.merchantId,

@@ -5,13 +5,14 @@ import { SettlementWorker } from '../../src/settlement/worker.ts';
 import { type GatewayTestbed, startGatewayTestbed } from '../gateway/support/gatewayTestbed.ts';
 import { addDestination, newEvmDestination, payInUsdc, usdcAssets, usdcBalance } from '../settlement/support.ts';
 import { createMerchant } from '../support/fixtures.ts';
-import { call } from '../support/testServer.ts';
+import { call, expectErrorBody } from '../support/testServer.ts';
+import { auditMerchantBalances } from '../../src/ledger/audit.ts';
 
 /**
- * On-chain refunds are taken from the merchant's settlements: before a payment is settled they come out of what the
- * next batch pays, after it they are deducted from later batches, and a merchant that owes more than it is owed is
- * paid nothing until it is owed more. What the collector received always equals what it settled, refunded and
- * still holds for the merchant, to the token unit, as read from the chain.
+ * On-chain refunds are taken from the merchant's balance: before a payment is settled they come out of what the
+ * next batch pays; after it they are refused while the merchant is owed less than they send (the collector's other
+ * money is never used), and paid from later payments once those cover them. What the collector received always
+ * equals what it settled, refunded and still holds for the merchant, to the token unit, as read from the chain.
  */
 describe('refunds netted from settlements', () => {
   let testbed: GatewayTestbed;
@@ -36,12 +37,15 @@ describe('refunds netted from settlements', () => {
     }
   }
 
-  async function sentBack(merchantId: string, paymentId: string, cents: string) {
-    const made = await call(testbed.server, '/v1/refunds', {
+  const askRefund = (merchantId: string, paymentId: string, cents: string) =>
+    call(testbed.server, '/v1/refunds', {
       method: 'POST',
       headers: { 'api-key': testbed.partner.apiKey, 'merchant-id': merchantId },
       body: { paymentId, amount: { unit: 'iso4217/USD', value: cents }, send: true },
     });
+
+  async function sentBack(merchantId: string, paymentId: string, cents: string) {
+    const made = await askRefund(merchantId, paymentId, cents);
     expect(made.status, made.text).toBe(200);
     await refunds.runOnce();
     await until(
@@ -73,7 +77,7 @@ describe('refunds netted from settlements', () => {
     return batches.map((batch) => BigInt(batch.amount));
   }
 
-  it('deducts refunds before and after settlement, and every token unit is accounted for on chain', async () => {
+  it('deducts refunds before settlement, pays those after it from later payments, and accounts for every token unit on chain', async () => {
     const merchantId = (await createMerchant(testbed.server, testbed.partner.apiKey)).id;
     const destination = newEvmDestination(testbed);
     await addDestination(testbed, merchantId, usdcAssets(testbed).evm.caip19, destination);
@@ -89,11 +93,24 @@ describe('refunds netted from settlements', () => {
     expect(await settleRound(merchantId)).toEqual([units(1100n)]);
     expect(await usdcBalance(testbed, destination)).toBe(units(1100n));
 
-    // Refunded after its payment was settled: the merchant owes it back, and is paid nothing while it owes more.
-    await sentBack(merchantId, first, '600');
+    // Refunded after its payment was settled: the merchant is owed nothing, so the refund is refused, naming the
+    // shortfall, and nothing leaves the collector; it is paid once later payments cover it.
+    const collectorSettled = await usdcBalance(testbed, collector);
+    const asset = `caip19/${usdcAssets(testbed).evm.caip19}`;
+    const refused = await askRefund(merchantId, first, '600');
+    expect([refused.status, expectErrorBody(refused).code]).toEqual([409, 'insufficient_balance']);
+    expect(refused.body.details).toEqual({
+      balance: { unit: asset, value: '0' },
+      needed: { unit: asset, value: units(600n).toString() },
+      shortfall: { unit: asset, value: units(600n).toString() },
+    });
     const third = await payInUsdc(testbed, merchantId, 'evm', 300n);
-    expect(await settleRound(merchantId)).toEqual([]);
+    const stillShort = await askRefund(merchantId, first, '600');
+    expect(stillShort.body.details?.shortfall).toEqual({ unit: asset, value: units(300n).toString() });
+    expect(await refunds.runOnce()).toEqual({ driven: [], waiting: [] });
+    expect(await usdcBalance(testbed, collector)).toBe(collectorSettled + units(300n));
     await payInUsdc(testbed, merchantId, 'evm', 700n);
+    await sentBack(merchantId, first, '600');
     expect(await settleRound(merchantId)).toEqual([units(400n)]);
     expect(await usdcBalance(testbed, destination)).toBe(units(1500n));
 
@@ -111,6 +128,8 @@ describe('refunds netted from settlements', () => {
       .where('status', '=', 'confirmed')
       .execute();
     expect(deducted.reduce((sum, batch) => sum + BigInt(batch.refunds_deducted), 0n)).toBe(refunded);
+    const balances = await auditMerchantBalances(testbed.server.db);
+    expect(balances.filter((line) => line.merchantId === merchantId)).toEqual([]);
     const waited = await testbed.server.db
       .selectFrom('payments')
       .select('settled_at')

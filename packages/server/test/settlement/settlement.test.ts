@@ -169,9 +169,14 @@ describe('settlement on the devnet', () => {
     ] as const) {
       const batch = batches.find((candidate) => candidate.asset === asset)!;
       expect(BigInt(batch.amount)).toBe(netSum([...amounts]));
+      // Taken from the merchant's account when the batch was claimed, paid by the collector once final.
       expect(await ledgerLines(`settlement:${batch.id}`)).toEqual([
-        { account: 'collector', asset, amount: (-BigInt(batch.amount)).toString() },
         { account: `merchant:${merchantId}`, asset, amount: batch.amount },
+        { account: 'payouts_in_flight', asset, amount: (-BigInt(batch.amount)).toString() },
+      ]);
+      expect(await ledgerLines(`settlement_sent:${batch.id}`)).toEqual([
+        { account: 'collector', asset, amount: (-BigInt(batch.amount)).toString() },
+        { account: 'payouts_in_flight', asset, amount: batch.amount },
       ]);
       for (const [index, paymentId] of paymentIds.entries()) {
         const item = await paymentItem(testbed, merchantId, paymentId);

@@ -43,6 +43,7 @@ import * as dashboardSessions from './0041_dashboard_sessions.ts';
 import * as x402Payments from './0042_x402_payments.ts';
 import * as settlementBatchList from './0043_settlement_batch_list.ts';
 import * as eventPayment from './0044_event_payment.ts';
+import * as payoutsInFlight from './0045_payouts_in_flight.ts';
 
 /** Every schema change, in order; names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -90,4 +91,5 @@ export const migrations: Record<string, Migration> = {
   '0042_x402_payments': x402Payments,
   '0043_settlement_batch_list': settlementBatchList,
   '0044_event_payment': eventPayment,
+  '0045_payouts_in_flight': payoutsInFlight,
 };

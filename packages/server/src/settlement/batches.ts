@@ -273,7 +273,10 @@ export async function settleBatch(
       .where('id', '=', batchId)
       .returning(LOGGED_BATCH_COLUMNS)
       .executeTakeFirstOrThrow();
-    await postPayoutSent(trx, `settlement_sent:${batchId}`, { asset: confirmed.asset, amount: BigInt(confirmed.amount) });
+    await postPayoutSent(trx, `settlement_sent:${batchId}`, {
+      asset: confirmed.asset,
+      amount: BigInt(confirmed.amount),
+    });
     const payments = await trx
       .updateTable('payments')
       .set({ settlement_tx_hash: txHash, settled_at: context.now, updated_at: context.now })

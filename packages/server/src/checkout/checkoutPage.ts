@@ -45,6 +45,8 @@ export interface CheckoutPageModel {
   transactionLink: string | undefined;
   /** Explorers by CAIP-2 id, for the link the script adds when the payment succeeds while open. */
   explorerUrls: Record<string, string>;
+  /** Whether the merchant takes payments now: one an operator suspended (or deleted) is offered no way to pay. */
+  takingPayments: boolean;
   /** The networks and tokens the payment can be paid with and the amount in each, the preselected one checked. */
   accepted: AcceptedChoice[];
   /** Ways to pay the chosen option from any wallet (Solana Pay requests), one panel per option that has one. */
@@ -109,16 +111,11 @@ function anyWalletPanel(model: CheckoutPageModel): SafeHtml | undefined {
   return model.anyWalletPanels;
 }
 
-function statusViews(model: CheckoutPageModel): SafeHtml[] {
-  const merchant = model.merchantName;
-  const current = model.status;
-  return [
-    view(
-      'requires_action',
-      current,
-      // What the payment can be paid with comes first, then the way to pay with the chosen one: on a phone that is
-      // the next step, and the QR code is for another device.
-      html`${acceptedList(model.accepted)}
+/** How an open payment can be paid: the accepted tokens, the browser wallets, any wallet's panels, the QR code. */
+function waysToPay(model: CheckoutPageModel): SafeHtml {
+  // What the payment can be paid with comes first, then the way to pay with the chosen one: on a phone that is
+  // the next step, and the QR code is for another device.
+  return html`${acceptedList(model.accepted)}
 <div class="browser-wallet" id="browser-wallet" hidden>
   <div class="pay-with" id="pay-with">
     <p class="pay-with-title" id="pay-with-title"></p>
@@ -142,7 +139,20 @@ ${trustedHtml(model.qrSvg)}
 <figcaption>Scan with your phone's wallet app.</figcaption>
 </figure>
 <p class="payment-link">Or open the payment link in a wallet: <a href="${model.paymentLink}">${model.paymentLink}</a></p>
-<p class="waiting"><span class="pulse" aria-hidden="true"></span> Waiting for your payment</p>`,
+<p class="waiting"><span class="pulse" aria-hidden="true"></span> Waiting for your payment</p>`;
+}
+
+function statusViews(model: CheckoutPageModel): SafeHtml[] {
+  const merchant = model.merchantName;
+  const current = model.status;
+  return [
+    view(
+      'requires_action',
+      current,
+      model.takingPayments
+        ? waysToPay(model)
+        : html`${heading('requires_action', 'Not taking payments')}
+<p>${merchant} is not taking payments at the moment, so nothing is due now. Contact ${merchant} before you pay anything.</p>`,
     ),
     view(
       'processing',

@@ -122,7 +122,10 @@ export function registerShowCheckoutPage(app: App, ctx: AppContext, prefix: stri
     const paidOn = payment.token_asset ? ctx.chains.token(payment.token_asset)?.chain : undefined;
     const explorerUrl = paidOn ? explorerUrls[paidOn] : undefined;
     const paymentLink = `${ctx.config.checkoutUrl}/${payment.id}`;
-    const accepted = status === 'requires_action' ? await acceptedChoices(payment, locale, request) : [];
+    // A merchant an operator suspended (or that was deleted) is offered no way to pay: no tokens, panels or QR code.
+    const takingPayments = merchant.status === 'active' && merchant.deleted_at === null;
+    const accepted =
+      status === 'requires_action' && takingPayments ? await acceptedChoices(payment, locale, request) : [];
     return reply.send(
       renderCheckoutPage({
         paymentId: payment.id,
@@ -140,11 +143,14 @@ export function registerShowCheckoutPage(app: App, ctx: AppContext, prefix: stri
         failureCode: statusView.failureCode,
         transactionLink: explorerUrl && paidInfo ? transactionUrl(explorerUrl, paidInfo.txId) : undefined,
         explorerUrls,
+        takingPayments,
         accepted,
-        anyWalletPanels: html`${await Promise.all([
-          solanaPayPanels(ctx, payment, merchant.name, accepted),
-          evmDepositPanels(ctx, payment, accepted, locale),
-        ])}`,
+        anyWalletPanels: takingPayments
+          ? html`${await Promise.all([
+              solanaPayPanels(ctx, payment, merchant.name, accepted),
+              evmDepositPanels(ctx, payment, accepted, locale),
+            ])}`
+          : undefined,
         ...(accepted.length
           ? {
               received: {

@@ -72,8 +72,9 @@ function receivedTransferOf(
  * reaches the amount fixed for the payment while it is payable, the payment succeeds through the one state change
  * with the buyer, token, amount asked and the completing transaction on it. A payment is payable while unpaid and
  * unexpired when the transfer's block was made (the follower may read it later; the expiry sweep waits for it), and
- * while it waits for a transfer of that token seen above depth (`evmDepositSeen`). Anything else (less so far,
- * more, late, another token) changes the payment's exceptions and is announced with its own event.
+ * while it waits for a transfer of that token seen above depth (`evmDepositSeen`), and only while its merchant takes
+ * payments. Anything else (less so far, more, late or while the merchant is suspended, another token) changes the
+ * payment's exceptions and is announced with its own event.
  */
 export function evmDepositOutcomes(context: DepositOutcomeContext): DepositHandler {
   return async (trx, transfer) => {
@@ -93,9 +94,12 @@ export function evmDepositOutcomes(context: DepositOutcomeContext): DepositHandl
     const now = context.clock.now();
     const judged = judgeDeposit({
       expected,
+      // A merchant an operator suspended (or that was deleted) collects nothing: what arrives meanwhile is held for
+      // its sender as an exception, even for a payment that was on its way.
       payable:
-        (payment.status === 'requires_action' && payment.expires_at.getTime() > transfer.blockTime.getTime()) ||
-        (waiting?.chain === transfer.chain && waiting.asset === asset),
+        payment.merchantTakesPayments &&
+        ((payment.status === 'requires_action' && payment.expires_at.getTime() > transfer.blockTime.getTime()) ||
+          (waiting?.chain === transfer.chain && waiting.asset === asset)),
       receivedBefore: receivedSoFar(payment.exceptions, transfer.chain, asset),
       amount: transfer.amount,
     });
@@ -164,7 +168,12 @@ export function evmDepositSeen(context: DepositOutcomeContext & { waitMs: number
   return async (trx, transfer) => {
     const payment = await lockPaymentForTransfer(trx, transfer.paymentId);
     const now = context.clock.now();
-    if (payment?.status !== 'requires_action' || payment.expires_at.getTime() <= transfer.blockTime.getTime()) return;
+    if (
+      payment?.status !== 'requires_action' ||
+      !payment.merchantTakesPayments ||
+      payment.expires_at.getTime() <= transfer.blockTime.getTime()
+    )
+      return;
     const { token, asset } = depositAssetOf(context.chains, transfer);
     if (!token) return;
     const expected = await quotedAmount(trx, transfer, asset);

@@ -7,15 +7,26 @@ import { exceptionsAfterDeposit, type judgeDeposit } from './depositExceptions.t
 
 /**
  * The payment a found transfer names, locked for the transaction that records the transfer, with what judging it
- * needs; undefined when there is no such payment.
+ * needs: whether its merchant takes payments now (active and not deleted). Undefined when there is no such payment.
  */
-export function lockPaymentForTransfer(trx: Transaction<Database>, paymentId: string) {
-  return trx
+export async function lockPaymentForTransfer(trx: Transaction<Database>, paymentId: string) {
+  const payment = await trx
     .selectFrom('payments')
-    .select(['merchant_id', 'status', 'expires_at', 'exceptions'])
-    .where('id', '=', paymentId)
-    .forUpdate()
+    .innerJoin('merchants', 'merchants.id', 'payments.merchant_id')
+    .select([
+      'payments.merchant_id',
+      'payments.status',
+      'payments.expires_at',
+      'payments.exceptions',
+      'merchants.status as merchant_status',
+      'merchants.deleted_at as merchant_deleted_at',
+    ])
+    .where('payments.id', '=', paymentId)
+    .forUpdate(['payments'])
     .executeTakeFirst();
+  if (!payment) return undefined;
+  const { merchant_status, merchant_deleted_at, ...locked } = payment;
+  return { ...locked, merchantTakesPayments: merchant_status === 'active' && merchant_deleted_at === null };
 }
 
 /** A transfer that reached the collector (or a payment's deposit address) for a payment, judged by `judgeDeposit`. */

@@ -23,7 +23,8 @@ export const SOLANA_PAY_PROVIDER = 'Solana Pay';
  * what reached the collector is judged as a deposit is (`judgeDeposit`): the amount asked in the requested token
  * pays an unpaid payment through the one state change, with the buyer, token, amount and signature on it; less
  * waits for the rest, more pays it with the excess kept apart, another listed token is the wrong token, and a payment
- * no longer payable was paid late, each a payment exception the buyer can be refunded. A transfer is in time when its
+ * no longer payable (closed, or its merchant suspended) was paid late, each a payment exception the buyer can be
+ * refunded. A transfer is in time when its
  * block was made before the expiry, however late it is read (the expiry sweep waits for this follower). A transfer to
  * another recipient, of a token the network does not list, or with no transfer is only recorded.
  */
@@ -33,7 +34,10 @@ export function solanaPayTransferOutcomes(context: SolanaPayOutcomeContext): Sol
     if (!payment) return;
     const now = context.clock.now();
     const madeAt = transfer.blockTime ?? now;
-    const payable = payment.status === 'requires_action' && payment.expires_at.getTime() > madeAt.getTime();
+    const payable =
+      payment.merchantTakesPayments &&
+      payment.status === 'requires_action' &&
+      payment.expires_at.getTime() > madeAt.getTime();
     const outcome = transfer.outcome === 'paid' && !payable ? 'payment_closed' : transfer.outcome;
     const recorded = await withSolanaPayTables(trx)
       .insertInto('solana_pay_transfers')

@@ -240,6 +240,7 @@ describe('checkout page markup', () => {
     paidText: undefined,
     transactionLink: undefined,
     explorerUrls: { 'eip155:8453': 'https://basescan.org' },
+    takingPayments: true,
     accepted: [
       {
         asset: 'eip155:8453/erc20:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
@@ -315,6 +316,15 @@ describe('checkout page markup', () => {
     const none = renderCheckoutPage({ ...model, accepted: [] });
     expect(none).not.toContain('name="accepted"');
     expect(none).not.toContain('class="divider"');
+  });
+
+  it('offers no way to pay for a merchant that is not taking payments, and says so', () => {
+    const html = renderCheckoutPage({ ...model, takingPayments: false, accepted: [] });
+    expect(html).toContain('<h2 id="heading-requires_action" tabindex="-1">Not taking payments</h2>');
+    expect(html).toContain('is not taking payments at the moment, so nothing is due now.');
+    expect(html).not.toContain('class="qr"');
+    expect(html).not.toContain(model.qrSvg);
+    expect(html).not.toContain('id="browser-wallet"');
   });
 
   it('hands the script the explorers, and links the icon', () => {

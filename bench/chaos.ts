@@ -119,7 +119,12 @@ interface Outcome {
   ownTransactions: Hex[];
   status?: string;
   error?: string;
+  /** A refund was made (accepted by the service). */
   refundRequested: boolean;
+  /** The refund was asked once the payment was settled. */
+  refundAfterSettlement?: boolean;
+  /** The refund was refused until the end because the merchant's balance did not cover it. */
+  refundRefusedForBalance?: boolean;
 }
 
 export interface ChaosReport {
@@ -145,7 +150,15 @@ export interface ChaosReport {
   lostToProcessDeath: number;
   webhooks: { events: number; deliveries: number; received: number; duplicates: number; missing: string[] };
   settlements: { batches: number; confirmed: number; problems: string[] };
-  refunds: { requested: number; succeeded: number; problems: string[] };
+  refunds: {
+    requested: number;
+    succeeded: number;
+    /** Of those made, how many were asked once their payment was settled (paid from later payments). */
+    afterSettlement: number;
+    /** Refused to the end (409 insufficient_balance): the merchant's balance never covered them. */
+    refusedForBalance: number;
+    problems: string[];
+  };
   audit: { exitCode: number | null; differences: string[] };
   drainMs: number;
   totalMs: number;
@@ -599,6 +612,51 @@ async function followToFinal(client: GatewayClient, outcome: Outcome): Promise<v
   }
 }
 
+/** How long a refund after settlement waits for its payment's batch, and for the merchant's balance to cover it. */
+const REFUND_AFTER_SETTLEMENT_WAIT_MS = 60_000;
+
+/**
+ * Half of a succeeded payment sent back on chain. Every other buyer's refund waits until its payment is settled
+ * first: it is then paid from what the merchant is owed of later payments, or refused (409 `insufficient_balance`)
+ * while those hold too little, and asked again until they cover it or the wait ends.
+ */
+async function refundHalf(world: World, buyer: Buyer, outcome: Outcome): Promise<void> {
+  const readPayment = () =>
+    retryingApi(world.frontUrl, world.apiKey, 'GET', `/v1/payments/${outcome.paymentId}`, undefined, {
+      'merchant-id': world.merchantId,
+    });
+  let payment = await readPayment();
+  const afterSettlement = buyer.index % 2 === 0;
+  const deadline = Date.now() + REFUND_AFTER_SETTLEMENT_WAIT_MS;
+  while (afterSettlement && payment.settlement?.settled !== true && Date.now() < deadline) {
+    await sleep(1_000);
+    payment = await readPayment();
+  }
+  outcome.refundAfterSettlement = afterSettlement && payment.settlement?.settled === true;
+  const half = Math.max(1, Math.floor(Number(payment.amount?.value ?? 2) / 2));
+  for (;;) {
+    try {
+      await retryingApi(
+        world.frontUrl,
+        world.apiKey,
+        'POST',
+        '/v1/refunds',
+        { paymentId: outcome.paymentId, amount: { unit: 'iso4217/USD', value: String(half) }, send: true },
+        { 'merchant-id': world.merchantId, 'idempotency-key': `chaos-refund-${buyer.index}-${Date.now()}` },
+      );
+      outcome.refundRequested = true;
+      return;
+    } catch (error) {
+      if (!(error instanceof Unretryable) || !error.message.includes('insufficient_balance')) throw error;
+      if (Date.now() > deadline) {
+        outcome.refundRefusedForBalance = true;
+        return;
+      }
+      await sleep(2_000);
+    }
+  }
+}
+
 async function runBuyer(world: World, buyer: Buyer, options: ChaosOptions): Promise<Outcome> {
   const outcome: Outcome = { buyer, paid: false, ownTransactions: [], refundRequested: false };
   const client = new GatewayClient({
@@ -624,28 +682,7 @@ async function runBuyer(world: World, buyer: Buyer, options: ChaosOptions): Prom
     else if (buyer.method === 'solanaPay') await paySolanaPay(world, buyer, outcome);
     else await payThroughGateway(client, buyer, outcome);
     await followToFinal(client, outcome);
-    if (outcome.status === 'succeeded' && Math.random() < options.refundShare) {
-      outcome.refundRequested = true;
-      const payment = await retryingApi(
-        world.frontUrl,
-        world.apiKey,
-        'GET',
-        `/v1/payments/${outcome.paymentId}`,
-        undefined,
-        {
-          'merchant-id': world.merchantId,
-        },
-      );
-      const half = Math.max(1, Math.floor(Number(payment.amount?.value ?? 2) / 2));
-      await retryingApi(
-        world.frontUrl,
-        world.apiKey,
-        'POST',
-        '/v1/refunds',
-        { paymentId: outcome.paymentId, amount: { unit: 'iso4217/USD', value: String(half) }, send: true },
-        { 'merchant-id': world.merchantId, 'idempotency-key': `chaos-refund-${buyer.index}` },
-      );
-    }
+    if (outcome.status === 'succeeded' && Math.random() < options.refundShare) await refundHalf(world, buyer, outcome);
   } catch (error) {
     outcome.error = messageOf(error);
   }
@@ -1001,7 +1038,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     lostToProcessDeath: 0,
     webhooks: { events: 0, deliveries: 0, received: 0, duplicates: 0, missing: [] },
     settlements: { batches: 0, confirmed: 0, problems: [] },
-    refunds: { requested: 0, succeeded: 0, problems: [] },
+    refunds: { requested: 0, succeeded: 0, afterSettlement: 0, refusedForBalance: 0, problems: [] },
     audit: { exitCode: null, differences: [] },
     drainMs: 0,
     totalMs: 0,
@@ -1055,6 +1092,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       .where('merchant_id', '=', world.merchantId)
       .execute();
     report.refunds.requested = outcomes.filter((outcome) => outcome.refundRequested).length;
+    report.refunds.afterSettlement = outcomes.filter(
+      (outcome) => outcome.refundRequested && outcome.refundAfterSettlement,
+    ).length;
+    report.refunds.refusedForBalance = outcomes.filter((outcome) => outcome.refundRefusedForBalance).length;
     report.refunds.succeeded = refunds.filter((refund) => refund.status === 'succeeded').length;
     for (const refund of refunds)
       if (refund.status !== 'succeeded')
@@ -1151,7 +1192,10 @@ export function printChaosReport(report: ChaosReport, write: (line: string) => v
     `webhooks: ${report.webhooks.events} events, ${report.webhooks.deliveries} deliveries, ${report.webhooks.received} received (${report.webhooks.duplicates} more than once)`,
   );
   write(`settlements: ${report.settlements.batches} batches, ${report.settlements.confirmed} confirmed`);
-  write(`refunds: ${report.refunds.requested} asked for, ${report.refunds.succeeded} succeeded on chain`);
+  write(
+    `refunds: ${report.refunds.requested} made (${report.refunds.afterSettlement} after their payment was settled), ` +
+      `${report.refunds.succeeded} succeeded on chain; ${report.refunds.refusedForBalance} refused to the end for the merchant's balance`,
+  );
   write(`audit: exit ${report.audit.exitCode}`);
   write(`time: ${seconds(report.totalMs)} s in all, ${seconds(report.drainMs)} s to drain after the last buyer`);
   write(

@@ -67,7 +67,9 @@ export async function createRuntime(parts: RuntimeParts): Promise<Runtime> {
   redis?.on('error', (error: Error) =>
     logger.warn(`rate limit store (Redis) unavailable, requests are not rate limited: ${error.message}`),
   );
-  const rateLimitStore = redis ? new RedisRateLimitStore(redis) : new MemoryRateLimitStore();
+  const redisStore = redis ? new RedisRateLimitStore(redis) : undefined;
+  // In memory, each limiter counts in a store of its own: no flood of API requests reaches the sign-in counters.
+  const storeForLimiter = () => redisStore ?? new MemoryRateLimitStore();
 
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics });
@@ -91,13 +93,13 @@ export async function createRuntime(parts: RuntimeParts): Promise<Runtime> {
     formTokens: new FormTokenSigner(formTokenSecret),
     statusWaiter,
     rateLimiter: new RateLimiter(
-      rateLimitStore,
+      storeForLimiter(),
       config.rateLimit.max,
       config.rateLimit.windowMs,
       config.rateLimit.appMax,
       config.rateLimit.paymentMax,
     ),
-    signInLimiter: new RateLimiter(rateLimitStore, config.dashboard.signInMax, config.dashboard.signInWindowMs),
+    signInLimiter: new RateLimiter(storeForLimiter(), config.dashboard.signInMax, config.dashboard.signInWindowMs),
     credentials: new CredentialVerifier(db, config.authCacheTtlMs),
     metrics,
     ...(parts.chainServices ? { chainServices: parts.chainServices } : {}),

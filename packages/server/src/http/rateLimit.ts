@@ -8,34 +8,56 @@ export interface WindowCount {
   resetInMs: number;
 }
 
-/** Counts requests per key in fixed windows; `done` gets an error when the count could not be kept. */
+/**
+ * Counts requests per key in fixed windows; `done` gets an error when the count could not be kept. `max` is the key's
+ * limit: a store that must drop windows keeps those nearest to it.
+ */
 export interface RateLimitStore {
-  hit(key: string, windowMs: number, done: (error: Error | null, count?: WindowCount) => void): void;
+  hit(key: string, max: number, windowMs: number, done: (error: Error | null, count?: WindowCount) => void): void;
+}
+
+interface Window {
+  count: number;
+  endsAt: number;
 }
 
 /**
- * Windows in process memory, answered synchronously. The map is kept in order of window start, so when it is full
- * the entry dropped is the oldest window, which has most likely ended already.
+ * Windows in process memory, answered synchronously, at most `maxKeys` of each of two kinds. A caller can invent keys
+ * (a Client-Id, a payment id) and so make a window per request: those are light, under half their limit, and when
+ * the light ones fill the store the oldest is dropped, which gives its caller back less than half a limit. A heavy
+ * window, at more than half its limit (every blocked one), is kept until it ends: to push one out, a flood must fill
+ * the store with heavy windows of its own, each costing half a limit of requests within one window.
  */
 export class MemoryRateLimitStore implements RateLimitStore {
-  private readonly windows = new Map<string, { count: number; endsAt: number }>();
+  /** In order of start: the first is the oldest. */
+  private readonly light = new Map<string, Window>();
+  /** In the order they became heavy. */
+  private readonly heavy = new Map<string, Window>();
 
   constructor(
     private readonly maxKeys = 100_000,
     private readonly now: () => number = Date.now,
   ) {}
 
-  hit(key: string, windowMs: number, done: (error: Error | null, count?: WindowCount) => void): void {
+  hit(key: string, max: number, windowMs: number, done: (error: Error | null, count?: WindowCount) => void): void {
     const now = this.now();
-    let window = this.windows.get(key);
+    let window = this.light.get(key) ?? this.heavy.get(key);
     if (!window || window.endsAt <= now) {
-      this.windows.delete(key);
-      if (this.windows.size >= this.maxKeys) this.windows.delete(this.windows.keys().next().value as string);
+      this.light.delete(key);
+      this.heavy.delete(key);
       window = { count: 0, endsAt: now + windowMs };
-      this.windows.set(key, window);
+      this.admit(this.light, key, window, now);
     }
     window.count++;
+    if (2 * window.count > max && this.light.delete(key)) this.admit(this.heavy, key, window, now);
     done(null, { count: window.count, resetInMs: window.endsAt - now });
+  }
+
+  /** Adds a window, first dropping the kind's oldest when it has ended or there is no room for another. */
+  private admit(windows: Map<string, Window>, key: string, window: Window, now: number): void {
+    const oldest = windows.entries().next().value;
+    if (oldest && (oldest[1].endsAt <= now || windows.size >= this.maxKeys)) windows.delete(oldest[0]);
+    windows.set(key, window);
   }
 }
 
@@ -64,7 +86,8 @@ export class RedisRateLimitStore implements RateLimitStore {
     redis.defineCommand('paygateRateLimitHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
   }
 
-  hit(key: string, windowMs: number, done: (error: Error | null, count?: WindowCount) => void): void {
+  /** Redis keeps every window until it ends, so the limit plays no part here. */
+  hit(key: string, _max: number, windowMs: number, done: (error: Error | null, count?: WindowCount) => void): void {
     this.redis.paygateRateLimitHit(this.prefix + key, windowMs).then(
       ([count, resetInMs]) => done(null, { count, resetInMs }),
       (error: Error) => done(error),
@@ -98,7 +121,7 @@ export class RateLimiter {
     let tightest: { max: number; count: WindowCount } | undefined;
     let pending = limits.length;
     for (const limit of limits) {
-      this.store.hit(limit.key, this.windowMs, (error, count) => {
+      this.store.hit(limit.key, limit.max, this.windowMs, (error, count) => {
         if (!error && count && (!tightest || limit.max - count.count < tightest.max - tightest.count.count))
           tightest = { max: limit.max, count };
         pending -= 1;

@@ -245,7 +245,7 @@ export interface EvmUsedTransfersTable {
   created_at: CreatedAt;
 }
 
-export type ChainWatchKind = 'native_payment' | 'permit2_approval';
+export type ChainWatchKind = 'native_payment' | 'permit2_approval' | 'refused_transfer';
 export type ChainWatchStatus = 'pending' | 'confirmed' | 'failed' | 'expired';
 
 /** A buyer's own transaction a payment waits on, found and followed by the network's follower. */
@@ -515,8 +515,24 @@ export interface X402PaymentsTable {
   created_at: CreatedAt;
 }
 
+/** A transfer to the collector a confirm refused, until it is final and recorded as an exception (migration 0047). */
+export interface RefusedTransfersTable {
+  chain: string;
+  tx_hash: string;
+  payment_id: string;
+  /** CAIP-10 account that sent it. */
+  sender: string;
+  /** CAIP-19 id of what it moved. */
+  asset: string;
+  /** Minor units. */
+  amount: ColumnType<string, string | bigint, string | bigint>;
+  reason: string;
+  created_at: CreatedAt;
+}
+
 export interface Database {
   payments: PaymentsTable;
+  refused_transfers: RefusedTransfersTable;
   partners: PartnersTable;
   api_keys: ApiKeysTable;
   apps: AppsTable;

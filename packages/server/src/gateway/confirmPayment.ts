@@ -4,7 +4,8 @@ import type { App, AppContext } from '../context.ts';
 import { principalOf } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
 import { errorResponses, Nullable } from '../http/schemas.ts';
-import { PaymentStatusView } from '../payments/paymentResource.ts';
+import { type PaymentRow, PaymentStatusView } from '../payments/paymentResource.ts';
+import { noteRefusedTransfer } from './refusedTransfers.ts';
 import { MAX_LONG_POLL_MS } from '../payments/statusWaiter.ts';
 import {
   type BuyerProvider,
@@ -75,7 +76,6 @@ async function providerOf(ctx: AppContext, request: FastifyRequest): Promise<Buy
 }
 
 export function registerConfirmPayment(app: App, ctx: AppContext): void {
-  const waiter = ctx.statusWaiter;
   app.post(
     '/v1/gateway/payment/:id/confirm',
     {
@@ -94,30 +94,45 @@ export function registerConfirmPayment(app: App, ctx: AppContext): void {
     async (request) => {
       const { optionId, results } = request.body;
       const payment = await gatewayPaymentOf(ctx, request.params.id);
-      const earlier = await earlierConfirmation(ctx, payment.id, optionId, results);
-      if (earlier === 'repeated')
-        return statusAfterLongPoll(ctx, waiter, payment, payment.status, request.query.maxPollMs);
-      if (earlier === 'taken')
-        throw new ApiError('invalid_state', 'Another confirmation of this payment was accepted already.', {
-          status: payment.status,
-        });
-      requirePayable(payment, ctx.clock.now());
-      await merchantTakingPayments(ctx, payment);
-
-      const option = await offeredOption(ctx.db, payment.id, optionId);
-      requireLiveQuote(option, ctx.clock.now());
-      checkAlignment(option, results);
-      await requireBuyerData(ctx, payment, option, request.body.collectedData ?? undefined);
-      const check = await verifyResults(chainServicesOf(ctx), ctx.chains, option, results, ctx.clock.now());
-
-      const provider = await providerOf(ctx, request);
-      const claim = await claimPayment(ctx, payment.id, option, results, provider);
-      if (claim === 'taken')
-        throw new ApiError('invalid_state', 'Another confirmation of this payment was accepted already.');
-      if (claim === 'not_payable') requirePayable(await gatewayPaymentOf(ctx, payment.id), ctx.clock.now());
-      if (typeof claim === 'object') ctx.submissions?.soon(payment.id, check);
-      const current = typeof claim === 'object' ? claim.claimed : await gatewayPaymentOf(ctx, payment.id);
-      return statusAfterLongPoll(ctx, waiter, current, 'processing', request.query.maxPollMs);
+      // Value a refused confirm's results moved into the collector is still the sender's: it is noted, never lost.
+      return confirm(ctx, request, payment).catch(async (error: unknown) => {
+        await noteRefusedTransfer(ctx, request.log, payment.id, optionId, results, error);
+        throw error;
+      });
     },
   );
+}
+
+/**
+ * Checks a confirm and claims the payment with it. A refusal leaves the payment payable; the caller notes what the
+ * refused results moved into the collector.
+ */
+type ConfirmRequest = FastifyRequest & { body: typeof ConfirmBody.static; query: typeof ConfirmQuery.static };
+
+async function confirm(ctx: AppContext, request: ConfirmRequest, payment: PaymentRow) {
+  const { optionId, results } = request.body;
+  const waiter = ctx.statusWaiter;
+  const earlier = await earlierConfirmation(ctx, payment.id, optionId, results);
+  if (earlier === 'repeated') return statusAfterLongPoll(ctx, waiter, payment, payment.status, request.query.maxPollMs);
+  if (earlier === 'taken')
+    throw new ApiError('invalid_state', 'Another confirmation of this payment was accepted already.', {
+      status: payment.status,
+    });
+  requirePayable(payment, ctx.clock.now());
+  await merchantTakingPayments(ctx, payment);
+
+  const option = await offeredOption(ctx.db, payment.id, optionId);
+  requireLiveQuote(option, ctx.clock.now());
+  checkAlignment(option, results);
+  await requireBuyerData(ctx, payment, option, request.body.collectedData ?? undefined);
+  const check = await verifyResults(chainServicesOf(ctx), ctx.chains, option, results, ctx.clock.now());
+
+  const provider = await providerOf(ctx, request);
+  const claim = await claimPayment(ctx, payment.id, option, results, provider);
+  if (claim === 'taken')
+    throw new ApiError('invalid_state', 'Another confirmation of this payment was accepted already.');
+  if (claim === 'not_payable') requirePayable(await gatewayPaymentOf(ctx, payment.id), ctx.clock.now());
+  if (typeof claim === 'object') ctx.submissions?.soon(payment.id, check);
+  const current = typeof claim === 'object' ? claim.claimed : await gatewayPaymentOf(ctx, payment.id);
+  return statusAfterLongPoll(ctx, waiter, current, 'processing', request.query.maxPollMs);
 }

@@ -10,6 +10,7 @@ import { batchBook } from '../settlement/batchBook.ts';
 import { SETTLEMENT_PURPOSE } from '../settlement/batches.ts';
 import { acceptedConfirmation, markProcessing, submissionDueAgain } from './confirmation.ts';
 import { transferPurposes } from './methods/index.ts';
+import { REFUSED_TRANSFER, recordRefusedTransfer } from './refusedTransfers.ts';
 import type { Logger } from '../log.ts';
 
 export interface TransferOutcomeContext {
@@ -23,7 +24,8 @@ export interface TransferOutcomeContext {
 /**
  * What the end of a followed transfer does, in the transaction that records it: a payment's transfer makes it
  * `succeeded` or `failed`; a confirmed Permit2 approval makes the permit's submission due again; a settlement transfer
- * settles or releases its batch; a refund's transfer makes the refund succeeded or failed.
+ * settles or releases its batch; a refund's transfer makes the refund succeeded or failed; a transfer a confirm
+ * refused becomes the payment's exception.
  */
 export function paymentTransferOutcomes(context: TransferOutcomeContext): TransferOutcomeHandler {
   return async (trx, transfer) => {
@@ -40,6 +42,7 @@ export function paymentTransferOutcomes(context: TransferOutcomeContext): Transf
     };
     const book = payouts[transfer.purpose];
     if (book) return payoutOutcome(trx, book, transfer, transition.now);
+    if (transfer.purpose === REFUSED_TRANSFER) return recordRefusedTransfer(trx, transition, transfer);
     const paymentId = transfer.reference;
     const purpose = transferPurposes.get(transfer.purpose);
     if (!purpose) return;

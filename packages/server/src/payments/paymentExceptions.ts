@@ -3,9 +3,10 @@ import type { ChainRegistry } from '../chains/registry.ts';
 /**
  * What a buyer sent that did not simply pay the payment: less than asked (the payment waits for the rest until it
  * expires, then fails `underpaid`), more than asked (it succeeds; the excess is kept apart), after the payment
- * closed, or a token the payment does not take. Never silent: each is on the payment and has its webhook event.
+ * closed, a token the payment does not take, or a transfer to the collector whose confirm was refused (another
+ * sender, another amount, no reference). Never silent: each is on the payment and has its webhook event.
  */
-export const PAYMENT_EXCEPTION_TYPES = ['underpaid', 'overpaid', 'paid_late', 'wrong_token'] as const;
+export const PAYMENT_EXCEPTION_TYPES = ['underpaid', 'overpaid', 'paid_late', 'wrong_token', 'refused'] as const;
 export type PaymentExceptionType = (typeof PAYMENT_EXCEPTION_TYPES)[number];
 
 /** One exception as the payment row keeps it (`payments.exceptions`). */

@@ -15,6 +15,7 @@ export const EVENT_TYPES = [
   'payment.overpaid',
   'payment.paid_late',
   'payment.wrong_token',
+  'payment.transfer_refused',
   'merchant.updated',
   'refund.created',
   'refund.succeeded',

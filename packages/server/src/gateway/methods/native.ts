@@ -1,4 +1,4 @@
-import { type Address, type Hex, numberToHex, type PublicClient } from 'viem';
+import { type Address, getAddress, type Hex, isAddressEqual, numberToHex, type PublicClient } from 'viem';
 import {
   blockTimestamps,
   claimNativeTransfer,
@@ -143,6 +143,30 @@ export const nativeMethod: PaymentMethodHandler<NativeTerms> = {
     await claimNativeTransfer(trx, option.network, hash, paymentId).catch((error: unknown) => {
       throw refusalOf('payment', error);
     });
+  },
+
+  async refusedTransfer(services, chains, option, results) {
+    const hash = results[0]?.data[0] ?? '';
+    const network = chains.network(option.network);
+    const native = network?.tokens.find((token) => token.method === 'native');
+    if (!TRANSACTION_HASH.test(hash) || !network || !native) return null;
+    const transaction = await services.evm.clients
+      .for(network)
+      .getTransaction({ hash: hash as Hex })
+      .catch(() => null);
+    if (!transaction?.to || !isAddressEqual(transaction.to, services.evm.collector) || transaction.value <= 0n)
+      return null;
+    // A transfer carrying another option's reference is that option's payment's to pay or record.
+    const reference = transaction.input.toLowerCase();
+    if (reference !== '0x' && reference !== option.terms.data?.toLowerCase()) return null;
+    return {
+      chain: network.caip2,
+      hash,
+      from: `${network.caip2}:${getAddress(transaction.from)}`,
+      asset: native.caip19,
+      amount: transaction.value,
+      notBefore: earliestBlockTime(option),
+    };
   },
 
   buyerTransaction(option, results) {

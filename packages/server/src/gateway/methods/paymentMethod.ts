@@ -36,6 +36,20 @@ export interface BuyerTransaction {
   notBefore: Date;
 }
 
+/** A transfer to the collector a confirm refused: the sender's money, held for it once final. */
+export interface RefusedTransfer {
+  /** CAIP-2 network. */
+  chain: string;
+  hash: string;
+  /** CAIP-10 account that sent it. */
+  from: string;
+  /** CAIP-19 asset and minor units it moved. */
+  asset: string;
+  amount: bigint;
+  /** A block older than this cannot hold a transfer made for the option. */
+  notBefore: Date;
+}
+
 /** What the end of one of a method's transfers does to its payment. */
 export interface TransferPurpose {
   /** Whether landing pays the payment; otherwise it lets the payment's submission go on. */
@@ -84,6 +98,16 @@ export interface PaymentMethodHandler<T extends OptionTerms> {
     results: WalletResult[],
     now: Date,
   ): Promise<ConfirmationCheck>;
+  /**
+   * What a refused confirm's results moved into the collector all the same, made for this payment (or for no
+   * option at all); null when they moved nothing there. Only methods whose buyer sends the transfer itself have it.
+   */
+  refusedTransfer?(
+    services: ChainServices,
+    chains: ChainRegistry,
+    option: OptionRow<T>,
+    results: WalletResult[],
+  ): Promise<RefusedTransfer | null>;
   /** Claims for this payment, in the confirm's transaction, what the results spend that could pay another one. */
   claim?(trx: Transaction<Database>, paymentId: string, option: OptionRow<T>, results: WalletResult[]): Promise<void>;
   /** The transaction the buyer sent itself that the payment waits on, if the option has one. */

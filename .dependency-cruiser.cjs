@@ -1,0 +1,42 @@
+/**
+ * The service's layers, lowest first: a module may import its own layer and those below it, never one above. A
+ * lower layer reports upward through callbacks it is given (as the chain followers' `onFinal`). Run in `npm test`
+ * (`npm run layers`); imports that broke the rule when it was written are listed in
+ * `.dependency-cruiser-known-violations.json` and are to be removed, never added to.
+ */
+const src = '^packages/server/src/';
+const layers = [
+  {
+    name: 'foundation',
+    path: `${src}(db|jobs|net)/|${src}(clock|ids|log|money|memo|config|dataEncryptionKey|userFacingError)\\.ts$`,
+  },
+  { name: 'chains', path: `${src}chains/` },
+  { name: 'domain', path: `${src}(ledger|payouts)/` },
+  {
+    name: 'features',
+    path: `${src}(http|payments|gateway|refunds|settlement|deposits|solanaPay|x402|webhooks|merchants|partners)/`,
+  },
+  {
+    name: 'surfaces',
+    path: `${src}(checkout|dashboard|operator)/|${src}(app|context|runtime|startService|main|operatorActions|operatorCommands|operatorDatabase)\\.ts$`,
+  },
+];
+
+module.exports = {
+  forbidden: layers.flatMap((lower, index) =>
+    layers.slice(index + 1).map((upper) => ({
+      name: `${lower.name}-not-above`,
+      comment: `${lower.name} imports ${upper.name}, a layer above it: pass a callback down instead`,
+      severity: 'error',
+      from: { path: lower.path },
+      to: { path: upper.path },
+    })),
+  ),
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '(^|/)(node_modules|dist)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.tsx', '.js'] },
+  },
+};

@@ -10,6 +10,7 @@ import { isPublicAddress } from '../net/addressPolicy.ts';
 import { merchantOfPartner } from '../merchants/merchantOfPartner.ts';
 import { deliveryOptions } from './deliveryOptions.ts';
 import { EventTypeSchema, toWebhookEndpoint, WebhookEndpoint } from './endpointResource.ts';
+import { requireEventTypesReadable } from './eventScopes.ts';
 
 /** Endpoints per account: each event fans out to every one, so the count bounds the work one change can cause. */
 export const MAX_ENDPOINTS_PER_PARTNER = 20;
@@ -65,14 +66,16 @@ export function registerCreateWebhookEndpoint(app: App, ctx: AppContext): void {
         tags: ['webhooks'],
         summary: 'Register a webhook endpoint',
         description:
-          'Events are POSTed to the URL, signed with the returned secret in `Pay-Signature`. The secret is shown only once.',
+          "Events are POSTed to the URL, signed with the returned secret in `Pay-Signature`. The secret is shown only once. Only event types the key's scopes read can be subscribed (payment and refund events need `payments`; 403 forbidden otherwise).",
         body: CreateWebhookEndpointBody,
         response: { 201: CreatedWebhookEndpoint, ...errorResponses(404, 409) },
       },
     },
     async (request, reply) => {
-      const { partnerId } = principalOf(request);
+      const principal = principalOf(request);
+      const { partnerId } = principal;
       const { url, events, merchantId } = request.body;
+      requireEventTypesReadable(principal, events);
       const problem = urlProblem(url, allowPrivateHosts);
       if (problem) throw ApiError.validation([{ field: 'url', message: problem }]);
       if (merchantId !== undefined) await merchantOfPartner(ctx.merchants, partnerId, merchantId);

@@ -4,6 +4,7 @@ import type { App, AppContext } from '../context.ts';
 import { principalOf } from '../http/auth.ts';
 import { errorResponses, Nullable } from '../http/schemas.ts';
 import { endpointOfPartner, RecordedEventTypeSchema, WebhookEndpointParams } from './endpointResource.ts';
+import { readableEventTypes } from './eventScopes.ts';
 import type { RecordedEventType } from './events.ts';
 
 const ListDeliveriesQuery = Type.Object(
@@ -40,6 +41,8 @@ export function registerListWebhookDeliveries(app: App, ctx: AppContext): void {
       schema: {
         tags: ['webhooks'],
         summary: 'Delivery attempts to an endpoint, newest first',
+        description:
+          "Only attempts of events of types the key's scopes read: payment and refund events need `payments`.",
         params: WebhookEndpointParams,
         querystring: ListDeliveriesQuery,
         response: {
@@ -49,7 +52,8 @@ export function registerListWebhookDeliveries(app: App, ctx: AppContext): void {
       },
     },
     async (request) => {
-      const endpoint = await endpointOfPartner(ctx.db, principalOf(request).partnerId, request.params.id);
+      const principal = principalOf(request);
+      const endpoint = await endpointOfPartner(ctx.db, principal.partnerId, request.params.id);
       const { limit, cursor } = request.query;
       const queryFingerprint = JSON.stringify(['webhook-deliveries', endpoint.id]);
       const before = cursor === undefined ? undefined : cursors.decode<string>(cursor, queryFingerprint);
@@ -70,7 +74,8 @@ export function registerListWebhookDeliveries(app: App, ctx: AppContext): void {
           'delivery.redelivery',
           'attempt.attempted_at',
         ])
-        .where('attempt.endpoint_id', '=', endpoint.id);
+        .where('attempt.endpoint_id', '=', endpoint.id)
+        .where('event.type', 'in', readableEventTypes(principal));
       if (before !== undefined) query = query.where(sql<boolean>`attempt.id < ${before}::bigint`);
       const rows = await query
         .orderBy('attempt.id', 'desc')

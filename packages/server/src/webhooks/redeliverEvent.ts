@@ -4,6 +4,8 @@ import { principalOf } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
 import { errorResponses } from '../http/schemas.ts';
 import { endpointOfPartner } from './endpointResource.ts';
+import { requireEventTypesReadable } from './eventScopes.ts';
+import type { RecordedEventType } from './events.ts';
 import { scheduleDeliveryAttempt } from './schedule.ts';
 
 const RedeliverParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
@@ -37,7 +39,8 @@ export function registerRedeliverEvent(app: App, ctx: AppContext): void {
         description:
           'Schedules a new delivery of the event to the endpoints it was sent to (those not deleted since), or to the one ' +
           'endpoint given. Redeliveries do not wait for older events, and the body is the same as the first time. While ' +
-          'a redelivery to an endpoint waits, asking again answers that one instead of scheduling another.',
+          'a redelivery to an endpoint waits, asking again answers that one instead of scheduling another. ' +
+          "An event of a type the key's scopes do not read (payment and refund events need `payments`) is 403 forbidden.",
         params: RedeliverParams,
         body: RedeliverBody,
         response: { 202: ScheduledDeliveries, ...errorResponses(404) },
@@ -48,14 +51,16 @@ export function registerRedeliverEvent(app: App, ctx: AppContext): void {
       },
     },
     async (request, reply) => {
-      const { partnerId } = principalOf(request);
+      const principal = principalOf(request);
+      const { partnerId } = principal;
       const event = await ctx.db
         .selectFrom('webhook_events')
-        .select('id')
+        .select(['id', 'type'])
         .where('id', '=', request.params.id)
         .where('partner_id', '=', partnerId)
         .executeTakeFirst();
       if (!event) throw ApiError.notFound(`Event ${request.params.id.slice(0, 64)} not found.`);
+      requireEventTypesReadable(principal, [event.type as RecordedEventType]);
       const { endpointId } = request.body;
       const endpointIds =
         endpointId !== undefined

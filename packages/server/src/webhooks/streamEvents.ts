@@ -9,7 +9,8 @@ import { principalOf } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
 import { errorResponses } from '../http/schemas.ts';
 import { merchantOfPartner } from '../merchants/merchantOfPartner.ts';
-import { EVENT_TYPES, type EventType, TEST_EVENT_TYPE } from './events.ts';
+import { readableEventTypes, requireEventTypesReadable } from './eventScopes.ts';
+import { EVENT_TYPES, type EventType, type RecordedEventType, TEST_EVENT_TYPE } from './events.ts';
 
 /** How often a stream looks for new events. */
 const POLL_MS = 500;
@@ -55,7 +56,8 @@ function eventTypesOf(text: string | undefined): EventType[] | undefined {
 interface StreamFilter {
   partnerId: string;
   merchantId?: string;
-  types?: EventType[];
+  /** Those asked for, else every type the credentials may read. */
+  types: RecordedEventType[];
 }
 
 interface EventKey {
@@ -79,6 +81,7 @@ function eventKeysSince(db: Db, filter: StreamFilter, since: Date, after: EventK
     .select(['id', 'created_at'])
     .where('partner_id', '=', filter.partnerId)
     .where('created_at', '>', since)
+    .where('type', 'in', filter.types)
     // A test event is addressed to the one endpoint it was asked for, not to whoever follows the account.
     .where('type', '<>', TEST_EVENT_TYPE)
     .orderBy('created_at')
@@ -86,7 +89,6 @@ function eventKeysSince(db: Db, filter: StreamFilter, since: Date, after: EventK
     .limit(PAGE);
   if (after) query = query.where(sql<boolean>`(created_at, id) > (${after.created_at}, ${after.id})`);
   if (filter.merchantId) query = query.where('merchant_id', '=', filter.merchantId);
-  if (filter.types) query = query.where('type', 'in', filter.types);
   return query.execute();
 }
 
@@ -159,7 +161,9 @@ export function registerStreamEvents(app: App, ctx: AppContext): void {
         summary: "Follow the account's events as they are recorded (server-sent events)",
         description:
           'A `text/event-stream` of the events recorded from now on: each has the event id as `id`, its type as ' +
-          '`event` and the exact webhook body as `data`. With `Last-Event-ID` it resumes after that event. Delivery ' +
+          "`event` and the exact webhook body as `data`, of the types the key's scopes read (payment and refund " +
+          'events need `payments`; asking for others is 403 forbidden). With `Last-Event-ID` it resumes after that ' +
+          'event. Delivery ' +
           'is at least once (deduplicate on the id), independent of the webhook endpoints; test events, sent to one ' +
           'endpoint only, are not in it. `paygate webhooks listen` ' +
           'forwards it, signed, to a local URL.',
@@ -175,8 +179,11 @@ export function registerStreamEvents(app: App, ctx: AppContext): void {
       },
     },
     async (request, reply) => {
-      const { partnerId } = principalOf(request);
-      const types = eventTypesOf(request.query.events);
+      const principal = principalOf(request);
+      const { partnerId } = principal;
+      const requested = eventTypesOf(request.query.events);
+      if (requested) requireEventTypesReadable(principal, requested);
+      const types = requested ?? readableEventTypes(principal);
       const merchantId = request.query.merchantId;
       if (merchantId !== undefined) await merchantOfPartner(ctx.merchants, partnerId, merchantId);
       const lastEventId = request.headers['last-event-id'];
@@ -186,6 +193,7 @@ export function registerStreamEvents(app: App, ctx: AppContext): void {
             .select(['id', 'created_at'])
             .where('id', '=', lastEventId)
             .where('partner_id', '=', partnerId)
+            .where('type', 'in', readableEventTypes(principal))
             .executeTakeFirst()
         : undefined;
       if (lastEventId && !resumeAfter) throw ApiError.notFound(`Event ${lastEventId.slice(0, 64)} not found.`);
@@ -215,7 +223,7 @@ export function registerStreamEvents(app: App, ctx: AppContext): void {
       stream.signal.addEventListener('abort', () => clearInterval(keepAlive));
       void (async () => {
         try {
-          const filter = { partnerId, ...(merchantId ? { merchantId } : {}), ...(types ? { types } : {}) };
+          const filter = { partnerId, types, ...(merchantId ? { merchantId } : {}) };
           for await (const event of followEvents(ctx.db, filter, from, stream.signal)) {
             if (body.writableEnded) break;
             // A reader slower than the events holds the stream back instead of the process's memory.

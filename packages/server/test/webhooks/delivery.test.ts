@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorkers, type Workers } from '../../src/jobs/queue.ts';
+import { createApiKey } from '../../src/partners/partners.ts';
 import { recordEvent, type EventType } from '../../src/webhooks/events.ts';
 import { sendWebhookRequest } from '../../src/webhooks/send.ts';
 import { createWebhookTasks } from '../../src/webhooks/tasks.ts';
@@ -35,9 +36,9 @@ describe('webhook delivery through real workers to a real HTTPS receiver', () =>
     server.db
       .transaction()
       .execute((trx) => recordEvent(trx, { partnerId: partner.partnerId, merchantId: null, type, object }));
-  const attemptLog = async (endpointId: string, query = '') => {
+  const attemptLog = async (endpointId: string, query = '', apiKey = partner.apiKey) => {
     const result = await call(server, `/v1/webhooks/${endpointId}/deliveries${query}`, {
-      headers: { 'api-key': partner.apiKey },
+      headers: { 'api-key': apiKey },
     });
     expect(result.status, result.text).toBe(200);
     return result.body as { data: Array<Record<string, any>>; nextCursor: string | null };
@@ -287,6 +288,21 @@ describe('webhook delivery through real workers to a real HTTPS receiver', () =>
       },
       20_000,
     );
+  });
+
+  it('logs to a key only the attempts of events its scopes read: no payment event without payments', async () => {
+    const endpoint = await register('/mixed', ['payment.succeeded', 'merchant.updated']);
+    const paymentEvent = await emit('payment.succeeded', { id: 'pay_mixed', amount: '1250' });
+    const merchantEvent = await emit('merchant.updated', { id: 'mrch_mixed' });
+    await waitFor('both deliveries', () => receiver.received('/mixed').length === 2);
+    const everything = await waitFor('both logged attempts', async () => {
+      const { data } = await attemptLog(endpoint.id);
+      return data.length === 2 && data;
+    });
+    expect(everything.map((entry) => entry.eventId).sort()).toEqual([paymentEvent, merchantEvent].sort());
+    const merchantsOnly = await createApiKey(server.db, partner.partnerId, ['merchants']);
+    const { data } = await attemptLog(endpoint.id, '', merchantsOnly.apiKey);
+    expect(data.map((entry) => [entry.eventId, entry.eventType])).toEqual([[merchantEvent, 'merchant.updated']]);
   });
 
   it('refuses private addresses unless allowed, and untrusted certificates', async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordEvent, type EventType } from '../../src/webhooks/events.ts';
 import { MAX_ENDPOINTS_PER_PARTNER } from '../../src/webhooks/createWebhookEndpoint.ts';
+import { createApiKey } from '../../src/partners/partners.ts';
 import { createMerchant } from '../support/fixtures.ts';
 import {
   call,
@@ -136,6 +137,21 @@ describe('webhook endpoint and event routes', () => {
         .where('id', '=', result.body.webhook.id)
         .executeTakeFirstOrThrow();
       expect(stored.secret).toBe(result.body.webhook.secret);
+    });
+
+    it('subscribes a key only to events its scopes read: no payment or refund events without payments', async () => {
+      const merchantsOnly = await createApiKey(server.db, partner.partnerId, ['merchants']);
+      for (const events of [['payment.succeeded'], ['merchant.updated', 'refund.created']]) {
+        const refused = await register({ url: 'https://hooks.example.com/narrow', events }, merchantsOnly.apiKey);
+        expect([refused.status, expectErrorBody(refused).code]).toEqual([403, 'forbidden']);
+        expect(expectErrorBody(refused).message).toContain('payments');
+      }
+      const merchantEvents = await register(
+        { url: 'https://hooks.example.com/narrow', events: ['merchant.updated'] },
+        merchantsOnly.apiKey,
+      );
+      expect(merchantEvents.status, merchantEvents.text).toBe(201);
+      await remove(merchantEvents.body.webhook.id);
     });
 
     it("reports another partner's merchant and an unknown merchant as not found", async () => {
@@ -293,6 +309,14 @@ describe('webhook endpoint and event routes', () => {
       });
       expect(result.status, result.text).toBe(202);
       expect(result.body).toEqual({ deliveries: expect.any(Array) });
+    });
+
+    it('redelivers to a key only the events its scopes read: no payment event without payments', async () => {
+      const merchantsOnly = await createApiKey(server.db, partner.partnerId, ['merchants']);
+      const refused = await redeliver(await newEvent(partner, 'payment.succeeded'), {}, merchantsOnly.apiKey);
+      expect([refused.status, expectErrorBody(refused).code]).toEqual([403, 'forbidden']);
+      const merchantEvent = await redeliver(await newEvent(partner, 'merchant.updated'), {}, merchantsOnly.apiKey);
+      expect(merchantEvent.status, merchantEvent.text).toBe(202);
     });
 
     it("reports another partner's event or endpoint, and unknown ones, as not found", async () => {

@@ -204,6 +204,28 @@ describe('GET /v1/events/stream', () => {
       expectRefused(await openStream({ 'api-key': gatewayOnly.apiKey }), 403, 'forbidden');
     });
 
+    it('streams a key only the events its scopes read: to a merchants-only key, no payment or refund', async () => {
+      const merchantsOnly = await createApiKey(server.db, partner.partnerId, ['merchants']);
+      const stream = await openStream({ 'api-key': merchantsOnly.apiKey });
+      expect(stream.status).toBe(200);
+      await record(partner, 'payment.succeeded');
+      await record(partner, 'refund.created');
+      const merchantEvent = await record(partner, 'merchant.updated');
+      await expect.poll(() => stream.received.map((event) => event.id), { timeout: 5_000 }).toEqual([merchantEvent]);
+      stream.close();
+      expectRefused(
+        await openStream({ 'api-key': merchantsOnly.apiKey }, '?events=payment.succeeded'),
+        403,
+        'forbidden',
+      );
+      const paymentEvent = await record(partner, 'payment.created');
+      expectRefused(
+        await openStream({ 'api-key': merchantsOnly.apiKey, 'last-event-id': paymentEvent }),
+        404,
+        'not_found',
+      );
+    });
+
     it("refuses wallet app credentials and another partner's merchant", async () => {
       const app = await createApp(server.db, partner.partnerId, 'Wallet');
       expectRefused(await openStream({ 'app-id': app.appId, 'client-id': 'device-1' }), 403, 'forbidden');

@@ -11,6 +11,7 @@ import { quoteDeposit } from '../support/depositQuote.ts';
 import { devnetPlainWallet } from '../support/devnetPlainWallet.ts';
 import { type DevnetService, startDevnetService } from '../support/devnetService.ts';
 import { createMerchant, createPayment } from '../support/fixtures.ts';
+import { ledgerBalanceOf } from '../support/ledgerAudit.ts';
 import { call, newPartner, type TestPartner, type TestServer } from '../support/testServer.ts';
 
 /**
@@ -38,15 +39,7 @@ describe('a suspended merchant collects nothing, on the devnet', () => {
   const headers = () => ({ 'api-key': partner.apiKey, 'merchant-id': merchantId });
   const paymentOf = async (paymentId: string) =>
     (await call(server, `/v1/payments/${paymentId}`, { headers: headers() })).body;
-  const ledgerBalance = async (account: string) => {
-    const { sum } = await server.db
-      .selectFrom('ledger_entries')
-      .select((eb) => eb.fn.coalesce(eb.fn.sum<string>('amount'), eb.val('0')).as('sum'))
-      .where('account', '=', account)
-      .where('asset', '=', usdc().caip19)
-      .executeTakeFirstOrThrow();
-    return -BigInt(sum);
-  };
+  const ledgerBalance = (account: string) => ledgerBalanceOf(server.db, account, usdc().caip19);
 
   beforeAll(async () => {
     service = await startDevnetService({ prices: { 'EURC/USD': '1.087', 'ETH/USD': '3000' } });

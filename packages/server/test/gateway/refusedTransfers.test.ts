@@ -5,6 +5,7 @@ import type { NetworkInfo } from '../../src/chains/registry.ts';
 import { buyersAccount } from '../../src/ledger/ledger.ts';
 import { setMerchantStatus } from '../../src/merchants/merchantStatus.ts';
 import { RefundWorker } from '../../src/refunds/refundWorker.ts';
+import { ledgerBalanceOf } from '../support/ledgerAudit.ts';
 import { call, expectErrorBody } from '../support/testServer.ts';
 import { type GatewayTestbed, sendTransactionAsWallet, startGatewayTestbed } from './support/gatewayTestbed.ts';
 
@@ -70,15 +71,7 @@ describe('transfers to the collector a confirm refused', () => {
     return (await paymentOf(paymentId)).exceptions;
   }
 
-  async function buyersBalance(): Promise<bigint> {
-    const { sum } = await bed.server.db
-      .selectFrom('ledger_entries')
-      .select((eb) => eb.fn.coalesce(eb.fn.sum<string>('amount'), eb.val('0')).as('sum'))
-      .where('account', '=', buyersAccount(bed.merchantId))
-      .where('asset', '=', ether().caip19)
-      .executeTakeFirstOrThrow();
-    return -BigInt(sum);
-  }
+  const buyersBalance = () => ledgerBalanceOf(bed.server.db, buyersAccount(bed.merchantId), ether().caip19);
 
   it('holds coins sent with the option’s reference from another sender for that sender, and sends them back', async () => {
     const { paymentId } = await bed.newPayment();

@@ -12,6 +12,7 @@ import { SettlementWorker } from '../../src/settlement/worker.ts';
 import { type GatewayTestbed, startGatewayTestbed } from '../gateway/support/gatewayTestbed.ts';
 import { addDestination, newEvmDestination, payInUsdc, usdcAssets, usdcBalance } from '../settlement/support.ts';
 import { createMerchant } from '../support/fixtures.ts';
+import { ledgerBalanceOf } from '../support/ledgerAudit.ts';
 import { call, expectErrorBody } from '../support/testServer.ts';
 
 /**
@@ -76,15 +77,8 @@ describe('on-chain refunds paid only from the merchant’s own balance', () => {
     );
   }
 
-  async function ledgerBalance(merchantId: string): Promise<bigint> {
-    const { balance } = await testbed.server.db
-      .selectFrom('ledger_entries')
-      .select((eb) => eb.fn.coalesce(eb.fn.sum<string>('amount'), eb.val('0')).as('balance'))
-      .where('account', '=', merchantAccount(merchantId))
-      .where('asset', '=', asset())
-      .executeTakeFirstOrThrow();
-    return -BigInt(balance);
-  }
+  const ledgerBalance = (merchantId: string) =>
+    ledgerBalanceOf(testbed.server.db, merchantAccount(merchantId), asset());
 
   /** A merchant with a settlement destination for USDC on the EVM devnet chain. */
   async function settledMerchant(name: string) {

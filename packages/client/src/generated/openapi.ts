@@ -125,7 +125,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -266,7 +266,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "quote_expired" | "idempotency_conflict" | "already_refunded" | "settlement_asset_conflict" | "webhook_endpoint_limit";
+                            code: "quote_expired" | "idempotency_conflict" | "already_refunded" | "insufficient_balance" | "insufficient_token_balance" | "transaction_would_fail" | "settlement_asset_conflict" | "webhook_endpoint_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -286,7 +286,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -470,7 +470,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -622,7 +622,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -783,7 +783,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -950,7 +950,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -1136,7 +1136,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "quote_expired" | "idempotency_conflict" | "already_refunded" | "settlement_asset_conflict" | "webhook_endpoint_limit";
+                            code: "quote_expired" | "idempotency_conflict" | "already_refunded" | "insufficient_balance" | "insufficient_token_balance" | "transaction_would_fail" | "settlement_asset_conflict" | "webhook_endpoint_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -1156,7 +1156,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -1331,7 +1331,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -1480,7 +1480,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -1692,7 +1692,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "quote_expired" | "idempotency_conflict" | "already_refunded" | "settlement_asset_conflict" | "webhook_endpoint_limit";
+                            code: "quote_expired" | "idempotency_conflict" | "already_refunded" | "insufficient_balance" | "insufficient_token_balance" | "transaction_would_fail" | "settlement_asset_conflict" | "webhook_endpoint_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -1712,7 +1712,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -1904,8 +1904,8 @@ export interface paths {
                                 exceptions?: {
                                     /** @description Prefix `exc_`; `POST /v1/refunds {paymentId, exceptionId}` sends it back */
                                     id: string;
-                                    /** @description underpaid: less than asked was received (the payment fails `underpaid` at its expiry unless the rest arrives); overpaid: the payment succeeded and the excess is kept apart; paid_late: sent after the payment closed; wrong_token: a token the payment does not take */
-                                    type: "underpaid" | "overpaid" | "paid_late" | "wrong_token";
+                                    /** @description underpaid: less than asked was received (the payment fails `underpaid` at its expiry unless the rest arrives); overpaid: the payment succeeded and the excess is kept apart; paid_late: sent after the payment closed; wrong_token: a token the payment does not take; refused: a transfer to the collector whose confirm was refused (another sender than the option was made for, no reference, a merchant not taking payments) */
+                                    type: "underpaid" | "overpaid" | "paid_late" | "wrong_token" | "refused";
                                     /** @description underpaid: all received so far; overpaid: the excess; else the transfer */
                                     amount: {
                                         /** @description `caip19/<asset id>` */
@@ -2066,7 +2066,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -2285,7 +2285,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "quote_expired" | "idempotency_conflict" | "already_refunded" | "settlement_asset_conflict" | "webhook_endpoint_limit";
+                            code: "quote_expired" | "idempotency_conflict" | "already_refunded" | "insufficient_balance" | "insufficient_token_balance" | "transaction_would_fail" | "settlement_asset_conflict" | "webhook_endpoint_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -2305,7 +2305,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -2468,7 +2468,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -2660,7 +2660,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -2851,8 +2851,8 @@ export interface paths {
                             exceptions?: {
                                 /** @description Prefix `exc_`; `POST /v1/refunds {paymentId, exceptionId}` sends it back */
                                 id: string;
-                                /** @description underpaid: less than asked was received (the payment fails `underpaid` at its expiry unless the rest arrives); overpaid: the payment succeeded and the excess is kept apart; paid_late: sent after the payment closed; wrong_token: a token the payment does not take */
-                                type: "underpaid" | "overpaid" | "paid_late" | "wrong_token";
+                                /** @description underpaid: less than asked was received (the payment fails `underpaid` at its expiry unless the rest arrives); overpaid: the payment succeeded and the excess is kept apart; paid_late: sent after the payment closed; wrong_token: a token the payment does not take; refused: a transfer to the collector whose confirm was refused (another sender than the option was made for, no reference, a merchant not taking payments) */
+                                type: "underpaid" | "overpaid" | "paid_late" | "wrong_token" | "refused";
                                 /** @description underpaid: all received so far; overpaid: the excess; else the transfer */
                                 amount: {
                                     /** @description `caip19/<asset id>` */
@@ -3056,7 +3056,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -3252,7 +3252,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -3448,8 +3448,8 @@ export interface paths {
                             exceptions?: {
                                 /** @description Prefix `exc_`; `POST /v1/refunds {paymentId, exceptionId}` sends it back */
                                 id: string;
-                                /** @description underpaid: less than asked was received (the payment fails `underpaid` at its expiry unless the rest arrives); overpaid: the payment succeeded and the excess is kept apart; paid_late: sent after the payment closed; wrong_token: a token the payment does not take */
-                                type: "underpaid" | "overpaid" | "paid_late" | "wrong_token";
+                                /** @description underpaid: less than asked was received (the payment fails `underpaid` at its expiry unless the rest arrives); overpaid: the payment succeeded and the excess is kept apart; paid_late: sent after the payment closed; wrong_token: a token the payment does not take; refused: a transfer to the collector whose confirm was refused (another sender than the option was made for, no reference, a merchant not taking payments) */
+                                type: "underpaid" | "overpaid" | "paid_late" | "wrong_token" | "refused";
                                 /** @description underpaid: all received so far; overpaid: the excess; else the transfer */
                                 amount: {
                                     /** @description `caip19/<asset id>` */
@@ -3615,7 +3615,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "quote_expired" | "idempotency_conflict" | "already_refunded" | "settlement_asset_conflict" | "webhook_endpoint_limit";
+                            code: "quote_expired" | "idempotency_conflict" | "already_refunded" | "insufficient_balance" | "insufficient_token_balance" | "transaction_would_fail" | "settlement_asset_conflict" | "webhook_endpoint_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -3635,7 +3635,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -3828,8 +3828,8 @@ export interface paths {
                                 exceptions?: {
                                     /** @description Prefix `exc_`; `POST /v1/refunds {paymentId, exceptionId}` sends it back */
                                     id: string;
-                                    /** @description underpaid: less than asked was received (the payment fails `underpaid` at its expiry unless the rest arrives); overpaid: the payment succeeded and the excess is kept apart; paid_late: sent after the payment closed; wrong_token: a token the payment does not take */
-                                    type: "underpaid" | "overpaid" | "paid_late" | "wrong_token";
+                                    /** @description underpaid: less than asked was received (the payment fails `underpaid` at its expiry unless the rest arrives); overpaid: the payment succeeded and the excess is kept apart; paid_late: sent after the payment closed; wrong_token: a token the payment does not take; refused: a transfer to the collector whose confirm was refused (another sender than the option was made for, no reference, a merchant not taking payments) */
+                                    type: "underpaid" | "overpaid" | "paid_late" | "wrong_token" | "refused";
                                     /** @description underpaid: all received so far; overpaid: the excess; else the transfer */
                                     amount: {
                                         /** @description `caip19/<asset id>` */
@@ -3990,7 +3990,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -4187,7 +4187,7 @@ export interface paths {
                         "text/csv": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -4372,7 +4372,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -4553,7 +4553,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -4742,8 +4742,8 @@ export interface paths {
                                 exceptions?: {
                                     /** @description Prefix `exc_`; `POST /v1/refunds {paymentId, exceptionId}` sends it back */
                                     id: string;
-                                    /** @description underpaid: less than asked was received (the payment fails `underpaid` at its expiry unless the rest arrives); overpaid: the payment succeeded and the excess is kept apart; paid_late: sent after the payment closed; wrong_token: a token the payment does not take */
-                                    type: "underpaid" | "overpaid" | "paid_late" | "wrong_token";
+                                    /** @description underpaid: less than asked was received (the payment fails `underpaid` at its expiry unless the rest arrives); overpaid: the payment succeeded and the excess is kept apart; paid_late: sent after the payment closed; wrong_token: a token the payment does not take; refused: a transfer to the collector whose confirm was refused (another sender than the option was made for, no reference, a merchant not taking payments) */
+                                    type: "underpaid" | "overpaid" | "paid_late" | "wrong_token" | "refused";
                                     /** @description underpaid: all received so far; overpaid: the excess; else the transfer */
                                     amount: {
                                         /** @description `caip19/<asset id>` */
@@ -4904,7 +4904,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -5110,7 +5110,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -5395,7 +5395,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -5597,7 +5597,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "quote_expired" | "idempotency_conflict" | "already_refunded" | "settlement_asset_conflict" | "webhook_endpoint_limit";
+                            code: "quote_expired" | "idempotency_conflict" | "already_refunded" | "insufficient_balance" | "insufficient_token_balance" | "transaction_would_fail" | "settlement_asset_conflict" | "webhook_endpoint_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -5637,7 +5637,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -5865,7 +5865,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "quote_expired" | "idempotency_conflict" | "already_refunded" | "settlement_asset_conflict" | "webhook_endpoint_limit";
+                            code: "quote_expired" | "idempotency_conflict" | "already_refunded" | "insufficient_balance" | "insufficient_token_balance" | "transaction_would_fail" | "settlement_asset_conflict" | "webhook_endpoint_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -5905,7 +5905,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -6112,7 +6112,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -6325,7 +6325,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -6490,7 +6490,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -6526,7 +6526,7 @@ export interface paths {
         put?: never;
         /**
          * Solana Pay transaction request: the transaction
-         * @description The second call of a Solana Pay transaction request: a transaction that moves the payment's exact amount from the account's token account to the collector's, with the request's reference key; the service pays its fee and has signed it, the account signs and sends it. A payment that is no longer payable answers 400 invalid_state or 410 payment_expired. Open to any origin; rate limited per IP.
+         * @description The second call of a Solana Pay transaction request: a transaction that moves the payment's exact amount from the account's token account to the collector's, with the request's reference key; the service pays its fee and has signed it, the account signs and sends it. A payment that is no longer payable answers 400 invalid_state or 410 payment_expired. The service signs only what would pay: an account holding less of the token than the amount answers 409 insufficient_token_balance, a transaction whose simulation fails 409 transaction_would_fail with the reason, and while 3 transactions signed for the payment, or 3 for the account, can still land (until their blockhash expires, about a minute) it answers 429 transaction_request_limit with Retry-After. Open to any origin; rate limited per IP.
          */
         post: {
             parameters: {
@@ -6641,6 +6641,26 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Conflict */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "quote_expired" | "idempotency_conflict" | "already_refunded" | "insufficient_balance" | "insufficient_token_balance" | "transaction_would_fail" | "settlement_asset_conflict" | "webhook_endpoint_limit";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
                 /** @description Gone */
                 410: {
                     headers: {
@@ -6670,7 +6690,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -6858,7 +6878,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -7000,7 +7020,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -7168,7 +7188,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -7310,7 +7330,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -7450,7 +7470,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -7594,7 +7614,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -7735,7 +7755,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -7857,7 +7877,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -8067,7 +8087,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -8188,7 +8208,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -8345,7 +8365,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -8479,7 +8499,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -8657,7 +8677,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -8825,7 +8845,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -8994,7 +9014,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -9148,7 +9168,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -9316,7 +9336,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -9542,7 +9562,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -9680,7 +9700,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -9716,7 +9736,7 @@ export interface paths {
         put?: never;
         /**
          * Register a webhook endpoint
-         * @description Events are POSTed to the URL, signed with the returned secret in `Pay-Signature`. The secret is shown only once.
+         * @description Events are POSTed to the URL, signed with the returned secret in `Pay-Signature`. The secret is shown only once. Only event types the key's scopes read can be subscribed (payment and refund events need `payments`; 403 forbidden otherwise).
          */
         post: {
             parameters: {
@@ -9730,7 +9750,7 @@ export interface paths {
                     "application/json": {
                         /** @description Public HTTPS URL */
                         url: string;
-                        events: ("payment.created" | "payment.processing" | "payment.succeeded" | "payment.failed" | "payment.expired" | "payment.cancelled" | "payment.settled" | "payment.underpaid" | "payment.overpaid" | "payment.paid_late" | "payment.wrong_token" | "merchant.updated" | "refund.created" | "refund.succeeded" | "refund.failed")[];
+                        events: ("payment.created" | "payment.processing" | "payment.succeeded" | "payment.failed" | "payment.expired" | "payment.cancelled" | "payment.settled" | "payment.underpaid" | "payment.overpaid" | "payment.paid_late" | "payment.wrong_token" | "payment.transfer_refused" | "merchant.updated" | "refund.created" | "refund.succeeded" | "refund.failed")[];
                         /** @description Only this merchant's events */
                         merchantId?: string;
                     };
@@ -9750,7 +9770,7 @@ export interface paths {
                                 /** @description HTTPS URL that receives the events */
                                 url: string;
                                 /** @description Event types sent to this endpoint */
-                                events: ("payment.created" | "payment.processing" | "payment.succeeded" | "payment.failed" | "payment.expired" | "payment.cancelled" | "payment.settled" | "payment.underpaid" | "payment.overpaid" | "payment.paid_late" | "payment.wrong_token" | "merchant.updated" | "refund.created" | "refund.succeeded" | "refund.failed")[];
+                                events: ("payment.created" | "payment.processing" | "payment.succeeded" | "payment.failed" | "payment.expired" | "payment.cancelled" | "payment.settled" | "payment.underpaid" | "payment.overpaid" | "payment.paid_late" | "payment.wrong_token" | "payment.transfer_refused" | "merchant.updated" | "refund.created" | "refund.succeeded" | "refund.failed")[];
                                 /** @description Only events of this merchant; null for every merchant of the account */
                                 merchantId: string | null;
                                 /** Format: date-time */
@@ -9850,7 +9870,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "quote_expired" | "idempotency_conflict" | "already_refunded" | "settlement_asset_conflict" | "webhook_endpoint_limit";
+                            code: "quote_expired" | "idempotency_conflict" | "already_refunded" | "insufficient_balance" | "insufficient_token_balance" | "transaction_would_fail" | "settlement_asset_conflict" | "webhook_endpoint_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -9870,7 +9890,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -10027,7 +10047,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -10072,7 +10092,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Delivery attempts to an endpoint, newest first */
+        /**
+         * Delivery attempts to an endpoint, newest first
+         * @description Only attempts of events of types the key's scopes read: payment and refund events need `payments`.
+         */
         get: {
             parameters: {
                 query?: {
@@ -10188,7 +10211,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -10240,7 +10263,7 @@ export interface paths {
         put?: never;
         /**
          * Deliver an event again
-         * @description Schedules a new delivery of the event to the endpoints it was sent to (those not deleted since), or to the one endpoint given. Redeliveries do not wait for older events, and the body is the same as the first time. While a redelivery to an endpoint waits, asking again answers that one instead of scheduling another.
+         * @description Schedules a new delivery of the event to the endpoints it was sent to (those not deleted since), or to the one endpoint given. Redeliveries do not wait for older events, and the body is the same as the first time. While a redelivery to an endpoint waits, asking again answers that one instead of scheduling another. An event of a type the key's scopes do not read (payment and refund events need `payments`) is 403 forbidden.
          */
         post: {
             parameters: {
@@ -10364,7 +10387,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -10534,7 +10557,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -10582,7 +10605,7 @@ export interface paths {
         };
         /**
          * Follow the account's events as they are recorded (server-sent events)
-         * @description A `text/event-stream` of the events recorded from now on: each has the event id as `id`, its type as `event` and the exact webhook body as `data`. With `Last-Event-ID` it resumes after that event. Delivery is at least once (deduplicate on the id), independent of the webhook endpoints; test events, sent to one endpoint only, are not in it. `paygate webhooks listen` forwards it, signed, to a local URL.
+         * @description A `text/event-stream` of the events recorded from now on: each has the event id as `id`, its type as `event` and the exact webhook body as `data`, of the types the key's scopes read (payment and refund events need `payments`; asking for others is 403 forbidden). With `Last-Event-ID` it resumes after that event. Delivery is at least once (deduplicate on the id), independent of the webhook endpoints; test events, sent to one endpoint only, are not in it. `paygate webhooks listen` forwards it, signed, to a local URL.
          */
         get: {
             parameters: {
@@ -10698,7 +10721,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -10885,7 +10908,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -10937,7 +10960,7 @@ export interface paths {
         put?: never;
         /**
          * Refund a succeeded payment, whole or in part
-         * @description Without `send`, marks the payment as refunded by the merchant (the money went back some other way). With `send: true`, the service sends the paid token back to the paying account from the collector and deducts it from the merchant's settlements. Refunds never add up to more than was paid; fees are not returned.
+         * @description Without `send`, marks the payment as refunded by the merchant (the money went back some other way). With `send: true`, the service sends the paid token back to the paying account from the collector and takes it from the merchant's balance (what it is owed and not settled yet); when that holds too little the refund is refused (409 `insufficient_balance`, with the shortfall). Refunds never add up to more than was paid; fees are not returned.
          */
         post: {
             parameters: {
@@ -11098,7 +11121,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "quote_expired" | "idempotency_conflict" | "already_refunded" | "settlement_asset_conflict" | "webhook_endpoint_limit";
+                            code: "quote_expired" | "idempotency_conflict" | "already_refunded" | "insufficient_balance" | "insufficient_token_balance" | "transaction_would_fail" | "settlement_asset_conflict" | "webhook_endpoint_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -11118,7 +11141,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -11305,7 +11328,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -11509,7 +11532,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -11729,7 +11752,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -11917,7 +11940,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -12075,7 +12098,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -12246,7 +12269,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -12495,7 +12518,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -12770,7 +12793,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "rate_limited";
+                            code: "rate_limited" | "transaction_request_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -12872,7 +12895,7 @@ export interface components {
             /** @description HTTPS URL that receives the events */
             url: string;
             /** @description Event types sent to this endpoint */
-            events: ("payment.created" | "payment.processing" | "payment.succeeded" | "payment.failed" | "payment.expired" | "payment.cancelled" | "payment.settled" | "payment.underpaid" | "payment.overpaid" | "payment.paid_late" | "payment.wrong_token" | "merchant.updated" | "refund.created" | "refund.succeeded" | "refund.failed")[];
+            events: ("payment.created" | "payment.processing" | "payment.succeeded" | "payment.failed" | "payment.expired" | "payment.cancelled" | "payment.settled" | "payment.underpaid" | "payment.overpaid" | "payment.paid_late" | "payment.wrong_token" | "payment.transfer_refused" | "merchant.updated" | "refund.created" | "refund.succeeded" | "refund.failed")[];
             /** @description Only events of this merchant; null for every merchant of the account */
             merchantId: string | null;
             /** Format: date-time */
@@ -12887,7 +12910,7 @@ export interface components {
             /** @description Event id, prefix `evt_` */
             eventId: string;
             /** @description A type an endpoint subscribes to, or `webhook.test`: sent only when asked for with `POST /v1/webhooks/{id}/test-events`, to that endpoint alone */
-            eventType: "payment.created" | "payment.processing" | "payment.succeeded" | "payment.failed" | "payment.expired" | "payment.cancelled" | "payment.settled" | "payment.underpaid" | "payment.overpaid" | "payment.paid_late" | "payment.wrong_token" | "merchant.updated" | "refund.created" | "refund.succeeded" | "refund.failed" | "webhook.test";
+            eventType: "payment.created" | "payment.processing" | "payment.succeeded" | "payment.failed" | "payment.expired" | "payment.cancelled" | "payment.settled" | "payment.underpaid" | "payment.overpaid" | "payment.paid_late" | "payment.wrong_token" | "payment.transfer_refused" | "merchant.updated" | "refund.created" | "refund.succeeded" | "refund.failed" | "webhook.test";
             /** @description Attempt number within the delivery */
             attempt: number;
             /** @description The receiver's HTTP status; null when there was no response */

@@ -52,10 +52,23 @@ export const API_ERRORS = {
     status: 409,
     message: "The merchant's balance in the collector does not cover the refund; details name the shortfall.",
   },
+  insufficient_token_balance: {
+    status: 409,
+    message: 'The paying account holds less of the token than the payment asks; details give its balance.',
+  },
+  transaction_would_fail: {
+    status: 409,
+    message: 'The transaction would fail on chain; details give the reason its simulation found.',
+  },
   settlement_asset_conflict: { status: 409, message: 'The asset already has a settlement destination.' },
   webhook_endpoint_limit: { status: 409, message: 'The partner has as many webhook endpoints as allowed.' },
   payment_expired: { status: 410, message: 'The payment expired.' },
   rate_limited: { status: 429, message: 'Too many requests; retry after the time in Retry-After.' },
+  transaction_request_limit: {
+    status: 429,
+    message:
+      'As many signed transactions as allowed can still land for this payment or account; retry after Retry-After.',
+  },
   internal_error: { status: 500, message: 'Something went wrong on our side; it has been logged.' },
   bad_gateway: { status: 502, message: 'An upstream service failed.' },
   service_unavailable: { status: 503, message: 'The service cannot do this right now.' },

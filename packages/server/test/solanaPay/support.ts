@@ -21,7 +21,11 @@ import {
   getTransferCheckedInstruction,
   TOKEN_PROGRAM_ADDRESS,
 } from '@solana-program/token';
-import { minorUnits, type ParsedTransferRequest } from '../../src/solanaPay/transferRequestUri.ts';
+import {
+  minorUnits,
+  type ParsedTransferRequest,
+  parseTransferRequestUri,
+} from '../../src/solanaPay/transferRequestUri.ts';
 
 /** One SPL transfer as a wallet makes it from a transfer request; `amount` in minor units overrides the request's. */
 export interface WalletTransfer {
@@ -85,4 +89,14 @@ export async function payAsWallet(rpcUrl: string, secretKey: string, transfers: 
     .sendTransaction(getBase64EncodedWireTransaction(signed), { encoding: 'base64', preflightCommitment: 'confirmed' })
     .send();
   return getSignatureFromTransaction(signed);
+}
+
+/** The path of the payment's Solana Pay transaction request in `mint`, read from its checkout page as a wallet finds it. */
+export async function transactionRequestPathOnPage(gatewayUrl: string, mint: string): Promise<string> {
+  const page = await (await fetch(gatewayUrl)).text();
+  const reference = [...page.matchAll(/value="(solana:[^"]+)"/g)]
+    .map((match) => parseTransferRequestUri((match[1] as string).replaceAll('&amp;', '&')))
+    .find((parsed) => parsed?.splToken === mint)?.references[0];
+  if (!reference) throw new Error(`no Solana Pay request in ${mint} on ${gatewayUrl}`);
+  return `/v1/solana-pay/requests/${reference}`;
 }

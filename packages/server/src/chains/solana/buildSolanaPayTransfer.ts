@@ -2,10 +2,12 @@ import {
   AccountRole,
   address,
   appendTransactionMessageInstructions,
+  type Base64EncodedWireTransaction,
   compileTransaction,
   createNoopSigner,
   createTransactionMessage,
   getBase64EncodedWireTransaction,
+  getSignatureFromTransaction,
   partiallySignTransaction,
   pipe,
   setTransactionMessageFeePayer,
@@ -38,7 +40,9 @@ export interface SolanaPayTransferRequest {
 
 export interface SolanaPayTransaction {
   /** Wire-format transaction, base64, signed by the collector; the account's signature slot is empty. */
-  transactionBase64: string;
+  transactionBase64: Base64EncodedWireTransaction;
+  /** The collector's signature: the transaction's id. */
+  signature: string;
   lastValidBlockHeight: bigint;
 }
 
@@ -94,6 +98,7 @@ export async function buildSolanaPayTransfer(request: SolanaPayTransferRequest):
   const signed = await partiallySignTransaction([request.collector.keyPair], compileTransaction(message));
   return {
     transactionBase64: getBase64EncodedWireTransaction(signed),
+    signature: getSignatureFromTransaction(signed),
     lastValidBlockHeight: latest.lastValidBlockHeight,
   };
 }

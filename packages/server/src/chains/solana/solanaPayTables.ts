@@ -54,11 +54,26 @@ export interface SolanaPayReadThroughTable {
   updated_at: Generated<Date>;
 }
 
+/** A transaction the collector signed as fee payer for a transaction request, handed out once recorded (0046). */
+export interface SolanaPayCosignedTransactionsTable {
+  /** The collector's signature: the transaction's id. */
+  signature: string;
+  network: string;
+  reference: string;
+  payment_id: string;
+  /** The account the transaction pays from, which signs it. */
+  account: string;
+  /** The transaction can land while the network's block height is at most this. */
+  last_valid_block_height: ColumnType<string, string | bigint, string | bigint>;
+  created_at: Generated<Date>;
+}
+
 export type SolanaPayTables = {
   solana_pay_requests: SolanaPayRequestsTable;
   solana_pay_transfers: SolanaPayTransfersTable;
   solana_pay_cursors: SolanaPayCursorsTable;
   solana_pay_read_through: SolanaPayReadThroughTable;
+  solana_pay_cosigned_transactions: SolanaPayCosignedTransactionsTable;
 };
 
 /** The service's database with the Solana Pay tables. */

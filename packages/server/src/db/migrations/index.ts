@@ -44,6 +44,7 @@ import * as x402Payments from './0042_x402_payments.ts';
 import * as settlementBatchList from './0043_settlement_batch_list.ts';
 import * as eventPayment from './0044_event_payment.ts';
 import * as payoutsInFlight from './0045_payouts_in_flight.ts';
+import * as solanaPayCosignedTransactions from './0046_solana_pay_cosigned_transactions.ts';
 import * as refusedTransfers from './0047_refused_transfers.ts';
 
 /** Every schema change, in order; names are permanent once released. */
@@ -93,5 +94,6 @@ export const migrations: Record<string, Migration> = {
   '0043_settlement_batch_list': settlementBatchList,
   '0044_event_payment': eventPayment,
   '0045_payouts_in_flight': payoutsInFlight,
+  '0046_solana_pay_cosigned_transactions': solanaPayCosignedTransactions,
   '0047_refused_transfers': refusedTransfers,
 };

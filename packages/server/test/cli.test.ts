@@ -115,6 +115,8 @@ describe('operator CLI against DATABASE_URL', () => {
       /merchant mrch_missing does not exist/,
     ],
     [['partner', 'create'], /required option '--name <name>' not specified/],
+    [['partner', 'create', '--name', '\u3164'], /name must have a visible character/],
+    [['app', 'create', '--partner', 'ptr_missing', '--name', '\u0301\u00ad'], /name must have a visible character/],
     [['partner', 'set-fees', 'ptr_any'], /nothing to set: give --percentage and\/or --fixed/],
   ])('fails clearly: paygate %j', async (args, message) => {
     const result = await runCli(args, env());

@@ -1,17 +1,17 @@
 import { Type } from '@sinclair/typebox';
 import type { App, AppContext } from '../context.ts';
 import { principalOf } from '../http/auth.ts';
+import { DisplayName, displayNameToStore } from '../http/displayName.ts';
 import { requireIdempotencyKey, runIdempotently } from '../http/idempotency.ts';
 import { errorResponses, IdempotencyKeyHeader, Nullable } from '../http/schemas.ts';
 import { newId } from '../ids.ts';
 import { fetchMerchantLogo, storeLogo } from './merchantLogo.ts';
-import { merchantNameToStore } from './merchantName.ts';
-import { IconUrl, MerchantEmail, MerchantEnvelope, MerchantName, toMerchant } from './merchantResource.ts';
+import { IconUrl, MerchantEmail, MerchantEnvelope, toMerchant } from './merchantResource.ts';
 import { sendStoredResponse } from '../http/storedResponse.ts';
 
 const CreateMerchantBody = Type.Object(
   {
-    merchantName: MerchantName,
+    merchantName: DisplayName,
     merchantEmail: MerchantEmail,
     iconUrl: Type.Optional(Nullable(IconUrl)),
   },
@@ -37,7 +37,7 @@ export function registerCreateMerchant(app: App, ctx: AppContext): void {
       const { partnerId } = principalOf(request);
       const key = requireIdempotencyKey(request.headers['idempotency-key']);
       const { merchantEmail, iconUrl } = request.body;
-      const merchantName = merchantNameToStore(request.body.merchantName);
+      const merchantName = displayNameToStore(request.body.merchantName, 'merchantName');
       // Fetched before the idempotency transaction, so a slow logo host never holds a pooled connection.
       // Any string is a URL to fetch (an empty one is refused there as not a URL).
       const logo = typeof iconUrl === 'string' ? await fetchMerchantLogo(ctx, iconUrl) : undefined;

@@ -3,7 +3,6 @@ import type { Selectable } from 'kysely';
 import type { MerchantsTable } from '../db/schema.ts';
 import { Nullable } from '../http/schemas.ts';
 import type { CachedMerchant } from './merchantCache.ts';
-import { MERCHANT_NAME_MAX_LENGTH } from './merchantName.ts';
 import {
   type SettlementDestinationRows,
   SettlementDestinations,
@@ -34,12 +33,6 @@ export const MerchantWithSettlementsEnvelope = Type.Object({
 /** What DELETE answers, also when the resource was deleted before. */
 export const DeletedResource = Type.Object({ id: Type.String(), deleted: Type.Literal(true) });
 
-// The raw bound only caps the work; the rule (merchantName.ts) applies the real one to the trimmed name.
-export const MerchantName = Type.String({
-  minLength: 1,
-  maxLength: 4 * MERCHANT_NAME_MAX_LENGTH,
-  description: `1 to ${MERCHANT_NAME_MAX_LENGTH} characters once surrounding white space is trimmed (it is stored trimmed); no control, invisible or bidirectional control characters`,
-});
 export const MerchantEmail = Type.String({ format: 'merchant-email', maxLength: 254 });
 export const IconUrl = Type.String({
   maxLength: 2048,

@@ -1,24 +1,17 @@
 import { Type } from '@sinclair/typebox';
 import type { App, AppContext } from '../context.ts';
 import { principalOf } from '../http/auth.ts';
+import { DisplayName, displayNameToStore } from '../http/displayName.ts';
 import { ApiError } from '../http/errors.ts';
 import { recordEvent } from '../webhooks/events.ts';
 import { errorResponses, Nullable } from '../http/schemas.ts';
 import { fetchMerchantLogo, storeLogo } from './merchantLogo.ts';
-import { merchantNameToStore } from './merchantName.ts';
-import {
-  IconUrl,
-  MerchantEmail,
-  MerchantEnvelope,
-  MerchantIdParams,
-  MerchantName,
-  toMerchant,
-} from './merchantResource.ts';
+import { IconUrl, MerchantEmail, MerchantEnvelope, MerchantIdParams, toMerchant } from './merchantResource.ts';
 import { merchantOfPartner } from './merchantOfPartner.ts';
 
 const UpdateMerchantBody = Type.Object(
   {
-    merchantName: Type.Optional(Nullable(MerchantName)),
+    merchantName: Type.Optional(Nullable(DisplayName)),
     merchantEmail: Type.Optional(Nullable(MerchantEmail)),
     iconUrl: Type.Optional(Nullable(IconUrl)),
   },
@@ -51,7 +44,7 @@ export function registerUpdateMerchant(app: App, ctx: AppContext): void {
           { field: 'body', message: 'send at least one of merchantName, merchantEmail, iconUrl' },
         ]);
       }
-      const name = merchantName === undefined ? undefined : merchantNameToStore(merchantName);
+      const name = merchantName === undefined ? undefined : displayNameToStore(merchantName, 'merchantName');
       const merchant = await merchantOfPartner(ctx.merchants, partnerId, request.params.merchantId);
       // Any string is a URL to fetch (an empty one is refused there as not a URL); null removes the logo.
       const logoFile =

@@ -1,12 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import type { App, AppContext } from '../context.ts';
+import { DisplayName, displayNameToStore } from '../http/displayName.ts';
 import { errorResponses } from '../http/schemas.ts';
 import { createPartner } from '../partners/partners.ts';
 
-const CreatePartnerBody = Type.Object(
-  { name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }) },
-  { additionalProperties: false },
-);
+const CreatePartnerBody = Type.Object({ name: DisplayName }, { additionalProperties: false });
 
 const CreatedPartner = Type.Object({
   partnerId: Type.String(),
@@ -26,6 +24,7 @@ export function registerCreatePartner(app: App, ctx: AppContext): void {
         response: { 201: CreatedPartner, ...errorResponses() },
       },
     },
-    async (request, reply) => reply.code(201).send(await createPartner(ctx.db, request.body.name.trim())),
+    async (request, reply) =>
+      reply.code(201).send(await createPartner(ctx.db, displayNameToStore(request.body.name, 'name'))),
   );
 }

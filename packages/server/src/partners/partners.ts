@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { UserFacingError } from '../userFacingError.ts';
 import type { Db } from '../db/database.ts';
 import { hashApiKey, SCOPES, type Scope } from '../http/auth.ts';
+import { displayNameProblem, trimmedDisplayName } from '../http/displayName.ts';
 import { DEFAULT_PARTNER_VERSION, isKnownVersion } from '../http/versions.ts';
 import { newId } from '../ids.ts';
 
@@ -60,25 +61,37 @@ export async function revokeApiKey(db: Db, keyId: string): Promise<void> {
   if (!result.numUpdatedRows) throw new PartnerError(`API key ${keyId} does not exist or is already revoked`);
 }
 
+/** The name as stored (trimmed), or a PartnerError saying why it cannot be one (`what` says whose it is). */
+function nameToStore(name: string, what: string): string {
+  const problem = displayNameProblem(name);
+  if (problem) throw new PartnerError(`${what} name ${problem}`);
+  return trimmedDisplayName(name);
+}
+
 export async function createApp(db: Db, partnerId: string, name: string, iconUrl?: string) {
+  const appName = nameToStore(name, 'an app');
   await requirePartner(db, partnerId);
-  if (!name.trim()) throw new PartnerError('an app needs a name');
   if (iconUrl !== undefined && !/^https:\/\/\S+$/.test(iconUrl)) throw new PartnerError('--icon must be an https URL');
   const appId = newId('app');
   await db
     .insertInto('apps')
-    .values({ id: appId, partner_id: partnerId, name, icon_url: iconUrl ?? null })
+    .values({ id: appId, partner_id: partnerId, name: appName, icon_url: iconUrl ?? null })
     .execute();
   return { appId };
 }
 
 /** A partner with one all-scope API key and one wallet app, ready to call every endpoint. */
 export async function createPartner(db: Db, name: string) {
-  if (!name.trim()) throw new PartnerError('a partner needs a name');
+  const partnerName = nameToStore(name, 'a partner');
+  // Its wallet app is named after it: that name is checked too, before anything is written.
+  const appName = nameToStore(`${partnerName} wallet`, "a partner's wallet app");
   const partnerId = newId('ptr');
-  await db.insertInto('partners').values({ id: partnerId, name, pinned_version: DEFAULT_PARTNER_VERSION }).execute();
+  await db
+    .insertInto('partners')
+    .values({ id: partnerId, name: partnerName, pinned_version: DEFAULT_PARTNER_VERSION })
+    .execute();
   const { apiKey } = await createApiKey(db, partnerId);
-  const { appId } = await createApp(db, partnerId, `${name} wallet`);
+  const { appId } = await createApp(db, partnerId, appName);
   return { partnerId, apiKey, appId };
 }
 

@@ -27,6 +27,20 @@ function createRequest(
   });
 }
 
+const NAMES_THAT_SHOW_NOTHING = [
+  ['a Braille blank', '\u2800'],
+  ['a Hangul filler', '\u3164'],
+  ['a Hangul choseong filler', '\u115f'],
+  ['a halfwidth Hangul filler', '\uffa0'],
+  ['a Mongolian vowel separator', '\u180e'],
+  ['a combining grapheme joiner', '\u034f'],
+  ['a soft hyphen', '\u00ad'],
+  ['a tag space', '\u{e0020}'],
+  ['a musical begin-beam', '\u{1d173}'],
+  ['combining marks only', '\u0301\u0308\u0327'],
+  ['fillers between spaces', ' \u3164\u2800\u3164 '],
+];
+
 describe('POST /v1/merchants', () => {
   let server: TestServer;
   let partner: TestPartner;
@@ -207,6 +221,17 @@ describe('POST /v1/merchants', () => {
         expect([result.status, expectErrorBody(result).code]).toEqual([400, 'params_validation']);
         expect(expectErrorBody(result).issues).toEqual([{ field: 'merchantName', message }]);
         expect(await merchantCount()).toBe(before);
+      },
+    );
+
+    it.each(NAMES_THAT_SHOW_NOTHING)(
+      'refuses a name of %s, which shows nothing, with params_validation on merchantName',
+      async (_name, merchantName) => {
+        const result = await createRequest(server, partner.apiKey, { ...validBody, merchantName });
+        expect([result.status, expectErrorBody(result).code]).toEqual([400, 'params_validation']);
+        expect(expectErrorBody(result).issues).toEqual([
+          { field: 'merchantName', message: expect.stringMatching(/visible character/) },
+        ]);
       },
     );
 

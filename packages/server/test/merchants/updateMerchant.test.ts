@@ -144,6 +144,8 @@ describe('PATCH /v1/merchants/:merchantId', () => {
     it.each([
       [{ merchantName: '' }, 'merchantName'],
       [{ merchantName: 'x'.repeat(257) }, 'merchantName'],
+      [{ merchantName: '\u3164' }, 'merchantName'],
+      [{ merchantName: '\u2800\u034f' }, 'merchantName'],
       [{ merchantEmail: 'a@b' }, 'merchantEmail'],
       [{ iconUrl: 'ftp://logo.test/logo.jpg' }, 'iconUrl'],
       [{ iconUrl: 7 }, 'iconUrl'],

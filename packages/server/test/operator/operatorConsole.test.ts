@@ -99,6 +99,19 @@ describe('the operator console API: signed in by a one-time link, it manages par
       });
     });
 
+    it('refuses a partner name that shows nothing, naming the field, and creates no partner', async () => {
+      const names = ['\u3164\u2800', '\u{e0020}\u180e', '\u0301\u0301'];
+      for (const name of names) {
+        const result = await asOperator('/operator/api/partners', { method: 'POST', body: { name } });
+        expect([result.status, expectErrorBody(result).code]).toEqual([400, 'params_validation']);
+        expect(expectErrorBody(result).issues).toEqual([
+          { field: 'name', message: expect.stringMatching(/visible character/) },
+        ]);
+      }
+      const stored = await server.db.selectFrom('partners').select('id').where('name', 'in', names).execute();
+      expect(stored).toEqual([]);
+    });
+
     it('sets a partner’s buyer-data threshold in the forms of paygate partner set-data-threshold, and lists it', async () => {
       const { partnerId } = await newPartner(server.db, 'Threshold partner');
       const listedThreshold = async () =>

@@ -2,13 +2,13 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/http/errors.ts';
 import {
-  MERCHANT_NAME_MAX_LENGTH,
-  merchantNameProblem,
-  merchantNameToStore,
-  trimmedMerchantName,
-} from '../../src/merchants/merchantName.ts';
+  DISPLAY_NAME_MAX_LENGTH,
+  displayNameProblem,
+  displayNameToStore,
+  trimmedDisplayName,
+} from '../../src/http/displayName.ts';
 
-describe('merchant name rule', () => {
+describe('display name rule', () => {
   it.each([
     ['Corner Shop', 'Corner Shop'],
     ['  Corner Shop  ', 'Corner Shop'],
@@ -18,22 +18,50 @@ describe('merchant name rule', () => {
     ['مقهى الزاوية', 'مقهى الزاوية'],
     ['街角の店　本店', '街角の店　本店'],
     ['Corner Shop 🍩', 'Corner Shop 🍩'],
-    [` ${'x'.repeat(MERCHANT_NAME_MAX_LENGTH)} `, 'x'.repeat(MERCHANT_NAME_MAX_LENGTH)],
-    ['🍩'.repeat(MERCHANT_NAME_MAX_LENGTH), '🍩'.repeat(MERCHANT_NAME_MAX_LENGTH)],
+    [` ${'x'.repeat(DISPLAY_NAME_MAX_LENGTH)} `, 'x'.repeat(DISPLAY_NAME_MAX_LENGTH)],
+    ['🍩'.repeat(DISPLAY_NAME_MAX_LENGTH), '🍩'.repeat(DISPLAY_NAME_MAX_LENGTH)],
   ])('accepts %j, stored as %j', (name, stored) => {
-    expect(merchantNameProblem(name)).toBeUndefined();
-    expect(merchantNameToStore(name)).toBe(stored);
+    expect(displayNameProblem(name)).toBeUndefined();
+    expect(displayNameToStore(name, 'merchantName')).toBe(stored);
   });
 
   it.each([
     ['', /blank/],
     ['   ', /blank/],
     ['\n\t\u2003', /blank/],
-    ['x'.repeat(MERCHANT_NAME_MAX_LENGTH + 1), /at most 256 characters .*\(it has 257\)/],
-    [` ${'🍩'.repeat(MERCHANT_NAME_MAX_LENGTH + 1)} `, /at most 256 characters/],
+    ['x'.repeat(DISPLAY_NAME_MAX_LENGTH + 1), /at most 256 characters .*\(it has 257\)/],
+    [` ${'🍩'.repeat(DISPLAY_NAME_MAX_LENGTH + 1)} `, /at most 256 characters/],
   ])('refuses %j', (name, message) => {
-    expect(merchantNameProblem(name)).toMatch(message);
+    expect(displayNameProblem(name)).toMatch(message);
   });
+
+  it.each([
+    ['\u2800'],
+    ['\u3164'],
+    ['\u115f'],
+    ['\u1160'],
+    ['\uffa0'],
+    ['\u180e'],
+    ['\u034f'],
+    ['\u00ad'],
+    ['\u{e0020}'],
+    ['\u{e0041}\u{e007f}'],
+    ['\u{1d173}'],
+    ['\u0301'],
+    ['\u0301\u0308\u20dd'],
+    [' \u3164 \u2800\u00a0\u034f '],
+  ])('refuses %j, which shows nothing', (name) => {
+    expect(displayNameProblem(name)).toBe(
+      'must have a visible character, not only white space, marks, fillers or invisible characters',
+    );
+  });
+
+  it.each([['e\u0301'], ['\u2801'], ['\u3131'], ['Caf\u00e9\u00ad'], ['\u3164Shop'], ['\u0301\u0301x']])(
+    'accepts %j: one visible character is enough',
+    (name) => {
+      expect(displayNameProblem(name)).toBeUndefined();
+    },
+  );
 
   it.each([
     ['\u202a', 'U+202A'],
@@ -50,7 +78,7 @@ describe('merchant name rule', () => {
     ['\u061c', 'U+061C'],
   ])('refuses the bidirectional control %j anywhere in the name, naming it', (character, label) => {
     for (const name of [`Shop${character}`, `${character}Shop`, `Sh${character}op`, `Shop ${character} `]) {
-      expect(merchantNameProblem(name)).toBe(`must not contain bidirectional control characters (found ${label})`);
+      expect(displayNameProblem(name)).toBe(`must not contain bidirectional control characters (found ${label})`);
     }
   });
 
@@ -69,21 +97,21 @@ describe('merchant name rule', () => {
     ['\ufeff', 'U+FEFF'],
     ['\u2028', 'U+2028'],
   ])('refuses the invisible or control character %j inside the name, naming it', (character, label) => {
-    expect(merchantNameProblem(`Sh${character}op`)).toBe(
+    expect(displayNameProblem(`Sh${character}op`)).toBe(
       `must not contain invisible or control characters (found ${label})`,
     );
   });
 
   it('refuses a byte-order mark or a zero-width space at the edges: they are not white space', () => {
-    expect(merchantNameProblem('\ufeffShop')).toMatch(/U\+FEFF/);
-    expect(merchantNameProblem('Shop\u200b')).toMatch(/U\+200B/);
-    expect(trimmedMerchantName('\ufeff Shop ')).toBe('\ufeff Shop');
+    expect(displayNameProblem('\ufeffShop')).toMatch(/U\+FEFF/);
+    expect(displayNameProblem('Shop\u200b')).toMatch(/U\+200B/);
+    expect(trimmedDisplayName('\ufeff Shop ')).toBe('\ufeff Shop');
   });
 
-  it('merchantNameToStore refuses with params_validation and one issue on merchantName', () => {
+  it('displayNameToStore refuses with params_validation and one issue on the field it is given', () => {
     let thrown: unknown;
     try {
-      merchantNameToStore('Evil\u202eShop');
+      displayNameToStore('Evil\u202eShop', 'name');
     } catch (error) {
       thrown = error;
     }
@@ -91,7 +119,7 @@ describe('merchant name rule', () => {
     const error = thrown as ApiError;
     expect([error.status, error.code]).toEqual([400, 'params_validation']);
     expect(error.issues).toEqual([
-      { field: 'merchantName', message: 'must not contain bidirectional control characters (found U+202E)' },
+      { field: 'name', message: 'must not contain bidirectional control characters (found U+202E)' },
     ]);
   });
 
@@ -101,20 +129,23 @@ describe('merchant name rule', () => {
         fc.oneof(
           fc.string({ unit: 'grapheme', maxLength: 300 }),
           fc.string({
-            unit: fc.constantFrom(' ', '\t', '\n', '\u00a0', '\u3000', 'a', 'é', '🍩', '\u202e', '\u200b', '\ufeff'),
+            unit: fc.constantFrom(
+              ...[' ', '\t', '\n', '\u00a0', '\u3000', 'a', 'é', '🍩', '\u202e', '\u200b', '\ufeff'],
+              ...['\u2800', '\u3164', '\u0301', '\u00ad', '\u{e0020}'],
+            ),
             maxLength: 300,
           }),
         ),
         (name) => {
-          if (merchantNameProblem(name) !== undefined) {
-            expect(() => merchantNameToStore(name)).toThrow(ApiError);
+          if (displayNameProblem(name) !== undefined) {
+            expect(() => displayNameToStore(name, 'merchantName')).toThrow(ApiError);
             return;
           }
-          const stored = merchantNameToStore(name);
+          const stored = displayNameToStore(name, 'merchantName');
           expect(stored).not.toMatch(/^\p{White_Space}|\p{White_Space}$/u);
           expect([...stored].length).toBeGreaterThan(0);
-          expect([...stored].length).toBeLessThanOrEqual(MERCHANT_NAME_MAX_LENGTH);
-          expect(merchantNameToStore(stored)).toBe(stored);
+          expect([...stored].length).toBeLessThanOrEqual(DISPLAY_NAME_MAX_LENGTH);
+          expect(displayNameToStore(stored, 'merchantName')).toBe(stored);
         },
       ),
     );

@@ -176,7 +176,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description 1 to 256 characters once surrounding white space is trimmed (it is stored trimmed); no control, invisible or bidirectional control characters */
+                        /** @description 1 to 256 characters once surrounding white space is trimmed (it is stored trimmed), at least one of them visible; no control, invisible or bidirectional control characters */
                         merchantName: string;
                         /** Format: merchant-email */
                         merchantEmail: string;
@@ -673,7 +673,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description 1 to 256 characters once surrounding white space is trimmed (it is stored trimmed); no control, invisible or bidirectional control characters */
+                        /** @description 1 to 256 characters once surrounding white space is trimmed (it is stored trimmed), at least one of them visible; no control, invisible or bidirectional control characters */
                         merchantName?: string | null;
                         /** Format: merchant-email */
                         merchantEmail?: string | null;
@@ -8410,6 +8410,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /** @description 1 to 256 characters once surrounding white space is trimmed (it is stored trimmed), at least one of them visible; no control, invisible or bidirectional control characters */
                         name: string;
                     };
                 };

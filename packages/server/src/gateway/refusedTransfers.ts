@@ -1,5 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Transaction } from 'kysely';
+import type { Hex } from 'viem';
+import { claimNativeTransfer, PaymentRefusedError } from '../chains/evm/index.ts';
 import { watchTransaction } from '../chains/evm/watches.ts';
 import type { FinalTransfer } from '../chains/transferOutcomes.ts';
 import type { AppContext } from '../context.ts';
@@ -107,19 +109,12 @@ export async function recordRefusedTransfer(
   const exceptionId = newId('exc');
   // Claimed as the exception under the payment's lock, as a confirm claims a transfer: one that paid a payment
   // meanwhile (a confirm accepted once its merchant was active again) is not held twice, and none can pay after this.
-  const claim = `exception:${exceptionId}`;
-  await trx
-    .insertInto('evm_used_transfers')
-    .values({ chain: refused.chain, tx_hash: refused.tx_hash, payment_id: claim })
-    .onConflict((conflict) => conflict.columns(['chain', 'tx_hash']).doNothing())
-    .execute();
-  const claimed = await trx
-    .selectFrom('evm_used_transfers')
-    .select('payment_id')
-    .where('chain', '=', refused.chain)
-    .where('tx_hash', '=', refused.tx_hash)
-    .executeTakeFirstOrThrow();
-  if (claimed.payment_id !== claim) return;
+  try {
+    await claimNativeTransfer(trx, refused.chain, refused.tx_hash as Hex, `exception:${exceptionId}`);
+  } catch (error) {
+    if (error instanceof PaymentRefusedError) return;
+    throw error;
+  }
   const exception: PaymentException = {
     id: exceptionId,
     type: 'refused',

@@ -141,6 +141,16 @@ async function lockOwnerAccount(trx: Transaction<Database>, account: string, ass
   await sql`SELECT pg_advisory_xact_lock(hashtext(${`ledger:${account}:${asset}`}))`.execute(trx);
 }
 
+/**
+ * Takes the owner account's lock, then refuses with `InsufficientBalanceError` when it holds less than `amount`: what
+ * it holds stays so until the caller's transaction ends.
+ */
+async function requireOwnerHolds(trx: Transaction<Database>, taken: PayoutDebit): Promise<void> {
+  await lockOwnerAccount(trx, taken.owner, taken.asset);
+  const balance = await ownerBalance(trx, taken.owner, taken.asset);
+  if (balance < taken.amount) throw new InsufficientBalanceError(taken.owner, taken.asset, balance, taken.amount);
+}
+
 /** A payout would take an owner's account below zero: it is refused, and nothing is written. */
 export class InsufficientBalanceError extends Error {
   constructor(
@@ -172,9 +182,7 @@ export interface PayoutDebit {
  * another's money, whatever the collector holds in all. `entry` names the payout.
  */
 export async function postPayoutDecided(trx: Transaction<Database>, entry: string, payout: PayoutDebit) {
-  await lockOwnerAccount(trx, payout.owner, payout.asset);
-  const balance = await ownerBalance(trx, payout.owner, payout.asset);
-  if (balance < payout.amount) throw new InsufficientBalanceError(payout.owner, payout.asset, balance, payout.amount);
+  await requireOwnerHolds(trx, payout);
   await postLedgerEntry(trx, entry, [
     { account: payout.owner, asset: payout.asset, amount: payout.amount },
     { account: PAYOUTS_IN_FLIGHT, asset: payout.asset, amount: -payout.amount },
@@ -221,11 +229,7 @@ export async function postFunding(
   amount: bigint,
   account: typeof OPERATOR | typeof FEES = OPERATOR,
 ) {
-  if (amount < 0n) {
-    await lockOwnerAccount(trx, account, asset);
-    const balance = await ownerBalance(trx, account, asset);
-    if (balance < -amount) throw new InsufficientBalanceError(account, asset, balance, -amount);
-  }
+  if (amount < 0n) await requireOwnerHolds(trx, { owner: account, asset, amount: -amount });
   await postLedgerEntry(trx, entry, [
     { account: COLLECTOR, asset, amount },
     { account, asset, amount: -amount },

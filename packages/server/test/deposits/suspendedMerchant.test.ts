@@ -1,5 +1,4 @@
 import type { Devnet } from '@paygate/devnet';
-import { type Address, createPublicClient, erc20Abi, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { depositAddress } from '../../src/chains/evm/deposits/addresses.ts';
@@ -26,16 +25,9 @@ describe('a suspended merchant collects nothing, on the devnet', () => {
   let partner: TestPartner;
   let merchantId: string;
 
-  const { chain, token, buyer, viemChain, send } = devnetPlainWallet(() => devnet);
+  const { chain, token, buyer, send, balanceOf } = devnetPlainWallet(() => devnet);
   const usdc = () => token('USDC');
   const collector = () => privateKeyToAccount(service.keys.evmPrivateKey).address;
-  const balanceOf = (owner: string) =>
-    createPublicClient({ chain: viemChain(), transport: http(chain().rpcUrl) }).readContract({
-      address: usdc().address as Address,
-      abi: erc20Abi,
-      functionName: 'balanceOf',
-      args: [owner as Address],
-    });
   const headers = () => ({ 'api-key': partner.apiKey, 'merchant-id': merchantId });
   const paymentOf = async (paymentId: string) =>
     (await call(server, `/v1/payments/${paymentId}`, { headers: headers() })).body;

@@ -8,9 +8,16 @@ import {
 } from '../../src/ledger/audit.ts';
 import { merchantAccount } from '../../src/ledger/ledger.ts';
 import { RefundWorker } from '../../src/refunds/refundWorker.ts';
-import { SettlementWorker } from '../../src/settlement/worker.ts';
+import type { SettlementWorker } from '../../src/settlement/worker.ts';
 import { type GatewayTestbed, startGatewayTestbed } from '../gateway/support/gatewayTestbed.ts';
-import { addDestination, newEvmDestination, payInUsdc, usdcAssets, usdcBalance } from '../settlement/support.ts';
+import {
+  addDestination,
+  newEvmDestination,
+  payInUsdc,
+  settlementWorker,
+  usdcAssets,
+  usdcBalance,
+} from '../settlement/support.ts';
 import { createMerchant } from '../support/fixtures.ts';
 import { ledgerBalanceOf } from '../support/ledgerAudit.ts';
 import { call, expectErrorBody } from '../support/testServer.ts';
@@ -24,28 +31,19 @@ describe('on-chain refunds paid only from the merchant’s own balance', () => {
   let testbed: GatewayTestbed;
   let settlement: SettlementWorker;
   let refunds: RefundWorker;
+  const problems: string[] = [];
   const units = (cents: bigint) => cents * 10_000n;
 
   beforeAll(async () => {
     testbed = await startGatewayTestbed();
     const options = { db: testbed.server.db, chains: testbed.chains, services: testbed.services, clock: systemClock };
-    settlement = new SettlementWorker({ ...options, baseUrl: () => testbed.server.url, minimumBatch: '0' });
+    settlement = settlementWorker(testbed, problems);
     refunds = new RefundWorker(options);
   }, 180_000);
   afterAll(() => testbed?.close());
 
   const asset = () => usdcAssets(testbed).evm.caip19;
   const collector = () => `${testbed.evmChain()}:${testbed.services.evm.collector}`;
-
-  async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const value = await read();
-      if (done(value)) return value;
-      if (Date.now() > deadline) throw new Error(`not reached: ${JSON.stringify(value)}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
 
   const askRefund = (merchantId: string, paymentId: string, cents?: string) =>
     call(testbed.server, '/v1/refunds', {
@@ -58,23 +56,25 @@ describe('on-chain refunds paid only from the merchant’s own balance', () => {
   async function settledAndSent(merchantId: string) {
     await refunds.runOnce();
     await settlement.runOnce();
-    await until(
-      async () => [
-        ...(await testbed.server.db
-          .selectFrom('refunds')
-          .select('status')
-          .where('merchant_id', '=', merchantId)
-          .where('status', '=', 'pending')
-          .execute()),
-        ...(await testbed.server.db
-          .selectFrom('settlement_batches')
-          .select('status')
-          .where('merchant_id', '=', merchantId)
-          .where('status', 'in', ['claimed', 'sent'])
-          .execute()),
-      ],
-      (open) => open.length === 0,
-    );
+    await expect
+      .poll(
+        async () => [
+          ...(await testbed.server.db
+            .selectFrom('refunds')
+            .select('status')
+            .where('merchant_id', '=', merchantId)
+            .where('status', '=', 'pending')
+            .execute()),
+          ...(await testbed.server.db
+            .selectFrom('settlement_batches')
+            .select('status')
+            .where('merchant_id', '=', merchantId)
+            .where('status', 'in', ['claimed', 'sent'])
+            .execute()),
+        ],
+        { timeout: 30_000, interval: 100 },
+      )
+      .toEqual([]);
   }
 
   const ledgerBalance = (merchantId: string) =>

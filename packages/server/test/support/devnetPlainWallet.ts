@@ -1,5 +1,5 @@
 import type { Devnet } from '@paygate/devnet';
-import { type Address, createWalletClient, defineChain, erc20Abi, type Hex, http } from 'viem';
+import { type Address, createPublicClient, createWalletClient, defineChain, erc20Abi, type Hex, http } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 
 /**
@@ -32,5 +32,13 @@ export function devnetPlainWallet(devnet: () => Devnet) {
       functionName: 'transfer',
       args: [to, amount],
     });
-  return { chain, token, buyer, viemChain, wallet, send };
+  /** What `owner` holds of a token (USDC unless another is named), read from the chain, in minor units. */
+  const balanceOf = (owner: string, symbol: 'USDC' | 'USDT' | 'EURC' = 'USDC') =>
+    createPublicClient({ chain: viemChain(), transport: http(chain().rpcUrl) }).readContract({
+      address: token(symbol).address as Address,
+      abi: erc20Abi,
+      functionName: 'balanceOf',
+      args: [owner as Address],
+    });
+  return { chain, token, buyer, viemChain, wallet, send, balanceOf };
 }

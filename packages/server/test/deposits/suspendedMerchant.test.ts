@@ -6,6 +6,7 @@ import { withDepositTables } from '../../src/deposits/depositTables.ts';
 import { buyersAccount, merchantAccount } from '../../src/ledger/ledger.ts';
 import { setMerchantStatus } from '../../src/merchants/merchantStatus.ts';
 import { RefundWorker } from '../../src/refunds/refundWorker.ts';
+import { launchChromium, saveScreenshots } from '../checkout/support/browser.ts';
 import { quoteDeposit } from '../support/depositQuote.ts';
 import { devnetPlainWallet } from '../support/devnetPlainWallet.ts';
 import { type DevnetService, startDevnetService } from '../support/devnetService.ts';
@@ -56,6 +57,17 @@ describe('a suspended merchant collects nothing, on the devnet', () => {
     expect(page.toLowerCase()).not.toContain(address.toLowerCase());
     expect(page).not.toContain('solana:');
     expect(page).not.toContain('class="qr"');
+    // As a buyer sees it, on a phone and a desktop.
+    const browser = await launchChromium();
+    try {
+      const shown = await (await browser.newContext({ locale: 'en-US' })).newPage();
+      await shown.goto(gatewayUrl);
+      await expect.poll(() => shown.getByRole('heading', { name: 'Not taking payments' }).isVisible()).toBe(true);
+      expect(await shown.locator('figure.qr').count()).toBe(0);
+      await saveScreenshots(shown, 'merchant-not-taking-payments');
+    } finally {
+      await browser.close();
+    }
 
     // The buyer pays the address it noted before the suspension: the exact amount asked.
     await send(address, 10_000_000n);

@@ -5,9 +5,12 @@ export type { Logger };
 /** Credentials a request may carry; never written to the log. */
 const REDACTED = ['req.headers["api-key"]', 'req.headers.authorization'];
 
-/** A buyer-data form link carries its token in the path: a credential, kept out of the log. */
+/**
+ * A buyer-data form link and a console's one-time sign-in link carry their token in the path: a credential, kept out
+ * of the log (with whatever path follows it).
+ */
 export function redactedUrl(url: string): string {
-  return url.replace(/\/collect\/[^/?#]+/, '/collect/[redacted]');
+  return url.replace(/\/collect\/[^/?#]+/, '/collect/[redacted]').replace(/\/link\/+[^?#]*/, '/link/[redacted]');
 }
 
 interface LoggedRequest {

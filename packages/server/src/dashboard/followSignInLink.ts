@@ -3,7 +3,7 @@ import type { FastifyReply } from 'fastify';
 import type { App, AppContext } from '../context.ts';
 import type { ConsoleAudience } from '../db/schema.ts';
 import { setSessionCookie } from './sessionCookie.ts';
-import { type StartedSession, useSignInLink } from './sessions.ts';
+import { type StartedSession, spendSignInLink, useSignInLink } from './sessions.ts';
 
 const LinkParams = Type.Object({ token: Type.String({ minLength: 1, maxLength: 128 }) });
 
@@ -22,6 +22,7 @@ export function registerFollowConsoleLink(
     setCookie: (ctx: AppContext, reply: FastifyReply, session: StartedSession) => void;
   },
 ): void {
+  spendStrayLinks(app, ctx, target.home);
   app.get(
     `${target.home}/link/:token`,
     {
@@ -47,6 +48,31 @@ export function registerFollowConsoleLink(
       return reply.redirect(target.home, 303);
     },
   );
+}
+
+/**
+ * A link token reached in any other shape than `GET <home>/link/<token>` (another method, more path after it, doubled
+ * slashes) is spent and signs in nowhere: whoever could have read such a request, in a log or a proxy, holds nothing.
+ */
+function spendStrayLinks(app: App, ctx: AppContext, home: string): void {
+  const strayLink = new RegExp(`^/+${home.slice(1)}/+link/+([^/?#]+)`);
+  const exactLink = new RegExp(`^${home}/link/[^/?#]+(\\?.*)?$`);
+  app.addHook('onRequest', async (request, reply) => {
+    const token = strayLink.exec(request.url)?.[1];
+    if (token === undefined) return;
+    if ((request.method === 'GET' || request.method === 'HEAD') && exactLink.test(request.url)) return;
+    await spendSignInLink(ctx.db, decodedSegment(token), ctx.clock.now());
+    return reply.redirect(`${home}/sign-in?link=spent`, 303);
+  });
+}
+
+/** A path segment as the router would hand it to a route: percent-decoded, or as sent when it does not decode. */
+function decodedSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 /** `paygate dashboard-link`: signs in to the partner's dashboard with every scope of the partner. */

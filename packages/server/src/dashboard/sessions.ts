@@ -105,8 +105,9 @@ export async function createSignInLink(
 
 /**
  * Uses a one-time link of `audience`: once, before it expires, it starts a session (a partner's with every scope).
- * Taken in one conditional update, so two clicks at once start one session; undefined for a link used, expired,
- * never made, or made for the other console.
+ * Any use spends the link, whichever console it was followed at, so a link read by the wrong console (or from a
+ * log) signs in nowhere afterwards. Taken in one conditional update, so two clicks at once start one session;
+ * undefined for a link used, expired, never made, or made for the other console.
  */
 export async function useSignInLink(
   db: Db,
@@ -115,17 +116,20 @@ export async function useSignInLink(
   lifetimeMs: number,
   now: Date,
 ): Promise<StartedSession | undefined> {
-  const link = await db
-    .updateTable('dashboard_links')
-    .set({ used_at: now })
-    .where('token_hash', '=', hashApiKey(token))
-    .where('audience', '=', audience)
-    .where('used_at', 'is', null)
-    .where('expires_at', '>', now)
-    .returning('partner_id')
-    .executeTakeFirst();
-  if (!link) return undefined;
+  const link = await spendSignInLink(db, token, now);
+  if (!link || link.audience !== audience || link.expires_at <= now) return undefined;
   const signIn: SignIn =
     link.partner_id === null ? { operator: true } : { partnerId: link.partner_id, keyId: null, scopes: SCOPES };
   return startSession(db, signIn, lifetimeMs, now);
+}
+
+/** Marks a one-time link used, if it was not; its row when this call spent it. */
+export async function spendSignInLink(db: Db, token: string, now: Date) {
+  return db
+    .updateTable('dashboard_links')
+    .set({ used_at: now })
+    .where('token_hash', '=', hashApiKey(token))
+    .where('used_at', 'is', null)
+    .returning(['partner_id', 'audience', 'expires_at'])
+    .executeTakeFirst();
 }

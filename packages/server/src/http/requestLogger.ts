@@ -1,5 +1,6 @@
 import { type FastifyBaseLogger, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import type { Bindings, ChildLoggerOptions, Level, Logger } from 'pino';
+import { redactedUrl } from '../log.ts';
 
 /**
  * A request's logger that becomes a pino child, bound to the request id, only when it first writes a line at an
@@ -96,6 +97,6 @@ export class RequestLines extends LogController {
 
   override routeNotFound(request: FastifyRequest): void {
     if (this.isLogDisabled(request)) return;
-    request.log[this.level](`Route ${request.raw.method}:${request.raw.url} not found`);
+    request.log[this.level](`Route ${request.raw.method}:${redactedUrl(request.raw.url ?? '')} not found`);
   }
 }

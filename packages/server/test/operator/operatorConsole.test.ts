@@ -312,16 +312,16 @@ describe('the operator console API: signed in by a one-time link, it manages par
       expect([api.status, expectErrorBody(api).code]).toEqual([401, 'missing_api_key']);
     });
 
-    it('refuses a partner’s link at the console and the operator’s at the dashboard', async () => {
+    it('refuses a partner’s link at the console and the operator’s at the dashboard, and spends both', async () => {
       const partnerLink = await createSignInLink(server.db, partner.partnerId, 60_000, new Date());
       const atConsole = await fetch(`${server.url}/operator/link/${partnerLink.token}`, { redirect: 'manual' });
       expect(atConsole.headers.get('location')).toBe('/operator/sign-in?link=spent');
       const operatorLink = await createSignInLink(server.db, null, 60_000, new Date());
       const atDashboard = await fetch(`${server.url}/dashboard/link/${operatorLink.token}`, { redirect: 'manual' });
       expect(atDashboard.headers.get('location')).toBe('/dashboard/sign-in?link=spent');
-      // Neither was used up by the wrong console.
+      // Read at the wrong console, a link is spent: it signs in nowhere afterwards.
       const right = await fetch(`${server.url}/operator/link/${operatorLink.token}`, { redirect: 'manual' });
-      expect(right.headers.get('location')).toBe('/operator');
+      expect(right.headers.get('location')).toBe('/operator/sign-in?link=spent');
     });
 
     it('lets no partner set a threshold: not its API key, nor its dashboard session, nor a change without CSRF', async () => {

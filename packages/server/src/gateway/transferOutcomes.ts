@@ -2,7 +2,8 @@ import { NoResultError, type Transaction } from 'kysely';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { FinalTransfer, TransferOutcomeHandler } from '../chains/transferOutcomes.ts';
 import type { Database } from '../db/schema.ts';
-import { postUnattributed } from '../ledger/ledger.ts';
+import { applyReceivedTransfer, lockPaymentForTransfer } from '../deposits/receivedTransfer.ts';
+import { COLLECTOR, postTransferReceived, postUnattributed } from '../ledger/ledger.ts';
 import { changePaymentStatus, InvalidTransitionError, type TransitionContext } from '../payments/transitions.ts';
 import type { PayoutBook } from '../payouts/payout.ts';
 import { REFUND_PURPOSE, refundBook } from '../refunds/refundBook.ts';
@@ -74,7 +75,7 @@ export function paymentTransferOutcomes(context: TransferOutcomeContext): Transf
       context.log.warn(
         `transfer ${transfer.hash} for payment ${paymentId} ended ${transfer.status}, but the payment is ${error.from}`,
       );
-      if (transfer.status === 'confirmed') await postLateTransfer(trx, paymentId, transfer.hash);
+      if (transfer.status === 'confirmed') await recordLateTransfer(trx, transition, paymentId, transfer.hash);
     }
   };
 }
@@ -95,17 +96,47 @@ async function payoutOutcome(
     await book.fail(trx, payoutId, transfer.reason ?? 'the transfer failed on chain', now);
 }
 
-/** A payment's transfer landed after the payment was final: the collector holds it with no record, so the ledger says so. */
-async function postLateTransfer(trx: Transaction<Database>, paymentId: string, hash: string | null): Promise<void> {
-  const payment = await trx
+/**
+ * A payment's transfer landed after the payment closed unpaid (its submission gave up first): the buyer's money is in
+ * the collector, so it is the payment's `paid_late` exception, owed to the buyer who confirmed it until the merchant
+ * sends it back or accepts it as the payment. Recorded once per transaction. Without a known buyer there is no one
+ * to send it back to, and the ledger holds it as unattributed for the operator to look into.
+ */
+async function recordLateTransfer(
+  trx: Transaction<Database>,
+  transition: TransitionContext,
+  paymentId: string,
+  hash: string | null,
+): Promise<void> {
+  const payment = await lockPaymentForTransfer(trx, paymentId);
+  const paid = await trx
     .selectFrom('payments')
-    .select(['merchant_id', 'token_asset', 'token_value'])
+    .select(['token_asset', 'token_value', 'token_symbol', 'network', 'buyer_account', 'buyer_provider_name'])
     .where('id', '=', paymentId)
     .executeTakeFirst();
-  if (!payment?.token_asset || !payment.token_value) return;
-  await postUnattributed(trx, `late_transfer:${hash ?? paymentId}`, {
-    merchantId: payment.merchant_id,
-    asset: payment.token_asset,
-    amount: BigInt(payment.token_value),
-  });
+  if (!payment || !paid?.token_asset || !paid.token_value) return;
+  const received = { merchantId: payment.merchant_id, asset: paid.token_asset, amount: BigInt(paid.token_value) };
+  const entry = `late_transfer:${hash ?? paymentId}`;
+  if (!hash || !paid.buyer_account || !paid.network || !paid.buyer_provider_name) {
+    return postUnattributed(trx, entry, received);
+  }
+  if (payment.exceptions.some((exception) => exception.txHash === hash)) return;
+  await postTransferReceived(trx, entry, { heldBy: COLLECTOR, ...received });
+  await applyReceivedTransfer(
+    trx,
+    transition,
+    payment.exceptions,
+    {
+      paymentId,
+      network: paid.network,
+      asset: paid.token_asset,
+      symbol: paid.token_symbol,
+      amount: received.amount,
+      expected: undefined,
+      txHash: hash,
+      from: paid.buyer_account,
+      provider: paid.buyer_provider_name,
+    },
+    { outcome: 'paid_late', received: received.amount },
+  );
 }

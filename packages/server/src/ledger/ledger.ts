@@ -10,7 +10,8 @@ import type { Database, PaymentsTable, RefundsTable } from '../db/schema.ts';
  * (what the collector paid networks for its transactions, in their native coin). `operator`: what the operator
  * put into the collector from outside (or took out), recorded with `paygate ledger fund`. `unattributed:<merchant
  * id>`: value that reached the collector for a merchant's payment with no record to hold it (a gateway transfer
- * that landed after its payment was final, a token an operator's recovery swept without a recorded transfer); the
+ * that landed late for a payment with no known buyer, a token an operator's recovery swept without a recorded
+ * transfer); the
  * audit shows it until the operator settles it. `payouts_in_flight`: transfers out of the collector decided and not
  * final yet; their owners' accounts paid them when they were decided (`postPayoutDecided`).
  *
@@ -81,8 +82,8 @@ export function postTransferReceived(
 
 /**
  * A payment succeeded: the merchant is owed what the buyer paid less the fee, and the fee is the service's. Paid by
- * a transfer received before (`postTransferReceived`: its transaction is the payment's), it comes out of what
- * buyers are owed; paid through the gateway, the collector received it now.
+ * a transfer received before (`postTransferReceived`: its transaction is the payment's, or a late transfer the
+ * merchant accepted), it comes out of what buyers are owed; paid through the gateway, the collector received it now.
  */
 export async function postPaymentReceived(trx: Transaction<Database>, payment: Selectable<PaymentsTable>) {
   if (!payment.token_asset || payment.token_value === null || payment.fee_total === null) return;
@@ -92,9 +93,13 @@ export async function postPaymentReceived(trx: Transaction<Database>, payment: S
       AS received
   `.execute(trx);
   const asset = payment.token_asset;
+  // A late transfer accepted as the payment was held for its buyer when it landed, whichever way it came.
+  const acceptedLate = payment.exceptions.some(
+    (exception) => exception.acceptedAt !== undefined && exception.txHash === payment.tx_hash,
+  );
   await postLedgerEntry(trx, `payment:${payment.id}`, [
     {
-      account: rows[0]?.received ? buyersAccount(payment.merchant_id) : COLLECTOR,
+      account: rows[0]?.received || acceptedLate ? buyersAccount(payment.merchant_id) : COLLECTOR,
       asset,
       amount: BigInt(payment.token_value),
     },

@@ -508,6 +508,11 @@ export interface X402PaymentsTable {
   signature: string;
   /** The resource the payment was for, as the payload names it. */
   resource_url: string | null;
+  /**
+   * The address the payload pays, lower case: on EVM networks the merchant's own (migration 0048); null where it pays
+   * the collector (Solana).
+   */
+  pay_to: ColumnType<string | null, string | null | undefined, string | null>;
   /** Until when a settle waits for the payment's end; meanwhile another settle of the payload is refused at once. */
   waiting_until: Date | null;
   /** When a settle answered that the payment succeeded; only one settle of a payload is told so. */

@@ -30,6 +30,11 @@ export interface EvmDepositsTable {
   block_number: Numeric;
   block_hash: string;
   outcome: EvmDepositOutcome;
+  /**
+   * The merchant whose own address received it (an x402 payment's transfer), swept for the merchant; null at a
+   * payment's deposit address (migration 0048).
+   */
+  address_merchant_id: ColumnType<string | null, string | null | undefined, string | null>;
   swept_by: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Generated<Date>;
 }

@@ -46,6 +46,7 @@ import * as eventPayment from './0044_event_payment.ts';
 import * as payoutsInFlight from './0045_payouts_in_flight.ts';
 import * as solanaPayCosignedTransactions from './0046_solana_pay_cosigned_transactions.ts';
 import * as refusedTransfers from './0047_refused_transfers.ts';
+import * as x402MerchantPayTo from './0048_x402_merchant_pay_to.ts';
 
 /** Every schema change, in order; names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -96,4 +97,5 @@ export const migrations: Record<string, Migration> = {
   '0045_payouts_in_flight': payoutsInFlight,
   '0046_solana_pay_cosigned_transactions': solanaPayCosignedTransactions,
   '0047_refused_transfers': refusedTransfers,
+  '0048_x402_merchant_pay_to': x402MerchantPayTo,
 };

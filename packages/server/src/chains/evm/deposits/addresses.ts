@@ -40,12 +40,33 @@ export function depositSalt(paymentId: string): Hex {
   return keccak256(stringToHex(paymentId));
 }
 
-/** A payment's deposit address, derived without any transaction; the same on every EVM network. */
-export function depositAddress(collector: Address, paymentId: string): Address {
+/**
+ * The CREATE2 salt of a merchant's own forwarder, the address its x402 payments pay: keccak256 of `merchant:` and its
+ * id, which no payment id (`pay_...`) hashes to, so no payment's address is a merchant's.
+ */
+export function merchantDepositSalt(merchantId: string): Hex {
+  return keccak256(stringToHex(`merchant:${merchantId}`));
+}
+
+/** The address of the forwarder of `salt` from the collector's factory, derived without any transaction. */
+function forwarderAddress(collector: Address, salt: Hex): Address {
   return getContractAddress({
     opcode: 'CREATE2',
     from: depositFactoryAddress(collector),
-    salt: depositSalt(paymentId),
+    salt,
     bytecodeHash: FORWARDER_INIT_CODE_HASH,
   });
+}
+
+/** A payment's deposit address, derived without any transaction; the same on every EVM network. */
+export function depositAddress(collector: Address, paymentId: string): Address {
+  return forwarderAddress(collector, depositSalt(paymentId));
+}
+
+/**
+ * A merchant's own deposit address (its x402 `payTo`), the same on every EVM network: only the collector's factory
+ * can move what reaches it, and only to the collector.
+ */
+export function merchantDepositAddress(collector: Address, merchantId: string): Address {
+  return forwarderAddress(collector, merchantDepositSalt(merchantId));
 }

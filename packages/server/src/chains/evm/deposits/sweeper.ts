@@ -17,7 +17,14 @@ import { withDepositTables } from '../../../deposits/depositTables.ts';
 import type { Logger } from '../../../log.ts';
 import type { NetworkInfo } from '../../registry.ts';
 import type { Relayer } from '../relayer.ts';
-import { DETERMINISTIC_DEPLOYER, depositAddress, depositFactoryAddress, depositSalt } from './addresses.ts';
+import {
+  DETERMINISTIC_DEPLOYER,
+  depositAddress,
+  depositFactoryAddress,
+  depositSalt,
+  merchantDepositAddress,
+  merchantDepositSalt,
+} from './addresses.ts';
 import { depositFactoryAbi } from './contracts.ts';
 import { DEPOSIT_FACTORY_PURPOSE, factoryDeployment, hasCode } from './factory.ts';
 import { type CallFrame, nativeCredits } from './nativeCredits.ts';
@@ -36,14 +43,29 @@ function sweepGas(tokens: number): bigint {
   return 200_000n + 80_000n * BigInt(tokens);
 }
 
-/** Payments swept per step, so one step stays short however many deposits arrived at once. */
+/** Addresses swept per step, so one step stays short however many deposits arrived at once. */
 const SWEEPS_PER_STEP = 20;
 
-/** Sweeps of one payment that may fail before it is left to the operator, so a failing one never burns gas forever. */
+/** Sweeps of one address that may fail before it is left to the operator, so a failing one never burns gas forever. */
 export const MAX_FAILED_SWEEPS = 3;
 
 /** A payment's later deposits (after it closed) are swept at most this often, so dust sent to it costs little gas. */
 const SWEEP_SPACING = '1 hour';
+
+/**
+ * Whose a deposit address is: a payment's (its deposit address) or a merchant's own (its x402 `payTo`). A sweep's
+ * journal row names it (`payment_id`: the payment's or the merchant's id).
+ */
+export type AddressOwner = { kind: 'payment' | 'merchant'; id: string };
+
+/** The id of the deposit's address's owner, in SQL: the merchant of a merchant's own address, else the payment. */
+const OWNER_OF_DEPOSIT = sql`coalesce(deposit.address_merchant_id, deposit.payment_id)`;
+
+const saltOf = (owner: AddressOwner) =>
+  owner.kind === 'merchant' ? merchantDepositSalt(owner.id) : depositSalt(owner.id);
+
+const addressOf = (collector: Address, owner: AddressOwner) =>
+  owner.kind === 'merchant' ? merchantDepositAddress(collector, owner.id) : depositAddress(collector, owner.id);
 
 /**
  * A sweep's calldata names the token (`0x` address, lower case) as one of its 32-byte words: matched on a word boundary,
@@ -67,29 +89,30 @@ const SWEPT_DEPOSIT_COLUMNS = sql`deposit.chain, deposit.tx_hash, deposit.log_in
 /** Confirmed sweeps compared with their deposits per step at most, one receipt read each. */
 const RECONCILIATIONS_PER_STEP = 20;
 
-async function merchantOfPayment(trx: Transaction<Database>, paymentId: string): Promise<string> {
+async function merchantOf(trx: Transaction<Database>, owner: AddressOwner): Promise<string> {
+  if (owner.kind === 'merchant') return owner.id;
   const payment = await trx
     .selectFrom('payments')
     .select('merchant_id')
-    .where('id', '=', paymentId)
+    .where('id', '=', owner.id)
     .executeTakeFirstOrThrow();
   return payment.merchant_id;
 }
 
 /**
- * Per token (lower case), the deposits to the payment's address that a sweep mined in `block` took: those recorded in
+ * Per token (lower case), the deposits to the owner's address that a sweep mined in `block` took: those recorded in
  * that block or before and not taken by a sweep mined earlier (so also those recorded too late for this sweep to mark
  * them, which a later one marks).
  */
 async function sweptDepositsUpTo(
   trx: Transaction<Database>,
-  sweep: { chain: string; payment_id: string; block: string },
+  sweep: { chain: string; owner: string; block: string },
 ): Promise<Map<string, bigint>> {
   const rows = await withDepositTables(trx)
     .selectFrom('evm_deposits as deposit')
     .select(['deposit.token', sql<string>`sum(deposit.amount)::text`.as('amount')])
     .where('deposit.chain', '=', sweep.chain)
-    .where('deposit.payment_id', '=', sweep.payment_id)
+    .where(sql<boolean>`${OWNER_OF_DEPOSIT} = ${sweep.owner}`)
     .where('deposit.block_number', '<=', sweep.block)
     .where(({ not, exists, selectFrom }) =>
       not(
@@ -115,14 +138,16 @@ function reasonOf(error: unknown): string {
 export type SweepCrashHook = (point: 'recorded') => void;
 
 /**
- * Moves what buyers sent to deposit addresses to the collector: one call of the collector's factory per payment,
- * which creates the payment's forwarder the first time and transfers its whole balance of every token that reached
- * it. The collector pays the gas; every transaction goes through the relayer's journal, so it is signed and stored
- * before it is sent, and a process that dies after storing it leaves it to the network's follower to send, never
- * to be signed again. A payment's deposits are swept once it has closed (one sweep, whatever number of transfers
- * paid it); a confirmed sweep recorded after a deposit, whose call names the deposit's token, marks it swept. The
- * factory is deployed the same way the first time a network needs it, and no sweep is recorded before it has code:
- * a call to an address without code succeeds and moves nothing.
+ * Moves what buyers sent to deposit addresses to the collector: one call of the collector's factory per address (a
+ * payment's, or a merchant's own that its x402 payments pay), which creates the address's forwarder the first time
+ * and transfers its whole balance of every token that reached it. The collector pays the gas; every transaction goes
+ * through the relayer's journal, so it is signed and stored before it is sent, and a process that dies after storing
+ * it leaves it to the network's follower to send, never to be signed again. A payment's deposits are swept once it
+ * has closed (one sweep, whatever number of transfers paid it), a merchant's address's as they come, while no sweep
+ * of it is on its way (one sweep takes the payments that came meanwhile); a confirmed sweep of the address recorded
+ * after a deposit, whose call names the deposit's token, marks it swept. The factory is deployed the same way the
+ * first time a network needs it, and no sweep is recorded before it has code: a call to an address without code
+ * succeeds and moves nothing.
  */
 export class DepositSweeper {
   private proxyMissingSaid = false;
@@ -145,8 +170,9 @@ export class DepositSweeper {
     await this.markSwept();
     await this.reconcileSweeps();
     // Only deposits not marked swept are read (a partial index holds them), so a step costs what is new.
-    const due = await sql<{ payment_id: string; tokens: string[] }>`
-      SELECT deposit.payment_id, array_agg(DISTINCT deposit.token ORDER BY deposit.token) AS tokens
+    const due = await sql<{ owner: string; merchant: boolean; tokens: string[] }>`
+      SELECT ${OWNER_OF_DEPOSIT} AS owner, deposit.address_merchant_id IS NOT NULL AS merchant,
+        array_agg(DISTINCT deposit.token ORDER BY deposit.token) AS tokens
       FROM evm_deposits deposit
       JOIN payments payment ON payment.id = deposit.payment_id
       WHERE deposit.chain = ${network.caip2}
@@ -160,18 +186,20 @@ export class DepositSweeper {
           WHERE sweep.chain = deposit.chain
             AND sweep.from_address = ${collector}
             AND sweep.purpose = ${DEPOSIT_SWEEP_PURPOSE}
-            AND sweep.payment_id = deposit.payment_id
-            AND (sweep.status NOT IN ('confirmed', 'failed') OR (sweep.status = 'confirmed' AND sweep.created_at > now() - ${SWEEP_SPACING}::interval))
+            AND sweep.payment_id = ${OWNER_OF_DEPOSIT}
+            -- A merchant's own address is swept as its x402 payments are recorded (dust sent to it records nothing),
+            -- once no sweep of it is on its way: what arrives meanwhile goes in the next one.
+            AND (sweep.status NOT IN ('confirmed', 'failed') OR (deposit.address_merchant_id IS NULL AND sweep.status = 'confirmed' AND sweep.created_at > now() - ${SWEEP_SPACING}::interval))
         )
         AND (
           SELECT count(*) FROM evm_transactions failed
           WHERE failed.chain = deposit.chain
             AND failed.from_address = ${collector}
             AND failed.purpose = ${DEPOSIT_SWEEP_PURPOSE}
-            AND failed.payment_id = deposit.payment_id
+            AND failed.payment_id = ${OWNER_OF_DEPOSIT}
             AND failed.status = 'failed'
         ) < ${MAX_FAILED_SWEEPS}
-      GROUP BY deposit.payment_id
+      GROUP BY 1, 2
       ORDER BY min(deposit.created_at)
       LIMIT ${SWEEPS_PER_STEP}
     `.execute(db);
@@ -181,17 +209,17 @@ export class DepositSweeper {
     if (!(await hasCode(this.options.client, factory))) return this.deployFactory();
     const sent: string[] = [];
     for (const recovery of recoveries) sent.push(await this.recover(factory, recovery));
-    for (const { payment_id: paymentId, tokens } of due.rows) {
+    for (const { owner, merchant, tokens } of due.rows) {
       sent.push(
         await this.relay({
           to: factory,
           data: encodeFunctionData({
             abi: depositFactoryAbi,
             functionName: 'sweep',
-            args: [depositSalt(paymentId), tokens as Address[]],
+            args: [saltOf({ kind: merchant ? 'merchant' : 'payment', id: owner }), tokens as Address[]],
           }),
           purpose: DEPOSIT_SWEEP_PURPOSE,
-          paymentId,
+          paymentId: owner,
           gas: sweepGas(tokens.length),
         }),
       );
@@ -214,7 +242,7 @@ export class DepositSweeper {
         AND sweep.chain = deposit.chain
         AND sweep.from_address = ${relayer.address.toLowerCase()}
         AND sweep.purpose = ${DEPOSIT_SWEEP_PURPOSE}
-        AND sweep.payment_id = deposit.payment_id
+        AND sweep.payment_id = ${OWNER_OF_DEPOSIT}
         AND sweep.status = 'confirmed'
         AND sweep.created_at > deposit.created_at
         AND ${namesToken(sql.ref('sweep.data'), sql`deposit.token`)}
@@ -267,18 +295,18 @@ export class DepositSweeper {
   }
 
   /**
-   * What a confirmed sweep of the payment's address moved to the collector, per token (lower case): the tokens from
+   * What a confirmed sweep of the owner's address moved to the collector, per token (lower case): the tokens from
    * its receipt's Transfer logs and, for a sweep that named the native coin (`nativeOf`), the coin under
    * `NATIVE_TOKEN` (see `nativeMovedBy`; absent where it could not be read). Read before any database transaction.
    */
   private async movedBy(
     minedHash: string,
-    paymentId: string,
+    owner: AddressOwner,
     nativeOf?: { sweepId: string },
   ): Promise<Map<string, bigint>> {
     const { client, relayer } = this.options;
     const receipt = await client.getTransactionReceipt({ hash: minedHash as Hex });
-    const from = pad(depositAddress(relayer.address, paymentId)).toLowerCase();
+    const from = pad(addressOf(relayer.address, owner)).toLowerCase();
     const to = pad(relayer.address).toLowerCase();
     const moved = new Map<string, bigint>();
     for (const log of receipt.logs) {
@@ -288,25 +316,25 @@ export class DepositSweeper {
       moved.set(token, (moved.get(token) ?? 0n) + hexToBigInt(log.data));
     }
     if (nativeOf) {
-      const native = await this.nativeMovedBy(receipt, paymentId, nativeOf.sweepId);
+      const native = await this.nativeMovedBy(receipt, owner, nativeOf.sweepId);
       if (native !== undefined) moved.set(NATIVE_TOKEN, native);
     }
     return moved;
   }
 
   /**
-   * The native coin a sweep moved from the payment's address to the collector: the forwarder's call with its whole
+   * The native coin a sweep moved from the owner's address to the collector: the forwarder's call with its whole
    * balance, which logs nothing. Read from the transaction's call trace; where the node serves none or cannot trace
    * it, from the address's balance before the sweep's block, as the sweep moves it whole. Undefined, with a warning,
    * where neither can be read: the sweep's tokens are compared still, so such a node holds up no reconciliation.
    */
   private async nativeMovedBy(
     receipt: TransactionReceipt,
-    paymentId: string,
+    owner: AddressOwner,
     sweepId: string,
   ): Promise<bigint | undefined> {
     const { client, relayer, network } = this.options;
-    const address = depositAddress(relayer.address, paymentId);
+    const address = addressOf(relayer.address, owner);
     const from = address.toLowerCase();
     const collector = relayer.address.toLowerCase();
     let untraced: string;
@@ -355,7 +383,8 @@ export class DepositSweeper {
       .where('id', '=', recovery.sweep_id as string)
       .executeTakeFirst();
     if (sweep?.status !== 'confirmed' || !sweep.mined_hash) return;
-    const moved = (await this.movedBy(sweep.mined_hash, recovery.payment_id)).get(recovery.token) ?? 0n;
+    const payment: AddressOwner = { kind: 'payment', id: recovery.payment_id };
+    const moved = (await this.movedBy(sweep.mined_hash, payment)).get(recovery.token) ?? 0n;
     await inTransaction(db, async (trx) => {
       const recorded = await withDepositTables(trx)
         .selectFrom('evm_deposits')
@@ -365,7 +394,7 @@ export class DepositSweeper {
       const unexplained = moved - BigInt(recorded.amount);
       if (unexplained > 0n) {
         await postUnattributed(trx, `recovered:${recovery.id}`, {
-          merchantId: await merchantOfPayment(trx, recovery.payment_id),
+          merchantId: await merchantOf(trx, payment),
           asset: token.caip19,
           amount: unexplained,
         });
@@ -376,9 +405,11 @@ export class DepositSweeper {
   /**
    * A sweep moves its address's whole balance of each token it names: what the deposits recorded up to its block do
    * not explain (a transfer the follower did not record) reached the collector with no record, and the ledger says so
-   * (`unexplained:<sweep id>:<token>`, unattributed for the payment's merchant). Each confirmed sweep is compared
-   * once, after the network's deposit follower has read every block up to the sweep's, so that a deposit mined before
-   * the sweep and recorded after it counts as explained, and is marked swept by it (no second sweep goes for it). The
+   * (`unexplained:<sweep id>:<token>`, unattributed for the address's merchant). Each confirmed sweep is compared
+   * once, after the network's deposit follower has read every block up to the sweep's and every transaction of the
+   * collector mined up to it is final (an x402 payment's transfer to a merchant's address is recorded as its deposit
+   * when it is final), so that a deposit mined before the sweep and recorded after it counts as explained, and is
+   * marked swept by it (no second sweep goes for it). The
    * native coin moves without a log: a sweep naming it is compared for what its call trace, or else the address's
    * balance before its block, says it moved (`nativeMovedBy`; for its tokens only where neither can be read).
    */
@@ -389,22 +420,32 @@ export class DepositSweeper {
       .innerJoin('evm_deposit_cursors as cursor', 'cursor.chain', 'sweep.chain')
       .select(['sweep.id', 'sweep.payment_id', 'sweep.mined_hash', 'sweep.receipt_block_number'])
       .select(namesToken(sql.ref('sweep.data'), sql`${NATIVE_TOKEN}`).as('names_native'))
+      .select(sql<boolean>`EXISTS (SELECT 1 FROM merchants WHERE merchants.id = sweep.payment_id)`.as('of_merchant'))
       .where('sweep.chain', '=', network.caip2)
       .where('sweep.purpose', '=', DEPOSIT_SWEEP_PURPOSE)
       .where('sweep.status', '=', 'confirmed')
       .where('sweep.reconciled_at', 'is', null)
       .where('sweep.from_address', '=', relayer.address.toLowerCase())
       .where(sql<boolean>`sweep.receipt_block_number < cursor.next_block`)
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('evm_transactions as open')
+              .select('open.id')
+              .whereRef('open.chain', '=', 'sweep.chain')
+              .whereRef('open.from_address', '=', 'sweep.from_address')
+              .where('open.status', 'not in', ['confirmed', 'failed'])
+              .whereRef('open.receipt_block_number', '<=', 'sweep.receipt_block_number'),
+          ),
+        ),
+      )
       .orderBy('sweep.receipt_block_number')
       .limit(RECONCILIATIONS_PER_STEP)
       .execute();
     for (const sweep of due) {
       if (!sweep.mined_hash || !sweep.payment_id || sweep.receipt_block_number === null) continue;
-      const moved = await this.movedBy(
-        sweep.mined_hash,
-        sweep.payment_id,
-        sweep.names_native ? { sweepId: sweep.id } : undefined,
-      );
+      const owner: AddressOwner = { kind: sweep.of_merchant ? 'merchant' : 'payment', id: sweep.payment_id };
+      const moved = await this.movedBy(sweep.mined_hash, owner, sweep.names_native ? { sweepId: sweep.id } : undefined);
       await inTransaction(db, async (trx) => {
         // Deposits it took but recorded too late for it to mark (the follower was behind) are its own too.
         await postDepositsSwept(
@@ -415,7 +456,7 @@ export class DepositSweeper {
               FROM evm_transactions sweep
               WHERE sweep.id = ${sweep.id}
                 AND deposit.chain = sweep.chain
-                AND deposit.payment_id = sweep.payment_id
+                AND ${OWNER_OF_DEPOSIT} = sweep.payment_id
                 AND deposit.swept_by IS NULL
                 AND deposit.asset IS NOT NULL
                 AND deposit.block_number <= sweep.receipt_block_number
@@ -426,7 +467,7 @@ export class DepositSweeper {
         );
         const explained = await sweptDepositsUpTo(trx, {
           chain: network.caip2,
-          payment_id: sweep.payment_id as string,
+          owner: owner.id,
           block: sweep.receipt_block_number as string,
         });
         for (const [token, amount] of moved) {
@@ -437,7 +478,7 @@ export class DepositSweeper {
           const unexplained = amount - (explained.get(token) ?? 0n);
           if (!listed || unexplained <= 0n) continue;
           await postUnattributed(trx, `unexplained:${sweep.id}:${token}`, {
-            merchantId: await merchantOfPayment(trx, sweep.payment_id as string),
+            merchantId: await merchantOf(trx, owner),
             asset: listed.caip19,
             amount: unexplained,
           });

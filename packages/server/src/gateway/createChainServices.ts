@@ -8,6 +8,7 @@ import { paymentTransferOutcomes } from './transferOutcomes.ts';
 import { solanaPayTransferOutcomes } from '../solanaPay/solanaPayOutcomes.ts';
 import { silentLogger } from '../log.ts';
 import { evmDepositOutcomes, evmDepositSeen } from '../deposits/depositOutcomes.ts';
+import { withX402Deposits } from '../x402/x402Deposits.ts';
 
 /** Starts every namespace's chain adapter, reporting what their transfers' ends mean for payments and settlements. */
 export async function createChainServices(options: ChainServicesOptions): Promise<ChainServices> {
@@ -19,7 +20,7 @@ export async function createChainServices(options: ChainServicesOptions): Promis
     clock,
     log,
   };
-  const onFinal = paymentTransferOutcomes(outcomeContext);
+  const onFinal = withX402Deposits(outcomeContext.chains, paymentTransferOutcomes(outcomeContext));
   const of = (namespace: Namespace) => options.networks.filter((network) => network.namespace === namespace);
   const common = { db: options.db, onFinal, clock, log };
   const buyerTransferDeadlineMs = options.buyerTransferDeadlineMs ?? 15 * 60_000;

@@ -7,20 +7,21 @@ import type { CheckedX402Payment } from './x402Requirements.ts';
 import type { FacilitatorRequest } from './x402Schemas.ts';
 
 /**
- * Checks an x402 `exact` payment by its network's namespace and its payload: on EVM networks an EIP-3009
- * authorisation or a Permit2 permit through x402's proxy, on Solana an SPL transfer. Throws X402Refusal with x402's
- * reason; nothing is recorded or sent.
+ * Checks an x402 `exact` payment for the merchant by its network's namespace and its payload: on EVM networks an
+ * EIP-3009 authorisation or a Permit2 permit through x402's proxy paying the merchant's own address, on Solana an SPL
+ * transfer to the collector. Throws X402Refusal with x402's reason; nothing is recorded or sent.
  */
 export function checkX402Payment(
   ctx: AppContext,
   services: ChainServices,
   request: FacilitatorRequest,
+  merchantId: string,
 ): Promise<CheckedX402Payment> {
   if (ctx.chains.network(request.paymentRequirements.network)?.namespace === 'solana')
     return checkExactSvmPayment(ctx, services, request);
   return isPermit2Payload(request)
-    ? checkExactPermit2Payment(ctx, services, request)
-    : checkExactEvmPayment(ctx, services, request);
+    ? checkExactPermit2Payment(ctx, services, request, merchantId)
+    : checkExactEvmPayment(ctx, services, request, merchantId);
 }
 
 /** The payer a refused payload names, where it can be read without checking it (an EVM authoriser or owner). */

@@ -7,6 +7,7 @@ import type { ChainServices } from '../gateway/chainServices.ts';
 import { SIGNATURE } from '../gateway/walletResultFormats.ts';
 import { reasonOfFailure, X402Refusal } from './reasons.ts';
 import { simulateTransferWithAuthorization, transferAuthorizationTypedData } from './transferWithAuthorization.ts';
+import { x402PayTo } from './x402PayTo.ts';
 import { type CheckedX402Payment, checkRequirements, fiatOf, refuse, resourceUrlOf } from './x402Requirements.ts';
 import type { FacilitatorRequest } from './x402Schemas.ts';
 
@@ -94,20 +95,24 @@ function parsedAuthorization(payload: Record<string, unknown>) {
 }
 
 /**
- * Checks an x402 `exact` payment on EVM (an EIP-3009 `TransferWithAuthorization`) as far as it can be without the
- * database, as x402's own facilitator does and in its terms: the requirements (`checkRequirements`), the token's
- * EIP-712 domain, the recipient (the collector), the value (exactly the requirements' amount) and the validity
- * window at `now`. Throws X402Refusal with x402's reason; its `checkOnChain` simulates the transfer.
+ * Checks an x402 `exact` payment on EVM (an EIP-3009 `TransferWithAuthorization`) for the merchant as far as it can be
+ * without the database, as x402's own facilitator does and in its terms: the requirements (`checkRequirements`), the
+ * token's EIP-712 domain, the recipient (the merchant's own address: a payload signed for another merchant is
+ * refused as a recipient mismatch), the value (exactly the requirements' amount) and the validity window at `now`.
+ * Throws X402Refusal with x402's reason; its `checkOnChain` simulates the transfer.
  */
 export async function checkExactEvmPayment(
   ctx: AppContext,
   services: ChainServices,
   request: FacilitatorRequest,
+  merchantId: string,
 ): Promise<CheckedX402Payment> {
   const collector = services.evm.collector;
+  const payTo = x402PayTo(services, merchantId, 'eip155') as Address;
   const { network, token, amount } = checkRequirements(ctx, request, {
     namespace: 'eip155',
-    collector,
+    payTo,
+    payToMismatch: 'recipientMismatch',
     isToken: (candidate, asset) =>
       candidate.method === 'eip3009' && isAddress(asset) && isAddressEqual(candidate.address as Address, asset),
   });
@@ -121,8 +126,8 @@ export async function checkExactEvmPayment(
   if (version !== domain.version) refuse('tokenVersionMismatch', `the token's EIP-712 version is "${domain.version}"`);
 
   const { signature, message } = parsedAuthorization(request.paymentPayload.payload);
-  if (!isAddressEqual(message.to, collector))
-    refuse('recipientMismatch', `the authorisation pays ${message.to}, not payTo ${collector}`);
+  if (!isAddressEqual(message.to, payTo))
+    refuse('recipientMismatch', `the authorisation pays ${message.to}, not the merchant's payTo ${payTo}`);
   if (message.value !== amount)
     refuse('valueMismatch', `the authorisation is for ${message.value}, the requirements ask ${amount}`);
   const nowSeconds = unixSeconds(ctx.clock.now());
@@ -137,6 +142,7 @@ export async function checkExactEvmPayment(
     network,
     token,
     payer: message.from,
+    merchantAddress: payTo.toLowerCase(),
     identity: { asset: token.caip19, payer: message.from.toLowerCase(), nonce: message.nonce },
     signature,
     amount,

@@ -15,6 +15,7 @@ import {
   unixSeconds,
 } from './exactEvmPayment.ts';
 import { permitWitnessTypedData, simulateProxySettle, X402_EXACT_PERMIT2_PROXY } from './permitWitnessTransfer.ts';
+import { x402PayTo } from './x402PayTo.ts';
 import { type CheckedX402Payment, checkRequirements, fiatOf, refuse, resourceUrlOf } from './x402Requirements.ts';
 import type { FacilitatorRequest } from './x402Schemas.ts';
 
@@ -63,10 +64,11 @@ function parsedPermit(payload: Record<string, unknown>, chainId: number): { sign
 }
 
 /**
- * Checks an x402 `exact` payment on EVM by Permit2 (`extra.assetTransferMethod: "permit2"`) as far as it can be
- * without the database, as x402's own facilitator does and in its terms: the requirements (`checkRequirements`; any
- * ERC-20 the service takes on the network, since Permit2 moves any), the spender (x402's proxy, the only one whose
- * transfer honours the witness), the recipient (the collector), the deadline and `validAfter` at `now`, exactly the
+ * Checks an x402 `exact` payment on EVM by Permit2 (`extra.assetTransferMethod: "permit2"`) for the merchant as far as
+ * it can be without the database, as x402's own facilitator does and in its terms: the requirements
+ * (`checkRequirements`; any ERC-20 the service takes on the network, since Permit2 moves any), the spender (x402's
+ * proxy, the only one whose transfer honours the witness), the recipient (the merchant's own address: a permit
+ * signed for another merchant is refused as a recipient mismatch), the deadline and `validAfter` at `now`, exactly the
  * requirements' amount of their asset, and the owner's signature. Its `checkOnChain` simulates the proxy's `settle`,
  * in which Permit2 checks the nonce, the balance and the allowance. Throws X402Refusal with x402's reason.
  */
@@ -74,11 +76,14 @@ export async function checkExactPermit2Payment(
   ctx: AppContext,
   services: ChainServices,
   request: FacilitatorRequest,
+  merchantId: string,
 ): Promise<CheckedX402Payment> {
   const collector = services.evm.collector;
+  const payTo = x402PayTo(services, merchantId, 'eip155') as Address;
   const { network, token, amount } = checkRequirements(ctx, request, {
     namespace: 'eip155',
-    collector,
+    payTo,
+    payToMismatch: 'permit2RecipientMismatch',
     isToken: (candidate, asset) =>
       (candidate.method === 'eip3009' || candidate.method === 'permit2') &&
       isAddress(asset) &&
@@ -90,8 +95,8 @@ export async function checkExactPermit2Payment(
       'permit2InvalidSpender',
       `the permit lets ${terms.spender} spend, not x402's proxy ${X402_EXACT_PERMIT2_PROXY}`,
     );
-  if (!isAddressEqual(terms.witness.to, collector))
-    refuse('permit2RecipientMismatch', `the permit pays ${terms.witness.to}, not payTo ${collector}`);
+  if (!isAddressEqual(terms.witness.to, payTo))
+    refuse('permit2RecipientMismatch', `the permit pays ${terms.witness.to}, not the merchant's payTo ${payTo}`);
   const nowSeconds = unixSeconds(ctx.clock.now());
   const deadline = BigInt(terms.deadline);
   if (deadline < nowSeconds + MIN_REMAINING_VALIDITY_S)
@@ -115,6 +120,7 @@ export async function checkExactPermit2Payment(
     network,
     token,
     payer: owner,
+    merchantAddress: payTo.toLowerCase(),
     // Permit2 spends each nonce of an owner once on the chain, whatever the token.
     identity: {
       asset: `${network.caip2}:${PERMIT2_ADDRESS.toLowerCase()}`,

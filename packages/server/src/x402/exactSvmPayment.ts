@@ -121,7 +121,8 @@ export async function checkExactSvmPayment(
   const collector = services.solana.collector.address;
   const { network, token, amount } = checkRequirements(ctx, request, {
     namespace: 'solana',
-    collector,
+    payTo: collector,
+    payToMismatch: 'invalidRequirements',
     isToken: (candidate, asset) => candidate.method === 'spl' && candidate.address === asset,
   });
   const solana = services.solana.networks.get(network.caip2);
@@ -188,6 +189,7 @@ export async function checkExactSvmPayment(
     network,
     token,
     payer,
+    merchantAddress: null,
     identity: { asset: token.caip19, payer, nonce: signature },
     signature,
     amount,

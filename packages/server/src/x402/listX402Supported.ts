@@ -4,7 +4,9 @@ import type { App, AppContext } from '../context.ts';
 import type { ChainServices } from '../gateway/chainServices.ts';
 import { chainServicesOf } from '../gateway/gatewayPayment.ts';
 import { errorResponses } from '../http/schemas.ts';
-import { collectorsOf, X402_VERSION } from './x402Requirements.ts';
+import { liveMerchantOfRequest, MerchantIdHeader, requireMerchantIdHeader } from '../payments/merchantHeader.ts';
+import { x402PayTo } from './x402PayTo.ts';
+import { X402_VERSION } from './x402Requirements.ts';
 
 const SupportedAsset = Type.Object({
   asset: Type.String({ description: "The token's contract address (on Solana its mint): the requirements' `asset`" }),
@@ -30,7 +32,10 @@ const SupportedResponse = Type.Object(
         network: Type.String(),
         extra: Type.Object(
           {
-            payTo: Type.String({ description: "The service's collector: the requirements' `payTo`" }),
+            payTo: Type.String({
+              description:
+                "The requirements' `payTo`: on EVM networks the merchant's own address (the same on each), which the buyer's signature names, so a payload made for one merchant pays no other; on Solana the service's collector",
+            }),
             feePayer: Type.Optional(
               Type.String({
                 description: "Solana: the collector pays the transaction's fee; the requirements' `extra.feePayer`",
@@ -93,20 +98,22 @@ export function registerListX402Supported(app: App, ctx: AppContext): void {
     '/v1/x402/supported',
     {
       config: { auth: { scope: 'x402' } },
+      onRequest: requireMerchantIdHeader,
       schema: {
         tags: ['x402'],
-        summary: 'x402 facilitator: what it settles',
+        summary: 'x402 facilitator: what it settles for the merchant',
         description:
-          "x402's supported kinds: the `exact` scheme (x402 version 2) on each network the service follows that has stablecoins it takes (on EVM networks EIP-3009 tokens, and any of its ERC-20 stablecoins through Permit2; SPL tokens on Solana), with the collector every payment must be paid to (`extra.payTo`; on Solana also the fee payer, `extra.feePayer`) and the tokens (`extra.assets`, on EVM with how each may be paid and the EIP-3009 tokens' EIP-712 domains); `signers` names the collectors, which send or co-sign the settling transactions.",
-        response: { 200: SupportedResponse, ...errorResponses(503) },
+          "x402's supported kinds for the merchant in `Merchant-Id`: the `exact` scheme (x402 version 2) on each network the service follows that has stablecoins it takes (on EVM networks EIP-3009 tokens, and any of its ERC-20 stablecoins through Permit2; SPL tokens on Solana), with the address the merchant's payments must be paid to (`extra.payTo`: on EVM networks the merchant's own, which the buyer's signature then names, so verify and settle refuse a payload made for another merchant with `invalid_exact_evm_recipient_mismatch` or `invalid_permit2_recipient_mismatch`; on Solana the collector, also the fee payer, `extra.feePayer`) and the tokens (`extra.assets`, on EVM with how each may be paid and the EIP-3009 tokens' EIP-712 domains); `signers` names the collectors, which send or co-sign the settling transactions. What reaches a merchant's address is swept to the collector.",
+        headers: MerchantIdHeader,
+        response: { 200: SupportedResponse, ...errorResponses(404, 503) },
       },
     },
-    async () => {
+    async (request) => {
+      const merchant = await liveMerchantOfRequest(ctx, request);
       const services = chainServicesOf(ctx);
-      const collectors = collectorsOf(services);
       const kinds = await Promise.all(
         x402Tokens(ctx).map(async ({ network, tokens }) => {
-          const payTo = collectors[network.namespace];
+          const payTo = x402PayTo(services, merchant.id, network.namespace);
           const assets = await Promise.all(tokens.map((token) => supportedAsset(services, network, token)));
           return {
             x402Version: X402_VERSION,
@@ -116,7 +123,8 @@ export function registerListX402Supported(app: App, ctx: AppContext): void {
           };
         }),
       );
-      return { kinds, extensions: [], signers: { 'eip155:*': [collectors.eip155], 'solana:*': [collectors.solana] } };
+      const signers = { 'eip155:*': [services.evm.collector], 'solana:*': [services.solana.collector.address] };
+      return { kinds, extensions: [], signers };
     },
   );
 }

@@ -166,18 +166,18 @@ export async function simulateProxySettle(
 }
 
 /**
- * Journals and sends the proxy's `settle` from the collector through the relayer; the network's follower sees it
- * land. With `gas` (a simulation's measure moments ago) the relayer sends it without asking again; without, its gas
+ * Journals and sends the proxy's `settle` from the collector through the relayer, only when the permit pays
+ * `recipient`; the network's follower sees it land. With `gas` (a simulation's measure moments ago) the relayer sends it without asking again; without, its gas
  * estimate is the simulation, and a call that would revert is refused with its reason, nothing recorded.
  */
 export async function relayProxySettle(
   client: PublicClient,
   relayer: Relayer,
-  params: SignedPermit & { chain: string; purpose: string; paymentId: string; gas?: bigint },
+  params: SignedPermit & { chain: string; recipient: Address; purpose: string; paymentId: string; gas?: bigint },
 ): Promise<{ id: string; hash: Hex }> {
   const { to } = params.typedData.message.witness;
-  if (!isAddressEqual(to, relayer.address))
-    throw new PaymentRefusedError('recipient_mismatch', `the permit pays ${to}, not the collector`);
+  if (!isAddressEqual(to, params.recipient))
+    throw new PaymentRefusedError('recipient_mismatch', `the permit pays ${to}, not ${params.recipient}`);
   try {
     return await relayer.submit({
       chain: params.chain,

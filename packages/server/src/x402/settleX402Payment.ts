@@ -173,7 +173,7 @@ export function registerSettleX402Payment(app: App, ctx: AppContext): void {
       const merchant = await merchantTakingX402(ctx, request);
       const services = chainServicesOf(ctx);
       try {
-        const payment = await checkX402Payment(ctx, services, request.body);
+        const payment = await checkX402Payment(ctx, services, request.body, merchant.id);
         const existing = await x402PaymentOf(ctx, payment.identity);
         if (existing) return await answerExisting(ctx, merchant, existing, payment);
         await requireTakenByMerchant(ctx, merchant, payment);

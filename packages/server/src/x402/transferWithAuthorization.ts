@@ -91,8 +91,8 @@ export async function simulateTransferWithAuthorization(
 }
 
 /**
- * Journals and sends the authorisation's transfer from the collector through the relayer; the network's follower sees
- * it land. With `gas` (what a simulation of it measured moments ago) the relayer sends it without asking again;
+ * Journals and sends the authorisation's transfer from the collector through the relayer, only when it pays
+ * `recipient`; the network's follower sees it land. With `gas` (what a simulation of it measured moments ago) the relayer sends it without asking again;
  * without, its gas estimate is the simulation, and a call that would revert is refused with its reason, nothing
  * recorded.
  */
@@ -103,16 +103,17 @@ export async function relayTransferWithAuthorization(
     chain: string;
     typedData: TransferAuthorizationTypedData;
     signature: Hex;
+    recipient: Address;
     purpose: string;
     paymentId: string;
     gas?: bigint;
   },
 ): Promise<{ id: string; hash: Hex }> {
   const { typedData, signature } = params;
-  if (!isAddressEqual(typedData.message.to, relayer.address))
+  if (!isAddressEqual(typedData.message.to, params.recipient))
     throw new PaymentRefusedError(
       'recipient_mismatch',
-      `the authorisation pays ${typedData.message.to}, not the collector`,
+      `the authorisation pays ${typedData.message.to}, not ${params.recipient}`,
     );
   try {
     return await relayer.submit({

@@ -40,7 +40,7 @@ export function registerVerifyX402Payment(app: App, ctx: AppContext): void {
       const merchant = await merchantTakingX402(ctx, request);
       const services = chainServicesOf(ctx);
       try {
-        const payment = await checkX402Payment(ctx, services, request.body);
+        const payment = await checkX402Payment(ctx, services, request.body, merchant.id);
         if (await x402PaymentOf(ctx, payment.identity))
           throw new X402Refusal(usedAlreadyReason(payment.terms.kind), 'the payload was settled already');
         await requireTakenByMerchant(ctx, merchant, payment);

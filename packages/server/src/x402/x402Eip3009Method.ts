@@ -5,6 +5,7 @@ import { type PaymentMethodHandler, sentTransferFailure } from '../gateway/metho
 import { acceptedEvmNetwork, refusalOf, resultValue } from '../gateway/methods/refusals.ts';
 import type { StoredAuthorization, X402Eip3009Terms } from '../gateway/methods/terms.ts';
 import { SIGNATURE } from '../gateway/walletResultFormats.ts';
+import { evmPayToOfPayment } from './x402PayTo.ts';
 import {
   relayTransferWithAuthorization,
   simulateTransferWithAuthorization,
@@ -46,8 +47,8 @@ export function requireValidAt(typedData: TransferAuthorizationTypedData, now: D
 }
 
 /**
- * An x402 `exact` payment on EVM: the agent's signed EIP-3009 `TransferWithAuthorization` to the collector, which
- * the service relays. The x402 facilitator checks it and records it as the payment's one option and confirmation
+ * An x402 `exact` payment on EVM: the agent's signed EIP-3009 `TransferWithAuthorization` to the merchant's own
+ * address (`x402PayTo`), which the service relays. The x402 facilitator checks it and records it as the payment's one option and confirmation
  * (`x402Payments.ts`); from there the gateway's submissions send it and the network's follower makes the payment
  * succeeded or failed, as for any payment.
  */
@@ -84,7 +85,7 @@ export const x402Eip3009Method: PaymentMethodHandler<X402Eip3009Terms> = {
 
   submit(ctx, services, paymentId, option, values, check) {
     const typedData = x402TypedData(option.terms.authorization);
-    return relayOnce(ctx, services, paymentId, X402_TRANSFER_PURPOSE, () => {
+    return relayOnce(ctx, services, paymentId, X402_TRANSFER_PURPOSE, async () => {
       // A submission retried late must not send what the token would refuse (and charge the gas of a revert).
       requireValidAt(typedData, ctx.clock.now());
       return relayTransferWithAuthorization(
@@ -94,6 +95,7 @@ export const x402Eip3009Method: PaymentMethodHandler<X402Eip3009Terms> = {
           chain: option.network,
           typedData,
           signature: values[0] as Hex,
+          recipient: await evmPayToOfPayment(ctx.db, services, paymentId),
           purpose: X402_TRANSFER_PURPOSE,
           paymentId,
           ...(check?.gas ? { gas: check.gas } : {}),

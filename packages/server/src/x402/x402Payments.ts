@@ -92,6 +92,7 @@ export async function claimX402Payment(
           ...identity,
           signature: payment.signature,
           resource_url: payment.resourceUrl,
+          pay_to: payment.merchantAddress,
           waiting_until: sql<Date>`now() + ${leaseMs} * interval '1 millisecond'`,
         })
         .onConflict((conflict) => conflict.columns(['asset', 'payer', 'nonce']).doNothing())

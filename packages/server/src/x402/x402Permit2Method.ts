@@ -4,10 +4,11 @@ import type { PaymentMethodHandler } from '../gateway/methods/paymentMethod.ts';
 import type { X402Permit2Terms } from '../gateway/methods/terms.ts';
 import { permitWitnessTypedData, relayProxySettle, requirePermitValidAt } from './permitWitnessTransfer.ts';
 import { X402_TRANSFER_PURPOSE, x402Eip3009Method } from './x402Eip3009Method.ts';
+import { evmPayToOfPayment } from './x402PayTo.ts';
 
 /**
  * An x402 `exact` payment on EVM by Permit2: the agent's signed `PermitWitnessTransferFrom` to x402's proxy, whose
- * `settle` the collector sends, paying the collector. The x402 facilitator checks it and records it as the payment's
+ * `settle` the collector sends, paying the merchant's own address (`x402PayTo`). The x402 facilitator checks it and records it as the payment's
  * one option and confirmation (`x402Payments.ts`); from there the gateway's submissions send it and the network's
  * follower makes the payment succeeded or failed, as for any payment.
  */
@@ -31,7 +32,7 @@ export const x402Permit2Method: PaymentMethodHandler<X402Permit2Terms> = {
 
   submit(ctx, services, paymentId, option, values, check) {
     const { terms } = option;
-    return relayOnce(ctx, services, paymentId, X402_TRANSFER_PURPOSE, () => {
+    return relayOnce(ctx, services, paymentId, X402_TRANSFER_PURPOSE, async () => {
       // A submission retried late must not send what the proxy or Permit2 would refuse (and charge the gas of a revert).
       requirePermitValidAt(terms, ctx.clock.now());
       return relayProxySettle(services.evm.clients.for(configuredEvmNetwork(ctx, option)), services.evm.relayer, {
@@ -39,6 +40,7 @@ export const x402Permit2Method: PaymentMethodHandler<X402Permit2Terms> = {
         typedData: permitWitnessTypedData(terms),
         owner: terms.owner,
         signature: values[0] as Hex,
+        recipient: await evmPayToOfPayment(ctx.db, services, paymentId),
         purpose: X402_TRANSFER_PURPOSE,
         paymentId,
         ...(check?.gas ? { gas: check.gas } : {}),

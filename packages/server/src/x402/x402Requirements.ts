@@ -1,7 +1,6 @@
 import { isValidAddress, type Namespace, sameAddress } from '../chains/caip.ts';
 import type { NetworkInfo, TokenInfo } from '../chains/registry.ts';
 import type { AppContext } from '../context.ts';
-import type { ChainServices } from '../gateway/chainServices.ts';
 import { paymentNeedsBuyerData } from '../gateway/dataCollection/buyerData.ts';
 import type { ConfirmationCheck } from '../gateway/methods/paymentMethod.ts';
 import type { X402Terms } from '../gateway/methods/terms.ts';
@@ -30,6 +29,8 @@ export interface CheckedX402Payment {
   token: TokenInfo;
   /** The account that pays, as its chain writes it. */
   payer: string;
+  /** The merchant's own address the payload pays (EVM), lower case; null where it pays the collector (Solana). */
+  merchantAddress: string | null;
   /**
    * What the payload is known by on chain, whoever sends it: the token, the payer and the EIP-3009 nonce (lower
    * case); Permit2 on the network (`<caip2>:<permit2>`), the owner and the Permit2 nonce (decimal), since Permit2
@@ -74,12 +75,17 @@ function acceptedToken(
 /**
  * What every `exact` payment's requirements must hold, on any network, as x402 names the failures: the version, the
  * scheme, the payload accepting the same scheme and network, a network and a stablecoin of it this service takes, a
- * positive amount, and `payTo` the service's collector on that network.
+ * positive amount, and `payTo` the merchant's on that network (`x402PayTo`), else `payToMismatch`.
  */
 export function checkRequirements(
   ctx: AppContext,
   request: FacilitatorRequest,
-  chain: { namespace: Namespace; collector: string; isToken: (token: TokenInfo, asset: string) => boolean },
+  chain: {
+    namespace: Namespace;
+    payTo: string;
+    payToMismatch: keyof typeof X402_REASONS;
+    isToken: (token: TokenInfo, asset: string) => boolean;
+  },
 ): { network: NetworkInfo; token: TokenInfo; amount: bigint } {
   const { paymentPayload: payload, paymentRequirements: requirements } = request;
   if (request.x402Version !== X402_VERSION || payload.x402Version !== X402_VERSION)
@@ -100,11 +106,10 @@ export function checkRequirements(
   const { network, token } = acceptedToken(ctx, request, chain.namespace, chain.isToken);
   if (!requirements.amount || !AMOUNT.test(requirements.amount))
     refuse('invalidRequirements', 'amount must be a positive whole number of token minor units, at most 30 digits');
-  if (
-    !isValidAddress(chain.namespace, requirements.payTo) ||
-    !sameAddress(chain.namespace, requirements.payTo, chain.collector)
-  )
-    refuse('invalidRequirements', `payTo must be this service's collector ${chain.collector}`);
+  if (!isValidAddress(chain.namespace, requirements.payTo))
+    refuse('invalidRequirements', 'payTo must be an address of the network');
+  if (!sameAddress(chain.namespace, requirements.payTo, chain.payTo))
+    refuse(chain.payToMismatch, `payTo must be the merchant's ${chain.payTo}; see GET /v1/x402/supported`);
   return { network, token, amount: BigInt(requirements.amount) };
 }
 
@@ -145,9 +150,4 @@ export async function requireTakenByMerchant(
       'invalidRequirements',
       "the amount is above the merchant's buyer-data threshold, and an x402 payment cannot give the buyer's details",
     );
-}
-
-/** The collectors a payment may be paid to, by namespace. */
-export function collectorsOf(services: ChainServices): Record<Namespace, string> {
-  return { eip155: services.evm.collector, solana: services.solana.collector.address };
 }

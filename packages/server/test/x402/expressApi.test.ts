@@ -45,7 +45,7 @@ describe('an Express API charging per request with x402, through paygate', () =>
       expect.objectContaining({
         scheme: 'exact',
         amount: PRICE,
-        payTo: testbed.collector,
+        payTo: testbed.payTo,
         asset: testbed.usdc.address,
       }),
     ]);

@@ -1,6 +1,7 @@
 import { HTTPFacilitatorClient } from '@x402/core/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCommonRouteTests } from '../support/commonRouteTests.ts';
+import { createMerchant } from '../support/fixtures.ts';
 import { call, expectErrorBody, newPartner, startTestServer, type TestServer } from '../support/testServer.ts';
 import { startX402Testbed, type X402Testbed } from './support.ts';
 
@@ -15,7 +16,7 @@ afterAll(async () => {
 });
 
 describe('GET /v1/x402/supported', () => {
-  it("lists the exact scheme on each devnet network with the collector and the stablecoins, as x402's client reads it", async () => {
+  it("lists the exact scheme on each devnet network with the merchant's payTo and the stablecoins, as x402's client reads it", async () => {
     const headers = testbed.headers();
     const client = new HTTPFacilitatorClient({
       url: testbed.facilitatorUrl,
@@ -33,7 +34,8 @@ describe('GET /v1/x402/supported', () => {
         scheme: 'exact',
         network: chain.caip2,
         extra: {
-          payTo: testbed.collector,
+          // The merchant's own address, the same on every EVM network.
+          payTo: testbed.payTo,
           // Every ERC-20 stablecoin: an EIP-3009 token either way, with its EIP-712 domain; the others by Permit2.
           assets: chain.tokens.map((token) =>
             token.method === 'eip3009'
@@ -72,18 +74,26 @@ describe('GET /v1/x402/supported', () => {
     expect(supported.extensions).toEqual([]);
   });
 
-  it('needs no Merchant-Id: what the service settles is the same for every merchant', async () => {
-    const answer = await call(testbed.service.server, '/v1/x402/supported', {
+  it("answers 401 without Merchant-Id (the payTo is the merchant's) and 404 for another partner's merchant", async () => {
+    const missing = await call(testbed.service.server, '/v1/x402/supported', {
       headers: { 'api-key': testbed.x402Key },
     });
-    expect(answer.status, answer.text).toBe(200);
+    expect([missing.status, expectErrorBody(missing).code]).toEqual([401, 'missing_merchant_id']);
+    const other = await newPartner(testbed.service.server.db, 'Another x402 partner');
+    const notTheirs = await call(testbed.service.server, '/v1/x402/supported', {
+      headers: testbed.headers(undefined, other.apiKey),
+    });
+    expect([notTheirs.status, expectErrorBody(notTheirs).code]).toEqual([404, 'not_found']);
   });
 
   it('answers 503 where the service has no chain services', async () => {
     const plain = await startTestServer();
     try {
       const partner = await newPartner(plain.db);
-      const answer = await call(plain, '/v1/x402/supported', { headers: { 'api-key': partner.apiKey } });
+      const merchant = await createMerchant(plain, partner.apiKey);
+      const answer = await call(plain, '/v1/x402/supported', {
+        headers: { 'api-key': partner.apiKey, 'merchant-id': merchant.id },
+      });
       expect([answer.status, expectErrorBody(answer).code]).toEqual([503, 'service_unavailable']);
     } finally {
       await plain.close();
@@ -94,8 +104,11 @@ describe('GET /v1/x402/supported', () => {
 runCommonRouteTests({
   name: 'GET /v1/x402/supported',
   scope: 'x402',
-  openToAllPartners: true,
+  ownedResource: true,
   // The testbed's service; the testbed itself is closed once, after every check.
   server: async (): Promise<TestServer> => ({ ...testbed.service.server, close: async () => {} }),
-  request: async () => ({ method: 'GET', path: '/v1/x402/supported' }),
+  request: async (server, partner) => {
+    const merchant = await createMerchant(server, partner.apiKey);
+    return { method: 'GET', path: '/v1/x402/supported', headers: { 'merchant-id': merchant.id } };
+  },
 });

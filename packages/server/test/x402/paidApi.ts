@@ -23,7 +23,8 @@ export interface RoutePrice {
 
 /**
  * A merchant's API built with x402's own Express middleware, its facilitator paygate: `GET /weather` costs `price`,
- * paid to paygate's collector, and each settled payment is a payment of the merchant.
+ * paid to the merchant's own address (its payTo, swept to paygate's collector), and each settled payment is a payment
+ * of the merchant.
  */
 export async function startPaidApi(testbed: X402Testbed, price: RoutePrice): Promise<PaidApi> {
   const headers = testbed.headers();
@@ -43,7 +44,7 @@ export async function startPaidApi(testbed: X402Testbed, price: RoutePrice): Pro
           accepts: {
             scheme: 'exact',
             network: testbed.network as `${string}:${string}`,
-            payTo: testbed.collector,
+            payTo: testbed.payTo,
             price,
           },
           description: 'Weather now',

@@ -12,6 +12,7 @@ import {
   parseErc6492Signature,
 } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { X402_DEPOSIT_LOG_INDEX } from '../../src/x402/x402Deposits.ts';
 import { buyerClient, type PaidApi, paymentRequiredOf, payingFetch, startPaidApi } from './paidApi.ts';
 import { listedPayment, startX402Testbed, type X402Testbed } from './support.ts';
 
@@ -101,14 +102,14 @@ describe("the devnet's x402 Permit2 proxy", () => {
 });
 
 describe('an Express API charging USDT per request by Permit2 with x402, through paygate', () => {
-  it('answers 402 asking for Permit2, serves the paid retry, and the payment is the merchant’s: source x402, the exact amount, the collector paid', async () => {
+  it('answers 402 asking for Permit2, serves the paid retry, and the payment is the merchant’s: source x402, the exact amount, its address paid and swept to the collector', async () => {
     const unpaid = await fetch(`${api.url}/weather`);
     expect(unpaid.status).toBe(402);
     expect(paymentRequiredOf(unpaid).accepts).toEqual([
       expect.objectContaining({
         scheme: 'exact',
         amount: PRICE,
-        payTo: testbed.collector,
+        payTo: testbed.payTo,
         asset: testbed.usdt.address,
         extra: { assetTransferMethod: 'permit2' },
       }),
@@ -127,7 +128,9 @@ describe('an Express API charging USDT per request by Permit2 with x402, through
     const receipt = decodePaymentResponseHeader(paid.headers.get('payment-response') ?? '');
     expect(receipt).toMatchObject({ success: true, network: testbed.network, payer: buyer });
     expect(await testbed.tokenBalance(testbed.usdt.address, buyer)).toBe(buyerBefore - BigInt(PRICE));
-    expect(await testbed.tokenBalance(testbed.usdt.address, testbed.collector)).toBe(collectorBefore + BigInt(PRICE));
+    await expect
+      .poll(() => testbed.tokenBalance(testbed.usdt.address, testbed.collector), { timeout: 30_000, interval: 200 })
+      .toBe(collectorBefore + BigInt(PRICE));
 
     const paymentId = (receipt.extra as { paymentId: string }).paymentId;
     const { item } = await listedPayment(testbed, paymentId);
@@ -140,15 +143,33 @@ describe('an Express API charging USDT per request by Permit2 with x402, through
       transaction: { hash: receipt.transaction },
     });
 
-    // Recorded as an EIP-3009 x402 payment is: the ledger entry in the same transaction, and the payment's events.
+    // Recorded as an EIP-3009 x402 payment is: held at the merchant's address for the buyer, then the payment's in
+    // the same transaction, and the payment's events.
     const db = testbed.service.server.db;
     const ledger = await db
       .selectFrom('ledger_entries')
-      .select(['account', 'asset', 'amount'])
-      .where('entry', '=', `payment:${paymentId}`)
-      .where('account', '=', 'collector')
+      .select(['entry', 'account', 'asset', 'amount'])
+      .where((eb) =>
+        eb.or([
+          eb('entry', '=', `payment:${paymentId}`),
+          eb('entry', '=', `deposit:${testbed.network}:${receipt.transaction}:${X402_DEPOSIT_LOG_INDEX}`),
+        ]),
+      )
+      .where('account', 'in', ['deposit_addresses', `buyers:${testbed.merchantId}`])
+      .orderBy('entry')
+      .orderBy('account')
       .execute();
-    expect(ledger).toEqual([{ account: 'collector', asset: testbed.usdt.caip19, amount: PRICE }]);
+    const deposit = `deposit:${testbed.network}:${receipt.transaction}:${X402_DEPOSIT_LOG_INDEX}`;
+    expect(ledger).toEqual([
+      { entry: deposit, account: `buyers:${testbed.merchantId}`, asset: testbed.usdt.caip19, amount: `-${PRICE}` },
+      { entry: deposit, account: 'deposit_addresses', asset: testbed.usdt.caip19, amount: PRICE },
+      {
+        entry: `payment:${paymentId}`,
+        account: `buyers:${testbed.merchantId}`,
+        asset: testbed.usdt.caip19,
+        amount: PRICE,
+      },
+    ]);
     const events = await db
       .selectFrom('webhook_events')
       .select('type')

@@ -5,6 +5,7 @@ import { setFeeSchedule } from '../../src/settlement/feeSchedules.ts';
 import { computeFees, parsePercentage } from '../../src/settlement/fees.ts';
 import { runCommonRouteTests } from '../support/commonRouteTests.ts';
 import { createMerchant } from '../support/fixtures.ts';
+import { X402_DEPOSIT_LOG_INDEX } from '../../src/x402/x402Deposits.ts';
 import { auditOfMerchant } from '../support/ledgerAudit.ts';
 import { call, newPartner, startTestServer, type TestServer } from '../support/testServer.ts';
 import { listedPayment, startX402Testbed, type X402Testbed } from './support.ts';
@@ -33,7 +34,7 @@ describe('POST /v1/x402/settle', () => {
   });
 
   describe('happy path', () => {
-    it("settles exactly the requirements' amount to the collector: a succeeded payment of the merchant, source x402, with fees, ledger and events", async () => {
+    it("settles exactly the requirements' amount to the merchant's address, swept to the collector: a succeeded payment of the merchant, source x402, with fees, ledger and events", async () => {
       const requirements = testbed.requirements('123456');
       const payload = await testbed.payload('alice', requirements);
       const buyer = testbed.buyerAddress('alice');
@@ -54,7 +55,9 @@ describe('POST /v1/x402/settle', () => {
       });
       const { paymentId } = settled.body.extra;
       expect(await testbed.usdcBalance(buyer)).toBe(buyerBefore - 123_456n);
-      expect(await testbed.usdcBalance(testbed.collector)).toBe(collectorBefore + 123_456n);
+      await expect
+        .poll(() => testbed.usdcBalance(testbed.collector), { timeout: 30_000, interval: 200 })
+        .toBe(collectorBefore + 123_456n);
 
       // 0.123456 USDC is 0.13 USD: the fiat amount rounds up to the cent, the token amount is exact.
       const fees = computeFees({
@@ -90,11 +93,32 @@ describe('POST /v1/x402/settle', () => {
         .where('entry', '=', `payment:${paymentId}`)
         .orderBy('account')
         .execute();
+      // Held at the merchant's address for the buyer until the payment took it (`deposit:`), then the collector's.
       expect(ledger).toEqual([
-        { account: 'collector', amount: '123456' },
+        { account: `buyers:${testbed.merchantId}`, amount: '123456' },
         { account: 'fees', amount: (-fees.total).toString() },
         { account: `merchant:${testbed.merchantId}`, amount: (-fees.net).toString() },
       ]);
+      const deposit = `deposit:${testbed.network}:${settled.body.transaction}:${X402_DEPOSIT_LOG_INDEX}`;
+      const swept = `swept:${testbed.network}:${settled.body.transaction}:${X402_DEPOSIT_LOG_INDEX}`;
+      await expect
+        .poll(
+          () =>
+            db
+              .selectFrom('ledger_entries')
+              .select(['entry', 'account', 'amount'])
+              .where('entry', 'in', [deposit, swept])
+              .orderBy('entry')
+              .orderBy('account')
+              .execute(),
+          { timeout: 30_000, interval: 200 },
+        )
+        .toEqual([
+          { entry: deposit, account: `buyers:${testbed.merchantId}`, amount: '-123456' },
+          { entry: deposit, account: 'deposit_addresses', amount: '123456' },
+          { entry: swept, account: 'collector', amount: '123456' },
+          { entry: swept, account: 'deposit_addresses', amount: '-123456' },
+        ]);
       expect((await auditOfMerchant(db, testbed.merchantId)).differing).toEqual([]);
 
       const events = await db
@@ -165,7 +189,7 @@ describe('POST /v1/x402/settle', () => {
   });
 
   describe('one payload pays once', () => {
-    it('answers a replay of a settled payload with invalid_exact_evm_nonce_already_used, through any merchant', async () => {
+    it("answers a replay of a settled payload with invalid_exact_evm_nonce_already_used; another merchant's settle of it is a recipient mismatch", async () => {
       const requirements = testbed.requirements('30000');
       const payload = await testbed.payload('erin', requirements);
       const first = await testbed.facilitator('settle', payload, requirements);
@@ -173,7 +197,7 @@ describe('POST /v1/x402/settle', () => {
       const again = await testbed.facilitator('settle', payload, requirements);
       expect(again.body).toMatchObject({ success: false, errorReason: 'invalid_exact_evm_nonce_already_used' });
 
-      // Another partner's merchant with the same payload learns nothing of the first payment.
+      // Another partner's merchant with the same payload learns nothing of the first payment: it pays another address.
       const { server } = testbed.service;
       const other = await newPartner(server.db, 'Other x402 partner');
       const otherMerchant = await createMerchant(server, other.apiKey);
@@ -183,7 +207,7 @@ describe('POST /v1/x402/settle', () => {
       });
       expect(elsewhere.body).toEqual({
         success: false,
-        errorReason: 'invalid_exact_evm_nonce_already_used',
+        errorReason: 'invalid_exact_evm_recipient_mismatch',
         errorMessage: expect.any(String),
         payer: testbed.buyerAddress('erin'),
         transaction: '',
@@ -194,7 +218,7 @@ describe('POST /v1/x402/settle', () => {
       ]);
     });
 
-    it('pays once when settles of one payload reach two service processes at once, for two merchants: one succeeds, one payment, one transfer', async () => {
+    it("pays once when settles of one payload reach two service processes at once, also through another merchant: one succeeds, one payment, one transfer, the other merchant's refused", async () => {
       const { server, chains, services, databaseUrl } = testbed.service;
       const second = await startTestServer({ databaseUrl, context: { chains, chainServices: services } });
       const submissions = PaymentSubmissions.start(second.ctx);
@@ -219,8 +243,11 @@ describe('POST /v1/x402/settle', () => {
         expect(answers.map((answer) => answer.status)).toEqual(Array(8).fill(200));
         const succeeded = answers.filter((answer) => answer.body.success);
         expect(succeeded, JSON.stringify(answers.map((answer) => answer.body))).toHaveLength(1);
-        for (const answer of answers.filter((candidate) => !candidate.body.success))
-          expect(answer.body.errorReason).toBe('invalid_exact_evm_nonce_already_used');
+        // The merchant's own settles race for the payload; the other merchant's are refused whatever the race.
+        answers.forEach((answer, index) => {
+          if (index % 4 >= 2) expect(answer.body.errorReason).toBe('invalid_exact_evm_recipient_mismatch');
+          else if (!answer.body.success) expect(answer.body.errorReason).toBe('invalid_exact_evm_nonce_already_used');
+        });
         expect(await testbed.usdcBalance(buyer)).toBe(before - 40000n);
         const nonce = (payload.payload.authorization as { nonce: string }).nonce;
         const payments = await server.db

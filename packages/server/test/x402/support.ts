@@ -14,6 +14,7 @@ import { networksFromDevnet } from '../../src/chains/devnetNetworks.ts';
 import { FixedPriceSource } from '../../src/chains/prices/fixedPriceSource.ts';
 import { ChainRegistry, type NetworkInfo } from '../../src/chains/registry.ts';
 import { connect } from '../../src/db/database.ts';
+import { recordFunding } from '../../src/ledger/funding.ts';
 import { createChainServices } from '../../src/gateway/createChainServices.ts';
 import { PaymentSubmissions } from '../../src/gateway/paymentSubmissions.ts';
 import { createApiKey } from '../../src/partners/partners.ts';
@@ -60,8 +61,10 @@ async function startDevnetServiceAs(solanaCaip2: string | undefined): Promise<De
   const chains = new ChainRegistry(networks);
   const keys: CollectorKeys = { evmPrivateKey: generatePrivateKey(), solanaSeedHex: randomBytes(32).toString('hex') };
   const collector = await collectorAddresses(keys);
-  await devnet.fund({ evm: [collector.evm], solana: [collector.solana] });
+  const funded = await devnet.fund({ evm: [collector.evm], solana: [collector.solana] });
   const servicesDb = connect(database.url, 4);
+  // The faucet's credit is the operator's funding in the ledger, so the ledger matches the chain from the start.
+  await recordFunding(servicesDb, funded);
   let serverUrl = '';
   const services = await createChainServices({
     db: servicesDb,
@@ -128,11 +131,16 @@ export interface X402Testbed {
   /** The facilitator's URL, as a resource server is configured with it. */
   facilitatorUrl: string;
   network: string;
+  /** The service's collector on EVM networks, where payments end up once swept. */
   collector: Address;
+  /** The merchant's own x402 address on EVM networks (`extra.payTo` of `GET /v1/x402/supported`). */
+  payTo: Address;
   usdc: X402Asset;
   usdt: X402Permit2Asset;
   /** The headers a resource server sends: the x402 key and the merchant. */
   headers(merchantId?: string, apiKey?: string): Record<string, string>;
+  /** Another merchant's payTo on the network, as `GET /v1/x402/supported` gives it to the resource server. */
+  payToOf(headers: Record<string, string>): Promise<Address>;
   /** Requirements for `amount` USDC minor units, as x402's `exact` EVM server builds them. */
   requirements(amount: string, overrides?: Partial<PaymentRequirements>): PaymentRequirements;
   /** A payload signed by a devnet buyer with x402's own `exact` EVM client. */
@@ -179,9 +187,12 @@ export async function startX402Testbed(options: { solanaCaip2?: string } = {}): 
   const chain = devnet.manifest.evm[0];
   if (!chain) throw new Error('the devnet has no EVM chain');
   const headers = (merchant = merchantId, apiKey = x402Key) => ({ 'api-key': apiKey, 'merchant-id': merchant });
-  const supported = await call(server, '/v1/x402/supported', { headers: headers() });
-  expect(supported.status, supported.text).toBe(200);
-  const kind = supported.body.kinds.find((candidate: { network: string }) => candidate.network === chain.caip2);
+  const supportedKind = async (merchantHeaders: Record<string, string>) => {
+    const supported = await call(server, '/v1/x402/supported', { headers: merchantHeaders });
+    expect(supported.status, supported.text).toBe(200);
+    return supported.body.kinds.find((candidate: { network: string }) => candidate.network === chain.caip2);
+  };
+  const kind = await supportedKind(headers());
   const listed = kind.extra.assets.find((asset: { symbol: string }) => asset.symbol === 'USDC');
   const token = chain.tokens.find((candidate) => candidate.symbol === 'USDC');
   if (!token) throw new Error('the devnet has no USDC');
@@ -192,7 +203,8 @@ export async function startX402Testbed(options: { solanaCaip2?: string } = {}): 
     version: listed.version,
     decimals: listed.decimals,
   };
-  const collector = getAddress(kind.extra.payTo);
+  const payTo = getAddress(kind.extra.payTo);
+  const collector = getAddress(service.services.evm.collector);
   const account = (buyer: string) => {
     const found = devnet.manifest.buyers.find((candidate) => candidate.name === buyer);
     if (!found) throw new Error(`no devnet buyer ${buyer}`);
@@ -213,7 +225,7 @@ export async function startX402Testbed(options: { solanaCaip2?: string } = {}): 
     network: chain.caip2 as PaymentRequirements['network'],
     asset: usdc.address,
     amount,
-    payTo: collector,
+    payTo,
     maxTimeoutSeconds: 300,
     extra: { name: usdc.name, version: usdc.version },
     ...overrides,
@@ -226,9 +238,11 @@ export async function startX402Testbed(options: { solanaCaip2?: string } = {}): 
     facilitatorUrl: `${server.url}/v1/x402`,
     network: chain.caip2,
     collector,
+    payTo,
     usdc,
     usdt,
     headers,
+    payToOf: async (merchantHeaders) => getAddress((await supportedKind(merchantHeaders)).extra.payTo),
     requirements,
     permit2Requirements: (amount, overrides = {}) =>
       requirements(amount, { asset: usdt.address, extra: { assetTransferMethod: 'permit2' }, ...overrides }),

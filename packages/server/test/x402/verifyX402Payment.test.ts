@@ -57,7 +57,7 @@ describe('POST /v1/x402/verify', () => {
       ).toEqual(refusal('invalid_exact_evm_network_mismatch'));
     });
 
-    it('refuses requirements this service cannot settle: another token, a payTo that is not the collector, no or another EIP-712 domain', async () => {
+    it("refuses requirements this service cannot settle for the merchant: another token, a payTo that is not the merchant's (the collector's included), no or another EIP-712 domain", async () => {
       const requirements = testbed.requirements('1000');
       const payload = await testbed.payload('alice', requirements);
       const usdt = testbed.service.devnet.manifest.evm[0]?.tokens.find((token) => token.symbol === 'USDT');
@@ -65,9 +65,10 @@ describe('POST /v1/x402/verify', () => {
         refusal('invalid_payment_requirements'),
       );
       const stranger = privateKeyToAccount(generatePrivateKey()).address;
-      expect(await verify(payload, { ...requirements, payTo: stranger })).toEqual(
-        refusal('invalid_payment_requirements'),
-      );
+      for (const payTo of [stranger, testbed.collector])
+        expect(await verify(payload, { ...requirements, payTo })).toEqual(
+          refusal('invalid_exact_evm_recipient_mismatch'),
+        );
       expect(await verify(payload, { ...requirements, extra: {} })).toEqual(
         refusal('invalid_exact_evm_missing_eip712_domain'),
       );
@@ -93,7 +94,7 @@ describe('POST /v1/x402/verify', () => {
       }
     });
 
-    it("settles exactly the requirements' amount to the collector: another value or recipient is refused", async () => {
+    it("settles exactly the requirements' amount to the merchant's payTo: another value or recipient is refused", async () => {
       const requirements = testbed.requirements('1000');
       expect(await verify(await testbed.customPayload('alice', requirements, { value: '999' }), requirements)).toEqual(
         refusal('invalid_exact_evm_payload_authorization_value_mismatch'),
@@ -150,7 +151,7 @@ describe('POST /v1/x402/verify', () => {
         kind: 'threshold',
         threshold: { currency: 'USD', amount: 50n },
       });
-      const above = testbed.requirements('600000');
+      const above = testbed.requirements('600000', { payTo: await testbed.payToOf(headers) });
       const answer = await testbed.facilitator('verify', await testbed.payload('alice', above), above, headers);
       expect(answer.body).toEqual(refusal('invalid_payment_requirements'));
       expect(answer.body.invalidMessage).toContain('buyer-data threshold');

@@ -12148,13 +12148,16 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * x402 facilitator: what it settles
-         * @description x402's supported kinds: the `exact` scheme (x402 version 2) on each network the service follows that has stablecoins it takes (on EVM networks EIP-3009 tokens, and any of its ERC-20 stablecoins through Permit2; SPL tokens on Solana), with the collector every payment must be paid to (`extra.payTo`; on Solana also the fee payer, `extra.feePayer`) and the tokens (`extra.assets`, on EVM with how each may be paid and the EIP-3009 tokens' EIP-712 domains); `signers` names the collectors, which send or co-sign the settling transactions.
+         * x402 facilitator: what it settles for the merchant
+         * @description x402's supported kinds for the merchant in `Merchant-Id`: the `exact` scheme (x402 version 2) on each network the service follows that has stablecoins it takes (on EVM networks EIP-3009 tokens, and any of its ERC-20 stablecoins through Permit2; SPL tokens on Solana), with the address the merchant's payments must be paid to (`extra.payTo`: on EVM networks the merchant's own, which the buyer's signature then names, so verify and settle refuse a payload made for another merchant with `invalid_exact_evm_recipient_mismatch` or `invalid_permit2_recipient_mismatch`; on Solana the collector, also the fee payer, `extra.feePayer`) and the tokens (`extra.assets`, on EVM with how each may be paid and the EIP-3009 tokens' EIP-712 domains); `signers` names the collectors, which send or co-sign the settling transactions. What reaches a merchant's address is swept to the collector.
          */
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description The merchant the payment belongs to */
+                    "merchant-id"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -12173,7 +12176,7 @@ export interface paths {
                                 network: string;
                                 /** @description What the requirements of a payment on this network must name */
                                 extra: {
-                                    /** @description The service's collector: the requirements' `payTo` */
+                                    /** @description The requirements' `payTo`: on EVM networks the merchant's own address (the same on each), which the buyer's signature names, so a payload made for one merchant pays no other; on Solana the service's collector */
                                     payTo: string;
                                     /** @description Solana: the collector pays the transaction's fee; the requirements' `extra.feePayer` */
                                     feePayer?: string;
@@ -12251,6 +12254,26 @@ export interface paths {
                             message: string;
                             /** @enum {string} */
                             code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "not_found" | "payment_not_found";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -12342,7 +12365,7 @@ export interface paths {
         put?: never;
         /**
          * x402 facilitator: verify an agent's payment
-         * @description Checks an x402 `exact` payment for the merchant in `Merchant-Id` as its settle would, without recording or sending anything: x402 version 2, the scheme and network, a stablecoin this service takes (on EVM networks by EIP-3009 or, with `extra.assetTransferMethod: permit2`, a Permit2 witness transfer through x402's proxy; an SPL transfer on Solana), payTo the service's collector, exactly the requirements' `amount`, the authorisation's validity window (EVM) or the transaction's instructions and fee payer (Solana), a payload not settled before, the partner's fees covered, and one simulation of the transfer on chain. A payment refused is 200 with `isValid: false` and x402's reason.
+         * @description Checks an x402 `exact` payment for the merchant in `Merchant-Id` as its settle would, without recording or sending anything: x402 version 2, the scheme and network, a stablecoin this service takes (on EVM networks by EIP-3009 or, with `extra.assetTransferMethod: permit2`, a Permit2 witness transfer through x402's proxy; an SPL transfer on Solana), payTo and the authorisation's recipient the merchant's own address (`extra.payTo` of `GET /v1/x402/supported`; on Solana the collector), so a payload made for another merchant is refused with `invalid_exact_evm_recipient_mismatch` or `invalid_permit2_recipient_mismatch`, exactly the requirements' `amount`, the authorisation's validity window (EVM) or the transaction's instructions and fee payer (Solana), a payload not settled before, the partner's fees covered, and one simulation of the transfer on chain. A payment refused is 200 with `isValid: false` and x402's reason.
          */
         post: {
             parameters: {
@@ -12609,7 +12632,7 @@ export interface paths {
         put?: never;
         /**
          * x402 facilitator: settle an agent's payment
-         * @description Checks the payment as verify does, then makes it a payment of the merchant in `Merchant-Id` (`source: x402`, `processing`), relays its transfer from the collector and answers once the payment is final: `success: true` with the transaction once it succeeded (at the network's depth), else `success: false` with x402's reason. A payload is paid once: of settles of one authorisation (concurrent, repeated, through any merchant or process) one makes the payment and one is told it succeeded; the others are refused with `invalid_exact_evm_nonce_already_used` (a Permit2 payload: `permit2_invalid_nonce`). A payment not final within `X402_SETTLE_WAIT_MS` (40 s by default) is answered `settlement_pending` with its transaction; settling the same payload again waits for it and answers its outcome.
+         * @description Checks the payment as verify does, then makes it a payment of the merchant in `Merchant-Id` (`source: x402`, `processing`), relays its transfer from the collector (on EVM networks to the merchant's own address, from which it is swept to the collector) and answers once the payment is final: `success: true` with the transaction once it succeeded (at the network's depth), else `success: false` with x402's reason. A payload is paid once: of settles of one authorisation (concurrent, repeated, through any merchant or process) one makes the payment and one is told it succeeded; the others are refused with `invalid_exact_evm_nonce_already_used` (a Permit2 payload: `permit2_invalid_nonce`). A payment not final within `X402_SETTLE_WAIT_MS` (40 s by default) is answered `settlement_pending` with its transaction; settling the same payload again waits for it and answers its outcome.
          */
         post: {
             parameters: {

@@ -1,6 +1,7 @@
 import { getAddress } from 'viem';
 import type { Transaction } from 'kysely';
-import { type DepositHandler, type DepositTransfer, NATIVE_TOKEN } from '../chains/evm/deposits/depositScanner.ts';
+import type { DepositHandler } from '../chains/evm/deposits/depositScanner.ts';
+import { type DepositTransfer, NATIVE_TOKEN } from '../chains/evm/deposits/nativeTransfers.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { Logger } from '../log.ts';
 import { DEPOSIT_PROVIDER } from '../payments/paymentExceptions.ts';

@@ -4,7 +4,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { depositAddress } from '../../src/chains/evm/deposits/addresses.ts';
-import { NATIVE_TOKEN } from '../../src/chains/evm/deposits/depositScanner.ts';
+import { NATIVE_TOKEN } from '../../src/chains/evm/deposits/nativeTransfers.ts';
 import { withDepositTables } from '../../src/deposits/depositTables.ts';
 import { type DevnetService, startDevnetService } from '../support/devnetService.ts';
 import { devnetPlainWallet } from '../support/devnetPlainWallet.ts';

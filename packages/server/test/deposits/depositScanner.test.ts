@@ -6,12 +6,8 @@ import { isolatedTestDatabase } from '../support/isolatedDatabase.ts';
 import { nodeFailing } from '../support/nodeFailing.ts';
 import { newPartner } from '../support/testServer.ts';
 import { EvmClients } from '../../src/chains/evm/clients.ts';
-import {
-  type DepositTransfer,
-  DepositScanner,
-  NATIVE_TOKEN,
-  TRANSFER_TOPIC,
-} from '../../src/chains/evm/deposits/depositScanner.ts';
+import { DepositScanner, TRANSFER_TOPIC } from '../../src/chains/evm/deposits/depositScanner.ts';
+import { type DepositTransfer, NATIVE_TOKEN } from '../../src/chains/evm/deposits/nativeTransfers.ts';
 import { withDepositTables } from '../../src/deposits/depositTables.ts';
 import { type EvmTestEnvironment, startEvmTestEnvironment } from '../chains/evm/support/evmDevnet.ts';
 import { warningsInto } from '../support/warnings.ts';

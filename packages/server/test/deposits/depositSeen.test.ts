@@ -1,6 +1,7 @@
 import { type Address, erc20Abi, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type DepositTransfer, DepositScanner } from '../../src/chains/evm/deposits/depositScanner.ts';
+import { DepositScanner } from '../../src/chains/evm/deposits/depositScanner.ts';
+import type { DepositTransfer } from '../../src/chains/evm/deposits/nativeTransfers.ts';
 import { ChainRegistry } from '../../src/chains/registry.ts';
 import { connect, type Db } from '../../src/db/database.ts';
 import { evmDepositOutcomes, evmDepositSeen } from '../../src/deposits/depositOutcomes.ts';

@@ -4,7 +4,7 @@ import { type Abi, type Address, erc20Abi, type Hex, type PublicClient } from 'v
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { depositAddress, depositFactoryAddress } from '../../src/chains/evm/deposits/addresses.ts';
 import { hasCode } from '../../src/chains/evm/deposits/factory.ts';
-import { NATIVE_TOKEN } from '../../src/chains/evm/deposits/depositScanner.ts';
+import { NATIVE_TOKEN } from '../../src/chains/evm/deposits/nativeTransfers.ts';
 import {
   DEPOSIT_RECOVERY_PURPOSE,
   DEPOSIT_SWEEP_PURPOSE,

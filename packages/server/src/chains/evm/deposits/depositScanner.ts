@@ -1,25 +1,11 @@
-import { setMaxListeners } from 'node:events';
-import {
-  type Address,
-  BaseError,
-  type Hex,
-  hexToBigInt,
-  MethodNotFoundRpcError,
-  MethodNotSupportedRpcError,
-  numberToHex,
-  type PublicClient,
-  pad,
-  toEventSelector,
-} from 'viem';
+import { type Address, type Hex, hexToBigInt, numberToHex, type PublicClient, pad, toEventSelector } from 'viem';
 import { sql, type Transaction } from 'kysely';
-import pMap from 'p-map';
 import type { Db } from '../../../db/database.ts';
 import type { Database } from '../../../db/schema.ts';
 import { withDepositTables } from '../../../deposits/depositTables.ts';
 import type { Logger } from '../../../log.ts';
 import type { NetworkInfo } from '../../registry.ts';
-import { transportFailure } from '../../rpcEndpoints.ts';
-import { type CallFrame, nativeCredits, TRANSACTION_VALUE_INDEX } from './nativeCredits.ts';
+import { type DepositTransfer, NativeTransferReader } from './nativeTransfers.ts';
 
 /** topic0 of the ERC-20 `Transfer(address indexed from, address indexed to, uint256 value)` event. */
 export const TRANSFER_TOPIC: Hex = toEventSelector('Transfer(address,address,uint256)');
@@ -44,23 +30,8 @@ const WHOLE_TOKEN_LOGS_MAX_BLOCKS = 20n;
  */
 const RECIPIENTS_CATCH_UP_BLOCKS = 100n;
 
-/** Blocks whose call traces go in one JSON-RPC batch. */
-const TRACED_BLOCKS_PER_REQUEST = 5;
-
-/**
- * Trace requests of one step under way at once: a step's ten take the time of three, which keeps a follower
- * behind a slow or lossy node catching up, without flooding the node.
- */
-const TRACE_REQUESTS_AT_ONCE = 4;
-
-/** How long a node that said it has no trace method is read without traces before it is asked again. */
-const TRACES_RETRY_MS = 10 * 60_000;
-
 /** Blocks per step while native-coin deposits are watched: each block is traced (or read whole), one call per block. */
 const BLOCKS_PER_NATIVE_STEP = 50n;
-
-/** How a deposit of the native coin names its token: the zero address, as the forwarder's sweep takes it. */
-export const NATIVE_TOKEN = '0x0000000000000000000000000000000000000000';
 
 /**
  * Where a network's first scan starts, in blocks below the deepest block at depth: the first quote on the network
@@ -73,47 +44,16 @@ function blockTimeOf(timestamp: bigint): Date {
   return new Date(Number(timestamp) * 1000);
 }
 
-/** The numbers `from` to `to`, both included. */
-function blockNumbers(from: bigint, to: bigint): bigint[] {
-  return Array.from({ length: Number(to - from + 1n) }, (_, index) => from + BigInt(index));
-}
-
-/** The node (every URL of the network) does not serve the method: asking again will not help. */
-function isMethodUnavailable(error: unknown): boolean {
-  return (
-    error instanceof BaseError &&
-    error.walk((cause) => cause instanceof MethodNotFoundRpcError || cause instanceof MethodNotSupportedRpcError) !==
-      null
-  );
-}
-
 interface OpenAddress {
   address: string;
   payment_id: string;
   native: boolean;
 }
 
-/** A transfer of an ERC-20 token or the native coin to a deposit address, with the block it is in. */
-export interface DepositTransfer {
-  chain: string;
-  paymentId: string;
-  address: string;
-  /** The token contract that logged the transfer, lower case. */
-  token: string;
-  from: string;
-  amount: bigint;
-  txHash: string;
-  logIndex: number;
-  blockNumber: bigint;
-  blockHash: string;
-  /** When its block was made: a transfer in a block made before its payment's expiry is in time, however late read. */
-  blockTime: Date;
-}
-
 /** What a deposit means for its payment, applied in one database transaction; called at most once per transfer. */
 export type DepositHandler = (trx: Transaction<Database>, transfer: DepositTransfer) => Promise<void>;
 
-interface RawLog {
+export interface RawLog {
   address: string;
   topics: Hex[];
   data: Hex;
@@ -133,7 +73,7 @@ const ADDRESS_TOPIC = /^0x0{24}[0-9a-fA-F]{40}$/;
  * A Transfer log shaped as an ERC-20 token writes it: both addresses indexed and a 32-byte amount above zero. Any
  * contract can log anything to a public address; a log of another shape is no transfer of ours to record.
  */
-function isTokenTransfer(log: RawLog): boolean {
+export function isTokenTransfer(log: RawLog): boolean {
   return (
     !log.removed &&
     log.topics.length === 3 &&
@@ -173,12 +113,7 @@ export async function depositReadPositions(db: Db): Promise<DepositReadPosition[
  */
 export class DepositScanner {
   private readonly depth: bigint;
-  /** When to ask for call traces again after the node said it has no such method (epoch ms). */
-  private tracesRefusedUntil = 0;
-  /** Why the last range was read without traces, so a lasting failure is logged once. */
-  private traceFailure: string | undefined;
-  /** The first block of the last range whose traces failed. */
-  private untracedFrom: bigint | undefined;
+  private readonly native: NativeTransferReader;
 
   constructor(
     private readonly options: {
@@ -193,6 +128,7 @@ export class DepositScanner {
     },
   ) {
     this.depth = BigInt(Math.max(options.network.confirmations, 1));
+    this.native = new NativeTransferReader(options);
   }
 
   /**
@@ -368,7 +304,7 @@ export class DepositScanner {
     const { logCalls } = await this.readTokenTransfers(open, from, to, handler, { listedOnly });
     if (nativeOpen.length) {
       const paymentOf = new Map(nativeOpen.map((row) => [row.address.toLowerCase(), row.payment_id]));
-      for (const transfer of await this.nativeTransfersTo(paymentOf, from, to)) {
+      for (const transfer of await this.native.transfersTo(paymentOf, from, to)) {
         await this.options.db.transaction().execute((trx) => handler(trx, transfer));
       }
     }
@@ -422,173 +358,6 @@ export class DepositScanner {
       ],
     })) as unknown as RawLog[];
     return logs.filter(isTokenTransfer);
-  }
-
-  /**
-   * Native-coin transfers to open addresses in the blocks `from` to `to`, one call per block however many addresses
-   * are open (five to a request): each block's call traces (`debug_traceBlockByNumber`), which show the coin a
-   * contract wallet forwards in an internal call as well as a plain transfer. Where the node cannot trace a block
-   * (no such method, a state it no longer keeps, a transaction it could not trace), the range is read the plain way
-   * instead (`plainNativeTransfersTo`: a transaction's own value only), said in the log, so the follower never
-   * stops on it; a contract's internal transfer in that range then pays nothing, and its coin stays at the address
-   * until a sweep names the native coin. A node without the method is asked again after `TRACES_RETRY_MS`.
-   */
-  private async nativeTransfersTo(
-    paymentOf: Map<string, string>,
-    from: bigint,
-    to: bigint,
-  ): Promise<DepositTransfer[]> {
-    const { log, network } = this.options;
-    if (Date.now() >= this.tracesRefusedUntil) {
-      try {
-        const transfers = await this.tracedNativeTransfersTo(paymentOf, from, to);
-        this.traceFailure = undefined;
-        return transfers;
-      } catch (error) {
-        if (transportFailure(error)) throw error;
-        const unavailable = isMethodUnavailable(error);
-        if (unavailable) this.tracesRefusedUntil = Date.now() + TRACES_RETRY_MS;
-        else if (this.traceFailure === undefined && this.untracedFrom !== from) {
-          // Once more on the next step before reading the range without traces: the node may have been briefly behind.
-          this.untracedFrom = from;
-          throw error;
-        }
-        const reason = unavailable
-          ? 'the node serves no call traces'
-          : error instanceof BaseError
-            ? error.details || error.shortMessage
-            : (error as Error).message;
-        if (this.traceFailure !== reason) {
-          log?.warn(
-            `blocks ${from} to ${to} of ${network.caip2} read without call traces (${reason}): native coin a contract wallet sent to a deposit address there is not seen, only plain transfers`,
-          );
-        }
-        this.traceFailure = reason;
-      }
-    }
-    return this.plainNativeTransfersTo(paymentOf, from, to);
-  }
-
-  private async tracedNativeTransfersTo(
-    paymentOf: Map<string, string>,
-    from: bigint,
-    to: bigint,
-  ): Promise<DepositTransfer[]> {
-    const numbers = blockNumbers(from, to);
-    // A few blocks to a request: a node caps the size of a batch's answer, and a busy block's traces are large.
-    const requests = Array.from({ length: Math.ceil(numbers.length / TRACED_BLOCKS_PER_REQUEST) }, (_, index) =>
-      numbers.slice(index * TRACED_BLOCKS_PER_REQUEST, (index + 1) * TRACED_BLOCKS_PER_REQUEST),
-    );
-    // A signal of its own keeps each request its own batch (viem batches the calls of a tick that share a signal);
-    // once one fails, the step reads its range again, so the others are called off. viem listens to it twice per
-    // call and once per HTTP request, past Node's warning mark of 10 listeners.
-    const controllers = requests.map(() => {
-      const controller = new AbortController();
-      setMaxListeners(3 * TRACED_BLOCKS_PER_REQUEST, controller.signal);
-      return controller;
-    });
-    try {
-      const found = await pMap(
-        requests,
-        (blocks, index) => {
-          const { signal } = controllers[index] as AbortController;
-          return Promise.all(blocks.map((number) => this.tracedBlock(paymentOf, number, signal)));
-        },
-        { concurrency: TRACE_REQUESTS_AT_ONCE },
-      );
-      return found.flat(2);
-    } finally {
-      for (const controller of controllers) controller.abort();
-    }
-  }
-
-  /** The native coin one block's traces moved to open addresses; throws where the node could not trace it whole. */
-  private async tracedBlock(
-    paymentOf: Map<string, string>,
-    blockNumber: bigint,
-    signal: AbortSignal,
-  ): Promise<DepositTransfer[]> {
-    const { client, network } = this.options;
-    const traces = await client.request<{
-      Parameters: [Hex, { tracer: 'callTracer' }];
-      ReturnType: { txHash?: string; result?: CallFrame; error?: string }[];
-    }>(
-      { method: 'debug_traceBlockByNumber', params: [numberToHex(blockNumber), { tracer: 'callTracer' }] },
-      { signal },
-    );
-    const credits = traces.flatMap((trace, position) => {
-      if (!trace.result || typeof trace.result.type !== 'string') {
-        throw new Error(
-          `transaction ${trace.txHash ?? position} of block ${blockNumber} was not traced: ${trace.error}`,
-        );
-      }
-      return nativeCredits(trace.result, (address) => paymentOf.has(address)).map((credit) => ({
-        ...credit,
-        position,
-        txHash: trace.txHash,
-      }));
-    });
-    if (!credits.length) return [];
-    // Only a block with a credit needs its hash (and, from nodes whose traces do not name it, each transaction's).
-    const block = await client.getBlock({ blockNumber });
-    if (block.transactions.length !== traces.length) {
-      throw new Error(`block ${blockNumber} changed between its traces and its read`);
-    }
-    return credits.map(
-      (credit): DepositTransfer => ({
-        chain: network.caip2,
-        paymentId: paymentOf.get(credit.to) as string,
-        address: credit.to,
-        token: NATIVE_TOKEN,
-        from: credit.from,
-        amount: credit.amount,
-        txHash: (credit.txHash ?? (block.transactions[credit.position] as string)).toLowerCase(),
-        logIndex: credit.logIndex,
-        blockNumber,
-        blockHash: block.hash as string,
-        blockTime: blockTimeOf(block.timestamp),
-      }),
-    );
-  }
-
-  /** Plain native-coin transfers (a transaction's own value) to open addresses: each block read whole. */
-  private async plainNativeTransfersTo(
-    paymentOf: Map<string, string>,
-    from: bigint,
-    to: bigint,
-  ): Promise<DepositTransfer[]> {
-    const { client, network } = this.options;
-    const blocks = await Promise.all(
-      blockNumbers(from, to).map((blockNumber) => client.getBlock({ blockNumber, includeTransactions: true })),
-    );
-    const matches = blocks.flatMap((block) =>
-      block.transactions.flatMap((transaction) => {
-        const paymentId = transaction.to ? paymentOf.get(transaction.to.toLowerCase()) : undefined;
-        return paymentId && transaction.value > 0n ? [{ block, transaction, paymentId }] : [];
-      }),
-    );
-    const receipts = await Promise.all(
-      matches.map(({ transaction }) => client.getTransactionReceipt({ hash: transaction.hash })),
-    );
-    return matches.flatMap(({ block, transaction, paymentId }, index) =>
-      receipts[index]?.status === 'success'
-        ? [
-            {
-              chain: network.caip2,
-              paymentId,
-              address: (transaction.to as string).toLowerCase(),
-              token: NATIVE_TOKEN,
-              from: transaction.from.toLowerCase(),
-              amount: transaction.value,
-              txHash: transaction.hash.toLowerCase(),
-              logIndex: TRANSACTION_VALUE_INDEX,
-              blockNumber: block.number as bigint,
-              blockHash: block.hash as string,
-              blockTime: blockTimeOf(block.timestamp),
-            },
-          ]
-        : [],
-    );
   }
 
   private async transferOf(

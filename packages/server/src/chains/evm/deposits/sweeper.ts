@@ -12,7 +12,8 @@ import {
 import { type Db, inTransaction } from '../../../db/database.ts';
 import type { Database } from '../../../db/schema.ts';
 import { postDepositsSwept, postUnattributed } from '../../../ledger/ledger.ts';
-import { NATIVE_TOKEN, TRANSFER_TOPIC } from './depositScanner.ts';
+import { TRANSFER_TOPIC } from './depositScanner.ts';
+import { NATIVE_TOKEN } from './nativeTransfers.ts';
 import { withDepositTables } from '../../../deposits/depositTables.ts';
 import type { Logger } from '../../../log.ts';
 import type { NetworkInfo } from '../../registry.ts';

@@ -212,15 +212,32 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
           if (!isSolanaAddress(address)) throw new Error(`not a Solana address: ${address}`);
         const tokens = { USDC: fundAmounts.token, EURC: fundAmounts.token, USDT: fundAmounts.token };
         const minor = (whole: bigint, token: DevnetToken) => whole * 10n ** BigInt(token.decimals);
-        const credited: FundedAmount[] = [
-          ...evmAddresses.flatMap((address) =>
-            manifest.evm.flatMap((chain) => [
-              { address, asset: chain.nativeToken.caip19, amount: minor(fundAmounts.native, chain.nativeToken) },
-              ...chain.tokens
-                .filter((token) => token.symbol in tokens)
-                .map((token) => ({ address, asset: token.caip19, amount: minor(fundAmounts.token, token) })),
-            ]),
+        const [evmCredited] = await Promise.all([
+          Promise.all(
+            evm.map(async ({ controller, deployment, chain }) => {
+              const credited: FundedAmount[] = [];
+              for (const address of evmAddresses) {
+                const mints = await controller.credit(deployment, getAddress(address), fundAmounts.native, tokens);
+                credited.push(
+                  { address, asset: chain.nativeToken.caip19, amount: minor(fundAmounts.native, chain.nativeToken) },
+                  ...chain.tokens.flatMap((token) => {
+                    const txHash = mints[token.symbol as keyof typeof tokens];
+                    return txHash
+                      ? [{ address, asset: token.caip19, amount: minor(fundAmounts.token, token), txHash }]
+                      : [];
+                  }),
+                );
+              }
+              return credited;
+            }),
           ),
+          (async () => {
+            for (const address of solanaAddresses)
+              await solanaNode.credit(address, fundAmounts.native, fundAmounts.token);
+          })(),
+        ]);
+        const credited: FundedAmount[] = [
+          ...evmCredited.flat(),
           ...solanaAddresses.flatMap((address) => [
             {
               address,
@@ -232,16 +249,6 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
               .map((token) => ({ address, asset: token.caip19, amount: minor(fundAmounts.token, token) })),
           ]),
         ];
-        await Promise.all([
-          ...evm.map(async ({ controller, deployment }) => {
-            for (const address of evmAddresses)
-              await controller.credit(deployment, getAddress(address), fundAmounts.native, tokens);
-          }),
-          (async () => {
-            for (const address of solanaAddresses)
-              await solanaNode.credit(address, fundAmounts.native, fundAmounts.token);
-          })(),
-        ]);
         return credited;
       },
       stop: () => {

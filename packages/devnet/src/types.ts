@@ -64,6 +64,8 @@ export interface FundedAmount {
   address: string;
   asset: string;
   amount: bigint;
+  /** The transaction that moved it, where one did (an EVM token's mint); a native credit is set, not sent. */
+  txHash?: string;
 }
 
 export interface Devnet {

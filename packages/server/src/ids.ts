@@ -16,7 +16,8 @@ export type IdPrefix =
   | 'exc'
   | 'rcv'
   | 'fnd'
-  | 'dss';
+  | 'dss'
+  | 'inf';
 
 const randomPool = Buffer.alloc(4096);
 let randomOffset = randomPool.length;

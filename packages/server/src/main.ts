@@ -3,6 +3,7 @@ import type { StartOptions } from './startService.ts';
 import {
   addAuditCommand,
   addDepositCommands,
+  addInflowCommands,
   addKeyAndAppCommands,
   addMerchantCommands,
   addMigrateCommand,
@@ -44,6 +45,7 @@ function buildCli(): Command {
   addKeyAndAppCommands(program);
   addMerchantCommands(program);
   addDepositCommands(program);
+  addInflowCommands(program);
   addAuditCommand(program);
   addWebhookCommands(program);
   return program;

@@ -29,7 +29,9 @@ import {
   auditNegativeBalances,
   auditPayoutsInFlight,
   auditUnattributed,
+  auditUnsolicitedInflows,
 } from './ledger/audit.ts';
+import { keepUnsolicitedInflow, unsolicitedInflowOf, unsolicitedInflows } from './collectorInflows/keepInflow.ts';
 import { auditConfiguredChains, configuredNetworks } from './ledger/collectorAudit.ts';
 import { ChainRegistry } from './chains/registry.ts';
 import { FEES, InsufficientBalanceError, OPERATOR, postFunding } from './ledger/ledger.ts';
@@ -285,6 +287,7 @@ export function audit(options: { chain: boolean }): Promise<void> {
       ...(await auditBuyersBalances(db)).map((check) => ({ check: 'buyers_balance', ...check })),
       ...(await auditUnattributed(db)).map((check) => ({ check: 'unattributed', ...check })),
       ...(await auditPayoutsInFlight(db)).map((check) => ({ check: 'payouts_in_flight', ...check })),
+      ...(await auditUnsolicitedInflows(db)).map((check) => ({ check: 'unsolicited', ...check })),
       ...(await auditNegativeBalances(db)).map((check) => ({ check: 'negative_balance', ...check })),
       ...(await chainChecks()),
     ];
@@ -314,9 +317,19 @@ export function ledgerFund(request: {
   if (request.reference !== undefined && !/^[\w.:-]{1,100}$/.test(request.reference))
     throw new CliError('--reference must be 1 to 100 letters, digits or . _ : -');
   return withDatabase(async ({ db }, config) => {
+    // A transaction hash is spelled one way, as the chain followers store it.
+    const reference = request.reference?.match(/^0x[0-9a-fA-F]+$/)
+      ? request.reference.toLowerCase()
+      : request.reference;
+    const unsolicited = reference === undefined ? undefined : await unsolicitedInflowOf(db, reference);
+    if (unsolicited) {
+      throw new CliError(
+        `transaction ${reference} is recorded already, as the unsolicited transfer ${unsolicited.id}: keep it with paygate inflows keep ${unsolicited.id}`,
+      );
+    }
     const token = new ChainRegistry(await configuredNetworks(config)).token(request.asset);
     if (!token) throw new CliError(`--asset ${request.asset} is no token of the configured networks (CHAINS)`);
-    const entry = `funding:${request.reference ?? newId('fnd')}`;
+    const entry = `funding:${reference ?? newId('fnd')}`;
     const recorded = await inTransaction(db, async (trx) => {
       const before = await trx.selectFrom('ledger_entries').select('id').where('entry', '=', entry).executeTakeFirst();
       if (!before) await postFunding(trx, entry, token.caip19, BigInt(request.amount), from);
@@ -328,5 +341,32 @@ export function ledgerFund(request: {
       );
     });
     printJson({ entry, asset: token.caip19, amount: request.amount, recorded });
+  });
+}
+
+/** `paygate inflows list`: transfers into the collector no record holds, owed to their senders (JSON lines). */
+export function inflowsList(options: { all: boolean }): Promise<void> {
+  return withDatabase(async ({ db }) => {
+    for (const inflow of await unsolicitedInflows(db, { includeKept: options.all })) {
+      printJson({
+        inflowId: inflow.id,
+        network: inflow.chain,
+        asset: inflow.asset,
+        amount: inflow.amount,
+        from: inflow.sender,
+        txHash: inflow.tx_hash,
+        block: inflow.block_number,
+        judgedAt: inflow.judged_at?.toISOString() ?? null,
+        keptAt: inflow.kept_at?.toISOString() ?? null,
+      });
+    }
+  });
+}
+
+/** `paygate inflows keep <id>`: an unsolicited transfer becomes the operator's funding. */
+export function inflowsKeep(inflowId: string): Promise<void> {
+  return withDatabase(async ({ db }) => {
+    const kept = await keepUnsolicitedInflow(db, inflowId, new Date());
+    printJson({ inflowId: kept.id, asset: kept.asset, amount: kept.amount, kept: kept.kept });
   });
 }

@@ -179,6 +179,24 @@ export function addDepositCommands(program: Command): void {
     );
 }
 
+/** Transfers into the collector that no record of the service holds: list them, and keep one as funding. */
+export function addInflowCommands(program: Command): void {
+  const inflows = program.command('inflows').description('transfers into the collector that no record holds');
+  inflows
+    .command('list')
+    .description(
+      'unsolicited transfers into the collector (no payment, sweep, settle or funding holds them), owed to their senders (JSON lines)',
+    )
+    .option('--all', 'also those kept as funding')
+    .action(async ({ all }: { all?: boolean }) => (await actions()).inflowsList({ all: all === true }));
+  inflows
+    .command('keep <inflowId>')
+    .description(
+      "an unsolicited transfer becomes the operator's funding (recorded once; `paygate ledger fund` names it so)",
+    )
+    .action(async (inflowId: string) => (await actions()).inflowsKeep(inflowId));
+}
+
 /** `paygate audit` (the ledger against the records and the chain) and `paygate ledger fund`. */
 export function addAuditCommand(program: Command): void {
   program

@@ -199,13 +199,16 @@ export class EvmChainController {
     });
   }
 
-  /** Adds native coin and tokens (whole units) to an address; waits until the mints are mined. */
+  /**
+   * Adds native coin and tokens (whole units) to an address; waits until the mints are mined. Returns each token's
+   * mint transaction, which a follower of the address sees as a transfer to it.
+   */
   credit(
     deployment: EvmDeployment,
     address: Address,
     native: bigint,
     tokens: Partial<Record<TokenSymbol, bigint>>,
-  ): Promise<void> {
+  ): Promise<Partial<Record<TokenSymbol, Hex>>> {
     const run = this.queue.then(async () => {
       if (native > 0n) {
         const balance = await this.reader.getBalance({ address });
@@ -213,23 +216,22 @@ export class EvmChainController {
       }
       const wallet = this.wallet(operatorEvm);
       let nonce = await this.reader.getTransactionCount({ address: operatorEvm.address, blockTag: 'pending' });
-      const hashes: Hex[] = [];
+      const hashes: Partial<Record<TokenSymbol, Hex>> = {};
       for (const [symbol, amount] of Object.entries(tokens) as [TokenSymbol, bigint][]) {
         if (amount <= 0n) continue;
         const token = tokenAddress(deployment, symbol);
         // Sent back to back with explicit nonces so one block mines them all.
-        hashes.push(
-          await wallet.writeContract({
-            address: token,
-            abi: mintAbi,
-            functionName: 'mint',
-            args: [address, amount * 10n ** BigInt(TOKEN_DECIMALS)],
-            nonce: nonce++,
-            chain: this.chain,
-          }),
-        );
+        hashes[symbol] = await wallet.writeContract({
+          address: token,
+          abi: mintAbi,
+          functionName: 'mint',
+          args: [address, amount * 10n ** BigInt(TOKEN_DECIMALS)],
+          nonce: nonce++,
+          chain: this.chain,
+        });
       }
-      for (const hash of hashes) await this.confirm(hash);
+      for (const hash of Object.values(hashes)) await this.confirm(hash);
+      return hashes;
     });
     this.queue = run.catch(() => undefined);
     return run;

@@ -535,7 +535,36 @@ export interface RefusedTransfersTable {
   created_at: CreatedAt;
 }
 
+/** A transfer into the collector on an EVM network, as its follower read it at depth (migration 0049). */
+export interface CollectorInflowsTable {
+  id: string;
+  chain: string;
+  tx_hash: string;
+  log_index: number;
+  /** CAIP-19 id of what it moved. */
+  asset: string;
+  /** CAIP-10 account that sent it. */
+  sender: string;
+  /** Minor units. */
+  amount: ColumnType<string, string | bigint, string | bigint>;
+  block_number: ColumnType<string, string | bigint, string | bigint>;
+  found_at: CreatedAt;
+  /** Null until judged: held by one of the service's records, or unsolicited (owed to its sender). */
+  outcome: 'recorded' | 'unsolicited' | null;
+  judged_at: Date | null;
+  /** When the operator kept an unsolicited inflow as its own funding. */
+  kept_at: Date | null;
+}
+
+export interface CollectorInflowCursorsTable {
+  chain: string;
+  next_block: ColumnType<string, string | bigint, string | bigint>;
+  updated_at: ColumnType<Date, Date | undefined, Date>;
+}
+
 export interface Database {
+  collector_inflows: CollectorInflowsTable;
+  collector_inflow_cursors: CollectorInflowCursorsTable;
   payments: PaymentsTable;
   refused_transfers: RefusedTransfersTable;
   partners: PartnersTable;

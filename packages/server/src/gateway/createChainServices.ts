@@ -8,6 +8,7 @@ import { paymentTransferOutcomes } from './transferOutcomes.ts';
 import { solanaPayTransferOutcomes } from '../solanaPay/solanaPayOutcomes.ts';
 import { silentLogger } from '../log.ts';
 import { evmDepositOutcomes, evmDepositSeen } from '../deposits/depositOutcomes.ts';
+import { judgeCollectorInflows } from '../collectorInflows/judgeInflows.ts';
 import { withX402Deposits } from '../x402/x402Deposits.ts';
 
 /** Starts every namespace's chain adapter, reporting what their transfers' ends mean for payments and settlements. */
@@ -30,6 +31,8 @@ export async function createChainServices(options: ChainServicesOptions): Promis
     privateKey: options.keys.evmPrivateKey,
     onDeposit: evmDepositOutcomes(outcomeContext),
     onDepositSeen: evmDepositSeen({ ...outcomeContext, waitMs: buyerTransferDeadlineMs }),
+    // A buyer's own native transfer may be confirmed until its deadline: only then is one no confirm claimed unsolicited.
+    judgeCollectorInflows: (chain) => judgeCollectorInflows(options.db, chain, buyerTransferDeadlineMs),
   });
   const solana = startSolanaChain({
     ...common,

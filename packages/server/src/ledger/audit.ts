@@ -135,6 +135,29 @@ export async function auditPayoutsInFlight(db: Db): Promise<PayoutsInFlightCheck
   return rows;
 }
 
+/**
+ * The ledger's `unsolicited` against the transfers into the collector judged unsolicited and not kept by the
+ * operator: each was entered as owed to its sender when judged.
+ */
+export async function auditUnsolicitedInflows(db: Db): Promise<PayoutsInFlightCheck[]> {
+  const { rows } = await sql<PayoutsInFlightCheck>`
+    WITH ledger AS (
+      SELECT asset, -sum(amount) AS amount FROM ledger_entries WHERE account = 'unsolicited' GROUP BY 1
+    ), records AS (
+      SELECT asset, sum(amount) AS amount FROM collector_inflows
+      WHERE outcome = 'unsolicited' AND kept_at IS NULL GROUP BY 1
+    )
+    SELECT coalesce(ledger.asset, records.asset) AS asset,
+           coalesce(ledger.amount, 0)::text AS ledger,
+           coalesce(records.amount, 0)::text AS records,
+           (coalesce(ledger.amount, 0) - coalesce(records.amount, 0))::text AS difference
+    FROM ledger FULL JOIN records ON records.asset = ledger.asset
+    WHERE coalesce(ledger.amount, 0) <> 0 OR coalesce(records.amount, 0) <> 0
+    ORDER BY 1
+  `.execute(db);
+  return rows;
+}
+
 /** An account the collector owes that holds less than nothing: `difference` is its balance. */
 export interface NegativeBalanceCheck {
   account: string;
@@ -144,7 +167,7 @@ export interface NegativeBalanceCheck {
 }
 
 /**
- * Every account the collector owes (a merchant, its buyers, unattributed value, the fees, the operator) that is below
+ * Every account the collector owes (a merchant, its buyers, unattributed or unsolicited value, the fees, the operator) that is below
  * zero: money paid out of it that it never held, so paid with another owner's. None should ever be listed.
  */
 export async function auditNegativeBalances(db: Db): Promise<NegativeBalanceCheck[]> {
@@ -152,7 +175,7 @@ export async function auditNegativeBalances(db: Db): Promise<NegativeBalanceChec
     SELECT account, asset, (-sum(amount))::text AS balance, (-sum(amount))::text AS difference
     FROM ledger_entries
     WHERE starts_with(account, 'merchant:') OR starts_with(account, 'buyers:') OR starts_with(account, 'unattributed:')
-       OR account IN ('fees', 'operator')
+       OR account IN ('fees', 'operator', 'unsolicited')
     GROUP BY account, asset
     HAVING sum(amount) > 0
     ORDER BY account, asset

@@ -4,13 +4,22 @@ import { postFunding } from './ledger.ts';
 
 /**
  * Records value put into the collector from outside (the devnet's faucet says what it credited) as the operator's
- * funding, one entry per asset, so the ledger goes on matching the chain.
+ * funding: what a transaction moved as its entry named by that transaction (`funding:<hash>`, so the collector's
+ * inflow follower knows it as funding), the rest one entry per asset.
  */
-export async function recordFunding(db: Db, funded: readonly { asset: string; amount: bigint }[]): Promise<void> {
+export async function recordFunding(
+  db: Db,
+  funded: readonly { asset: string; amount: bigint; txHash?: string }[],
+): Promise<void> {
   const byAsset = new Map<string, bigint>();
-  for (const { asset, amount } of funded) byAsset.set(asset, (byAsset.get(asset) ?? 0n) + amount);
+  const byTransaction = new Map<string, { asset: string; amount: bigint }>();
+  for (const { asset, amount, txHash } of funded) {
+    if (txHash) byTransaction.set(txHash.toLowerCase(), { asset, amount });
+    else byAsset.set(asset, (byAsset.get(asset) ?? 0n) + amount);
+  }
   const id = newId('fnd');
   await inTransaction(db, async (trx) => {
     for (const [asset, amount] of byAsset) await postFunding(trx, `funding:${id}:${asset}`, asset, amount);
+    for (const [hash, { asset, amount }] of byTransaction) await postFunding(trx, `funding:${hash}`, asset, amount);
   });
 }

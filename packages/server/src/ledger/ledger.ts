@@ -13,9 +13,11 @@ import type { Database, PaymentsTable, RefundsTable } from '../db/schema.ts';
  * that landed late for a payment with no known buyer, a token an operator's recovery swept without a recorded
  * transfer); the
  * audit shows it until the operator settles it. `payouts_in_flight`: transfers out of the collector decided and not
- * final yet; their owners' accounts paid them when they were decided (`postPayoutDecided`).
+ * final yet; their owners' accounts paid them when they were decided (`postPayoutDecided`). `unsolicited`: value sent
+ * to the collector that no record of the service holds (no payment, sweep, settle or funding), owed to its sender
+ * until the operator keeps it as funding.
  *
- * The accounts the collector owes (merchants, buyers, fees, operator, unattributed) never go below zero: every
+ * The accounts the collector owes (merchants, buyers, fees, operator, unattributed, unsolicited) never go below zero: every
  * transfer out is taken from its owner's account, and refused when that account holds too little.
  */
 export const COLLECTOR = 'collector';
@@ -24,6 +26,7 @@ export const FEES = 'fees';
 export const NETWORK_FEES = 'network_fees';
 export const OPERATOR = 'operator';
 export const PAYOUTS_IN_FLIGHT = 'payouts_in_flight';
+export const UNSOLICITED = 'unsolicited';
 export const merchantAccount = (merchantId: string) => `merchant:${merchantId}`;
 export const buyersAccount = (merchantId: string) => `buyers:${merchantId}`;
 export const unattributedAccount = (merchantId: string) => `unattributed:${merchantId}`;

@@ -22,6 +22,7 @@ import { newPartner } from '../support/testServer.ts';
 const USDC = 'eip155:31337/erc20:0x5fbdb2315678afecb367f032d93f642f64180aa3';
 
 describe('paygate audit: the ledger against the records', () => {
+  // Each step runs the command line as a process of its own, a few seconds each on a busy machine.
   it('passes while every succeeded payment has its entry, and names the merchant, asset and difference when one has not', async () => {
     const { url: databaseUrl, db } = await isolatedTestDatabase();
     const audit = async () => {
@@ -143,7 +144,7 @@ describe('paygate audit: the ledger against the records', () => {
     ]);
     const tooMuch = await fund('--asset', baseUsdc, '--amount', '-751');
     expect(tooMuch.stderr).toBe(`paygate: operator holds 750 of ${baseUsdc}: 751 cannot be taken out (1 short)\n`);
-  });
+  }, 180_000);
 
   it('refuses an entry that does not balance, at commit however it was written, and any change to a line', async () => {
     const { db } = await isolatedTestDatabase();

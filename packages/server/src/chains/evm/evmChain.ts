@@ -5,6 +5,7 @@ import { type ChainAdapter, type ChainAdapterOptions, clamp, type Payability } f
 import type { NetworkInfo, TokenInfo } from '../registry.ts';
 import { readBalances, readPermit2Allowances } from './balances.ts';
 import { EvmClients } from './clients.ts';
+import { CollectorInflowFollower } from './collectorInflows.ts';
 import { type DepositHandler, DepositScanner } from './deposits/depositScanner.ts';
 import { DepositSweeper } from './deposits/sweeper.ts';
 import { type Eip3009Token, readEip3009Token } from './eip3009.ts';
@@ -97,6 +98,11 @@ export function startEvmChain(
     onDeposit?: DepositHandler;
     /** What such a transfer in a block above depth means, on networks deeper than one block. */
     onDepositSeen?: DepositHandler;
+    /**
+     * Judges a network's transfers into the collector found so far against the service's records; the collector's
+     * inflows are not followed without it.
+     */
+    judgeCollectorInflows?: (chain: string) => Promise<unknown>;
   },
 ): EvmChain {
   const { db, networks, onFinal, clock, log } = options;
@@ -137,6 +143,16 @@ export function startEvmChain(
           clock,
           ...(log ? { log } : {}),
         });
+      const { judgeCollectorInflows } = options;
+      const inflows =
+        judgeCollectorInflows &&
+        new CollectorInflowFollower({
+          db,
+          network,
+          client: clients.for(network),
+          collector: privateKeyToAccount(options.privateKey).address,
+          ...(log ? { log } : {}),
+        });
       const sweeper =
         onDeposit &&
         new DepositSweeper({ db, network, client: clients.for(network), relayer, ...(log ? { log } : {}) });
@@ -160,6 +176,14 @@ export function startEvmChain(
           await sweeper?.step().catch((error: unknown) => {
             log?.warn(`sweeping deposits on ${network.caip2} failed: ${(error as Error).message}`);
           });
+          if (inflows && judgeCollectorInflows) {
+            await inflows
+              .step(step.head)
+              .then(() => judgeCollectorInflows(network.caip2))
+              .catch((error: unknown) => {
+                log?.warn(`following the collector's inflows on ${network.caip2} failed: ${(error as Error).message}`);
+              });
+          }
           // The rest after a block assumes the pass came right after it; a woken pass may come late in the block
           // time, so it looks for the next block at once instead.
           return { nextStepInMs: nextStepInMs(network, wokenPass ? { ...step, blocksRead: 0 } : step) };

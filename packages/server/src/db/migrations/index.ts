@@ -47,6 +47,7 @@ import * as payoutsInFlight from './0045_payouts_in_flight.ts';
 import * as solanaPayCosignedTransactions from './0046_solana_pay_cosigned_transactions.ts';
 import * as refusedTransfers from './0047_refused_transfers.ts';
 import * as x402MerchantPayTo from './0048_x402_merchant_pay_to.ts';
+import * as collectorInflows from './0049_collector_inflows.ts';
 
 /** Every schema change, in order; names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -98,4 +99,5 @@ export const migrations: Record<string, Migration> = {
   '0046_solana_pay_cosigned_transactions': solanaPayCosignedTransactions,
   '0047_refused_transfers': refusedTransfers,
   '0048_x402_merchant_pay_to': x402MerchantPayTo,
+  '0049_collector_inflows': collectorInflows,
 };

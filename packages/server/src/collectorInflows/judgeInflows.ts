@@ -1,0 +1,69 @@
+import { sql, type Transaction } from 'kysely';
+import type { Db } from '../db/database.ts';
+import type { Database } from '../db/schema.ts';
+import { COLLECTOR, postLedgerEntry, UNSOLICITED } from '../ledger/ledger.ts';
+
+/** Inflows judged per transaction: a burst of spam transfers is worked through a batch at a time. */
+const INFLOWS_PER_BATCH = 100;
+
+/**
+ * Whether one of the service's records holds a transfer into the collector: a transaction the collector sent itself
+ * (a relayed payment, a sweep, an x402 settle), a payment it paid, a native transfer a confirm claimed, a refused
+ * transfer, the operator's funding or a late transfer named by its hash.
+ */
+function recordedTransfer(trx: Transaction<Database>, chain: string, hash: string) {
+  return sql<{ recorded: boolean }>`
+    SELECT EXISTS (SELECT 1 FROM evm_transaction_attempts WHERE lower(hash) = ${hash})
+        OR EXISTS (SELECT 1 FROM payments WHERE lower(tx_hash) = ${hash})
+        OR EXISTS (SELECT 1 FROM evm_used_transfers WHERE chain = ${chain} AND tx_hash = ${hash})
+        OR EXISTS (SELECT 1 FROM refused_transfers WHERE chain = ${chain} AND tx_hash = ${hash})
+        OR EXISTS (SELECT 1 FROM ledger_entries WHERE entry ILIKE ${`funding:${hash}`} OR entry = ${`late_transfer:${hash}`})
+      AS recorded
+  `.execute(trx);
+}
+
+/**
+ * Judges the transfers into the collector of `chain` found at least `graceMs` ago (time for a confirm naming a
+ * buyer's own transaction to claim it): held by a record of the service, or unsolicited. An unsolicited transfer is
+ * entered in the ledger as owed to its sender (`unsolicited`), and a native one is claimed so that no confirm can pay
+ * a payment with it afterwards. Rows are taken with `SKIP LOCKED`, so processes judge each one once.
+ */
+export async function judgeCollectorInflows(db: Db, chain: string, graceMs: number): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    const inflows = await trx
+      .selectFrom('collector_inflows')
+      .selectAll()
+      .where('chain', '=', chain)
+      .where('outcome', 'is', null)
+      // The database's clock, which stamped `found_at`.
+      .where('found_at', '<=', sql<Date>`now() - make_interval(secs => ${graceMs / 1000})`)
+      .orderBy('found_at')
+      .limit(INFLOWS_PER_BATCH)
+      .forUpdate()
+      .skipLocked()
+      .execute();
+    for (const inflow of inflows) {
+      let recorded = (await recordedTransfer(trx, chain, inflow.tx_hash)).rows[0]?.recorded ?? false;
+      if (!recorded && inflow.log_index < 0) {
+        const claimed = await trx
+          .insertInto('evm_used_transfers')
+          .values({ chain, tx_hash: inflow.tx_hash, payment_id: `inflow:${inflow.id}` })
+          .onConflict((conflict) => conflict.columns(['chain', 'tx_hash']).doNothing())
+          .returning('tx_hash')
+          .executeTakeFirst();
+        recorded = claimed === undefined;
+      }
+      await trx
+        .updateTable('collector_inflows')
+        .set({ outcome: recorded ? 'recorded' : 'unsolicited', judged_at: sql`now()` })
+        .where('id', '=', inflow.id)
+        .execute();
+      if (recorded) continue;
+      await postLedgerEntry(trx, `inflow:${inflow.id}`, [
+        { account: COLLECTOR, asset: inflow.asset, amount: BigInt(inflow.amount) },
+        { account: UNSOLICITED, asset: inflow.asset, amount: -BigInt(inflow.amount) },
+      ]);
+    }
+    return inflows.length;
+  });
+}

@@ -1,0 +1,61 @@
+import type { Db } from '../db/database.ts';
+import { OPERATOR, postLedgerEntry, UNSOLICITED } from '../ledger/ledger.ts';
+import { UserFacingError } from '../userFacingError.ts';
+
+/** The transfers into the collector that no record holds, newest first: what each sender is owed. */
+export function unsolicitedInflows(db: Db, options: { includeKept: boolean }) {
+  return db
+    .selectFrom('collector_inflows')
+    .select([
+      'id',
+      'chain',
+      'tx_hash',
+      'log_index',
+      'asset',
+      'sender',
+      'amount',
+      'block_number',
+      'judged_at',
+      'kept_at',
+    ])
+    .where('outcome', '=', 'unsolicited')
+    .$if(!options.includeKept, (query) => query.where('kept_at', 'is', null))
+    .orderBy('judged_at', 'desc')
+    .execute();
+}
+
+/**
+ * The operator keeps an unsolicited transfer as its own funding (the sender agreed, or it was the operator's own
+ * top-up): what `unsolicited` owed the sender is the operator's from now on. Once per inflow, under its row lock.
+ */
+export async function keepUnsolicitedInflow(db: Db, inflowId: string, now: Date) {
+  return db.transaction().execute(async (trx) => {
+    const inflow = await trx
+      .selectFrom('collector_inflows')
+      .selectAll()
+      .where('id', '=', inflowId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!inflow) throw new UserFacingError(`no transfer into the collector ${inflowId}`);
+    if (inflow.outcome !== 'unsolicited') {
+      throw new UserFacingError(`${inflowId} is ${inflow.outcome ?? 'not judged yet'}, not unsolicited`);
+    }
+    if (inflow.kept_at) return { ...inflow, kept: false };
+    await postLedgerEntry(trx, `inflow_kept:${inflow.id}`, [
+      { account: UNSOLICITED, asset: inflow.asset, amount: BigInt(inflow.amount) },
+      { account: OPERATOR, asset: inflow.asset, amount: -BigInt(inflow.amount) },
+    ]);
+    await trx.updateTable('collector_inflows').set({ kept_at: now }).where('id', '=', inflow.id).execute();
+    return { ...inflow, kept_at: now, kept: true };
+  });
+}
+
+/** The unsolicited inflow a transaction hash names on a network, if the follower judged one so. */
+export function unsolicitedInflowOf(db: Db, hash: string) {
+  return db
+    .selectFrom('collector_inflows')
+    .select('id')
+    .where('tx_hash', '=', hash.toLowerCase())
+    .where('outcome', '=', 'unsolicited')
+    .executeTakeFirst();
+}

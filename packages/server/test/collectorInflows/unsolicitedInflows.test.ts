@@ -1,0 +1,180 @@
+import { type Address, createWalletClient, erc20Abi, type Hex, http, parseEther } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/clock.ts';
+import { keepUnsolicitedInflow } from '../../src/collectorInflows/keepInflow.ts';
+import { inTransaction } from '../../src/db/database.ts';
+import {
+  auditCollector,
+  auditNegativeBalances,
+  auditUnsolicitedInflows,
+  finalReadPoints,
+  readAuditedLedger,
+} from '../../src/ledger/audit.ts';
+import { postFunding } from '../../src/ledger/ledger.ts';
+import { payoutSenders } from '../../src/payouts/index.ts';
+import { type GatewayTestbed, startGatewayTestbed } from '../gateway/support/gatewayTestbed.ts';
+import { payInUsdc } from '../settlement/support.ts';
+import { ledgerBalanceOf } from '../support/ledgerAudit.ts';
+import { NO_CHAIN_ENV, runCli } from '../support/serverProcess.ts';
+
+/** How long a transfer into the collector waits for a record to claim it before it is judged unsolicited. */
+const GRACE_MS = 10_000;
+
+/**
+ * Anyone can send coins or tokens straight to the collector, with no payment, confirm or reference: each such
+ * transfer must be recorded as owed to its sender, so the ledger keeps matching the chain and no payment can take it.
+ */
+describe('transfers into the collector that no record holds, on the devnet', () => {
+  let testbed: GatewayTestbed;
+  const chain = () => testbed.devnet.manifest.evm[0]!;
+  const usdc = () => chain().tokens.find((token) => token.symbol === 'USDC')!;
+  const collector = () => privateKeyToAccount(testbed.keys.evmPrivateKey).address;
+  const wallet = (name: string) =>
+    createWalletClient({
+      account: privateKeyToAccount(testbed.buyer(name).evmPrivateKey as Hex),
+      chain: {
+        id: chain().chainId,
+        name: chain().name,
+        nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+        rpcUrls: { default: { http: [chain().rpcUrl] } },
+      },
+      transport: http(chain().rpcUrl),
+    });
+  const inflowsOf = (hash: string) =>
+    testbed.server.db.selectFrom('collector_inflows').selectAll().where('tx_hash', '=', hash.toLowerCase()).execute();
+  const audit = async () =>
+    auditCollector(
+      await readAuditedLedger(testbed.server.db),
+      testbed.chains,
+      payoutSenders({ db: testbed.server.db, chains: testbed.chains, services: testbed.services, clock: systemClock }),
+      finalReadPoints((network) => testbed.services.evm.clients.for(network)),
+    );
+  const differing = async () => (await audit()).filter((line) => line.difference !== '0');
+
+  beforeAll(async () => {
+    testbed = await startGatewayTestbed({ buyerTransferDeadlineMs: GRACE_MS });
+    // The follower starts reading the collector's inflows at the block after the newest final one.
+    const deadline = Date.now() + 30_000;
+    while (!(await testbed.server.db.selectFrom('collector_inflow_cursors').select('chain').executeTakeFirst())) {
+      if (Date.now() > deadline) throw new Error('the collector-inflow follower never started');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    // What the devnet gave the collector before the service took anything: the operator's funding.
+    const opening = await audit();
+    await inTransaction(testbed.server.db, async (trx) => {
+      for (const line of opening)
+        await postFunding(trx, `funding:devnet:${line.asset}`, line.asset, BigInt(line.chain));
+    });
+    expect(await differing()).toEqual([]);
+  }, 180_000);
+  afterAll(() => testbed?.close());
+
+  it('records a plain token transfer and a plain coin transfer as unsolicited, owed to their sender, and the ledger matches the chain', async () => {
+    const tokenHash = await wallet('alice').writeContract({
+      address: usdc().address as Address,
+      abi: erc20Abi,
+      functionName: 'transfer',
+      args: [collector(), 5_000_000n],
+    });
+    const coinHash = await wallet('bob').sendTransaction({ to: collector(), value: parseEther('0.01') });
+
+    await expect
+      .poll(async () => [...(await inflowsOf(tokenHash)), ...(await inflowsOf(coinHash))].map((row) => row.outcome), {
+        timeout: 60_000,
+        interval: 1_000,
+      })
+      .toEqual(['unsolicited', 'unsolicited']);
+    const [token] = await inflowsOf(tokenHash);
+    const [coin] = await inflowsOf(coinHash);
+    expect(token).toMatchObject({
+      asset: usdc().caip19,
+      amount: '5000000',
+      sender: `${chain().caip2}:${testbed.buyer('alice').evmAddress.toLowerCase()}`,
+    });
+    expect(coin).toMatchObject({
+      asset: chain().nativeToken.caip19,
+      amount: parseEther('0.01').toString(),
+      sender: `${chain().caip2}:${testbed.buyer('bob').evmAddress.toLowerCase()}`,
+    });
+    expect(await ledgerBalanceOf(testbed.server.db, 'unsolicited', usdc().caip19)).toBe(5_000_000n);
+    expect(await auditUnsolicitedInflows(testbed.server.db)).toEqual(
+      expect.arrayContaining([expect.objectContaining({ asset: usdc().caip19, records: '5000000', difference: '0' })]),
+    );
+    expect(await differing()).toEqual([]);
+    // Claimed: no confirm can pay a payment with the coins afterwards.
+    const claim = await testbed.server.db
+      .selectFrom('evm_used_transfers')
+      .select('payment_id')
+      .where('tx_hash', '=', coinHash.toLowerCase())
+      .executeTakeFirst();
+    expect(claim?.payment_id).toBe(`inflow:${coin?.id}`);
+  });
+
+  it('leaves a payment the gateway relayed to the collector recorded, not owed twice', async () => {
+    const paymentId = await payInUsdc(testbed, testbed.merchantId, 'evm', 300n);
+    const payment = await testbed.server.db
+      .selectFrom('payments')
+      .select('tx_hash')
+      .where('id', '=', paymentId)
+      .executeTakeFirstOrThrow();
+    await expect
+      .poll(async () => (await inflowsOf(payment.tx_hash as string)).map((row) => row.outcome), {
+        timeout: 60_000,
+        interval: 1_000,
+      })
+      .toEqual(['recorded']);
+    expect(await differing()).toEqual([]);
+    expect(await auditNegativeBalances(testbed.server.db)).toEqual([]);
+  });
+
+  it('keeps an unsolicited transfer as the operator’s funding once, and refuses to record it as funding again', async () => {
+    const hash = await wallet('alice').writeContract({
+      address: usdc().address as Address,
+      abi: erc20Abi,
+      functionName: 'transfer',
+      args: [collector(), 2_000_000n],
+    });
+    await expect
+      .poll(async () => (await inflowsOf(hash)).map((row) => row.outcome), { timeout: 60_000, interval: 1_000 })
+      .toEqual(['unsolicited']);
+    const [inflow] = await inflowsOf(hash);
+    const unsolicitedBefore = await ledgerBalanceOf(testbed.server.db, 'unsolicited', usdc().caip19);
+    const operatorBefore = await ledgerBalanceOf(testbed.server.db, 'operator', usdc().caip19);
+
+    const funded = await runCli(
+      [
+        'ledger',
+        'fund',
+        '--asset',
+        usdc().caip19,
+        '--amount',
+        '2000000',
+        '--reference',
+        hash.toUpperCase().replace('0X', '0x'),
+      ],
+      { DATABASE_URL: testbed.databaseUrl, ...NO_CHAIN_ENV },
+    );
+    expect(funded.code).toBe(1);
+    expect(funded.stderr).toContain(`paygate inflows keep ${inflow?.id}`);
+
+    const listed = await runCli(['inflows', 'list'], { DATABASE_URL: testbed.databaseUrl, ...NO_CHAIN_ENV });
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toContain(`"inflowId":"${inflow?.id}"`);
+
+    const kept = await runCli(['inflows', 'keep', inflow?.id as string], {
+      DATABASE_URL: testbed.databaseUrl,
+      ...NO_CHAIN_ENV,
+    });
+    expect(kept.code, kept.stderr).toBe(0);
+    expect(JSON.parse(kept.stdout)).toMatchObject({ inflowId: inflow?.id, amount: '2000000', kept: true });
+    expect((await keepUnsolicitedInflow(testbed.server.db, inflow?.id as string, new Date())).kept).toBe(false);
+
+    expect(await ledgerBalanceOf(testbed.server.db, 'unsolicited', usdc().caip19)).toBe(unsolicitedBefore - 2_000_000n);
+    expect(await ledgerBalanceOf(testbed.server.db, 'operator', usdc().caip19)).toBe(operatorBefore + 2_000_000n);
+    const stillListed = await runCli(['inflows', 'list'], { DATABASE_URL: testbed.databaseUrl, ...NO_CHAIN_ENV });
+    expect(stillListed.stdout).not.toContain(inflow?.id as string);
+    expect(await differing()).toEqual([]);
+    expect((await auditUnsolicitedInflows(testbed.server.db)).filter((line) => line.difference !== '0')).toEqual([]);
+  });
+});

@@ -2,6 +2,7 @@ import { NoResultError, type Transaction } from 'kysely';
 import type { ChainRegistry } from '../chains/registry.ts';
 import type { FinalTransfer, TransferOutcomeHandler } from '../chains/transferOutcomes.ts';
 import type { Database } from '../db/schema.ts';
+import { withDepositTables } from '../deposits/depositTables.ts';
 import { applyReceivedTransfer, lockPaymentForTransfer } from '../deposits/receivedTransfer.ts';
 import { COLLECTOR, postTransferReceived, postUnattributed } from '../ledger/ledger.ts';
 import { changePaymentStatus, InvalidTransitionError, type TransitionContext } from '../payments/transitions.ts';
@@ -75,7 +76,7 @@ export function paymentTransferOutcomes(context: TransferOutcomeContext): Transf
       context.log.warn(
         `transfer ${transfer.hash} for payment ${paymentId} ended ${transfer.status}, but the payment is ${error.from}`,
       );
-      if (transfer.status === 'confirmed') await recordLateTransfer(trx, transition, paymentId, transfer.hash);
+      if (transfer.status === 'confirmed') await recordLateTransfer(trx, transition, paymentId, transfer);
     }
   };
 }
@@ -98,44 +99,54 @@ async function payoutOutcome(
 
 /**
  * A payment's transfer landed after the payment closed unpaid (its submission gave up first): the buyer's money is in
- * the collector, so it is the payment's `paid_late` exception, owed to the buyer who confirmed it until the merchant
- * sends it back or accepts it as the payment. Recorded once per transaction. Without a known buyer there is no one
- * to send it back to, and the ledger holds it as unattributed for the operator to look into.
+ * the collector (or, for x402, at the merchant's own address, recorded there as a deposit), so it is the payment's
+ * `paid_late` exception, owed to the buyer who sent it until the merchant sends it back or accepts it as the payment.
+ * Recorded once per transaction. Without a known buyer there is no one to send it back to, and the ledger holds it
+ * as unattributed for the operator to look into.
  */
 async function recordLateTransfer(
   trx: Transaction<Database>,
   transition: TransitionContext,
   paymentId: string,
-  hash: string | null,
+  transfer: FinalTransfer,
 ): Promise<void> {
+  const { chain, hash } = transfer;
   const payment = await lockPaymentForTransfer(trx, paymentId);
   const paid = await trx
     .selectFrom('payments')
-    .select(['token_asset', 'token_value', 'token_symbol', 'network', 'buyer_account', 'buyer_provider_name'])
+    .select(['token_asset', 'token_value', 'token_symbol', 'buyer_account', 'buyer_provider_name'])
     .where('id', '=', paymentId)
     .executeTakeFirst();
   if (!payment || !paid?.token_asset || !paid.token_value) return;
+  if (hash && payment.exceptions.some((exception) => exception.txHash === hash)) return;
   const received = { merchantId: payment.merchant_id, asset: paid.token_asset, amount: BigInt(paid.token_value) };
+  // An x402 transfer to the merchant's own address is held there as a deposit, entered when it was recorded.
+  const deposit = hash
+    ? await withDepositTables(trx)
+        .selectFrom('evm_deposits')
+        .select('from_address')
+        .where('chain', '=', chain)
+        .where('tx_hash', '=', hash)
+        .executeTakeFirst()
+    : undefined;
+  const sender = deposit ? `${chain}:${deposit.from_address}` : paid.buyer_account;
   const entry = `late_transfer:${hash ?? paymentId}`;
-  if (!hash || !paid.buyer_account || !paid.network || !paid.buyer_provider_name) {
-    return postUnattributed(trx, entry, received);
-  }
-  if (payment.exceptions.some((exception) => exception.txHash === hash)) return;
-  await postTransferReceived(trx, entry, { heldBy: COLLECTOR, ...received });
+  if (!hash || !sender) return postUnattributed(trx, entry, received);
+  if (!deposit) await postTransferReceived(trx, entry, { heldBy: COLLECTOR, ...received });
   await applyReceivedTransfer(
     trx,
     transition,
     payment.exceptions,
     {
       paymentId,
-      network: paid.network,
+      network: chain,
       asset: paid.token_asset,
       symbol: paid.token_symbol,
       amount: received.amount,
       expected: undefined,
       txHash: hash,
-      from: paid.buyer_account,
-      provider: paid.buyer_provider_name,
+      from: sender,
+      provider: paid.buyer_provider_name ?? '',
     },
     { outcome: 'paid_late', received: received.amount },
   );

@@ -15,8 +15,9 @@ export const X402_DEPOSIT_LOG_INDEX = 2 ** 31 - 1;
  * What an x402 payment's transfer to its merchant's own address brought, recorded when the transfer is final and
  * before its payment succeeds, in the same transaction: a deposit at the merchant's address (`address_merchant_id`,
  * swept for the merchant with its other payments), held in `deposit_addresses` for the buyer until the payment takes
- * it, as a deposit address's transfer is. Only for a payment still waiting for it; a transfer to the collector (before
- * payments paid their merchant's address, or on Solana) is the collector's at once.
+ * it, as a deposit address's transfer is; one that landed after its payment closed is recorded so too, and becomes the
+ * payment's `paid_late` exception (`recordLateTransfer`). A transfer to the collector (before payments paid their
+ * merchant's address, or on Solana) is the collector's at once.
  */
 async function recordX402Deposit(
   trx: Parameters<TransferOutcomeHandler>[0],
@@ -33,6 +34,7 @@ async function recordX402Deposit(
       'x402.pay_to',
       'x402.payer',
       'payments.merchant_id',
+      'payments.status',
       'payments.token_asset',
       'payments.token_value',
       'sent.receipt_block_number',
@@ -40,7 +42,6 @@ async function recordX402Deposit(
     ])
     .where('x402.payment_id', '=', transfer.reference)
     .where('x402.pay_to', 'is not', null)
-    .where('payments.status', '=', 'processing')
     .where('sent.purpose', '=', X402_TRANSFER_PURPOSE)
     .where('sent.mined_hash', '=', transfer.hash)
     .executeTakeFirst();
@@ -64,7 +65,8 @@ async function recordX402Deposit(
       amount: paid.token_value,
       block_number: paid.receipt_block_number,
       block_hash: paid.receipt_block_hash,
-      outcome: 'paid',
+      // Landed after its payment closed (the submission gave up first): the buyer's, held at the address.
+      outcome: paid.status === 'processing' ? 'paid' : 'paid_late',
     })
     .onConflict((conflict) => conflict.columns(['chain', 'tx_hash', 'log_index']).doNothing())
     .returning('tx_hash')

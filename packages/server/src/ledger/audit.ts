@@ -7,6 +7,7 @@ import type { ChainRegistry, NetworkInfo, TokenInfo } from '../chains/registry.t
 import { type AmountsByAccount, finalBlockNumber } from '../chains/evm/balances.ts';
 import { commitmentFor } from '../chains/solana/transactionSender.ts';
 import { withDepositTables } from '../deposits/depositTables.ts';
+import { PAYOUTS_IN_FLIGHT, UNSOLICITED } from './ledger.ts';
 
 /** What a merchant, or the buyers of its payments, are owed in one asset: per the ledger and per the records. */
 export interface OwedBalanceCheck {
@@ -100,29 +101,21 @@ export function auditUnattributed(db: Db): Promise<OwedBalanceCheck[]> {
   );
 }
 
-/** What the transfers out of the collector decided and not final hold, per the ledger and per their records. */
-export interface PayoutsInFlightCheck {
+/** What one ledger account holds of an asset, against what the records it stands for add up to. */
+export interface AccountCheck {
   asset: string;
   ledger: string;
   records: string;
   difference: string;
 }
 
-/**
- * The ledger's `payouts_in_flight` against the settlement batches and on-chain refunds whose transfer is not final:
- * each was taken from its owner's account when decided, and is in flight until it lands or fails.
- */
-export async function auditPayoutsInFlight(db: Db): Promise<PayoutsInFlightCheck[]> {
-  const { rows } = await sql<PayoutsInFlightCheck>`
+/** One account's credit balance per asset against `records` (rows of asset and amount), listing both where either is not zero. */
+async function compareAccount(db: Db, account: string, records: RawBuilder<unknown>): Promise<AccountCheck[]> {
+  const { rows } = await sql<AccountCheck>`
     WITH ledger AS (
-      SELECT asset, -sum(amount) AS amount FROM ledger_entries WHERE account = 'payouts_in_flight' GROUP BY 1
+      SELECT asset, -sum(amount) AS amount FROM ledger_entries WHERE account = ${account} GROUP BY 1
     ), records AS (
-      SELECT asset, sum(amount) AS amount FROM (
-        SELECT asset, amount FROM settlement_batches WHERE status IN ('claimed', 'sent')
-        UNION ALL
-        SELECT token_asset, token_value FROM refunds
-        WHERE method = 'onchain' AND status = 'pending' AND token_asset IS NOT NULL
-      ) parts GROUP BY 1
+      SELECT asset, sum(amount) AS amount FROM (${records}) parts (asset, amount) GROUP BY 1
     )
     SELECT coalesce(ledger.asset, records.asset) AS asset,
            coalesce(ledger.amount, 0)::text AS ledger,
@@ -136,26 +129,31 @@ export async function auditPayoutsInFlight(db: Db): Promise<PayoutsInFlightCheck
 }
 
 /**
+ * The ledger's `payouts_in_flight` against the settlement batches and on-chain refunds whose transfer is not final:
+ * each was taken from its owner's account when decided, and is in flight until it lands or fails.
+ */
+export function auditPayoutsInFlight(db: Db): Promise<AccountCheck[]> {
+  return compareAccount(
+    db,
+    PAYOUTS_IN_FLIGHT,
+    sql`
+      SELECT asset, amount FROM settlement_batches WHERE status IN ('claimed', 'sent')
+      UNION ALL
+      SELECT token_asset, token_value FROM refunds
+      WHERE method = 'onchain' AND status = 'pending' AND token_asset IS NOT NULL`,
+  );
+}
+
+/**
  * The ledger's `unsolicited` against the transfers into the collector judged unsolicited and not kept by the
  * operator: each was entered as owed to its sender when judged.
  */
-export async function auditUnsolicitedInflows(db: Db): Promise<PayoutsInFlightCheck[]> {
-  const { rows } = await sql<PayoutsInFlightCheck>`
-    WITH ledger AS (
-      SELECT asset, -sum(amount) AS amount FROM ledger_entries WHERE account = 'unsolicited' GROUP BY 1
-    ), records AS (
-      SELECT asset, sum(amount) AS amount FROM collector_inflows
-      WHERE outcome = 'unsolicited' AND kept_at IS NULL GROUP BY 1
-    )
-    SELECT coalesce(ledger.asset, records.asset) AS asset,
-           coalesce(ledger.amount, 0)::text AS ledger,
-           coalesce(records.amount, 0)::text AS records,
-           (coalesce(ledger.amount, 0) - coalesce(records.amount, 0))::text AS difference
-    FROM ledger FULL JOIN records ON records.asset = ledger.asset
-    WHERE coalesce(ledger.amount, 0) <> 0 OR coalesce(records.amount, 0) <> 0
-    ORDER BY 1
-  `.execute(db);
-  return rows;
+export function auditUnsolicitedInflows(db: Db): Promise<AccountCheck[]> {
+  return compareAccount(
+    db,
+    UNSOLICITED,
+    sql`SELECT asset, amount FROM collector_inflows WHERE outcome = 'unsolicited' AND kept_at IS NULL`,
+  );
 }
 
 /** An account the collector owes that holds less than nothing: `difference` is its balance. */

@@ -32,6 +32,7 @@ import {
   auditUnsolicitedInflows,
 } from './ledger/audit.ts';
 import { keepUnsolicitedInflow, unsolicitedInflowOf, unsolicitedInflows } from './collectorInflows/keepInflow.ts';
+import { askInflowReturn } from './collectorInflows/inflowReturns.ts';
 import { auditConfiguredChains, configuredNetworks } from './ledger/collectorAudit.ts';
 import { ChainRegistry } from './chains/registry.ts';
 import { FEES, InsufficientBalanceError, OPERATOR, postFunding } from './ledger/ledger.ts';
@@ -358,8 +359,26 @@ export function inflowsList(options: { all: boolean }): Promise<void> {
         block: inflow.block_number,
         judgedAt: inflow.judged_at?.toISOString() ?? null,
         keptAt: inflow.kept_at?.toISOString() ?? null,
+        returnStatus: inflow.return_status,
+        returnedTxHash: inflow.returned_tx_hash,
       });
     }
+  });
+}
+
+/** `paygate inflows return <id>`: the running service sends an unsolicited transfer back to its sender. */
+export function inflowsReturn(inflowId: string): Promise<void> {
+  return withDatabase(async ({ db }) => {
+    const asked = await askInflowReturn(db, inflowId);
+    printJson({
+      inflowId: asked.id,
+      asset: asked.asset,
+      amount: asked.amount,
+      to: asked.sender,
+      returnStatus: asked.return_status,
+      returnTry: asked.return_try,
+      returnedTxHash: asked.returned_tx_hash,
+    });
   });
 }
 

@@ -190,6 +190,12 @@ export function addInflowCommands(program: Command): void {
     .option('--all', 'also those kept as funding')
     .action(async ({ all }: { all?: boolean }) => (await actions()).inflowsList({ all: all === true }));
   inflows
+    .command('return <inflowId>')
+    .description(
+      "send an unsolicited transfer back to its sender: the running service's collector sends it (the collector pays the gas), once, and the ledger pays it out of what it owes that sender",
+    )
+    .action(async (inflowId: string) => (await actions()).inflowsReturn(inflowId));
+  inflows
     .command('keep <inflowId>')
     .description(
       "an unsolicited transfer becomes the operator's funding (recorded once; `paygate ledger fund` names it so)",

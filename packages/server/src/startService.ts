@@ -17,6 +17,7 @@ import type { TransferCrashPoint } from './payouts/crashPoint.ts';
 import { foldPaymentStatsEvery } from './payments/paymentStatsFold.ts';
 import { expireDuePaymentsEvery } from './payments/expiry.ts';
 import { RefundWorker } from './refunds/refundWorker.ts';
+import { InflowReturnWorker } from './collectorInflows/inflowReturns.ts';
 import { SettlementWorker } from './settlement/worker.ts';
 import { type DatabaseHandle, migrateToLatest, openDatabase } from './db/database.ts';
 import { createPartner } from './partners/partners.ts';
@@ -181,6 +182,7 @@ export async function start(options: StartOptions = {}): Promise<void> {
   const background = await startBackground(ctx, chainServices, logger);
   let settlement: { stop(): Promise<void> } | undefined;
   let refunds: { stop(): Promise<void> } | undefined;
+  let inflowReturns: { stop(): Promise<void> } | undefined;
   onShutdownSignal(logger, async () => {
     // Long-polls answer at once, HTTP closes (in-flight requests finish), then the runtime and background work.
     ctx.statusWaiter.stop();
@@ -189,6 +191,7 @@ export async function start(options: StartOptions = {}): Promise<void> {
     await background.followers.stop();
     await submissions.stop();
     await refunds?.stop();
+    await inflowReturns?.stop();
     await background.statsFold.stop();
     await background.expirySweeps.stop();
     await settlement?.stop();
@@ -226,6 +229,13 @@ export async function start(options: StartOptions = {}): Promise<void> {
   }).runEvery();
   ctx.refunds = refundWorker;
   refunds = refundWorker;
+  inflowReturns = new InflowReturnWorker({
+    db: handle.db,
+    chains: chains.registry,
+    services: chainServices,
+    clock: systemClock,
+    log: logger.child({ component: 'inflow-returns' }),
+  }).runEvery();
   if (applied.length) app.log.info({ migrations: applied }, 'database migrated');
   if (demo) announceDemoPartner(demo, config.baseUrl);
 }

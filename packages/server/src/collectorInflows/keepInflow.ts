@@ -2,24 +2,18 @@ import type { Db } from '../db/database.ts';
 import { OPERATOR, postLedgerEntry, UNSOLICITED } from '../ledger/ledger.ts';
 import { UserFacingError } from '../userFacingError.ts';
 
-/** The transfers into the collector that no record holds, newest first: what each sender is owed. */
+/**
+ * The transfers into the collector that no record holds, newest first: what each sender is owed (with `includeKept`,
+ * also those kept as funding or sent back).
+ */
 export function unsolicitedInflows(db: Db, options: { includeKept: boolean }) {
   return db
     .selectFrom('collector_inflows')
-    .select([
-      'id',
-      'chain',
-      'tx_hash',
-      'log_index',
-      'asset',
-      'sender',
-      'amount',
-      'block_number',
-      'judged_at',
-      'kept_at',
-    ])
+    .selectAll()
     .where('outcome', '=', 'unsolicited')
-    .$if(!options.includeKept, (query) => query.where('kept_at', 'is', null))
+    .$if(!options.includeKept, (query) =>
+      query.where('kept_at', 'is', null).where('return_status', 'is distinct from', 'returned'),
+    )
     .orderBy('judged_at', 'desc')
     .execute();
 }
@@ -41,6 +35,11 @@ export async function keepUnsolicitedInflow(db: Db, inflowId: string, now: Date)
       throw new UserFacingError(`${inflowId} is ${inflow.outcome ?? 'not judged yet'}, not unsolicited`);
     }
     if (inflow.kept_at) return { ...inflow, kept: false };
+    if (inflow.return_status === 'pending' || inflow.return_status === 'returned') {
+      throw new UserFacingError(
+        `${inflowId} is ${inflow.return_status === 'pending' ? 'being sent' : 'sent'} back to its sender`,
+      );
+    }
     await postLedgerEntry(trx, `inflow_kept:${inflow.id}`, [
       { account: UNSOLICITED, asset: inflow.asset, amount: BigInt(inflow.amount) },
       { account: OPERATOR, asset: inflow.asset, amount: -BigInt(inflow.amount) },

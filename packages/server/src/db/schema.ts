@@ -272,7 +272,7 @@ export interface SolanaTransactionsTable {
   id: Generated<string>;
   /** CAIP-2 id of the Solana network. */
   network: string;
-  purpose: 'payment' | 'settlement' | 'refund';
+  purpose: 'payment' | 'settlement' | 'refund' | 'inflow_return';
   /** The payment (or settlement batch) id the transaction belongs to. */
   reference: string;
   /** The fee payer's signature: the transaction id, known before sending. */
@@ -554,6 +554,12 @@ export interface CollectorInflowsTable {
   judged_at: Date | null;
   /** When the operator kept an unsolicited inflow as its own funding. */
   kept_at: Date | null;
+  /** Its sending back to its sender (migration 0050): the current try's state, null when never asked. */
+  return_status: 'pending' | 'returned' | 'failed' | null;
+  /** The number of the current try: the payout `<id>/<try>`. */
+  return_try: ColumnType<number, number | undefined, number>;
+  returned_tx_hash: string | null;
+  return_failure: string | null;
 }
 
 export interface CollectorInflowCursorsTable {

@@ -1,5 +1,6 @@
 import { NoResultError, type Transaction } from 'kysely';
 import type { ChainRegistry } from '../chains/registry.ts';
+import { INFLOW_RETURN_PURPOSE, inflowReturnBook } from '../collectorInflows/inflowReturns.ts';
 import type { FinalTransfer, TransferOutcomeHandler } from '../chains/transferOutcomes.ts';
 import type { Database } from '../db/schema.ts';
 import { withDepositTables } from '../deposits/depositTables.ts';
@@ -26,8 +27,8 @@ export interface TransferOutcomeContext {
 /**
  * What the end of a followed transfer does, in the transaction that records it: a payment's transfer makes it
  * `succeeded` or `failed`; a confirmed Permit2 approval makes the permit's submission due again; a settlement transfer
- * settles or releases its batch; a refund's transfer makes the refund succeeded or failed; a transfer a confirm
- * refused becomes the payment's exception.
+ * settles or releases its batch; a refund's transfer makes the refund succeeded or failed, and one sending back an
+ * unsolicited transfer ends that try; a transfer a confirm refused becomes the payment's exception.
  */
 export function paymentTransferOutcomes(context: TransferOutcomeContext): TransferOutcomeHandler {
   return async (trx, transfer) => {
@@ -41,6 +42,7 @@ export function paymentTransferOutcomes(context: TransferOutcomeContext): Transf
     const payouts: Record<string, PayoutBook> = {
       [SETTLEMENT_PURPOSE]: batchBook(() => transition),
       [REFUND_PURPOSE]: refundBook(context.clock),
+      [INFLOW_RETURN_PURPOSE]: inflowReturnBook(),
     };
     const book = payouts[transfer.purpose];
     if (book) return payoutOutcome(trx, book, transfer, transition.now);

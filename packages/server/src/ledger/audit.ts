@@ -129,7 +129,8 @@ async function compareAccount(db: Db, account: string, records: RawBuilder<unkno
 }
 
 /**
- * The ledger's `payouts_in_flight` against the settlement batches and on-chain refunds whose transfer is not final:
+ * The ledger's `payouts_in_flight` against the settlement batches, on-chain refunds and unsolicited transfers sent
+ * back whose transfer is not final:
  * each was taken from its owner's account when decided, and is in flight until it lands or fails.
  */
 export function auditPayoutsInFlight(db: Db): Promise<AccountCheck[]> {
@@ -140,19 +141,24 @@ export function auditPayoutsInFlight(db: Db): Promise<AccountCheck[]> {
       SELECT asset, amount FROM settlement_batches WHERE status IN ('claimed', 'sent')
       UNION ALL
       SELECT token_asset, token_value FROM refunds
-      WHERE method = 'onchain' AND status = 'pending' AND token_asset IS NOT NULL`,
+      WHERE method = 'onchain' AND status = 'pending' AND token_asset IS NOT NULL
+      UNION ALL
+      SELECT asset, amount FROM collector_inflows WHERE return_status = 'pending'`,
   );
 }
 
 /**
- * The ledger's `unsolicited` against the transfers into the collector judged unsolicited and not kept by the
- * operator: each was entered as owed to its sender when judged.
+ * The ledger's `unsolicited` against the transfers into the collector judged unsolicited, neither kept by the
+ * operator nor sent back (or on their way): each was entered as owed to its sender when judged.
  */
 export function auditUnsolicitedInflows(db: Db): Promise<AccountCheck[]> {
   return compareAccount(
     db,
     UNSOLICITED,
-    sql`SELECT asset, amount FROM collector_inflows WHERE outcome = 'unsolicited' AND kept_at IS NULL`,
+    sql`
+      SELECT asset, amount FROM collector_inflows
+      WHERE outcome = 'unsolicited' AND kept_at IS NULL AND return_status IS DISTINCT FROM 'pending'
+        AND return_status IS DISTINCT FROM 'returned'`,
   );
 }
 

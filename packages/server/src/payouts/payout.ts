@@ -6,7 +6,10 @@ import type { Database } from '../db/schema.ts';
 import type { ChainServices } from '../gateway/chainServices.ts';
 import type { TransferCrashPoint } from './crashPoint.ts';
 
-/** A transfer from the collector that one row of the service stands for: a settlement batch, an on-chain refund. */
+/**
+ * A transfer from the collector that one row of the service stands for: a settlement batch, an on-chain refund, an
+ * unsolicited transfer sent back.
+ */
 export interface Payout {
   /** The row's id; the chain layer's journals reference the transfer by it. */
   id: string;
@@ -22,7 +25,7 @@ export interface Payout {
  */
 export interface PayoutBook {
   /** The journals' purpose of these transfers. */
-  purpose: 'settlement' | 'refund';
+  purpose: 'settlement' | 'refund' | 'inflow_return';
   /** Whether a transfer not journaled yet must wait; asked before the chain is, and again with the row locked. */
   held(db: Kysely<Database>, payoutId: string): Promise<boolean>;
   /** Locks the row while its transfer is still to be made or followed; false when another process has it or it is done. */

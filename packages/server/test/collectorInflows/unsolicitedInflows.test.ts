@@ -2,11 +2,13 @@ import { type Address, createWalletClient, erc20Abi, type Hex, http, parseEther 
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.ts';
+import { InflowReturnWorker } from '../../src/collectorInflows/inflowReturns.ts';
 import { keepUnsolicitedInflow } from '../../src/collectorInflows/keepInflow.ts';
 import { inTransaction } from '../../src/db/database.ts';
 import {
   auditCollector,
   auditNegativeBalances,
+  auditPayoutsInFlight,
   auditUnsolicitedInflows,
   finalReadPoints,
   readAuditedLedger,
@@ -50,6 +52,13 @@ describe('transfers into the collector that no record holds, on the devnet', () 
       payoutSenders({ db: testbed.server.db, chains: testbed.chains, services: testbed.services, clock: systemClock }),
       finalReadPoints((network) => testbed.services.evm.clients.for(network)),
     );
+  const usdcBalanceOf = (owner: Address) =>
+    testbed.services.evm.clients.for(testbed.chains.network(chain().caip2)!).readContract({
+      address: usdc().address as Address,
+      abi: erc20Abi,
+      functionName: 'balanceOf',
+      args: [owner],
+    });
   const differing = async () => (await audit()).filter((line) => line.difference !== '0');
 
   beforeAll(async () => {
@@ -176,5 +185,64 @@ describe('transfers into the collector that no record holds, on the devnet', () 
     expect(stillListed.stdout).not.toContain(inflow?.id as string);
     expect(await differing()).toEqual([]);
     expect((await auditUnsolicitedInflows(testbed.server.db)).filter((line) => line.difference !== '0')).toEqual([]);
+  });
+
+  it('sends an unsolicited transfer back to its sender once, however often it is asked, paid out of what it is owed', async () => {
+    const alice = testbed.buyer('alice').evmAddress as Address;
+    const before = await usdcBalanceOf(alice);
+    const hash = await wallet('alice').writeContract({
+      address: usdc().address as Address,
+      abi: erc20Abi,
+      functionName: 'transfer',
+      args: [collector(), 3_000_000n],
+    });
+    await expect
+      .poll(async () => (await inflowsOf(hash)).map((row) => row.outcome), { timeout: 60_000, interval: 1_000 })
+      .toEqual(['unsolicited']);
+    const [inflow] = await inflowsOf(hash);
+    const id = inflow?.id as string;
+    const owedBefore = await ledgerBalanceOf(testbed.server.db, 'unsolicited', usdc().caip19);
+    const cli = (...args: string[]) => runCli(args, { DATABASE_URL: testbed.databaseUrl, ...NO_CHAIN_ENV });
+
+    const asked = await cli('inflows', 'return', id);
+    expect(asked.code, asked.stderr).toBe(0);
+    expect(JSON.parse(asked.stdout)).toMatchObject({ inflowId: id, returnStatus: 'pending', returnTry: 1 });
+    // Asked again, and kept meanwhile: neither a second transfer nor the operator's.
+    expect(JSON.parse((await cli('inflows', 'return', id)).stdout)).toMatchObject({ returnTry: 1 });
+    const kept = await cli('inflows', 'keep', id);
+    expect([kept.code, kept.stderr]).toEqual([1, `paygate: ${id} is being sent back to its sender\n`]);
+    expect(await ledgerBalanceOf(testbed.server.db, 'unsolicited', usdc().caip19)).toBe(owedBefore - 3_000_000n);
+
+    const returns = new InflowReturnWorker({
+      db: testbed.server.db,
+      chains: testbed.chains,
+      services: testbed.services,
+      clock: systemClock,
+    });
+    await Promise.all([returns.runOnce(), returns.runOnce()]);
+    await expect
+      .poll(
+        async () => {
+          await returns.runOnce();
+          return (await inflowsOf(hash))[0]?.return_status;
+        },
+        { timeout: 60_000, interval: 1_000 },
+      )
+      .toBe('returned');
+    expect(await usdcBalanceOf(alice)).toBe(before);
+    const journaled = await testbed.server.db
+      .selectFrom('evm_transactions')
+      .select('id')
+      .where('purpose', '=', 'inflow_return')
+      .where('payment_id', 'like', `${id}/%`)
+      .execute();
+    expect(journaled).toHaveLength(1);
+    expect((await cli('inflows', 'list')).stdout).not.toContain(id);
+    expect(JSON.parse((await cli('inflows', 'return', id)).stdout)).toMatchObject({ returnStatus: 'returned' });
+    expect(await ledgerBalanceOf(testbed.server.db, 'unsolicited', usdc().caip19)).toBe(owedBefore - 3_000_000n);
+    expect(await differing()).toEqual([]);
+    expect(await auditPayoutsInFlight(testbed.server.db)).toEqual([]);
+    expect((await auditUnsolicitedInflows(testbed.server.db)).filter((line) => line.difference !== '0')).toEqual([]);
+    expect(await auditNegativeBalances(testbed.server.db)).toEqual([]);
   });
 });

@@ -24,7 +24,7 @@ import { BlockhashExpiredError, SolanaTransactionConflictError, SolanaTransactio
 import type { SolanaRpc } from './rpc.ts';
 import { postNetworkFee } from '../../ledger/ledger.ts';
 
-export type SolanaTransactionPurpose = 'payment' | 'settlement' | 'refund';
+export type SolanaTransactionPurpose = 'payment' | 'settlement' | 'refund' | 'inflow_return';
 export type SolanaJournalEntry = Selectable<SolanaTransactionsTable>;
 
 /**

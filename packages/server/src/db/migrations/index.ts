@@ -48,6 +48,7 @@ import * as solanaPayCosignedTransactions from './0046_solana_pay_cosigned_trans
 import * as refusedTransfers from './0047_refused_transfers.ts';
 import * as x402MerchantPayTo from './0048_x402_merchant_pay_to.ts';
 import * as collectorInflows from './0049_collector_inflows.ts';
+import * as inflowReturns from './0050_inflow_returns.ts';
 
 /** Every schema change, in order; names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -100,4 +101,5 @@ export const migrations: Record<string, Migration> = {
   '0047_refused_transfers': refusedTransfers,
   '0048_x402_merchant_pay_to': x402MerchantPayTo,
   '0049_collector_inflows': collectorInflows,
+  '0050_inflow_returns': inflowReturns,
 };

@@ -8,6 +8,7 @@ import { type Logger, silentLogger } from '../log.ts';
 import { payoutSenders } from '../payouts/index.ts';
 import type { PayoutBook, PayoutSender, PayoutSenderContext } from '../payouts/payout.ts';
 import { UserFacingError } from '../userFacingError.ts';
+import { lockUnsolicitedInflow } from './keepInflow.ts';
 
 /** The purpose under which the journals record the transfers that send unsolicited value back. */
 export const INFLOW_RETURN_PURPOSE = 'inflow_return';
@@ -30,16 +31,7 @@ function tryOf(payoutId: string): { id: string; returnTry: number } {
  */
 export async function askInflowReturn(db: Db, inflowId: string) {
   return inTransaction(db, async (trx) => {
-    const inflow = await trx
-      .selectFrom('collector_inflows')
-      .selectAll()
-      .where('id', '=', inflowId)
-      .forUpdate()
-      .executeTakeFirst();
-    if (!inflow) throw new UserFacingError(`no transfer into the collector ${inflowId}`);
-    if (inflow.outcome !== 'unsolicited') {
-      throw new UserFacingError(`${inflowId} is ${inflow.outcome ?? 'not judged yet'}, not unsolicited`);
-    }
+    const inflow = await lockUnsolicitedInflow(trx, inflowId);
     if (inflow.kept_at) throw new UserFacingError(`${inflowId} was kept as the operator's funding`);
     if (inflow.return_status === 'pending' || inflow.return_status === 'returned') return inflow;
     const asked = await trx

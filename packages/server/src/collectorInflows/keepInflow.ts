@@ -1,4 +1,6 @@
+import type { Transaction } from 'kysely';
 import type { Db } from '../db/database.ts';
+import type { Database } from '../db/schema.ts';
 import { OPERATOR, postLedgerEntry, UNSOLICITED } from '../ledger/ledger.ts';
 import { UserFacingError } from '../userFacingError.ts';
 
@@ -18,22 +20,28 @@ export function unsolicitedInflows(db: Db, options: { includeKept: boolean }) {
     .execute();
 }
 
+/** An unsolicited transfer into the collector, locked for the transaction that decides what becomes of it. */
+export async function lockUnsolicitedInflow(trx: Transaction<Database>, inflowId: string) {
+  const inflow = await trx
+    .selectFrom('collector_inflows')
+    .selectAll()
+    .where('id', '=', inflowId)
+    .forUpdate()
+    .executeTakeFirst();
+  if (!inflow) throw new UserFacingError(`no transfer into the collector ${inflowId}`);
+  if (inflow.outcome !== 'unsolicited') {
+    throw new UserFacingError(`${inflowId} is ${inflow.outcome ?? 'not judged yet'}, not unsolicited`);
+  }
+  return inflow;
+}
+
 /**
  * The operator keeps an unsolicited transfer as its own funding (the sender agreed, or it was the operator's own
  * top-up): what `unsolicited` owed the sender is the operator's from now on. Once per inflow, under its row lock.
  */
 export async function keepUnsolicitedInflow(db: Db, inflowId: string, now: Date) {
   return db.transaction().execute(async (trx) => {
-    const inflow = await trx
-      .selectFrom('collector_inflows')
-      .selectAll()
-      .where('id', '=', inflowId)
-      .forUpdate()
-      .executeTakeFirst();
-    if (!inflow) throw new UserFacingError(`no transfer into the collector ${inflowId}`);
-    if (inflow.outcome !== 'unsolicited') {
-      throw new UserFacingError(`${inflowId} is ${inflow.outcome ?? 'not judged yet'}, not unsolicited`);
-    }
+    const inflow = await lockUnsolicitedInflow(trx, inflowId);
     if (inflow.kept_at) return { ...inflow, kept: false };
     if (inflow.return_status === 'pending' || inflow.return_status === 'returned') {
       throw new UserFacingError(

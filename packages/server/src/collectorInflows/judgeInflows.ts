@@ -8,16 +8,16 @@ const INFLOWS_PER_BATCH = 100;
 
 /**
  * Whether one of the service's records holds a transfer into the collector: a transaction the collector sent itself
- * (a relayed payment, a sweep, an x402 settle), a payment it paid, a native transfer a confirm claimed, a refused
- * transfer, the operator's funding or a late transfer named by its hash.
+ * (a relayed payment, a sweep, an x402 settle), a native transfer a confirm claimed (the only payment a buyer's own
+ * transaction makes), a refused transfer, the operator's funding or a late transfer named by its hash. Each looked
+ * up by a key (hashes are stored in lower case), the commonest first: most inflows are the collector's own relays.
  */
 function recordedTransfer(trx: Transaction<Database>, chain: string, hash: string) {
   return sql<{ recorded: boolean }>`
-    SELECT EXISTS (SELECT 1 FROM evm_transaction_attempts WHERE lower(hash) = ${hash})
-        OR EXISTS (SELECT 1 FROM payments WHERE lower(tx_hash) = ${hash})
+    SELECT EXISTS (SELECT 1 FROM evm_transaction_attempts WHERE hash = ${hash})
         OR EXISTS (SELECT 1 FROM evm_used_transfers WHERE chain = ${chain} AND tx_hash = ${hash})
         OR EXISTS (SELECT 1 FROM refused_transfers WHERE chain = ${chain} AND tx_hash = ${hash})
-        OR EXISTS (SELECT 1 FROM ledger_entries WHERE entry ILIKE ${`funding:${hash}`} OR entry = ${`late_transfer:${hash}`})
+        OR EXISTS (SELECT 1 FROM ledger_entries WHERE entry IN (${`funding:${hash}`}, ${`late_transfer:${hash}`}))
       AS recorded
   `.execute(trx);
 }

@@ -1,4 +1,4 @@
-import { type Address, createWalletClient, erc20Abi, type Hex, http, parseEther } from 'viem';
+import { type Address, parseEther } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.ts';
@@ -17,6 +17,7 @@ import { postFunding } from '../../src/ledger/ledger.ts';
 import { payoutSenders } from '../../src/payouts/index.ts';
 import { type GatewayTestbed, startGatewayTestbed } from '../gateway/support/gatewayTestbed.ts';
 import { payInUsdc } from '../settlement/support.ts';
+import { devnetPlainWallet } from '../support/devnetPlainWallet.ts';
 import { ledgerBalanceOf } from '../support/ledgerAudit.ts';
 import { NO_CHAIN_ENV, runCli } from '../support/serverProcess.ts';
 
@@ -32,17 +33,7 @@ describe('transfers into the collector that no record holds, on the devnet', () 
   const chain = () => testbed.devnet.manifest.evm[0]!;
   const usdc = () => chain().tokens.find((token) => token.symbol === 'USDC')!;
   const collector = () => privateKeyToAccount(testbed.keys.evmPrivateKey).address;
-  const wallet = (name: string) =>
-    createWalletClient({
-      account: privateKeyToAccount(testbed.buyer(name).evmPrivateKey as Hex),
-      chain: {
-        id: chain().chainId,
-        name: chain().name,
-        nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-        rpcUrls: { default: { http: [chain().rpcUrl] } },
-      },
-      transport: http(chain().rpcUrl),
-    });
+  const { wallet, send, balanceOf } = devnetPlainWallet(() => testbed.devnet);
   const inflowsOf = (hash: string) =>
     testbed.server.db.selectFrom('collector_inflows').selectAll().where('tx_hash', '=', hash.toLowerCase()).execute();
   const audit = async () =>
@@ -52,13 +43,16 @@ describe('transfers into the collector that no record holds, on the devnet', () 
       payoutSenders({ db: testbed.server.db, chains: testbed.chains, services: testbed.services, clock: systemClock }),
       finalReadPoints((network) => testbed.services.evm.clients.for(network)),
     );
-  const usdcBalanceOf = (owner: Address) =>
-    testbed.services.evm.clients.for(testbed.chains.network(chain().caip2)!).readContract({
-      address: usdc().address as Address,
-      abi: erc20Abi,
-      functionName: 'balanceOf',
-      args: [owner],
-    });
+  /** Waits until the follower judged a transaction's one inflow; its rows. */
+  const judged = async (hash: string) => {
+    await expect
+      .poll(async () => (await inflowsOf(hash)).filter((row) => row.outcome !== null).length, {
+        timeout: 60_000,
+        interval: 1_000,
+      })
+      .toBe(1);
+    return inflowsOf(hash);
+  };
   const differing = async () => (await audit()).filter((line) => line.difference !== '0');
 
   beforeAll(async () => {
@@ -80,22 +74,12 @@ describe('transfers into the collector that no record holds, on the devnet', () 
   afterAll(() => testbed?.close());
 
   it('records a plain token transfer and a plain coin transfer as unsolicited, owed to their sender, and the ledger matches the chain', async () => {
-    const tokenHash = await wallet('alice').writeContract({
-      address: usdc().address as Address,
-      abi: erc20Abi,
-      functionName: 'transfer',
-      args: [collector(), 5_000_000n],
-    });
+    const tokenHash = await send(collector(), 5_000_000n);
     const coinHash = await wallet('bob').sendTransaction({ to: collector(), value: parseEther('0.01') });
 
-    await expect
-      .poll(async () => [...(await inflowsOf(tokenHash)), ...(await inflowsOf(coinHash))].map((row) => row.outcome), {
-        timeout: 60_000,
-        interval: 1_000,
-      })
-      .toEqual(['unsolicited', 'unsolicited']);
-    const [token] = await inflowsOf(tokenHash);
-    const [coin] = await inflowsOf(coinHash);
+    const [token] = await judged(tokenHash);
+    const [coin] = await judged(coinHash);
+    expect([token?.outcome, coin?.outcome]).toEqual(['unsolicited', 'unsolicited']);
     expect(token).toMatchObject({
       asset: usdc().caip19,
       amount: '5000000',
@@ -127,27 +111,15 @@ describe('transfers into the collector that no record holds, on the devnet', () 
       .select('tx_hash')
       .where('id', '=', paymentId)
       .executeTakeFirstOrThrow();
-    await expect
-      .poll(async () => (await inflowsOf(payment.tx_hash as string)).map((row) => row.outcome), {
-        timeout: 60_000,
-        interval: 1_000,
-      })
-      .toEqual(['recorded']);
+    expect((await judged(payment.tx_hash as string)).map((row) => row.outcome)).toEqual(['recorded']);
     expect(await differing()).toEqual([]);
     expect(await auditNegativeBalances(testbed.server.db)).toEqual([]);
   });
 
   it('keeps an unsolicited transfer as the operator’s funding once, and refuses to record it as funding again', async () => {
-    const hash = await wallet('alice').writeContract({
-      address: usdc().address as Address,
-      abi: erc20Abi,
-      functionName: 'transfer',
-      args: [collector(), 2_000_000n],
-    });
-    await expect
-      .poll(async () => (await inflowsOf(hash)).map((row) => row.outcome), { timeout: 60_000, interval: 1_000 })
-      .toEqual(['unsolicited']);
-    const [inflow] = await inflowsOf(hash);
+    const hash = await send(collector(), 2_000_000n);
+    const [inflow] = await judged(hash);
+    expect(inflow?.outcome).toBe('unsolicited');
     const unsolicitedBefore = await ledgerBalanceOf(testbed.server.db, 'unsolicited', usdc().caip19);
     const operatorBefore = await ledgerBalanceOf(testbed.server.db, 'operator', usdc().caip19);
 
@@ -189,17 +161,10 @@ describe('transfers into the collector that no record holds, on the devnet', () 
 
   it('sends an unsolicited transfer back to its sender once, however often it is asked, paid out of what it is owed', async () => {
     const alice = testbed.buyer('alice').evmAddress as Address;
-    const before = await usdcBalanceOf(alice);
-    const hash = await wallet('alice').writeContract({
-      address: usdc().address as Address,
-      abi: erc20Abi,
-      functionName: 'transfer',
-      args: [collector(), 3_000_000n],
-    });
-    await expect
-      .poll(async () => (await inflowsOf(hash)).map((row) => row.outcome), { timeout: 60_000, interval: 1_000 })
-      .toEqual(['unsolicited']);
-    const [inflow] = await inflowsOf(hash);
+    const before = await balanceOf(alice);
+    const hash = await send(collector(), 3_000_000n);
+    const [inflow] = await judged(hash);
+    expect(inflow?.outcome).toBe('unsolicited');
     const id = inflow?.id as string;
     const owedBefore = await ledgerBalanceOf(testbed.server.db, 'unsolicited', usdc().caip19);
     const cli = (...args: string[]) => runCli(args, { DATABASE_URL: testbed.databaseUrl, ...NO_CHAIN_ENV });
@@ -229,7 +194,7 @@ describe('transfers into the collector that no record holds, on the devnet', () 
         { timeout: 60_000, interval: 1_000 },
       )
       .toBe('returned');
-    expect(await usdcBalanceOf(alice)).toBe(before);
+    expect(await balanceOf(alice)).toBe(before);
     const journaled = await testbed.server.db
       .selectFrom('evm_transactions')
       .select('id')

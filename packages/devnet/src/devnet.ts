@@ -212,7 +212,7 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
           if (!isSolanaAddress(address)) throw new Error(`not a Solana address: ${address}`);
         const tokens = { USDC: fundAmounts.token, EURC: fundAmounts.token, USDT: fundAmounts.token };
         const minor = (whole: bigint, token: DevnetToken) => whole * 10n ** BigInt(token.decimals);
-        const [evmCredited] = await Promise.all([
+        const [evmCredited, solanaCredited] = await Promise.all([
           Promise.all(
             evm.map(async ({ controller, deployment, chain }) => {
               const credited: FundedAmount[] = [];
@@ -232,23 +232,31 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
             }),
           ),
           (async () => {
-            for (const address of solanaAddresses)
-              await solanaNode.credit(address, fundAmounts.native, fundAmounts.token);
+            const credited: FundedAmount[] = [];
+            for (const address of solanaAddresses) {
+              const signatures = await solanaNode.credit(address, fundAmounts.native, fundAmounts.token);
+              const { nativeToken } = manifest.solana;
+              credited.push(
+                {
+                  address,
+                  asset: nativeToken.caip19,
+                  amount: minor(fundAmounts.native, nativeToken),
+                  ...(signatures.sol ? { txHash: signatures.sol } : {}),
+                },
+                ...manifest.solana.tokens
+                  .filter((token) => token.symbol === 'USDC')
+                  .map((token) => ({
+                    address,
+                    asset: token.caip19,
+                    amount: minor(fundAmounts.token, token),
+                    ...(signatures.usdc ? { txHash: signatures.usdc } : {}),
+                  })),
+              );
+            }
+            return credited;
           })(),
         ]);
-        const credited: FundedAmount[] = [
-          ...evmCredited.flat(),
-          ...solanaAddresses.flatMap((address) => [
-            {
-              address,
-              asset: manifest.solana.nativeToken.caip19,
-              amount: minor(fundAmounts.native, manifest.solana.nativeToken),
-            },
-            ...manifest.solana.tokens
-              .filter((token) => token.symbol === 'USDC')
-              .map((token) => ({ address, asset: token.caip19, amount: minor(fundAmounts.token, token) })),
-          ]),
-        ];
+        const credited: FundedAmount[] = [...evmCredited.flat(), ...solanaCredited];
         return credited;
       },
       stop: () => {

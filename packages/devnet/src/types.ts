@@ -64,7 +64,10 @@ export interface FundedAmount {
   address: string;
   asset: string;
   amount: bigint;
-  /** The transaction that moved it, where one did (an EVM token's mint); a native credit is set, not sent. */
+  /**
+   * The transaction that moved it, where one did (an EVM token's mint, a Solana airdrop or mint); an EVM native credit
+   * is set, not sent.
+   */
   txHash?: string;
 }
 

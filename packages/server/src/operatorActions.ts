@@ -36,6 +36,7 @@ import { askInflowReturn } from './collectorInflows/inflowReturns.ts';
 import { auditConfiguredChains, configuredNetworks } from './ledger/collectorAudit.ts';
 import { ChainRegistry } from './chains/registry.ts';
 import { FEES, InsufficientBalanceError, OPERATOR, postFunding } from './ledger/ledger.ts';
+import { storedTransactionHash } from './ledger/funding.ts';
 import { createSignInLink } from './dashboard/sessions.ts';
 import { setMerchantStatus } from './merchants/merchantStatus.ts';
 
@@ -319,9 +320,7 @@ export function ledgerFund(request: {
     throw new CliError('--reference must be 1 to 100 letters, digits or . _ : -');
   return withDatabase(async ({ db }, config) => {
     // A transaction hash is spelled one way, as the chain followers store it.
-    const reference = request.reference?.match(/^0x[0-9a-fA-F]+$/)
-      ? request.reference.toLowerCase()
-      : request.reference;
+    const reference = request.reference === undefined ? undefined : storedTransactionHash(request.reference);
     const unsolicited = reference === undefined ? undefined : await unsolicitedInflowOf(db, reference);
     if (unsolicited) {
       throw new CliError(

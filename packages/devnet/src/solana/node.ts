@@ -48,7 +48,8 @@ export interface SolanaNode {
   ledger: SolanaLedger;
   restored: boolean;
   /** Adds SOL and USDC (whole units) to an owner, creating its associated token account. */
-  credit(owner: string, sol: bigint, usdc: bigint): Promise<void>;
+  /** Airdrops SOL and mints USDC to `owner`: the signatures of the transactions that moved each. */
+  credit(owner: string, sol: bigint, usdc: bigint): Promise<{ sol?: string; usdc?: string }>;
   usdcMint: string;
   stop(): Promise<void>;
 }
@@ -100,15 +101,16 @@ export async function startSolanaNode(options: SolanaNodeOptions): Promise<Solan
     ]);
   };
 
-  const credit = async (owner: string, sol: bigint, usdc: bigint): Promise<void> => {
-    if (sol > 0n) await airdrop(owner, sol * LAMPORTS_PER_SOL);
+  const credit = async (owner: string, sol: bigint, usdc: bigint): Promise<{ sol?: string; usdc?: string }> => {
+    const signatures: { sol?: string; usdc?: string } = {};
+    if (sol > 0n) signatures.sol = await airdrop(owner, sol * LAMPORTS_PER_SOL);
     if (usdc > 0n) {
       const [ata] = await findAssociatedTokenPda({
         owner: address(owner),
         mint: usdcMint,
         tokenProgram: TOKEN_PROGRAM_ADDRESS,
       });
-      await submit(operator, [
+      signatures.usdc = await submit(operator, [
         getCreateAssociatedTokenIdempotentInstruction({ payer: operator, ata, owner: address(owner), mint: usdcMint }),
         getMintToCheckedInstruction({
           mint: usdcMint,
@@ -119,6 +121,7 @@ export async function startSolanaNode(options: SolanaNodeOptions): Promise<Solan
         }),
       ]);
     }
+    return signatures;
   };
 
   if (!restored) {

@@ -57,12 +57,12 @@ export async function keepUnsolicitedInflow(db: Db, inflowId: string, now: Date)
   });
 }
 
-/** The unsolicited inflow a transaction hash names on a network, if the follower judged one so. */
+/** The unsolicited inflow a transaction hash (spelled as stored) names, if the follower judged one so. */
 export function unsolicitedInflowOf(db: Db, hash: string) {
   return db
     .selectFrom('collector_inflows')
     .select('id')
-    .where('tx_hash', '=', hash.toLowerCase())
+    .where('tx_hash', '=', hash)
     .where('outcome', '=', 'unsolicited')
     .executeTakeFirst();
 }

@@ -568,9 +568,18 @@ export interface CollectorInflowCursorsTable {
   updated_at: ColumnType<Date, Date | undefined, Date>;
 }
 
+/** The Solana collector-inflow follower's newest signature read, per account of the collector. */
+export interface SolanaInflowCursorsTable {
+  network: string;
+  account: string;
+  last_signature: string;
+  updated_at: ColumnType<Date, Date | undefined, Date>;
+}
+
 export interface Database {
   collector_inflows: CollectorInflowsTable;
   collector_inflow_cursors: CollectorInflowCursorsTable;
+  solana_inflow_cursors: SolanaInflowCursorsTable;
   payments: PaymentsTable;
   refused_transfers: RefusedTransfersTable;
   partners: PartnersTable;

@@ -39,6 +39,7 @@ export async function createChainServices(options: ChainServicesOptions): Promis
     networks: of('solana'),
     collector: await solanaCollector(options.keys),
     onSolanaPayTransfer: solanaPayTransferOutcomes(outcomeContext),
+    judgeCollectorInflows: (chain) => judgeCollectorInflows(options.db, chain, buyerTransferDeadlineMs),
   });
   return {
     prices: options.prices,

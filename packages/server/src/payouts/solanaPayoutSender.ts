@@ -1,5 +1,6 @@
 import { parseAccountId } from '../chains/caip.ts';
 import type { TokenInfo } from '../chains/registry.ts';
+import { buildSolTransfer } from '../chains/solana/buildSolTransfer.ts';
 import { SolanaTransactionRejectedError } from '../chains/solana/errors.ts';
 import { readSolanaBalances } from '../chains/solana/readSolanaBalances.ts';
 import { transferCrashPoint } from './crashPoint.ts';
@@ -7,12 +8,14 @@ import { buildSolanaSettlementTransfer } from '../settlement/transfers.ts';
 import { liveSolanaTransfer } from './journalLookups.ts';
 import type { ChainReadPoint, Payout, PayoutBook, PayoutSender, PayoutSenderContext } from './payout.ts';
 
-/** Pays SPL tokens from the collector on Solana networks through the Solana journal. */
+/** Pays SPL tokens and SOL from the collector on Solana networks through the Solana journal. */
 export class SolanaPayoutSender implements PayoutSender {
   constructor(private readonly context: PayoutSenderContext) {}
 
   canSend(token: TokenInfo): boolean {
-    return token.method === 'spl' && this.context.services.solana.networks.has(token.chain);
+    return (
+      (token.method === 'spl' || token.method === 'native') && this.context.services.solana.networks.has(token.chain)
+    );
   }
 
   async collectorHolds(token: TokenInfo, at?: ChainReadPoint): Promise<bigint> {
@@ -80,6 +83,15 @@ export class SolanaPayoutSender implements PayoutSender {
     if (!solana) throw new Error(`no Solana sender for ${token.chain}`);
     const destination = parseAccountId(payout.destination);
     if (!destination) throw new Error(`destination ${payout.destination} is not a valid account`);
+    if (token.method === 'native') {
+      return buildSolTransfer({
+        rpc: solana.rpc,
+        collector: services.solana.collector.address,
+        to: destination.address,
+        amount: payout.amount,
+        memo: payout.id,
+      });
+    }
     return buildSolanaSettlementTransfer({
       rpc: solana.rpc,
       collector: services.solana.collector.address,

@@ -3,6 +3,7 @@ import type { SolanaCollector } from './collectorKeyPair.ts';
 import { readSolanaBalances } from './readSolanaBalances.ts';
 import { type SolanaRpc, solanaRpc } from './rpc.ts';
 import { sharedFor } from '../../memo.ts';
+import { SolanaCollectorInflowFollower } from './collectorInflows.ts';
 import { SolanaPayFollower, type SolanaPayTransferHandler } from './solanaPayFollower.ts';
 import { commitmentFor, SolanaTransactionSender } from './transactionSender.ts';
 
@@ -26,7 +27,15 @@ export interface SolanaChainOptions extends ChainAdapterOptions {
   collector: SolanaCollector;
   /** What a transfer carrying a Solana Pay request's reference means; without it, no such transfers are looked for. */
   onSolanaPayTransfer?: SolanaPayTransferHandler;
+  /**
+   * Judges a network's transfers into the collector found so far against the service's records; the collector's
+   * inflows are not followed without it.
+   */
+  judgeCollectorInflows?: (chain: string) => Promise<unknown>;
 }
+
+/** How often the collector's accounts are read for transfers into them: a few reads per pass, whatever the load. */
+const INFLOW_READ_MS = 2_000;
 
 export function startSolanaChain(options: SolanaChainOptions): SolanaChain {
   const { db, collector, onFinal, onSolanaPayTransfer, log } = options;
@@ -60,6 +69,27 @@ export function startSolanaChain(options: SolanaChainOptions): SolanaChain {
         clock: options.clock,
         onTransfer: onSolanaPayTransfer,
       });
+    const { judgeCollectorInflows } = options;
+    const inflows =
+      judgeCollectorInflows &&
+      new SolanaCollectorInflowFollower({
+        db,
+        rpc,
+        network,
+        collector: collector.address,
+        commitment: commitmentFor(network.confirmations),
+      });
+    let inflowsReadAt = 0;
+    const followInflows = async () => {
+      if (!inflows || !judgeCollectorInflows || Date.now() - inflowsReadAt < INFLOW_READ_MS) return;
+      inflowsReadAt = Date.now();
+      await inflows
+        .step()
+        .then(() => judgeCollectorInflows(network.caip2))
+        .catch((error: unknown) => {
+          log.warn(`following the collector's inflows on ${network.caip2} failed: ${(error as Error).message}`);
+        });
+    };
     const followSolanaPay = async () => {
       if (!solanaPay) return false;
       try {
@@ -76,7 +106,7 @@ export function startSolanaChain(options: SolanaChainOptions): SolanaChain {
       {
         chain: network.caip2,
         step: async () => {
-          const [journal, requests] = await Promise.all([sender.follow(), followSolanaPay()]);
+          const [journal, requests] = await Promise.all([sender.follow(), followSolanaPay(), followInflows()]);
           return { nextStepInMs: journal.busy || requests ? slotMs : 1000 };
         },
       },

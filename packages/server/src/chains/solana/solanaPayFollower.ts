@@ -12,6 +12,7 @@ import {
   validateSolanaPayTransfer,
 } from './validateSolanaPayTransfer.ts';
 import { postNetworkFee } from '../../ledger/ledger.ts';
+import { judgedUnsolicited } from './collectorInflows.ts';
 
 /** A transaction that carries an open request's reference, checked against that request. */
 export interface FoundSolanaPayTransfer extends SolanaPayTransferCheck {
@@ -233,8 +234,9 @@ export class SolanaPayFollower {
       const received = this.options.tokens.find((token) => token.mint === check.mint);
       const reachedCollector =
         received !== undefined && check.destination === (await this.collectorAccount(received.mint));
-      await this.options.db.transaction().execute((trx) =>
-        this.options.onTransfer(trx, {
+      await this.options.db.transaction().execute(async (trx) => {
+        if (await judgedUnsolicited(trx, network, signature)) return;
+        await this.options.onTransfer(trx, {
           ...check,
           network,
           signature,
@@ -245,8 +247,8 @@ export class SolanaPayFollower {
           requestedAmount: BigInt(request.amount),
           receivedAsset: reachedCollector ? received.asset : null,
           blockTime,
-        }),
-      );
+        });
+      });
       // One transaction pays one payment: the first reference it carries decides.
       return;
     }

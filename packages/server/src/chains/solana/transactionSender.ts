@@ -23,6 +23,8 @@ import type { SolanaCollector } from './collectorKeyPair.ts';
 import { BlockhashExpiredError, SolanaTransactionConflictError, SolanaTransactionRejectedError } from './errors.ts';
 import type { SolanaRpc } from './rpc.ts';
 import { postNetworkFee } from '../../ledger/ledger.ts';
+import { lamportsTransferredFrom } from './systemTransfers.ts';
+import type { FetchedSolanaTransaction } from './validateSolanaPayTransfer.ts';
 
 export type SolanaTransactionPurpose = 'payment' | 'settlement' | 'refund' | 'inflow_return';
 export type SolanaJournalEntry = Selectable<SolanaTransactionsTable>;
@@ -263,7 +265,10 @@ export class SolanaTransactionSender {
     else await this.complete(entry, 'failed', { slot: outcome.slot, error: outcome.reason, networkFee });
   }
 
-  /** The lamports a landed transaction took from the collector: its fee, and rent for the accounts it created. */
+  /**
+   * The lamports a landed transaction took from the collector for the network: its fee, and rent for the accounts it
+   * created; SOL it paid someone (a payout in SOL) is its payout's, recorded by the payout's end.
+   */
   private async collectorSpent(signature: string): Promise<bigint | undefined> {
     const { rpc, commitment, collector } = this.options;
     const landed = await rpc
@@ -272,7 +277,8 @@ export class SolanaTransactionSender {
     if (!landed?.meta) return undefined;
     const index = landed.transaction.message.accountKeys.indexOf(address(collector.address));
     if (index < 0) return 0n;
-    return BigInt(landed.meta.preBalances[index] ?? 0n) - BigInt(landed.meta.postBalances[index] ?? 0n);
+    const paid = lamportsTransferredFrom(landed as unknown as FetchedSolanaTransaction, collector.address);
+    return BigInt(landed.meta.preBalances[index] ?? 0n) - BigInt(landed.meta.postBalances[index] ?? 0n) - paid;
   }
 
   /** Records the entry's end and, in the same transaction, what it means for the service. */

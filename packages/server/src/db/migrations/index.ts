@@ -49,6 +49,7 @@ import * as refusedTransfers from './0047_refused_transfers.ts';
 import * as x402MerchantPayTo from './0048_x402_merchant_pay_to.ts';
 import * as collectorInflows from './0049_collector_inflows.ts';
 import * as inflowReturns from './0050_inflow_returns.ts';
+import * as solanaInflowCursors from './0051_solana_inflow_cursors.ts';
 
 /** Every schema change, in order; names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -102,4 +103,5 @@ export const migrations: Record<string, Migration> = {
   '0048_x402_merchant_pay_to': x402MerchantPayTo,
   '0049_collector_inflows': collectorInflows,
   '0050_inflow_returns': inflowReturns,
+  '0051_solana_inflow_cursors': solanaInflowCursors,
 };

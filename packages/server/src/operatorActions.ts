@@ -263,8 +263,25 @@ export function depositsUnlisted(): Promise<void> {
   });
 }
 
-export function depositsRecover(request: { paymentId: string; network: string; token: string }): Promise<void> {
-  return withDatabase(async ({ db }) => printJson(await requestRecovery(db, request)));
+export function depositsRecover(request: {
+  payment?: string | undefined;
+  merchant?: string | undefined;
+  network: string;
+  token: string;
+}): Promise<void> {
+  const { payment, merchant, network, token } = request;
+  if ((payment === undefined) === (merchant === undefined))
+    throw new CliError('name the address to empty with one of --payment <paymentId> or --merchant <merchantId>');
+  return withDatabase(async ({ db }) =>
+    printJson(
+      await requestRecovery(
+        db,
+        payment === undefined
+          ? { merchantId: merchant as string, network, token }
+          : { paymentId: payment, network, token },
+      ),
+    ),
+  );
 }
 
 /**

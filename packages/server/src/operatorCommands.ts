@@ -169,13 +169,24 @@ export function addDepositCommands(program: Command): void {
   deposits
     .command('recover')
     .description(
-      "move a token the service does not sweep by itself (unlisted, or sent after the address stopped being watched) from a payment's deposit address to the collector: the running service's sweeper sends it, the collector pays the gas",
+      "move a token the service does not sweep by itself (unlisted, sent after the address stopped being watched, or sent straight to a merchant's own address) from a payment's deposit address or a merchant's own address (its x402 payTo) to the collector: the running service's sweeper sends it, the collector pays the gas",
     )
-    .requiredOption('--payment <paymentId>')
+    .option('--payment <paymentId>', 'the payment whose deposit address holds it')
+    .option('--merchant <merchantId>', 'the merchant whose own address holds it')
     .requiredOption('--network <caip2>', 'e.g. eip155:8453')
     .requiredOption('--token <address>', 'the token contract')
-    .action(async ({ payment, network, token }: { payment: string; network: string; token: string }) =>
-      (await actions()).depositsRecover({ paymentId: payment, network, token }),
+    .action(
+      async ({
+        payment,
+        merchant,
+        network,
+        token,
+      }: {
+        payment?: string;
+        merchant?: string;
+        network: string;
+        token: string;
+      }) => (await actions()).depositsRecover({ payment, merchant, network, token }),
     );
 }
 

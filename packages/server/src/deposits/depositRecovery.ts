@@ -41,74 +41,99 @@ export async function unlistedDeposits(db: Db) {
   return rows;
 }
 
+/** What `paygate deposits recover` names: a payment's deposit address, or a merchant's own (its x402 `payTo`). */
+export type RecoveryRequest = { network: string; token: string } & ({ paymentId: string } | { merchantId: string });
+
 /**
- * Asks the network's sweeper (in the running service) to move one token from a payment's deposit address to the
- * collector, paying the gas: a token the network does not list, a listed one whose sweeps failed too often, or any
- * token the follower did not record (read later while many addresses are open, or sent after the address stopped
- * being watched), as the operator saw it on the chain. Refused for the native coin (swept with the payment), while
- * recorded transfers of the token wait for their own sweep, for a payment with no deposit address on the network,
- * and while a request for it is open. The token's contract runs in the sweep, so the operator decides; the service
- * never does.
+ * Asks the network's sweeper (in the running service) to move one token from a payment's deposit address, or from a
+ * merchant's own address, to the collector, paying the gas: a token the network does not list, a listed one whose
+ * sweeps failed too often, or any token the follower did not record (read later while many addresses are open, sent
+ * after the address stopped being watched, or sent straight to a merchant's address with no x402 payment), as the
+ * operator saw it on the chain. Refused for the native coin (swept with the payment), while recorded transfers of the
+ * token wait for their own sweep, for a payment with no deposit address on the network, for a merchant that does not
+ * exist, and while a request for it is open. The token's contract runs in the sweep, so the operator decides; the
+ * service never does.
  */
-export async function requestRecovery(db: Db, request: { paymentId: string; network: string; token: string }) {
+export async function requestRecovery(db: Db, request: RecoveryRequest) {
   if (!/^0x[0-9a-fA-F]{40}$/.test(request.token) || /^0x0{40}$/.test(request.token))
     throw new CliError('--token must be a token contract address (0x and 40 hex digits, not the zero address)');
   const token = request.token.toLowerCase();
+  const owner =
+    'merchantId' in request
+      ? { kind: 'merchant' as const, id: request.merchantId }
+      : { kind: 'payment' as const, id: request.paymentId };
+  const ownerName = `${owner.kind} ${owner.id}`;
   const tables = withDepositTables(db);
+  if (owner.kind === 'merchant') {
+    const merchant = await db.selectFrom('merchants').select('id').where('id', '=', owner.id).executeTakeFirst();
+    if (!merchant) throw new CliError(`no merchant ${owner.id}`);
+  }
   const failedSweeps = await db
     .selectFrom('evm_transactions')
     .select(sql<string>`count(*)::text`.as('count'))
     .where('chain', '=', request.network)
     .where('purpose', '=', DEPOSIT_SWEEP_PURPOSE)
-    .where('payment_id', '=', request.paymentId)
+    .where('payment_id', '=', owner.id)
     .where('status', '=', 'failed')
     .executeTakeFirstOrThrow();
+  // The deposits recorded at the owner's address: a merchant's are its x402 payments' transfers.
+  const atOwnersAddress = () => {
+    const deposits = tables.selectFrom('evm_deposits').where('chain', '=', request.network).where('token', '=', token);
+    return owner.kind === 'merchant'
+      ? deposits.where('address_merchant_id', '=', owner.id)
+      : deposits.where('payment_id', '=', owner.id).where('address_merchant_id', 'is', null);
+  };
   const sweepDue =
     Number(failedSweeps.count) < MAX_FAILED_SWEEPS &&
-    (await tables
-      .selectFrom('evm_deposits')
+    (await atOwnersAddress()
       .select('tx_hash')
-      .where('payment_id', '=', request.paymentId)
-      .where('chain', '=', request.network)
-      .where('token', '=', token)
       .where('asset', 'is not', null)
       .where('swept_by', 'is', null)
       .executeTakeFirst());
   if (sweepDue) {
     throw new CliError(
-      `transfers of ${token} to payment ${request.paymentId} on ${request.network} are recorded and swept without asking`,
+      `transfers of ${token} to ${ownerName} on ${request.network} are recorded and swept without asking`,
     );
   }
-  const watched = await tables
-    .selectFrom('evm_deposit_quotes')
-    .select('address')
-    .where('payment_id', '=', request.paymentId)
-    .where('chain', '=', request.network)
-    .executeTakeFirst();
-  const held = await tables
-    .selectFrom('evm_deposits')
+  const watched =
+    owner.kind === 'merchant' ||
+    (await tables
+      .selectFrom('evm_deposit_quotes')
+      .select('address')
+      .where('payment_id', '=', owner.id)
+      .where('chain', '=', request.network)
+      .executeTakeFirst());
+  const held = await atOwnersAddress()
     .select([sql<string>`count(*)::text`.as('transfers'), sql<string | null>`sum(amount)::text`.as('amount')])
-    .where('payment_id', '=', request.paymentId)
-    .where('chain', '=', request.network)
-    .where('token', '=', token)
     .where('asset', 'is', null)
     .where('swept_by', 'is', null)
     .executeTakeFirstOrThrow();
   if (held.transfers === '0' && !watched) {
     throw new CliError(
-      `no transfer of unlisted token ${token} to payment ${request.paymentId} on ${request.network} is left to recover, and the payment has no deposit address there (see \`paygate deposits unlisted\`)`,
+      `no transfer of unlisted token ${token} to payment ${owner.id} on ${request.network} is left to recover, and the payment has no deposit address there (see \`paygate deposits unlisted\`)`,
     );
   }
   const id = newId('rcv');
   const inserted = await tables
     .insertInto('evm_deposit_recoveries')
-    .values({ id, payment_id: request.paymentId, chain: request.network, token })
+    .values({
+      id,
+      ...(owner.kind === 'merchant' ? { merchant_id: owner.id } : { payment_id: owner.id }),
+      chain: request.network,
+      token,
+    })
     .onConflict((conflict) =>
-      conflict.columns(['payment_id', 'chain', 'token']).where('done_at', 'is', null).doNothing(),
+      owner.kind === 'merchant'
+        ? conflict
+            .columns(['merchant_id', 'chain', 'token'])
+            .where('done_at', 'is', null)
+            .where('merchant_id', 'is not', null)
+            .doNothing()
+        : conflict.columns(['payment_id', 'chain', 'token']).where('done_at', 'is', null).doNothing(),
     )
     .returning('id')
     .executeTakeFirst();
-  if (!inserted) throw new CliError(`a recovery of ${token} for payment ${request.paymentId} is already under way`);
+  if (!inserted) throw new CliError(`a recovery of ${token} for ${ownerName} is already under way`);
   // With no transfer recorded, the amount is what the address holds when the sweep runs.
   return { recoveryId: id, ...request, token, transfers: Number(held.transfers), amount: held.amount };
 }

@@ -68,7 +68,9 @@ export interface EvmDepositWaitsTable {
 /** The operator's request to move an unlisted token from a deposit address to the collector (migration 0032). */
 export interface EvmDepositRecoveriesTable {
   id: string;
-  payment_id: string;
+  /** The payment whose deposit address holds the token, or (`merchant_id`) the merchant whose own address does. */
+  payment_id: ColumnType<string | null, string | null | undefined, string | null>;
+  merchant_id: ColumnType<string | null, string | null | undefined, string | null>;
   chain: string;
   token: string;
   requested_at: Generated<Date>;

@@ -2,7 +2,11 @@ import { readFileSync } from 'node:fs';
 import { type Insertable, sql } from 'kysely';
 import { type Abi, type Address, erc20Abi, type Hex, type PublicClient } from 'viem';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { depositAddress, depositFactoryAddress } from '../../src/chains/evm/deposits/addresses.ts';
+import {
+  depositAddress,
+  depositFactoryAddress,
+  merchantDepositAddress,
+} from '../../src/chains/evm/deposits/addresses.ts';
 import { hasCode } from '../../src/chains/evm/deposits/factory.ts';
 import { NATIVE_TOKEN } from '../../src/chains/evm/deposits/nativeTransfers.ts';
 import {
@@ -322,6 +326,7 @@ describe('deposit sweeps: funds at deposit addresses move to the collector once,
       ).swept_by,
     ).toBe(nativeSweep?.id);
   });
+  // Each `paygate deposits` call below is a process of its own: a few seconds apiece on a busy machine.
   it('moves an unlisted token only when the operator asks (paygate deposits recover), once, marking what it took', async () => {
     const merchantId = 'mrch_recover_shop';
     const paymentId = 'pay_recover_stray';
@@ -587,7 +592,71 @@ describe('deposit sweeps: funds at deposit addresses move to the collector once,
       { account: 'collector', amount: '5000000' },
       { account: `unattributed:${merchantId}`, amount: '-5000000' },
     ]);
-  });
+  }, 180_000);
+
+  it('moves a token sent straight to a merchant’s own address when the operator asks (--merchant), holding it as unattributed for that merchant', async () => {
+    const merchantId = 'mrch_recover_own_address';
+    await closedPayments(merchantId, ['pay_recover_own_address']);
+    const address = merchantDepositAddress(env.collector, merchantId);
+    // Listed USDC a wallet sent to the merchant's x402 payTo with no x402 payment: no deposit records it.
+    await pay('USDC', address, 3_000_000n);
+    const relayer = new Relayer({ db, networks: env.networks, privateKey: env.collectorKey, clients: env.clients });
+    const sweeper = new DepositSweeper({ db, network: env.network, client: env.client, relayer });
+    const cli = (...args: string[]) => runCli(['deposits', ...args], { DATABASE_URL: database.url });
+    const usdc = ['--network', env.network.caip2, '--token', env.token('USDC').address];
+
+    const both = await cli('recover', '--payment', 'pay_x', '--merchant', merchantId, ...usdc);
+    const neither = await cli('recover', ...usdc);
+    for (const refused of [both, neither]) {
+      expect({ code: refused.code, stderr: refused.stderr }).toEqual({
+        code: 1,
+        stderr: 'paygate: name the address to empty with one of --payment <paymentId> or --merchant <merchantId>\n',
+      });
+    }
+    const unknown = await cli('recover', '--merchant', 'mrch_nobody', ...usdc);
+    expect([unknown.code, unknown.stderr]).toEqual([1, 'paygate: no merchant mrch_nobody\n']);
+    const requested = await cli('recover', '--merchant', merchantId, ...usdc);
+    expect(requested.code, requested.stderr).toBe(0);
+    const request = JSON.parse(requested.stdout);
+    expect(request).toMatchObject({
+      recoveryId: expect.stringMatching(/^rcv_/),
+      merchantId,
+      token: env.token('USDC').address.toLowerCase(),
+      transfers: 0,
+      amount: null,
+    });
+    expect((await cli('recover', '--merchant', merchantId, ...usdc)).stderr).toContain('already under way');
+
+    const collected = await balance('USDC', env.collector);
+    while (!(await hasCode(env.client, depositFactoryAddress(env.collector)))) {
+      await sweeper.step();
+      await followUntilSettled(relayer);
+    }
+    for (let round = 0; round < 3; round++) {
+      await sweeper.step();
+      await followUntilSettled(relayer);
+    }
+    expect(await balance('USDC', address)).toBe(0n);
+    expect(await balance('USDC', env.collector)).toBe(collected + 3_000_000n);
+    const sweeps = await db
+      .selectFrom('evm_transactions')
+      .select('status')
+      .where('purpose', '=', DEPOSIT_RECOVERY_PURPOSE)
+      .where('payment_id', '=', merchantId)
+      .execute();
+    expect(sweeps).toEqual([{ status: 'confirmed' }]);
+    expect(
+      await db
+        .selectFrom('ledger_entries')
+        .select(['account', 'amount'])
+        .where('entry', '=', `recovered:${request.recoveryId}`)
+        .orderBy('account')
+        .execute(),
+    ).toEqual([
+      { account: 'collector', amount: '3000000' },
+      { account: `unattributed:${merchantId}`, amount: '-3000000' },
+    ]);
+  }, 180_000);
 
   it('enters in the ledger what a sweep moved beyond the recorded deposits, once the follower has read its block', async () => {
     const merchantId = 'mrch_unexplained_shop';

@@ -50,6 +50,7 @@ import * as x402MerchantPayTo from './0048_x402_merchant_pay_to.ts';
 import * as collectorInflows from './0049_collector_inflows.ts';
 import * as inflowReturns from './0050_inflow_returns.ts';
 import * as solanaInflowCursors from './0051_solana_inflow_cursors.ts';
+import * as merchantDepositRecoveries from './0052_merchant_deposit_recoveries.ts';
 
 /** Every schema change, in order; names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -104,4 +105,5 @@ export const migrations: Record<string, Migration> = {
   '0049_collector_inflows': collectorInflows,
   '0050_inflow_returns': inflowReturns,
   '0051_solana_inflow_cursors': solanaInflowCursors,
+  '0052_merchant_deposit_recoveries': merchantDepositRecoveries,
 };

@@ -65,6 +65,12 @@ const OWNER_OF_DEPOSIT = sql`coalesce(deposit.address_merchant_id, deposit.payme
 const saltOf = (owner: AddressOwner) =>
   owner.kind === 'merchant' ? merchantDepositSalt(owner.id) : depositSalt(owner.id);
 
+/** Whose address an operator's recovery request empties: a merchant's own, or a payment's. */
+const recoveryOwner = (recovery: { payment_id: string | null; merchant_id: string | null }): AddressOwner =>
+  recovery.merchant_id === null
+    ? { kind: 'payment', id: recovery.payment_id as string }
+    : { kind: 'merchant', id: recovery.merchant_id };
+
 const addressOf = (collector: Address, owner: AddressOwner) =>
   owner.kind === 'merchant' ? merchantDepositAddress(collector, owner.id) : depositAddress(collector, owner.id);
 
@@ -265,7 +271,7 @@ export class DepositSweeper {
     const db = withDepositTables(this.options.db);
     const open = await db
       .selectFrom('evm_deposit_recoveries')
-      .select(['id', 'payment_id', 'token', 'sweep_id', 'requested_at'])
+      .select(['id', 'payment_id', 'merchant_id', 'token', 'sweep_id', 'requested_at'])
       .where('chain', '=', network.caip2)
       .where('done_at', 'is', null)
       .execute();
@@ -277,13 +283,14 @@ export class DepositSweeper {
         AND recovery.done_at IS NULL
         AND sweep.status = 'confirmed'
         AND deposit.chain = recovery.chain
-        AND deposit.payment_id = recovery.payment_id
+        AND ${OWNER_OF_DEPOSIT} = coalesce(recovery.merchant_id, recovery.payment_id)
         AND deposit.token = recovery.token
         AND deposit.swept_by IS NULL
         AND deposit.created_at < sweep.created_at
       RETURNING ${SWEPT_DEPOSIT_COLUMNS}
     `);
-    for (const recovery of open) if (recovery.sweep_id) await this.recordUnattributed(recovery);
+    for (const recovery of open)
+      if (recovery.sweep_id) await this.recordUnattributed(recovery, recoveryOwner(recovery));
     await sql`
       UPDATE evm_deposit_recoveries recovery SET done_at = now()
       FROM evm_transactions sweep
@@ -365,16 +372,14 @@ export class DepositSweeper {
   }
 
   /**
-   * A confirmed recovery of a token the network lists moved what the payment's address held: what its recorded
-   * deposits do not explain (a transfer after the watch ended) reached the collector with no record, and the ledger
-   * says so (`recovered:<request id>`, unattributed for the payment's merchant).
+   * A confirmed recovery of a token the network lists moved what the owner's address held: what its recorded
+   * deposits do not explain (a transfer after the watch ended, or straight to a merchant's address) reached the
+   * collector with no record, and the ledger says so (`recovered:<request id>`, unattributed for the merchant).
    */
-  private async recordUnattributed(recovery: {
-    id: string;
-    payment_id: string;
-    token: string;
-    sweep_id: string | null;
-  }) {
+  private async recordUnattributed(
+    recovery: { id: string; token: string; sweep_id: string | null },
+    owner: AddressOwner,
+  ) {
     const { db, network } = this.options;
     const token = network.tokens.find((listed) => listed.address?.toLowerCase() === recovery.token);
     if (!token) return;
@@ -384,8 +389,7 @@ export class DepositSweeper {
       .where('id', '=', recovery.sweep_id as string)
       .executeTakeFirst();
     if (sweep?.status !== 'confirmed' || !sweep.mined_hash) return;
-    const payment: AddressOwner = { kind: 'payment', id: recovery.payment_id };
-    const moved = (await this.movedBy(sweep.mined_hash, payment)).get(recovery.token) ?? 0n;
+    const moved = (await this.movedBy(sweep.mined_hash, owner)).get(recovery.token) ?? 0n;
     await inTransaction(db, async (trx) => {
       const recorded = await withDepositTables(trx)
         .selectFrom('evm_deposits')
@@ -395,7 +399,7 @@ export class DepositSweeper {
       const unexplained = moved - BigInt(recorded.amount);
       if (unexplained > 0n) {
         await postUnattributed(trx, `recovered:${recovery.id}`, {
-          merchantId: await merchantOf(trx, payment),
+          merchantId: await merchantOf(trx, owner),
           asset: token.caip19,
           amount: unexplained,
         });
@@ -494,17 +498,18 @@ export class DepositSweeper {
   }
 
   /**
-   * Journals and sends the factory's sweep of one unlisted token of one payment's address, and notes it on the
-   * request. A sweep journaled for the request before a crash (same payment and token, recorded after the request)
+   * Journals and sends the factory's sweep of one token of one payment's or merchant's address, and notes it on the
+   * request. A sweep journaled for the request before a crash (same owner and token, recorded after the request)
    * is taken as its own instead of signing a second.
    */
   private async recover(
     factory: Address,
-    recovery: { id: string; payment_id: string; token: string; requested_at: Date },
+    recovery: { id: string; payment_id: string | null; merchant_id: string | null; token: string; requested_at: Date },
   ): Promise<string> {
     const { db } = this.options;
+    const owner = recoveryOwner(recovery);
     const journaled = await this.unfailed(DEPOSIT_RECOVERY_PURPOSE)
-      .where('payment_id', '=', recovery.payment_id)
+      .where('payment_id', '=', owner.id)
       .where('created_at', '>=', recovery.requested_at)
       .where(namesToken(sql.ref('data'), sql`${recovery.token}`))
       .executeTakeFirst();
@@ -515,10 +520,10 @@ export class DepositSweeper {
         data: encodeFunctionData({
           abi: depositFactoryAbi,
           functionName: 'sweep',
-          args: [depositSalt(recovery.payment_id), [recovery.token as Address]],
+          args: [saltOf(owner), [recovery.token as Address]],
         }),
         purpose: DEPOSIT_RECOVERY_PURPOSE,
-        paymentId: recovery.payment_id,
+        paymentId: owner.id,
         gas: sweepGas(1),
       }));
     await withDepositTables(db)

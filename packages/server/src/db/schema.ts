@@ -272,7 +272,7 @@ export interface SolanaTransactionsTable {
   id: Generated<string>;
   /** CAIP-2 id of the Solana network. */
   network: string;
-  purpose: 'payment' | 'settlement' | 'refund' | 'inflow_return';
+  purpose: 'payment' | 'settlement' | 'refund' | 'inflow_return' | 'x402_pay_to_account' | 'x402_sweep';
   /** The payment (or settlement batch) id the transaction belongs to. */
   reference: string;
   /** The fee payer's signature: the transaction id, known before sending. */

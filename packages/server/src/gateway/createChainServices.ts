@@ -10,6 +10,7 @@ import { silentLogger } from '../log.ts';
 import { evmDepositOutcomes, evmDepositSeen } from '../deposits/depositOutcomes.ts';
 import { judgeCollectorInflows } from '../collectorInflows/judgeInflows.ts';
 import { withX402Deposits } from '../x402/x402Deposits.ts';
+import { withX402SvmDeposits } from '../x402/x402SvmDeposits.ts';
 
 /** Starts every namespace's chain adapter, reporting what their transfers' ends mean for payments and settlements. */
 export async function createChainServices(options: ChainServicesOptions): Promise<ChainServices> {
@@ -21,7 +22,10 @@ export async function createChainServices(options: ChainServicesOptions): Promis
     clock,
     log,
   };
-  const onFinal = withX402Deposits(outcomeContext.chains, paymentTransferOutcomes(outcomeContext));
+  const onFinal = withX402SvmDeposits(
+    outcomeContext.chains,
+    withX402Deposits(outcomeContext.chains, paymentTransferOutcomes(outcomeContext)),
+  );
   const of = (namespace: Namespace) => options.networks.filter((network) => network.namespace === namespace);
   const common = { db: options.db, onFinal, clock, log };
   const buyerTransferDeadlineMs = options.buyerTransferDeadlineMs ?? 15 * 60_000;

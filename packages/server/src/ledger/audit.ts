@@ -6,6 +6,7 @@ import type { ChainReadPoint, PayoutSender } from '../payouts/payout.ts';
 import type { ChainRegistry, NetworkInfo, TokenInfo } from '../chains/registry.ts';
 import { type AmountsByAccount, finalBlockNumber } from '../chains/evm/balances.ts';
 import { commitmentFor } from '../chains/solana/transactionSender.ts';
+import { withX402SvmTables } from '../chains/solana/x402MerchantAccounts.ts';
 import { withDepositTables } from '../deposits/depositTables.ts';
 import { PAYOUTS_IN_FLIGHT, UNSOLICITED } from './ledger.ts';
 
@@ -202,7 +203,10 @@ async function ledgerBalances(db: Db, account: string): Promise<Map<string, bigi
 export interface AuditedLedger {
   collector: Map<string, bigint>;
   depositAddresses: Map<string, bigint>;
-  /** Each deposit address holding an unswept deposit of a listed token, with the asset. */
+  /**
+   * Each deposit address holding an unswept deposit of a listed token, with the asset; on Solana the owner of a
+   * merchant's x402 token account (what its associated token account of the asset holds is read).
+   */
   unswept: { chain: string; address: string; asset: string | null }[];
 }
 
@@ -219,13 +223,22 @@ export function readAuditedLedger(db: Db): Promise<AuditedLedger> {
     .execute(async (snapshot) => ({
       collector: await ledgerBalances(snapshot, 'collector'),
       depositAddresses: await ledgerBalances(snapshot, 'deposit_addresses'),
-      unswept: await withDepositTables(snapshot)
-        .selectFrom('evm_deposits')
-        .select(['chain', 'address', 'asset'])
-        .distinct()
-        .where('swept_by', 'is', null)
-        .where('asset', 'is not', null)
-        .execute(),
+      unswept: [
+        ...(await withDepositTables(snapshot)
+          .selectFrom('evm_deposits')
+          .select(['chain', 'address', 'asset'])
+          .distinct()
+          .where('swept_by', 'is', null)
+          .where('asset', 'is not', null)
+          .execute()),
+        ...(await withX402SvmTables(snapshot)
+          .selectFrom('solana_x402_deposits as deposit')
+          .leftJoin('solana_x402_sweeps as sweep', 'sweep.id', 'deposit.sweep_id')
+          .select(['deposit.network as chain', 'deposit.owner as address', 'deposit.asset'])
+          .distinct()
+          .where((eb) => eb.or([eb('sweep.status', 'is', null), eb('sweep.status', '<>', 'swept')]))
+          .execute()),
+      ],
     }));
 }
 
@@ -335,7 +348,10 @@ export interface DepositAddressesCheck {
   chain: string;
   ledger: string;
   difference: string;
-  /** Where `chain` was read (`block <number>`); absent when no address held a deposit of the asset to read. */
+  /**
+   * Where `chain` was read (`block <number>`, or the commitment on Solana); absent when no address held a deposit of
+   * the asset to read.
+   */
   readAt?: string;
 }
 
@@ -347,20 +363,31 @@ export type EvmBalanceReader = (
   blockNumber: bigint,
 ) => Promise<AmountsByAccount>;
 
+/** Reads what the associated token accounts of `owners` hold of `tokens` on a Solana network at `commitment`. */
+export type SolanaBalanceReader = (
+  network: NetworkInfo,
+  owners: string[],
+  tokens: TokenInfo[],
+  commitment: 'confirmed' | 'finalized',
+) => Promise<Pick<AmountsByAccount, 'of'>>;
+
 /**
  * What the deposit addresses hold of every listed token and native coin, on the chain against the ledger's
- * `deposit_addresses` account: the deposits recorded and not swept yet. The addresses read are those holding such
+ * `deposit_addresses` account: the deposits recorded and not swept yet, on Solana those at merchants' x402 token
+ * accounts (read with `readSolanaBalances`). The addresses read are those holding such
  * deposits, each in the assets of its deposits; more there than the deposits explain (a transfer not recorded) or
  * less (value gone without a sweep) is a difference. The chain is read where the ledger is (`readPoints`, see
  * `finalReadPoints`: the network's newest final block, the one the collector's check reads too when given the same
- * `readPoints`), so a deposit or a sweep mined but not final yet shows on neither side; what can still differ for a
- * moment is one final that the network's deposit follower, or the follower of the sweep, has not recorded yet.
+ * `readPoints`, or the commitment on Solana), so a deposit or a sweep mined but not final yet shows on neither side;
+ * what can still differ for a moment is one final that the network's deposit follower, or the follower of the sweep,
+ * has not recorded yet.
  */
 export async function auditDepositAddresses(
   audited: AuditedLedger,
   chains: ChainRegistry,
   readBalances: EvmBalanceReader,
   readPoints: ChainReadPoints,
+  readSolanaBalances?: SolanaBalanceReader,
 ): Promise<DepositAddressesCheck[]> {
   const { depositAddresses: ledger, unswept: holding } = audited;
   const held = new Map<string, { amount: bigint; at: ChainReadPoint }>();
@@ -369,9 +396,13 @@ export async function auditDepositAddresses(
     const tokens = network.tokens.filter((token) => here.some((row) => row.asset === token.caip19));
     if (!tokens.length) continue;
     const at = await readPoints(network);
-    if (!('block' in at))
-      throw new Error(`deposit addresses on ${network.caip2} are read at a block, not ${at.commitment}`);
-    const balances = await readBalances(network, [...new Set(here.map((row) => row.address))], tokens, at.block);
+    const owners = [...new Set(here.map((row) => row.address))];
+    if (!('block' in at) && !readSolanaBalances)
+      throw new Error(`the x402 token accounts on ${network.caip2} are read with a Solana balance reader`);
+    const balances =
+      'block' in at
+        ? await readBalances(network, owners, tokens, at.block)
+        : await (readSolanaBalances as SolanaBalanceReader)(network, owners, tokens, at.commitment);
     for (const row of here) {
       const token = tokens.find((candidate) => candidate.caip19 === row.asset) as TokenInfo;
       const amount = (held.get(token.caip19)?.amount ?? 0n) + balances.of(row.address, token);

@@ -12,8 +12,16 @@ import type { Db } from '../db/database.ts';
 import { createChainServices } from '../gateway/createChainServices.ts';
 import { CliError } from '../operatorDatabase.ts';
 import { payoutSenders } from '../payouts/index.ts';
-import { auditCollector, auditDepositAddresses, finalReadPoints, readAuditedLedger } from './audit.ts';
+import {
+  auditCollector,
+  auditDepositAddresses,
+  finalReadPoints,
+  readAuditedLedger,
+  type SolanaBalanceReader,
+} from './audit.ts';
 import { readBalances } from '../chains/evm/index.ts';
+import type { SolanaChain } from '../chains/solana/solanaChain.ts';
+import { readSolanaBalances } from '../chains/solana/readSolanaBalances.ts';
 
 /**
  * The collector's balances, and the deposit addresses', on the configured networks against the ledger, for `paygate
@@ -47,7 +55,29 @@ export async function auditConfiguredChains(db: Db, config: Config) {
       chains,
       (network, owners, tokens, blockNumber) => readBalances(clients.for(network), owners, tokens, blockNumber),
       readPoints,
+      solanaBalanceReader(services.solana),
     ),
+  };
+}
+
+/** What merchants' x402 token accounts hold on a Solana network, read through the network's node. */
+export function solanaBalanceReader(chain: Pick<SolanaChain, 'networks'>): SolanaBalanceReader {
+  return async (network, owners, tokens, commitment) => {
+    const solana = chain.networks.get(network.caip2);
+    if (!solana) throw new Error(`${network.caip2} is not configured`);
+    const balances = await readSolanaBalances(
+      solana.rpc,
+      owners,
+      tokens.map((token) => token.address),
+      { commitment },
+    );
+    return {
+      of: (owner, token) => {
+        const amount = balances[owner]?.tokens[token.address];
+        if (amount === undefined) throw new Error(`no amount read for ${owner} in ${token.caip19}`);
+        return amount;
+      },
+    };
   };
 }
 

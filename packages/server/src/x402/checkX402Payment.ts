@@ -9,7 +9,7 @@ import type { FacilitatorRequest } from './x402Schemas.ts';
 /**
  * Checks an x402 `exact` payment for the merchant by its network's namespace and its payload: on EVM networks an
  * EIP-3009 authorisation or a Permit2 permit through x402's proxy paying the merchant's own address, on Solana an SPL
- * transfer to the collector. Throws X402Refusal with x402's reason; nothing is recorded or sent.
+ * transfer to the merchant's own token account. Throws X402Refusal with x402's reason; nothing is recorded or sent.
  */
 export function checkX402Payment(
   ctx: AppContext,
@@ -18,7 +18,7 @@ export function checkX402Payment(
   merchantId: string,
 ): Promise<CheckedX402Payment> {
   if (ctx.chains.network(request.paymentRequirements.network)?.namespace === 'solana')
-    return checkExactSvmPayment(ctx, services, request);
+    return checkExactSvmPayment(ctx, services, request, merchantId);
   return isPermit2Payload(request)
     ? checkExactPermit2Payment(ctx, services, request, merchantId)
     : checkExactEvmPayment(ctx, services, request, merchantId);

@@ -13,11 +13,13 @@ import {
   type Transaction,
   verifySignature,
 } from '@solana/kit';
-import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
+import { TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
+import { tokenAccountOf } from '../chains/solana/x402MerchantAccounts.ts';
 import type { AppContext } from '../context.ts';
 import { readingChain } from '../gateway/chainFailures.ts';
 import type { ChainServices } from '../gateway/chainServices.ts';
 import { X402_REASONS, X402Refusal } from './reasons.ts';
+import { x402PayTo } from './x402PayTo.ts';
 import { type CheckedX402Payment, checkRequirements, fiatOf, refuse, resourceUrlOf } from './x402Requirements.ts';
 import type { FacilitatorRequest } from './x402Schemas.ts';
 
@@ -106,23 +108,26 @@ async function payerSignature(transaction: Transaction, payer: Address, feePayer
 }
 
 /**
- * Checks an x402 `exact` payment on Solana as far as it can be without the database, in x402's terms: the
- * requirements (`checkRequirements`), the fee payer (the collector, which must be `extra.feePayer`), and the
- * transaction the agent signed: a compute unit limit and price within what the collector pays for, one SPL
- * `TransferChecked` of exactly the amount of the token to the collector's token account, at most one memo, no other
- * instruction, nothing of the collector's in any instruction, and the agent's valid signature with the collector's
- * slot empty. Its `checkOnChain` simulates the transaction.
+ * Checks an x402 `exact` payment on Solana for the merchant as far as it can be without the database, in x402's
+ * terms: the requirements (`checkRequirements`, `payTo` the merchant's own owner, `x402PayTo`), the fee payer (the
+ * collector, which must be `extra.feePayer`), and the transaction the agent signed: a compute unit limit and price
+ * within what the collector pays for, one SPL `TransferChecked` of exactly the amount of the token to the merchant
+ * owner's token account (so a payload made for one merchant pays no other), at most one memo, no other instruction,
+ * nothing of the collector's in any instruction, and the agent's valid signature with the collector's slot empty.
+ * Its `checkOnChain` simulates the transaction.
  */
 export async function checkExactSvmPayment(
   ctx: AppContext,
   services: ChainServices,
   request: FacilitatorRequest,
+  merchantId: string,
 ): Promise<CheckedX402Payment> {
   const collector = services.solana.collector.address;
+  const payTo = x402PayTo(services, merchantId, 'solana');
   const { network, token, amount } = checkRequirements(ctx, request, {
     namespace: 'solana',
-    payTo: collector,
-    payToMismatch: 'invalidRequirements',
+    payTo,
+    payToMismatch: 'svmRecipientMismatch',
     isToken: (candidate, asset) => candidate.method === 'spl' && candidate.address === asset,
   });
   const solana = services.solana.networks.get(network.caip2);
@@ -158,13 +163,12 @@ export async function checkExactSvmPayment(
   if (instructions.some((instruction) => instruction.accounts?.some((account) => account.address === collector)))
     refuse('svmFeePayerTransferring', 'the fee payer may not take part in any instruction');
   if (mint !== token.address) refuse('svmMintMismatch', `the transfer is of ${mint}, not ${token.address}`);
-  const [collectorTokenAccount] = await findAssociatedTokenPda({
-    owner: address(collector),
-    mint: address(token.address),
-    tokenProgram: TOKEN_PROGRAM_ADDRESS,
-  });
-  if (destination !== collectorTokenAccount)
-    refuse('svmRecipientMismatch', `the transfer pays ${destination}, not the collector's token account`);
+  const merchantTokenAccount = await tokenAccountOf(payTo, token.address);
+  if (destination !== merchantTokenAccount)
+    refuse(
+      'svmRecipientMismatch',
+      `the transfer pays ${destination}, not the merchant's token account ${merchantTokenAccount}`,
+    );
   const transferred = littleEndian(data, 1, 8);
   if (transferred !== amount)
     refuse('svmAmountMismatch', `the transfer is of ${transferred}, the requirements ask ${amount}`);
@@ -189,7 +193,7 @@ export async function checkExactSvmPayment(
     network,
     token,
     payer,
-    merchantAddress: null,
+    merchantAddress: payTo,
     identity: { asset: token.caip19, payer, nonce: signature },
     signature,
     amount,

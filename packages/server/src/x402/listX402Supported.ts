@@ -34,7 +34,7 @@ const SupportedResponse = Type.Object(
           {
             payTo: Type.String({
               description:
-                "The requirements' `payTo`: on EVM networks the merchant's own address (the same on each), which the buyer's signature names, so a payload made for one merchant pays no other; on Solana the service's collector",
+                "The requirements' `payTo`, the merchant's own, which the buyer's signature names, so a payload made for one merchant pays no other: on EVM networks the merchant's own address (the same on each); on Solana the merchant's own owner, whose associated token account of the mint is paid (the service creates it before answering)",
             }),
             feePayer: Type.Optional(
               Type.String({
@@ -103,7 +103,7 @@ export function registerListX402Supported(app: App, ctx: AppContext): void {
         tags: ['x402'],
         summary: 'x402 facilitator: what it settles for the merchant',
         description:
-          "x402's supported kinds for the merchant in `Merchant-Id`: the `exact` scheme (x402 version 2) on each network the service follows that has stablecoins it takes (on EVM networks EIP-3009 tokens, and any of its ERC-20 stablecoins through Permit2; SPL tokens on Solana), with the address the merchant's payments must be paid to (`extra.payTo`: on EVM networks the merchant's own, which the buyer's signature then names, so verify and settle refuse a payload made for another merchant with `invalid_exact_evm_recipient_mismatch` or `invalid_permit2_recipient_mismatch`; on Solana the collector, also the fee payer, `extra.feePayer`) and the tokens (`extra.assets`, on EVM with how each may be paid and the EIP-3009 tokens' EIP-712 domains); `signers` names the collectors, which send or co-sign the settling transactions. What reaches a merchant's address is swept to the collector.",
+          "x402's supported kinds for the merchant in `Merchant-Id`: the `exact` scheme (x402 version 2) on each network the service follows that has stablecoins it takes (on EVM networks EIP-3009 tokens, and any of its ERC-20 stablecoins through Permit2; SPL tokens on Solana), with the address the merchant's payments must be paid to (`extra.payTo`, the merchant's own, which the buyer's signature then names, so verify and settle refuse a payload made for another merchant with `invalid_exact_evm_recipient_mismatch`, `invalid_permit2_recipient_mismatch` or `invalid_exact_svm_payload_recipient_mismatch`: on EVM networks its own address, on Solana its own owner, whose associated token account of each token the service creates before answering; on Solana the collector is the fee payer, `extra.feePayer`) and the tokens (`extra.assets`, on EVM with how each may be paid and the EIP-3009 tokens' EIP-712 domains); `signers` names the collectors, which send or co-sign the settling transactions. What reaches a merchant's address or token account is swept to the collector.",
         headers: MerchantIdHeader,
         response: { 200: SupportedResponse, ...errorResponses(404, 503) },
       },
@@ -114,12 +114,26 @@ export function registerListX402Supported(app: App, ctx: AppContext): void {
       const kinds = await Promise.all(
         x402Tokens(ctx).map(async ({ network, tokens }) => {
           const payTo = x402PayTo(services, merchant.id, network.namespace);
-          const assets = await Promise.all(tokens.map((token) => supportedAsset(services, network, token)));
+          const solana = network.namespace === 'solana';
+          const [assets] = await Promise.all([
+            Promise.all(tokens.map((token) => supportedAsset(services, network, token))),
+            // An x402 SVM transaction cannot create the account it pays, so it exists before a buyer is told to pay it.
+            solana &&
+              services.solana.networks
+                .get(network.caip2)
+                ?.x402Accounts.ensure(
+                  merchant.id,
+                  tokens.map((token) => token.address),
+                )
+                .catch((error: unknown) => {
+                  request.log.warn(`x402 token accounts of ${merchant.id}: ${(error as Error).message}`);
+                }),
+          ]);
           return {
             x402Version: X402_VERSION,
             scheme: 'exact',
             network: network.caip2,
-            extra: { payTo, ...(network.namespace === 'solana' ? { feePayer: payTo } : {}), assets },
+            extra: { payTo, ...(solana ? { feePayer: services.solana.collector.address } : {}), assets },
           };
         }),
       );

@@ -5,15 +5,16 @@ import type { Db } from '../db/database.ts';
 import type { ChainServices } from '../gateway/chainServices.ts';
 
 /**
- * The address a merchant's x402 payments on `namespace` pay, the requirements' `payTo`. On EVM networks the
- * merchant's own deposit address (the collector's factory's, keyed by the merchant; swept to the collector), so the
- * buyer's signature names the merchant and no other merchant can settle the payload as its own. On Solana the
- * collector, for every merchant.
+ * The address a merchant's x402 payments on `namespace` pay, the requirements' `payTo`, so the buyer's signature
+ * names the merchant and no other merchant can settle the payload as its own. On EVM networks the merchant's own
+ * deposit address (the collector's factory's, keyed by the merchant); on Solana the merchant's own owner (a key
+ * derived from the collector's seed and the merchant), whose associated token account of the mint is paid. Both are
+ * swept to the collector.
  */
 export function x402PayTo(services: ChainServices, merchantId: string, namespace: Namespace): string {
   return namespace === 'eip155'
     ? merchantDepositAddress(services.evm.collector, merchantId)
-    : services.solana.collector.address;
+    : services.solana.collector.merchantOwner(merchantId);
 }
 
 /**

@@ -29,8 +29,8 @@ export interface CheckedX402Payment {
   token: TokenInfo;
   /** The account that pays, as its chain writes it. */
   payer: string;
-  /** The merchant's own address the payload pays (EVM), lower case; null where it pays the collector (Solana). */
-  merchantAddress: string | null;
+  /** The merchant's own address the payload pays: on EVM networks lower case, on Solana the merchant's owner. */
+  merchantAddress: string;
   /**
    * What the payload is known by on chain, whoever sends it: the token, the payer and the EIP-3009 nonce (lower
    * case); Permit2 on the network (`<caip2>:<permit2>`), the owner and the Permit2 nonce (decimal), since Permit2

@@ -60,12 +60,15 @@ describe('GET /v1/x402/supported', () => {
       });
     }
     const solanaCollector = testbed.service.services.solana.collector.address;
+    // On Solana the merchant's own owner, not the collector, which pays the fee.
+    const solanaPayTo = testbed.service.services.solana.collector.merchantOwner(testbed.merchantId);
+    expect(solanaPayTo).not.toBe(solanaCollector);
     expect(supported.kinds.find((kind) => kind.network === manifest.solana.caip2)).toEqual({
       x402Version: 2,
       scheme: 'exact',
       network: manifest.solana.caip2,
       extra: {
-        payTo: solanaCollector,
+        payTo: solanaPayTo,
         feePayer: solanaCollector,
         assets: [{ asset: manifest.solana.tokens[0]?.address, symbol: 'USDC', decimals: 6, peggedTo: 'USD' }],
       },

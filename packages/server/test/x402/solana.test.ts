@@ -28,6 +28,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSolanaBalances } from '../../src/chains/solana/readSolanaBalances.ts';
 import { solanaRpc } from '../../src/chains/solana/rpc.ts';
 import { auditOfMerchant } from '../support/ledgerAudit.ts';
+import { call } from '../support/testServer.ts';
 import { listedPayment, SOLANA_DEVNET_CAIP2, startX402Testbed, type X402Testbed } from './support.ts';
 
 const NETWORK = SOLANA_DEVNET_CAIP2 as `${string}:${string}`;
@@ -36,12 +37,16 @@ const PRICE = '1000';
 let testbed: X402Testbed;
 let mint: string;
 let collector: string;
+/** The merchant's own owner, whose token account its x402 payments on Solana pay. */
+let payTo: string;
 
 beforeAll(async () => {
   // The devnet's Solana node, followed as Solana Devnet: x402's SVM packages take no other Solana network.
   testbed = await startX402Testbed({ solanaCaip2: SOLANA_DEVNET_CAIP2 });
   mint = testbed.service.devnet.manifest.solana.tokens.find((token) => token.symbol === 'USDC')?.address as string;
   collector = testbed.service.services.solana.collector.address;
+  const supported = await call(testbed.service.server, '/v1/x402/supported', { headers: testbed.headers() });
+  payTo = supported.body.kinds.find((kind: { network: string }) => kind.network === NETWORK).extra.payTo;
 });
 
 afterAll(async () => {
@@ -65,7 +70,7 @@ function requirements(amount: string, extra: Record<string, unknown> = {}): Paym
     network: NETWORK,
     asset: mint,
     amount,
-    payTo: collector,
+    payTo,
     maxTimeoutSeconds: 60,
     extra: { feePayer: collector, ...extra },
   };
@@ -82,7 +87,7 @@ async function usdcOf(owner: string): Promise<bigint> {
 }
 
 describe('x402 exact on Solana, through the facilitator', () => {
-  it("settles x402's SVM client's transfer: exactly the amount to the collector, which pays the fee; a payment of the merchant", async () => {
+  it("settles x402's SVM client's transfer: exactly the amount to the merchant's token account, the collector paying the fee; a payment of the merchant", async () => {
     const buyer = (await buyerSigner('alice')).address;
     const accepted = requirements('250000');
     const signed = await payload('alice', accepted);
@@ -100,7 +105,9 @@ describe('x402 exact on Solana, through the facilitator', () => {
       extra: { paymentId: expect.stringMatching(/^pay_/) },
     });
     expect(await usdcOf(buyer)).toBe(buyerBefore - 250_000n);
-    expect(await usdcOf(collector)).toBe(collectorBefore + 250_000n);
+    // Paid into the merchant's token account, then swept into the collector's.
+    await expect.poll(() => usdcOf(collector), { timeout: 30_000, interval: 200 }).toBe(collectorBefore + 250_000n);
+    expect(await usdcOf(payTo)).toBe(0n);
 
     const { item } = await listedPayment(testbed, settled.body.extra.paymentId);
     expect(item).toMatchObject({
@@ -261,7 +268,7 @@ describe('an Express API charging per request on Solana through paygate', () => 
       paymentMiddleware(
         {
           'GET /quote': {
-            accepts: { scheme: 'exact', network: NETWORK, payTo: collector, price: { amount: PRICE, asset: mint } },
+            accepts: { scheme: 'exact', network: NETWORK, payTo, price: { amount: PRICE, asset: mint } },
             description: 'A quote',
           },
         },
@@ -279,7 +286,7 @@ describe('an Express API charging per request on Solana through paygate', () => 
         unpaid.headers.get(name),
       );
       expect(required.accepts).toEqual([
-        expect.objectContaining({ network: NETWORK, amount: PRICE, payTo: collector, extra: { feePayer: collector } }),
+        expect.objectContaining({ network: NETWORK, amount: PRICE, payTo, extra: { feePayer: collector } }),
       ]);
 
       const buyer = (await buyerSigner('bob')).address;

@@ -63,8 +63,17 @@ async function startDevnetServiceAs(solanaCaip2: string | undefined): Promise<De
   const collector = await collectorAddresses(keys);
   const funded = await devnet.fund({ evm: [collector.evm], solana: [collector.solana] });
   const servicesDb = connect(database.url, 4);
-  // The faucet's credit is the operator's funding in the ledger, so the ledger matches the chain from the start.
-  await recordFunding(servicesDb, funded);
+  // The faucet's credit is the operator's funding in the ledger, so the ledger matches the chain from the start;
+  // on Solana under the id the network is followed as.
+  const solanaId = devnet.manifest.solana.caip2;
+  await recordFunding(
+    servicesDb,
+    funded.map((credit) =>
+      solanaCaip2 && credit.asset.startsWith(`${solanaId}/`)
+        ? { ...credit, asset: `${solanaCaip2}${credit.asset.slice(solanaId.length)}` }
+        : credit,
+    ),
+  );
   let serverUrl = '';
   const services = await createChainServices({
     db: servicesDb,

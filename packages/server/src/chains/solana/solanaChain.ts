@@ -6,6 +6,7 @@ import { sharedFor } from '../../memo.ts';
 import { SolanaCollectorInflowFollower } from './collectorInflows.ts';
 import { SolanaPayFollower, type SolanaPayTransferHandler } from './solanaPayFollower.ts';
 import { commitmentFor, SolanaTransactionSender } from './transactionSender.ts';
+import { X402MerchantAccounts } from './x402MerchantAccounts.ts';
 
 export interface SolanaNetworkServices {
   rpc: SolanaRpc;
@@ -15,6 +16,8 @@ export interface SolanaNetworkServices {
    * their transactions' lifetimes with one call per slot, not one each.
    */
   blockHeight: () => Promise<bigint>;
+  /** The merchants' x402 token accounts: created before they are paid, swept into the collector's. */
+  x402Accounts: X402MerchantAccounts;
 }
 
 /** The Solana chain services: one collector key pair, and per network its RPC client and journaled sender. */
@@ -36,6 +39,8 @@ export interface SolanaChainOptions extends ChainAdapterOptions {
 
 /** How often the collector's accounts are read for transfers into them: a few reads per pass, whatever the load. */
 const INFLOW_READ_MS = 2_000;
+/** How often the merchants' x402 token accounts are looked at for deposits to sweep. */
+const X402_SWEEP_MS = 2_000;
 
 export function startSolanaChain(options: SolanaChainOptions): SolanaChain {
   const { db, collector, onFinal, onSolanaPayTransfer, log } = options;
@@ -54,7 +59,17 @@ export function startSolanaChain(options: SolanaChainOptions): SolanaChain {
       commitment: commitmentFor(network.confirmations),
       onFinal,
     });
-    networks.set(network.caip2, { rpc, sender, blockHeight });
+    const x402Accounts = new X402MerchantAccounts({ db, rpc, sender, network: network.caip2, collector, log });
+    networks.set(network.caip2, { rpc, sender, blockHeight, x402Accounts });
+    const splTokens = network.tokens.filter((token) => token.method === 'spl');
+    let sweptAt = 0;
+    const sweepX402Accounts = async () => {
+      if (Date.now() - sweptAt < X402_SWEEP_MS) return;
+      sweptAt = Date.now();
+      await x402Accounts.sweep(splTokens).catch((error: unknown) => {
+        log.warn(`sweeping x402 token accounts on ${network.caip2} failed: ${(error as Error).message}`);
+      });
+    };
     const solanaPay =
       onSolanaPayTransfer &&
       new SolanaPayFollower({
@@ -106,7 +121,12 @@ export function startSolanaChain(options: SolanaChainOptions): SolanaChain {
       {
         chain: network.caip2,
         step: async () => {
-          const [journal, requests] = await Promise.all([sender.follow(), followSolanaPay(), followInflows()]);
+          const [journal, requests] = await Promise.all([
+            sender.follow(),
+            followSolanaPay(),
+            followInflows(),
+            sweepX402Accounts(),
+          ]);
           return { nextStepInMs: journal.busy || requests ? slotMs : 1000 };
         },
       },

@@ -26,7 +26,13 @@ import { postNetworkFee } from '../../ledger/ledger.ts';
 import { lamportsTransferredFrom } from './systemTransfers.ts';
 import type { FetchedSolanaTransaction } from './validateSolanaPayTransfer.ts';
 
-export type SolanaTransactionPurpose = 'payment' | 'settlement' | 'refund' | 'inflow_return';
+export type SolanaTransactionPurpose =
+  | 'payment'
+  | 'settlement'
+  | 'refund'
+  | 'inflow_return'
+  | 'x402_pay_to_account'
+  | 'x402_sweep';
 export type SolanaJournalEntry = Selectable<SolanaTransactionsTable>;
 
 /**

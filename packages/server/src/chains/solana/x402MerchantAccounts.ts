@@ -28,11 +28,11 @@ import type { SolanaTransactionSender } from './transactionSender.ts';
 type Numeric = ColumnType<string, string | bigint, string | bigint>;
 
 /** The journal's purpose of the transaction that creates a merchant's x402 token account. */
-export const X402_PAY_TO_ACCOUNT_PURPOSE = 'x402_pay_to_account';
+const X402_PAY_TO_ACCOUNT_PURPOSE = 'x402_pay_to_account';
 /** The journal's purpose of a sweep of a merchant's x402 token account into the collector's. */
 export const X402_SWEEP_PURPOSE = 'x402_sweep';
 /** Tries of one sweep that failed on chain before it is left for the operator. */
-export const MAX_FAILED_X402_SWEEPS = 3;
+const MAX_FAILED_X402_SWEEPS = 3;
 
 /** What an x402 payment's transfer brought to its merchant's token account on Solana (migration 0054). */
 export interface SolanaX402DepositsTable {

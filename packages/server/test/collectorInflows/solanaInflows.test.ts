@@ -25,25 +25,17 @@ import {
 } from '@solana-program/token';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src/clock.ts';
-import { askInflowReturn, InflowReturnWorker } from '../../src/collectorInflows/inflowReturns.ts';
+import { askInflowReturn } from '../../src/collectorInflows/inflowReturns.ts';
 import { inTransaction } from '../../src/db/database.ts';
-import {
-  auditCollector,
-  auditNegativeBalances,
-  auditPayoutsInFlight,
-  auditUnsolicitedInflows,
-  finalReadPoints,
-  readAuditedLedger,
-} from '../../src/ledger/audit.ts';
+import { auditNegativeBalances, auditPayoutsInFlight, auditUnsolicitedInflows } from '../../src/ledger/audit.ts';
 import { recordFunding } from '../../src/ledger/funding.ts';
 import { postFunding } from '../../src/ledger/ledger.ts';
-import { payoutSenders } from '../../src/payouts/index.ts';
 import { readSolanaBalances } from '../../src/chains/solana/readSolanaBalances.ts';
 import { type GatewayTestbed, startGatewayTestbed } from '../gateway/support/gatewayTestbed.ts';
 import { payInUsdc } from '../settlement/support.ts';
 import { ledgerBalanceOf } from '../support/ledgerAudit.ts';
 import { NO_CHAIN_ENV, runCli } from '../support/serverProcess.ts';
+import { collectorInflowChecks } from './support.ts';
 
 /** How long a transfer into the collector waits for a record to claim it before it is judged unsolicited. */
 const GRACE_MS = 5_000;
@@ -59,27 +51,9 @@ describe('transfers into the Solana collector that no record holds, on the devne
   const sol = () => solana().nativeToken;
   const collector = () => testbed.services.solana.collector.address;
   const rpc = () => createSolanaRpc(solana().rpcUrl);
-  const inflowsOf = (signature: string) =>
-    testbed.server.db.selectFrom('collector_inflows').selectAll().where('tx_hash', '=', signature).execute();
-  const audit = async () =>
-    auditCollector(
-      await readAuditedLedger(testbed.server.db),
-      testbed.chains,
-      payoutSenders({ db: testbed.server.db, chains: testbed.chains, services: testbed.services, clock: systemClock }),
-      finalReadPoints((network) => testbed.services.evm.clients.for(network)),
-    );
+  const { inflowsOf, audit, judged, returnedAll } = collectorInflowChecks(() => testbed);
   const differingOnSolana = async () =>
     (await audit()).filter((line) => line.difference !== '0' && line.asset.startsWith('solana:'));
-  /** Waits until the follower judged each of a transaction's inflows; its rows. */
-  const judged = async (signature: string, count = 1) => {
-    await expect
-      .poll(async () => (await inflowsOf(signature)).filter((row) => row.outcome !== null).length, {
-        timeout: 60_000,
-        interval: 1_000,
-      })
-      .toBe(count);
-    return inflowsOf(signature);
-  };
   /** Waits until the node holds a transaction at `confirmed`. */
   const confirmed = async (signature: string) => {
     await expect
@@ -220,25 +194,7 @@ describe('transfers into the Solana collector that no record holds, on the devne
     expect(asked.code, asked.stderr).toBe(0);
     expect(await ledgerBalanceOf(testbed.server.db, 'unsolicited', usdc().caip19)).toBe(owedBefore - 2_500_000n);
 
-    const returns = new InflowReturnWorker({
-      db: testbed.server.db,
-      chains: testbed.chains,
-      services: testbed.services,
-      clock: systemClock,
-    });
-    await Promise.all([returns.runOnce(), returns.runOnce()]);
-    await expect
-      .poll(
-        async () => {
-          await returns.runOnce();
-          return [
-            (await inflowsOf(tokenSignature))[0]?.return_status,
-            (await inflowsOf(solSignature))[0]?.return_status,
-          ];
-        },
-        { timeout: 60_000, interval: 1_000 },
-      )
-      .toEqual(['returned', 'returned']);
+    await returnedAll([tokenSignature, solSignature]);
     const after = await balancesOf(sender.address);
     expect(after.tokens[usdc().address]).toBe(before.tokens[usdc().address]);
     // Back in full: the sender paid only the fees of its own two transactions, 5,000 lamports a signature.

@@ -149,6 +149,29 @@ describe("x402 payTo on Solana: each merchant's own token account, named by the 
     expect((await solanaKind(testbed.headers())).extra.payTo).toBe(kindA.extra.payTo);
   });
 
+  it("creates a new merchant's token account once, however many requests for its requirements arrive at once", async () => {
+    const { server } = testbed.service;
+    const partner = await newPartner(server.db, 'Third Solana x402 partner');
+    const { apiKey } = await createApiKey(server.db, partner.partnerId, ['x402']);
+    const merchantId = (await createMerchant(server, partner.apiKey)).id;
+    const kinds = await Promise.all(Array.from({ length: 4 }, () => solanaKind(testbed.headers(merchantId, apiKey))));
+    const payTo = testbed.service.services.solana.collector.merchantOwner(merchantId);
+    expect(kinds.map((kind) => kind.extra.payTo)).toEqual([payTo, payTo, payTo, payTo]);
+    const account = await tokenAccountOf(payTo);
+    const created = await server.db
+      .selectFrom('solana_transactions')
+      .select('status')
+      .where('purpose', '=', 'x402_pay_to_account')
+      .where('reference', '=', `${NETWORK}:${account}`)
+      .execute();
+    expect(created).toHaveLength(1);
+    expect(await usdcOf(payTo)).toBe(0n);
+    const { value } = await solanaRpc(testbed.service.devnet.manifest.solana.rpcUrl)
+      .getAccountInfo(address(account), { encoding: 'base64' })
+      .send();
+    expect(value?.owner).toBe(TOKEN_PROGRAM_ADDRESS);
+  });
+
   it("refuses merchant A's payload when B verifies or settles it, recording nothing; A's own settle pays A's token account, swept to the collector, and a replay is refused", async () => {
     const payToA = (await solanaKind(testbed.headers())).extra.payTo;
     const payToB = (await solanaKind(other.headers)).extra.payTo;

@@ -1,4 +1,4 @@
-import { getAddressFromPublicKey, getPublicKeyFromAddress, signBytes, verifySignature } from '@solana/kit';
+import { address, getAddressFromPublicKey, getPublicKeyFromAddress, signBytes, verifySignature } from '@solana/kit';
 import { describe, expect, it } from 'vitest';
 import { solanaCollector } from '../../src/chains/solana/collectorKeyPair.ts';
 
@@ -15,7 +15,7 @@ describe("a merchant's Solana owner, derived from the collector's seed", () => {
     expect(await getAddressFromPublicKey(keyPair.publicKey)).toBe(owner);
     const message = new TextEncoder().encode('sweep');
     const signature = await signBytes(keyPair.privateKey, message);
-    expect(await verifySignature(await getPublicKeyFromAddress(owner), signature, message)).toBe(true);
+    expect(await verifySignature(await getPublicKeyFromAddress(address(owner)), signature, message)).toBe(true);
   });
 
   it("differs per merchant, from the collector, and under another collector's seed", async () => {

@@ -1,4 +1,5 @@
 import {
+  AccountRole,
   address,
   appendTransactionMessageInstructions,
   createKeyPairSignerFromBytes,
@@ -28,7 +29,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { askInflowReturn } from '../../src/collectorInflows/inflowReturns.ts';
 import { inTransaction } from '../../src/db/database.ts';
 import { auditNegativeBalances, auditPayoutsInFlight, auditUnsolicitedInflows } from '../../src/ledger/audit.ts';
+import { withSolanaPayTables } from '../../src/chains/solana/solanaPayTables.ts';
 import { recordFunding } from '../../src/ledger/funding.ts';
+import { parseTransferRequestUri } from '../../src/solanaPay/transferRequestUri.ts';
+import { expirePaymentNow } from '../support/expirePaymentNow.ts';
 import { postFunding } from '../../src/ledger/ledger.ts';
 import { readSolanaBalances } from '../../src/chains/solana/readSolanaBalances.ts';
 import { type GatewayTestbed, startGatewayTestbed } from '../gateway/support/gatewayTestbed.ts';
@@ -92,17 +96,46 @@ describe('transfers into the Solana collector that no record holds, on the devne
       .send();
     return confirmed(getSignatureFromTransaction(signed));
   };
-  /** A plain USDC transfer from a wallet to `to` (the collector unless told), with no reference. */
-  const sendUsdc = async (from: KeyPairSigner, amount: bigint, to = collector()) => {
+  /**
+   * The instructions of a plain USDC transfer from a wallet to `to` (the collector unless told), with `references` as
+   * read-only keys of the transfer, where a wallet puts a Solana Pay request's.
+   */
+  const usdcTransfer = async (from: KeyPairSigner, amount: bigint, to = collector(), references: string[] = []) => {
     const mint = address(usdc().address);
     const [[source], [destination]] = await Promise.all([
       findAssociatedTokenPda({ owner: from.address, mint, tokenProgram: TOKEN_PROGRAM_ADDRESS }),
       findAssociatedTokenPda({ owner: address(to), mint, tokenProgram: TOKEN_PROGRAM_ADDRESS }),
     ]);
-    return sendAs(from, [
+    const transfer = getTransferCheckedInstruction({
+      source,
+      mint,
+      destination,
+      authority: from,
+      amount,
+      decimals: usdc().decimals,
+    });
+    return [
       getCreateAssociatedTokenIdempotentInstruction({ payer: from, ata: destination, owner: address(to), mint }),
-      getTransferCheckedInstruction({ source, mint, destination, authority: from, amount, decimals: usdc().decimals }),
-    ]);
+      {
+        ...transfer,
+        accounts: [
+          ...transfer.accounts,
+          ...references.map((reference) => ({ address: address(reference), role: AccountRole.READONLY })),
+        ],
+      },
+    ];
+  };
+  /** A plain USDC transfer from a wallet to `to` (the collector unless told), with no reference. */
+  const sendUsdc = async (from: KeyPairSigner, amount: bigint, to = collector()) =>
+    sendAs(from, await usdcTransfer(from, amount, to));
+  /** The USDC transfer request a payment's checkout page shows (which opens it), read from its HTML. */
+  const transferRequestOnPage = async (gatewayUrl: string) => {
+    const page = await (await fetch(gatewayUrl)).text();
+    const request = [...page.matchAll(/value="(solana:[^"]+)"/g)]
+      .map((match) => parseTransferRequestUri((match[1] as string).replaceAll('&amp;', '&')))
+      .find((uri) => uri?.splToken === usdc().address);
+    if (!request) throw new Error(`no USDC Solana Pay request on ${gatewayUrl}`);
+    return request;
   };
   /** A plain SOL transfer from a wallet to `to` (the collector unless told). */
   const sendSol = (from: KeyPairSigner, amount: bigint, to = collector()) =>
@@ -172,6 +205,48 @@ describe('transfers into the Solana collector that no record holds, on the devne
     expect(await inflowsOf(payment.tx_hash as string)).toEqual([]);
     for (const signature of fundingSignatures)
       expect((await inflowsOf(signature)).map((row) => row.outcome)).toEqual(['recorded']);
+    expect(await differingOnSolana()).toEqual([]);
+    expect(await auditNegativeBalances(testbed.server.db)).toEqual([]);
+  });
+
+  it('owes a Solana Pay transfer read after it was judged unsolicited once, as the unsolicited transfer', async () => {
+    // A request shown on an expired payment's page is paid while no payment has a request open: the Solana Pay
+    // follower is idle, so the inflow follower judges the transfer first.
+    const { paymentId, gatewayUrl } = await testbed.newPayment();
+    const request = await transferRequestOnPage(gatewayUrl);
+    await expirePaymentNow(testbed.server.ctx, paymentId);
+    const alice = await devnetBuyer('alice');
+    const signature = await sendAs(alice, await usdcTransfer(alice, 10_000_000n, collector(), request.references));
+    const [inflow] = await judged(signature);
+    expect(inflow).toMatchObject({ outcome: 'unsolicited', amount: '10000000' });
+    const buyersBefore = await ledgerBalanceOf(testbed.server.db, `buyers:${testbed.merchantId}`, usdc().caip19);
+
+    // Another payment's page opens a request: the Solana Pay follower reads the collector's account from where it
+    // stopped, finds the transfer with the expired payment's reference, and records no payment exception for it.
+    await transferRequestOnPage((await testbed.newPayment()).gatewayUrl);
+    const read = await sendUsdc(alice, 1_000n);
+    await expect
+      .poll(
+        async () =>
+          (
+            await withSolanaPayTables(testbed.server.db)
+              .selectFrom('solana_pay_cursors')
+              .select('last_signature')
+              .where('network', '=', solana().caip2)
+              .execute()
+          ).some((cursor) => cursor.last_signature === read),
+        { timeout: 60_000, interval: 1_000 },
+      )
+      .toBe(true);
+    expect(
+      await withSolanaPayTables(testbed.server.db)
+        .selectFrom('solana_pay_transfers')
+        .select('signature')
+        .where('signature', '=', signature)
+        .execute(),
+    ).toEqual([]);
+    expect(await ledgerBalanceOf(testbed.server.db, `buyers:${testbed.merchantId}`, usdc().caip19)).toBe(buyersBefore);
+    await judged(read);
     expect(await differingOnSolana()).toEqual([]);
     expect(await auditNegativeBalances(testbed.server.db)).toEqual([]);
   });

@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from '../db/databaseUnavailable.ts';
+import { NetworkFeeShortfallError } from '../ledger/ledger.ts';
 import { ApiError } from './errors.ts';
 import { validationIssues } from './validation.ts';
 import type { RouteMethods } from './routeMethods.ts';
@@ -68,6 +69,15 @@ export function toApiError(error: unknown, request: FastifyRequest): ApiError {
       'The service cannot reach its database right now; try again shortly.',
       undefined,
       { retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS },
+    );
+  }
+  if (error instanceof NetworkFeeShortfallError) {
+    // The operator's to fix (fund the network's native coin); the caller only learns that it must wait.
+    request.log.warn(error.message);
+    return new ApiError(
+      'service_unavailable',
+      'The service cannot pay the network fee of this transaction right now; try again later.',
+      { reason: 'network_fee_unfunded', asset: error.asset },
     );
   }
   request.log.error({ err: error }, 'unexpected error');

@@ -1,4 +1,4 @@
-import { type Selectable, sql, type Transaction } from 'kysely';
+import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import type { Database, PaymentsTable, RefundsTable } from '../db/schema.ts';
 
 /**
@@ -6,19 +6,33 @@ import type { Database, PaymentsTable, RefundsTable } from '../db/schema.ts';
  * `deposit_addresses` (tokens at payments' deposit addresses, not swept yet). Owed or earned (a credit balance):
  * `merchant:<id>` (what a merchant is owed), `buyers:<merchant id>` (what buyers sent towards the merchant's
  * payments that no payment took yet: a deposit or Solana Pay transfer until its payment succeeds with it, and every
- * payment exception until it is sent back or accepted), `fees` (the service's fees), `opening_balances` (what was owed when the ledger began). Spent: `network_fees`
- * (what the collector paid networks for its transactions, in their native coin). `operator`: what the operator
- * put into the collector from outside (or took out), recorded with `paygate ledger fund`. `unattributed:<merchant
- * id>`: value that reached the collector for a merchant's payment with no record to hold it (a gateway transfer
- * that landed late for a payment with no known buyer, a token an operator's recovery swept without a recorded
- * transfer); the
- * audit shows it until the operator settles it. `payouts_in_flight`: transfers out of the collector decided and not
- * final yet; their owners' accounts paid them when they were decided (`postPayoutDecided`). `unsolicited`: value sent
+ * payment exception until it is sent back or accepted), `fees` (the service's fees), `opening_balances` (what was
+ * owed when the ledger began). `operator`: what the operator put into the collector from outside (or took out),
+ * recorded with `paygate ledger fund`, less the network fees it paid (below). `unattributed:<merchant id>`: value
+ * that reached the collector for a merchant's payment with no record to hold it (a gateway transfer that landed late
+ * for a payment with no known buyer, a token an operator's recovery swept without a recorded transfer); the audit
+ * shows it until the operator settles it. `payouts_in_flight`: transfers out of the collector decided and not final
+ * yet; their owners' accounts paid them when they were decided (`postPayoutDecided`). `unsolicited`: value sent
  * to the collector that no record of the service holds (no payment, sweep, settle or funding), owed to its sender
  * until the operator keeps it as funding.
  *
  * The accounts the collector owes (merchants, buyers, fees, operator, unattributed, unsolicited) never go below zero: every
  * transfer out is taken from its owner's account, and refused when that account holds too little.
+ *
+ * Network fees (gas, an L2's data fee, Solana's signature fees and the rent of accounts a transaction creates) are
+ * the operator's cost, paid in the network's native coin out of `operator`, never out of what tenants are owed in
+ * that coin. A fee is a payout of the operator's to the network, with `network_fees` in the part
+ * `payouts_in_flight` plays for other payouts; each transaction from the collector has three entries:
+ * - `network_fee:<transaction>:reserved`, when it is journaled: the most it can cost moves from `operator` to
+ *   `network_fees` (`reserveNetworkFee`), refused with `NetworkFeeShortfallError` when the operator holds less;
+ * - `network_fee:<transaction>`, when it is final: the fee it cost leaves `collector` out of `network_fees` (the
+ *   spend: these lines are the record of what each transaction cost);
+ * - `network_fee:<transaction>:settled`, in the same database transaction: what was reserved and not spent goes
+ *   back to `operator`, or what the fee cost beyond the reservation is taken from it.
+ * So `operator` pays each fee in full, `collector` loses it, and `network_fees` holds what is reserved for
+ * transactions not final yet. The fee is reserved when the transaction is journaled, under the operator account's
+ * lock, rather than only checked then: a fee is known only once final, so a check alone would let two transactions
+ * journaled before either is final pass on the same balance; each reservation is read by the next.
  */
 export const COLLECTOR = 'collector';
 export const DEPOSIT_ADDRESSES = 'deposit_addresses';
@@ -131,8 +145,8 @@ export async function postDepositsSwept(
  * (a merchant, its buyers, the fees, the operator). Read after `lockOwnerAccount` it is exact until the caller's
  * transaction ends.
  */
-export async function ownerBalance(trx: Transaction<Database>, account: string, asset: string): Promise<bigint> {
-  const { balance } = await trx
+export async function ownerBalance(db: Kysely<Database>, account: string, asset: string): Promise<bigint> {
+  const { balance } = await db
     .selectFrom('ledger_entries')
     .select(sql<string>`(-coalesce(sum(amount), 0))::text`.as('balance'))
     .where('account', '=', account)
@@ -218,11 +232,97 @@ export function refundOwner(refund: Pick<Selectable<RefundsTable>, 'merchant_id'
   return (refund.exception_id === null ? merchantAccount : buyersAccount)(refund.merchant_id);
 }
 
-/** The collector paid a network for one of its transactions (gas, an L2's data fee), in the native coin. */
-export function postNetworkFee(trx: Transaction<Database>, entry: string, nativeAsset: string, amount: bigint) {
-  return postLedgerEntry(trx, entry, [
-    { account: NETWORK_FEES, asset: nativeAsset, amount },
-    { account: COLLECTOR, asset: nativeAsset, amount: -amount },
+/**
+ * The operator holds less of a network's native coin than a transaction from the collector may cost in network
+ * fees: the transaction is not journaled (a payout waits for its worker's next round, a buyer's payment is refused
+ * or retried), so no tenant's coin pays for it. `held` is what the operator's account holds, less what is reserved
+ * for transactions not final yet.
+ */
+export class NetworkFeeShortfallError extends Error {
+  override readonly name = 'NetworkFeeShortfallError';
+
+  constructor(
+    readonly asset: string,
+    readonly held: bigint,
+    readonly needed: bigint,
+  ) {
+    super(
+      `the operator holds ${held} of ${asset} for network fees, less than the ${needed} a transaction may cost (${needed - held} short): fund it with paygate ledger fund`,
+    );
+  }
+
+  get shortfall(): bigint {
+    return this.needed - this.held;
+  }
+}
+
+/** Refuses with `NetworkFeeShortfallError` when `held` of the operator's native coin does not cover `needed`. */
+export function requireFeeCovered(asset: string, held: bigint, needed: bigint): void {
+  if (held < needed) throw new NetworkFeeShortfallError(asset, held, needed);
+}
+
+/**
+ * Whether the operator's funding covers a transaction that may cost up to `maxFee` of the native coin now, for a
+ * check before any transaction is journaled (a buyer's confirm): refused with `NetworkFeeShortfallError`. Nothing is
+ * locked or written; the transaction's journaling reserves the fee (`reserveNetworkFee`) and may still be refused.
+ */
+export async function requireNetworkFeeFunded(db: Kysely<Database>, nativeAsset: string, maxFee: bigint) {
+  requireFeeCovered(nativeAsset, await ownerBalance(db, OPERATOR, nativeAsset), maxFee);
+}
+
+/**
+ * The operator's funding of a network's native coin, for reserving network fees: its account's lock is taken until
+ * the caller's transaction ends, so concurrent transactions journaled in any process reserve one after another, each
+ * reading what the one before left.
+ */
+export async function lockedOperatorFunding(trx: Transaction<Database>, nativeAsset: string): Promise<bigint> {
+  await lockOwnerAccount(trx, OPERATOR, nativeAsset);
+  return ownerBalance(trx, OPERATOR, nativeAsset);
+}
+
+/**
+ * A transaction from the collector is journaled: the most it can cost in network fees (`maxFee`) is taken from the
+ * operator's funding of the native coin and held in `network_fees` until it is final (`postNetworkFee`). The caller
+ * read `held` with `lockedOperatorFunding` in the same transaction (less what it reserved since), and the
+ * reservation is refused with `NetworkFeeShortfallError` when that is less than `maxFee`. `entry` names the fee as
+ * `postNetworkFee` will (`network_fee:<transaction>`). Returns what the operator holds after it.
+ */
+export async function reserveNetworkFee(
+  trx: Transaction<Database>,
+  entry: string,
+  fee: { nativeAsset: string; maxFee: bigint; held: bigint },
+): Promise<bigint> {
+  requireFeeCovered(fee.nativeAsset, fee.held, fee.maxFee);
+  await postLedgerEntry(trx, `${entry}:reserved`, [
+    { account: OPERATOR, asset: fee.nativeAsset, amount: fee.maxFee },
+    { account: NETWORK_FEES, asset: fee.nativeAsset, amount: -fee.maxFee },
+  ]);
+  return fee.held - fee.maxFee;
+}
+
+/**
+ * A transaction from the collector is final (landed, failed or never sent): the network took `fee` of the native
+ * coin from the collector (zero for one that never landed), paid out of what was reserved for it when it was
+ * journaled; the rest goes back to the operator, or what the fee cost beyond the reservation (a fee-bumped
+ * replacement, an L2's data fee, a transaction journaled before fees were reserved) is taken from the operator.
+ * `entry` names the fee (`network_fee:<transaction>`).
+ */
+export async function postNetworkFee(trx: Transaction<Database>, entry: string, nativeAsset: string, fee: bigint) {
+  const { reserved } = await trx
+    .selectFrom('ledger_entries')
+    .select(sql<string>`coalesce(sum(amount), 0)::text`.as('reserved'))
+    .where('entry', '=', `${entry}:reserved`)
+    .where('account', '=', OPERATOR)
+    .where('asset', '=', nativeAsset)
+    .executeTakeFirstOrThrow();
+  const unspent = BigInt(reserved) - fee;
+  await postLedgerEntry(trx, entry, [
+    { account: NETWORK_FEES, asset: nativeAsset, amount: fee },
+    { account: COLLECTOR, asset: nativeAsset, amount: -fee },
+  ]);
+  await postLedgerEntry(trx, `${entry}:settled`, [
+    { account: NETWORK_FEES, asset: nativeAsset, amount: unspent },
+    { account: OPERATOR, asset: nativeAsset, amount: -unspent },
   ]);
 }
 

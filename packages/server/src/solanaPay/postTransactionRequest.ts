@@ -107,6 +107,7 @@ export function registerPostTransactionRequest(app: App, ctx: AppContext): void 
           paymentId: payment.id,
           account,
           lastValidBlockHeight: built.lastValidBlockHeight,
+          maxNetworkFee: built.maxNetworkFee,
         },
         {
           blockHeight: await readingChain(network.caip2, () => solana.blockHeight()),

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.ts';
-import { inTransaction } from '../../src/db/database.ts';
 import {
   auditBuyersBalances,
   auditCollector,
@@ -8,7 +7,6 @@ import {
   finalReadPoints,
   readAuditedLedger,
 } from '../../src/ledger/audit.ts';
-import { postFunding } from '../../src/ledger/ledger.ts';
 import { payoutSenders } from '../../src/payouts/index.ts';
 import { RefundWorker } from '../../src/refunds/refundWorker.ts';
 import { setFeeSchedule } from '../../src/settlement/feeSchedules.ts';
@@ -21,6 +19,7 @@ import {
   usdcAssets,
   settlementWorker,
 } from '../settlement/support.ts';
+import { ledgerBalanceOf } from '../support/ledgerAudit.ts';
 import { call } from '../support/testServer.ts';
 import { warningsInto } from '../support/warnings.ts';
 
@@ -47,8 +46,8 @@ describe("the ledger against the chain: the collector's balances on the devnet",
       finalReadPoints((network) => testbed.services.evm.clients.for(network)),
     );
 
-  it('balances to the base unit after payments in, a refund, settlements out and the network fees they cost', async () => {
-    // What the devnet gave the collector before the service took anything: the operator's funding.
+  it('balances to the base unit after payments in, a refund, settlements out and the network fees they cost, all paid by the operator', async () => {
+    // What the devnet gave the collector before the service took anything: the operator's funding, recorded.
     const opening = await audit();
     expect(opening.length).toBeGreaterThan(0);
     // Each line says where the chain was read: the devnet's EVM network at its newest final block (its head, at one
@@ -56,11 +55,7 @@ describe("the ledger against the chain: the collector's balances on the devnet",
     expect(new Set(opening.map((line) => line.readAt.replace(/^block \d+$/, 'block')))).toEqual(
       new Set(['block', 'confirmed']),
     );
-    await inTransaction(testbed.server.db, async (trx) => {
-      for (const line of opening)
-        await postFunding(trx, `funding:devnet:${line.asset}`, line.asset, BigInt(line.chain));
-    });
-    expect((await audit()).filter((line) => line.difference !== '0')).toEqual([]);
+    expect(opening.filter((line) => line.difference !== '0')).toEqual([]);
 
     const assets = usdcAssets(testbed);
     const merchantId = testbed.merchantId;
@@ -123,12 +118,19 @@ describe("the ledger against the chain: the collector's balances on the devnet",
     // token account.
     const sol = testbed.devnet.manifest.solana.nativeToken.caip19;
     expect(held.get(sol)).toBeLessThan(before.get(sol) as bigint);
-    const gas = await testbed.server.db
+    const spent = await testbed.server.db
       .selectFrom('ledger_entries')
       .select('entry')
-      .where('account', '=', 'network_fees')
+      .where('account', '=', 'collector')
+      .where('entry', 'like', 'network_fee:%')
       .execute();
-    expect(gas.length).toBeGreaterThanOrEqual(3);
+    expect(spent.length).toBeGreaterThanOrEqual(3);
+    // Every network fee was the operator's: no tenant is owed ETH or SOL here, so all the collector holds of them
+    // is what the operator's funding left after paying each fee, and nothing stays reserved once all are final.
+    for (const native of [ether?.caip19 as string, sol]) {
+      expect(await ledgerBalanceOf(testbed.server.db, 'operator', native)).toBe(held.get(native));
+      expect(await ledgerBalanceOf(testbed.server.db, 'network_fees', native)).toBe(0n);
+    }
     // And every merchant balance and buyers' balance of this database agrees with its records.
     expect([
       ...(await auditMerchantBalances(testbed.server.db)),

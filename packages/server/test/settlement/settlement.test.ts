@@ -5,6 +5,7 @@ import { setFeeSchedule } from '../../src/settlement/feeSchedules.ts';
 import { computeFees, parsePercentage } from '../../src/settlement/fees.ts';
 import type { SettlementWorker } from '../../src/settlement/worker.ts';
 import { auditMerchantBalances } from '../../src/ledger/audit.ts';
+import { recordFunding } from '../../src/ledger/funding.ts';
 import {
   type GatewayTestbed,
   sendTransactionAsWallet,
@@ -377,7 +378,7 @@ describe('settlement on the devnet', () => {
     const metrics = await call(testbed.server, '/metrics');
     expect(metrics.text).toContain(`paygate_settlement_collector_shortfall{asset="${evm.caip19}"} 1`);
 
-    await testbed.devnet.fund({ evm: [collector] });
+    await recordFunding(testbed.server.db, await testbed.devnet.fund({ evm: [collector] }));
     const funded = await settleRound();
     expect(funded.created).toHaveLength(1);
     expect(funded.shortOf).toEqual([]);

@@ -12,6 +12,7 @@ import { ChainRegistry } from '../../src/chains/registry.ts';
 import type { Clock } from '../../src/clock.ts';
 import { connect, type Db } from '../../src/db/database.ts';
 import { createChainServices } from '../../src/gateway/createChainServices.ts';
+import { recordFunding } from '../../src/ledger/funding.ts';
 import type { ChainServices } from '../../src/gateway/chainServices.ts';
 import { PaymentSubmissions } from '../../src/gateway/paymentSubmissions.ts';
 import { createIsolatedDatabase } from './isolatedDatabase.ts';
@@ -44,8 +45,9 @@ export interface DevnetServiceOptions {
 }
 
 /**
- * A devnet with a funded collector, a database of its own (gateway workers of other test files, paying on other
- * devnets, must not take its jobs), the chain services, and the service on a socket.
+ * A devnet with a funded collector (its funding recorded as the operator's), a database of its own (gateway workers
+ * of other test files, paying on other devnets, must not take its jobs), the chain services, and the service on a
+ * socket.
  */
 export async function startDevnetService(options: DevnetServiceOptions): Promise<DevnetService> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'paygate-devnet-service-'));
@@ -59,8 +61,11 @@ export async function startDevnetService(options: DevnetServiceOptions): Promise
   );
   const keys: CollectorKeys = { evmPrivateKey: generatePrivateKey(), solanaSeedHex: randomBytes(32).toString('hex') };
   const collector = await collectorAddresses(keys);
-  await devnet.fund({ evm: [collector.evm], solana: [collector.solana] });
+  const funded = await devnet.fund({ evm: [collector.evm], solana: [collector.solana] });
   const servicesDb: Db = connect(database.url, 4);
+  // The faucet's credit is the operator's funding, as the service records it at start: network fees are paid out
+  // of it, and the ledger matches the chain from the start.
+  await recordFunding(servicesDb, funded);
   let serverUrl = '';
   const services = await createChainServices({
     db: servicesDb,

@@ -17,6 +17,7 @@ import { type Eip1559Fees, replacementFees } from './replacementFees.ts';
 import {
   attemptsOf,
   ensureNonceCounter,
+  type FeeReservations,
   findTransaction,
   hasNonceCounter,
   markBroadcast,
@@ -34,7 +35,12 @@ import {
 } from './relayerStore.ts';
 import { nextUlid } from '../../ids.ts';
 import { type Logger, silentLogger } from '../../log.ts';
-import { postNetworkFee } from '../../ledger/ledger.ts';
+import {
+  lockedOperatorFunding,
+  postNetworkFee,
+  requireNetworkFeeFunded,
+  reserveNetworkFee,
+} from '../../ledger/ledger.ts';
 
 export interface RelayRequest {
   /** CAIP-2 id of the EVM network. */
@@ -92,6 +98,15 @@ export interface RelayerOptions {
 /** Headroom over the node's gas estimate, for state that changes between estimate and inclusion. */
 function withGasHeadroom(estimate: bigint): bigint {
   return (estimate * 6n) / 5n;
+}
+
+/**
+ * The network's native coin as the service lists it: the ledger keeps the operator's funding and the network fees
+ * in it. A network that lists none (the mainnet presets) has nothing of it owed to anyone, so its fees are neither
+ * reserved nor entered.
+ */
+function nativeCoinOf(network: NetworkInfo | undefined): string | undefined {
+  return network?.tokens.find((token) => token.method === 'native')?.caip19;
 }
 
 function isFinal(transaction: StoredTransaction): boolean {
@@ -172,10 +187,9 @@ export class Relayer {
     });
     const onFinal = options.onFinal;
     this.onFinal = async (trx, transaction) => {
-      const native = this.networks.get(transaction.chain)?.tokens.find((token) => token.method === 'native');
-      if (native && transaction.fee_paid !== null) {
-        await postNetworkFee(trx, `network_fee:${transaction.id}`, native.caip19, BigInt(transaction.fee_paid));
-      }
+      const native = nativeCoinOf(this.networks.get(transaction.chain));
+      // One that never landed (its nonce taken by another) cost nothing: its reservation goes back to the operator.
+      if (native) await postNetworkFee(trx, `network_fee:${transaction.id}`, native, BigInt(transaction.fee_paid ?? 0));
       await onFinal?.(trx, {
         chain: transaction.chain,
         purpose: transaction.purpose,
@@ -231,7 +245,24 @@ export class Relayer {
     return { ...request, data, value, gas: withGasHeadroom(gasEstimate), fees };
   }
 
-  /** Takes the next nonce, signs and stores a prepared transaction; no RPC call. Nothing is sent. */
+  /**
+   * Whether the operator's funding of the network's native coin covers a transaction of `gas` at the network's
+   * current fees, as the relayer would sign it: refused with `NetworkFeeShortfallError`, for a check before a
+   * transaction is asked for (a buyer's confirm). Journaling it reserves the fee and may still be refused.
+   */
+  async requireNetworkFeeFunded(chain: string, gas: bigint): Promise<void> {
+    const network = this.network(chain);
+    const native = nativeCoinOf(network);
+    if (!native) return;
+    const { maxFeePerGas } = await this.clients.currentFees(network);
+    await requireNetworkFeeFunded(this.db, native, withGasHeadroom(gas) * maxFeePerGas);
+  }
+
+  /**
+   * Takes the next nonce, signs and stores a prepared transaction; no RPC call. Nothing is sent. Refused with
+   * `NetworkFeeShortfallError`, nothing stored, when the operator's funding of the native coin does not cover the
+   * most it can cost (gas limit × max fee per gas).
+   */
   async recordPrepared(prepared: PreparedTransaction): Promise<RecordedTransaction> {
     const network = this.network(prepared.chain);
     const transaction = {
@@ -322,10 +353,32 @@ export class Relayer {
   private nonceQueue(chain: string): GroupCommit<NonceClaim, { nonce: bigint; attempt: SignedAttempt }> {
     let queue = this.nonceQueues.get(chain);
     if (!queue) {
-      queue = new GroupCommit((claims) => recordWithNextNonces(this.db, claims));
+      queue = new GroupCommit((claims) => recordWithNextNonces(this.db, claims, this.feeReservations(chain)));
       this.nonceQueues.set(chain, queue);
     }
     return queue;
+  }
+
+  /**
+   * Reserves each transaction's most network fee (its gas limit × max fee per gas) from the operator's funding when
+   * it is journaled, under the operator account's lock and beside the nonce counter's: transactions journaled at once
+   * in any process each see what the ones before reserved, so two cannot pass on one balance. A fee-bumped
+   * replacement reserves nothing more (the transaction holds a nonce every later one waits on, so it is never held
+   * back): what it costs beyond the reservation is taken from the operator when it is final.
+   */
+  private feeReservations(chain: string): FeeReservations {
+    const native = nativeCoinOf(this.networks.get(chain));
+    return async (trx) => {
+      if (!native) return async () => {};
+      let held = await lockedOperatorFunding(trx, native);
+      return async (transaction, attempt) => {
+        held = await reserveNetworkFee(trx, `network_fee:${transaction.id}`, {
+          nativeAsset: native,
+          maxFee: transaction.gas * attempt.maxFeePerGas,
+          held,
+        });
+      };
+    };
   }
 
   private network(chain: string): NetworkInfo {

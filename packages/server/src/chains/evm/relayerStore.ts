@@ -59,14 +59,24 @@ export interface NonceClaim {
 }
 
 /**
- * Gives one sender's transactions consecutive nonces, signs each with its own and stores them and their signed
- * bytes, all in one database transaction: the counter row stays locked until commit, so concurrent callers in any
- * process get consecutive nonces, and a failure of the whole gives every nonce back. A transaction that cannot be
- * signed gets an Error in its place and takes no nonce.
+ * Reserves the network fee of each transaction stored in one database transaction: called once with it, after the
+ * nonce counter's lock (so the batch reads the operator's funding once), it returns what reserves one signed
+ * transaction's fee, which throws to refuse it.
+ */
+export type FeeReservations = (
+  trx: Transaction<Database>,
+) => Promise<(transaction: NewTransaction, attempt: SignedAttempt) => Promise<void>>;
+
+/**
+ * Gives one sender's transactions consecutive nonces, signs each with its own, reserves its network fee and stores
+ * them and their signed bytes, all in one database transaction: the counter row stays locked until commit, so
+ * concurrent callers in any process get consecutive nonces, and a failure of the whole gives every nonce back. A
+ * transaction that cannot be signed, or whose fee cannot be reserved, gets an Error in its place and takes no nonce.
  */
 export async function recordWithNextNonces(
   db: Db,
   claims: NonceClaim[],
+  reserveFees: FeeReservations,
 ): Promise<({ nonce: bigint; attempt: SignedAttempt } | Error)[]> {
   const first = claims[0];
   if (!first) return [];
@@ -84,11 +94,13 @@ export async function recordWithNextNonces(
       .forUpdate()
       .executeTakeFirstOrThrow(() => new Error(`no nonce counter for ${from} on ${chain}`));
     let next = BigInt(counter.next_nonce);
+    const reserveFee = await reserveFees(trx);
     const results: ({ nonce: bigint; attempt: SignedAttempt } | Error)[] = [];
     const signed: { transaction: NewTransaction; nonce: bigint; attempt: SignedAttempt }[] = [];
     for (const { transaction, sign } of claims) {
       try {
         const attempt = await sign(next);
+        await reserveFee(transaction, attempt);
         signed.push({ transaction, nonce: next, attempt });
         results.push({ nonce: next, attempt });
         next += 1n;

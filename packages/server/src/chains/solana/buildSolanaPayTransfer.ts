@@ -21,6 +21,7 @@ import {
   TOKEN_PROGRAM_ADDRESS,
 } from '@solana-program/token';
 import type { SolanaCollector } from './collectorKeyPair.ts';
+import { maxNetworkFeeOf } from './networkFeeAllowance.ts';
 import type { SolanaRpc } from './rpc.ts';
 
 export interface SolanaPayTransferRequest {
@@ -44,6 +45,8 @@ export interface SolanaPayTransaction {
   /** The collector's signature: the transaction's id. */
   signature: string;
   lastValidBlockHeight: bigint;
+  /** The most it can cost the collector as its fee payer (`maxNetworkFeeOf`), in lamports. */
+  maxNetworkFee: bigint;
 }
 
 /**
@@ -100,5 +103,6 @@ export async function buildSolanaPayTransfer(request: SolanaPayTransferRequest):
     transactionBase64: getBase64EncodedWireTransaction(signed),
     signature: getSignatureFromTransaction(signed),
     lastValidBlockHeight: latest.lastValidBlockHeight,
+    maxNetworkFee: maxNetworkFeeOf(signed, collector),
   };
 }

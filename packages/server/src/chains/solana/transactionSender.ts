@@ -22,7 +22,13 @@ import type { TransferOutcomeHandler } from '../transferOutcomes.ts';
 import type { SolanaCollector } from './collectorKeyPair.ts';
 import { BlockhashExpiredError, SolanaTransactionConflictError, SolanaTransactionRejectedError } from './errors.ts';
 import type { SolanaRpc } from './rpc.ts';
-import { postNetworkFee } from '../../ledger/ledger.ts';
+import {
+  lockedOperatorFunding,
+  postNetworkFee,
+  requireNetworkFeeFunded,
+  reserveNetworkFee,
+} from '../../ledger/ledger.ts';
+import { maxNetworkFeeOf } from './networkFeeAllowance.ts';
 import { lamportsTransferredFrom } from './systemTransfers.ts';
 import type { FetchedSolanaTransaction } from './validateSolanaPayTransfer.ts';
 
@@ -135,20 +141,31 @@ export class SolanaTransactionSender {
 
     const { lifetimeToken: blockhash } = getCompiledTransactionMessageDecoder().decode(signed.messageBytes);
     try {
-      const inserted = await db
-        .insertInto('solana_transactions')
-        .values({
-          network,
-          purpose: request.purpose,
-          reference: request.reference,
-          signature,
-          wire_transaction: Buffer.from(getTransactionEncoder().encode(signed)),
-          blockhash,
-          last_valid_block_height: request.lastValidBlockHeight,
-        })
-        .onConflict((conflict) => conflict.column('signature').doNothing())
-        .returningAll()
-        .executeTakeFirst();
+      // The most it can cost the collector is taken from the operator's funding in the transaction that journals
+      // it, under the operator account's lock: transactions journaled at once in any process each see what the ones
+      // before them reserved, and one the operator cannot cover is refused (NetworkFeeShortfallError) unjournaled.
+      const inserted = await db.transaction().execute(async (trx) => {
+        const held = await lockedOperatorFunding(trx, this.nativeAsset);
+        const row = await trx
+          .insertInto('solana_transactions')
+          .values({
+            network,
+            purpose: request.purpose,
+            reference: request.reference,
+            signature,
+            wire_transaction: Buffer.from(getTransactionEncoder().encode(signed)),
+            blockhash,
+            last_valid_block_height: request.lastValidBlockHeight,
+          })
+          .onConflict((conflict) => conflict.column('signature').doNothing())
+          .returningAll()
+          .executeTakeFirst();
+        if (row) {
+          const maxFee = maxNetworkFeeOf(signed, collector.address);
+          await reserveNetworkFee(trx, `network_fee:${row.id}`, { nativeAsset: this.nativeAsset, maxFee, held });
+        }
+        return row;
+      });
       if (inserted) return inserted;
     } catch (error) {
       if (!isUniqueViolation(error, LIVE_REFERENCE_INDEX)) throw error;
@@ -168,6 +185,16 @@ export class SolanaTransactionSender {
       .where('signature', '=', signature)
       .executeTakeFirstOrThrow();
     return this.sameReference(raced, request);
+  }
+
+  /**
+   * Whether the operator's funding of SOL covers what the transaction can cost the collector as its fee payer
+   * (`maxNetworkFeeOf`): refused with `NetworkFeeShortfallError`, for a check before it is co-signed (a buyer's
+   * confirm). Journaling it reserves the fee and may still be refused.
+   */
+  async requireNetworkFeeFunded(transaction: Transaction): Promise<void> {
+    const { db, collector } = this.options;
+    await requireNetworkFeeFunded(db, this.nativeAsset, maxNetworkFeeOf(transaction, collector.address));
   }
 
   /**
@@ -221,6 +248,11 @@ export class SolanaTransactionSender {
       );
     }
     return { busy: open.length > 0 };
+  }
+
+  /** SOL on this network: the operator funds the collector's fees in it. */
+  private get nativeAsset(): string {
+    return `${this.options.network}/slip44:501`;
   }
 
   private sameReference(entry: SolanaJournalEntry, request: CosignRequest): SolanaJournalEntry {
@@ -287,31 +319,30 @@ export class SolanaTransactionSender {
     return BigInt(landed.meta.preBalances[index] ?? 0n) - BigInt(landed.meta.postBalances[index] ?? 0n) - paid;
   }
 
-  /** Records the entry's end and, in the same transaction, what it means for the service. */
+  /** Records the entry's end and, in the same transaction, its network fee and what it means for the service. */
   private async complete(
     entry: SolanaJournalEntry,
     status: 'confirmed' | 'failed' | 'expired',
     fields: { slot?: bigint; error?: string; networkFee?: bigint },
   ): Promise<void> {
-    await this.end(status, async (trx) => {
-      const completed = await trx
-        .updateTable('solana_transactions')
-        .set({
-          status,
-          slot: fields.slot ?? null,
-          error: fields.error ?? null,
-          completed_at: new Date(),
-          updated_at: new Date(),
-        })
-        .where('id', '=', entry.id)
-        .where('status', 'in', OPEN_STATUSES)
-        .returningAll()
-        .executeTakeFirst();
-      if (completed && fields.networkFee && fields.networkFee > 0n) {
-        await postNetworkFee(trx, `network_fee:${completed.id}`, `${completed.network}/slip44:501`, fields.networkFee);
-      }
-      return completed;
-    });
+    await this.end(
+      status,
+      (trx) =>
+        trx
+          .updateTable('solana_transactions')
+          .set({
+            status,
+            slot: fields.slot ?? null,
+            error: fields.error ?? null,
+            completed_at: new Date(),
+            updated_at: new Date(),
+          })
+          .where('id', '=', entry.id)
+          .where('status', 'in', OPEN_STATUSES)
+          .returningAll()
+          .executeTakeFirst(),
+      fields.networkFee,
+    );
   }
 
   /** A refusal of the first send: no copy exists anywhere, so the entry has failed. Returns whether it was the first. */
@@ -328,14 +359,20 @@ export class SolanaTransactionSender {
     );
   }
 
+  /**
+   * Ends an open entry and, in the same transaction, enters its network fee (`networkFee`, none for one that never
+   * landed: its reservation goes back to the operator) and applies what its end means for the service.
+   */
   private async end(
     status: 'confirmed' | 'failed' | 'expired',
     update: (trx: KyselyTransaction<Database>) => Promise<SolanaJournalEntry | undefined>,
+    networkFee = 0n,
   ): Promise<boolean> {
     const { db, onFinal } = this.options;
     return db.transaction().execute(async (trx) => {
       const completed = await update(trx);
       if (!completed) return false;
+      await postNetworkFee(trx, `network_fee:${completed.id}`, this.nativeAsset, networkFee);
       if (!onFinal) return true;
       await onFinal(trx, {
         chain: completed.network,

@@ -51,6 +51,7 @@ import * as collectorInflows from './0049_collector_inflows.ts';
 import * as inflowReturns from './0050_inflow_returns.ts';
 import * as solanaInflowCursors from './0051_solana_inflow_cursors.ts';
 import * as merchantDepositRecoveries from './0052_merchant_deposit_recoveries.ts';
+import * as networkFeesFromOperator from './0053_network_fees_from_operator.ts';
 import * as x402SolanaMerchantPayTo from './0054_x402_solana_merchant_pay_to.ts';
 
 /** Every schema change, in order; names are permanent once released. */
@@ -107,5 +108,6 @@ export const migrations: Record<string, Migration> = {
   '0050_inflow_returns': inflowReturns,
   '0051_solana_inflow_cursors': solanaInflowCursors,
   '0052_merchant_deposit_recoveries': merchantDepositRecoveries,
+  '0053_network_fees_from_operator': networkFeesFromOperator,
   '0054_x402_solana_merchant_pay_to': x402SolanaMerchantPayTo,
 };

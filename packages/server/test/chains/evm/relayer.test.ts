@@ -133,7 +133,7 @@ describe('relayer', () => {
     expect(await env.client.getBalance({ address: recipient })).toBe(50n);
   });
 
-  it('gives a transaction that cannot be signed no nonce, and the others of its batch consecutive ones', async () => {
+  it('gives a transaction that cannot be signed or whose fee cannot be reserved no nonce, and the others of its batch consecutive ones', async () => {
     // A network no relayer or follower of this suite sends on, so these rows are never sent.
     const chain = 'eip155:990001';
     const from = privateKeyToAccount(generatePrivateKey()).address;
@@ -159,14 +159,24 @@ describe('relayer', () => {
       maxPriorityFeePerGas: 1n,
     });
     const batchId = Date.now().toString(36);
-    const results = await recordWithNextNonces(env.db, [
-      claim(`etx_a${batchId}`, signed),
-      claim(`etx_b${batchId}`, () => Promise.reject(new Error('the key is unavailable'))),
-      claim(`etx_c${batchId}`, signed),
-    ]);
+    const unfunded = `etx_d${batchId}`;
+    const reserveFees = async () => async (transaction: { id: string }) => {
+      if (transaction.id === unfunded) throw new Error('the operator holds too little for its fee');
+    };
+    const results = await recordWithNextNonces(
+      env.db,
+      [
+        claim(`etx_a${batchId}`, signed),
+        claim(`etx_b${batchId}`, () => Promise.reject(new Error('the key is unavailable'))),
+        claim(unfunded, signed),
+        claim(`etx_c${batchId}`, signed),
+      ],
+      reserveFees,
+    );
     expect(results.map((result) => (result instanceof Error ? result.message : result.nonce))).toEqual([
       7n,
       'the key is unavailable',
+      'the operator holds too little for its fee',
       8n,
     ]);
     const rows = await env.db
@@ -371,11 +381,25 @@ describe('relayer', () => {
       .where('id', '=', id)
       .executeTakeFirstOrThrow();
     expect(stored).toMatchObject({ status: 'broadcast', receipt_block_hash: receipt.blockHash, fee_paid: null });
+    // The most it could cost (its gas limit at its max fee per gas) was taken from the operator when it was journaled.
+    const { gas, max_fee_per_gas: maxFeePerGas } = await env.db
+      .selectFrom('evm_transactions')
+      .innerJoin('evm_transaction_attempts', 'evm_transaction_attempts.transaction_id', 'evm_transactions.id')
+      .select(['evm_transactions.gas', 'evm_transaction_attempts.max_fee_per_gas'])
+      .where('evm_transactions.id', '=', id)
+      .executeTakeFirstOrThrow();
+    const reserved = BigInt(gas) * BigInt(maxFeePerGas);
+    const ether = env.network.tokens.find((token) => token.method === 'native')?.caip19;
+    const reservation = [
+      { entry: `network_fee:${id}:reserved`, account: 'network_fees', asset: ether, amount: (-reserved).toString() },
+      { entry: `network_fee:${id}:reserved`, account: 'operator', asset: ether, amount: reserved.toString() },
+    ];
     const entry = () =>
       env.db
         .selectFrom('ledger_entries')
-        .select(['account', 'asset', 'amount'])
-        .where('entry', '=', `network_fee:${id}`)
+        .select(['entry', 'account', 'asset', 'amount'])
+        .where('entry', 'in', [`network_fee:${id}`, `network_fee:${id}:reserved`, `network_fee:${id}:settled`])
+        .orderBy('entry')
         .orderBy('account')
         .execute();
 
@@ -388,7 +412,7 @@ describe('relayer', () => {
     expect(
       await env.db.selectFrom('evm_transactions').select('status').where('id', '=', id).executeTakeFirst(),
     ).toEqual({ status: 'broadcast' });
-    expect(await entry()).toEqual([]);
+    expect(await entry()).toEqual(reservation);
 
     await patient.finishIncluded(stored);
     const fee = receipt.gasUsed * receipt.effectiveGasPrice;
@@ -400,10 +424,19 @@ describe('relayer', () => {
         .where('id', '=', id)
         .executeTakeFirst(),
     ).toEqual({ status: 'confirmed', fee_paid: fee.toString() });
-    const ether = env.network.tokens.find((token) => token.method === 'native')?.caip19;
+    // The fee left the collector, paid by the operator: the reservation's rest went back to it.
+    expect(fee).toBeLessThan(reserved);
     expect(await entry()).toEqual([
-      { account: 'collector', asset: ether, amount: (-fee).toString() },
-      { account: 'network_fees', asset: ether, amount: fee.toString() },
+      { entry: `network_fee:${id}`, account: 'collector', asset: ether, amount: (-fee).toString() },
+      { entry: `network_fee:${id}`, account: 'network_fees', asset: ether, amount: fee.toString() },
+      ...reservation,
+      {
+        entry: `network_fee:${id}:settled`,
+        account: 'network_fees',
+        asset: ether,
+        amount: (reserved - fee).toString(),
+      },
+      { entry: `network_fee:${id}:settled`, account: 'operator', asset: ether, amount: (fee - reserved).toString() },
     ]);
   });
 

@@ -18,6 +18,7 @@ let sender: SolanaTransactionSender;
 beforeAll(async () => {
   testbed = await startSolanaTestbed({ solanaSlotMs: 20 });
   db = connect(inject('databaseUrl'), 2);
+  await testbed.recordOperatorFunding(db);
   sender = new SolanaTransactionSender({
     db,
     rpc: testbed.rpc,

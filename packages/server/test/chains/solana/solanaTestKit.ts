@@ -19,6 +19,8 @@ import {
 import { startDevnet, type Devnet } from '@paygate/devnet';
 import { solanaCollector, type SolanaCollector } from '../../../src/chains/solana/collectorKeyPair.ts';
 import type { SolanaRpc } from '../../../src/chains/solana/rpc.ts';
+import type { Db } from '../../../src/db/database.ts';
+import { recordFunding } from '../../../src/ledger/funding.ts';
 
 export interface SolanaTestbed {
   devnet: Devnet;
@@ -32,6 +34,8 @@ export interface SolanaTestbed {
    * side by side on one database, so each file's chain gets a network id of its own.
    */
   network: string;
+  /** Records the collector's SOL in `db` as the operator's funding on `network`: the sender's fees are paid out of it. */
+  recordOperatorFunding(db: Db): Promise<void>;
   buyer(name: string): Promise<{ address: string; keyPair: CryptoKeyPair }>;
   close(): Promise<void>;
 }
@@ -44,16 +48,19 @@ export async function startSolanaTestbed(options: { solanaSlotMs?: number } = {}
   });
   const rpc = countingRpc(devnet.manifest.solana.rpcUrl).rpc;
   const collector = await solanaCollector({ solanaSeedHex: randomBytes(32).toString('hex') });
-  const airdrop = await rpc.requestAirdrop(address(collector.address), lamports(10_000_000_000n)).send();
+  const airdropped = 10_000_000_000n;
+  const airdrop = await rpc.requestAirdrop(address(collector.address), lamports(airdropped)).send();
   await waitFor(async () => (await rpc.getSignatureStatuses([toSignature(airdrop)]).send()).value[0] !== null);
   const usdc = devnet.manifest.solana.tokens.find((token) => token.symbol === 'USDC')?.address;
   if (!usdc) throw new Error('the devnet has no USDC mint');
+  const network = `${devnet.manifest.solana.caip2}-${randomBytes(4).toString('hex')}`;
   return {
     devnet,
     rpc,
     usdc,
     collector,
-    network: `${devnet.manifest.solana.caip2}-${randomBytes(4).toString('hex')}`,
+    network,
+    recordOperatorFunding: (db) => recordFunding(db, [{ asset: `${network}/slip44:501`, amount: airdropped }]),
     buyer: async (name) => {
       const buyer = devnet.manifest.buyers.find((candidate) => candidate.name === name);
       if (!buyer) throw new Error(`no buyer ${name}`);

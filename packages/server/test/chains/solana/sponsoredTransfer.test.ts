@@ -45,6 +45,7 @@ let sender: SolanaTransactionSender;
 beforeAll(async () => {
   testbed = await startSolanaTestbed();
   db = connect(inject('databaseUrl'), 2);
+  await testbed.recordOperatorFunding(db);
   sender = newSender();
 });
 

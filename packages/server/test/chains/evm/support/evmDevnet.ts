@@ -10,6 +10,7 @@ import { EvmClients } from '../../../../src/chains/evm/clients.ts';
 import { Relayer } from '../../../../src/chains/evm/relayer.ts';
 import type { NetworkInfo, TokenInfo } from '../../../../src/chains/registry.ts';
 import { connect, type Db } from '../../../../src/db/database.ts';
+import { recordFunding } from '../../../../src/ledger/funding.ts';
 
 export type BuyerName = 'alice' | 'bob' | 'carol' | 'erin' | 'dave';
 
@@ -27,7 +28,7 @@ export interface EvmTestEnvironment {
   clients: EvmClients;
   client: PublicClient;
   db: Db;
-  /** A fresh collector, funded by the devnet faucet, used by nothing else. */
+  /** A fresh collector, funded by the devnet faucet (recorded as the operator's funding), used by nothing else. */
   collectorKey: Hex;
   collector: Address;
   relayer: Relayer;
@@ -44,9 +45,11 @@ export async function startEvmTestEnvironment(): Promise<EvmTestEnvironment> {
   const network = networks[0] as NetworkInfo;
   const collectorKey = generatePrivateKey();
   const collector = privateKeyToAccount(collectorKey).address;
-  await devnet.fund({ evm: [collector] });
+  const funded = await devnet.fund({ evm: [collector] });
   const clients = new EvmClients();
   const db = connect(inject('databaseUrl'), 8);
+  // The faucet's credit is the operator's funding: the collector's gas is paid out of it.
+  await recordFunding(db, funded);
   const relayer = new Relayer({ db, networks, privateKey: collectorKey, clients });
   return {
     devnet,

@@ -5707,7 +5707,7 @@ export interface paths {
         put?: never;
         /**
          * Pay with an option: submit the results of its actions
-         * @description The results are checked against exactly what the option offered and against the chain, then submitted; the payment becomes processing, then succeeded or failed. A refused confirm leaves the payment payable. Repeating the same confirm returns the current status and submits nothing again. The payment of a merchant that is deleted, inactive or suspended answers 403 merchant_not_active.
+         * @description The results are checked against exactly what the option offered and against the chain, then submitted; the payment becomes processing, then succeeded or failed. A refused confirm leaves the payment payable. Repeating the same confirm returns the current status and submits nothing again. The payment of a merchant that is deleted, inactive or suspended answers 403 merchant_not_active. A confirm whose transaction the service would send (a relayed authorisation or permit, a sponsored Solana transfer) while the operator has not funded the fees on that network answers 503 service_unavailable with details.reason network_fee_unfunded; the payment stays payable.
          */
         post: {
             parameters: {
@@ -5946,6 +5946,26 @@ export interface paths {
                             message: string;
                             /** @enum {string} */
                             code: "bad_gateway";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The service cannot do this right now */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "service_unavailable";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -6526,7 +6546,7 @@ export interface paths {
         put?: never;
         /**
          * Solana Pay transaction request: the transaction
-         * @description The second call of a Solana Pay transaction request: a transaction that moves the payment's exact amount from the account's token account to the collector's, with the request's reference key; the service pays its fee and has signed it, the account signs and sends it. A payment that is no longer payable answers 400 invalid_state or 410 payment_expired. The service signs only what would pay: an account holding less of the token than the amount answers 409 insufficient_token_balance, a transaction whose simulation fails 409 transaction_would_fail with the reason, and while 3 transactions signed for the payment, or 3 for the account, can still land (until their blockhash expires, about a minute) it answers 429 transaction_request_limit with Retry-After. Open to any origin; rate limited per IP.
+         * @description The second call of a Solana Pay transaction request: a transaction that moves the payment's exact amount from the account's token account to the collector's, with the request's reference key; the service pays its fee and has signed it, the account signs and sends it. A payment that is no longer payable answers 400 invalid_state or 410 payment_expired. The service signs only what would pay: an account holding less of the token than the amount answers 409 insufficient_token_balance, a transaction whose simulation fails 409 transaction_would_fail with the reason, and while 3 transactions signed for the payment, or 3 for the account, can still land (until their blockhash expires, about a minute) it answers 429 transaction_request_limit with Retry-After. While the operator's funding of SOL does not cover the fees of the transactions it signed that can still land and this one, it answers 503 service_unavailable with details.reason network_fee_unfunded. Open to any origin; rate limited per IP.
          */
         post: {
             parameters: {

@@ -84,11 +84,11 @@ export function registerConfirmPayment(app: App, ctx: AppContext): void {
         tags: ['gateway'],
         summary: 'Pay with an option: submit the results of its actions',
         description:
-          'The results are checked against exactly what the option offered and against the chain, then submitted; the payment becomes processing, then succeeded or failed. A refused confirm leaves the payment payable. Repeating the same confirm returns the current status and submits nothing again. The payment of a merchant that is deleted, inactive or suspended answers 403 merchant_not_active.',
+          'The results are checked against exactly what the option offered and against the chain, then submitted; the payment becomes processing, then succeeded or failed. A refused confirm leaves the payment payable. Repeating the same confirm returns the current status and submits nothing again. The payment of a merchant that is deleted, inactive or suspended answers 403 merchant_not_active. A confirm whose transaction the service would send (a relayed authorisation or permit, a sponsored Solana transfer) while the operator has not funded the fees on that network answers 503 service_unavailable with details.reason network_fee_unfunded; the payment stays payable.',
         params: GatewayPaymentParams,
         querystring: ConfirmQuery,
         body: ConfirmBody,
-        response: { 200: PaymentStatusView, ...errorResponses(404, 409, 410, 502) },
+        response: { 200: PaymentStatusView, ...errorResponses(404, 409, 410, 502, 503) },
       },
     },
     async (request) => {

@@ -91,6 +91,8 @@ export const eip3009Method: PaymentMethodHandler<Eip3009Terms> = {
         },
         clock: { now: () => now },
       });
+      // The collector pays the relay's gas out of the operator's funding: a confirm it cannot cover is refused.
+      await services.evm.relayer.requireNetworkFeeFunded(option.network, gas);
       return { gas };
     } catch (error) {
       throw refusalOf('signed authorisation', error);

@@ -205,13 +205,17 @@ export const permit2Method: PaymentMethodHandler<Permit2Terms> = {
         : null;
       const signature = resultValue(results, results.length - 1, SIGNATURE, 'a 0x-prefixed hex signature');
       const network = acceptedEvmNetwork(chains, option);
-      return await verifyPermit2Results(
+      const check = await verifyPermit2Results(
         services.evm.clients.for(network),
         network,
         terms,
         { approvalHash, signature },
         now,
       );
+      // The collector pays the relay's gas out of the operator's funding: a confirm it cannot cover is refused (one
+      // waiting for its approval has no gas measured yet, and is checked when its relay is journaled).
+      if (check.gas) await services.evm.relayer.requireNetworkFeeFunded(option.network, check.gas);
+      return check;
     } catch (error) {
       throw refusalOf('payment', error);
     }

@@ -69,8 +69,9 @@ export const solanaSplMethod: PaymentMethodHandler<SplTerms> = {
     const solana = services.solana.networks.get(option.network);
     if (!solana) throw noLongerAccepted(option);
     if (!terms.transfer) throw refused('Fetch the build action before confirming this option.', 'not_built');
+    let transaction: Awaited<ReturnType<typeof verifyBuyerSignedTransaction>>;
     try {
-      await verifyBuyerSignedTransaction({
+      transaction = await verifyBuyerSignedTransaction({
         signedTransactionBase64: value,
         expectedMessageBytesBase64: terms.transfer.messageBytesBase64,
         buyer: terms.buyer,
@@ -85,6 +86,8 @@ export const solanaSplMethod: PaymentMethodHandler<SplTerms> = {
       const expired = new BlockhashExpiredError(BigInt(terms.transfer.lastValidBlockHeight), blockHeight);
       throw new ApiError('quote_expired', `${expired.message}; fetch the transaction again.`);
     }
+    // The collector pays its fee out of the operator's funding: a confirm it cannot cover is refused.
+    await solana.sender.requireNetworkFeeFunded(transaction);
     return {};
   },
 

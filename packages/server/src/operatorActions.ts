@@ -321,7 +321,8 @@ export function audit(options: { chain: boolean }): Promise<void> {
 /**
  * Records value the operator moved into the collector from outside (a negative amount: took out, from its own
  * funding or from the fees, never more than that account holds), in a token of the configured networks (spelled as
- * the registry has it); `reference` names the entry, so running the same command twice records it once.
+ * the registry has it) or a Solana network's SOL, which the collector's fees there are paid in; `reference` names
+ * the entry, so running the same command twice records it once.
  */
 export function ledgerFund(request: {
   asset: string;
@@ -344,7 +345,12 @@ export function ledgerFund(request: {
         `transaction ${reference} is recorded already, as the unsolicited transfer ${unsolicited.id}: keep it with paygate inflows keep ${unsolicited.id}`,
       );
     }
-    const token = new ChainRegistry(await configuredNetworks(config)).token(request.asset);
+    const networks = await configuredNetworks(config);
+    // SOL pays the collector's fees on every Solana network, listed as a token there or not.
+    const sol = networks.find(
+      (network) => network.namespace === 'solana' && request.asset === `${network.caip2}/slip44:501`,
+    );
+    const token = sol ? { caip19: request.asset } : new ChainRegistry(networks).token(request.asset);
     if (!token) throw new CliError(`--asset ${request.asset} is no token of the configured networks (CHAINS)`);
     const entry = `funding:${reference ?? newId('fnd')}`;
     const recorded = await inTransaction(db, async (trx) => {

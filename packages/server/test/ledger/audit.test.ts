@@ -144,6 +144,21 @@ describe('paygate audit: the ledger against the records', () => {
     ]);
     const tooMuch = await fund('--asset', baseUsdc, '--amount', '-751');
     expect(tooMuch.stderr).toBe(`paygate: operator holds 750 of ${baseUsdc}: 751 cannot be taken out (1 short)\n`);
+
+    // A Solana network's SOL pays the collector's fees there, so the operator funds it even where the network lists
+    // no SOL for payments (the preset lists none); an EVM network's unlisted coin is no asset of the ledger.
+    const sol = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp/slip44:501';
+    const gasMoney = await runCli(['ledger', 'fund', '--asset', sol, '--amount', '50000000'], {
+      DATABASE_URL: databaseUrl,
+      ...NO_CHAIN_ENV,
+      RPC_URL_SOLANA_5EYKT4USFV8P8NJDTREPY1VZQKQZKVDP: 'http://127.0.0.1:9',
+    });
+    expect(gasMoney.code, gasMoney.stderr).toBe(0);
+    expect(JSON.parse(gasMoney.stdout)).toMatchObject({ asset: sol, amount: '50000000', recorded: true });
+    const baseEther = await fund('--asset', 'eip155:8453/slip44:60', '--amount', '5');
+    expect(baseEther.stderr).toBe(
+      'paygate: --asset eip155:8453/slip44:60 is no token of the configured networks (CHAINS)\n',
+    );
   }, 180_000);
 
   it('refuses an entry that does not balance, at commit however it was written, and any change to a line', async () => {

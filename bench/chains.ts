@@ -51,6 +51,7 @@ import { SolanaTransactionSender } from '../packages/server/src/chains/solana/tr
 import { verifyBuyerSignedTransaction } from '../packages/server/src/chains/solana/verifyBuyerSignedTransaction.ts';
 import { systemClock } from '../packages/server/src/clock.ts';
 import { connect, type Db, migrateToLatest } from '../packages/server/src/db/database.ts';
+import { recordFunding } from '../packages/server/src/ledger/funding.ts';
 import { startEmbeddedPostgres } from '../packages/server/src/db/embeddedPostgres.ts';
 import { cosignAndConfirm, waitForRelayedOutcome } from '../packages/server/test/support/chainWaits.ts';
 import { percentile } from './support.ts';
@@ -489,10 +490,18 @@ export async function runChainsBenchmark(): Promise<void> {
     const collector = privateKeyToAccount(collectorKey).address;
     const x402Key = generatePrivateKey();
     const solanaCollectorKeys = await solanaCollector({ solanaSeedHex: randomBytes(32).toString('hex') });
-    await devnet.fund({
+    const funded = await devnet.fund({
       evm: [collector, privateKeyToAccount(x402Key).address],
       solana: [solanaCollectorKeys.address],
     });
+    // What the faucet gave the collector is the operator's funding: the collector's network fees are paid out of it.
+    const collectorAccounts = [collector.toLowerCase(), solanaCollectorKeys.address];
+    await recordFunding(
+      db,
+      funded.filter((credit) =>
+        collectorAccounts.includes(credit.address.startsWith('0x') ? credit.address.toLowerCase() : credit.address),
+      ),
+    );
 
     const clients = new EvmClients();
     const client = clients.for(network);

@@ -12,6 +12,7 @@ import { collectorAddresses } from '../packages/server/src/chains/collectorKeys.
 import { depositAddress } from '../packages/server/src/chains/evm/deposits/addresses.ts';
 import { networksFromDevnet } from '../packages/server/src/chains/devnetNetworks.ts';
 import { connect, migrateToLatest } from '../packages/server/src/db/database.ts';
+import { recordFunding } from '../packages/server/src/ledger/funding.ts';
 import { startEmbeddedPostgres } from '../packages/server/src/db/embeddedPostgres.ts';
 import { createPartner } from '../packages/server/src/partners/partners.ts';
 import { CountingRpcProxy, countsBetween, type RpcCounts, snapshot, topMethods, totalCalls } from './rpcProxy.ts';
@@ -51,7 +52,8 @@ export async function runDepositsBenchmark(): Promise<void> {
     const partner = await createPartner(db, 'Bench partner');
     const keys = { evmPrivateKey: generatePrivateKey(), solanaSeedHex: randomBytes(32).toString('hex') };
     const collector = await collectorAddresses(keys);
-    await devnet.fund({ evm: [collector.evm], solana: [collector.solana] });
+    // The faucet's credit is the operator's funding: the collector's network fees are paid out of it.
+    await recordFunding(db, await devnet.fund({ evm: [collector.evm], solana: [collector.solana] }));
     const networks = networksFromDevnet(devnet.manifest).map((network) => ({
       ...network,
       rpcUrl: proxyUrls.get(network.rpcUrl ?? '') ?? network.rpcUrl,

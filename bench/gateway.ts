@@ -15,7 +15,8 @@ import {
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { collectorAddresses } from '../packages/server/src/chains/collectorKeys.ts';
 import { networksFromDevnet } from '../packages/server/src/chains/devnetNetworks.ts';
-import { connect, migrateToLatest } from '../packages/server/src/db/database.ts';
+import { connect, type Db, migrateToLatest } from '../packages/server/src/db/database.ts';
+import { recordFunding } from '../packages/server/src/ledger/funding.ts';
 import { startEmbeddedPostgres } from '../packages/server/src/db/embeddedPostgres.ts';
 import { createPartner } from '../packages/server/src/partners/partners.ts';
 import { percentile, type Spawned, startBenchService } from './support.ts';
@@ -76,10 +77,11 @@ async function payOnce(
   return { totalMs: ended - started, chainMs: ended - accepted };
 }
 
-async function startService(devnet: Devnet, dataDir: string, databaseUrl: string) {
+async function startService(devnet: Devnet, dataDir: string, databaseUrl: string, db: Db) {
   const keys = { evmPrivateKey: generatePrivateKey(), solanaSeedHex: randomBytes(32).toString('hex') };
   const collector = await collectorAddresses(keys);
-  await devnet.fund({ evm: [collector.evm], solana: [collector.solana] });
+  // The faucet's credit is the operator's funding: the collector's network fees are paid out of it.
+  await recordFunding(db, await devnet.fund({ evm: [collector.evm], solana: [collector.solana] }));
   const chainsFile = path.join(dataDir, 'chains.json');
   await fs.writeFile(chainsFile, JSON.stringify(networksFromDevnet(devnet.manifest)));
   return startBenchService(databaseUrl, dataDir, {
@@ -99,7 +101,7 @@ export async function runGatewayBenchmark(): Promise<void> {
   try {
     await migrateToLatest(db, database.url);
     const partner = await createPartner(db, 'Bench partner');
-    spawned = await startService(devnet, dataDir, database.url);
+    spawned = await startService(devnet, dataDir, database.url, db);
     const created = await fetch(`${spawned.url}/v1/merchants`, {
       method: 'POST',
       headers: { 'api-key': partner.apiKey, 'content-type': 'application/json', 'idempotency-key': randomUUID() },

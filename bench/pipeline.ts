@@ -20,6 +20,7 @@ import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 
 import { collectorAddresses } from '../packages/server/src/chains/collectorKeys.ts';
 import { networksFromDevnet } from '../packages/server/src/chains/devnetNetworks.ts';
 import { connect, migrateToLatest } from '../packages/server/src/db/database.ts';
+import { recordFunding } from '../packages/server/src/ledger/funding.ts';
 import { startEmbeddedPostgres } from '../packages/server/src/db/embeddedPostgres.ts';
 import { createPartner } from '../packages/server/src/partners/partners.ts';
 import { type EvmGrant, fundEvmAccounts, nodeCall } from './fundBuyers.ts';
@@ -407,15 +408,16 @@ async function startService(bench: Bench, name: string, evmConfirmations: number
   const database = await startEmbeddedPostgres(bench.dataDir, { database: `bench_${name}` });
   const db = connect(database.url, 2);
   let partner: Awaited<ReturnType<typeof createPartner>>;
+  const keys = { evmPrivateKey: generatePrivateKey(), solanaSeedHex: randomBytes(32).toString('hex') };
+  const collector = await collectorAddresses(keys);
   try {
     await migrateToLatest(db, database.url);
     partner = await createPartner(db, 'Bench partner');
+    // The faucet's credit is the operator's funding: the collector's network fees are paid out of it.
+    await recordFunding(db, await bench.devnet.fund({ evm: [collector.evm], solana: [collector.solana] }));
   } finally {
     await db.destroy();
   }
-  const keys = { evmPrivateKey: generatePrivateKey(), solanaSeedHex: randomBytes(32).toString('hex') };
-  const collector = await collectorAddresses(keys);
-  await bench.devnet.fund({ evm: [collector.evm], solana: [collector.solana] });
   const networks = networksFromDevnet(bench.devnet.manifest).map((network) => ({
     ...network,
     rpcUrl: bench.proxyUrls.get(network.rpcUrl ?? '') ?? network.rpcUrl,

@@ -14,6 +14,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { collectorAddresses } from '../packages/server/src/chains/collectorKeys.ts';
 import { networksFromDevnet } from '../packages/server/src/chains/devnetNetworks.ts';
 import { connect, migrateToLatest } from '../packages/server/src/db/database.ts';
+import { recordFunding } from '../packages/server/src/ledger/funding.ts';
 import { startEmbeddedPostgres } from '../packages/server/src/db/embeddedPostgres.ts';
 import { createPartner } from '../packages/server/src/partners/partners.ts';
 import { percentile, type Spawned, startBenchService } from './support.ts';
@@ -76,7 +77,15 @@ export async function runX402Benchmark(): Promise<void> {
     const theirKey = generatePrivateKey();
     const theirAccount = privateKeyToAccount(theirKey);
     const collector = await collectorAddresses(keys);
-    await devnet.fund({ evm: [collector.evm, theirAccount.address], solana: [collector.solana] });
+    const funded = await devnet.fund({ evm: [collector.evm, theirAccount.address], solana: [collector.solana] });
+    // What the faucet gave the collector is the operator's funding: the collector's network fees are paid out of it.
+    const collectorAccounts = [collector.evm.toLowerCase(), collector.solana];
+    await recordFunding(
+      db,
+      funded.filter((credit) =>
+        collectorAccounts.includes(credit.address.startsWith('0x') ? credit.address.toLowerCase() : credit.address),
+      ),
+    );
     const chainsFile = path.join(dataDir, 'chains.json');
     await fs.writeFile(chainsFile, JSON.stringify(networksFromDevnet(devnet.manifest)));
     spawned = await startBenchService(database.url, dataDir, {

@@ -1,23 +1,14 @@
 import { type Address, parseEther } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src/clock.ts';
-import { InflowReturnWorker } from '../../src/collectorInflows/inflowReturns.ts';
 import { keepUnsolicitedInflow } from '../../src/collectorInflows/keepInflow.ts';
-import {
-  auditCollector,
-  auditNegativeBalances,
-  auditPayoutsInFlight,
-  auditUnsolicitedInflows,
-  finalReadPoints,
-  readAuditedLedger,
-} from '../../src/ledger/audit.ts';
-import { payoutSenders } from '../../src/payouts/index.ts';
+import { auditNegativeBalances, auditPayoutsInFlight, auditUnsolicitedInflows } from '../../src/ledger/audit.ts';
 import { type GatewayTestbed, startGatewayTestbed } from '../gateway/support/gatewayTestbed.ts';
 import { payInUsdc } from '../settlement/support.ts';
 import { devnetPlainWallet } from '../support/devnetPlainWallet.ts';
 import { ledgerBalanceOf } from '../support/ledgerAudit.ts';
 import { NO_CHAIN_ENV, runCli } from '../support/serverProcess.ts';
+import { collectorInflowChecks } from './support.ts';
 
 /** How long a transfer into the collector waits for a record to claim it before it is judged unsolicited. */
 const GRACE_MS = 10_000;
@@ -32,25 +23,9 @@ describe('transfers into the collector that no record holds, on the devnet', () 
   const usdc = () => chain().tokens.find((token) => token.symbol === 'USDC')!;
   const collector = () => privateKeyToAccount(testbed.keys.evmPrivateKey).address;
   const { wallet, send, balanceOf } = devnetPlainWallet(() => testbed.devnet);
-  const inflowsOf = (hash: string) =>
-    testbed.server.db.selectFrom('collector_inflows').selectAll().where('tx_hash', '=', hash.toLowerCase()).execute();
-  const audit = async () =>
-    auditCollector(
-      await readAuditedLedger(testbed.server.db),
-      testbed.chains,
-      payoutSenders({ db: testbed.server.db, chains: testbed.chains, services: testbed.services, clock: systemClock }),
-      finalReadPoints((network) => testbed.services.evm.clients.for(network)),
-    );
-  /** Waits until the follower judged a transaction's one inflow; its rows. */
-  const judged = async (hash: string) => {
-    await expect
-      .poll(async () => (await inflowsOf(hash)).filter((row) => row.outcome !== null).length, {
-        timeout: 60_000,
-        interval: 1_000,
-      })
-      .toBe(1);
-    return inflowsOf(hash);
-  };
+  const checks = collectorInflowChecks(() => testbed);
+  const { audit, returnedAll } = checks;
+  const judged = (hash: string) => checks.judged(hash.toLowerCase());
   const differing = async () => (await audit()).filter((line) => line.difference !== '0');
 
   beforeAll(async () => {
@@ -109,6 +84,7 @@ describe('transfers into the collector that no record holds, on the devnet', () 
     expect(await auditNegativeBalances(testbed.server.db)).toEqual([]);
   });
 
+  // Each `paygate` call below is a process of its own: a few seconds apiece on a busy machine.
   it('keeps an unsolicited transfer as the operator’s funding once, and refuses to record it as funding again', async () => {
     const hash = await send(collector(), 2_000_000n);
     const [inflow] = await judged(hash);
@@ -150,7 +126,7 @@ describe('transfers into the collector that no record holds, on the devnet', () 
     expect(stillListed.stdout).not.toContain(inflow?.id as string);
     expect(await differing()).toEqual([]);
     expect((await auditUnsolicitedInflows(testbed.server.db)).filter((line) => line.difference !== '0')).toEqual([]);
-  });
+  }, 180_000);
 
   it('sends an unsolicited transfer back to its sender once, however often it is asked, paid out of what it is owed', async () => {
     const alice = testbed.buyer('alice').evmAddress as Address;
@@ -171,22 +147,7 @@ describe('transfers into the collector that no record holds, on the devnet', () 
     expect([kept.code, kept.stderr]).toEqual([1, `paygate: ${id} is being sent back to its sender\n`]);
     expect(await ledgerBalanceOf(testbed.server.db, 'unsolicited', usdc().caip19)).toBe(owedBefore - 3_000_000n);
 
-    const returns = new InflowReturnWorker({
-      db: testbed.server.db,
-      chains: testbed.chains,
-      services: testbed.services,
-      clock: systemClock,
-    });
-    await Promise.all([returns.runOnce(), returns.runOnce()]);
-    await expect
-      .poll(
-        async () => {
-          await returns.runOnce();
-          return (await inflowsOf(hash))[0]?.return_status;
-        },
-        { timeout: 60_000, interval: 1_000 },
-      )
-      .toBe('returned');
+    await returnedAll([hash.toLowerCase()]);
     expect(await balanceOf(alice)).toBe(before);
     const journaled = await testbed.server.db
       .selectFrom('evm_transactions')
@@ -202,5 +163,5 @@ describe('transfers into the collector that no record holds, on the devnet', () 
     expect(await auditPayoutsInFlight(testbed.server.db)).toEqual([]);
     expect((await auditUnsolicitedInflows(testbed.server.db)).filter((line) => line.difference !== '0')).toEqual([]);
     expect(await auditNegativeBalances(testbed.server.db)).toEqual([]);
-  });
+  }, 180_000);
 });

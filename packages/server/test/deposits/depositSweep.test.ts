@@ -20,6 +20,7 @@ import { Relayer } from '../../src/chains/evm/relayer.ts';
 import { connect, type Db } from '../../src/db/database.ts';
 import type { PaymentsTable } from '../../src/db/schema.ts';
 import { withDepositTables } from '../../src/deposits/depositTables.ts';
+import { recordFunding } from '../../src/ledger/funding.ts';
 import type { Logger } from '../../src/log.ts';
 import { type EvmTestEnvironment, startEvmTestEnvironment } from '../chains/evm/support/evmDevnet.ts';
 import { insertMerchantWithPayments } from '../support/fixtures.ts';
@@ -40,6 +41,8 @@ describe('deposit sweeps: funds at deposit addresses move to the collector once,
     env = await startEvmTestEnvironment();
     database = await createIsolatedDatabase();
     db = connect(database.url, 4);
+    // The collector's gas is paid out of the operator's funding, in this database as in the run's.
+    await recordFunding(db, env.funded);
   }, 120_000);
   afterAll(async () => {
     await db?.destroy();

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Devnet, type DevnetBuyer, startDevnet } from '@paygate/devnet';
+import { type Devnet, type DevnetBuyer, type FundedAmount, startDevnet } from '@paygate/devnet';
 import { type Address, createWalletClient, type Hex, http, type PublicClient, type WalletClient } from 'viem';
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { inject } from 'vitest';
@@ -30,6 +30,8 @@ export interface EvmTestEnvironment {
   db: Db;
   /** A fresh collector, funded by the devnet faucet (recorded as the operator's funding), used by nothing else. */
   collectorKey: Hex;
+  /** What the faucet gave the collector: a test on a database of its own records it there as the operator's. */
+  funded: FundedAmount[];
   collector: Address;
   relayer: Relayer;
   token(symbol: 'USDC' | 'EURC' | 'USDT' | 'ETH'): TokenInfo;
@@ -59,6 +61,7 @@ export async function startEvmTestEnvironment(): Promise<EvmTestEnvironment> {
     client: clients.for(network),
     db,
     collectorKey,
+    funded,
     collector,
     relayer,
     token: (symbol) => {

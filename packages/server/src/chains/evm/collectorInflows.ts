@@ -6,8 +6,13 @@ import type { NetworkInfo } from '../registry.ts';
 import { isTokenTransfer, type RawLog, TRANSFER_TOPIC } from './deposits/depositScanner.ts';
 import { NativeTransferReader } from './deposits/nativeTransfers.ts';
 
-/** Blocks per step: each is traced for the native coin (five to a request), and one `eth_getLogs` reads them all. */
-const BLOCKS_PER_STEP = 50n;
+/**
+ * Blocks per step: each is traced for the native coin (five to a request), and one `eth_getLogs` reads them all.
+ * Few, because the step runs in the network's follower pass after the deposit scanner's: a long one would hold back
+ * the next deposit read, where a payment waits, while an inflow waits for its judgement for minutes anyway. Ten a
+ * pass still keeps up with a block a second.
+ */
+const BLOCKS_PER_STEP = 10n;
 
 /**
  * Follows every transfer into the collector of one EVM network at depth (each listed token's `Transfer` logs naming

@@ -87,8 +87,14 @@ describe('Solana Pay transfer requests on the checkout page, paid by a plain wal
     await expect.poll(() => panel.count()).toBe(1);
     expect(await panel.locator('h3').textContent()).toBe('Pay 10 USDC from any Solana wallet');
 
-    const uri = await decodeQr(await panel.locator('figure.qr').screenshot());
-    expect(uri).toBeDefined();
+    // The panel was just shown: read its QR code once it is drawn whole.
+    let uri: string | undefined;
+    await expect
+      .poll(async () => {
+        uri = await decodeQr(await panel.locator('figure.qr svg').screenshot());
+        return uri;
+      })
+      .toBeDefined();
     expect(await panel.locator('input[data-solana-pay-uri]').inputValue()).toBe(uri);
     const request = parseTransferRequestUri(uri as string);
     const [stored] = await withSolanaPayTables(server.db)

@@ -1,4 +1,5 @@
 import { type Address, address, signature as toSignature } from '@solana/kit';
+import { accountSignatures, serviceSignatures } from './accountSignatures.ts';
 import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import type { Kysely, Transaction } from 'kysely';
 import type { Db } from '../../db/database.ts';
@@ -6,11 +7,7 @@ import type { Database } from '../../db/schema.ts';
 import { newId } from '../../ids.ts';
 import type { NetworkInfo } from '../registry.ts';
 import type { SolanaRpc } from './rpc.ts';
-import { withSolanaPayTables } from './solanaPayTables.ts';
 import { accountKeysOf, type FetchedSolanaTransaction } from './validateSolanaPayTransfer.ts';
-
-/** The most signatures one `getSignaturesForAddress` call returns. */
-const PAGE = 1000;
 
 /** The read position of an account that had no transaction when the follower first read it. */
 const NOTHING_READ = '';
@@ -178,22 +175,12 @@ export class SolanaCollectorInflowFollower {
       .where('network', '=', network.caip2)
       .where('account', '=', account)
       .executeTakeFirst();
-    // Newest first; pages back until the last signature read (or, the first time, takes the newest as the start).
-    const listed: { signature: string; err: unknown }[] = [];
-    let before: string | undefined;
-    for (;;) {
-      const page = await rpc
-        .getSignaturesForAddress(account, {
-          commitment,
-          limit: cursor ? PAGE : 1,
-          ...(cursor?.last_signature ? { until: toSignature(cursor.last_signature) } : {}),
-          ...(before ? { before: toSignature(before) } : {}),
-        })
-        .send();
-      listed.push(...page);
-      if (!cursor || page.length < PAGE) break;
-      before = page[page.length - 1]?.signature;
-    }
+    // Newest first, back to the last signature read; the first time, only the newest, where the reading starts.
+    const listed = await accountSignatures(
+      rpc,
+      account,
+      cursor ? { commitment, until: cursor.last_signature || undefined } : { commitment, newest: 1 },
+    );
     const newest = listed[0]?.signature;
     if (!cursor) {
       // An account with no transaction yet (a token never received) is read from its first one.
@@ -236,18 +223,16 @@ export class SolanaCollectorInflowFollower {
 
   /** Signatures that need no read: sent by the service itself, recorded as Solana Pay transfers, or read already. */
   private async knownSignatures(signatures: string[]): Promise<Set<string>> {
-    const db = withSolanaPayTables(this.options.db);
-    const [sent, paid, stored] = await Promise.all([
-      db.selectFrom('solana_transactions').select('signature').where('signature', 'in', signatures).execute(),
-      db.selectFrom('solana_pay_transfers').select('signature').where('signature', 'in', signatures).execute(),
-      db
+    const [service, stored] = await Promise.all([
+      serviceSignatures(this.options.db, signatures),
+      this.options.db
         .selectFrom('collector_inflows')
-        .select('tx_hash as signature')
+        .select('tx_hash')
         .where('chain', '=', this.options.network.caip2)
         .where('tx_hash', 'in', signatures)
         .execute(),
     ]);
-    return new Set([...sent, ...paid, ...stored].map((row) => row.signature));
+    return new Set([...service, ...stored.map((row) => row.tx_hash)]);
   }
 
   /** Moves an account's cursor on, only from where this pass read it: another process that moved it first wins. */

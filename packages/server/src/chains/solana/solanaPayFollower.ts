@@ -12,6 +12,7 @@ import {
   validateSolanaPayTransfer,
 } from './validateSolanaPayTransfer.ts';
 import { postNetworkFee } from '../../ledger/ledger.ts';
+import { accountSignatures, serviceSignatures } from './accountSignatures.ts';
 import { judgedUnsolicited } from './collectorInflows.ts';
 
 /** A transaction that carries an open request's reference, checked against that request. */
@@ -54,7 +55,7 @@ export interface SolanaPayFollowerOptions {
   onTransfer: SolanaPayTransferHandler;
 }
 
-/** The most signatures one `getSignaturesForAddress` call returns. */
+/** The signatures read of an account the first time: where its follower starts. */
 const PAGE = 1000;
 
 /**
@@ -140,24 +141,17 @@ export class SolanaPayFollower {
       .where('network', '=', network)
       .where('account', '=', account)
       .executeTakeFirst();
-    // Newest first; pages back until the last signature read (or, the first time, one page).
-    const found: { signature: string; err: unknown }[] = [];
-    let before: string | undefined;
-    for (;;) {
-      const page = await rpc
-        .getSignaturesForAddress(account, {
-          commitment,
-          limit: PAGE,
-          ...(cursor ? { until: toSignature(cursor.last_signature) } : {}),
-          ...(before ? { before: toSignature(before) } : {}),
-        })
-        .send();
-      found.push(...page);
-      if (!cursor || page.length < PAGE) break;
-      before = page[page.length - 1]?.signature;
-    }
+    // Newest first, back to the last signature read (or, the first time, one page).
+    const found = await accountSignatures(
+      rpc,
+      account,
+      cursor ? { commitment, until: cursor.last_signature } : { commitment, newest: PAGE },
+    );
     if (!found.length) return true;
-    const known = new Set(await this.knownSignatures(found.map((entry) => entry.signature)));
+    const known = await serviceSignatures(
+      this.options.db,
+      found.map((entry) => entry.signature),
+    );
     let newestRead: string | undefined = found[0]?.signature;
     let readToTheEnd = true;
     // Oldest first, so the cursor can stop at the first one not readable yet. A failed one pays nothing, but its fee
@@ -197,16 +191,6 @@ export class SolanaPayFollower {
     await this.options.db
       .transaction()
       .execute((trx) => postNetworkFee(trx, `network_fee:${signature}`, `${this.options.network}/slip44:501`, spent));
-  }
-
-  /** Signatures already recorded as Solana Pay transfers or sent by the service itself: no need to fetch them. */
-  private async knownSignatures(signatures: string[]): Promise<string[]> {
-    if (!signatures.length) return [];
-    const [recorded, sent] = await Promise.all([
-      this.db.selectFrom('solana_pay_transfers').select('signature').where('signature', 'in', signatures).execute(),
-      this.db.selectFrom('solana_transactions').select('signature').where('signature', 'in', signatures).execute(),
-    ]);
-    return [...recorded, ...sent].map((row) => row.signature);
   }
 
   private async match(

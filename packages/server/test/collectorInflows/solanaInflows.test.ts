@@ -1,21 +1,13 @@
 import {
   AccountRole,
   address,
-  appendTransactionMessageInstructions,
   createKeyPairSignerFromBytes,
   createKeyPairSignerFromPrivateKeyBytes,
   createSolanaRpc,
-  createTransactionMessage,
   getBase58Encoder,
-  getBase64EncodedWireTransaction,
-  getSignatureFromTransaction,
   type Instruction,
   type KeyPairSigner,
   lamports,
-  pipe,
-  setTransactionMessageFeePayerSigner,
-  setTransactionMessageLifetimeUsingBlockhash,
-  signTransactionMessageWithSigners,
 } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
 import {
@@ -39,6 +31,7 @@ import { type GatewayTestbed, startGatewayTestbed } from '../gateway/support/gat
 import { payInUsdc } from '../settlement/support.ts';
 import { ledgerBalanceOf } from '../support/ledgerAudit.ts';
 import { NO_CHAIN_ENV, runCli } from '../support/serverProcess.ts';
+import { sendAsWallet } from '../solanaPay/support.ts';
 import { collectorInflowChecks } from './support.ts';
 
 /** How long a transfer into the collector waits for a record to claim it before it is judged unsolicited. */
@@ -78,24 +71,8 @@ describe('transfers into the Solana collector that no record holds, on the devne
   const devnetBuyer = (name: string) =>
     createKeyPairSignerFromBytes(new Uint8Array(getBase58Encoder().encode(testbed.buyer(name).solanaSecretKey)));
   /** Sends and confirms a transaction of `instructions` paid by `payer`'s wallet; its signature. */
-  const sendAs = async (payer: KeyPairSigner, instructions: Instruction[]) => {
-    const { value: latest } = await rpc().getLatestBlockhash({ commitment: 'confirmed' }).send();
-    const signed = await signTransactionMessageWithSigners(
-      pipe(
-        createTransactionMessage({ version: 0 }),
-        (draft) => setTransactionMessageFeePayerSigner(payer, draft),
-        (draft) => setTransactionMessageLifetimeUsingBlockhash(latest, draft),
-        (draft) => appendTransactionMessageInstructions(instructions, draft),
-      ),
-    );
-    await rpc()
-      .sendTransaction(getBase64EncodedWireTransaction(signed), {
-        encoding: 'base64',
-        preflightCommitment: 'confirmed',
-      })
-      .send();
-    return confirmed(getSignatureFromTransaction(signed));
-  };
+  const sendAs = async (payer: KeyPairSigner, instructions: Instruction[]) =>
+    confirmed(await sendAsWallet(solana().rpcUrl, payer, instructions));
   /**
    * The instructions of a plain USDC transfer from a wallet to `to` (the collector unless told), with `references` as
    * read-only keys of the transfer, where a wallet puts a Solana Pay request's.

@@ -9,6 +9,7 @@ import {
   getBase64EncodedWireTransaction,
   getSignatureFromTransaction,
   type Instruction,
+  type KeyPairSigner,
   pipe,
   setTransactionMessageFeePayerSigner,
   setTransactionMessageLifetimeUsingBlockhash,
@@ -77,6 +78,16 @@ export async function payAsWallet(rpcUrl: string, secretKey: string, transfers: 
       },
     );
   }
+  return sendAsWallet(rpcUrl, signer, instructions);
+}
+
+/** Signs `instructions` as a wallet does, `signer` paying the fee, and sends them; the signature once the node took it. */
+export async function sendAsWallet(
+  rpcUrl: string,
+  signer: KeyPairSigner,
+  instructions: Instruction[],
+): Promise<string> {
+  const rpc = createSolanaRpc(rpcUrl);
   const { value: latest } = await rpc.getLatestBlockhash({ commitment: 'confirmed' }).send();
   const message = pipe(
     createTransactionMessage({ version: 0 }),

@@ -62,14 +62,12 @@ export function startSolanaChain(options: SolanaChainOptions): SolanaChain {
     const x402Accounts = new X402MerchantAccounts({ db, rpc, sender, network: network.caip2, collector, log });
     networks.set(network.caip2, { rpc, sender, blockHeight, x402Accounts });
     const splTokens = network.tokens.filter((token) => token.method === 'spl');
-    let sweptAt = 0;
-    const sweepX402Accounts = async () => {
-      if (Date.now() - sweptAt < X402_SWEEP_MS) return;
-      sweptAt = Date.now();
-      await x402Accounts.sweep(splTokens).catch((error: unknown) => {
+    // At most one sweep per interval, whatever the follower's pace; a pass that comes while one runs waits for it.
+    const sweepX402Accounts = sharedFor(X402_SWEEP_MS, () =>
+      x402Accounts.sweep(splTokens).catch((error: unknown) => {
         log.warn(`sweeping x402 token accounts on ${network.caip2} failed: ${(error as Error).message}`);
-      });
-    };
+      }),
+    );
     const solanaPay =
       onSolanaPayTransfer &&
       new SolanaPayFollower({
@@ -94,17 +92,15 @@ export function startSolanaChain(options: SolanaChainOptions): SolanaChain {
         collector: collector.address,
         commitment: commitmentFor(network.confirmations),
       });
-    let inflowsReadAt = 0;
-    const followInflows = async () => {
-      if (!inflows || !judgeCollectorInflows || Date.now() - inflowsReadAt < INFLOW_READ_MS) return;
-      inflowsReadAt = Date.now();
+    const followInflows = sharedFor(INFLOW_READ_MS, async () => {
+      if (!inflows || !judgeCollectorInflows) return;
       await inflows
         .step()
         .then(() => judgeCollectorInflows(network.caip2))
         .catch((error: unknown) => {
           log.warn(`following the collector's inflows on ${network.caip2} failed: ${(error as Error).message}`);
         });
-    };
+    });
     const followSolanaPay = async () => {
       if (!solanaPay) return false;
       try {

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { withSolanaPayTables } from '../chains/solana/solanaPayTables.ts';
 import type { Db } from '../db/database.ts';
 import { ApiError } from '../http/errors.ts';
-import { lockedOperatorFunding, requireFeeCovered } from '../ledger/ledger.ts';
+import { lockedOperatorFunding, reserveNetworkFee } from '../ledger/ledger.ts';
 
 /** How many transactions the collector signed for one payment may be able to land at once. */
 export const COSIGNED_PER_PAYMENT = 3;
@@ -35,11 +35,10 @@ export interface NetworkPace {
  * blockhash's last valid one, so that is how long it counts. The locks make concurrent requests in every process
  * count one after another; each takes its payment's, then its account's, so they cannot deadlock.
  *
- * Its fee is the operator's cost (`ledger.ts`), so it is refused with `NetworkFeeShortfallError` unless the
- * operator's funding of SOL, less what the transactions signed before may still cost, covers it. Nothing is reserved
- * in the ledger: the network's Solana Pay follower enters the fee of one that lands, and one that expires costs
- * nothing, so those able to land and not entered yet are counted here, at this one's most each (they are built
- * alike), under the operator account's lock that journaling the collector's own transactions takes too.
+ * Its fee is the operator's cost (`ledger.ts`): the most it can cost is reserved out of the operator's funding of SOL
+ * in the same transaction (`reserveNetworkFee`, under the operator account's lock that journaling the collector's
+ * own transactions takes too), refused with `NetworkFeeShortfallError` when the operator holds less. The network's
+ * Solana Pay follower enters what it cost once it lands, or nothing once it can no longer land.
  */
 export async function recordCosignedTransaction(
   db: Db,
@@ -75,14 +74,11 @@ export async function recordCosignedTransaction(
     if (accountFullUntil !== undefined)
       throw limitReached(`${COSIGNED_PER_ACCOUNT} transactions signed for this account`, accountFullUntil, pace);
     const sol = `${transaction.network}/slip44:501`;
-    const held = await lockedOperatorFunding(trx, sol);
-    const { rows } = await sql<{ pending: string }>`
-      SELECT count(*)::text AS pending FROM solana_pay_cosigned_transactions cosigned
-      WHERE network = ${transaction.network} AND last_valid_block_height >= ${pace.blockHeight.toString()}
-        AND NOT EXISTS (SELECT 1 FROM ledger_entries WHERE entry = 'network_fee:' || cosigned.signature)
-    `.execute(trx);
-    const pending = BigInt(rows[0]?.pending ?? '0');
-    requireFeeCovered(sol, held - pending * transaction.maxNetworkFee, transaction.maxNetworkFee);
+    await reserveNetworkFee(trx, `network_fee:${transaction.signature}`, {
+      nativeAsset: sol,
+      maxFee: transaction.maxNetworkFee,
+      held: await lockedOperatorFunding(trx, sol),
+    });
     await tables
       .insertInto('solana_pay_cosigned_transactions')
       .values({
@@ -92,6 +88,7 @@ export async function recordCosignedTransaction(
         payment_id: transaction.paymentId,
         account: transaction.account,
         last_valid_block_height: transaction.lastValidBlockHeight,
+        fee_open: true,
       })
       .execute();
   });

@@ -435,7 +435,7 @@ describe('network fees: paid out of the operator’s funding, never out of what 
       expect(await differing()).toEqual([]);
     }, 300_000);
 
-    it('refuses a sponsored transfer and a Solana Pay transaction while the operator’s SOL does not cover their fees, and the audit flags an operator a fee drove below zero', async () => {
+    it('refuses a sponsored transfer and a Solana Pay transaction while the operator’s SOL does not cover their fees; one handed out before keeps its reservation, so the operator never goes below zero', async () => {
       await collectorIdle();
       // A Solana Pay transaction signed while the operator's SOL covered it; the buyer sends it later.
       const handedOut = await solanaPayRequest();
@@ -457,7 +457,8 @@ describe('network fees: paid out of the operator’s funding, never out of what 
       expectFeeUnfunded(await bed.gateway(sponsored.paymentId, '/confirm', sponsored.confirm), sol());
       expect((await bed.gateway(sponsored.paymentId, '/status')).body).toMatchObject({ status: 'requires_action' });
 
-      // The one handed out lands all the same: its fee is the operator's, who now holds less than nothing.
+      // The one handed out lands all the same: its fee comes out of what was reserved for it when it was signed, which
+      // the operator could not take out, and the rest of the reservation goes back to the operator.
       const keyPair = await createKeyPairFromBytes(new Uint8Array(getBase58Encoder().encode(erin.solanaSecretKey)));
       const transaction = getTransactionDecoder().decode(getBase64Encoder().encode(answered.body.transaction));
       const signed = await partiallySignTransaction([keyPair], transaction);
@@ -468,29 +469,36 @@ describe('network fees: paid out of the operator’s funding, never out of what 
         })
         .send();
       expect((await bed.finalStatus(handedOut.paymentId)).status).toBe('succeeded');
-      const feeEntry = `network_fee:${getSignatureFromTransaction(signed)}`;
+      const signature = getSignatureFromTransaction(signed);
+      const feeEntry = `network_fee:${signature}`;
       await expect
         .poll(
           async () =>
-            (await db().selectFrom('ledger_entries').select('id').where('entry', '=', feeEntry).execute()).length,
-          {
-            timeout: 30_000,
-            interval: 200,
-          },
+            (await db().selectFrom('ledger_entries').select('id').where('entry', '=', `${feeEntry}:settled`).execute())
+              .length,
+          { timeout: 30_000, interval: 200 },
         )
         .toBeGreaterThan(0);
-      const owing = await ledgerBalanceOf(db(), OPERATOR, sol());
-      expect(owing).toBeLessThan(0n);
-      expect(await auditNegativeBalances(db())).toContainEqual({
-        account: OPERATOR,
-        asset: sol(),
-        balance: owing.toString(),
-        difference: owing.toString(),
-      });
-
-      // Funded again, the operator covers the fee and the next payment's.
-      await recordFunding(db(), [{ asset: sol(), amount: withdrawn }]);
+      const landed = await rpc()
+        .getTransaction(toSignature(signature), {
+          commitment: 'confirmed',
+          encoding: 'json',
+          maxSupportedTransactionVersion: 0,
+        })
+        .send();
+      const reserved = await db()
+        .selectFrom('ledger_entries')
+        .select('amount')
+        .where('entry', '=', `${feeEntry}:reserved`)
+        .where('account', '=', OPERATOR)
+        .executeTakeFirstOrThrow();
+      const fee = BigInt(landed?.meta?.fee ?? 0n);
+      expect(fee).toBeGreaterThan(0n);
+      expect(await ledgerBalanceOf(db(), OPERATOR, sol())).toBe(BigInt(reserved.amount) - fee);
       expect(await auditNegativeBalances(db())).not.toContainEqual(expect.objectContaining({ account: OPERATOR }));
+
+      // Funded again, the operator covers the next payment's fee.
+      await recordFunding(db(), [{ asset: sol(), amount: withdrawn }]);
       const again = await signedSponsoredTransfer('alice');
       const confirmed = await bed.gateway(again.paymentId, '/confirm?maxPollMs=30000', again.confirm);
       expect(confirmed.status, confirmed.text).toBe(200);

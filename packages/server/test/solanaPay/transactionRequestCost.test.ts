@@ -234,10 +234,30 @@ describe('Solana Pay transaction requests cost the collector nothing unless they
       }
     });
 
-    it(`co-signs at most ${PER_ACCOUNT} unexpired transactions per account across payments, and again once their blockhashes expire`, async () => {
+    it(`co-signs at most ${PER_ACCOUNT} unexpired transactions per account across payments, and again once their blockhashes expire, when their unspent fees go back to the operator`, async () => {
       const account = await freshAccount(AMOUNT);
-      for (let index = 0; index < PER_ACCOUNT; index++)
-        expect((await ask((await newRequest()).path, account)).status).toBe(200);
+      const signatures: string[] = [];
+      for (let index = 0; index < PER_ACCOUNT; index++) {
+        const answered = await ask((await newRequest()).path, account);
+        expect(answered.status).toBe(200);
+        signatures.push(
+          getSignatureFromTransaction(
+            getTransactionDecoder().decode(getBase64Encoder().encode(answered.body.transaction)),
+          ),
+        );
+      }
+      // Each reserved its most possible fee out of the operator's SOL while it could land.
+      const operatorLines = (signature: string) =>
+        server.db
+          .selectFrom('ledger_entries')
+          .select(['entry', 'amount'])
+          .where('entry', 'like', `network_fee:${signature}%`)
+          .where('account', '=', 'operator')
+          .execute();
+      for (const signature of signatures)
+        expect((await operatorLines(signature)).map((line) => line.entry)).toEqual([
+          `network_fee:${signature}:reserved`,
+        ]);
       const { path } = await newRequest();
       const refused = await ask(path, account);
       expect(refused.status).toBe(429);
@@ -248,7 +268,26 @@ describe('Solana Pay transaction requests cost the collector nothing unless they
       expect(retryAfter).toBeGreaterThan(0);
       expect(retryAfter).toBeLessThanOrEqual(61);
       await expect.poll(async () => (await ask(path, account)).status, { timeout: 120_000, interval: 2_000 }).toBe(200);
-    }, 180_000);
+      // None was sent: each cost nothing, and what was reserved for it is the operator's again.
+      for (const signature of signatures)
+        await expect
+          .poll(async () => (await operatorLines(signature)).reduce((sum, line) => sum + BigInt(line.amount), 0n), {
+            timeout: 30_000,
+            interval: 500,
+          })
+          .toBe(0n);
+      expect(
+        await server.db
+          .selectFrom('ledger_entries')
+          .select('id')
+          .where(
+            'entry',
+            'in',
+            signatures.map((signature) => `network_fee:${signature}`),
+          )
+          .execute(),
+      ).toEqual([]);
+    }, 240_000);
   });
 
   describe('happy path', () => {

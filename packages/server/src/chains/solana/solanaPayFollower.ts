@@ -55,6 +55,9 @@ export interface SolanaPayFollowerOptions {
   onTransfer: SolanaPayTransferHandler;
 }
 
+/** Expired co-signed transactions whose fee a pass enters: each costs one `getTransaction`. */
+const EXPIRED_COSIGNED_PER_PASS = 20;
+
 /** The signatures read of an account the first time: where its follower starts. */
 const PAGE = 1000;
 
@@ -77,6 +80,7 @@ export class SolanaPayFollower {
 
   async follow(): Promise<{ busy: boolean }> {
     const { network, tokens } = this.options;
+    await this.enterExpiredCosignedFees();
     const requested = await this.db
       .selectFrom('solana_pay_requests as request')
       .innerJoin('payments', 'payments.id', 'request.payment_id')
@@ -179,18 +183,55 @@ export class SolanaPayFollower {
 
   /**
    * A transaction the service did not send whose fee the collector paid (a Solana Pay transaction request it built
-   * and the buyer sent): what it took from the collector is a network fee in the ledger, once.
+   * and the buyer sent), found landed, or a co-signed one whose fee is still reserved, gone past its last valid block
+   * (`transaction` absent when it never landed): what it took from the collector is a network fee in the ledger,
+   * once, settled against what was reserved for it.
    */
-  private async recordCollectorFee(signature: string, transaction: FetchedSolanaTransaction): Promise<void> {
-    const index = accountKeysOf(transaction).indexOf(this.options.collector);
-    const before = transaction.meta?.preBalances?.[index];
-    const after = transaction.meta?.postBalances?.[index];
-    if (index < 0 || before === undefined || after === undefined) return;
-    const spent = BigInt(before) - BigInt(after);
-    if (spent <= 0n) return;
-    await this.options.db
-      .transaction()
-      .execute((trx) => postNetworkFee(trx, `network_fee:${signature}`, `${this.options.network}/slip44:501`, spent));
+  private async recordCollectorFee(signature: string, transaction: FetchedSolanaTransaction | undefined) {
+    const index = transaction ? accountKeysOf(transaction).indexOf(this.options.collector) : -1;
+    const before = transaction?.meta?.preBalances?.[index];
+    const after = transaction?.meta?.postBalances?.[index];
+    const spent = index >= 0 && before !== undefined && after !== undefined ? BigInt(before) - BigInt(after) : 0n;
+    const fee = spent > 0n ? spent : 0n;
+    // A landed transaction the collector paid nothing for holds no fee, reserved or not.
+    if (transaction && fee === 0n) return;
+    await this.options.db.transaction().execute(async (trx) => {
+      const reserved = await withSolanaPayTables(trx)
+        .updateTable('solana_pay_cosigned_transactions')
+        .set({ fee_open: false })
+        .where('signature', '=', signature)
+        .where('fee_open', '=', true)
+        .returning('signature')
+        .executeTakeFirst();
+      if (fee > 0n || reserved)
+        await postNetworkFee(trx, `network_fee:${signature}`, `${this.options.network}/slip44:501`, fee);
+    });
+  }
+
+  /**
+   * Co-signed transactions whose fee is still reserved and whose blockhash has expired at the follower's commitment
+   * can no longer land: each is looked up once, and what it cost (nothing, unless it landed unread) is entered, so
+   * the rest of the reservation goes back to the operator. The oldest few a pass.
+   */
+  private async enterExpiredCosignedFees(): Promise<void> {
+    const { rpc, network, commitment } = this.options;
+    const open = await this.db
+      .selectFrom('solana_pay_cosigned_transactions')
+      .select(['signature', 'last_valid_block_height'])
+      .where('network', '=', network)
+      .where('fee_open', '=', true)
+      .orderBy('last_valid_block_height')
+      .limit(EXPIRED_COSIGNED_PER_PASS)
+      .execute();
+    if (!open.length) return;
+    const blockHeight = await rpc.getBlockHeight({ commitment }).send();
+    for (const { signature, last_valid_block_height } of open) {
+      if (BigInt(last_valid_block_height) >= blockHeight) break;
+      const transaction = await rpc
+        .getTransaction(toSignature(signature), { encoding: 'json', maxSupportedTransactionVersion: 0, commitment })
+        .send();
+      await this.recordCollectorFee(signature, (transaction ?? undefined) as FetchedSolanaTransaction | undefined);
+    }
   }
 
   private async match(

@@ -65,6 +65,8 @@ export interface SolanaPayCosignedTransactionsTable {
   account: string;
   /** The transaction can land while the network's block height is at most this. */
   last_valid_block_height: ColumnType<string, string | bigint, string | bigint>;
+  /** Its fee is still reserved out of the operator's funding: not entered yet as landed or expired (0055). */
+  fee_open: Generated<boolean>;
   created_at: Generated<Date>;
 }
 

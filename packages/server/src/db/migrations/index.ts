@@ -53,6 +53,7 @@ import * as solanaInflowCursors from './0051_solana_inflow_cursors.ts';
 import * as merchantDepositRecoveries from './0052_merchant_deposit_recoveries.ts';
 import * as networkFeesFromOperator from './0053_network_fees_from_operator.ts';
 import * as x402SolanaMerchantPayTo from './0054_x402_solana_merchant_pay_to.ts';
+import * as solanaPayFeeReservations from './0055_solana_pay_fee_reservations.ts';
 
 /** Every schema change, in order; names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -110,4 +111,5 @@ export const migrations: Record<string, Migration> = {
   '0052_merchant_deposit_recoveries': merchantDepositRecoveries,
   '0053_network_fees_from_operator': networkFeesFromOperator,
   '0054_x402_solana_merchant_pay_to': x402SolanaMerchantPayTo,
+  '0055_solana_pay_fee_reservations': solanaPayFeeReservations,
 };

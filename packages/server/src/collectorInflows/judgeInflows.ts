@@ -2,7 +2,8 @@ import { sql, type Transaction } from 'kysely';
 import { parseChainId } from '../chains/caip.ts';
 import type { Db } from '../db/database.ts';
 import type { Database } from '../db/schema.ts';
-import { COLLECTOR, postLedgerEntry, UNSOLICITED } from '../ledger/ledger.ts';
+import { recordStrayDeposit } from '../chains/solana/x402MerchantAccounts.ts';
+import { COLLECTOR, DEPOSIT_ADDRESSES, postLedgerEntry, UNSOLICITED } from '../ledger/ledger.ts';
 
 /** Inflows judged per transaction: a burst of spam transfers is worked through a batch at a time. */
 const INFLOWS_PER_BATCH = 100;
@@ -80,8 +81,13 @@ export async function judgeCollectorInflows(db: Db, chain: string, graceMs: numb
         .where('id', '=', inflow.id)
         .execute();
       if (recorded) continue;
+      // What reached a merchant's x402 token account stays there until that account's sweep.
+      const heldAt =
+        inflow.to_account && (await recordStrayDeposit(trx, { ...inflow, to_account: inflow.to_account }))
+          ? DEPOSIT_ADDRESSES
+          : COLLECTOR;
       await postLedgerEntry(trx, `inflow:${inflow.id}`, [
-        { account: COLLECTOR, asset: inflow.asset, amount: BigInt(inflow.amount) },
+        { account: heldAt, asset: inflow.asset, amount: BigInt(inflow.amount) },
         { account: UNSOLICITED, asset: inflow.asset, amount: -BigInt(inflow.amount) },
       ]);
     }

@@ -560,6 +560,8 @@ export interface CollectorInflowsTable {
   return_try: ColumnType<number, number | undefined, number>;
   returned_tx_hash: string | null;
   return_failure: string | null;
+  /** On Solana, the merchant's x402 token account it reached (migration 0056); null for the collector's own. */
+  to_account: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface CollectorInflowCursorsTable {

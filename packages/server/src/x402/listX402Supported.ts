@@ -121,10 +121,7 @@ export function registerListX402Supported(app: App, ctx: AppContext): void {
             solana &&
               services.solana.networks
                 .get(network.caip2)
-                ?.x402Accounts.ensure(
-                  merchant.id,
-                  tokens.map((token) => token.address),
-                )
+                ?.x402Accounts.ensure(merchant.id, tokens)
                 .catch((error: unknown) => {
                   request.log.warn(`x402 token accounts of ${merchant.id}: ${(error as Error).message}`);
                 }),

@@ -19,16 +19,27 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSolanaBalances } from '../../src/chains/solana/readSolanaBalances.ts';
 import { solanaRpc } from '../../src/chains/solana/rpc.ts';
 import { systemClock } from '../../src/clock.ts';
-import { auditCollector, auditDepositAddresses, finalReadPoints, readAuditedLedger } from '../../src/ledger/audit.ts';
+import { askInflowReturn, InflowReturnWorker } from '../../src/collectorInflows/inflowReturns.ts';
+import {
+  auditCollector,
+  auditDepositAddresses,
+  auditNegativeBalances,
+  auditUnsolicitedInflows,
+  finalReadPoints,
+  readAuditedLedger,
+} from '../../src/ledger/audit.ts';
 import { solanaBalanceReader } from '../../src/ledger/collectorAudit.ts';
 import { createApiKey } from '../../src/partners/partners.ts';
 import { payoutSenders } from '../../src/payouts/index.ts';
+import { sendAsWallet } from '../solanaPay/support.ts';
 import { createMerchant } from '../support/fixtures.ts';
 import { auditOfMerchant, ledgerBalanceOf } from '../support/ledgerAudit.ts';
 import { call, newPartner } from '../support/testServer.ts';
 import { SOLANA_DEVNET_CAIP2, startX402Testbed, type X402Testbed } from './support.ts';
 
 const NETWORK = SOLANA_DEVNET_CAIP2 as `${string}:${string}`;
+/** How long a transfer into the collector's accounts waits for a record to hold it before it is judged unsolicited. */
+const JUDGED_AFTER_MS = 5_000;
 const RECIPIENT_MISMATCH = 'invalid_exact_svm_payload_recipient_mismatch';
 
 let testbed: X402Testbed;
@@ -114,7 +125,7 @@ async function auditedDifferences() {
 }
 
 beforeAll(async () => {
-  testbed = await startX402Testbed({ solanaCaip2: SOLANA_DEVNET_CAIP2 });
+  testbed = await startX402Testbed({ solanaCaip2: SOLANA_DEVNET_CAIP2, buyerTransferDeadlineMs: JUDGED_AFTER_MS });
   const token = testbed.service.chains.networks
     .find((network) => network.caip2 === NETWORK)
     ?.tokens.find((candidate) => candidate.symbol === 'USDC');
@@ -301,4 +312,71 @@ describe("x402 payTo on Solana: each merchant's own token account, named by the 
       });
     }
   });
+  it("owes a stray transfer to a merchant's token account to its sender, not to the merchant: swept into the collector and sent back once", async () => {
+    const payToA = (await solanaKind(testbed.headers())).extra.payTo;
+    const db = testbed.service.server.db;
+    const bob = await buyerSigner('bob');
+    const merchantOwed = await ledgerBalanceOf(db, `merchant:${testbed.merchantId}`, asset);
+    const bobBefore = await usdcOf(bob.address);
+    const collectorBefore = await usdcOf(collector);
+    const [source, destination] = await Promise.all([tokenAccountOf(bob.address), tokenAccountOf(payToA)]);
+    const signature = await sendAsWallet(testbed.service.devnet.manifest.solana.rpcUrl, bob, [
+      getTransferCheckedInstruction({
+        source: address(source),
+        mint: address(mint),
+        destination: address(destination),
+        authority: bob,
+        amount: 7_000n,
+        decimals: 6,
+      }),
+    ]);
+
+    await expect
+      .poll(
+        async () =>
+          db
+            .selectFrom('collector_inflows')
+            .select(['outcome', 'sender', 'to_account', 'amount', 'asset'])
+            .where('tx_hash', '=', signature)
+            .execute(),
+        { timeout: 90_000, interval: 500 },
+      )
+      .toEqual([
+        { outcome: 'unsolicited', sender: `${NETWORK}:${bob.address}`, to_account: destination, amount: '7000', asset },
+      ]);
+    // Held at the merchant's account until its sweep takes it into the collector's, then owed from there.
+    await expect.poll(() => usdcOf(collector), { timeout: 30_000, interval: 200 }).toBe(collectorBefore + 7_000n);
+    expect(await usdcOf(payToA)).toBe(0n);
+    await expect
+      .poll(auditedDifferences, { timeout: 30_000, interval: 200 })
+      .toEqual({ collector: '0', depositAddresses: '0' });
+    expect(await ledgerBalanceOf(db, `merchant:${testbed.merchantId}`, asset)).toBe(merchantOwed);
+    expect((await auditUnsolicitedInflows(db)).filter((line) => line.difference !== '0')).toEqual([]);
+
+    const [inflow] = await db.selectFrom('collector_inflows').select('id').where('tx_hash', '=', signature).execute();
+    const { chains, services } = testbed.service;
+    const returns = new InflowReturnWorker({ db, chains, services, clock: systemClock });
+    await Promise.all([askInflowReturn(db, inflow!.id), askInflowReturn(db, inflow!.id)]);
+    await expect
+      .poll(
+        async () => {
+          await returns.runOnce();
+          return (
+            await db
+              .selectFrom('collector_inflows')
+              .select('return_status')
+              .where('id', '=', inflow!.id)
+              .executeTakeFirstOrThrow()
+          ).return_status;
+        },
+        { timeout: 60_000, interval: 1_000 },
+      )
+      .toBe('returned');
+    expect(await usdcOf(bob.address)).toBe(bobBefore);
+    expect(await usdcOf(collector)).toBe(collectorBefore);
+    await expect
+      .poll(auditedDifferences, { timeout: 30_000, interval: 200 })
+      .toEqual({ collector: '0', depositAddresses: '0' });
+    expect(await auditNegativeBalances(db)).toEqual([]);
+  }, 180_000);
 });

@@ -51,7 +51,10 @@ function relabelled(network: NetworkInfo, caip2: string): NetworkInfo {
  * As `startDevnetService` (a devnet with a funded collector, a database of its own, the chain services with their
  * followers and submissions, the service on a socket), with the devnet's Solana network followed as `solanaCaip2`.
  */
-async function startDevnetServiceAs(solanaCaip2: string | undefined): Promise<DevnetService> {
+async function startDevnetServiceAs(
+  solanaCaip2: string | undefined,
+  buyerTransferDeadlineMs: number | undefined,
+): Promise<DevnetService> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'paygate-x402-devnet-'));
   const devnet = await startDevnet({ dataDir });
   const database = await createIsolatedDatabase();
@@ -81,6 +84,7 @@ async function startDevnetServiceAs(solanaCaip2: string | undefined): Promise<De
     keys,
     prices: new FixedPriceSource(TEST_PRICES),
     baseUrl: () => serverUrl,
+    ...(buyerTransferDeadlineMs ? { buyerTransferDeadlineMs } : {}),
   });
   const server = await startTestServer({ databaseUrl: database.url, context: { chains, chainServices: services } });
   serverUrl = server.url;
@@ -186,9 +190,14 @@ export interface X402Testbed {
   close(): Promise<void>;
 }
 
-/** `solanaCaip2`: the CAIP-2 id the devnet's Solana network is followed as (`SOLANA_DEVNET_CAIP2`). */
-export async function startX402Testbed(options: { solanaCaip2?: string } = {}): Promise<X402Testbed> {
-  const service = await startDevnetServiceAs(options.solanaCaip2);
+/**
+ * `solanaCaip2`: the CAIP-2 id the devnet's Solana network is followed as (`SOLANA_DEVNET_CAIP2`);
+ * `buyerTransferDeadlineMs`: how long a transfer into the collector waits for a record before it is judged.
+ */
+export async function startX402Testbed(
+  options: { solanaCaip2?: string; buyerTransferDeadlineMs?: number } = {},
+): Promise<X402Testbed> {
+  const service = await startDevnetServiceAs(options.solanaCaip2, options.buyerTransferDeadlineMs);
   const { server, devnet } = service;
   const partner = await newPartner(server.db, 'x402 partner');
   const { apiKey: x402Key } = await createApiKey(server.db, partner.partnerId, ['x402']);

@@ -1,11 +1,12 @@
 import { type Address, address, signature as toSignature } from '@solana/kit';
 import { accountSignatures, serviceSignatures } from './accountSignatures.ts';
 import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
-import type { Kysely, Transaction } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { Database } from '../../db/schema.ts';
 import { newId } from '../../ids.ts';
 import type { NetworkInfo } from '../registry.ts';
+import { withX402SvmTables } from './x402MerchantAccounts.ts';
 import type { SolanaRpc } from './rpc.ts';
 import { accountKeysOf, type FetchedSolanaTransaction } from './validateSolanaPayTransfer.ts';
 
@@ -41,7 +42,12 @@ interface FollowedAccount {
   asset: string;
   /** The mint of a token account; absent for the collector's own account (SOL). */
   mint?: string;
+  /** A merchant's x402 token account (`solana_x402_accounts`) rather than one of the collector's own. */
+  merchantAccount?: boolean;
 }
+
+/** Merchants' x402 token accounts whose new signatures one pass reads, those read longest ago first. */
+const MERCHANT_ACCOUNTS_PER_PASS = 10;
 
 export interface InflowFound {
   chain: string;
@@ -51,6 +57,8 @@ export interface InflowFound {
   sender: string;
   amount: bigint;
   block_number: bigint;
+  /** The merchant's x402 token account it reached; null for the collector's own. */
+  to_account: string | null;
 }
 
 /**
@@ -73,17 +81,18 @@ export function inflowsOf(
   const lamportsChange = (index: number) =>
     BigInt(meta.postBalances?.[index] ?? 0) - BigInt(meta.preBalances?.[index] ?? 0) + (index === 0 ? fee : 0n);
   const found: InflowFound[] = [];
-  const inflow = (asset: string, logIndex: number, amount: bigint, sender: string) =>
-    found.push({
-      chain: network,
-      tx_hash: signature,
-      log_index: logIndex,
-      asset,
-      sender: `${network}:${sender}`,
-      amount,
-      block_number: transaction.slot,
-    });
-  for (const { account, asset, mint } of followed) {
+  for (const { account, asset, mint, merchantAccount } of followed) {
+    const inflow = (asset: string, logIndex: number, amount: bigint, sender: string) =>
+      found.push({
+        chain: network,
+        tx_hash: signature,
+        log_index: logIndex,
+        asset,
+        sender: `${network}:${sender}`,
+        amount,
+        block_number: transaction.slot,
+        to_account: merchantAccount ? account : null,
+      });
     const index = keys.indexOf(account);
     if (index < 0) continue;
     if (mint === undefined) {
@@ -137,15 +146,59 @@ export class SolanaCollectorInflowFollower {
 
   /** Reads what reached each followed account since the last pass; the number of inflows found. */
   async step(): Promise<number> {
-    const followed = await this.followedAccounts();
-    // A transaction that reached two accounts is read once, for both.
+    const own = await this.collectorAccounts();
+    // A transaction that reached two accounts is read once, for all of them.
     const read = new Set<string>();
     let found = 0;
-    for (const account of followed) found += await this.followAccount(account, followed, read);
+    for (const account of [...own, ...(await this.merchantAccountsDue())])
+      found += await this.followAccount(account, own, read);
     return found;
   }
 
-  private followedAccounts(): Promise<FollowedAccount[]> {
+  /**
+   * Merchants' x402 token accounts a pass reads: a few, the one read longest ago (or never) first, so their number
+   * does not set the pass's cost; a transfer there waits for its judgement longer than the reading takes anyway.
+   */
+  private async merchantAccountsDue(): Promise<FollowedAccount[]> {
+    const { db, network } = this.options;
+    const due = await withX402SvmTables(db)
+      .selectFrom('solana_x402_accounts as merchant')
+      .leftJoin('solana_inflow_cursors as cursor', (join) =>
+        join.onRef('cursor.network', '=', 'merchant.network').onRef('cursor.account', '=', 'merchant.account'),
+      )
+      .select(['merchant.account', 'merchant.asset', 'merchant.mint'])
+      .where('merchant.network', '=', network.caip2)
+      .orderBy(sql`cursor.updated_at NULLS FIRST`)
+      .limit(MERCHANT_ACCOUNTS_PER_PASS)
+      .execute();
+    return due.map((row) => ({
+      account: address(row.account),
+      asset: row.asset,
+      mint: row.mint,
+      merchantAccount: true,
+    }));
+  }
+
+  /** The followed accounts a transaction's keys name: the collector's own and any merchant's x402 token account. */
+  private async followedAmong(own: readonly FollowedAccount[], keys: readonly string[]): Promise<FollowedAccount[]> {
+    const merchants = await withX402SvmTables(this.options.db)
+      .selectFrom('solana_x402_accounts')
+      .select(['account', 'asset', 'mint'])
+      .where('network', '=', this.options.network.caip2)
+      .where('account', 'in', keys)
+      .execute();
+    return [
+      ...own,
+      ...merchants.map((row) => ({
+        account: address(row.account),
+        asset: row.asset,
+        mint: row.mint,
+        merchantAccount: true,
+      })),
+    ];
+  }
+
+  private collectorAccounts(): Promise<FollowedAccount[]> {
     const { network, collector } = this.options;
     this.followed ??= Promise.all(
       network.tokens.flatMap((token) => {
@@ -164,8 +217,8 @@ export class SolanaCollectorInflowFollower {
   }
 
   private async followAccount(
-    { account }: FollowedAccount,
-    followed: readonly FollowedAccount[],
+    { account, merchantAccount }: FollowedAccount,
+    own: readonly FollowedAccount[],
     read: Set<string>,
   ): Promise<number> {
     const { db, rpc, network, collector, commitment } = this.options;
@@ -175,19 +228,27 @@ export class SolanaCollectorInflowFollower {
       .where('network', '=', network.caip2)
       .where('account', '=', account)
       .executeTakeFirst();
-    // Newest first, back to the last signature read; the first time, only the newest, where the reading starts.
+    // Newest first, back to the last signature read. The first time, only the newest of the collector's own account,
+    // where the reading starts; a merchant's account, listed before it was made, is read from its first.
     const listed = await accountSignatures(
       rpc,
       account,
-      cursor ? { commitment, until: cursor.last_signature || undefined } : { commitment, newest: 1 },
+      cursor || merchantAccount
+        ? { commitment, until: cursor?.last_signature || undefined }
+        : { commitment, newest: 1 },
     );
     const newest = listed[0]?.signature;
-    if (!cursor) {
+    if (!cursor && !merchantAccount) {
       // An account with no transaction yet (a token never received) is read from its first one.
       await this.advance(db, account, undefined, newest ?? NOTHING_READ);
       return 0;
     }
-    if (!newest) return 0;
+    if (!newest) {
+      // A merchant's account is read again after the others once this read is noted.
+      if (merchantAccount)
+        await this.advance(db, account, cursor?.last_signature, cursor?.last_signature ?? NOTHING_READ);
+      return 0;
+    }
     const known = await this.knownSignatures(listed.map((entry) => entry.signature));
     let newestRead: string | undefined = newest;
     const found: InflowFound[] = [];
@@ -204,9 +265,9 @@ export class SolanaCollectorInflowFollower {
         break;
       }
       read.add(signature);
-      found.push(
-        ...inflowsOf(network.caip2, collector, followed, signature, transaction as unknown as InflowTransaction),
-      );
+      const fetched = transaction as unknown as InflowTransaction;
+      const followed = await this.followedAmong(own, accountKeysOf(fetched));
+      found.push(...inflowsOf(network.caip2, collector, followed, signature, fetched));
     }
     await db.transaction().execute(async (trx) => {
       if (found.length) {
@@ -216,7 +277,7 @@ export class SolanaCollectorInflowFollower {
           .onConflict((conflict) => conflict.columns(['chain', 'tx_hash', 'log_index']).doNothing())
           .execute();
       }
-      if (newestRead) await this.advance(trx, account, cursor.last_signature, newestRead);
+      if (newestRead) await this.advance(trx, account, cursor?.last_signature, newestRead);
     });
     return found.length;
   }
@@ -238,7 +299,6 @@ export class SolanaCollectorInflowFollower {
   /** Moves an account's cursor on, only from where this pass read it: another process that moved it first wins. */
   private async advance(db: Kysely<Database>, account: string, from: string | undefined, to: string): Promise<void> {
     const { network } = this.options;
-    if (from === to) return;
     if (from === undefined) {
       await db
         .insertInto('solana_inflow_cursors')

@@ -37,9 +37,10 @@ const MAX_FAILED_X402_SWEEPS = 3;
 /** What an x402 payment's transfer brought to its merchant's token account on Solana (migration 0054). */
 export interface SolanaX402DepositsTable {
   network: string;
-  /** The payment's transaction. */
+  /** The payment's transaction (a stray transfer's, with its account's index after a `/` when it reached two). */
   signature: string;
-  payment_id: string;
+  /** None for a stray transfer judged unsolicited (`recordStrayDeposit`). */
+  payment_id: string | null;
   merchant_id: string;
   /** The merchant's owner (`SolanaCollector.merchantOwner`), whose associated token account of the mint it reached. */
   owner: string;
@@ -68,7 +69,20 @@ export interface SolanaX402SweepsTable {
   swept_at: Date | null;
 }
 
+/** A merchant's x402 token account of one mint, listed as the service makes it exist (migration 0056). */
+export interface SolanaX402AccountsTable {
+  network: string;
+  account: string;
+  merchant_id: string;
+  owner: string;
+  mint: string;
+  /** CAIP-19 id of the mint. */
+  asset: string;
+  created_at: Generated<Date>;
+}
+
 export type X402SvmTables = {
+  solana_x402_accounts: SolanaX402AccountsTable;
   solana_x402_deposits: SolanaX402DepositsTable;
   solana_x402_sweeps: SolanaX402SweepsTable;
 };
@@ -77,6 +91,46 @@ export function withX402SvmTables(db: Kysely<Database>): Kysely<Database & X402S
 export function withX402SvmTables(db: Transaction<Database>): Transaction<Database & X402SvmTables>;
 export function withX402SvmTables(db: Kysely<Database> | Transaction<Database>) {
   return db.withTables<X402SvmTables>();
+}
+
+/**
+ * A transfer that reached a merchant's x402 token account outside any x402 payment, judged unsolicited: a deposit
+ * there with no payment, which the account's next sweep takes into the collector's; the caller enters it in the
+ * ledger's `deposit_addresses` in the same transaction. Keyed by its signature, or with the account's index after it
+ * when the transaction reached two such accounts. False when the account is not a listed one.
+ */
+export async function recordStrayDeposit(
+  trx: Transaction<Database>,
+  inflow: { chain: string; tx_hash: string; log_index: number; to_account: string; asset: string; amount: string },
+): Promise<boolean> {
+  const tables = withX402SvmTables(trx);
+  const account = await tables
+    .selectFrom('solana_x402_accounts')
+    .selectAll()
+    .where('network', '=', inflow.chain)
+    .where('account', '=', inflow.to_account)
+    .executeTakeFirst();
+  if (!account || account.asset !== inflow.asset) return false;
+  const alreadyKeyed = await tables
+    .selectFrom('solana_x402_deposits')
+    .select('signature')
+    .where('network', '=', inflow.chain)
+    .where('signature', '=', inflow.tx_hash)
+    .executeTakeFirst();
+  await tables
+    .insertInto('solana_x402_deposits')
+    .values({
+      network: inflow.chain,
+      signature: alreadyKeyed ? `${inflow.tx_hash}/${inflow.log_index}` : inflow.tx_hash,
+      payment_id: null,
+      merchant_id: account.merchant_id,
+      owner: account.owner,
+      mint: account.mint,
+      asset: account.asset,
+      amount: inflow.amount,
+    })
+    .execute();
+  return true;
 }
 
 /** The associated token account of `owner` for `mint`: where a merchant's x402 payments in the mint are paid. */
@@ -110,6 +164,8 @@ const EXISTS_POLL_MS = 250;
 export class X402MerchantAccounts {
   /** Token accounts seen to exist: an account whose owner is the service's own key is never closed. */
   private readonly existing = new Set<string>();
+  /** Token accounts listed in `solana_x402_accounts`. */
+  private readonly listed = new Set<string>();
   private readonly waitMs: number;
 
   constructor(private readonly options: X402MerchantAccountsOptions) {
@@ -121,12 +177,17 @@ export class X402MerchantAccounts {
    * rent payer), idempotently and through the journal, and waited for at the `confirmed` commitment for up to
    * `waitMs`. A creation another request journaled first is waited for the same way.
    */
-  async ensure(merchantId: string, mints: readonly string[]): Promise<void> {
+  async ensure(merchantId: string, tokens: readonly Pick<TokenInfo, 'address' | 'caip19'>[]): Promise<void> {
     const { collector, network } = this.options;
     const owner = collector.merchantOwner(merchantId);
     const accounts = await Promise.all(
-      mints.map(async (mint) => ({ mint, account: await tokenAccountOf(owner, mint) })),
+      tokens.map(async (token) => ({
+        mint: token.address,
+        asset: token.caip19,
+        account: await tokenAccountOf(owner, token.address),
+      })),
     );
+    await this.register(merchantId, owner, accounts);
     let missing = await this.missing(accounts);
     if (!missing.length) return;
     for (const { mint, account } of missing) {
@@ -145,6 +206,34 @@ export class X402MerchantAccounts {
       throw new Error(
         `the x402 token accounts ${missing.map((item) => item.account).join(', ')} on ${network} do not exist yet`,
       );
+  }
+
+  /**
+   * Lists the accounts in `solana_x402_accounts` before any is created, once per process, so the collector-inflow
+   * follower reads each from its first transaction.
+   */
+  private async register(
+    merchantId: string,
+    owner: string,
+    accounts: readonly { mint: string; asset: string; account: string }[],
+  ): Promise<void> {
+    const unlisted = accounts.filter((item) => !this.listed.has(item.account));
+    if (!unlisted.length) return;
+    await withX402SvmTables(this.options.db)
+      .insertInto('solana_x402_accounts')
+      .values(
+        unlisted.map((item) => ({
+          network: this.options.network,
+          account: item.account,
+          merchant_id: merchantId,
+          owner,
+          mint: item.mint,
+          asset: item.asset,
+        })),
+      )
+      .onConflict((conflict) => conflict.columns(['network', 'account']).doNothing())
+      .execute();
+    for (const item of unlisted) this.listed.add(item.account);
   }
 
   private async missing<T extends { account: string }>(accounts: readonly T[]): Promise<T[]> {

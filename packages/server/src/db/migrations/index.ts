@@ -54,6 +54,7 @@ import * as merchantDepositRecoveries from './0052_merchant_deposit_recoveries.t
 import * as networkFeesFromOperator from './0053_network_fees_from_operator.ts';
 import * as x402SolanaMerchantPayTo from './0054_x402_solana_merchant_pay_to.ts';
 import * as solanaPayFeeReservations from './0055_solana_pay_fee_reservations.ts';
+import * as solanaX402AccountInflows from './0056_solana_x402_account_inflows.ts';
 
 /** Every schema change, in order; names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -112,4 +113,5 @@ export const migrations: Record<string, Migration> = {
   '0053_network_fees_from_operator': networkFeesFromOperator,
   '0054_x402_solana_merchant_pay_to': x402SolanaMerchantPayTo,
   '0055_solana_pay_fee_reservations': solanaPayFeeReservations,
+  '0056_solana_x402_account_inflows': solanaX402AccountInflows,
 };

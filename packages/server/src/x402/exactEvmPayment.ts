@@ -165,14 +165,17 @@ export async function checkExactEvmPayment(
     },
     // One simulation of the transfer as the collector would send it: the token checks the signature (contract
     // wallets too), the nonce and the balance; its gas is what the relay then sends with.
-    checkOnChain: async () => ({
-      gas: await refusedOnChainAs(network, 'x402_eip3009', () =>
+    checkOnChain: async () => {
+      const gas = await refusedOnChainAs(network, 'x402_eip3009', () =>
         simulateTransferWithAuthorization(services.evm.clients.for(network), {
           typedData,
           signature,
           sender: collector,
         }),
-      ),
-    }),
+      );
+      // The collector pays the relay's gas out of the operator's funding: a settle it cannot cover is refused (503).
+      await services.evm.relayer.requireNetworkFeeFunded(network.caip2, gas);
+      return { gas };
+    },
   };
 }

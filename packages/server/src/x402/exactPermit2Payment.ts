@@ -134,10 +134,13 @@ export async function checkExactPermit2Payment(
     validUntil: dateOfUnixSeconds(deadline),
     terms,
     // One simulation of the proxy's settle as the collector would send it; its gas is what the relay then sends with.
-    checkOnChain: async () => ({
-      gas: await refusedOnChainAs(network, 'x402_permit2', () =>
+    checkOnChain: async () => {
+      const gas = await refusedOnChainAs(network, 'x402_permit2', () =>
         simulateProxySettle(client, { typedData, owner, signature, sender: collector }),
-      ),
-    }),
+      );
+      // The collector pays the relay's gas out of the operator's funding: a settle it cannot cover is refused (503).
+      await services.evm.relayer.requireNetworkFeeFunded(network.caip2, gas);
+      return { gas };
+    },
   };
 }

@@ -211,6 +211,8 @@ export async function checkExactSvmPayment(
           X402_REASONS.svmSimulationFailed,
           `the transaction would fail: ${JSON.stringify(simulated.value.err, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value))}`,
         );
+      // The collector pays its fee out of the operator's funding: a settle it cannot cover is refused (503).
+      await solana.sender.requireNetworkFeeFunded(transaction);
       return {};
     },
   };

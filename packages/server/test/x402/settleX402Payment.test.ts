@@ -1,4 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inTransaction } from '../../src/db/database.ts';
+import { lockedOperatorFunding, OPERATOR, postFunding } from '../../src/ledger/ledger.ts';
 import { PaymentSubmissions } from '../../src/gateway/paymentSubmissions.ts';
 import { createApiKey } from '../../src/partners/partners.ts';
 import { setFeeSchedule } from '../../src/settlement/feeSchedules.ts';
@@ -6,8 +9,8 @@ import { computeFees, parsePercentage } from '../../src/settlement/fees.ts';
 import { runCommonRouteTests } from '../support/commonRouteTests.ts';
 import { createMerchant } from '../support/fixtures.ts';
 import { X402_DEPOSIT_LOG_INDEX } from '../../src/x402/x402Deposits.ts';
-import { auditOfMerchant } from '../support/ledgerAudit.ts';
-import { call, newPartner, startTestServer, type TestServer } from '../support/testServer.ts';
+import { auditOfMerchant, ledgerBalanceOf } from '../support/ledgerAudit.ts';
+import { call, expectErrorBody, newPartner, startTestServer, type TestServer } from '../support/testServer.ts';
 import { listedPayment, startX402Testbed, type X402Testbed } from './support.ts';
 
 let testbed: X402Testbed;
@@ -169,6 +172,43 @@ describe('POST /v1/x402/settle', () => {
       }
       expect(await testbed.usdcBalance(buyer)).toBe(before);
       expect(await x402PaymentsOf(buyer)).toEqual(paymentsBefore);
+    });
+
+    it('answers 503 network_fee_unfunded to a verify and a settle while the operator has not funded the gas, and settles the same payload once it has', async () => {
+      const db = testbed.service.server.db;
+      const ether = testbed.service.chains.network(testbed.network)?.tokens.find((token) => token.method === 'native')
+        ?.caip19 as string;
+      // All the operator holds, read under its account's lock: a fee settled meanwhile changes it.
+      const funded = await inTransaction(db, async (trx) => {
+        const held = await lockedOperatorFunding(trx, ether);
+        await postFunding(trx, `funding:withdrawn:${randomUUID()}`, ether, -held);
+        return held;
+      });
+      expect(await ledgerBalanceOf(db, OPERATOR, ether)).toBe(0n);
+      const refund = () => inTransaction(db, (trx) => postFunding(trx, `funding:again:${randomUUID()}`, ether, funded));
+      try {
+        const requirements = testbed.requirements('50000');
+        const buyer = testbed.buyerAddress('bob');
+        const [before, paymentsBefore] = await Promise.all([testbed.usdcBalance(buyer), x402PaymentsOf(buyer)]);
+        const payload = await testbed.payload('bob', requirements);
+        for (const operation of ['verify', 'settle'] as const) {
+          const refused = await testbed.facilitator(operation, payload, requirements);
+          expect(refused.status, refused.text).toBe(503);
+          expect(expectErrorBody(refused)).toMatchObject({
+            code: 'service_unavailable',
+            details: { reason: 'network_fee_unfunded', asset: ether },
+          });
+        }
+        expect(await testbed.usdcBalance(buyer)).toBe(before);
+        expect(await x402PaymentsOf(buyer)).toEqual(paymentsBefore);
+
+        await refund();
+        const settled = await testbed.facilitator('settle', payload, requirements);
+        expect(settled.body, settled.text).toMatchObject({ success: true, amount: '50000' });
+        expect(await testbed.usdcBalance(buyer)).toBe(before - 50_000n);
+      } finally {
+        if ((await ledgerBalanceOf(db, OPERATOR, ether)) === 0n) await refund();
+      }
     });
 
     it("refuses an authorisation of another amount than the requirements' and one to another recipient", async () => {

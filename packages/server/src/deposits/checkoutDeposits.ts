@@ -1,5 +1,6 @@
 import type { Address } from 'viem';
 import type { AppContext } from '../context.ts';
+import { decimalAmount } from '../money.ts';
 import type { PaymentRow } from '../payments/paymentResource.ts';
 import type { AcceptedChoice } from '../checkout/checkoutPage.ts';
 import { formatTokenAmount } from '../checkout/checkoutView.ts';
@@ -88,13 +89,6 @@ export async function checkoutDeposits(
       };
     }),
   );
-}
-
-/** Minor units as a plain decimal a wallet's amount field takes, e.g. `10.5`. */
-function decimalAmount(amount: bigint, decimals: number): string {
-  const scale = 10n ** BigInt(decimals);
-  const fraction = (amount % scale).toString().padStart(decimals, '0').replace(/0+$/, '');
-  return fraction ? `${amount / scale}.${fraction}` : `${amount / scale}`;
 }
 
 /** The deposit panels of the page (see `checkoutDeposits`), for the checkout's "any wallet" place. */

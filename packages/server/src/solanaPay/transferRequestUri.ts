@@ -1,3 +1,5 @@
+import { decimalAmount } from '../money.ts';
+
 /** What a Solana Pay transfer request asks a wallet to send (the `solana:` URI of the Solana Pay specification). */
 export interface TransferRequest {
   /** The owner of the account credited; for an SPL token, the wallet credits the owner's associated token account. */
@@ -12,24 +14,6 @@ export interface TransferRequest {
   label?: string;
   message?: string;
   memo?: string;
-}
-
-/** Minor units as the specification's decimal: no exponent, no trailing zeros, a leading zero below one. */
-export function decimalAmount(amount: bigint, decimals: number): string {
-  if (amount < 0n) throw new RangeError('the amount must not be negative');
-  const scale = 10n ** BigInt(decimals);
-  const whole = amount / scale;
-  const fraction = (amount % scale).toString().padStart(decimals, '0').replace(/0+$/, '');
-  return fraction ? `${whole}.${fraction}` : whole.toString();
-}
-
-/** The decimal back in minor units; null when it is not a plain decimal with at most `decimals` places. */
-export function minorUnits(decimal: string, decimals: number): bigint | null {
-  const match = /^(\d+)(?:\.(\d+))?$/.exec(decimal);
-  if (!match) return null;
-  const fraction = match[2] ?? '';
-  if (fraction.length > decimals) return null;
-  return BigInt(match[1] as string) * 10n ** BigInt(decimals) + BigInt(fraction.padEnd(decimals, '0') || '0');
 }
 
 /** `solana:<recipient>?amount=…&spl-token=…&reference=…&label=…&message=…&memo=…`, values URL-encoded. */

@@ -22,11 +22,8 @@ import {
   getTransferCheckedInstruction,
   TOKEN_PROGRAM_ADDRESS,
 } from '@solana-program/token';
-import {
-  minorUnits,
-  type ParsedTransferRequest,
-  parseTransferRequestUri,
-} from '../../src/solanaPay/transferRequestUri.ts';
+import { minorUnits } from '../../src/money.ts';
+import { type ParsedTransferRequest, parseTransferRequestUri } from '../../src/solanaPay/transferRequestUri.ts';
 
 /** One SPL transfer as a wallet makes it from a transfer request; `amount` in minor units overrides the request's. */
 export interface WalletTransfer {

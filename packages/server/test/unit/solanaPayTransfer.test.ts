@@ -5,12 +5,8 @@ import {
   type FetchedSolanaTransaction,
   validateSolanaPayTransfer,
 } from '../../src/chains/solana/validateSolanaPayTransfer.ts';
-import {
-  decimalAmount,
-  minorUnits,
-  parseTransferRequestUri,
-  transferRequestUri,
-} from '../../src/solanaPay/transferRequestUri.ts';
+import { decimalAmount, minorUnits } from '../../src/money.ts';
+import { parseTransferRequestUri, transferRequestUri } from '../../src/solanaPay/transferRequestUri.ts';
 
 // Well-formed base58 keys; only their identity matters here.
 const BUYER = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin';

@@ -1,11 +1,10 @@
 import { createHash } from 'node:crypto';
-import { lookup as dnsLookup } from 'node:dns/promises';
-import { isIP, type LookupFunction } from 'node:net';
 import type { Readable } from 'node:stream';
 import { rootCertificates } from 'node:tls';
 import sharp from 'sharp';
-import { Agent, request } from 'undici';
+import { request } from 'undici';
 import { isPublicAddress } from '../net/addressPolicy.ts';
+import { allowedAddresses, type HostRefusal, type HostResolver, pinnedAgent } from '../net/pinnedConnection.ts';
 
 export interface LogoFetchOptions {
   /** Production: false. Tests only: true, to reach a local test server. Lifts the address rule and nothing else. */
@@ -13,7 +12,7 @@ export interface LogoFetchOptions {
   /** PEM certificates trusted in addition to the system roots; tests use it for a self-signed server. */
   extraCaCertificates?: string[];
   /** DNS resolution; defaults to the system resolver returning every address of the name. */
-  lookup?: (hostname: string) => Promise<Array<{ address: string; family: 4 | 6 }>>;
+  lookup?: HostResolver;
   /** Whole fetch budget in milliseconds (default 8000); connecting and waiting for headers get shorter budgets. */
   timeoutMs?: number;
   /** Largest accepted body in bytes (default 2 MB). */
@@ -67,7 +66,7 @@ const FORMAT_DETAILS: Record<LogoFormat, { contentType: string; extension: Fetch
 
 interface FetchSettings {
   isAddressAllowed: (address: string) => boolean;
-  lookup: NonNullable<LogoFetchOptions['lookup']>;
+  lookup: HostResolver | undefined;
   ca: string[] | undefined;
   timeoutMs: number;
   connectTimeoutMs: number;
@@ -77,10 +76,12 @@ interface FetchSettings {
   maxRedirects: number;
 }
 
-interface CheckedAddress {
-  address: string;
-  family: 4 | 6;
-}
+/** What a refused host is told, by the reason. */
+const REFUSALS: Record<HostRefusal, string> = {
+  private_literal: 'iconUrl points to a private address',
+  unresolvable: 'iconUrl host name does not resolve',
+  private_name: 'iconUrl resolves to a private address',
+};
 
 /**
  * Downloads the logo at `url` and checks it against the logo rules, throwing LogoRejectedError naming the rule broken.
@@ -90,7 +91,7 @@ export async function fetchLogo(url: string, options: LogoFetchOptions): Promise
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const settings: FetchSettings = {
     isAddressAllowed: options.allowPrivateHosts ? () => true : (options.isAddressAllowed ?? isPublicAddress),
-    lookup: options.lookup ?? resolveAllAddresses,
+    lookup: options.lookup,
     ca: options.extraCaCertificates?.length ? [...rootCertificates, ...options.extraCaCertificates] : undefined,
     timeoutMs,
     connectTimeoutMs: Math.min(CONNECT_TIMEOUT_MS, timeoutMs),
@@ -118,24 +119,19 @@ export async function fetchLogo(url: string, options: LogoFetchOptions): Promise
   }
 }
 
-async function resolveAllAddresses(hostname: string): Promise<CheckedAddress[]> {
-  const results = await dnsLookup(hostname, { all: true, verbatim: true });
-  return results.map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
-}
-
 async function download(startUrl: string, settings: FetchSettings, signal: AbortSignal): Promise<Buffer> {
   let url = parseHttpsUrl(startUrl, 'iconUrl must be a public HTTPS URL');
   for (let redirects = 0; ; redirects += 1) {
-    const addresses = await resolveAndCheck(url, settings);
-    const agent = new Agent({
-      connect: {
-        timeout: settings.connectTimeoutMs,
-        lookup: pinnedLookup(addresses),
-        ...(settings.ca ? { ca: settings.ca } : {}),
-      },
-      headersTimeout: settings.headersTimeoutMs,
-      bodyTimeout: settings.bodyIdleTimeoutMs,
-      connections: 1,
+    const addresses = await allowedAddresses(
+      url,
+      { isAllowed: settings.isAddressAllowed, ...(settings.lookup ? { lookup: settings.lookup } : {}) },
+      (reason) => new LogoRejectedError(REFUSALS[reason]),
+    );
+    const agent = pinnedAgent(addresses, {
+      connectTimeoutMs: settings.connectTimeoutMs,
+      headersTimeoutMs: settings.headersTimeoutMs,
+      bodyTimeoutMs: settings.bodyIdleTimeoutMs,
+      ca: settings.ca,
     });
     try {
       const response = await request(url, {
@@ -203,38 +199,6 @@ function redirectTarget(from: URL, status: number, location: string | string[] |
     throw new LogoRejectedError('iconUrl redirected to an invalid URL');
   }
   return parseHttpsUrl(resolved, 'iconUrl redirected to a URL that is not public HTTPS');
-}
-
-/** Resolves the URL's host once and refuses it if any of its addresses is not allowed. */
-async function resolveAndCheck(url: URL, settings: FetchSettings): Promise<CheckedAddress[]> {
-  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
-  const literalFamily = isIP(host);
-  if (literalFamily !== 0) {
-    if (!settings.isAddressAllowed(host)) throw new LogoRejectedError('iconUrl points to a private address');
-    return [{ address: host, family: literalFamily === 6 ? 6 : 4 }];
-  }
-
-  let resolved: Array<{ address: string; family: 4 | 6 }>;
-  try {
-    resolved = await settings.lookup(host);
-  } catch {
-    throw new LogoRejectedError('iconUrl host name does not resolve');
-  }
-  if (resolved.length === 0) throw new LogoRejectedError('iconUrl host name does not resolve');
-  // One bad address is enough: picking a good one would let a name that mixes internal and public records through.
-  if (resolved.some(({ address }) => isIP(address) === 0 || !settings.isAddressAllowed(address))) {
-    throw new LogoRejectedError('iconUrl resolves to a private address');
-  }
-  return resolved.map(({ address }) => ({ address, family: isIP(address) === 6 ? 6 : 4 }));
-}
-
-/** A socket lookup that only ever answers with the addresses already checked, so no second DNS answer is used. */
-function pinnedLookup(addresses: CheckedAddress[]): LookupFunction {
-  return (_hostname, options, callback) => {
-    const [first] = addresses;
-    if (options.all) callback(null, addresses);
-    else if (first) callback(null, first.address, first.family);
-  };
 }
 
 /** Drops a body we will not read; undici reports destroying an unread body as an 'error' event, which is expected. */

@@ -1,8 +1,7 @@
-import { lookup as dnsLookup } from 'node:dns/promises';
-import { isIP, type LookupFunction } from 'node:net';
 import { rootCertificates } from 'node:tls';
-import { Agent, request } from 'undici';
+import { type Agent, request } from 'undici';
 import { isPublicAddress } from '../net/addressPolicy.ts';
+import { allowedAddresses, type HostRefusal, type HostResolver, pinnedAgent } from '../net/pinnedConnection.ts';
 
 export interface SendOptions {
   /** Production: false. Tests only: true, to reach a local receiver. */
@@ -10,7 +9,7 @@ export interface SendOptions {
   /** PEM certificates trusted in addition to the system roots; tests use it for a self-signed receiver. */
   extraCaCertificates?: string[];
   /** DNS resolution; defaults to the system resolver returning every address of the name. */
-  lookup?: (hostname: string) => Promise<Array<{ address: string; family: 4 | 6 }>>;
+  lookup?: HostResolver;
   /** Budget of one attempt, from resolving the name to the response headers. */
   timeoutMs: number;
 }
@@ -21,46 +20,12 @@ class RefusedTarget extends Error {
   override readonly name = 'RefusedTarget';
 }
 
-interface Address {
-  address: string;
-  family: 4 | 6;
-}
-
-async function resolveAllAddresses(hostname: string): Promise<Address[]> {
-  const results = await dnsLookup(hostname, { all: true, verbatim: true });
-  return results.map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
-}
-
-/** Resolves the host once; every address must be public (unless allowed otherwise), and only these are connected to. */
-async function checkedAddresses(url: URL, options: SendOptions): Promise<Address[]> {
-  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
-  const allowed = (address: string) => options.allowPrivateHosts || isPublicAddress(address);
-  const literal = isIP(host);
-  if (literal !== 0) {
-    if (!allowed(host)) throw new RefusedTarget('the URL points to a private address');
-    return [{ address: host, family: literal === 6 ? 6 : 4 }];
-  }
-  let resolved: Address[];
-  try {
-    resolved = await (options.lookup ?? resolveAllAddresses)(host);
-  } catch {
-    throw new RefusedTarget('the host name does not resolve');
-  }
-  if (resolved.length === 0) throw new RefusedTarget('the host name does not resolve');
-  // One private address refuses the name: a name mixing internal and public records must not reach inside.
-  if (resolved.some(({ address }) => isIP(address) === 0 || !allowed(address))) {
-    throw new RefusedTarget('the host name resolves to a private address');
-  }
-  return resolved;
-}
-
-function pinnedLookup(addresses: Address[]): LookupFunction {
-  return (_hostname, lookupOptions, callback) => {
-    const [first] = addresses;
-    if (lookupOptions.all) callback(null, addresses);
-    else if (first) callback(null, first.address, first.family);
-  };
-}
+/** What a refused host is told, by the reason. */
+const REFUSALS: Record<HostRefusal, string> = {
+  private_literal: 'the URL points to a private address',
+  unresolvable: 'the host name does not resolve',
+  private_name: 'the host name resolves to a private address',
+};
 
 function describeError(error: unknown, timeoutMs: number): string {
   if (error instanceof RefusedTarget) return error.message;
@@ -105,19 +70,20 @@ export async function sendWebhookRequest(
       (async () => {
         const url = new URL(target);
         if (url.protocol !== 'https:') throw new RefusedTarget('the URL is not HTTPS');
-        const addresses = await checkedAddresses(url, options);
-        controller.signal.throwIfAborted();
-        agent = new Agent({
-          connect: {
-            timeout: options.timeoutMs,
-            lookup: pinnedLookup(addresses),
-            ...(options.extraCaCertificates?.length
-              ? { ca: [...rootCertificates, ...options.extraCaCertificates] }
-              : {}),
+        const addresses = await allowedAddresses(
+          url,
+          {
+            isAllowed: (address) => options.allowPrivateHosts || isPublicAddress(address),
+            ...(options.lookup ? { lookup: options.lookup } : {}),
           },
-          headersTimeout: options.timeoutMs,
-          bodyTimeout: options.timeoutMs,
-          connections: 1,
+          (reason) => new RefusedTarget(REFUSALS[reason]),
+        );
+        controller.signal.throwIfAborted();
+        agent = pinnedAgent(addresses, {
+          connectTimeoutMs: options.timeoutMs,
+          headersTimeoutMs: options.timeoutMs,
+          bodyTimeoutMs: options.timeoutMs,
+          ca: options.extraCaCertificates?.length ? [...rootCertificates, ...options.extraCaCertificates] : undefined,
         });
         const response = await request(url, {
           dispatcher: agent,

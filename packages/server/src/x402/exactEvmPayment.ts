@@ -1,4 +1,5 @@
 import { type Address, getAddress, type Hex, isAddress, isAddressEqual } from 'viem';
+import { authorizationTypedData, eip712DomainOf, simulateAuthorization } from '../chains/evm/eip3009.ts';
 import { PaymentRefusedError } from '../chains/evm/errors.ts';
 import type { NetworkInfo } from '../chains/registry.ts';
 import type { AppContext } from '../context.ts';
@@ -6,7 +7,7 @@ import { readingChain } from '../gateway/chainFailures.ts';
 import type { ChainServices } from '../gateway/chainServices.ts';
 import { SIGNATURE } from '../gateway/walletResultFormats.ts';
 import { reasonOfFailure, X402Refusal } from './reasons.ts';
-import { simulateTransferWithAuthorization, transferAuthorizationTypedData } from './transferWithAuthorization.ts';
+
 import { x402PayTo } from './x402PayTo.ts';
 import { type CheckedX402Payment, checkRequirements, fiatOf, refuse, resourceUrlOf } from './x402Requirements.ts';
 import type { FacilitatorRequest } from './x402Schemas.ts';
@@ -136,7 +137,7 @@ export async function checkExactEvmPayment(
   if (message.validAfter > nowSeconds)
     refuse('validAfter', `the authorisation is valid only after unix ${message.validAfter}`);
 
-  const typedData = transferAuthorizationTypedData(domain, message);
+  const typedData = authorizationTypedData(eip712DomainOf(domain), 'TransferWithAuthorization', message);
   const { domain: stored } = typedData;
   return {
     network,
@@ -167,7 +168,7 @@ export async function checkExactEvmPayment(
     // wallets too), the nonce and the balance; its gas is what the relay then sends with.
     checkOnChain: async () => {
       const gas = await refusedOnChainAs(network, 'x402_eip3009', () =>
-        simulateTransferWithAuthorization(services.evm.clients.for(network), {
+        simulateAuthorization(services.evm.clients.for(network), {
           typedData,
           signature,
           sender: collector,

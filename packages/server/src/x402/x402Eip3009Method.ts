@@ -1,36 +1,25 @@
-import type { Hex } from 'viem';
+import { type Hex, isAddressEqual } from 'viem';
 import { PaymentRefusedError } from '../chains/evm/errors.ts';
 import { configuredEvmNetwork, relayOnce } from '../gateway/methods/evmRelay.ts';
 import { type PaymentMethodHandler, sentTransferFailure } from '../gateway/methods/paymentMethod.ts';
 import { acceptedEvmNetwork, refusalOf, resultValue } from '../gateway/methods/refusals.ts';
-import type { StoredAuthorization, X402Eip3009Terms } from '../gateway/methods/terms.ts';
+import type { X402Eip3009Terms } from '../gateway/methods/terms.ts';
 import { SIGNATURE } from '../gateway/walletResultFormats.ts';
 import { evmPayToOfPayment } from './x402PayTo.ts';
 import {
-  relayTransferWithAuthorization,
-  simulateTransferWithAuthorization,
+  relayAuthorization,
+  simulateAuthorization,
+  type StoredAuthorization,
+  storedAuthorizationTypedData,
   type TransferAuthorizationTypedData,
-  transferWithAuthorizationTypes,
-} from './transferWithAuthorization.ts';
+} from '../chains/evm/eip3009.ts';
 
 /** The relayer's purpose of the transfer that pays an x402 payment. */
 export const X402_TRANSFER_PURPOSE = 'x402_transfer';
 
+/** The typed data of the agent's signed `TransferWithAuthorization`, from its stored form. */
 export function x402TypedData(stored: StoredAuthorization): TransferAuthorizationTypedData {
-  const { message } = stored;
-  return {
-    domain: stored.domain,
-    types: transferWithAuthorizationTypes,
-    primaryType: 'TransferWithAuthorization',
-    message: {
-      from: message.from,
-      to: message.to,
-      value: BigInt(message.value),
-      validAfter: BigInt(message.validAfter),
-      validBefore: BigInt(message.validBefore),
-      nonce: message.nonce,
-    },
-  };
+  return storedAuthorizationTypedData(stored, 'TransferWithAuthorization');
 }
 
 /** Refuses an authorisation outside its validity window at `now`: the token would refuse it too. */
@@ -69,14 +58,11 @@ export const x402Eip3009Method: PaymentMethodHandler<X402Eip3009Terms> = {
       const signature = resultValue(results, 0, SIGNATURE, 'a 0x-prefixed hex signature');
       const typedData = x402TypedData(option.terms.authorization);
       requireValidAt(typedData, now);
-      const gas = await simulateTransferWithAuthorization(
-        services.evm.clients.for(acceptedEvmNetwork(chains, option)),
-        {
-          typedData,
-          signature,
-          sender: services.evm.collector,
-        },
-      );
+      const gas = await simulateAuthorization(services.evm.clients.for(acceptedEvmNetwork(chains, option)), {
+        typedData,
+        signature,
+        sender: services.evm.collector,
+      });
       return { gas };
     } catch (error) {
       throw refusalOf('signed authorisation', error);
@@ -88,19 +74,21 @@ export const x402Eip3009Method: PaymentMethodHandler<X402Eip3009Terms> = {
     return relayOnce(ctx, services, paymentId, X402_TRANSFER_PURPOSE, async () => {
       // A submission retried late must not send what the token would refuse (and charge the gas of a revert).
       requireValidAt(typedData, ctx.clock.now());
-      return relayTransferWithAuthorization(
-        services.evm.clients.for(configuredEvmNetwork(ctx, option)),
-        services.evm.relayer,
-        {
-          chain: option.network,
-          typedData,
-          signature: values[0] as Hex,
-          recipient: await evmPayToOfPayment(ctx.db, services, paymentId),
-          purpose: X402_TRANSFER_PURPOSE,
-          paymentId,
-          ...(check?.gas ? { gas: check.gas } : {}),
-        },
-      );
+      // Sent only when it pays the payment's merchant.
+      const recipient = await evmPayToOfPayment(ctx.db, services, paymentId);
+      if (!isAddressEqual(typedData.message.to, recipient))
+        throw new PaymentRefusedError(
+          'recipient_mismatch',
+          `the authorisation pays ${typedData.message.to}, not ${recipient}`,
+        );
+      return relayAuthorization(services.evm.clients.for(configuredEvmNetwork(ctx, option)), services.evm.relayer, {
+        chain: option.network,
+        typedData,
+        signature: values[0] as Hex,
+        purpose: X402_TRANSFER_PURPOSE,
+        paymentId,
+        ...(check?.gas ? { gas: check.gas } : {}),
+      });
     });
   },
 };

@@ -16,6 +16,7 @@ export const eip3009Abi = parseAbi([
   'function version() view returns (string)',
   'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
   'function receiveWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)',
+  'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)',
 ]);
 
 export const permit2Abi = parseAbi([

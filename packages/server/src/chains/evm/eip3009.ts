@@ -1,13 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import {
-  type Address,
-  encodeFunctionData,
-  type Hex,
-  isAddressEqual,
-  type PublicClient,
-  type TypedData,
-  toHex,
-} from 'viem';
+import { type Address, encodeFunctionData, type Hex, isAddressEqual, type PublicClient, toHex } from 'viem';
 import type { Clock } from '../../clock.ts';
 import { eip3009Abi, erc20Abi } from './abis.ts';
 import { PaymentRefusedError } from './errors.ts';
@@ -23,7 +15,8 @@ export interface Eip3009Token {
 }
 
 // A type alias rather than an interface: viem's typed-data parameters need an implicit index signature.
-export type ReceiveAuthorization = {
+/** The terms of an EIP-3009 authorisation, the same whichever of the token's two functions takes them. */
+export type Eip3009Authorization = {
   from: Address;
   to: Address;
   value: bigint;
@@ -32,22 +25,75 @@ export type ReceiveAuthorization = {
   nonce: Hex;
 };
 
-export const receiveWithAuthorizationTypes = {
-  ReceiveWithAuthorization: [
-    { name: 'from', type: 'address' },
-    { name: 'to', type: 'address' },
-    { name: 'value', type: 'uint256' },
-    { name: 'validAfter', type: 'uint256' },
-    { name: 'validBefore', type: 'uint256' },
-    { name: 'nonce', type: 'bytes32' },
-  ],
-} as const;
+const AUTHORIZATION_FIELDS = [
+  { name: 'from', type: 'address' },
+  { name: 'to', type: 'address' },
+  { name: 'value', type: 'uint256' },
+  { name: 'validAfter', type: 'uint256' },
+  { name: 'validBefore', type: 'uint256' },
+  { name: 'nonce', type: 'bytes32' },
+] as const;
+
+/** `receiveWithAuthorization`: only `to` may submit it (the gateway's payments, to the collector). */
+export const receiveWithAuthorizationTypes = { ReceiveWithAuthorization: AUTHORIZATION_FIELDS } as const;
+/** `transferWithAuthorization`: anyone may submit it (x402's `exact` scheme, to the merchant's own address). */
+export const transferWithAuthorizationTypes = { TransferWithAuthorization: AUTHORIZATION_FIELDS } as const;
+
+type Eip712Domain = { name: string; version: string; chainId: number; verifyingContract: Address };
 
 export interface ReceiveAuthorizationTypedData {
-  domain: { name: string; version: string; chainId: number; verifyingContract: Address };
+  domain: Eip712Domain;
   types: typeof receiveWithAuthorizationTypes;
   primaryType: 'ReceiveWithAuthorization';
-  message: ReceiveAuthorization;
+  message: Eip3009Authorization;
+}
+
+export interface TransferAuthorizationTypedData {
+  domain: Eip712Domain;
+  types: typeof transferWithAuthorizationTypes;
+  primaryType: 'TransferWithAuthorization';
+  message: Eip3009Authorization;
+}
+
+/** An EIP-3009 authorisation as signed, for either of the token's two functions. */
+export type AuthorizationTypedData = ReceiveAuthorizationTypedData | TransferAuthorizationTypedData;
+
+/** An authorisation kept as JSON: its amounts and times as decimal strings. */
+export interface StoredAuthorization {
+  domain: Eip712Domain;
+  message: { from: Address; to: Address; value: string; validAfter: string; validBefore: string; nonce: Hex };
+}
+
+/** The typed data of an authorisation signed for `primaryType`, from its stored form. */
+export function storedAuthorizationTypedData<P extends AuthorizationTypedData['primaryType']>(
+  stored: StoredAuthorization,
+  primaryType: P,
+): Extract<AuthorizationTypedData, { primaryType: P }> {
+  const { message } = stored;
+  return authorizationTypedData(stored.domain, primaryType, {
+    from: message.from,
+    to: message.to,
+    value: BigInt(message.value),
+    validAfter: BigInt(message.validAfter),
+    validBefore: BigInt(message.validBefore),
+    nonce: message.nonce,
+  });
+}
+
+/** The EIP-712 domain an EIP-3009 token's authorisations are signed in. */
+export function eip712DomainOf(token: Eip3009Token): Eip712Domain {
+  return { name: token.name, version: token.version, chainId: token.chainId, verifyingContract: token.address };
+}
+
+/** The typed data of an authorisation of the token of `domain`, signed for `primaryType`. */
+export function authorizationTypedData<P extends AuthorizationTypedData['primaryType']>(
+  domain: Eip712Domain,
+  primaryType: P,
+  message: Eip3009Authorization,
+): Extract<AuthorizationTypedData, { primaryType: P }> {
+  const types =
+    primaryType === 'ReceiveWithAuthorization' ? receiveWithAuthorizationTypes : transferWithAuthorizationTypes;
+  return { domain, types, primaryType, message } as Extract<AuthorizationTypedData, { primaryType: P }>;
 }
 
 /** Reads the token's EIP-712 name and version from the contract, so a signature matches what it will check. */
@@ -77,19 +123,14 @@ export function receiveWithAuthorizationTypedData(params: {
   nonce?: Hex;
 }): ReceiveAuthorizationTypedData {
   const { token } = params;
-  return {
-    domain: { name: token.name, version: token.version, chainId: token.chainId, verifyingContract: token.address },
-    types: receiveWithAuthorizationTypes,
-    primaryType: 'ReceiveWithAuthorization',
-    message: {
-      from: params.from,
-      to: params.to,
-      value: params.value,
-      validAfter: params.validAfter,
-      validBefore: params.validBefore,
-      nonce: params.nonce ?? newAuthorizationNonce(),
-    },
-  };
+  return authorizationTypedData(eip712DomainOf(token), 'ReceiveWithAuthorization', {
+    from: params.from,
+    to: params.to,
+    value: params.value,
+    validAfter: params.validAfter,
+    validBefore: params.validBefore,
+    nonce: params.nonce ?? newAuthorizationNonce(),
+  });
 }
 
 /** What the service quoted: the authorisation must match it exactly. */
@@ -157,14 +198,6 @@ function checkTerms(
   refuseUnlessMatching(params.typedData, params.expected, chainId, params.clock.now());
 }
 
-/** An EIP-3009 authorisation as signed: the same terms, whichever of the token's two functions takes them. */
-export interface AuthorizationTypedData {
-  domain: ReceiveAuthorizationTypedData['domain'];
-  types: TypedData;
-  primaryType: string;
-  message: ReceiveAuthorization;
-}
-
 /**
  * Why the token refuses an authorisation, worked out only once `functionName` did: a signature that is not the
  * payer's (recovered locally for plain accounts, asked on chain for ERC-1271 contract wallets), a used or cancelled
@@ -172,11 +205,7 @@ export interface AuthorizationTypedData {
  */
 export async function explainAuthorizationRefusal(
   client: PublicClient,
-  call: {
-    functionName: 'receiveWithAuthorization' | 'transferWithAuthorization';
-    typedData: AuthorizationTypedData;
-    signature: Hex;
-  },
+  call: { typedData: AuthorizationTypedData; signature: Hex },
   cause: unknown,
 ): Promise<PaymentRefusedError> {
   const { typedData, signature } = call;
@@ -204,53 +233,88 @@ export async function explainAuthorizationRefusal(
     );
   return new PaymentRefusedError(
     'simulation_failed',
-    `${call.functionName} would fail on chain: ${revertReason(cause)}`,
+    `${authorizationCall(typedData, signature).functionName} would fail on chain: ${revertReason(cause)}`,
   );
+}
+
+/** The token's call that an authorisation signed for its primary type is submitted as. */
+function authorizationCall(typedData: AuthorizationTypedData, signature: Hex) {
+  const { from, to, value, validAfter, validBefore, nonce } = typedData.message;
+  const functionName =
+    typedData.primaryType === 'ReceiveWithAuthorization' ? 'receiveWithAuthorization' : 'transferWithAuthorization';
+  return { abi: eip3009Abi, functionName, args: [from, to, value, validAfter, validBefore, nonce, signature] } as const;
+}
+
+/**
+ * One simulation of the authorisation's call as `sender` would send it, in which the token itself checks the
+ * signature (ERC-1271 contract wallets included), the nonce, the validity window and the payer's balance: one RPC
+ * call, and the reads that say why (`explainAuthorizationRefusal`) only when it fails. Returns the gas it needs, so
+ * that relaying it soon after need not ask again. Throws PaymentRefusedError when the token refuses it.
+ */
+export async function simulateAuthorization(
+  client: PublicClient,
+  params: { typedData: AuthorizationTypedData; signature: Hex; sender: Address },
+): Promise<bigint> {
+  const { typedData, signature } = params;
+  try {
+    return await client.estimateContractGas({
+      account: params.sender,
+      address: typedData.domain.verifyingContract,
+      ...authorizationCall(typedData, signature),
+    });
+  } catch (error) {
+    if (!isExecutionRevert(error)) throw error;
+    throw await explainAuthorizationRefusal(client, { typedData, signature }, error);
+  }
+}
+
+/**
+ * Journals and sends the authorisation's call from the collector through the relayer; the network's follower sees it
+ * land. With `gas` (what a simulation of it measured moments ago) the relayer sends it without asking again;
+ * without, its gas estimate is the simulation, and a call that would revert is refused with its reason, nothing
+ * recorded. Either way a payment costs one simulation and the send.
+ */
+export async function relayAuthorization(
+  client: PublicClient,
+  relayer: Relayer,
+  params: {
+    chain: string;
+    typedData: AuthorizationTypedData;
+    signature: Hex;
+    purpose: string;
+    paymentId?: string;
+    gas?: bigint;
+  },
+): Promise<{ id: string; hash: Hex }> {
+  const { typedData, signature } = params;
+  try {
+    return await relayer.submit({
+      chain: params.chain,
+      to: typedData.domain.verifyingContract,
+      data: encodeFunctionData(authorizationCall(typedData, signature)),
+      purpose: params.purpose,
+      ...(params.paymentId ? { paymentId: params.paymentId } : {}),
+      ...(params.gas ? { gas: params.gas } : {}),
+    });
+  } catch (error) {
+    if (!isExecutionRevert(error)) throw error;
+    throw await explainAuthorizationRefusal(client, { typedData, signature }, error);
+  }
 }
 
 /**
  * Checks a signed authorisation against the quote and the chain: its terms, then one simulation of
- * `receiveWithAuthorization` as the collector (the only account allowed to call it), in which the token itself checks
- * the signature (ERC-1271 contract wallets included), the nonce and the payer's balance: one RPC call, and the
- * reads that say why only when it fails. The simulation is a gas estimate, returned so that relaying it soon after
- * need not ask again.
+ * `receiveWithAuthorization` as the collector (the only account allowed to call it). Returns its gas.
  */
 export async function verifyReceiveAuthorization(
   client: PublicClient,
   params: { typedData: ReceiveAuthorizationTypedData; signature: Hex; expected: ExpectedReceipt; clock: Clock },
 ): Promise<bigint> {
   checkTerms(client, params);
-  const { typedData, signature } = params;
-  try {
-    return await client.estimateContractGas({
-      account: typedData.message.to,
-      address: typedData.domain.verifyingContract,
-      ...receiveCall(typedData, signature),
-    });
-  } catch (error) {
-    if (!isExecutionRevert(error)) throw error;
-    throw await explainAuthorizationRefusal(
-      client,
-      { functionName: 'receiveWithAuthorization', typedData, signature },
-      error,
-    );
-  }
+  return simulateAuthorization(client, { ...params, sender: params.typedData.message.to });
 }
 
-function receiveCall(typedData: ReceiveAuthorizationTypedData, signature: Hex) {
-  const { from, to, value, validAfter, validBefore, nonce } = typedData.message;
-  return {
-    abi: eip3009Abi,
-    functionName: 'receiveWithAuthorization',
-    args: [from, to, value, validAfter, validBefore, nonce, signature],
-  } as const;
-}
-
-/**
- * Checks the buyer's authorisation and submits it through the relayer. The confirm's simulation measured the gas;
- * without that measure the relayer's gas estimate is the simulation (a call that would revert is refused, with its
- * reason, and nothing is recorded). Either way a payment costs one simulation and the send. Returns the relayed transaction, which the network's follower sees land.
- */
+/** Checks the buyer's authorisation against the quote and relays it to the collector (`relayAuthorization`). */
 export async function relayReceiveWithAuthorization(
   client: PublicClient,
   relayer: Relayer,
@@ -268,21 +332,5 @@ export async function relayReceiveWithAuthorization(
   if (!isAddressEqual(params.expected.collector, relayer.address))
     throw new Error('the expected collector is not the relayer’s account');
   checkTerms(client, params);
-  try {
-    return await relayer.submit({
-      chain: params.chain,
-      to: params.typedData.domain.verifyingContract,
-      data: encodeFunctionData(receiveCall(params.typedData, params.signature)),
-      purpose: 'eip3009_receive',
-      ...(params.paymentId ? { paymentId: params.paymentId } : {}),
-      ...(params.gas ? { gas: params.gas } : {}),
-    });
-  } catch (error) {
-    if (!isExecutionRevert(error)) throw error;
-    throw await explainAuthorizationRefusal(
-      client,
-      { functionName: 'receiveWithAuthorization', typedData: params.typedData, signature: params.signature },
-      error,
-    );
-  }
+  return relayAuthorization(client, relayer, { ...params, purpose: 'eip3009_receive' });
 }

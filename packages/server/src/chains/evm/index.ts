@@ -6,10 +6,11 @@ export {
   type ExpectedReceipt,
   newAuthorizationNonce,
   readEip3009Token,
-  type ReceiveAuthorization,
   type ReceiveAuthorizationTypedData,
   receiveWithAuthorizationTypedData,
   relayReceiveWithAuthorization,
+  type StoredAuthorization,
+  storedAuthorizationTypedData,
   verifyReceiveAuthorization,
 } from './eip3009.ts';
 export { type PaymentRefusalCode, PaymentRefusedError } from './errors.ts';

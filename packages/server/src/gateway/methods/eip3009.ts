@@ -1,9 +1,9 @@
 import type { Address, Hex } from 'viem';
-import { receiveWithAuthorizationTypes } from '../../chains/evm/eip3009.ts';
 import {
-  type ReceiveAuthorizationTypedData,
   receiveWithAuthorizationTypedData,
+  type StoredAuthorization,
   relayReceiveWithAuthorization,
+  storedAuthorizationTypedData,
   verifyReceiveAuthorization,
 } from '../../chains/evm/index.ts';
 import { SIGNATURE } from '../walletResultFormats.ts';
@@ -11,26 +11,9 @@ import { configuredEvmNetwork, relayOnce } from './evmRelay.ts';
 import { type PaymentMethodHandler, sentTransferFailure } from './paymentMethod.ts';
 import { acceptedEvmNetwork, refusalOf, resultValue } from './refusals.ts';
 import { signTypedDataParams } from './signTypedDataParams.ts';
-import type { Eip3009Terms, StoredAuthorization } from './terms.ts';
+import type { Eip3009Terms } from './terms.ts';
 
 const RELAY_PURPOSE = 'eip3009_receive';
-
-export function authorizationTypedData(stored: StoredAuthorization): ReceiveAuthorizationTypedData {
-  const { message } = stored;
-  return {
-    domain: stored.domain,
-    types: receiveWithAuthorizationTypes,
-    primaryType: 'ReceiveWithAuthorization',
-    message: {
-      from: message.from,
-      to: message.to,
-      value: BigInt(message.value),
-      validAfter: BigInt(message.validAfter),
-      validBefore: BigInt(message.validBefore),
-      nonce: message.nonce,
-    },
-  };
-}
 
 /** USDC and EURC on EVM chains: one signed `ReceiveWithAuthorization` of the amount to the collector, which the service relays. */
 export const eip3009Method: PaymentMethodHandler<Eip3009Terms> = {
@@ -68,7 +51,10 @@ export const eip3009Method: PaymentMethodHandler<Eip3009Terms> = {
           data: {
             chain_id: network.caip2,
             method: 'eth_signTypedData_v4',
-            params: signTypedDataParams(authorization.message.from, authorizationTypedData(authorization)),
+            params: signTypedDataParams(
+              authorization.message.from,
+              storedAuthorizationTypedData(authorization, 'ReceiveWithAuthorization'),
+            ),
           },
         },
       ],
@@ -79,7 +65,7 @@ export const eip3009Method: PaymentMethodHandler<Eip3009Terms> = {
     try {
       const signature = resultValue(results, 0, SIGNATURE, 'a 0x-prefixed hex signature');
       const client = services.evm.clients.for(acceptedEvmNetwork(chains, option));
-      const typedData = authorizationTypedData(option.terms.authorization);
+      const typedData = storedAuthorizationTypedData(option.terms.authorization, 'ReceiveWithAuthorization');
       const gas = await verifyReceiveAuthorization(client, {
         typedData,
         signature,
@@ -100,7 +86,7 @@ export const eip3009Method: PaymentMethodHandler<Eip3009Terms> = {
   },
 
   submit(ctx, services, paymentId, option, values, check) {
-    const typedData = authorizationTypedData(option.terms.authorization);
+    const typedData = storedAuthorizationTypedData(option.terms.authorization, 'ReceiveWithAuthorization');
     return relayOnce(ctx, services, paymentId, RELAY_PURPOSE, () =>
       relayReceiveWithAuthorization(services.evm.clients.for(configuredEvmNetwork(ctx, option)), services.evm.relayer, {
         chain: option.network,

@@ -1,14 +1,8 @@
 import type { Address, Hex } from 'viem';
-import type { ReceiveAuthorizationTypedData } from '../../chains/evm/index.ts';
+import type { StoredAuthorization } from '../../chains/evm/index.ts';
 
 // What an option offers and what a wallet sends back, as stored and as sent on the wire: data only, so every part of
 // the gateway can name it without depending on the methods that make it.
-
-/** An EIP-3009 authorisation as stored: integers as decimal strings. */
-export interface StoredAuthorization {
-  domain: ReceiveAuthorizationTypedData['domain'];
-  message: { from: Address; to: Address; value: string; validAfter: string; validBefore: string; nonce: Hex };
-}
 
 export interface Eip3009Terms {
   kind: 'eip3009';

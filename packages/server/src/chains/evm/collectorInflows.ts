@@ -8,9 +8,9 @@ import { NativeTransferReader } from './deposits/nativeTransfers.ts';
 
 /**
  * Blocks per step: each is traced for the native coin (five to a request), and one `eth_getLogs` reads them all.
- * Few, because the step runs in the network's follower pass after the deposit scanner's: a long one would hold back
- * the next deposit read, where a payment waits, while an inflow waits for its judgement for minutes anyway. Ten a
- * pass still keeps up with a block a second.
+ * Few, because the step runs in the network's follower pass after the deposit scanner's, and only once that has read
+ * every block at depth: a long one would hold back the next deposit read, where a payment waits, while an inflow
+ * waits for its judgement for minutes anyway. Ten a pass still keeps up with a block a second.
  */
 const BLOCKS_PER_STEP = 10n;
 

@@ -170,13 +170,16 @@ export function startEvmChain(
           const step = await follower.step();
           // Deposits read the head the follower read: no call of their own unless a new block came (above depth,
           // where that is read) or reached depth.
-          await deposits?.step(step.head).catch((error: unknown) => {
+          const depositsRead = await deposits?.step(step.head).catch((error: unknown) => {
             log?.warn(`following deposits on ${network.caip2} failed: ${(error as Error).message}`);
+            return { caughtUp: false };
           });
           await sweeper?.step().catch((error: unknown) => {
             log?.warn(`sweeping deposits on ${network.caip2} failed: ${(error as Error).message}`);
           });
-          if (inflows && judgeCollectorInflows) {
+          // While the deposit scanner is behind (a slow or failing node), its reads come first: a buyer's payment
+          // waits on them, while an inflow waits for its judgement for minutes anyway.
+          if (inflows && judgeCollectorInflows && (depositsRead?.caughtUp ?? true)) {
             await inflows
               .step(step.head)
               .then(() => judgeCollectorInflows(network.caip2))

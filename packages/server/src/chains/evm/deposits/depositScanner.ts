@@ -133,9 +133,10 @@ export class DepositScanner {
 
   /**
    * Reads what reached depth since the last step, given the chain's head, and, on a network deeper than one block,
-   * what the blocks above depth brought since it last looked (`onSeen`); `busy` while any address is open.
+   * what the blocks above depth brought since it last looked (`onSeen`); `busy` while any address is open, `caughtUp`
+   * once every block at depth is read.
    */
-  async step(head: bigint): Promise<{ busy: boolean; logCalls: number }> {
+  async step(head: bigint): Promise<{ busy: boolean; logCalls: number; caughtUp: boolean }> {
     const { network, clock } = this.options;
     const db = withDepositTables(this.options.db);
     const atDepth = head - this.depth + 1n;
@@ -146,7 +147,7 @@ export class DepositScanner {
       .where('chain', '=', network.caip2)
       .executeTakeFirst();
     if (!cursor) {
-      if (!open.length) return { busy: false, logCalls: 0 };
+      if (!open.length) return { busy: false, logCalls: 0, caughtUp: true };
       const start = atDepth > FIRST_SCAN_LOOKBACK ? atDepth - FIRST_SCAN_LOOKBACK : 0n;
       await db
         .insertInto('evm_deposit_cursors')
@@ -204,7 +205,7 @@ export class DepositScanner {
     if (recipientsNext !== null && next - recipientsNext >= RECIPIENTS_CATCH_UP_BLOCKS) {
       logCalls += await this.catchUpRecipients(recipientsNext, next, head);
     }
-    return { busy: open.length > 0, logCalls };
+    return { busy: open.length > 0, logCalls, caughtUp: next > atDepth };
   }
 
   /**

@@ -1,6 +1,6 @@
 import { PriceUnavailableError, type PriceSource, quoteTokenAmount } from '../chains/prices/priceSource.ts';
 import type { ChainRegistry, NetworkInfo, TokenInfo } from '../chains/registry.ts';
-import { paymentMethodFor } from '../gateway/methods/index.ts';
+import { paymentMethodFor } from '../paymentMethods/registry.ts';
 import { fiatCurrency } from '../payments/currencies.ts';
 import type { PaymentRow } from '../payments/paymentResource.ts';
 

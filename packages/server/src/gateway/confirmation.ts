@@ -12,7 +12,7 @@ import { ApiError, type Issue } from '../http/errors.ts';
 import { buyerFacingStatus } from '../payments/stateMachine.ts';
 import type { OptionRow } from './optionLookup.ts';
 import { readingChain } from './chainFailures.ts';
-import { paymentMethodOf } from './methods/index.ts';
+import { paymentMethodOf } from '../paymentMethods/registry.ts';
 import type { ChainServices } from './chainServices.ts';
 import type { WalletResult } from './methods/terms.ts';
 import type { ConfirmationCheck } from './methods/paymentMethod.ts';

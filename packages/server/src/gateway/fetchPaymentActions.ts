@@ -5,7 +5,7 @@ import { errorResponses } from '../http/schemas.ts';
 import { gatewayPaymentOf, chainServicesOf, merchantTakingPayments, requirePayable } from './gatewayPayment.ts';
 import { GatewayPaymentParams, WalletRpcActionSchema } from './gatewaySchemas.ts';
 import { offeredOption, requireLiveQuote } from './optionLookup.ts';
-import { paymentMethodOf } from './methods/index.ts';
+import { paymentMethodOf } from '../paymentMethods/registry.ts';
 
 const FetchBody = Type.Object({
   optionId: Type.String({ maxLength: 64 }),

@@ -9,7 +9,7 @@ import { tokenAmountOf } from '../payments/paymentResource.ts';
 import { chainAdapterOf, type ChainServices } from './chainServices.ts';
 import type { BuyerDataRequest, CollectData } from './dataCollection/buyerData.ts';
 import { chainUnavailable, isChainRpcFailure } from './chainFailures.ts';
-import { paymentMethodFor } from './methods/index.ts';
+import { paymentMethodFor } from '../paymentMethods/registry.ts';
 import type { Candidate, PaymentMethodHandler } from './methods/paymentMethod.ts';
 import { ApiError } from '../http/errors.ts';
 import type { OptionAction, OptionTerms } from './methods/terms.ts';

@@ -13,7 +13,7 @@ import { COLLECTOR, postTransferReceived } from '../ledger/ledger.ts';
 import type { PaymentException } from '../payments/paymentExceptions.ts';
 import { announcePayment, type TransitionContext } from '../payments/transitions.ts';
 import type { WalletResult } from './methods/terms.ts';
-import { paymentMethodOf } from './methods/index.ts';
+import { paymentMethodOf } from '../paymentMethods/registry.ts';
 import { offeredOption } from './optionLookup.ts';
 import { chainServicesOf } from './gatewayPayment.ts';
 

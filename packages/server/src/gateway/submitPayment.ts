@@ -9,7 +9,7 @@ import {
   takeSubmission,
   watchBuyerTransaction,
 } from './confirmation.ts';
-import { paymentMethodOf } from './methods/index.ts';
+import { paymentMethodOf } from '../paymentMethods/registry.ts';
 import type { ConfirmationCheck } from './methods/paymentMethod.ts';
 import type { ChainServices } from './chainServices.ts';
 

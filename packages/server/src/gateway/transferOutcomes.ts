@@ -12,7 +12,7 @@ import { REFUND_PURPOSE, refundBook } from '../refunds/refundBook.ts';
 import { batchBook } from '../settlement/batchBook.ts';
 import { SETTLEMENT_PURPOSE } from '../settlement/batches.ts';
 import { acceptedConfirmation, markProcessing, submissionDueAgain } from './confirmation.ts';
-import { transferPurposes } from './methods/index.ts';
+import { transferPurposes } from '../paymentMethods/registry.ts';
 import { REFUSED_TRANSFER, recordRefusedTransfer } from './refusedTransfers.ts';
 import type { Logger } from '../log.ts';
 

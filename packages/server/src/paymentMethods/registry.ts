@@ -1,15 +1,18 @@
-import type { NetworkInfo, TokenInfo } from '../../chains/registry.ts';
-import { eip3009Method } from './eip3009.ts';
-import { nativeMethod } from './native.ts';
-import type { PaymentMethodHandler, TransferPurpose } from './paymentMethod.ts';
-import { permit2Method } from './permit2.ts';
-import { solanaSplMethod } from './solanaSpl.ts';
-import type { OptionTerms } from './terms.ts';
-import { x402Eip3009Method } from '../../x402/x402Eip3009Method.ts';
-import { x402Permit2Method } from '../../x402/x402Permit2Method.ts';
-import { x402SvmMethod } from '../../x402/x402SvmMethod.ts';
+import type { NetworkInfo, TokenInfo } from '../chains/registry.ts';
+import { eip3009Method } from '../gateway/methods/eip3009.ts';
+import { nativeMethod } from '../gateway/methods/native.ts';
+import type { PaymentMethodHandler, TransferPurpose } from '../gateway/methods/paymentMethod.ts';
+import { permit2Method } from '../gateway/methods/permit2.ts';
+import { solanaSplMethod } from '../gateway/methods/solanaSpl.ts';
+import type { OptionTerms } from '../gateway/methods/terms.ts';
+import { x402Eip3009Method } from '../x402/x402Eip3009Method.ts';
+import { x402Permit2Method } from '../x402/x402Permit2Method.ts';
+import { x402SvmMethod } from '../x402/x402SvmMethod.ts';
 
-/** Every payment method, by the kind of its terms; a kind without its method does not compile. */
+/**
+ * Every payment method, by the kind of its terms; a kind without its method does not compile. The registry sits above
+ * the gateway's methods and x402's, which know nothing of each other's.
+ */
 const paymentMethods: { [K in OptionTerms['kind']]: PaymentMethodHandler<Extract<OptionTerms, { kind: K }>> } = {
   eip3009: eip3009Method,
   permit2: permit2Method,

@@ -33,7 +33,7 @@ import {
 } from './ledger/audit.ts';
 import { keepUnsolicitedInflow, unsolicitedInflowOf, unsolicitedInflows } from './collectorInflows/keepInflow.ts';
 import { askInflowReturn } from './collectorInflows/inflowReturns.ts';
-import { auditConfiguredChains, configuredNetworks } from './ledger/collectorAudit.ts';
+import { auditConfiguredChains, configuredNetworks } from './composition/collectorAudit.ts';
 import { ChainRegistry } from './chains/registry.ts';
 import { FEES, InsufficientBalanceError, OPERATOR, postFunding } from './ledger/ledger.ts';
 import { storedTransactionHash } from './ledger/funding.ts';

@@ -7,7 +7,7 @@ import { FixedPriceSource } from './chains/prices/fixedPriceSource.ts';
 import { type Config, loadConfig } from './config.ts';
 import { systemClock } from './clock.ts';
 import { ChainFollowers } from './chains/chainFollowers.ts';
-import { createChainServices } from './gateway/createChainServices.ts';
+import { createChainServices } from './composition/createChainServices.ts';
 import { recordFunding } from './ledger/funding.ts';
 import { PaymentSubmissions } from './gateway/paymentSubmissions.ts';
 import { dataEncryptionKeyInDataDir } from './dataEncryptionKey.ts';

@@ -10,7 +10,7 @@ import { solanaRpc } from '../../src/chains/solana/rpc.ts';
 import { SolanaTransactionSender } from '../../src/chains/solana/transactionSender.ts';
 import { verifyBuyerSignedTransaction } from '../../src/chains/solana/verifyBuyerSignedTransaction.ts';
 import { connect } from '../../src/db/database.ts';
-import { createChainServices } from '../../src/gateway/createChainServices.ts';
+import { createChainServices } from '../../src/composition/createChainServices.ts';
 import { startServerProcess } from '../support/serverProcess.ts';
 import { call, expectErrorBody, startTestServer, type TestServer } from '../support/testServer.ts';
 import {

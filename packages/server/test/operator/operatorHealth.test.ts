@@ -10,7 +10,7 @@ import { ChainRegistry } from '../../src/chains/registry.ts';
 import { solanaRpc } from '../../src/chains/solana/rpc.ts';
 import { createSignInLink } from '../../src/dashboard/sessions.ts';
 import { connect, type Db } from '../../src/db/database.ts';
-import { createChainServices } from '../../src/gateway/createChainServices.ts';
+import { createChainServices } from '../../src/composition/createChainServices.ts';
 import { quoteDeposit } from '../support/depositQuote.ts';
 import { type DevnetService, startDevnetService } from '../support/devnetService.ts';
 import { createMerchant, createPayment } from '../support/fixtures.ts';

@@ -11,7 +11,7 @@ import { FixedPriceSource } from '../../src/chains/prices/fixedPriceSource.ts';
 import { ChainRegistry } from '../../src/chains/registry.ts';
 import type { Clock } from '../../src/clock.ts';
 import { connect, type Db } from '../../src/db/database.ts';
-import { createChainServices } from '../../src/gateway/createChainServices.ts';
+import { createChainServices } from '../../src/composition/createChainServices.ts';
 import { recordFunding } from '../../src/ledger/funding.ts';
 import type { ChainServices } from '../../src/gateway/chainServices.ts';
 import { PaymentSubmissions } from '../../src/gateway/paymentSubmissions.ts';

@@ -28,7 +28,7 @@ import {
   finalReadPoints,
   readAuditedLedger,
 } from '../../src/ledger/audit.ts';
-import { solanaBalanceReader } from '../../src/ledger/collectorAudit.ts';
+import { solanaBalanceReader } from '../../src/composition/collectorAudit.ts';
 import { createApiKey } from '../../src/partners/partners.ts';
 import { payoutSenders } from '../../src/payouts/index.ts';
 import { sendAsWallet } from '../solanaPay/support.ts';

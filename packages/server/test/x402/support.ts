@@ -15,7 +15,7 @@ import { FixedPriceSource } from '../../src/chains/prices/fixedPriceSource.ts';
 import { ChainRegistry, type NetworkInfo } from '../../src/chains/registry.ts';
 import { connect } from '../../src/db/database.ts';
 import { recordFunding } from '../../src/ledger/funding.ts';
-import { createChainServices } from '../../src/gateway/createChainServices.ts';
+import { createChainServices } from '../../src/composition/createChainServices.ts';
 import { PaymentSubmissions } from '../../src/gateway/paymentSubmissions.ts';
 import { createApiKey } from '../../src/partners/partners.ts';
 import { TEST_PRICES } from '../gateway/support/gatewayTestbed.ts';

@@ -9,7 +9,7 @@ import { ChainRegistry } from '../chains/registry.ts';
 import { systemClock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
-import { createChainServices } from '../gateway/createChainServices.ts';
+import { createChainServices } from './createChainServices.ts';
 import { CliError } from '../operatorDatabase.ts';
 import { payoutSenders } from '../payouts/index.ts';
 import {
@@ -18,7 +18,7 @@ import {
   finalReadPoints,
   readAuditedLedger,
   type SolanaBalanceReader,
-} from './audit.ts';
+} from '../ledger/audit.ts';
 import { readBalances } from '../chains/evm/index.ts';
 import type { SolanaChain } from '../chains/solana/solanaChain.ts';
 import { readSolanaBalances } from '../chains/solana/readSolanaBalances.ts';

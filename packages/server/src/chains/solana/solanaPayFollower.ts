@@ -79,8 +79,15 @@ export class SolanaPayFollower {
   }
 
   async follow(): Promise<{ busy: boolean }> {
-    const { network, tokens } = this.options;
+    const busy = await this.followRequests();
+    // After the reads: a node failing this one holds back no payment.
     await this.enterExpiredCosignedFees();
+    return { busy };
+  }
+
+  /** Reads the transfers that may pay open requests; whether any payment with a request is open. */
+  private async followRequests(): Promise<boolean> {
+    const { network, tokens } = this.options;
     const requested = await this.db
       .selectFrom('solana_pay_requests as request')
       .innerJoin('payments', 'payments.id', 'request.payment_id')
@@ -89,7 +96,7 @@ export class SolanaPayFollower {
       .where('request.network', '=', network)
       .where('payments.status', '=', 'requires_action')
       .execute();
-    if (!requested.length) return { busy: false };
+    if (!requested.length) return false;
     // Read before the signatures: every transaction up to that slot is listed by the reads that follow.
     const readingUpTo = (await this.expiredPaymentWaits()) ? await this.timeAtCommitment() : undefined;
     let readToTheEnd = true;
@@ -97,7 +104,7 @@ export class SolanaPayFollower {
       if (!(await this.followMint(mint))) readToTheEnd = false;
     }
     if (readingUpTo && readToTheEnd) await this.recordReadThrough(readingUpTo);
-    return { busy: true };
+    return true;
   }
 
   /** Whether an unpaid payment with a request on the network is past its expiry, so the expiry sweep waits for it. */

@@ -147,22 +147,29 @@ describe('Solana Pay transaction requests: GET label and icon, POST a transactio
         .execute();
       expect(recorded).toMatchObject([{ signature, outcome: 'paid', buyer: account, amount: '10000000' }]);
       // The fee the collector paid for the buyer's transaction is in the ledger, spent from its SOL and paid by the
-      // operator (nothing was reserved for it: the follower enters it when it lands).
+      // operator: the most it could cost was reserved when the service signed it, the rest given back once it landed.
+      const entry = `network_fee:${signature}`;
       const lines = await server.db
         .selectFrom('ledger_entries')
         .select(['entry', 'account', 'asset', 'amount'])
-        .where('entry', 'in', [`network_fee:${signature}`, `network_fee:${signature}:settled`])
+        .where('entry', 'in', [entry, `${entry}:reserved`, `${entry}:settled`])
         .orderBy('entry')
         .orderBy('account')
         .execute();
       const sol = devnet.manifest.solana.nativeToken.caip19;
       const fee = -BigInt(lines[0]?.amount ?? '0');
+      const reserved = BigInt(
+        lines.find((line) => line.entry === `${entry}:reserved` && line.account === 'operator')?.amount ?? 0,
+      );
       expect(fee).toBeGreaterThan(0n);
+      expect(reserved).toBeGreaterThanOrEqual(fee);
       expect(lines).toEqual([
-        { entry: `network_fee:${signature}`, account: 'collector', asset: sol, amount: (-fee).toString() },
-        { entry: `network_fee:${signature}`, account: 'network_fees', asset: sol, amount: fee.toString() },
-        { entry: `network_fee:${signature}:settled`, account: 'network_fees', asset: sol, amount: (-fee).toString() },
-        { entry: `network_fee:${signature}:settled`, account: 'operator', asset: sol, amount: fee.toString() },
+        { entry, account: 'collector', asset: sol, amount: (-fee).toString() },
+        { entry, account: 'network_fees', asset: sol, amount: fee.toString() },
+        { entry: `${entry}:reserved`, account: 'network_fees', asset: sol, amount: (-reserved).toString() },
+        { entry: `${entry}:reserved`, account: 'operator', asset: sol, amount: reserved.toString() },
+        { entry: `${entry}:settled`, account: 'network_fees', asset: sol, amount: (reserved - fee).toString() },
+        { entry: `${entry}:settled`, account: 'operator', asset: sol, amount: (fee - reserved).toString() },
       ]);
     });
   });

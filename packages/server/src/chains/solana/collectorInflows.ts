@@ -179,8 +179,9 @@ export class SolanaCollectorInflowFollower {
     }));
   }
 
-  /** The followed accounts a transaction's keys name: the collector's own and any merchant's x402 token account. */
+  /** The followed accounts: the collector's own, and the merchants' x402 token accounts among `keys`. */
   private async followedAmong(own: readonly FollowedAccount[], keys: readonly string[]): Promise<FollowedAccount[]> {
+    if (!keys.length) return [...own];
     const merchants = await withX402SvmTables(this.options.db)
       .selectFrom('solana_x402_accounts')
       .select(['account', 'asset', 'mint'])
@@ -251,7 +252,7 @@ export class SolanaCollectorInflowFollower {
     }
     const known = await this.knownSignatures(listed.map((entry) => entry.signature));
     let newestRead: string | undefined = newest;
-    const found: InflowFound[] = [];
+    const fetched: { signature: string; transaction: InflowTransaction }[] = [];
     // Oldest first, so the cursor can stop at the first one not served yet.
     const oldestFirst = listed.toReversed();
     for (const [position, { signature, err }] of oldestFirst.entries()) {
@@ -265,10 +266,16 @@ export class SolanaCollectorInflowFollower {
         break;
       }
       read.add(signature);
-      const fetched = transaction as unknown as InflowTransaction;
-      const followed = await this.followedAmong(own, accountKeysOf(fetched));
-      found.push(...inflowsOf(network.caip2, collector, followed, signature, fetched));
+      fetched.push({ signature, transaction: transaction as unknown as InflowTransaction });
     }
+    // One look-up of the merchants' accounts the fetched transactions name, for all of them.
+    const followed = await this.followedAmong(
+      own,
+      fetched.flatMap(({ transaction }) => accountKeysOf(transaction)),
+    );
+    const found = fetched.flatMap(({ signature, transaction }) =>
+      inflowsOf(network.caip2, collector, followed, signature, transaction),
+    );
     await db.transaction().execute(async (trx) => {
       if (found.length) {
         await trx

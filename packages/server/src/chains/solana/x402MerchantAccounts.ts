@@ -37,7 +37,7 @@ const MAX_FAILED_X402_SWEEPS = 3;
 /** What an x402 payment's transfer brought to its merchant's token account on Solana (migration 0054). */
 export interface SolanaX402DepositsTable {
   network: string;
-  /** The payment's transaction (a stray transfer's, with its account's index after a `/` when it reached two). */
+  /** The payment's transaction; a stray transfer's with the account's index in it after a `/`. */
   signature: string;
   /** None for a stray transfer judged unsolicited (`recordStrayDeposit`). */
   payment_id: string | null;
@@ -96,8 +96,8 @@ export function withX402SvmTables(db: Kysely<Database> | Transaction<Database>) 
 /**
  * A transfer that reached a merchant's x402 token account outside any x402 payment, judged unsolicited: a deposit
  * there with no payment, which the account's next sweep takes into the collector's; the caller enters it in the
- * ledger's `deposit_addresses` in the same transaction. Keyed by its signature, or with the account's index after it
- * when the transaction reached two such accounts. False when the account is not a listed one.
+ * ledger's `deposit_addresses` in the same transaction. Keyed by its signature and the account's index in the
+ * transaction, as one transaction may reach two such accounts. False when the account is not a listed one.
  */
 export async function recordStrayDeposit(
   trx: Transaction<Database>,
@@ -111,17 +111,11 @@ export async function recordStrayDeposit(
     .where('account', '=', inflow.to_account)
     .executeTakeFirst();
   if (!account || account.asset !== inflow.asset) return false;
-  const alreadyKeyed = await tables
-    .selectFrom('solana_x402_deposits')
-    .select('signature')
-    .where('network', '=', inflow.chain)
-    .where('signature', '=', inflow.tx_hash)
-    .executeTakeFirst();
   await tables
     .insertInto('solana_x402_deposits')
     .values({
       network: inflow.chain,
-      signature: alreadyKeyed ? `${inflow.tx_hash}/${inflow.log_index}` : inflow.tx_hash,
+      signature: `${inflow.tx_hash}/${inflow.log_index}`,
       payment_id: null,
       merchant_id: account.merchant_id,
       owner: account.owner,

@@ -76,6 +76,7 @@ describe('the Solana Pay follower: transfers judged by when they were made, and 
         .filter((token) => token.method === 'spl')
         .map((token) => ({ mint: token.address, asset: token.caip19 })),
       clock,
+      blockHeight: () => testbed.rpc.getBlockHeight({ commitment: 'confirmed' }).send(),
       onTransfer: solanaPayTransferOutcomes({ chains: chains(), baseUrl: () => '', clock, log: silentLogger }),
     });
   }

@@ -80,6 +80,7 @@ export function startSolanaChain(options: SolanaChainOptions): SolanaChain {
           .filter((token) => token.method === 'spl')
           .map((token) => ({ mint: token.address, asset: token.caip19 })),
         clock: options.clock,
+        blockHeight,
         onTransfer: onSolanaPayTransfer,
       });
     const { judgeCollectorInflows } = options;

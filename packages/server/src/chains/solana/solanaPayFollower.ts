@@ -52,6 +52,8 @@ export interface SolanaPayFollowerOptions {
   /** The SPL tokens the network lists: transfers to the collector's account of each are read. */
   tokens: readonly { mint: string; asset: string }[];
   clock: { now(): Date };
+  /** The network's block height at `confirmed`, shared with the transaction sender (a read of it at most a slot old). */
+  blockHeight: () => Promise<bigint>;
   onTransfer: SolanaPayTransferHandler;
 }
 
@@ -216,12 +218,14 @@ export class SolanaPayFollower {
   }
 
   /**
-   * Co-signed transactions whose fee is still reserved and whose blockhash has expired at the follower's commitment
-   * can no longer land: each is looked up once, and what it cost (nothing, unless it landed unread) is entered, so
-   * the rest of the reservation goes back to the operator. The oldest few a pass.
+   * Co-signed transactions whose fee is still reserved and whose blockhash has expired at `confirmed` can no longer
+   * land: each is looked up once at that commitment, and what it cost (nothing, unless it landed unread) is entered,
+   * so the rest of the reservation goes back to the operator. The oldest few a pass; the block height read is the
+   * one the transaction sender shares, so a pass with reservations open makes no call of its own until one expired.
    */
   private async enterExpiredCosignedFees(): Promise<void> {
-    const { rpc, network, commitment } = this.options;
+    const { rpc, network, blockHeight: sharedBlockHeight } = this.options;
+    const commitment = 'confirmed';
     const open = await this.db
       .selectFrom('solana_pay_cosigned_transactions')
       .select(['signature', 'last_valid_block_height'])
@@ -231,7 +235,7 @@ export class SolanaPayFollower {
       .limit(EXPIRED_COSIGNED_PER_PASS)
       .execute();
     if (!open.length) return;
-    const blockHeight = await rpc.getBlockHeight({ commitment }).send();
+    const blockHeight = await sharedBlockHeight();
     for (const { signature, last_valid_block_height } of open) {
       if (BigInt(last_valid_block_height) >= blockHeight) break;
       const transaction = await rpc

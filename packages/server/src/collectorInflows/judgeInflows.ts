@@ -82,10 +82,8 @@ export async function judgeCollectorInflows(db: Db, chain: string, graceMs: numb
         .execute();
       if (recorded) continue;
       // What reached a merchant's x402 token account stays there until that account's sweep.
-      const heldAt =
-        inflow.to_account && (await recordStrayDeposit(trx, { ...inflow, to_account: inflow.to_account }))
-          ? DEPOSIT_ADDRESSES
-          : COLLECTOR;
+      if (inflow.to_account) await recordStrayDeposit(trx, { ...inflow, to_account: inflow.to_account });
+      const heldAt = inflow.to_account ? DEPOSIT_ADDRESSES : COLLECTOR;
       await postLedgerEntry(trx, `inflow:${inflow.id}`, [
         { account: heldAt, asset: inflow.asset, amount: BigInt(inflow.amount) },
         { account: UNSOLICITED, asset: inflow.asset, amount: -BigInt(inflow.amount) },

@@ -97,20 +97,20 @@ export function withX402SvmTables(db: Kysely<Database> | Transaction<Database>) 
  * A transfer that reached a merchant's x402 token account outside any x402 payment, judged unsolicited: a deposit
  * there with no payment, which the account's next sweep takes into the collector's; the caller enters it in the
  * ledger's `deposit_addresses` in the same transaction. Keyed by its signature and the account's index in the
- * transaction, as one transaction may reach two such accounts. False when the account is not a listed one.
+ * transaction, as one transaction may reach two such accounts. The account is a listed one: the follower reads no
+ * other.
  */
 export async function recordStrayDeposit(
   trx: Transaction<Database>,
-  inflow: { chain: string; tx_hash: string; log_index: number; to_account: string; asset: string; amount: string },
-): Promise<boolean> {
+  inflow: { chain: string; tx_hash: string; log_index: number; to_account: string; amount: string },
+): Promise<void> {
   const tables = withX402SvmTables(trx);
   const account = await tables
     .selectFrom('solana_x402_accounts')
     .selectAll()
     .where('network', '=', inflow.chain)
     .where('account', '=', inflow.to_account)
-    .executeTakeFirst();
-  if (!account || account.asset !== inflow.asset) return false;
+    .executeTakeFirstOrThrow();
   await tables
     .insertInto('solana_x402_deposits')
     .values({
@@ -124,7 +124,6 @@ export async function recordStrayDeposit(
       amount: inflow.amount,
     })
     .execute();
-  return true;
 }
 
 /** The associated token account of `owner` for `mint`: where a merchant's x402 payments in the mint are paid. */

@@ -8,13 +8,14 @@ import { type Logger, silentLogger } from '../log.ts';
 /** First key of every follower's advisory lock, apart from other advisory locks ("pgfw"). */
 const LOCK_SPACE = 0x70676677;
 
-/** The text hashed into the second key of a network's follower lock. */
-function lockNameOf(chain: string): string {
-  return `follow:${chain}`;
+/** The text hashed into the second key of a network's follower lock: a part other than the transactions has its own. */
+function lockNameOf(chain: string, part: FollowerPart = 'transactions'): string {
+  return part === 'transactions' ? `follow:${chain}` : `follow:${chain}:${part}`;
 }
 
 /**
- * Which of `chains` some process follows now, in any process: those whose follower lock is held in this database.
+ * Which of `chains` some process follows now, in any process: those whose transactions' follower lock is held in
+ * this database.
  * The lock is the truth the followers themselves go by, where `paygate_chain_follower_leading` tells only of the
  * process that answers the scrape.
  */
@@ -22,7 +23,7 @@ export async function followedChains(db: Db, chains: string[]): Promise<Set<stri
   if (!chains.length) return new Set();
   // A two-key advisory lock shows its keys as classid and objid (as oids: a negative hash reads as its unsigned twin).
   const { rows } = await sql<{ chain: string }>`
-    SELECT chain FROM unnest(${chains}::text[], ${chains.map(lockNameOf)}::text[]) AS wanted (chain, lock_name)
+    SELECT chain FROM unnest(${chains}::text[], ${chains.map((chain) => lockNameOf(chain))}::text[]) AS wanted (chain, lock_name)
     WHERE EXISTS (
       SELECT 1 FROM pg_locks
       WHERE locktype = 'advisory' AND granted AND objsubid = 2
@@ -32,9 +33,18 @@ export async function followedChains(db: Db, chains: string[]): Promise<Set<stri
   return new Set(rows.map((row) => row.chain));
 }
 
+/**
+ * What of a network a follower reads: its transactions (every transaction the service sent or watches), or the
+ * deposits to its deposit addresses, read apart so a slow pass over many transactions never holds a buyer's deposit
+ * back, and followed by whichever process takes that part.
+ */
+export type FollowerPart = 'transactions' | 'deposits';
+
 export interface ChainFollower {
-  /** CAIP-2 id of the network it follows; one process at a time follows it. */
+  /** CAIP-2 id of the network it follows; one process at a time follows each part of it. */
   readonly chain: string;
+  /** `transactions` unless said. */
+  readonly part?: FollowerPart;
   /** One pass over the network; says when the next one is worth making. */
   step(): Promise<{ nextStepInMs: number }>;
   /** Whether something new to follow came since the last pass (and forgets it): the next pass is then made at once. */
@@ -58,10 +68,11 @@ export class ChainFollowers {
   private client: pg.Client | null = null;
   private connecting: Promise<pg.Client> | null = null;
   private locking: Promise<unknown> = Promise.resolve();
+  /** Lock names of the parts this process follows. */
   private readonly leading = new Set<string>();
   private stopped = false;
   private readonly loops: Promise<void>[];
-  private readonly chains: string[];
+  private readonly parts: { chain: string; part: FollowerPart }[];
   private readonly takeoverIntervalMs: number;
   private readonly log: Logger;
 
@@ -72,23 +83,24 @@ export class ChainFollowers {
   ) {
     this.takeoverIntervalMs = options.takeoverIntervalMs ?? 2_000;
     this.log = options.log ?? silentLogger;
-    this.chains = followers.map((follower) => follower.chain);
+    this.parts = followers.map((follower) => ({ chain: follower.chain, part: follower.part ?? 'transactions' }));
     this.loops = followers.map((follower) => this.run(follower));
   }
 
   /**
-   * `paygate_chain_follower_leading{chain}`: 1 for each network this process follows, 0 for those another process
-   * follows. Across all processes each network should show 1 exactly once; none means its transactions wait.
+   * `paygate_chain_follower_leading{chain,part}`: 1 for each part of a network this process follows, 0 for those
+   * another process follows. Across all processes each should show 1 exactly once; none means what it reads waits.
    */
   registerMetrics(registry: Registry): void {
     const followers = this;
     new Gauge({
       name: 'paygate_chain_follower_leading',
       help: 'Whether this process follows the network (1) or another process does (0)',
-      labelNames: ['chain'],
+      labelNames: ['chain', 'part'],
       registers: [registry],
       collect() {
-        for (const chain of followers.chains) this.labels(chain).set(followers.leading.has(chain) ? 1 : 0);
+        for (const { chain, part } of followers.parts)
+          this.labels(chain, part).set(followers.leading.has(lockNameOf(chain, part)) ? 1 : 0);
       },
     });
   }
@@ -103,28 +115,31 @@ export class ChainFollowers {
   }
 
   private async run(follower: ChainFollower): Promise<void> {
+    const lockName = lockNameOf(follower.chain, follower.part);
     while (!this.stopped) {
       const startedAt = Date.now();
       let waitMs = this.takeoverIntervalMs;
       try {
-        if (!this.leading.has(follower.chain) && (await this.tryLead(follower.chain))) this.leading.add(follower.chain);
-        if (this.leading.has(follower.chain)) ({ nextStepInMs: waitMs } = await follower.step());
+        if (!this.leading.has(lockName) && (await this.tryLead(lockName))) this.leading.add(lockName);
+        if (this.leading.has(lockName)) ({ nextStepInMs: waitMs } = await follower.step());
       } catch (error) {
-        this.log.warn(`following ${follower.chain} failed: ${(error as Error).message}`);
+        this.log.warn(
+          `following ${follower.part ?? 'transactions'} of ${follower.chain} failed: ${(error as Error).message}`,
+        );
       }
       const until = startedAt + waitMs;
-      while (!this.stopped && Date.now() < until && !(this.leading.has(follower.chain) && follower.takeNewWork?.()))
+      while (!this.stopped && Date.now() < until && !(this.leading.has(lockName) && follower.takeNewWork?.()))
         await sleep(Math.min(100, until - Date.now()));
     }
   }
 
-  private async tryLead(chain: string): Promise<boolean> {
+  private async tryLead(lockName: string): Promise<boolean> {
     // One query at a time on the shared connection.
     const attempt = this.locking.then(async () => {
       const client = await this.connection();
       const { rows } = await client.query<{ taken: boolean }>(
         'SELECT pg_try_advisory_lock($1, hashtext($2)) AS taken',
-        [LOCK_SPACE, lockNameOf(chain)],
+        [LOCK_SPACE, lockName],
       );
       return rows[0]?.taken === true;
     });

@@ -2,6 +2,7 @@ import type { Address, PublicClient } from 'viem';
 import { memoised } from '../../memo.ts';
 import { privateKeyToAccount } from 'viem/accounts';
 import { type ChainAdapter, type ChainAdapterOptions, clamp, type Payability } from '../chainAdapter.ts';
+import type { ChainFollower } from '../chainFollowers.ts';
 import type { NetworkInfo, TokenInfo } from '../registry.ts';
 import { readBalances, readPermit2Allowances } from './balances.ts';
 import { EvmClients } from './clients.ts';
@@ -121,7 +122,7 @@ export function startEvmChain(
   });
   const followers = networks
     .filter((network) => network.rpcUrl)
-    .map((network) => {
+    .flatMap((network): ChainFollower[] => {
       const follower = new EvmFollower({
         db,
         network,
@@ -158,7 +159,7 @@ export function startEvmChain(
         new DepositSweeper({ db, network, client: clients.for(network), relayer, ...(log ? { log } : {}) });
       // A pass made because a transaction was just stored, not because a block was due.
       let woken = false;
-      return {
+      const transactions: ChainFollower = {
         chain: network.caip2,
         takeNewWork: () => {
           woken = recordedSincePass.delete(network.caip2) || woken;
@@ -168,30 +169,41 @@ export function startEvmChain(
           const wokenPass = woken;
           woken = false;
           const step = await follower.step();
-          // Deposits read the head the follower read: no call of their own unless a new block came (above depth,
-          // where that is read) or reached depth.
-          const depositsRead = await deposits?.step(step.head).catch((error: unknown) => {
-            log?.warn(`following deposits on ${network.caip2} failed: ${(error as Error).message}`);
-            return { caughtUp: false };
-          });
           await sweeper?.step().catch((error: unknown) => {
             log?.warn(`sweeping deposits on ${network.caip2} failed: ${(error as Error).message}`);
           });
-          // While the deposit scanner is behind (a slow or failing node), its reads come first: a buyer's payment
-          // waits on them, while an inflow waits for its judgement for minutes anyway.
-          if (inflows && judgeCollectorInflows && (depositsRead?.caughtUp ?? true)) {
-            await inflows
-              .step(step.head)
-              .then(() => judgeCollectorInflows(network.caip2))
-              .catch((error: unknown) => {
-                log?.warn(`following the collector's inflows on ${network.caip2} failed: ${(error as Error).message}`);
-              });
-          }
           // The rest after a block assumes the pass came right after it; a woken pass may come late in the block
           // time, so it looks for the next block at once instead.
           return { nextStepInMs: nextStepInMs(network, wokenPass ? { ...step, blocksRead: 0 } : step) };
         },
       };
+      if (!deposits && !inflows) return [transactions];
+      const client = clients.for(network);
+      const depositReads: ChainFollower = {
+        chain: network.caip2,
+        part: 'deposits',
+        step: async () => {
+          const head = await client.getBlockNumber({ cacheTime: 0 });
+          const depositsRead = await deposits?.step(head).catch((error: unknown) => {
+            log?.warn(`following deposits on ${network.caip2} failed: ${(error as Error).message}`);
+            return { caughtUp: false, failed: true };
+          });
+          // While the deposit scanner is behind (a slow or failing node), its reads come first: a buyer's payment
+          // waits on them, while an inflow waits for its judgement for minutes anyway.
+          if (inflows && judgeCollectorInflows && (depositsRead?.caughtUp ?? true)) {
+            await inflows
+              .step(head)
+              .then(() => judgeCollectorInflows(network.caip2))
+              .catch((error: unknown) => {
+                log?.warn(`following the collector's inflows on ${network.caip2} failed: ${(error as Error).message}`);
+              });
+          }
+          // Behind, the next step at once; after a failure or once caught up, when the next block is due.
+          const behind = depositsRead && !depositsRead.caughtUp && !('failed' in depositsRead);
+          return { nextStepInMs: behind ? 0 : clamp(network.blockTimeMs, 250, 12_000) };
+        },
+      };
+      return [transactions, depositReads];
     });
   const domains = new Map<string, Promise<Eip3009Token>>();
   return {

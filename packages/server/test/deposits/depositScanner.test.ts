@@ -1,4 +1,4 @@
-import { type Address, erc20Abi, type Hex } from 'viem';
+import { type Address, erc20Abi, type Hex, numberToHex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { insertMerchantWithPayments } from '../support/fixtures.ts';
@@ -242,11 +242,8 @@ describe('deposit scanner: one eth_getLogs per range of blocks at depth, whateve
     expect(found.map((transfer) => [transfer.txHash, transfer.amount])).toEqual([[hash.toLowerCase(), 4_321n]]);
   });
 
-  /**
-   * A payment taking the native coin on a node whose traces fail with `error`; two plain transfers to its address,
-   * each read by a step of its own. Returns what was found, the warnings, and the failed trace calls of each step.
-   */
-  async function untracedNativeTransfers(name: string, error: { code: number; message: string }) {
+  /** A payment of a new merchant taking the native coin at a deposit address of its own, watched. */
+  async function openNativePayment(name: string) {
     const { db: plain } = await isolatedTestDatabase();
     const partner = await newPartner(plain);
     await plain
@@ -278,6 +275,15 @@ describe('deposit scanner: one eth_getLogs per range of blocks at depth, whateve
         watch_until: new Date(Date.now() + 600_000),
       })
       .execute();
+    return { plain, target };
+  }
+
+  /**
+   * A payment taking the native coin on a node whose traces fail with `error`; two plain transfers to its address,
+   * each read by a step of its own. Returns what was found, the warnings, and the failed trace calls of each step.
+   */
+  async function untracedNativeTransfers(name: string, error: { code: number; message: string }) {
+    const { plain, target } = await openNativePayment(name);
     const node = await nodeFailing('debug_traceBlockByNumber', env.network.rpcUrl as string, error);
     onTestFinished(() => node.close());
     const warnings: string[] = [];
@@ -353,5 +359,71 @@ describe('deposit scanner: one eth_getLogs per range of blocks at depth, whateve
       [second.hash.toLowerCase(), -1],
     ]);
     expect(warnings).toEqual([expect.stringMatching(/without call traces \(.*historical state not available/)]);
+  });
+  it('traces each block at depth once: after a trace fails, the next step traces only what it did not trace', async () => {
+    const { plain, target } = await openNativePayment('retraced');
+    const alice = env.buyer('alice');
+    const send = async () => {
+      const hash = await alice.wallet.sendTransaction({ chain: null, account: alice.account, to: target, value: 7n });
+      return env.client.waitForTransactionReceipt({ hash, pollingInterval: 100 });
+    };
+    const from = (await env.client.getBlockNumber({ cacheTime: 0 })) + 1n;
+    await withDepositTables(plain).insertInto('evm_deposit_cursors').values({ chain, next_block: from }).execute();
+    const first = await send();
+    // The second transfer in a later trace request than the first (five blocks to a request).
+    while ((await env.client.getBlockNumber({ cacheTime: 0 })) < first.blockNumber + 5n)
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    const second = await send();
+    // A node that cannot trace the second transfer's block once, as one missing a block's state for a moment.
+    let refusedOnce = false;
+    const node = await nodeFailing(
+      (call) => {
+        const failing =
+          !refusedOnce &&
+          call.method === 'debug_traceBlockByNumber' &&
+          call.params?.[0] === numberToHex(second.blockNumber);
+        refusedOnce ||= failing;
+        return failing;
+      },
+      env.network.rpcUrl as string,
+      { code: -32000, message: 'missing trie node' },
+    );
+    onTestFinished(() => node.close());
+    const found: DepositTransfer[] = [];
+    const scanner = new DepositScanner({
+      db: plain,
+      network: { ...env.network, rpcUrl: node.url },
+      client: new EvmClients().for({ ...env.network, rpcUrl: node.url }),
+      clock: { now: () => new Date() },
+      onDeposit: async (_trx, transfer) => {
+        found.push(transfer);
+      },
+    });
+
+    await expect(scanner.step(second.blockNumber)).rejects.toThrow(/missing trie node/);
+    expect(found.filter((transfer) => transfer.token === NATIVE_TOKEN)).toEqual([]);
+    await scanner.step(second.blockNumber);
+
+    expect(found.map((transfer) => [transfer.txHash, transfer.amount])).toEqual([
+      [first.transactionHash.toLowerCase(), 7n],
+      [second.transactionHash.toLowerCase(), 7n],
+    ]);
+    const tracesOf = new Map<string, number>();
+    for (const call of node.calls().filter((call) => call.method === 'debug_traceBlockByNumber')) {
+      const block = call.params?.[0] as string;
+      tracesOf.set(block, (tracesOf.get(block) ?? 0) + 1);
+    }
+    const range = Array.from({ length: Number(second.blockNumber - from + 1n) }, (_, index) =>
+      numberToHex(from + BigInt(index)),
+    );
+    expect(Object.fromEntries(tracesOf)).toEqual(
+      Object.fromEntries(range.map((block) => [block, block === numberToHex(second.blockNumber) ? 2 : 1])),
+    );
+    const cursor = await withDepositTables(plain)
+      .selectFrom('evm_deposit_cursors')
+      .select('next_block')
+      .where('chain', '=', chain)
+      .executeTakeFirstOrThrow();
+    expect(BigInt(cursor.next_block)).toBe(second.blockNumber + 1n);
   });
 });

@@ -1,22 +1,25 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-interface JsonRpcCall {
+export interface JsonRpcCall {
   id: number;
   method: string;
+  params?: unknown[];
 }
 
 /**
- * A JSON-RPC endpoint in front of a node that answers `method` (or each of several) with `error` itself, as a node
- * without the debug namespace (-32601) or one that no longer keeps a block's state does; every other call goes on to
- * the node. Counts the calls it answered so.
+ * A JSON-RPC endpoint in front of a node that answers `method` (or each of several, or each call a function picks)
+ * with `error` itself, as a node without the debug namespace (-32601) or one that no longer keeps a block's state
+ * does; every other call goes on to the node. Counts the calls it answered so, and keeps every call it was sent.
  */
 export async function nodeFailing(
-  method: string | string[],
+  method: string | string[] | ((call: JsonRpcCall) => boolean),
   upstream: string,
   error: { code: number; message: string },
 ) {
-  const failing = new Set(Array.isArray(method) ? method : [method]);
+  const methods = new Set(Array.isArray(method) ? method : [method]);
+  const fails = typeof method === 'function' ? method : (call: JsonRpcCall) => methods.has(call.method);
+  const sent: JsonRpcCall[] = [];
   let refused = 0;
   const server = http.createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -24,7 +27,9 @@ export async function nodeFailing(
     request.on('end', async () => {
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as JsonRpcCall | JsonRpcCall[];
       const calls = Array.isArray(body) ? body : [body];
-      const passed = calls.filter((call) => !failing.has(call.method));
+      sent.push(...calls);
+      const failing = new Set(calls.filter(fails));
+      const passed = calls.filter((call) => !failing.has(call));
       const answers = passed.length
         ? ((await (
             await fetch(upstream, {
@@ -35,7 +40,7 @@ export async function nodeFailing(
           ).json()) as { id: number }[])
         : [];
       const replies = calls.map((call) => {
-        if (!failing.has(call.method)) return answers.find((answer) => answer.id === call.id);
+        if (!failing.has(call)) return answers.find((answer) => answer.id === call.id);
         refused += 1;
         return { jsonrpc: '2.0', id: call.id, error };
       });
@@ -47,6 +52,7 @@ export async function nodeFailing(
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     refused: () => refused,
+    calls: () => sent,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

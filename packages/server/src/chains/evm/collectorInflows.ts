@@ -119,7 +119,9 @@ export class CollectorInflowFollower {
     const { network } = this.options;
     const native = network.tokens.find((token) => token.method === 'native');
     if (!native) return [];
-    const transfers = await this.native.transfersTo(new Map([[this.collector, 'collector']]), from, to);
+    const transfers = await this.native.transfersTo(new Map([[this.collector, 'collector']]), from, to, {
+      atDepth: true,
+    });
     return transfers.map((transfer) => ({
       chain: network.caip2,
       tx_hash: transfer.txHash,

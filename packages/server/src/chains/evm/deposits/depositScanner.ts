@@ -305,7 +305,8 @@ export class DepositScanner {
     const { logCalls } = await this.readTokenTransfers(open, from, to, handler, { listedOnly });
     if (nativeOpen.length) {
       const paymentOf = new Map(nativeOpen.map((row) => [row.address.toLowerCase(), row.payment_id]));
-      for (const transfer of await this.native.transfersTo(paymentOf, from, to)) {
+      const atDepth = handler === this.options.onDeposit;
+      for (const transfer of await this.native.transfersTo(paymentOf, from, to, { atDepth })) {
         await this.options.db.transaction().execute((trx) => handler(trx, transfer));
       }
     }

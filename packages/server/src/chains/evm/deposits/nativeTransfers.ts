@@ -75,6 +75,12 @@ export class NativeTransferReader {
   private traceFailure: string | undefined;
   /** The first block of the last range whose traces failed. */
   private untracedFrom: bigint | undefined;
+  /**
+   * What each block at depth of the range last asked for paid, once traced: when a request of the range fails, the
+   * range is asked again and only the blocks not yet traced are traced, instead of the whole range each time (on a
+   * lossy node, one of a step's ten requests failing is common).
+   */
+  private readonly tracedAtDepth = new Map<bigint, DepositTransfer[]>();
 
   constructor(private readonly options: { network: NetworkInfo; client: PublicClient; log?: Logger }) {}
 
@@ -86,12 +92,23 @@ export class NativeTransferReader {
    * instead (`plainTransfersTo`: a transaction's own value only), said in the log, so the follower never
    * stops on it; a contract's internal transfer in that range then pays nothing, and its coin stays at the address
    * until a sweep names the native coin. A node without the method is asked again after `TRACES_RETRY_MS`.
+   * `atDepth`: the blocks are at the network's depth, where they no longer change, so a block traced is not traced
+   * again when the range is asked again after a failure. An address opened since can have been paid in none of them:
+   * it is watched before it is shown to anyone.
    */
-  async transfersTo(paymentOf: Map<string, string>, from: bigint, to: bigint): Promise<DepositTransfer[]> {
+  async transfersTo(
+    paymentOf: Map<string, string>,
+    from: bigint,
+    to: bigint,
+    { atDepth = false }: { atDepth?: boolean } = {},
+  ): Promise<DepositTransfer[]> {
     const { log, network } = this.options;
+    for (const number of this.tracedAtDepth.keys()) {
+      if (!atDepth || number < from || number > to) this.tracedAtDepth.delete(number);
+    }
     if (Date.now() >= this.tracesRefusedUntil) {
       try {
-        const transfers = await this.tracedTransfersTo(paymentOf, from, to);
+        const transfers = await this.tracedTransfersTo(paymentOf, from, to, atDepth);
         this.traceFailure = undefined;
         return transfers;
       } catch (error) {
@@ -123,15 +140,16 @@ export class NativeTransferReader {
     paymentOf: Map<string, string>,
     from: bigint,
     to: bigint,
+    atDepth: boolean,
   ): Promise<DepositTransfer[]> {
-    const numbers = blockNumbers(from, to);
+    const numbers = blockNumbers(from, to).filter((number) => !this.tracedAtDepth.has(number));
     // A few blocks to a request: a node caps the size of a batch's answer, and a busy block's traces are large.
     const requests = Array.from({ length: Math.ceil(numbers.length / TRACED_BLOCKS_PER_REQUEST) }, (_, index) =>
       numbers.slice(index * TRACED_BLOCKS_PER_REQUEST, (index + 1) * TRACED_BLOCKS_PER_REQUEST),
     );
     // A signal of its own keeps each request its own batch (viem batches the calls of a tick that share a signal);
-    // once one fails, the step reads its range again, so the others are called off. viem listens to it twice per
-    // call and once per HTTP request, past Node's warning mark of 10 listeners.
+    // once one fails, requests above depth are called off, since the range is read again whole. viem listens to it
+    // twice per call and once per HTTP request, past Node's warning mark of 10 listeners.
     const controllers = requests.map(() => {
       const controller = new AbortController();
       setMaxListeners(3 * TRACED_BLOCKS_PER_REQUEST, controller.signal);
@@ -140,13 +158,27 @@ export class NativeTransferReader {
     try {
       const found = await pMap(
         requests,
-        (blocks, index) => {
+        async (blocks, index) => {
           const { signal } = controllers[index] as AbortController;
-          return Promise.all(blocks.map((number) => this.tracedBlock(paymentOf, number, signal)));
+          const traced = await Promise.allSettled(blocks.map((number) => this.tracedBlock(paymentOf, number, signal)));
+          if (atDepth) {
+            traced.forEach((result, position) => {
+              if (result.status === 'fulfilled') this.tracedAtDepth.set(blocks[position] as bigint, result.value);
+            });
+          }
+          const failed = traced.find((result) => result.status === 'rejected');
+          if (failed) throw failed.reason;
+          return traced.flatMap((result) => (result.status === 'fulfilled' ? result.value : []));
         },
-        { concurrency: TRACE_REQUESTS_AT_ONCE },
-      );
-      return found.flat(2);
+        // At depth every request is made though one failed: what the others trace is kept for the next attempt.
+        { concurrency: TRACE_REQUESTS_AT_ONCE, stopOnError: !atDepth },
+      ).catch((error: unknown) => {
+        throw error instanceof AggregateError ? error.errors[0] : error;
+      });
+      if (!atDepth) return found.flat();
+      const transfers = blockNumbers(from, to).flatMap((number) => this.tracedAtDepth.get(number) ?? []);
+      this.tracedAtDepth.clear();
+      return transfers;
     } finally {
       for (const controller of controllers) controller.abort();
     }

@@ -12,7 +12,7 @@ import { registerRequestMetrics } from './http/requestMetrics.ts';
 import { RouteMethods } from './http/routeMethods.ts';
 import { registerValidators } from './http/validation.ts';
 import { registerOpenApi } from './http/openApi.ts';
-import { echoedVersion } from './http/versions.ts';
+import { echoedVersion, nameVersion } from './http/versions.ts';
 import { registerMerchantRoutes } from './merchants/routes.ts';
 import { registerWebhookRoutes } from './webhooks/routes.ts';
 import { registerRefundRoutes } from './refunds/routes.ts';
@@ -91,7 +91,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   // one the request runs under. One hook for all of it: each hook is a step of every request.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('request-id', request.id);
-    reply.header('pay-version', echoedVersion(request.headers));
+    nameVersion(reply, echoedVersion(request.headers));
     if (!request.url.startsWith('/v1/')) {
       applyPageSecurityHeaders(request.raw, reply.raw, (error?: unknown) => done(error as Error | undefined));
       return;

@@ -18,12 +18,12 @@ export function checkoutGatewayCors(
     reply
       .header('access-control-allow-origin', origin)
       .header('vary', 'Origin')
-      .header('access-control-expose-headers', 'retry-after, pay-version, request-id');
+      .header('access-control-expose-headers', 'retry-after, pay-version, wcp-version, request-id');
     if (request.method !== 'OPTIONS') return false;
     reply
       .code(204)
       .header('access-control-allow-methods', 'GET, POST')
-      .header('access-control-allow-headers', 'app-id, client-id, content-type, pay-version')
+      .header('access-control-allow-headers', 'app-id, client-id, content-type, pay-version, wcp-version')
       .header('access-control-max-age', '600')
       .send();
     return true;

@@ -5,7 +5,7 @@ import { ApiError, type ErrorCode } from './errors.ts';
 import { andThen, type Eventually } from './eventually.ts';
 import type { RateLimiter } from './rateLimit.ts';
 import { appendRouteHook } from './routeHooks.ts';
-import { requestedVersion, resolveVersion } from './versions.ts';
+import { nameVersion, requestedVersion, resolveVersion } from './versions.ts';
 
 export const SCOPES = ['merchants', 'payments', 'gateway', 'x402'] as const;
 
@@ -327,7 +327,7 @@ function rateLimits(
 /**
  * One hook per route: authenticates the caller of a route that declares `config.auth`, counts the request against
  * its rate limit (unless the route sets `config.rateLimit: false`), then resolves its API version and names it in
- * `Pay-Version` (D3; a response refused before that names the requested version, see app.ts). It completes
+ * `Pay-Version` and `WCP-Version` (D3; a response refused before that names the requested version, see app.ts). It completes
  * synchronously when the credential is cached and the rate-limit store is in memory.
  */
 export function registerAuth(app: FastifyInstance, verifier: CredentialVerifier, limiter: RateLimiter): void {
@@ -348,7 +348,7 @@ export function registerAuth(app: FastifyInstance, verifier: CredentialVerifier,
       return done(error as ApiError);
     }
     request.principal = verdict;
-    reply.header('pay-version', request.apiVersion);
+    nameVersion(reply, request.apiVersion);
     done();
   };
   const admit = (

@@ -6,7 +6,7 @@ import { NetworkFeeShortfallError } from '../ledger/ledger.ts';
 import { ApiError } from './errors.ts';
 import { validationIssues } from './validation.ts';
 import type { RouteMethods } from './routeMethods.ts';
-import { echoedVersion, REFERENCE_VERSION } from './versions.ts';
+import { echoedVersion, nameVersion, REFERENCE_VERSION } from './versions.ts';
 
 /** A restarting PostgreSQL is back within seconds; a client asking sooner only adds load. */
 const DATABASE_RETRY_AFTER_SECONDS = 5;
@@ -90,7 +90,7 @@ export function toApiError(error: unknown, request: FastifyRequest): ApiError {
 export function replyWithError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const apiError = toApiError(error, request);
   // Refused before the request hooks ran (an unparsable URL, say): the response still names a version (D3).
-  if (!reply.hasHeader('pay-version')) reply.header('pay-version', echoedVersion(request.headers));
+  if (!reply.hasHeader('pay-version')) nameVersion(reply, echoedVersion(request.headers));
   if (!reply.hasHeader('request-id')) reply.header('request-id', request.id);
   if (apiError.retryAfterSeconds !== undefined && !reply.hasHeader('retry-after'))
     reply.header('retry-after', String(apiError.retryAfterSeconds));
@@ -122,6 +122,7 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex):
         'content-type: application/json; charset=utf-8\r\n' +
         `content-length: ${Buffer.byteLength(body)}\r\n` +
         `pay-version: ${REFERENCE_VERSION}\r\n` +
+        `wcp-version: ${REFERENCE_VERSION}\r\n` +
         'connection: close\r\n\r\n' +
         body,
     );

@@ -41,6 +41,7 @@ export const API_ERRORS = {
   merchant_not_active: { status: 403, message: 'The merchant of this payment is not taking payments.' },
   not_found: { status: 404, message: 'Not found.' },
   payment_not_found: { status: 404, message: 'Payment not found.' },
+  merchant_not_found: { status: 404, message: 'Merchant not found.' },
   method_not_allowed: {
     status: 405,
     message: 'This path does not take that method; the Allow header lists those it takes.',
@@ -114,7 +115,10 @@ export class ApiError extends Error {
     return new ApiError('params_validation', message, undefined, { issues });
   }
 
-  static notFound(message: string, code: 'not_found' | 'payment_not_found' = 'not_found'): ApiError {
+  static notFound(
+    message: string,
+    code: 'not_found' | 'payment_not_found' | 'merchant_not_found' = 'not_found',
+  ): ApiError {
     return new ApiError(code, message);
   }
 }

@@ -37,7 +37,7 @@ export async function registerOpenApi(app: App, baseUrl: string): Promise<void> 
       info: {
         title: 'paygate API',
         version: REFERENCE_VERSION,
-        description: `Payment acceptance API. Known versions (Pay-Version header): ${API_VERSIONS.map((v) => v.version).join(', ')}.`,
+        description: `Payment acceptance API. Known versions (Pay-Version header, alias WCP-Version; answers name the resolved one in both): ${API_VERSIONS.map((v) => v.version).join(', ')}.`,
       },
       servers: [{ url: baseUrl }],
       components: {

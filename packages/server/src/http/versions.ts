@@ -52,6 +52,15 @@ export function versionHas(version: string, change: VersionChange): boolean {
   return API_VERSIONS.find((entry) => entry.version === version)?.changes.includes(change) ?? false;
 }
 
+/**
+ * Names the version a response was made under, in `Pay-Version` (D3) and in `WCP-Version`, the name WalletConnect
+ * Pay's own documents give it: a client written from either finds it.
+ */
+export function nameVersion(reply: { header(name: string, value: string): unknown }, version: string): void {
+  reply.header('pay-version', version);
+  reply.header('wcp-version', version);
+}
+
 /** A version header's value; an empty one (`Pay-Version:` with nothing after it) counts as not sent. */
 function headerValue(value: string | string[] | undefined): string | undefined {
   const joined = Array.isArray(value) ? value.join(',') : value;

@@ -63,7 +63,7 @@ export function registerUpdateMerchant(app: App, ctx: AppContext): void {
           .where('deleted_at', 'is', null)
           .returningAll()
           .executeTakeFirst();
-        if (!row) throw ApiError.notFound(`Merchant ${merchant.id} not found.`);
+        if (!row) throw ApiError.notFound(`Merchant ${merchant.id} not found.`, 'merchant_not_found');
         const view = toMerchant(row, ctx.config.baseUrl);
         await recordEvent(trx, { partnerId, merchantId: merchant.id, type: 'merchant.updated', object: view });
         return view;

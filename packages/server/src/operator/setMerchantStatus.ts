@@ -35,7 +35,7 @@ export function registerSetMerchantStatus(app: App, ctx: AppContext): void {
       const { merchantId } = request.params;
       const { status } = request.body;
       if (!(await setMerchantStatus(ctx.db, merchantId, status)))
-        throw ApiError.notFound(`Merchant ${merchantId} does not exist.`);
+        throw ApiError.notFound(`Merchant ${merchantId} does not exist.`, 'merchant_not_found');
       // This process answers its next request with the new status, not one its notification has yet to reach.
       ctx.merchants.invalidate(merchantId);
       return { merchantId, status };

@@ -41,7 +41,7 @@ export function registerGetFeesReport(app: App, ctx: AppContext): void {
         tags: ['settlements'],
         summary: "The partner's fee schedule and the fees charged on its succeeded payments, per token",
         description:
-          "What `paygate fees report` prints. merchantId narrows the fees to one merchant's payments; another partner's or an unknown merchant is 404 not_found.",
+          "What `paygate fees report` prints. merchantId narrows the fees to one merchant's payments; another partner's or an unknown merchant is 404 merchant_not_found.",
         querystring: Type.Object(
           { merchantId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) },
           { additionalProperties: false },

@@ -60,7 +60,7 @@ export function registerListSettlementBatches(app: App, ctx: AppContext): void {
         tags: ['settlements'],
         summary: "List the settlement batches of the partner's merchants, newest first",
         description:
-          "Every transfer made to the merchants' destinations (deleted merchants included), with the payments and fees it covers. merchantId narrows to one merchant; another partner's or an unknown merchant is 404 not_found.",
+          "Every transfer made to the merchants' destinations (deleted merchants included), with the payments and fees it covers. merchantId narrows to one merchant; another partner's or an unknown merchant is 404 merchant_not_found.",
         querystring: ListSettlementBatchesQuery,
         response: {
           200: SettlementBatchList,

@@ -100,7 +100,12 @@ describe('DELETE /v1/merchants/:merchantId', () => {
           headers: { ...headers, 'idempotency-key': randomUUID() },
           ...(body ? { body } : {}),
         });
-        expect([method, path, result.status, expectErrorBody(result).code]).toEqual([method, path, 404, 'not_found']);
+        expect([method, path, result.status, expectErrorBody(result).code]).toEqual([
+          method,
+          path,
+          404,
+          'merchant_not_found',
+        ]);
       }
       const name = await server.db
         .selectFrom('merchants')
@@ -132,7 +137,7 @@ describe('DELETE /v1/merchants/:merchantId', () => {
           headers,
           body: { amount: { unit: 'iso4217/USD', value: '1000' }, referenceId: `after-delete-${randomUUID()}` },
         });
-        expect([path, refused.status, expectErrorBody(refused).code]).toEqual([path, 404, 'not_found']);
+        expect([path, refused.status, expectErrorBody(refused).code]).toEqual([path, 404, 'merchant_not_found']);
         expect(expectErrorBody(refused).message).toBe(`Merchant ${merchant.id} not found.`);
       }
       const replay = await call(server, '/v1/payments', {
@@ -140,7 +145,7 @@ describe('DELETE /v1/merchants/:merchantId', () => {
         headers,
         body: { amount: { unit: 'iso4217/USD', value: '1000' }, referenceId: 'before-delete' },
       });
-      expect([replay.status, expectErrorBody(replay).code]).toEqual([404, 'not_found']);
+      expect([replay.status, expectErrorBody(replay).code]).toEqual([404, 'merchant_not_found']);
 
       const item = await call(server, `/v1/payments/${paymentId}`, { headers });
       expect([item.status, item.body]).toEqual([200, itemBefore.body]);
@@ -157,13 +162,13 @@ describe('DELETE /v1/merchants/:merchantId', () => {
   });
 
   describe('errors', () => {
-    it('reports an unknown merchant and another partner’s merchant alike, as 404 not_found, deleting nothing', async () => {
+    it('reports an unknown merchant and another partner’s merchant alike, as 404 merchant_not_found, deleting nothing', async () => {
       const other = await newPartner(server.db, 'Other partner');
       const theirs = await createMerchant(server, other.apiKey);
       const unknown = await remove('mrch_01ZZZZZZZZZZZZZZZZZZZZZZZZ');
       const foreign = await remove(theirs.id);
       for (const result of [unknown, foreign]) {
-        expect([result.status, expectErrorBody(result).code]).toEqual([404, 'not_found']);
+        expect([result.status, expectErrorBody(result).code]).toEqual([404, 'merchant_not_found']);
       }
       expect(expectErrorBody(foreign).message).toBe(`Merchant ${theirs.id} not found.`);
       const read = await call(server, `/v1/merchants/${theirs.id}`, { headers: { 'api-key': other.apiKey } });

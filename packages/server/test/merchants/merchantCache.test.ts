@@ -326,9 +326,9 @@ describe('merchant cache across processes', () => {
       () => call(first, `/v1/merchants/${merchant.id}`, { headers: headers() }),
       (result) => result.status === 404,
     );
-    expect([gone.status, expectErrorBody(gone).code]).toEqual([404, 'not_found']);
+    expect([gone.status, expectErrorBody(gone).code]).toEqual([404, 'merchant_not_found']);
     const refused = await create();
-    expect([refused.status, expectErrorBody(refused).code]).toEqual([404, 'not_found']);
+    expect([refused.status, expectErrorBody(refused).code]).toEqual([404, 'merchant_not_found']);
   });
 
   it('a settlement destination registered through process B shows in the merchant process A serves', async () => {

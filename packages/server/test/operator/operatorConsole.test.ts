@@ -241,7 +241,7 @@ describe('the operator console API: signed in by a one-time link, it manages par
             body: { status: 'active' },
           }),
           404,
-          'not_found',
+          'merchant_not_found',
         ],
         [
           await asOperator('/operator/api/merchants/mrch_unknown/status', {

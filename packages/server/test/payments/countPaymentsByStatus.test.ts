@@ -145,7 +145,7 @@ describe('GET /v1/payments/status-counts: the list in each status, in one reques
       ['startTs=2026-02-01T00:00:00Z&endTs=2026-01-01T00:00:00Z', 400, 'params_validation'],
       ['source=wallet', 400, 'params_validation'],
       ['status=succeeded', 400, 'params_validation'],
-      ['merchantId=mrch_unknown', 404, 'not_found'],
+      ['merchantId=mrch_unknown', 404, 'merchant_not_found'],
     ])('refuses %s with %i %s', async (query, status, code) => {
       const answer = await counts(query);
       expect([answer.status, expectErrorBody(answer).code]).toEqual([status, code]);
@@ -157,7 +157,7 @@ describe('GET /v1/payments/status-counts: the list in each status, in one reques
       const ours = (await counts('')).body.data as { payments: number }[];
       expect(ours.reduce((sum, entry) => sum + entry.payments, 0)).toBe(payments.length);
       const theirs = await counts(`merchantId=${merchantIds[0]}`, {}, other.apiKey);
-      expect([theirs.status, expectErrorBody(theirs).code]).toEqual([404, 'not_found']);
+      expect([theirs.status, expectErrorBody(theirs).code]).toEqual([404, 'merchant_not_found']);
     });
   });
 });

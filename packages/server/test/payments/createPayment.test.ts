@@ -200,6 +200,17 @@ describe('creating payments', () => {
       expect(stored).toEqual([]);
     });
 
+    it('takes checkout: null as not given on both paths and versions, as the preview schema allows it', async () => {
+      for (const path of ['/v1/payments', '/v1/merchant/payment']) {
+        for (const version of [{}, preview]) {
+          const referenceId = `null-checkout-${path}-${Object.keys(version).length}`;
+          const result = await create({ amount, referenceId, checkout: null }, path, version);
+          expect(result.status, result.text).toBe(201);
+          expect(await redirectsOf(result.body.paymentId)).toMatchObject({ success_url: null, error_url: null });
+        }
+      }
+    });
+
     it('takes expiresAt: null as not given on both paths: the default 15 minutes', async () => {
       for (const path of ['/v1/payments', '/v1/merchant/payment']) {
         const before = Math.floor(Date.now() / 1000);
@@ -259,11 +270,11 @@ describe('creating payments', () => {
       });
       expect([missing.status, expectErrorBody(missing).code]).toEqual([401, 'missing_merchant_id']);
       const unknown = await create({ amount, referenceId: 'x' }, '/v1/payments', { 'merchant-id': 'mrch_unknown' });
-      expect([unknown.status, expectErrorBody(unknown).code]).toEqual([404, 'not_found']);
+      expect([unknown.status, expectErrorBody(unknown).code]).toEqual([404, 'merchant_not_found']);
       const other = await newPartner(server.db, 'Other');
       const theirs = await createMerchant(server, other.apiKey);
       const foreign = await create({ amount, referenceId: 'x' }, '/v1/payments', { 'merchant-id': theirs.id });
-      expect([foreign.status, expectErrorBody(foreign).code]).toEqual([404, 'not_found']);
+      expect([foreign.status, expectErrorBody(foreign).code]).toEqual([404, 'merchant_not_found']);
       const suspended = await createMerchant(server, partner.apiKey);
       await server.db.updateTable('merchants').set({ status: 'suspended' }).where('id', '=', suspended.id).execute();
       const forbidden = await create({ amount, referenceId: 'x' }, '/v1/payments', { 'merchant-id': suspended.id });

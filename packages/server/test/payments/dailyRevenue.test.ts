@@ -130,7 +130,7 @@ describe('GET /v1/payments/revenue: succeeded revenue per day, currency, token a
       const other = await newPartner(server.db, 'Other partner');
       const theirs = (await createMerchant(server, other.apiKey)).id;
       const foreign = await get(`?merchantId=${theirs}`);
-      expect([foreign.status, expectErrorBody(foreign).code]).toEqual([404, 'not_found']);
+      expect([foreign.status, expectErrorBody(foreign).code]).toEqual([404, 'merchant_not_found']);
     });
   });
 });

@@ -154,7 +154,7 @@ describe('GET /v1/payments/export: the filtered list as a CSV file', () => {
       const other = await newPartner(server.db, 'Other partner');
       const theirs = (await createMerchant(server, other.apiKey)).id;
       const foreign = await call(server, `/v1/payments/export?merchantId=${theirs}`, { headers: headers() });
-      expect([foreign.status, expectErrorBody(foreign).code]).toEqual([404, 'not_found']);
+      expect([foreign.status, expectErrorBody(foreign).code]).toEqual([404, 'merchant_not_found']);
     });
   });
 });

@@ -107,7 +107,7 @@ describe('GET /v1/merchants/{merchant_id}/payments', () => {
       const theirs = (await createMerchant(server, other.apiKey)).id;
       for (const merchant of ['mrch_unknown', theirs]) {
         const result = await older('', {}, merchant);
-        expect([result.status, expectErrorBody(result).code]).toEqual([404, 'not_found']);
+        expect([result.status, expectErrorBody(result).code]).toEqual([404, 'merchant_not_found']);
         expect(result.headers.get('deprecation')).toBe('true');
       }
     });

@@ -197,7 +197,7 @@ describe('refunds recorded by the merchant', () => {
       headers: { 'api-key': other.partner.apiKey, 'merchant-id': testbed.merchantId },
       body: { paymentId },
     });
-    expect([refundTheirs.status, expectErrorBody(refundTheirs).code]).toEqual([404, 'not_found']);
+    expect([refundTheirs.status, expectErrorBody(refundTheirs).code]).toEqual([404, 'merchant_not_found']);
   });
 });
 

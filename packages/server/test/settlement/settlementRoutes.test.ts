@@ -206,8 +206,8 @@ describe('GET /v1/settlements, /v1/settlements/{batchId} and /v1/fees after real
       expectError(await api('/v1/settlements/stb_nope'), 400, 'params_validation', 'batchId');
       expectError(await api(`/v1/settlements/${settled.A.batchId.toLowerCase()}`), 400, 'params_validation');
       expectError(await api(`/v1/settlements/stb_${nextUlid()}`), 404, 'not_found');
-      expectError(await api('/v1/settlements?merchantId=mrch_unknown'), 404, 'not_found');
-      expectError(await api('/v1/fees?merchantId=mrch_unknown'), 404, 'not_found');
+      expectError(await api('/v1/settlements?merchantId=mrch_unknown'), 404, 'merchant_not_found');
+      expectError(await api('/v1/fees?merchantId=mrch_unknown'), 404, 'merchant_not_found');
     });
   });
 
@@ -222,9 +222,9 @@ describe('GET /v1/settlements, /v1/settlements/{batchId} and /v1/fees after real
       const key = other.partner.apiKey;
       expectError(await api(`/v1/settlements/${settled.A.batchId}`, key), 404, 'not_found');
       expect((await api('/v1/settlements', key)).body).toEqual({ data: [], nextCursor: null });
-      expectError(await api(`/v1/settlements?merchantId=${settled.A.merchantId}`, key), 404, 'not_found');
+      expectError(await api(`/v1/settlements?merchantId=${settled.A.merchantId}`, key), 404, 'merchant_not_found');
       expect((await api('/v1/fees', key)).body).toEqual({ schedule: { percentage: '0', fixed: [] }, fees: [] });
-      expectError(await api(`/v1/fees?merchantId=${settled.A.merchantId}`, key), 404, 'not_found');
+      expectError(await api(`/v1/fees?merchantId=${settled.A.merchantId}`, key), 404, 'merchant_not_found');
     });
   });
 });

@@ -48,6 +48,7 @@ function send(server: TestServer, request: RouteRequest, credentials: Record<str
 function expectError(result: CallResult, status: number, code: string): void {
   expect({ status: result.status, code: expectErrorBody(result).code }).toEqual({ status, code });
   expect(result.headers.get('pay-version')).toMatch(/^\d{4}-\d{2}-\d{2}/);
+  expect(result.headers.get('wcp-version')).toBe(result.headers.get('pay-version'));
 }
 
 /**
@@ -73,6 +74,7 @@ export function runCommonRouteTests(spec: CommonRouteSpec): void {
       const viaHeader = await send(server, request, { 'api-key': partner.apiKey });
       expect(viaHeader.status, viaHeader.text).toBeLessThan(300);
       expect(viaHeader.headers.get('pay-version')).toBe('2026-02-18');
+      expect(viaHeader.headers.get('wcp-version')).toBe('2026-02-18');
       const viaBearer = await send(server, request, { authorization: `Bearer ${partner.apiKey}` });
       expect(viaBearer.status, viaBearer.text).toBeLessThan(300);
     });
@@ -96,7 +98,12 @@ export function runCommonRouteTests(spec: CommonRouteSpec): void {
 
     if (spec.ownedResource) {
       it("reports another partner's resource as not found", async () => {
-        expectError(await send(server, request, { 'api-key': other.apiKey }), 404, 'not_found');
+        const refused = await send(server, request, { 'api-key': other.apiKey });
+        // The code names what was looked for (not_found, merchant_not_found, payment_not_found), never a refusal.
+        expect([refused.status, expectErrorBody(refused).code]).toEqual([
+          404,
+          expect.stringMatching(/^(\w+_)?not_found$/),
+        ]);
       });
     }
 
@@ -128,6 +135,7 @@ export function runCommonRouteTests(spec: CommonRouteSpec): void {
       expect(preview.headers.get('pay-version')).toBe('2026-02-19.preview');
       const alias = await send(server, request, { ...key, 'wcp-version': '2026-02-19.preview' });
       expect(alias.headers.get('pay-version')).toBe('2026-02-19.preview');
+      expect(alias.headers.get('wcp-version')).toBe('2026-02-19.preview');
       expectError(await send(server, request, { ...key, 'pay-version': 'yesterday' }), 400, 'invalid_api_version');
       expectError(await send(server, request, { ...key, 'pay-version': '2026-02-30' }), 400, 'invalid_api_version');
       expectError(await send(server, request, { ...key, 'pay-version': '2025-01-01' }), 400, 'unknown_api_version');

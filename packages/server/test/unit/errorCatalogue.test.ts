@@ -29,6 +29,6 @@ describe('the error catalogue', () => {
     expect(new ApiError('invalid_params', 'Too large.', undefined, { status: 413 }).status).toBe(413);
     expect(() => new ApiError('not_found', 'Gone?', undefined, { status: 410 })).toThrow(/not_found.*410/);
     expect(errorCodesOf(413)).toEqual(['invalid_params']);
-    expect(errorCodesOf(404).sort()).toEqual(['not_found', 'payment_not_found']);
+    expect(errorCodesOf(404).sort()).toEqual(['merchant_not_found', 'not_found', 'payment_not_found']);
   });
 });

@@ -137,7 +137,7 @@ describe('GET /v1/payments/{id}/events: a payment’s timeline with its webhook 
       const otherMerchant = (await createMerchant(server, other.apiKey)).id;
       const { paymentId } = await createPayment(server, other.apiKey, otherMerchant, { referenceId: 'theirs-1' });
       const viaTheirs = await eventsOf(paymentId, { 'merchant-id': otherMerchant });
-      expect([viaTheirs.status, expectErrorBody(viaTheirs).code]).toEqual([404, 'not_found']);
+      expect([viaTheirs.status, expectErrorBody(viaTheirs).code]).toEqual([404, 'merchant_not_found']);
       const viaOurs = await eventsOf(paymentId);
       expect([viaOurs.status, expectErrorBody(viaOurs).code]).toEqual([404, 'payment_not_found']);
     });

@@ -230,7 +230,11 @@ describe('GET /v1/events/stream', () => {
       const app = await createApp(server.db, partner.partnerId, 'Wallet');
       expectRefused(await openStream({ 'app-id': app.appId, 'client-id': 'device-1' }), 403, 'forbidden');
       const merchant = await createMerchant(server, partner.apiKey);
-      expectRefused(await openStream({ 'api-key': other.apiKey }, `?merchantId=${merchant.id}`), 404, 'not_found');
+      expectRefused(
+        await openStream({ 'api-key': other.apiKey }, `?merchantId=${merchant.id}`),
+        404,
+        'merchant_not_found',
+      );
     });
   });
 });

@@ -86,7 +86,7 @@ describe('GET /v1/x402/supported', () => {
     const notTheirs = await call(testbed.service.server, '/v1/x402/supported', {
       headers: testbed.headers(undefined, other.apiKey),
     });
-    expect([notTheirs.status, expectErrorBody(notTheirs).code]).toEqual([404, 'not_found']);
+    expect([notTheirs.status, expectErrorBody(notTheirs).code]).toEqual([404, 'merchant_not_found']);
   });
 
   it('answers 503 where the service has no chain services', async () => {

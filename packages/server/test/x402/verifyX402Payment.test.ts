@@ -176,7 +176,7 @@ describe('POST /v1/x402/verify', () => {
       const missing = await testbed.facilitator('verify', payload, requirements, { 'api-key': testbed.x402Key });
       expect([missing.status, expectErrorBody(missing).code]).toEqual([401, 'missing_merchant_id']);
       const unknown = await testbed.facilitator('verify', payload, requirements, testbed.headers('mrch_unknown'));
-      expect([unknown.status, expectErrorBody(unknown).code]).toEqual([404, 'not_found']);
+      expect([unknown.status, expectErrorBody(unknown).code]).toEqual([404, 'merchant_not_found']);
       const malformed = await call(testbed.service.server, '/v1/x402/verify', {
         method: 'POST',
         headers: testbed.headers(),

@@ -9,7 +9,9 @@ const ListMerchantsQuery = Type.Object(
     limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
     cursor: Type.Optional(Type.String({ maxLength: 512 })),
     status: Type.Optional(Type.Union(MERCHANT_STATUSES.map((status) => Type.Literal(status)))),
-    search: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'Substring of the merchant name' })),
+    search: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 256, description: 'Substring of the merchant name or id, any case' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -48,7 +50,10 @@ export function registerListMerchants(app: App, ctx: AppContext): void {
       const after = cursor === undefined ? undefined : cursors.decode<string>(cursor, queryFingerprint);
       let matching = ctx.db.selectFrom('merchants').where('partner_id', '=', partnerId).where('deleted_at', 'is', null);
       if (status) matching = matching.where('status', '=', status);
-      if (search) matching = matching.where('name', 'ilike', likePattern(search));
+      if (search) {
+        const pattern = likePattern(search);
+        matching = matching.where((eb) => eb.or([eb('name', 'ilike', pattern), eb('id', 'ilike', pattern)]));
+      }
       const pageQuery = after === undefined ? matching : matching.where('id', '<', after);
       const [rows, { count }] = await Promise.all([
         pageQuery

@@ -43,15 +43,19 @@ const ExpiresAt = Nullable(
   Type.Integer({ description: 'Unix seconds, 60 s to 24 h ahead; default 15 minutes; null is the same as absent' }),
 );
 
-/** Where the checkout page sends the buyer once the payment is final. */
+/** Where the checkout page sends the buyer once the payment is final; null is the same as leaving it out. */
 function checkoutRedirects(description: string) {
   return Type.Optional(
-    Type.Object(
-      {
-        successUrl: Type.Optional(Type.String({ maxLength: 2048, description: 'After success' })),
-        errorUrl: Type.Optional(Type.String({ maxLength: 2048, description: 'After failure, expiry or cancellation' })),
-      },
-      { additionalProperties: false, description },
+    Nullable(
+      Type.Object(
+        {
+          successUrl: Type.Optional(Type.String({ maxLength: 2048, description: 'After success' })),
+          errorUrl: Type.Optional(
+            Type.String({ maxLength: 2048, description: 'After failure, expiry or cancellation' }),
+          ),
+        },
+        { additionalProperties: false, description },
+      ),
     ),
   );
 }

@@ -68,7 +68,7 @@ export function registerListDeprecatedMerchantPayments(app: App, ctx: AppContext
       });
       const now = ctx.clock.now();
       const query = currentQueryOf(request.query);
-      const filters = filtersOf(query, { merchantId: merchant.id }, now, request.apiVersion ?? '');
+      const filters = filtersOf(query, { merchantIds: [merchant.id] }, now, request.apiVersion ?? '');
       const page = await paymentListPage(ctx, filters, query);
       return {
         data: page.rows.map((row) => toPaymentItem(row, merchant, ctx.chains, ctx.config.baseUrl, now)),

@@ -96,20 +96,26 @@ function listedStatusCondition(eb: ExpressionBuilder<Database, 'payments'>, stat
 }
 
 /** Whose payments a list covers: one merchant's, or those of every merchant of a partner (deleted ones included). */
-export type ListScope = { merchantId: string } | { partnerId: string };
+export type ListScope = { merchantIds: string[] } | { partnerId: string };
 
 /** The partner lists' `merchantId` query parameter, which `partnerListScope` resolves. */
 export const MerchantIdFilter = Type.Optional(
-  Type.String({ minLength: 1, maxLength: 64, description: "Only this merchant's payments; another's is 404" }),
+  Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
+    maxItems: 50,
+    description: "Only these merchants' payments: one, or several as a repeated parameter; another partner's is 404",
+  }),
 );
 
 /**
- * The payments a partner's list covers: every merchant's, or the one `merchantId` names (deleted ones included, for
- * their payments stay readable); another partner's or an unknown merchant is 404 `not_found`.
+ * The payments a partner's list covers: every merchant's, or those `merchantId` names (deleted ones included, for
+ * their payments stay readable); another partner's or an unknown merchant is 404 `merchant_not_found`.
  */
-export async function partnerListScope(ctx: AppContext, partnerId: string, merchantId?: string): Promise<ListScope> {
-  if (!merchantId) return { partnerId };
-  return { merchantId: (await merchantOfPartner(ctx.merchants, partnerId, merchantId, { includeDeleted: true })).id };
+export async function partnerListScope(ctx: AppContext, partnerId: string, merchantIds?: string[]): Promise<ListScope> {
+  if (!merchantIds?.length) return { partnerId };
+  const named = [...new Set(merchantIds)];
+  for (const merchantId of named)
+    await merchantOfPartner(ctx.merchants, partnerId, merchantId, { includeDeleted: true });
+  return { merchantIds: named };
 }
 
 export interface Filters {
@@ -164,8 +170,8 @@ export function filtersOf(query: ListQuery, scope: ListScope, now: Date, version
 export function applyFilters<O>(query: SelectQueryBuilder<Database, 'payments', O>, filters: Filters) {
   return query.where((eb: ExpressionBuilder<Database, 'payments'>) => {
     const conditions = [
-      'merchantId' in filters.scope
-        ? eb('payments.merchant_id', '=', filters.scope.merchantId)
+      'merchantIds' in filters.scope
+        ? eb('payments.merchant_id', 'in', filters.scope.merchantIds)
         : eb('payments.partner_id', '=', filters.scope.partnerId),
     ];
     if (filters.start) conditions.push(eb('payments.created_at', '>=', filters.start));

@@ -37,7 +37,7 @@ export function registerListPartnerPayments(app: App, ctx: AppContext): void {
         tags: ['payments'],
         summary: "List the payments of all the partner's merchants with statistics",
         description:
-          "The filters, order, cursor and statistics of GET /v1/merchants/payments over every merchant of the partner, deleted merchants included; no Merchant-Id. merchantId narrows to one merchant; another partner's or an unknown merchant is 404 not_found.",
+          "The filters, order, cursor and statistics of GET /v1/merchants/payments over every merchant of the partner, deleted merchants included; no Merchant-Id. merchantId narrows to one merchant, or to several when repeated; another partner's or an unknown merchant is 404 merchant_not_found.",
         querystring: PartnerPaymentsQuery,
         response: { 200: PaymentList, ...errorResponses(404, 502) },
       },

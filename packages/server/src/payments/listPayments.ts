@@ -24,7 +24,7 @@ export function registerListPayments(app: App, ctx: AppContext): void {
     async (request, reply) => {
       const merchant = await merchantOfRequest(ctx, request);
       const now = ctx.clock.now();
-      const filters = filtersOf(request.query, { merchantId: merchant.id }, now, request.apiVersion ?? '');
+      const filters = filtersOf(request.query, { merchantIds: [merchant.id] }, now, request.apiVersion ?? '');
       if (request.query.asset) markDeprecated(reply);
       const page = await paymentListPage(ctx, filters, request.query);
       return {

@@ -64,8 +64,8 @@ const STORED_STATUSES_OF: Record<string, string[]> = {
  * merchants, deleted ones included, each read through its own key range.
  */
 function merchantsOf(ctx: AppContext, scope: ListScope) {
-  return 'merchantId' in scope
-    ? [scope.merchantId]
+  return 'merchantIds' in scope
+    ? scope.merchantIds
     : ctx.db.selectFrom('merchants').select('merchants.id').where('merchants.partner_id', '=', scope.partnerId);
 }
 
@@ -200,7 +200,8 @@ async function customersOf(ctx: AppContext, filters: Filters): Promise<number> {
       .select('buyer_account')
       .where('merchant_id', 'in', merchantsOf(ctx, scope));
     // One merchant's rows are distinct accounts already; a buyer of several merchants is one customer of the partner.
-    return Number((await countRows('merchantId' in scope ? buyers : buyers.distinct())).customers);
+    const oneMerchant = 'merchantIds' in scope && scope.merchantIds.length === 1;
+    return Number((await countRows(oneMerchant ? buyers : buyers.distinct())).customers);
   }
   const groupStatuses = statuses?.map((status) => BUYER_GROUP_STATUSES[status]);
   if (Object.keys(narrowing).length === 0 && !groupStatuses?.includes(undefined)) {
@@ -236,8 +237,8 @@ async function refundedOf(ctx: AppContext, filters: Filters): Promise<Map<string
     filters,
   );
   const scoped =
-    'merchantId' in filters.scope
-      ? ctx.db.selectFrom('refunds').where('refunds.merchant_id', '=', filters.scope.merchantId)
+    'merchantIds' in filters.scope
+      ? ctx.db.selectFrom('refunds').where('refunds.merchant_id', 'in', filters.scope.merchantIds)
       : ctx.db.selectFrom('refunds').where('refunds.partner_id', '=', filters.scope.partnerId);
   const rows = await scoped
     .innerJoin(matching.as('payment'), 'payment.id', 'refunds.payment_id')

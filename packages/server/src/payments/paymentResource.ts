@@ -238,9 +238,18 @@ function paidInfo(row: PaymentRow, chains: ChainRegistry) {
     : null;
 }
 
-/** `GET /v1/payments/{id}`: the list item, with what was paid, why a failed payment failed and its settlement transfer. */
+/**
+ * `GET /v1/payments/{id}`: the list item, with what was paid, why a failed payment failed and its settlement transfer.
+ * Its status is the payment's own, `cancelled` included, as the operation's document and the payment's status, the
+ * gateway and the timeline say; only the list folds a cancelled payment into `failed` (D9).
+ */
 export const PaymentDetail = Type.Object({
   ...PaymentItem.properties,
+  status: Type.Union(
+    ['requires_action', 'processing', 'succeeded', 'failed', 'expired', 'cancelled'].map((status) =>
+      Type.Literal(status),
+    ),
+  ),
   settlement: Type.Optional(
     Type.Object({
       ...Settlement.properties,
@@ -254,7 +263,7 @@ export const PaymentDetail = Type.Object({
   ),
   info: Type.Optional({ ...PaidInfo, description: 'Once the paying transaction is known; absent before' }),
   failureCode: Type.Optional(
-    Type.String({ description: 'Why a payment listed as failed failed, when known (e.g. declined_user)' }),
+    Type.String({ description: 'Why a failed payment failed, when known (e.g. transfer_reverted)' }),
   ),
 });
 
@@ -267,10 +276,12 @@ export function toPaymentDetail(
 ) {
   const item = toPaymentItem(row, merchant, chains, baseUrl, now);
   const { settlement } = item;
+  const status = effectiveStatus(row, now);
   const info = paidInfo(row, chains);
-  const failureCode = item.status === 'failed' ? effectiveFailureCode(row, now) : undefined;
+  const failureCode = status === 'failed' ? effectiveFailureCode(row, now) : undefined;
   return {
     ...item,
+    status,
     ...(settlement?.settled && settlement.amount && settlement.txHash
       ? { settlement: { ...settlement, successful: { txId: settlement.txHash, amount: settlement.amount } } }
       : {}),

@@ -67,6 +67,14 @@ describe('GET /v1/merchants', () => {
       expect(percent.body.data).toHaveLength(1);
     });
 
+    it('finds a merchant by its id, or part of it, in any case, as the documented search does', async () => {
+      const id = created[2] as string;
+      const whole = await list(`?search=${id}`);
+      expect(whole.body.data.map((merchant: { id: string }) => merchant.id)).toEqual([id]);
+      const part = await list(`?search=${id.slice(-10).toLowerCase()}`);
+      expect(part.body.data.map((merchant: { id: string }) => merchant.id)).toEqual([id]);
+    });
+
     it('counts every merchant matching the filters on every page, and answers the page as merchants too', async () => {
       const first = await list('?limit=2');
       expect(first.body.totalCount).toBe(created.length);

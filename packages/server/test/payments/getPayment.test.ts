@@ -77,13 +77,20 @@ describe('GET /v1/payments/{id} on the devnet', () => {
       expect(settled.info).toEqual(paid.info);
     });
 
-    it('says why a failed payment failed: declined_user when the buyer declined, the chain reason otherwise', async () => {
+    it('answers a declined payment cancelled, as its status and the gateway do, and says why a failed payment failed', async () => {
       const declined = await testbed.newPayment();
       const cancel = await testbed.gateway(declined.paymentId, '/cancel', {});
       expect(cancel.status, cancel.text).toBe(200);
       const declinedItem = (await read(declined.paymentId)).body;
-      expect(declinedItem).toMatchObject({ status: 'failed', isTerminal: true, failureCode: 'declined_user' });
+      expect(declinedItem).toMatchObject({ status: 'cancelled', isTerminal: true });
       expect(declinedItem).not.toHaveProperty('info');
+      expect(declinedItem).not.toHaveProperty('failureCode');
+      const status = await call(testbed.server, `/v1/payments/${declined.paymentId}/status`, {
+        headers: { 'api-key': testbed.partner.apiKey, 'merchant-id': testbed.merchantId },
+      });
+      expect(status.body.status).toBe('cancelled');
+      const gateway = await testbed.gateway(declined.paymentId, '/status');
+      expect(gateway.body.status).toBe('cancelled');
 
       const reverted = await testbed.newPayment();
       const transition = {

@@ -178,6 +178,21 @@ describe('GET /v1/payments', () => {
       expect(result.body.data[0].merchant).toMatchObject({ id: deletedMerchantId, name: 'Closed Shop' });
     });
 
+    it('narrows to several merchants with merchantId repeated, as the parameter is documented, page and statistics alike', async () => {
+      const [north, , closed] = merchantIds as [string, string, string];
+      const theirs = payments.filter((payment) => payment.merchant_id === north || payment.merchant_id === closed);
+      const result = await list(`merchantId=${north}&merchantId=${closed}&merchantId=${north}&limit=200`);
+      expect(result.status, result.text).toBe(200);
+      expect(new Set(idsOf(result.body))).toEqual(new Set(theirs.map((payment) => payment.id)));
+      expect(result.body.stats.totalTransactions).toBe(theirs.length);
+      expect(result.body.stats.totalCustomers).toBe(
+        new Set(theirs.flatMap((payment) => payment.buyer_account ?? [])).size,
+      );
+      // One unknown among them refuses the whole request.
+      const mixed = await list(`merchantId=${north}&merchantId=${otherMerchantId}`);
+      expect([mixed.status, expectErrorBody(mixed).code]).toEqual([404, 'merchant_not_found']);
+    });
+
     it('needs no Merchant-Id, and a Merchant-Id header does not narrow it', async () => {
       const withHeader = await list('limit=200', { 'merchant-id': merchantIds[0]! });
       expect(withHeader.status, withHeader.text).toBe(200);
@@ -197,10 +212,10 @@ describe('GET /v1/payments', () => {
   });
 
   describe('errors', () => {
-    it("reports another partner's merchant and an unknown merchant as 404 not_found", async () => {
+    it("reports another partner's merchant and an unknown merchant as 404 merchant_not_found", async () => {
       for (const merchantId of [otherMerchantId, 'mrch_unknown']) {
         const result = await list(`merchantId=${merchantId}`);
-        expect([result.status, expectErrorBody(result).code]).toEqual([404, 'not_found']);
+        expect([result.status, expectErrorBody(result).code]).toEqual([404, 'merchant_not_found']);
       }
     });
 

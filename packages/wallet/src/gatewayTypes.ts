@@ -35,6 +35,8 @@ export interface CollectData {
   url: string;
   /** JSON schema of the data to collect. */
   schema: Record<string, unknown>;
+  /** @deprecated The schema's fields as a list, as WalletConnect Pay's document still requires; use `schema`. */
+  fields?: { id: string; name: string; type: 'text' | 'date' | 'checkbox'; required: boolean }[];
 }
 
 /**
@@ -82,6 +84,9 @@ export interface PaymentInfo {
 export interface OptionsResponse {
   options: PaymentOption[];
   collectData?: CollectData | null;
+  /** With `includePaymentInfo`: the payment, under the name WalletConnect Pay gives it. */
+  info?: PaymentInfo | null;
+  /** @deprecated The same as `info`, as earlier answers named it. */
   paymentInfo?: PaymentInfo;
 }
 

@@ -235,7 +235,7 @@ describe('GatewayClient requests', () => {
 
   it('posts options with accounts, refresh and the includePaymentInfo query', async () => {
     const s = await serve(
-      json(200, { options: [], paymentInfo: { expiresAt: 1_800_000_000 } }),
+      json(200, { options: [], info: { expiresAt: 1_800_000_000 } }),
       json(200, { options: [] }),
       json(200, { options: [] }),
     );
@@ -248,7 +248,7 @@ describe('GatewayClient requests', () => {
     await client.getOptions(PAYMENT_ID, { accounts: [EVM_ACCOUNT], includePaymentInfo: false });
     await client.getOptions(PAYMENT_ID, { accounts: [EVM_ACCOUNT] });
 
-    expect(response.paymentInfo).toEqual({ expiresAt: 1_800_000_000 });
+    expect(response.info).toEqual({ expiresAt: 1_800_000_000 });
     expect(s.requests.map((r) => `${r.method} ${r.url}`)).toEqual([
       `POST /v1/gateway/payment/${PAYMENT_ID}/options?includePaymentInfo=true`,
       `POST /v1/gateway/payment/${PAYMENT_ID}/options?includePaymentInfo=false`,

@@ -63,10 +63,20 @@ const ConfirmQuery = Type.Object(
   { additionalProperties: false },
 );
 
-/** The wallet app a buyer confirmed from, named on the payment (D2, D9); none for a partner's own backend. */
+/**
+ * The wallet app a buyer confirmed from, named on the payment (D2, D9); a partner's own backend confirming with its
+ * API key is the wallet itself, named by the partner's name.
+ */
 async function providerOf(ctx: AppContext, request: FastifyRequest): Promise<BuyerProvider> {
   const principal = principalOf(request);
-  if (principal.kind !== 'app') return { name: null, icon: null };
+  if (principal.kind !== 'app') {
+    const partner = await ctx.db
+      .selectFrom('partners')
+      .select('name')
+      .where('id', '=', principal.partnerId)
+      .executeTakeFirst();
+    return { name: partner?.name ?? null, icon: null };
+  }
   const app = await ctx.db
     .selectFrom('apps')
     .select(['name', 'icon_url'])

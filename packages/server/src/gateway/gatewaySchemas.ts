@@ -30,6 +30,15 @@ export const CollectDataSchema = Type.Object(
     schema: Type.Record(Type.String(), Type.Unknown(), {
       description: 'JSON Schema (draft-07) of the buyer data, for a wallet that builds its own form',
     }),
+    fields: Type.Array(
+      Type.Object({
+        id: Type.String({ description: 'The property of schema, and the id of its collectedData entry' }),
+        name: Type.String(),
+        type: Type.Union([Type.Literal('text'), Type.Literal('date'), Type.Literal('checkbox')]),
+        required: Type.Boolean({ description: 'A place is not required on its own: either one is enough' }),
+      }),
+      { deprecated: true, description: 'Deprecated: the fields of schema as a list; use url or schema' },
+    ),
   },
   { description: 'Buyer data asked for this payment (D14)' },
 );

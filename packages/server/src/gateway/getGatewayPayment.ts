@@ -7,6 +7,9 @@ import { buyerFacingStatus } from '../payments/stateMachine.ts';
 import { gatewayPaymentOf, merchantOfPayment } from './gatewayPayment.ts';
 import { GatewayPaymentParams } from './gatewaySchemas.ts';
 
+/** The provider of a buyer who paid by a plain transfer (a deposit address, Solana Pay): any wallet may have sent it. */
+const UNKNOWN_PROVIDER = 'Unknown wallet';
+
 export const GatewayPaymentView = Type.Object({
   status: Type.String(),
   amount: FiatAmount,
@@ -15,7 +18,9 @@ export const GatewayPaymentView = Type.Object({
   buyer: Type.Optional(
     Type.Object({
       accountCaip10: Type.String(),
-      accountProviderName: Type.Optional(Type.String()),
+      accountProviderName: Type.String({
+        description: `The wallet app the buyer confirmed from, or the partner whose API key confirmed; "${UNKNOWN_PROVIDER}" for a transfer made from any wallet`,
+      }),
       accountProviderIcon: Type.Optional(Type.String()),
     }),
   ),
@@ -32,7 +37,7 @@ export function toGatewayPaymentView(payment: PaymentRow, merchant: MerchantRow,
       ? {
           buyer: {
             accountCaip10: payment.buyer_account,
-            ...(payment.buyer_provider_name ? { accountProviderName: payment.buyer_provider_name } : {}),
+            accountProviderName: payment.buyer_provider_name || UNKNOWN_PROVIDER,
             ...(payment.buyer_provider_icon ? { accountProviderIcon: payment.buyer_provider_icon } : {}),
           },
         }

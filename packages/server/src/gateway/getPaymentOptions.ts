@@ -33,7 +33,11 @@ const OptionsQuery = Type.Object(
 const OptionsResponse = Type.Object({
   options: Type.Array(PaymentOptionSchema),
   collectData: Nullable(CollectDataSchema),
-  paymentInfo: Type.Optional(GatewayPaymentView),
+  info: Type.Optional({
+    ...GatewayPaymentView,
+    description: 'With includePaymentInfo=true: the payment, as GET /v1/gateway/payment/{id} answers it',
+  }),
+  paymentInfo: Type.Optional({ ...GatewayPaymentView, description: 'Deprecated: the same as info' }),
 });
 
 // Any CAIP-10 account; only the eip155 and solana namespaces are understood, others are ignored.
@@ -55,6 +59,16 @@ function payableAccounts(ctx: AppContext, accounts: string[]): AccountId[] {
   });
   if (issues.length) throw ApiError.validation(issues);
   return payable;
+}
+
+/** The payment under `info`, as WalletConnect Pay names it, and under `paymentInfo`, as earlier answers did. */
+function paymentInfoOf(
+  ctx: AppContext,
+  payment: Parameters<typeof toGatewayPaymentView>[0],
+  merchant: Parameters<typeof toGatewayPaymentView>[1],
+) {
+  const info = toGatewayPaymentView(payment, merchant, ctx.config.baseUrl, ctx.clock.now());
+  return { info, paymentInfo: info };
 }
 
 export function registerGetPaymentOptions(app: App, ctx: AppContext): void {
@@ -85,11 +99,7 @@ export function registerGetPaymentOptions(app: App, ctx: AppContext): void {
       return {
         options,
         collectData: buyerData?.paymentForm ?? null,
-        ...(request.query.includePaymentInfo
-          ? {
-              paymentInfo: toGatewayPaymentView(payment, merchant, ctx.config.baseUrl, ctx.clock.now()),
-            }
-          : {}),
+        ...(request.query.includePaymentInfo ? paymentInfoOf(ctx, payment, merchant) : {}),
       };
     },
   );

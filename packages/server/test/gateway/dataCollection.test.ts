@@ -161,6 +161,16 @@ describe('buyer data collection (D14)', () => {
       'placeOfResidence',
       'termsAccepted',
     ]);
+    // The deprecated list WalletConnect Pay's document still requires, for wallets that read it.
+    const fields = [
+      { id: 'fullName', name: 'Full name', type: 'text', required: true },
+      { id: 'dateOfBirth', name: 'Date of birth', type: 'date', required: true },
+      { id: 'placeOfBirth', name: 'Place of birth', type: 'text', required: false },
+      { id: 'placeOfResidence', name: 'Place of residence', type: 'text', required: false },
+      { id: 'termsAccepted', name: 'I accept the terms of this payment', type: 'checkbox', required: true },
+    ];
+    expect(option.collectData.fields).toEqual(fields);
+    expect(response.collectData.fields).toEqual(fields);
     const stored = await server.db
       .selectFrom('payment_options')
       .select('requires_buyer_data')

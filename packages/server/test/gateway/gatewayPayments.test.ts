@@ -96,7 +96,26 @@ describe('gateway payments on the devnet', () => {
     // 10.00 USD at 1.087 USD per EURC, rounded up to the minor unit.
     expect(bySymbol.EURC.amount.value).toBe('9199633');
     expect(bySymbol.EURC.expiresAt).toBeGreaterThan(Math.floor(Date.now() / 1000));
-    expect(result.body.paymentInfo).toMatchObject({ status: 'requires_action', amount: { value: '1000' } });
+    // Under `info`, as WalletConnect Pay's document names it, and under `paymentInfo`, as earlier answers did.
+    expect(result.body.info).toMatchObject({ status: 'requires_action', amount: { value: '1000' } });
+    expect(result.body.paymentInfo).toEqual(result.body.info);
+  });
+
+  it("names the partner as the buyer's wallet when the partner's own backend confirms with its API key", async () => {
+    const { paymentId } = await newPayment();
+    const keyHeaders = { 'api-key': partner.apiKey };
+    const { body } = await gateway(paymentId, '/options', { accounts: [evmAccount('carol')] }, keyHeaders);
+    const option = body.options.find((candidate: any) => candidate.amount.display.assetSymbol === 'USDC');
+    const signature = await signTypedDataAsWallet(buyer('carol').evmPrivateKey, option.actions[0].data.params);
+    const confirmed = await gateway(
+      paymentId,
+      '/confirm',
+      { optionId: option.id, results: [{ type: 'walletRpc', data: [signature] }] },
+      keyHeaders,
+    );
+    expect(confirmed.status, confirmed.text).toBe(200);
+    const shown = await gateway(paymentId, '', undefined, keyHeaders);
+    expect(shown.body.buyer).toEqual({ accountCaip10: evmAccount('carol'), accountProviderName: 'Test partner' });
   });
 
   it('gives a buyer with no balance no options, ignores unknown chains and refuses malformed accounts', async () => {

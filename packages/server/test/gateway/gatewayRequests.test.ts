@@ -61,7 +61,12 @@ describe('gateway requests, without chains', () => {
     ]) {
       const result = await gateway(paymentId, '/options?includePaymentInfo=true', body);
       expect(result.status, result.text).toBe(200);
-      expect(result.body).toMatchObject({ options: [], collectData: null, paymentInfo: { status: 'requires_action' } });
+      expect(result.body).toMatchObject({
+        options: [],
+        collectData: null,
+        info: { status: 'requires_action' },
+        paymentInfo: { status: 'requires_action' },
+      });
     }
   });
 

@@ -5,7 +5,7 @@ import type { ExchangeRate } from '../../chains/prices/exchangeRate.ts';
 import { ApiError, type Issue } from '../../http/errors.ts';
 import type { PaymentRow } from '../../payments/paymentResource.ts';
 import type { OptionRow } from '../optionLookup.ts';
-import { buyerDataSchema } from './buyerDataSchema.ts';
+import { buyerDataSchema, type CollectDataField, collectDataFields } from './buyerDataSchema.ts';
 import type { DataEncryptionKey } from '../../dataEncryptionKey.ts';
 import {
   type DataThreshold,
@@ -19,6 +19,7 @@ import { type BuyerData, buyerDataFromFields, validateBuyerData } from './valida
 export interface CollectData {
   url: string;
   schema: Record<string, unknown>;
+  fields: CollectDataField[];
 }
 
 /** The scope of buyer data given for a payment as a whole, whichever account pays it. */
@@ -112,10 +113,12 @@ export async function buyerDataRequest(ctx: AppContext, payment: PaymentRow): Pr
   const tokens = ctx.formTokens;
   const given = await scopesWithData(ctx.db, payment.id);
   const schema = buyerDataSchema(ctx.clock.now());
+  const fields = collectDataFields(schema);
   const expiresAt = Math.floor(payment.expires_at.getTime() / 1000);
   const form = (scope: string): CollectData => ({
     url: `${ctx.config.checkoutUrl}/collect/${tokens.sign({ paymentId: payment.id, scope, expiresAt })}`,
     schema,
+    fields,
   });
   return {
     paymentForm: form(ANY_ACCOUNT),

@@ -62,3 +62,26 @@ export type BuyerDataFieldId = keyof BuyerDataSchema['properties'];
 
 /** The fields of either place, one of which is required. */
 export const PLACE_FIELDS: readonly BuyerDataFieldId[] = ['placeOfBirth', 'placeOfResidence'];
+
+/** A field of the buyer data as WalletConnect Pay's deprecated `collectData.fields` lists it. */
+export interface CollectDataField {
+  id: BuyerDataFieldId;
+  name: string;
+  type: 'text' | 'date' | 'checkbox';
+  required: boolean;
+}
+
+/**
+ * The schema's fields as a list, for wallets that still read `collectData.fields`: a place is not required on its
+ * own, since either one is enough (the schema's `anyOf`).
+ */
+export function collectDataFields(schema: BuyerDataSchema): CollectDataField[] {
+  const required: readonly string[] = schema.required;
+  return Object.entries(schema.properties).map(([id, property]) => ({
+    id: id as BuyerDataFieldId,
+    name: property.title,
+    type:
+      property.type === 'boolean' ? 'checkbox' : 'format' in property && property.format === 'date' ? 'date' : 'text',
+    required: required.includes(id),
+  }));
+}

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import type { StartOptions } from './startService.ts';
 import {
@@ -18,14 +19,28 @@ import { addWebhookCommands } from './webhooks/listenCommand.ts';
  */
 export type { StartOptions } from './startService.ts';
 
-/** Runs the service until a shutdown signal. */
+/** Runs the service until a shutdown signal; a port already taken is said at once, before anything starts. */
 export async function start(options: StartOptions = {}): Promise<void> {
+  const [{ loadConfig }, { ensureListenAddressFree }] = await Promise.all([
+    import('./config.ts'),
+    import('./http/listenAddress.ts'),
+  ]);
+  const { port, host } = loadConfig();
+  await ensureListenAddressFree(port, host);
   const service = await import('./startService.ts');
   await service.start(options);
 }
 
+/** The service's version, as its package names it. */
+function packageVersion(): string {
+  const manifest = readFileSync(new URL('../package.json', import.meta.url), 'utf8');
+  return (JSON.parse(manifest) as { version: string }).version;
+}
+
 function buildCli(): Command {
-  const program = new Command('paygate').description('paygate payment service and operator commands');
+  const program = new Command('paygate')
+    .description('paygate payment service and operator commands')
+    .version(packageVersion(), '-v, --version', 'print the version');
   program
     .command('start')
     .description('run the service (HTTP API and background workers)')

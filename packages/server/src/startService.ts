@@ -22,6 +22,7 @@ import { SettlementWorker } from './settlement/worker.ts';
 import { type DatabaseHandle, migrateToLatest, openDatabase } from './db/database.ts';
 import { createPartner } from './partners/partners.ts';
 import { createLogger, type Logger } from './log.ts';
+import { listenAddressError } from './http/listenAddress.ts';
 import type { AppContext } from './context.ts';
 import type { ChainServices } from './gateway/chainServices.ts';
 
@@ -126,6 +127,23 @@ async function startBackground(ctx: AppContext, chainServices: ChainServices, lo
 }
 
 /**
+ * Tells the person at the console where everything is, on every start (stderr: stdout carries the JSON log lines):
+ * the pages, and the commands that sign in to them and make keys, which the service itself never shows again.
+ */
+function announceStart(baseUrl: string): void {
+  process.stderr.write(
+    [
+      `paygate is running at ${baseUrl}`,
+      `  API reference:     ${baseUrl}/docs`,
+      `  Partner dashboard: ${baseUrl}/dashboard  (sign in: npx paygate dashboard-link --partner <partnerId>)`,
+      `  Operator console:  ${baseUrl}/operator   (sign in: npx paygate operator-link)`,
+      '  Partners and keys: npx paygate partner list; npx paygate key create --partner <partnerId>',
+      '',
+    ].join('\n'),
+  );
+}
+
+/**
  * Shows the demo partner's key to the person at the console, on stderr: stdout carries the JSON log lines, which a log
  * collector keeps, and a key must not end up there.
  */
@@ -199,7 +217,9 @@ export async function start(options: StartOptions = {}): Promise<void> {
     await handle.close();
     await chains.devnet?.stop();
   });
-  const address = await app.listen({ port: config.port, host: config.host });
+  const address = await app.listen({ port: config.port, host: config.host }).catch((error: unknown) => {
+    throw listenAddressError(error, config.port, config.host);
+  });
   if (!process.env.BASE_URL) {
     // With PORT=0 the real port is known only now; links must name it.
     const listening = new URL(address);
@@ -237,5 +257,6 @@ export async function start(options: StartOptions = {}): Promise<void> {
     log: logger.child({ component: 'inflow-returns' }),
   }).runEvery();
   if (applied.length) app.log.info({ migrations: applied }, 'database migrated');
+  announceStart(config.baseUrl);
   if (demo) announceDemoPartner(demo, config.baseUrl);
 }

@@ -189,6 +189,21 @@ describe('operator CLI against DATABASE_URL', () => {
     }
   });
 
+  it('refuses to start on a port already taken, naming PORT, before it starts a database or chains', async () => {
+    const empty = await fs.mkdtemp(path.join(os.tmpdir(), 'paygate-port-taken-'));
+    const port = new URL(server.url).port;
+    try {
+      const result = await runCli(['start'], { DATA_DIR: empty, PORT: port });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe(
+        `paygate: port ${port} on 127.0.0.1 is already in use (another paygate, or another program): stop it, or set PORT to a free port\n`,
+      );
+      expect(await fs.readdir(empty)).toEqual([]);
+    } finally {
+      await fs.rm(empty, { recursive: true, force: true });
+    }
+  });
+
   it('reports an unreachable database clearly', async () => {
     const result = await runCli(['migrate'], { DATABASE_URL: 'postgres://nobody:secret@127.0.0.1:1/none' });
     expect(result.code).toBe(1);
@@ -215,6 +230,11 @@ describe('quick start on the embedded PostgreSQL', () => {
     });
     const apiKey = (await first.waitForOutput(/apiKey: +(\S+)/))[1];
     expect(apiKey).toMatch(/^sk_/);
+    // Where the pages are and how to sign in to them, on the console.
+    const dashboard = (await first.waitForOutput(/Partner dashboard: (\S+)/))[1] as string;
+    expect(dashboard).toBe(`http://localhost:${new URL(first.url).port}/dashboard`);
+    expect(first.output()).toContain('npx paygate dashboard-link --partner <partnerId>');
+    expect(first.stdout()).not.toContain('Partner dashboard');
     expect((await call(first, '/v1/merchants', { headers: { 'api-key': apiKey! } })).status).toBe(200);
     // The key is for the person at the console (stderr), never in the JSON log lines on stdout; nor is a form token.
     await fetch(`${first.url}/collect/form-token-that-must-not-be-logged`);
@@ -234,6 +254,8 @@ describe('quick start on the embedded PostgreSQL', () => {
     expect(lockFile).toBeUndefined();
 
     const restarted = await startServerProcess({ DATA_DIR: dataDir, CHAINS: 'devnet' });
+    // Told again on every start: the demo key is not, so the console says how to sign in and make keys.
+    await restarted.waitForOutput(/npx paygate key create --partner <partnerId>/);
     expect((await call(restarted, '/v1/merchants', { headers: { 'api-key': apiKey! } })).status).toBe(200);
     const partners = await runCli(['partner', 'create', '--name', 'Third'], { DATA_DIR: dataDir });
     expect(partners.code).toBe(0);
@@ -285,6 +307,14 @@ describe('paygate --help', () => {
     ]);
     expect(actions).toContain('NativeModule http');
     expect(cli.filter((name) => /NativeModule (http|https|http2|tls|worker_threads)$/.test(name))).toEqual([]);
+  });
+
+  it('prints its version, as its package names it', async () => {
+    const manifest = JSON.parse(await fs.readFile(path.resolve(path.dirname(PAYGATE_BIN), '../package.json'), 'utf8'));
+    for (const flag of ['--version', '-v']) {
+      const printed = await runCli([flag], {});
+      expect([printed.code, printed.stdout], printed.stderr).toEqual([0, `${manifest.version}\n`]);
+    }
   });
 });
 

@@ -21,7 +21,7 @@ export interface paths {
                     limit?: number;
                     cursor?: string;
                     status?: "active" | "inactive" | "suspended";
-                    /** @description Substring of the merchant name */
+                    /** @description Substring of the merchant name or id, any case */
                     search?: string;
                 };
                 header?: never;
@@ -450,7 +450,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "not_found" | "payment_not_found";
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -602,7 +602,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "not_found" | "payment_not_found";
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -763,7 +763,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "not_found" | "payment_not_found";
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -930,7 +930,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "not_found" | "payment_not_found";
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -1116,7 +1116,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "not_found" | "payment_not_found";
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -1311,7 +1311,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "not_found" | "payment_not_found";
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -1460,7 +1460,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "not_found" | "payment_not_found";
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -1562,7 +1562,7 @@ export interface paths {
                             successUrl?: string;
                             /** @description After failure, expiry or cancellation */
                             errorUrl?: string;
-                        };
+                        } | null;
                     };
                 };
             };
@@ -1672,7 +1672,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "not_found" | "payment_not_found";
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -1760,7 +1760,7 @@ export interface paths {
         };
         /**
          * List the payments of all the partner's merchants with statistics
-         * @description The filters, order, cursor and statistics of GET /v1/merchants/payments over every merchant of the partner, deleted merchants included; no Merchant-Id. merchantId narrows to one merchant; another partner's or an unknown merchant is 404 not_found.
+         * @description The filters, order, cursor and statistics of GET /v1/merchants/payments over every merchant of the partner, deleted merchants included; no Merchant-Id. merchantId narrows to one merchant, or to several when repeated; another partner's or an unknown merchant is 404 merchant_not_found.
          */
         get: {
             parameters: {
@@ -1785,8 +1785,8 @@ export interface paths {
                     referenceId?: string;
                     /** @description Only the payments created through the API (`api`) or settled by the x402 facilitator (`x402`) */
                     source?: "api" | "x402";
-                    /** @description Only this merchant's payments; another's is 404 */
-                    merchantId?: string;
+                    /** @description Only these merchants' payments: one, or several as a repeated parameter; another partner's is 404 */
+                    merchantId?: string[];
                 };
                 header?: never;
                 path?: never;
@@ -2046,7 +2046,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "not_found" | "payment_not_found";
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -2155,7 +2155,7 @@ export interface paths {
                             successUrl?: string;
                             /** @description After failure, expiry or cancellation */
                             errorUrl?: string;
-                        };
+                        } | null;
                     };
                 };
             };
@@ -2265,7 +2265,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "not_found" | "payment_not_found";
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -2448,7 +2448,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "not_found" | "payment_not_found";
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -2640,7 +2640,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "not_found" | "payment_not_found";
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -2740,7 +2740,7 @@ export interface paths {
                             referenceId: string;
                             /** @description api: created by a partner (`POST /v1/payments`, `POST /v1/merchant/payment`); x402: made by the x402 facilitator when it settled an agent's payment (`POST /v1/x402/settle`) */
                             source: "api" | "x402";
-                            status: "requires_action" | "processing" | "succeeded" | "failed" | "expired";
+                            status: "requires_action" | "processing" | "succeeded" | "failed" | "expired" | "cancelled";
                             isTerminal: boolean;
                             fiatAmount?: {
                                 /** @description `iso4217/<CODE>` */
@@ -2924,7 +2924,7 @@ export interface paths {
                                 /** @description The hash (on Solana the signature) of the transaction that paid */
                                 txId: string;
                             };
-                            /** @description Why a payment listed as failed failed, when known (e.g. declined_user) */
+                            /** @description Why a failed payment failed, when known (e.g. transfer_reverted) */
                             failureCode?: string;
                             /** @description Every refund of the payment, oldest first */
                             refunds?: {
@@ -3036,7 +3036,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "not_found" | "payment_not_found";
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -3232,7 +3232,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "not_found" | "payment_not_found";
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -3337,7 +3337,7 @@ export interface paths {
                             referenceId: string;
                             /** @description api: created by a partner (`POST /v1/payments`, `POST /v1/merchant/payment`); x402: made by the x402 facilitator when it settled an agent's payment (`POST /v1/x402/settle`) */
                             source: "api" | "x402";
-                            status: "requires_action" | "processing" | "succeeded" | "failed" | "expired";
+                            status: "requires_action" | "processing" | "succeeded" | "failed" | "expired" | "cancelled";
                             isTerminal: boolean;
                             fiatAmount?: {
                                 /** @description `iso4217/<CODE>` */
@@ -3521,7 +3521,7 @@ export interface paths {
                                 /** @description The hash (on Solana the signature) of the transaction that paid */
                                 txId: string;
                             };
-                            /** @description Why a payment listed as failed failed, when known (e.g. declined_user) */
+                            /** @description Why a failed payment failed, when known (e.g. transfer_reverted) */
                             failureCode?: string;
                         };
                     };
@@ -3595,7 +3595,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "not_found" | "payment_not_found";
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -3970,7 +3970,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "not_found" | "payment_not_found";
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -4080,8 +4080,8 @@ export interface paths {
                     referenceId?: string;
                     /** @description Only the payments created through the API (`api`) or settled by the x402 facilitator (`x402`) */
                     source?: "api" | "x402";
-                    /** @description Only this merchant's payments; another's is 404 */
-                    merchantId?: string;
+                    /** @description Only these merchants' payments: one, or several as a repeated parameter; another partner's is 404 */
+                    merchantId?: string[];
                 };
                 header?: never;
                 path?: never;
@@ -4167,7 +4167,7 @@ export interface paths {
                         "text/csv": {
                             message: string;
                             /** @enum {string} */
-                            code: "not_found" | "payment_not_found";
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -4250,8 +4250,8 @@ export interface paths {
                     token_symbol?: string[];
                     /** @description CAIP-2 chain ids, comma-separated */
                     network?: string;
-                    /** @description Only this merchant's payments; another's is 404 */
-                    merchantId?: string;
+                    /** @description Only these merchants' payments: one, or several as a repeated parameter; another partner's is 404 */
+                    merchantId?: string[];
                 };
                 header?: never;
                 path?: never;
@@ -4352,7 +4352,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "not_found" | "payment_not_found";
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -4439,8 +4439,8 @@ export interface paths {
                     referenceId?: string;
                     /** @description Only the payments created through the API (`api`) or settled by the x402 facilitator (`x402`) */
                     source?: "api" | "x402";
-                    /** @description Only this merchant's payments; another's is 404 */
-                    merchantId?: string;
+                    /** @description Only these merchants' payments: one, or several as a repeated parameter; another partner's is 404 */
+                    merchantId?: string[];
                 };
                 header?: never;
                 path?: never;
@@ -4533,7 +4533,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "not_found" | "payment_not_found";
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -4884,7 +4884,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "not_found" | "payment_not_found";
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -5015,7 +5015,8 @@ export interface paths {
                             };
                             buyer?: {
                                 accountCaip10: string;
-                                accountProviderName?: string;
+                                /** @description The wallet app the buyer confirmed from, or the partner whose API key confirmed; "Unknown wallet" for a transfer made from any wallet */
+                                accountProviderName: string;
                                 accountProviderIcon?: string;
                             };
                         };
@@ -5090,7 +5091,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "not_found" | "payment_not_found";
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -5244,6 +5245,18 @@ export interface paths {
                                     schema: {
                                         [key: string]: unknown;
                                     };
+                                    /**
+                                     * @deprecated
+                                     * @description Deprecated: the fields of schema as a list; use url or schema
+                                     */
+                                    fields: {
+                                        /** @description The property of schema, and the id of its collectedData entry */
+                                        id: string;
+                                        name: string;
+                                        type: "text" | "date" | "checkbox";
+                                        /** @description A place is not required on its own: either one is enough */
+                                        required: boolean;
+                                    }[];
                                 } | null;
                             }[];
                             /** @description Buyer data asked for this payment (D14) */
@@ -5254,7 +5267,50 @@ export interface paths {
                                 schema: {
                                     [key: string]: unknown;
                                 };
+                                /**
+                                 * @deprecated
+                                 * @description Deprecated: the fields of schema as a list; use url or schema
+                                 */
+                                fields: {
+                                    /** @description The property of schema, and the id of its collectedData entry */
+                                    id: string;
+                                    name: string;
+                                    type: "text" | "date" | "checkbox";
+                                    /** @description A place is not required on its own: either one is enough */
+                                    required: boolean;
+                                }[];
                             } | null;
+                            /** @description With includePaymentInfo=true: the payment, as GET /v1/gateway/payment/{id} answers it */
+                            info?: {
+                                status: string;
+                                amount: {
+                                    /** @description `iso4217/<CODE>` */
+                                    unit: string;
+                                    /** @description Minor units */
+                                    value: string;
+                                    display: {
+                                        assetSymbol: string;
+                                        assetName: string;
+                                        decimals: number;
+                                        iconUrl?: string;
+                                        networkName?: string;
+                                        networkIconUrl?: string;
+                                    };
+                                };
+                                /** @description Unix seconds */
+                                expiresAt: number;
+                                merchant: {
+                                    name: string;
+                                    iconUrl: string | null;
+                                };
+                                buyer?: {
+                                    accountCaip10: string;
+                                    /** @description The wallet app the buyer confirmed from, or the partner whose API key confirmed; "Unknown wallet" for a transfer made from any wallet */
+                                    accountProviderName: string;
+                                    accountProviderIcon?: string;
+                                };
+                            };
+                            /** @description Deprecated: the same as info */
                             paymentInfo?: {
                                 status: string;
                                 amount: {
@@ -5279,7 +5335,8 @@ export interface paths {
                                 };
                                 buyer?: {
                                     accountCaip10: string;
-                                    accountProviderName?: string;
+                                    /** @description The wallet app the buyer confirmed from, or the partner whose API key confirmed; "Unknown wallet" for a transfer made from any wallet */
+                                    accountProviderName: string;
                                     accountProviderIcon?: string;
                                 };
                             };
@@ -5355,7 +5412,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "not_found" | "payment_not_found";
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -5577,7 +5634,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "not_found" | "payment_not_found";
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -5845,7 +5902,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "not_found" | "payment_not_found";
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -6112,7 +6169,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "not_found" | "payment_not_found";
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -6305,7 +6362,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "not_found" | "payment_not_found";
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -6490,7 +6547,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "not_found" | "payment_not_found";
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -6650,7 +6707,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "not_found" | "payment_not_found";
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -7188,7 +7245,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "not_found" | "payment_not_found";
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -8678,7 +8735,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "not_found" | "payment_not_found";
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -8846,7 +8903,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "not_found" | "payment_not_found";
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -9015,7 +9072,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "not_found" | "payment_not_found";
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -9337,7 +9394,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "not_found" | "payment_not_found";
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -9871,7 +9928,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "not_found" | "payment_not_found";
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -10048,7 +10105,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "not_found" | "payment_not_found";
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -10212,7 +10269,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "not_found" | "payment_not_found";
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -10388,7 +10445,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "not_found" | "payment_not_found";
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -10558,7 +10615,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "not_found" | "payment_not_found";
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -10722,7 +10779,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "not_found" | "payment_not_found";
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -10909,7 +10966,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "not_found" | "payment_not_found";
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -11122,7 +11179,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "not_found" | "payment_not_found";
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -11329,7 +11386,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "not_found" | "payment_not_found";
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -11399,7 +11456,7 @@ export interface paths {
         };
         /**
          * List the settlement batches of the partner's merchants, newest first
-         * @description Every transfer made to the merchants' destinations (deleted merchants included), with the payments and fees it covers. merchantId narrows to one merchant; another partner's or an unknown merchant is 404 not_found.
+         * @description Every transfer made to the merchants' destinations (deleted merchants included), with the payments and fees it covers. merchantId narrows to one merchant; another partner's or an unknown merchant is 404 merchant_not_found.
          */
         get: {
             parameters: {
@@ -11533,7 +11590,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "not_found" | "payment_not_found";
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -11753,7 +11810,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "not_found" | "payment_not_found";
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -11823,7 +11880,7 @@ export interface paths {
         };
         /**
          * The partner's fee schedule and the fees charged on its succeeded payments, per token
-         * @description What `paygate fees report` prints. merchantId narrows the fees to one merchant's payments; another partner's or an unknown merchant is 404 not_found.
+         * @description What `paygate fees report` prints. merchantId narrows the fees to one merchant's payments; another partner's or an unknown merchant is 404 merchant_not_found.
          */
         get: {
             parameters: {
@@ -11941,7 +11998,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "not_found" | "payment_not_found";
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -12293,7 +12350,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "not_found" | "payment_not_found";
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -12542,7 +12599,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "not_found" | "payment_not_found";
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -12817,7 +12874,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "not_found" | "payment_not_found";
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
                             details?: {
                                 [key: string]: unknown;
                             };

@@ -3,7 +3,7 @@ import { type Logger, pino } from 'pino';
 export type { Logger };
 
 /** Credentials a request may carry; never written to the log. */
-const REDACTED = ['req.headers["api-key"]', 'req.headers.authorization'];
+const REDACTED = ['req.headers["api-key"]', 'req.headers["x-api-key"]', 'req.headers.authorization'];
 
 /**
  * A buyer-data form link and a console's one-time sign-in link carry their token in the path: a credential, kept out

@@ -4604,7 +4604,7 @@ export interface paths {
         /**
          * List a merchant's payments (older path; use GET /v1/merchants/payments)
          * @deprecated
-         * @description The current list under its older path and snake_case query, answered with a Deprecation header; the merchant is in the path, not in Merchant-Id.
+         * @description The current list under its older path, snake_case query and answer, as WalletConnect Pay documents that path, with a Deprecation header; the merchant is in the path, not in Merchant-Id, and the older X-Api-Key header is taken for Api-Key.
          */
         get: {
             parameters: {
@@ -4640,177 +4640,47 @@ export interface paths {
                     content: {
                         "application/json": {
                             data: {
-                                paymentId: string;
-                                merchant: {
-                                    id: string;
-                                    name?: string;
-                                    iconUrl?: string | null;
-                                };
-                                referenceId: string;
-                                /** @description api: created by a partner (`POST /v1/payments`, `POST /v1/merchant/payment`); x402: made by the x402 facilitator when it settled an agent's payment (`POST /v1/x402/settle`) */
-                                source: "api" | "x402";
-                                status: "requires_action" | "processing" | "succeeded" | "failed" | "expired";
-                                isTerminal: boolean;
-                                fiatAmount?: {
-                                    /** @description `iso4217/<CODE>` */
-                                    unit: string;
-                                    /** @description Minor units */
-                                    value: string;
-                                    display: {
-                                        assetSymbol: string;
-                                        assetName: string;
-                                        decimals: number;
-                                        iconUrl?: string;
-                                        networkName?: string;
-                                        networkIconUrl?: string;
-                                    };
-                                };
-                                tokenAmount?: {
-                                    /** @description `caip19/<asset id>` */
-                                    unit: string;
-                                    /** @description Minor units of the token */
-                                    value: string;
-                                    display: {
-                                        assetSymbol: string;
-                                        assetName: string;
-                                        decimals: number;
-                                        iconUrl?: string;
-                                        networkName?: string;
-                                        networkIconUrl?: string;
-                                    } | null;
-                                };
-                                buyer?: {
-                                    accountCaip10: string;
-                                    accountProviderName?: string;
-                                    accountProviderIcon?: string;
-                                };
-                                transaction?: {
-                                    networkId: string;
-                                    hash?: string;
-                                    nonce?: number;
-                                };
-                                fees?: {
-                                    total: {
-                                        /** @description `caip19/<asset id>` */
-                                        unit: string;
-                                        /** @description Minor units of the token */
-                                        value: string;
-                                        display: {
-                                            assetSymbol: string;
-                                            assetName: string;
-                                            decimals: number;
-                                            iconUrl?: string;
-                                            networkName?: string;
-                                            networkIconUrl?: string;
-                                        } | null;
-                                    };
-                                    fixed?: {
-                                        /** @description `caip19/<asset id>` */
-                                        unit: string;
-                                        /** @description Minor units of the token */
-                                        value: string;
-                                        display: {
-                                            assetSymbol: string;
-                                            assetName: string;
-                                            decimals: number;
-                                            iconUrl?: string;
-                                            networkName?: string;
-                                            networkIconUrl?: string;
-                                        } | null;
-                                    };
-                                    percentage?: string;
-                                };
-                                settlement?: {
-                                    settled: boolean;
-                                    amount?: {
-                                        /** @description `caip19/<asset id>` */
-                                        unit: string;
-                                        /** @description Minor units of the token */
-                                        value: string;
-                                        display: {
-                                            assetSymbol: string;
-                                            assetName: string;
-                                            decimals: number;
-                                            iconUrl?: string;
-                                            networkName?: string;
-                                            networkIconUrl?: string;
-                                        } | null;
-                                    };
-                                    txHash?: string;
-                                };
-                                /** @description What the buyer sent that did not simply pay the payment; absent when nothing did */
-                                exceptions?: {
-                                    /** @description Prefix `exc_`; `POST /v1/refunds {paymentId, exceptionId}` sends it back */
-                                    id: string;
-                                    /** @description underpaid: less than asked was received (the payment fails `underpaid` at its expiry unless the rest arrives); overpaid: the payment succeeded and the excess is kept apart; paid_late: sent after the payment closed; wrong_token: a token the payment does not take; refused: a transfer to the collector whose confirm was refused (another sender than the option was made for, no reference, a merchant not taking payments) */
-                                    type: "underpaid" | "overpaid" | "paid_late" | "wrong_token" | "refused";
-                                    /** @description underpaid: all received so far; overpaid: the excess; else the transfer */
-                                    amount: {
-                                        /** @description `caip19/<asset id>` */
-                                        unit: string;
-                                        /** @description Minor units of the token */
-                                        value: string;
-                                        display: {
-                                            assetSymbol: string;
-                                            assetName: string;
-                                            decimals: number;
-                                            iconUrl?: string;
-                                            networkName?: string;
-                                            networkIconUrl?: string;
-                                        } | null;
-                                    };
-                                    /** @description underpaid: what the payment asks for in that token */
-                                    expected?: {
-                                        /** @description `caip19/<asset id>` */
-                                        unit: string;
-                                        /** @description Minor units of the token */
-                                        value: string;
-                                        display: {
-                                            assetSymbol: string;
-                                            assetName: string;
-                                            decimals: number;
-                                            iconUrl?: string;
-                                            networkName?: string;
-                                            networkIconUrl?: string;
-                                        } | null;
-                                    };
-                                    transaction: {
-                                        networkId: string;
-                                        hash: string;
-                                    };
-                                    fromAccountCaip10: string;
-                                    /** Format: date-time */
-                                    createdAt: string;
-                                    /** @description The refund sending it back, once asked for */
-                                    refundId?: string;
-                                    /**
-                                     * Format: date-time
-                                     * @description paid_late: when the merchant accepted it as the payment (`POST /v1/payments/{id}/exceptions/{exceptionId}/accept`)
-                                     */
-                                    acceptedAt?: string;
-                                }[];
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: date-time */
-                                lastUpdatedAt: string;
-                                /** Format: date-time */
-                                settledAt?: string;
+                                payment_id: string;
+                                merchant_id: string;
+                                reference_id: string;
+                                /** @description requires_action, processing, succeeded, failed or expired (a cancelled one is failed) */
+                                status: string;
+                                is_terminal: boolean;
+                                /** @description The wallet app the buyer paid with; empty when unknown or unpaid */
+                                wallet_name: string;
+                                wallet_logo: string | null;
+                                /** @description CAIP-2 */
+                                chain_id: string | null;
+                                buyer_caip10: string | null;
+                                token_caip19: string | null;
+                                token_symbol: string | null;
+                                token_decimals: number | null;
+                                token_logo: string | null;
+                                chain_logo: string | null;
+                                /** @description Minor units of the token */
+                                token_amount: string | null;
+                                /** @description Minor units of fiat_currency; null past 2,147,483,647 */
+                                fiat_amount: number | null;
+                                fiat_currency: string | null;
+                                tx_hash: string | null;
+                                nonce: number | null;
+                                created_at: string | null;
+                                last_updated_at: string | null;
+                                settled_at: string | null;
+                                /** @description succeeded payments only: settled or pending */
+                                settlement_status: string | null;
+                                settlement_tx_hash: string | null;
                             }[];
-                            nextCursor: string | null;
+                            next_cursor: string | null;
                             stats: {
-                                totalRevenue: {
+                                total_customers: number;
+                                total_transactions: number;
+                                /** @description One currency: the only one, or the first in code order when the payments are in several (GET /v1/merchants/payments gives each); 0 USD when nothing succeeded */
+                                total_revenue: {
                                     /** @description Standard units, e.g. 12.34 */
                                     amount: number;
                                     currency: string;
-                                }[];
-                                /** @description What succeeded refunds of the matching payments returned, per currency; each refund counted once */
-                                totalRefunded: {
-                                    /** @description Standard units, e.g. 12.34 */
-                                    amount: number;
-                                    currency: string;
-                                }[];
-                                totalTransactions: number;
-                                totalCustomers: number;
+                                };
                             };
                         };
                     };

@@ -14,7 +14,14 @@ export const SESSION_COOKIE = 'paygate_session';
 export type Scope = (typeof SCOPES)[number];
 
 /** What a route needs from its caller; `false` for public routes (health, docs, buyer pages, assets). */
-export type RouteAuth = false | { scope: Scope; allowApp?: boolean };
+export type RouteAuth =
+  | false
+  | {
+      scope: Scope;
+      allowApp?: boolean;
+      /** The older `X-Api-Key` header is taken for `Api-Key` (a deprecated path that documents it). */
+      legacyKeyHeader?: boolean;
+    };
 
 export type Principal =
   | { kind: 'apiKey'; partnerId: string; keyId: string; scopes: Scope[]; pinnedVersion: string }
@@ -57,13 +64,17 @@ function singleHeader(request: FastifyRequest, name: string): string | undefined
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** The API key of a request: `Api-Key`, or `Authorization: Bearer <key>` as an alias (D2). */
-function presentedApiKey(request: FastifyRequest): string | undefined {
+/**
+ * The API key of a request: `Api-Key`, or `Authorization: Bearer <key>` as an alias (D2), or on a route that takes
+ * it the older `X-Api-Key`.
+ */
+function presentedApiKey(request: FastifyRequest, legacyKeyHeader = false): string | undefined {
   const apiKey = singleHeader(request, 'api-key');
   if (apiKey) return apiKey;
   const authorization = singleHeader(request, 'authorization');
   const bearer = authorization && /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-  return bearer ? bearer[1] : undefined;
+  if (bearer) return bearer[1];
+  return legacyKeyHeader ? singleHeader(request, 'x-api-key') : undefined;
 }
 
 interface CachedCredential<T> {
@@ -260,7 +271,7 @@ function authenticate(
   auth: Exclude<RouteAuth, false>,
   verifier: CredentialVerifier,
 ): Eventually<Verdict> {
-  const apiKey = presentedApiKey(request);
+  const apiKey = presentedApiKey(request, auth.legacyKeyHeader);
   const appId = singleHeader(request, 'app-id');
   if (apiKey && appId) return refused('conflicting_auth_headers');
   const session = request.cookies?.[SESSION_COOKIE];

@@ -12,6 +12,7 @@ import { registerRequestMetrics } from './http/requestMetrics.ts';
 import { RouteMethods } from './http/routeMethods.ts';
 import { registerValidators } from './http/validation.ts';
 import { registerOpenApi } from './http/openApi.ts';
+import { ApiError } from './http/errors.ts';
 import { echoedVersion, nameVersion } from './http/versions.ts';
 import { registerMerchantRoutes } from './merchants/routes.ts';
 import { registerWebhookRoutes } from './webhooks/routes.ts';
@@ -47,6 +48,17 @@ const API_SECURITY_HEADERS = {
  * Builds the HTTP application from a runtime's context; it opens nothing of its own. Listening, closing and the
  * process lifecycle are the caller's.
  */
+/**
+ * The first header (lower case) whose value holds bytes outside ASCII: Node reads them as Latin-1, so a key or an id
+ * with one would be compared as some other text; refused, naming the header, as WalletConnect Pay does.
+ */
+function headerNotAscii(rawHeaders: string[]): string | undefined {
+  for (let index = 1; index < rawHeaders.length; index += 2) {
+    if (!/^[\x00-\x7f]*$/.test(rawHeaders[index] as string)) return (rawHeaders[index - 1] as string).toLowerCase();
+  }
+  return undefined;
+}
+
 export async function buildApp(ctx: AppContext): Promise<App> {
   const { config, metrics } = ctx;
   const app = Fastify({
@@ -97,6 +109,15 @@ export async function buildApp(ctx: AppContext): Promise<App> {
       return;
     }
     reply.headers(API_SECURITY_HEADERS);
+    const notAscii = headerNotAscii(request.raw.rawHeaders);
+    if (notAscii) {
+      done(
+        new ApiError('header_not_ascii', `The ${notAscii} header holds characters outside ASCII.`, {
+          header: notAscii,
+        }),
+      );
+      return;
+    }
     if (request.headers.origin !== undefined && answeredCheckoutCors(request, reply)) return;
     done();
   });

@@ -18,6 +18,7 @@ interface ErrorSpec {
 export const API_ERRORS = {
   invalid_params: { status: 400, alsoStatus: [408, 413, 414, 431], message: 'The request is not valid.' },
   params_validation: { status: 400, message: 'The request is not valid.' },
+  header_not_ascii: { status: 400, message: 'A header value holds characters outside ASCII.' },
   invalid_state: { status: 400, message: 'The payment is not in a state that allows this.' },
   payment_not_succeeded: { status: 400, message: 'Only a succeeded payment can be refunded.' },
   refund_exceeds_payment: { status: 400, message: 'The refunds would add up to more than the payment.' },

@@ -145,6 +145,28 @@ describe('headers a client of the real API sends', () => {
   });
   afterAll(() => server.close());
 
+  it('refuses a header value outside ASCII with 400 header_not_ascii naming the header, before it is read', async () => {
+    // Bytes as a client sends them: é in UTF-8, which Node would read as two Latin-1 characters.
+    const request = [
+      'GET /v1/merchants HTTP/1.1',
+      'Host: localhost',
+      `Api-Key: ${partner.apiKey}`,
+      'Merchant-Id: mrch_caf\u00e9',
+      'Connection: close',
+      '',
+      '',
+    ].join('\r\n');
+    const answer = parseRaw(await sendRaw(server, request));
+    expect([answer.status, answer.body.code, answer.body.details]).toEqual([
+      400,
+      'header_not_ascii',
+      { header: 'merchant-id' },
+    ]);
+    expect(answer.headers['wcp-version']).toBe('2026-02-18');
+    const plain = await call(server, '/v1/merchants', { headers: { 'api-key': partner.apiKey } });
+    expect(plain.status).toBe(200);
+  });
+
   it('treats an empty Pay-Version or WCP-Version as not sent', async () => {
     for (const header of ['pay-version', 'wcp-version']) {
       const result = await call(server, '/v1/merchants', { headers: { 'api-key': partner.apiKey, [header]: '' } });

@@ -69,7 +69,8 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     // A client that sends its request slowly is cut off (408) instead of holding a connection; timeouts are
     // checked every second rather than Node's default 30 s.
     requestTimeout: config.requestTimeoutMs,
-    http: { headersTimeout: config.headersTimeoutMs, connectionsCheckingInterval: 1_000 },
+    // A request without Host is refused below with the error body, not by Node with an empty 400.
+    http: { headersTimeout: config.headersTimeoutMs, connectionsCheckingInterval: 1_000, requireHostHeader: false },
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
@@ -104,6 +105,10 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('request-id', request.id);
     nameVersion(reply, echoedVersion(request.headers));
+    if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
+      done(new ApiError('invalid_params', 'An HTTP/1.1 request must send a Host header.'));
+      return;
+    }
     if (!request.url.startsWith('/v1/')) {
       applyPageSecurityHeaders(request.raw, reply.raw, (error?: unknown) => done(error as Error | undefined));
       return;

@@ -167,6 +167,21 @@ describe('headers a client of the real API sends', () => {
     expect(plain.status).toBe(200);
   });
 
+  it('refuses an HTTP/1.1 request without Host with the error body, not an empty 400', async () => {
+    const request = ['GET /v1/merchants HTTP/1.1', `Api-Key: ${partner.apiKey}`, 'Connection: close', '', ''].join(
+      '\r\n',
+    );
+    const answer = parseRaw(await sendRaw(server, request));
+    expect([answer.status, answer.body.code, answer.body.message]).toEqual([
+      400,
+      'invalid_params',
+      'An HTTP/1.1 request must send a Host header.',
+    ]);
+    // HTTP/1.0 has no Host header to send.
+    const older = parseRaw(await sendRaw(server, ['GET /healthz HTTP/1.0', '', ''].join('\r\n')));
+    expect(older.status).toBe(200);
+  });
+
   it('treats an empty Pay-Version or WCP-Version as not sent', async () => {
     for (const header of ['pay-version', 'wcp-version']) {
       const result = await call(server, '/v1/merchants', { headers: { 'api-key': partner.apiKey, [header]: '' } });

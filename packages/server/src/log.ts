@@ -1,4 +1,4 @@
-import { type Logger, pino } from 'pino';
+import { type DestinationStream, type Logger, pino } from 'pino';
 
 export type { Logger };
 
@@ -38,9 +38,11 @@ export const silentLogger: Logger = pino({ enabled: false });
 /** The logger the process made last, for the parts that are handed none (RPC transports, domain events). */
 let processLogger: Logger = silentLogger;
 
-/** The process's logger: JSON lines on stdout; each long-lived part logs through a child naming it. */
-export function createLogger(level: string): Logger {
-  processLogger = pino({ level, redact: REDACTED, serializers: { req: serializedRequest } });
+/**
+ * The process's logger: JSON lines on stdout (or `destination`); each long-lived part logs through a child naming it.
+ */
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  processLogger = pino({ level, redact: REDACTED, serializers: { req: serializedRequest } }, destination);
   return processLogger;
 }
 
@@ -59,6 +61,6 @@ export type DomainEventFields = Record<string, string | number | boolean | null 
  * One `info` line for a domain event (`payment.succeeded`, `settlement.sent`, ...), written once it is recorded
  * for good (after its transaction commits): `{"event":"payment.succeeded","paymentId":...,"msg":"payment.succeeded"}`.
  */
-export function logDomainEvent(event: string, fields: DomainEventFields): void {
-  processLogger.info({ component: 'events', event, ...fields }, event);
+export function logDomainEvent(event: string, fields: DomainEventFields, level: 'info' | 'warn' = 'info'): void {
+  processLogger[level]({ component: 'events', event, ...fields }, event);
 }

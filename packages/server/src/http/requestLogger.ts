@@ -95,6 +95,17 @@ export class RequestLines extends LogController {
     else reply.log[this.level]({ res: reply, responseTime: reply.elapsedTime }, 'request completed');
   }
 
+  /**
+   * A client that went away while a streamed answer (an event stream, an export) was being written is traffic, not
+   * trouble: said with the request lines. Any other stream failure stays a warning.
+   */
+  override streamError(error: Error, request: FastifyRequest, reply: FastifyReply): void {
+    if (this.isLogDisabled(request)) return;
+    if ((error as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE')
+      reply.log[this.level]({ res: reply }, 'stream closed prematurely');
+    else reply.log.warn({ err: error }, 'response terminated with an error with headers already sent');
+  }
+
   override routeNotFound(request: FastifyRequest): void {
     if (this.isLogDisabled(request)) return;
     request.log[this.level](`Route ${request.raw.method}:${redactedUrl(request.raw.url ?? '')} not found`);

@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { redactedUrl } from '../../src/log.ts';
-import { requestLogger } from '../../src/http/requestLogger.ts';
+import { RequestLines, requestLogger } from '../../src/http/requestLogger.ts';
 
 function capturedLogger(level: string) {
   const lines: Record<string, unknown>[] = [];
@@ -50,6 +50,27 @@ describe('request logger', () => {
     const log = requestLogger(logger, { reqId: 'req-3' }, { level: 'debug' });
     log.debug('route debugging');
     expect(lines.map(({ reqId, msg }) => ({ reqId, msg }))).toEqual([{ reqId: 'req-3', msg: 'route debugging' }]);
+  });
+});
+
+describe('request lines', () => {
+  it('says a client that went away mid-stream with the request lines, and any other stream failure as a warning', () => {
+    const prematureClose = Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
+    for (const [logRequests, level] of [
+      [false, 20],
+      [true, 30],
+    ] as const) {
+      const { logger, lines } = capturedLogger('debug');
+      const reply = { log: logger, statusCode: 200 };
+      const request = { routeOptions: { config: {} } };
+      const controller = new RequestLines(logRequests);
+      controller.streamError(prematureClose, request as never, reply as never);
+      controller.streamError(new Error('disk full'), request as never, reply as never);
+      expect(lines.map(({ msg, level }) => ({ msg, level }))).toEqual([
+        { msg: 'stream closed prematurely', level },
+        { msg: 'response terminated with an error with headers already sent', level: 40 },
+      ]);
+    }
   });
 });
 

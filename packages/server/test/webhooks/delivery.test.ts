@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorkers, type Workers } from '../../src/jobs/queue.ts';
+import { createLogger } from '../../src/log.ts';
 import { createApiKey } from '../../src/partners/partners.ts';
 import { recordEvent, type EventType } from '../../src/webhooks/events.ts';
 import { sendWebhookRequest } from '../../src/webhooks/send.ts';
@@ -45,6 +46,9 @@ describe('webhook delivery through real workers to a real HTTPS receiver', () =>
   };
   const eventIds = (path: string) => receiver.received(path).map((request) => request.headers['pay-event-id']);
 
+  /** What the process logged, as parsed lines. */
+  const logged: Record<string, unknown>[] = [];
+
   beforeAll(async () => {
     [database, certificate] = await Promise.all([createIsolatedDatabase(), createTestCertificate()]);
     receiver = await startWebhookReceiver(certificate);
@@ -60,6 +64,12 @@ describe('webhook delivery through real workers to a real HTTPS receiver', () =>
       },
     });
     partner = await newPartner(server.db);
+    // After the server, which makes the process's logger: this one replaces it, keeping every line.
+    createLogger('info', {
+      write: (line: string) => {
+        logged.push(JSON.parse(line));
+      },
+    });
   });
   afterAll(async () => {
     await workers?.stop();
@@ -183,6 +193,13 @@ describe('webhook delivery through real workers to a real HTTPS receiver', () =>
       cursor = page.nextCursor;
     } while (cursor);
     expect(paged).toEqual(log.map((entry) => entry.id));
+
+    // The failed attempt is said in the process log at warn, with ids and the answer's status only.
+    const retrying = logged.filter((line) => line.event === 'webhook.delivery_retrying' && line.eventId === first);
+    expect(retrying).toEqual([
+      expect.objectContaining({ level: 40, endpointId: endpoint.id, attempts: 1, statusCode: 500 }),
+    ]);
+    expect(JSON.stringify(retrying)).not.toContain(receiver.urlFor('/flaky'));
   });
 
   it('holds back only the refused event’s own object: another payment’s event goes first', async () => {

@@ -104,9 +104,9 @@ describe('gateway payments on the devnet', () => {
   it("names the partner as the buyer's wallet when the partner's own backend confirms with its API key", async () => {
     const { paymentId } = await newPayment();
     const keyHeaders = { 'api-key': partner.apiKey };
-    const { body } = await gateway(paymentId, '/options', { accounts: [evmAccount('carol')] }, keyHeaders);
+    const { body } = await gateway(paymentId, '/options', { accounts: [evmAccount('bob')] }, keyHeaders);
     const option = body.options.find((candidate: any) => candidate.amount.display.assetSymbol === 'USDC');
-    const signature = await signTypedDataAsWallet(buyer('carol').evmPrivateKey, option.actions[0].data.params);
+    const signature = await signTypedDataAsWallet(buyer('bob').evmPrivateKey, option.actions[0].data.params);
     const confirmed = await gateway(
       paymentId,
       '/confirm',
@@ -115,7 +115,7 @@ describe('gateway payments on the devnet', () => {
     );
     expect(confirmed.status, confirmed.text).toBe(200);
     const shown = await gateway(paymentId, '', undefined, keyHeaders);
-    expect(shown.body.buyer).toEqual({ accountCaip10: evmAccount('carol'), accountProviderName: 'Test partner' });
+    expect(shown.body.buyer).toEqual({ accountCaip10: evmAccount('bob'), accountProviderName: 'Test partner' });
   });
 
   it('gives a buyer with no balance no options, ignores unknown chains and refuses malformed accounts', async () => {

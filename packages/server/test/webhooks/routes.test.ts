@@ -159,7 +159,7 @@ describe('webhook endpoint and event routes', () => {
       for (const merchantId of [theirs.id, 'mrch_01JUNKNOWN0000000000000000']) {
         const result = await register({ url: 'https://hooks.example.com/', events: ['payment.failed'], merchantId });
         expect(result.status).toBe(404);
-        expect(expectErrorBody(result).code).toBe('not_found');
+        expect(expectErrorBody(result).code).toBe('merchant_not_found');
       }
     });
 

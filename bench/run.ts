@@ -1,6 +1,7 @@
 const benchmarks: Record<string, () => Promise<unknown>> = {
   chains: async () => (await import('./chains.ts')).runChainsBenchmark(),
   chaos: async () => (await import('./chaos.ts')).runChaosBenchmark(),
+  cli: async () => (await import('./cli.ts')).runCliBenchmark(),
   create: async () => (await import('./create.ts')).runCreateBenchmark(),
   deposits: async () => (await import('./deposits.ts')).runDepositsBenchmark(),
   gateway: async () => (await import('./gateway.ts')).runGatewayBenchmark(),

@@ -1,5 +1,12 @@
 import { type Config, loadConfig } from './config.ts';
-import { type DatabaseHandle, type Db, inTransaction, migrateToLatest, openDatabase } from './db/database.ts';
+import {
+  type DatabaseHandle,
+  type Db,
+  inTransaction,
+  migrateToLatest,
+  migrationsPending,
+  openDatabase,
+} from './db/database.ts';
 import { formatDataThreshold } from './gateway/dataCollection/threshold.ts';
 import {
   formatPartnerDataThreshold,
@@ -22,19 +29,7 @@ import { feeSchedule, feesReport, setFeeSchedule } from './settlement/feeSchedul
 import type { FeeSchedule } from './settlement/fees.ts';
 import { parseFixedFee } from './settlement/fees.ts';
 import { CliError, requireEmbeddedDatabase } from './operatorDatabase.ts';
-import { requestRecovery, unlistedDeposits } from './deposits/depositRecovery.ts';
-import {
-  auditBuyersBalances,
-  auditMerchantBalances,
-  auditNegativeBalances,
-  auditPayoutsInFlight,
-  auditUnattributed,
-  auditUnsolicitedInflows,
-} from './ledger/audit.ts';
 import { keepUnsolicitedInflow, unsolicitedInflowOf, unsolicitedInflows } from './collectorInflows/keepInflow.ts';
-import { askInflowReturn } from './collectorInflows/inflowReturns.ts';
-import { auditConfiguredChains, configuredNetworks } from './composition/collectorAudit.ts';
-import { ChainRegistry } from './chains/registry.ts';
 import { FEES, InsufficientBalanceError, OPERATOR, postFunding } from './ledger/ledger.ts';
 import { storedTransactionHash } from './ledger/funding.ts';
 import { createSignInLink } from './dashboard/sessions.ts';
@@ -73,7 +68,8 @@ async function withDatabase<T>(
   if (!options.create) requireEmbeddedDatabase(config);
   const handle = await openDatabase(config);
   try {
-    await migrateToLatest(handle.db, handle.url);
+    // Loading the migrations costs more than most commands; a database the service already migrated needs none.
+    if (options.create || (await migrationsPending(handle.db))) await migrateToLatest(handle.db, handle.url);
     return await run(handle, config);
   } finally {
     await handle.close();
@@ -259,6 +255,7 @@ export function fiatDestinationAdd(merchant: string, bankType: string, status: s
 
 export function depositsUnlisted(): Promise<void> {
   return withDatabase(async ({ db }) => {
+    const { unlistedDeposits } = await import('./deposits/depositRecovery.ts');
     for (const line of await unlistedDeposits(db)) printJson(line);
   });
 }
@@ -272,7 +269,8 @@ export function depositsRecover(request: {
   const { payment, merchant, network, token } = request;
   if ((payment === undefined) === (merchant === undefined))
     throw new CliError('name the address to empty with one of --payment <paymentId> or --merchant <merchantId>');
-  return withDatabase(async ({ db }) =>
+  return withDatabase(async ({ db }) => {
+    const { requestRecovery } = await import('./deposits/depositRecovery.ts');
     printJson(
       await requestRecovery(
         db,
@@ -280,8 +278,8 @@ export function depositsRecover(request: {
           ? { merchantId: merchant as string, network, token }
           : { paymentId: payment, network, token },
       ),
-    ),
-  );
+    );
+  });
 }
 
 /**
@@ -293,6 +291,18 @@ export function depositsRecover(request: {
  */
 export function audit(options: { chain: boolean }): Promise<void> {
   return withDatabase(async ({ db }, config) => {
+    // Loaded by the commands that use them: they bring the chain clients, which the other commands need not load.
+    const [
+      {
+        auditBuyersBalances,
+        auditMerchantBalances,
+        auditNegativeBalances,
+        auditPayoutsInFlight,
+        auditUnattributed,
+        auditUnsolicitedInflows,
+      },
+      { auditConfiguredChains },
+    ] = await Promise.all([import('./ledger/audit.ts'), import('./composition/collectorAudit.ts')]);
     const chainChecks = async () => {
       if (!options.chain) return [];
       const { collector, depositAddresses } = await auditConfiguredChains(db, config);
@@ -345,6 +355,10 @@ export function ledgerFund(request: {
         `transaction ${reference} is recorded already, as the unsolicited transfer ${unsolicited.id}: keep it with paygate inflows keep ${unsolicited.id}`,
       );
     }
+    const [{ configuredNetworks }, { ChainRegistry }] = await Promise.all([
+      import('./composition/collectorAudit.ts'),
+      import('./chains/registry.ts'),
+    ]);
     const networks = await configuredNetworks(config);
     // SOL pays the collector's fees on every Solana network, listed as a token there or not.
     const sol = networks.find(
@@ -391,6 +405,7 @@ export function inflowsList(options: { all: boolean }): Promise<void> {
 /** `paygate inflows return <id>`: the running service sends an unsolicited transfer back to its sender. */
 export function inflowsReturn(inflowId: string): Promise<void> {
   return withDatabase(async ({ db }) => {
+    const { askInflowReturn } = await import('./collectorInflows/inflowReturns.ts');
     const asked = await askInflowReturn(db, inflowId);
     printJson({
       inflowId: asked.id,

@@ -1,3 +1,5 @@
+import { readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { Kysely, Migrator, sql, type Transaction } from 'kysely';
 import { CommitAwarePostgresDialect } from './afterCommit.ts';
 import { UserFacingError } from '../userFacingError.ts';
@@ -5,8 +7,6 @@ import pg from 'pg';
 import type { Config } from '../config.ts';
 import { startEmbeddedPostgres } from './embeddedPostgres.ts';
 import { PreparingClient } from './preparedStatements.ts';
-import { migrateJobQueue } from '../jobs/queue.ts';
-import { migrations } from './migrations/index.ts';
 import type { Database } from './schema.ts';
 
 // int8 (bigint, count(*)) arrives as a string so amounts never pass through a float.
@@ -36,8 +36,15 @@ export function connect(url: string, poolSize: number): Db {
   return new Kysely<Database>({ dialect: new CommitAwarePostgresDialect({ pool }) });
 }
 
-/** Applies the service's migrations and installs the job queue's schema. */
+/**
+ * Applies the service's migrations and installs the job queue's schema. Both are loaded only here: an operator
+ * command on a database already up to date (`migrationsPending`) starts without them.
+ */
 export async function migrateToLatest(db: Db, url: string): Promise<string[]> {
+  const [{ migrateJobQueue }, { migrations }] = await Promise.all([
+    import('../jobs/queue.ts'),
+    import('./migrations/index.ts'),
+  ]);
   await migrateJobQueue(url);
   // A database may have applied a higher-numbered migration before a lower one shipped; each still runs exactly once.
   const migrator = new Migrator({
@@ -48,6 +55,24 @@ export async function migrateToLatest(db: Db, url: string): Promise<string[]> {
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((result) => result.status === 'Success').map((result) => result.migrationName);
+}
+
+/** The names of the service's migrations, read from their folder without loading them. */
+function shippedMigrationNames(): string[] {
+  const folder = fileURLToPath(new URL('./migrations/', import.meta.url));
+  return readdirSync(folder)
+    .filter((file) => /^\d{4}_\w+\.ts$/.test(file))
+    .map((file) => file.slice(0, -'.ts'.length));
+}
+
+/** Whether the database lacks one of the service's migrations (or has none yet). */
+export async function migrationsPending(db: Db): Promise<boolean> {
+  const { rows: tables } = await sql<{ present: boolean }>`
+    SELECT to_regclass('kysely_migration') IS NOT NULL AS present`.execute(db);
+  if (!tables[0]?.present) return true;
+  const { rows } = await sql<{ name: string }>`SELECT name FROM kysely_migration`.execute(db);
+  const applied = new Set(rows.map((row) => row.name));
+  return shippedMigrationNames().some((name) => !applied.has(name));
 }
 
 export class DatabaseUnavailableError extends UserFacingError {}

@@ -325,6 +325,10 @@ export function audit(options: { chain: boolean }): Promise<void> {
     if (differing.length) {
       throw new CliError(`${differing.length} balance(s) differ between the ledger and the records or the chain`);
     }
+    // For the person at the console; stdout stays one JSON line per check.
+    process.stderr.write(
+      `paygate: audit: ${checks.length} balance(s) checked${options.chain ? '' : ' (not against the chain)'}, none differs\n`,
+    );
   });
 }
 

@@ -91,8 +91,8 @@ describe('dashboard payment actions in Chromium: cancel an unpaid payment, refun
       .poll(() => actionStatus().textContent())
       .toBe('The payment is cancelled; the buyer can no longer pay it.');
     const cancelled = await apiPayment(paymentId);
-    expect(cancelled.status).toBe('failed');
-    await expect.poll(() => page.locator('.payment-status').textContent()).toContain('Failed');
+    expect(cancelled.status).toBe('cancelled');
+    await expect.poll(() => page.locator('.payment-status').textContent()).toContain('Cancelled');
     expect(await page.getByRole('button', { name: 'Cancel payment…' }).count()).toBe(0);
     await saveDashboardScreenshots(page, 'payment-cancelled');
   });

@@ -164,7 +164,7 @@ describe('POST /v1/payments/{id}/exceptions/{exceptionId}/accept, on the devnet'
     });
     expect(sentBack.status, sentBack.text).toBe(200);
     await expectRefused(await accept(paymentId, exceptionId), 409, 'already_refunded');
-    expect((await paymentOf(paymentId)).status).toBe('failed');
+    expect((await paymentOf(paymentId)).status).toBe('cancelled');
   });
 
   it('answers not found for another partner’s payment, and changes nothing', async () => {
@@ -181,7 +181,7 @@ describe('POST /v1/payments/{id}/exceptions/{exceptionId}/accept, on the devnet'
     });
     expect(missingKey.status).toBe(401);
     const { status, exceptions } = await paymentOf(paymentId);
-    expect(status).toBe('failed');
+    expect(status).toBe('cancelled');
     expect(exceptions[0].acceptedAt).toBeUndefined();
   });
 

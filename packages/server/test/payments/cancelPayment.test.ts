@@ -34,7 +34,7 @@ describe('POST /v1/payments/{id}/cancel', () => {
   afterAll(() => server.close());
 
   describe('happy path', () => {
-    it('cancels an unpaid payment once, naming it, the reason and the time; records the event; lists it as failed', async () => {
+    it('cancels an unpaid payment once, naming it, the reason and the time; records the event; reads it cancelled', async () => {
       const { paymentId } = await createPayment(server, partner.apiKey, merchantId);
       const cancelled = await cancel(paymentId);
       expect(cancelled.status, cancelled.text).toBe(200);
@@ -50,7 +50,7 @@ describe('POST /v1/payments/{id}/cancel', () => {
       const again = await cancel(paymentId);
       expect([again.status, again.body]).toEqual([200, cancelled.body]);
       const item = await call(server, `/v1/payments/${paymentId}`, { headers: headers() });
-      expect(item.body).toMatchObject({ status: 'failed', isTerminal: true });
+      expect(item.body).toMatchObject({ status: 'cancelled', isTerminal: true });
       const events = await server.db
         .selectFrom('webhook_events')
         .select('type')

@@ -9,6 +9,7 @@ import type { StartedSession } from './sessions.ts';
 /** What the dashboard learns of its session: who it acts for, with which scopes, and the token its changes send. */
 export const SessionView = Type.Object({
   partnerId: Type.String(),
+  partnerName: Type.String({ description: 'The name of the partner the session acts for, as the dashboard shows it' }),
   keyId: Nullable(
     Type.String({ description: 'The API key the session signed in with; null when it signed in with a one-time link' }),
   ),
@@ -17,15 +18,24 @@ export const SessionView = Type.Object({
   expiresAt: Type.String({ description: 'ISO 8601 timestamp' }),
 });
 
-export function toSessionView(session: {
-  partnerId: string;
-  keyId: string | null;
-  scopes: string[];
-  csrfToken: string;
-  expiresAt: Date;
-}) {
+export async function toSessionView(
+  ctx: AppContext,
+  session: {
+    partnerId: string;
+    keyId: string | null;
+    scopes: string[];
+    csrfToken: string;
+    expiresAt: Date;
+  },
+) {
+  const partner = await ctx.db
+    .selectFrom('partners')
+    .select('name')
+    .where('id', '=', session.partnerId)
+    .executeTakeFirst();
   return {
     partnerId: session.partnerId,
+    partnerName: partner?.name ?? session.partnerId,
     keyId: session.keyId,
     scopes: session.scopes,
     csrfToken: session.csrfToken,

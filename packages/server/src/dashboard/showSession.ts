@@ -13,6 +13,6 @@ export function registerShowSession(app: App, ctx: AppContext): void {
         response: { 200: SessionView, ...errorResponses() },
       },
     },
-    async (request) => toSessionView((await currentSession(ctx, request)).session),
+    async (request) => toSessionView(ctx, (await currentSession(ctx, request)).session),
   );
 }

@@ -45,7 +45,7 @@ export function registerSignIn(app: App, ctx: AppContext): void {
         ctx.clock.now(),
       );
       setSessionCookie(ctx, reply, session);
-      return reply.code(201).send(toSessionView({ ...session, partnerId: key.partnerId, keyId: key.keyId }));
+      return reply.code(201).send(await toSessionView(ctx, { ...session, partnerId: key.partnerId, keyId: key.keyId }));
     },
   );
 }

@@ -34,6 +34,9 @@ describe('dashboard payment actions in Chromium: cancel an unpaid payment, refun
   async function openPayment(paymentId: string, referenceId: string) {
     await page.goto(`${server.url}/dashboard/payments/${paymentId}?merchantId=${merchantId}`);
     await page.getByRole('heading', { name: `Payment ${referenceId}`, level: 1 }).waitFor();
+    // The header names the partner the session acts for, its id on hover.
+    expect(await page.locator('header .partner').textContent()).toBe('Partner Actions partner');
+    expect(await page.locator('header .partner [title]').getAttribute('title')).toBe(partner.partnerId);
   }
 
   /** A succeeded payment of USD 12,345.67 paid in USDC on Base by BASE_ACCOUNT (written as the chain follower would). */

@@ -50,6 +50,7 @@ describe('dashboard sessions: sign in with an API key or a one-time link, act wi
       expect(result.status).toBe(201);
       expect(result.body).toEqual({
         partnerId: partner.partnerId,
+        partnerName: 'Test partner',
         keyId: expect.stringMatching(/^key_/),
         scopes: [...SCOPES],
         csrfToken: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
@@ -105,6 +106,7 @@ describe('dashboard sessions: sign in with an API key or a one-time link, act wi
       });
       expect(session.body).toMatchObject({
         partnerId: partner.partnerId,
+        partnerName: 'Test partner',
         keyId: null,
         scopes: [...SCOPES],
       });

@@ -84,7 +84,7 @@ export function Layout(props: {
       section={props.section}
       identity={
         <>
-          <span class="label">Partner</span> <code>{props.session.partnerId}</code>
+          <span class="label">Partner</span> <span title={props.session.partnerId}>{props.session.partnerName}</span>
         </>
       }
       onSignOut={props.onSignOut}

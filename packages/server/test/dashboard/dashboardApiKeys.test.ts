@@ -94,7 +94,12 @@ describe('dashboard developers in Chromium: API keys and the API version pin', (
 
   it('pins a newer API version after a confirmation; requests without a version run under it', async () => {
     await page.getByRole('heading', { name: 'API version', level: 2 }).waitFor();
-    expect(await page.locator('section[aria-labelledby="api-version-heading"]').textContent()).toContain('2026-02-18');
+    const section = page.locator('section[aria-labelledby="api-version-heading"]');
+    expect(await section.textContent()).toContain('2026-02-18');
+    // The versions' descriptions show their code as code, not as backticks.
+    expect(await section.textContent()).not.toContain('`');
+    expect(await section.locator('li code').allTextContents()).toContain('token_symbol');
+    await saveDashboardScreenshots(page, 'developers-version');
     await page.getByLabel('Newer version').selectOption('2026-02-19.preview');
     await page.getByRole('button', { name: 'Pin this version…' }).click();
     await page.getByRole('button', { name: 'Keep 2026-02-18' }).click();

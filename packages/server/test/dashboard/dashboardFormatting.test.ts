@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatFiat, formatStatsTotal, formatTokenExact } from '../../src/dashboard/client/format.ts';
+import { codeSpans, formatFiat, formatStatsTotal, formatTokenExact } from '../../src/dashboard/client/format.ts';
 import {
   dayOfEnd,
   dayOfStart,
@@ -69,5 +69,22 @@ describe("the payment list's address: the API's own query", () => {
     expect(dayOfEnd('2026-03-01T00:00:00.000Z')).toBe('2026-02-28');
     expect(dayOfStart(null)).toBe('');
     expect(dayOfEnd('not a time')).toBe('');
+  });
+});
+
+describe("the API's descriptions in the dashboard", () => {
+  it('shows `quoted` parts as code, without their backticks', () => {
+    expect(codeSpans('the `asset` parameter is refused (use `token_symbol`).')).toEqual([
+      { text: 'the ', code: false },
+      { text: 'asset', code: true },
+      { text: ' parameter is refused (use ', code: false },
+      { text: 'token_symbol', code: true },
+      { text: ').', code: false },
+    ]);
+    expect(codeSpans('The reference version.')).toEqual([{ text: 'The reference version.', code: false }]);
+    expect(codeSpans('`POST /v1/payments` takes it')).toEqual([
+      { text: 'POST /v1/payments', code: true },
+      { text: ' takes it', code: false },
+    ]);
   });
 });

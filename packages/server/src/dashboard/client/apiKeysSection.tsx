@@ -8,7 +8,7 @@ import {
   revokeApiKey,
 } from './apiKeysApi.ts';
 import type { Session } from './apiTypes.ts';
-import { ErrorNotice, failureMessage } from './common.tsx';
+import { ErrorNotice, failureMessage, WithCode } from './common.tsx';
 import { ConfirmAction, ConfirmQuestion } from './confirmAction.tsx';
 import { formatDateTime } from './format.ts';
 import { useLiveData } from './liveData.ts';
@@ -176,7 +176,7 @@ export function ApiVersionSection(props: { session: Session; allScopes: readonly
         <>
           <p>
             Requests without a <code>Pay-Version</code> header run under <strong>{current}</strong>:{' '}
-            {pin.data.versions.find((entry) => entry.version === current)?.description}
+            <WithCode text={pin.data.versions.find((entry) => entry.version === current)?.description ?? ''} />
           </p>
           {pinned && (
             <p class="notice" role="status">
@@ -217,7 +217,7 @@ export function ApiVersionSection(props: { session: Session; allScopes: readonly
               <ul class="plain hint">
                 {newer.map((entry) => (
                   <li key={entry.version}>
-                    <strong>{entry.version}</strong>: {entry.description}
+                    <strong>{entry.version}</strong>: <WithCode text={entry.description} />
                   </li>
                 ))}
               </ul>

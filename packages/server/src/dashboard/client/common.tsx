@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect } from 'preact/hooks';
 import { ApiFailure } from './api.ts';
-import { shortened, statusLabel } from './format.ts';
+import { codeSpans, shortened, statusLabel } from './format.ts';
 import type { NetworkDirectory } from './networks.ts';
 
 /** The browser tab's title for a page of a console. */
@@ -20,6 +20,13 @@ export function PageHeading(props: { children: ComponentChildren }) {
     <h1 id="page-heading" tabIndex={-1}>
       {props.children}
     </h1>
+  );
+}
+
+/** A description from the API, its `quoted` parts shown as code rather than with their backticks. */
+export function WithCode(props: { text: string }) {
+  return (
+    <>{codeSpans(props.text).map((part, index) => (part.code ? <code key={index}>{part.text}</code> : part.text))}</>
   );
 }
 

@@ -68,3 +68,11 @@ export function statusLabel(status: string): string {
 export function shortened(text: string, keep = 10): string {
   return text.length <= keep * 2 + 1 ? text : `${text.slice(0, keep)}…${text.slice(-keep)}`;
 }
+
+/** Text whose `quoted` parts are code, as the API's own descriptions write it: split into plain and code parts. */
+export function codeSpans(text: string): { text: string; code: boolean }[] {
+  return text
+    .split('`')
+    .map((part, index) => ({ text: part, code: index % 2 === 1 }))
+    .filter((part) => part.text !== '');
+}

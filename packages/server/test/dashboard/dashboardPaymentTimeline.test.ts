@@ -64,6 +64,12 @@ describe("dashboard payment timeline in Chromium: a payment's events, their deli
     const entry = page.locator(`li[data-event-id="${event.id}"]`);
     await expect.poll(() => entry.textContent()).toContain('Delivered, 1 attempt');
     expect(await entry.textContent()).toContain(receiver.urlFor('/timeline'));
+    // To the second: a payment's events often follow each other within a minute.
+    const shown = await entry.locator('time').first();
+    const createdAt = new Date((await shown.getAttribute('datetime')) as string);
+    expect(await shown.textContent()).toContain(
+      createdAt.toLocaleTimeString('en-US', { timeZone: 'UTC', hour: 'numeric', minute: '2-digit', second: '2-digit' }),
+    );
     await expectAccessible(page);
     await saveDashboardScreenshots(page, 'payment-timeline');
 

@@ -50,6 +50,13 @@ export function formatDateTime(iso: string): string {
   return dateTime.format(new Date(iso));
 }
 
+const dateTimeSeconds = new Intl.DateTimeFormat(browserLanguage, { dateStyle: 'medium', timeStyle: 'medium' });
+
+/** To the second, where events follow each other within a minute (a payment's timeline). */
+export function formatDateTimeSeconds(iso: string): string {
+  return dateTimeSeconds.format(new Date(iso));
+}
+
 /** The list statuses in words, never by colour alone. */
 export const STATUS_LABELS: Record<string, string> = {
   requires_action: 'Awaiting payment',

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { getJson } from './api.ts';
 import type { PaymentDetailAnswer, Session } from './apiTypes.ts';
 import { ErrorNotice, failureMessage } from './common.tsx';
-import { formatDateTime } from './format.ts';
+import { formatDateTimeSeconds } from './format.ts';
 import { useLiveData } from './liveData.ts';
 import { webhookPath } from './paths.ts';
 import { redeliverEvent } from './webhooksApi.ts';
@@ -86,7 +86,8 @@ export function PaymentTimeline(props: { payment: PaymentDetailAnswer; session: 
           {events.data.map((event) => (
             <li key={event.id} data-event-id={event.id}>
               <p>
-                <time dateTime={event.createdAt}>{formatDateTime(event.createdAt)}</time> <code>{event.type}</code>
+                <time dateTime={event.createdAt}>{formatDateTimeSeconds(event.createdAt)}</time>{' '}
+                <code>{event.type}</code>
               </p>
               {event.deliveries.length === 0 ? (
                 <p class="hint">No endpoint takes this event.</p>

@@ -54,7 +54,7 @@ const API_SECURITY_HEADERS = {
  */
 function headerNotAscii(rawHeaders: string[]): string | undefined {
   for (let index = 1; index < rawHeaders.length; index += 2) {
-    if (!/^[\x00-\x7f]*$/.test(rawHeaders[index] as string)) return (rawHeaders[index - 1] as string).toLowerCase();
+    if (/[\u0080-\uffff]/.test(rawHeaders[index] as string)) return (rawHeaders[index - 1] as string).toLowerCase();
   }
   return undefined;
 }

@@ -148,7 +148,8 @@ describe('partner dashboard in Chromium: sign in, the payments, a payment, sign 
     await keyField.press('Enter');
     await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
     expect(new URL(page.url()).pathname).toBe('/dashboard/overview');
-    expect(await page.locator('header').textContent()).toContain(partner.partnerId);
+    expect(await page.locator('header').textContent()).toContain('Partner Dashboard partner');
+    expect(await page.locator('header .partner [title]').getAttribute('title')).toBe(partner.partnerId);
     // The session's cookie is out of the page's reach.
     expect(await page.evaluate(() => document.cookie)).toBe('');
     const [cookie] = await context.cookies();
@@ -382,7 +383,7 @@ describe('partner dashboard in Chromium: sign in, the payments, a payment, sign 
     const linked = await first.newPage();
     await linked.goto(`${server.url}/dashboard/link/${link.token}`);
     await linked.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
-    expect(await linked.locator('header').textContent()).toContain(partner.partnerId);
+    expect(await linked.locator('header').textContent()).toContain('Partner Dashboard partner');
     await linked.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Payments' }).click();
     expect(await shownIds(linked)).toEqual(idsOf(await listedByApi('')));
     await first.close();

@@ -7482,6 +7482,8 @@ export interface paths {
                     content: {
                         "application/json": {
                             partnerId: string;
+                            /** @description The name of the partner the session acts for, as the dashboard shows it */
+                            partnerName: string;
                             /** @description The API key the session signed in with; null when it signed in with a one-time link */
                             keyId: string | null;
                             scopes: string[];
@@ -7623,6 +7625,8 @@ export interface paths {
                     content: {
                         "application/json": {
                             partnerId: string;
+                            /** @description The name of the partner the session acts for, as the dashboard shows it */
+                            partnerName: string;
                             /** @description The API key the session signed in with; null when it signed in with a one-time link */
                             keyId: string | null;
                             scopes: string[];

@@ -45,10 +45,6 @@ const API_SECURITY_HEADERS = {
 };
 
 /**
- * Builds the HTTP application from a runtime's context; it opens nothing of its own. Listening, closing and the
- * process lifecycle are the caller's.
- */
-/**
  * The first header (lower case) whose value holds bytes outside ASCII: Node reads them as Latin-1, so a key or an id
  * with one would be compared as some other text; refused, naming the header, as WalletConnect Pay does.
  */
@@ -59,6 +55,10 @@ function headerNotAscii(rawHeaders: string[]): string | undefined {
   return undefined;
 }
 
+/**
+ * Builds the HTTP application from a runtime's context; it opens nothing of its own. Listening, closing and the
+ * process lifecycle are the caller's.
+ */
 export async function buildApp(ctx: AppContext): Promise<App> {
   const { config, metrics } = ctx;
   const app = Fastify({

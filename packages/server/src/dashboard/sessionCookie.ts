@@ -4,6 +4,7 @@ import type { AppContext } from '../context.ts';
 import { hashApiKey, SESSION_COOKIE } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
 import { Nullable } from '../http/schemas.ts';
+import { partnerNameOf } from '../partners/partners.ts';
 import type { StartedSession } from './sessions.ts';
 
 /** What the dashboard learns of its session: who it acts for, with which scopes, and the token its changes send. */
@@ -28,14 +29,9 @@ export async function toSessionView(
     expiresAt: Date;
   },
 ) {
-  const partner = await ctx.db
-    .selectFrom('partners')
-    .select('name')
-    .where('id', '=', session.partnerId)
-    .executeTakeFirst();
   return {
     partnerId: session.partnerId,
-    partnerName: partner?.name ?? session.partnerId,
+    partnerName: (await partnerNameOf(ctx.db, session.partnerId)) ?? session.partnerId,
     keyId: session.keyId,
     scopes: session.scopes,
     csrfToken: session.csrfToken,

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { App, AppContext } from '../context.ts';
 import { principalOf } from '../http/auth.ts';
+import { partnerNameOf } from '../partners/partners.ts';
 import { ApiError } from '../http/errors.ts';
 import { errorResponses, Nullable } from '../http/schemas.ts';
 import { type PaymentRow, PaymentStatusView } from '../payments/paymentResource.ts';
@@ -69,14 +70,7 @@ const ConfirmQuery = Type.Object(
  */
 async function providerOf(ctx: AppContext, request: FastifyRequest): Promise<BuyerProvider> {
   const principal = principalOf(request);
-  if (principal.kind !== 'app') {
-    const partner = await ctx.db
-      .selectFrom('partners')
-      .select('name')
-      .where('id', '=', principal.partnerId)
-      .executeTakeFirst();
-    return { name: partner?.name ?? null, icon: null };
-  }
+  if (principal.kind !== 'app') return { name: (await partnerNameOf(ctx.db, principal.partnerId)) ?? null, icon: null };
   const app = await ctx.db
     .selectFrom('apps')
     .select(['name', 'icon_url'])

@@ -104,3 +104,9 @@ export async function pinPartnerVersion(db: Db, partnerId: string, version: stri
     .executeTakeFirst();
   if (!result.numUpdatedRows) throw new PartnerError(`partner ${partnerId} does not exist`);
 }
+
+/** A partner's name, as the dashboard and a buyer's wallet name show it; undefined for an unknown partner. */
+export async function partnerNameOf(db: Db, partnerId: string): Promise<string | undefined> {
+  const partner = await db.selectFrom('partners').select('name').where('id', '=', partnerId).executeTakeFirst();
+  return partner?.name;
+}

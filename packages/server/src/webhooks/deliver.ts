@@ -84,11 +84,12 @@ async function recordAttempt(ctx: DeliveryContext, delivery: Delivery, result: S
       })
       .execute();
     if (retryAt) await scheduleDeliveryAttempt(trx, endpoint, retryAt);
-    if (outcome === 'will_retry') {
-      // Said at each failed attempt, so an endpoint that is down shows in the log long before it is given up.
+    if (outcome !== 'succeeded') {
+      // A warning at each failed attempt, so an endpoint that is down shows in the log long before it is given up.
+      // Ids and the answer's status only: the endpoint's URL may carry a token, the error text may quote it.
       await afterCommit(trx, () =>
         logDomainEvent(
-          'webhook.delivery_retrying',
+          outcome === 'given_up' ? 'webhook.delivery_failed' : 'webhook.delivery_retrying',
           {
             deliveryId: delivery.id,
             endpointId: delivery.endpoint_id,
@@ -96,22 +97,6 @@ async function recordAttempt(ctx: DeliveryContext, delivery: Delivery, result: S
             attempts: attempt,
             statusCode: 'statusCode' in result ? result.statusCode : null,
             nextAttemptAt: retryAt?.toISOString(),
-          },
-          'warn',
-        ),
-      );
-    }
-    if (outcome === 'given_up') {
-      // Ids and the answer's status only: the endpoint's URL may carry a token, the error text may quote it.
-      await afterCommit(trx, () =>
-        logDomainEvent(
-          'webhook.delivery_failed',
-          {
-            deliveryId: delivery.id,
-            endpointId: delivery.endpoint_id,
-            eventId: delivery.event_id,
-            attempts: attempt,
-            statusCode: 'statusCode' in result ? result.statusCode : null,
           },
           'warn',
         ),

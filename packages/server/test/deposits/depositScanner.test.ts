@@ -8,6 +8,7 @@ import { newPartner } from '../support/testServer.ts';
 import { EvmClients } from '../../src/chains/evm/clients.ts';
 import { DepositScanner, TRANSFER_TOPIC } from '../../src/chains/evm/deposits/depositScanner.ts';
 import { type DepositTransfer, NATIVE_TOKEN } from '../../src/chains/evm/deposits/nativeTransfers.ts';
+import type { Db } from '../../src/db/database.ts';
 import { withDepositTables } from '../../src/deposits/depositTables.ts';
 import { type EvmTestEnvironment, startEvmTestEnvironment } from '../chains/evm/support/evmDevnet.ts';
 import { warningsInto } from '../support/warnings.ts';
@@ -242,6 +243,23 @@ describe('deposit scanner: one eth_getLogs per range of blocks at depth, whateve
     expect(found.map((transfer) => [transfer.txHash, transfer.amount])).toEqual([[hash.toLowerCase(), 4_321n]]);
   });
 
+  /** A scanner of the first chain reading through the node at `nodeUrl`, and the deposits it hands over. */
+  function scannerThrough(db: Db, nodeUrl: string, warnings?: string[]) {
+    const found: DepositTransfer[] = [];
+    const network = { ...env.network, rpcUrl: nodeUrl };
+    const scanner = new DepositScanner({
+      db,
+      network,
+      client: new EvmClients().for(network),
+      clock: { now: () => new Date() },
+      ...(warnings ? { log: warningsInto(warnings) } : {}),
+      onDeposit: async (_trx, transfer) => {
+        found.push(transfer);
+      },
+    });
+    return { scanner, found };
+  }
+
   /** A payment of a new merchant taking the native coin at a deposit address of its own, watched. */
   async function openNativePayment(name: string) {
     const { db: plain } = await isolatedTestDatabase();
@@ -287,17 +305,7 @@ describe('deposit scanner: one eth_getLogs per range of blocks at depth, whateve
     const node = await nodeFailing('debug_traceBlockByNumber', env.network.rpcUrl as string, error);
     onTestFinished(() => node.close());
     const warnings: string[] = [];
-    const found: DepositTransfer[] = [];
-    const scanner = new DepositScanner({
-      db: plain,
-      network: { ...env.network, rpcUrl: node.url },
-      client: new EvmClients().for({ ...env.network, rpcUrl: node.url }),
-      clock: { now: () => new Date() },
-      log: warningsInto(warnings),
-      onDeposit: async (_trx, transfer) => {
-        found.push(transfer);
-      },
-    });
+    const { scanner, found } = scannerThrough(plain, node.url, warnings);
     // The follower has read every block so far (a native-coin step reads 50 blocks, and this chain is longer).
     await withDepositTables(plain)
       .insertInto('evm_deposit_cursors')
@@ -389,16 +397,7 @@ describe('deposit scanner: one eth_getLogs per range of blocks at depth, whateve
       { code: -32000, message: 'missing trie node' },
     );
     onTestFinished(() => node.close());
-    const found: DepositTransfer[] = [];
-    const scanner = new DepositScanner({
-      db: plain,
-      network: { ...env.network, rpcUrl: node.url },
-      client: new EvmClients().for({ ...env.network, rpcUrl: node.url }),
-      clock: { now: () => new Date() },
-      onDeposit: async (_trx, transfer) => {
-        found.push(transfer);
-      },
-    });
+    const { scanner, found } = scannerThrough(plain, node.url);
 
     await expect(scanner.step(second.blockNumber)).rejects.toThrow(/missing trie node/);
     expect(found.filter((transfer) => transfer.token === NATIVE_TOKEN)).toEqual([]);

@@ -55,7 +55,9 @@ export function registerCreateCryptoSettlements(app: App, ctx: AppContext): void
     async (request, reply) => {
       const { partnerId } = principalOf(request);
       const key = requireIdempotencyKey(request.headers['idempotency-key']);
-      const merchant = await merchantOfPartner(ctx.merchants, partnerId, request.params.merchantId);
+      const merchant = await merchantOfPartner(ctx.merchants, partnerId, request.params.merchantId, {
+        asResource: true,
+      });
 
       const issues: Issue[] = [];
       const requested = request.body.settlements.map(({ asset, destination }, index) => {

@@ -23,6 +23,7 @@ export function registerDeleteCryptoSettlement(app: App, ctx: AppContext): void 
         ctx.merchants,
         principalOf(request).partnerId,
         request.params.merchantId,
+        { asResource: true },
       );
       const deleted = await ctx.db
         .deleteFrom('crypto_settlements')

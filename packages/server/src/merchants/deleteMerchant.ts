@@ -23,6 +23,7 @@ export function registerDeleteMerchant(app: App, ctx: AppContext): void {
       const { partnerId } = principalOf(request);
       const merchant = await merchantOfPartner(ctx.merchants, partnerId, request.params.merchantId, {
         includeDeleted: true,
+        asResource: true,
       });
       if (merchant.deleted_at === null) {
         // Kept as a row, so its payments, settlements and events keep their merchant.

@@ -32,6 +32,7 @@ export function registerGetMerchant(app: App, ctx: AppContext): void {
         ctx.merchants,
         principalOf(request).partnerId,
         request.params.merchantId,
+        { asResource: true },
       );
       return merchant instanceof Promise ? merchant.then(withSettlements) : withSettlements(merchant);
     },

@@ -22,6 +22,7 @@ export function registerListSettlements(app: App, ctx: AppContext): void {
         ctx.merchants,
         principalOf(request).partnerId,
         request.params.merchantId,
+        { asResource: true },
       );
       return toSettlementDestinations(await settlementDestinationRowsOf(ctx.db, merchant.id));
     },

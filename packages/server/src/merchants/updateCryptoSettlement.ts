@@ -36,6 +36,7 @@ export function registerUpdateCryptoSettlement(app: App, ctx: AppContext): void 
         ctx.merchants,
         principalOf(request).partnerId,
         request.params.merchantId,
+        { asResource: true },
       );
       const current = await ctx.db
         .selectFrom('crypto_settlements')

@@ -7,7 +7,7 @@ import { recordEvent } from '../webhooks/events.ts';
 import { errorResponses, Nullable } from '../http/schemas.ts';
 import { fetchMerchantLogo, storeLogo } from './merchantLogo.ts';
 import { IconUrl, MerchantEmail, MerchantEnvelope, MerchantIdParams, toMerchant } from './merchantResource.ts';
-import { merchantOfPartner } from './merchantOfPartner.ts';
+import { merchantMissing, merchantOfPartner } from './merchantOfPartner.ts';
 
 const UpdateMerchantBody = Type.Object(
   {
@@ -45,7 +45,9 @@ export function registerUpdateMerchant(app: App, ctx: AppContext): void {
         ]);
       }
       const name = merchantName === undefined ? undefined : displayNameToStore(merchantName, 'merchantName');
-      const merchant = await merchantOfPartner(ctx.merchants, partnerId, request.params.merchantId);
+      const merchant = await merchantOfPartner(ctx.merchants, partnerId, request.params.merchantId, {
+        asResource: true,
+      });
       // Any string is a URL to fetch (an empty one is refused there as not a URL); null removes the logo.
       const logoFile =
         typeof iconUrl === 'string' ? await storeLogo(ctx.db, await fetchMerchantLogo(ctx, iconUrl)) : iconUrl;
@@ -63,7 +65,7 @@ export function registerUpdateMerchant(app: App, ctx: AppContext): void {
           .where('deleted_at', 'is', null)
           .returningAll()
           .executeTakeFirst();
-        if (!row) throw ApiError.notFound(`Merchant ${merchant.id} not found.`, 'merchant_not_found');
+        if (!row) throw merchantMissing(merchant.id, { asResource: true });
         const view = toMerchant(row, ctx.config.baseUrl);
         await recordEvent(trx, { partnerId, merchantId: merchant.id, type: 'merchant.updated', object: view });
         return view;

@@ -100,12 +100,7 @@ describe('DELETE /v1/merchants/:merchantId', () => {
           headers: { ...headers, 'idempotency-key': randomUUID() },
           ...(body ? { body } : {}),
         });
-        expect([method, path, result.status, expectErrorBody(result).code]).toEqual([
-          method,
-          path,
-          404,
-          'merchant_not_found',
-        ]);
+        expect([method, path, result.status, expectErrorBody(result).code]).toEqual([method, path, 404, 'not_found']);
       }
       const name = await server.db
         .selectFrom('merchants')
@@ -162,13 +157,13 @@ describe('DELETE /v1/merchants/:merchantId', () => {
   });
 
   describe('errors', () => {
-    it('reports an unknown merchant and another partner’s merchant alike, as 404 merchant_not_found, deleting nothing', async () => {
+    it('reports an unknown merchant and another partner’s merchant alike, as 404 not_found, deleting nothing', async () => {
       const other = await newPartner(server.db, 'Other partner');
       const theirs = await createMerchant(server, other.apiKey);
       const unknown = await remove('mrch_01ZZZZZZZZZZZZZZZZZZZZZZZZ');
       const foreign = await remove(theirs.id);
       for (const result of [unknown, foreign]) {
-        expect([result.status, expectErrorBody(result).code]).toEqual([404, 'merchant_not_found']);
+        expect([result.status, expectErrorBody(result).code]).toEqual([404, 'not_found']);
       }
       expect(expectErrorBody(foreign).message).toBe(`Merchant ${theirs.id} not found.`);
       const read = await call(server, `/v1/merchants/${theirs.id}`, { headers: { 'api-key': other.apiKey } });

@@ -101,9 +101,9 @@ describe('GET /v1/merchants/:merchantId', () => {
   });
 
   describe('errors', () => {
-    it('reports an unknown merchant as 404 merchant_not_found', async () => {
+    it('reports an unknown merchant as 404 not_found', async () => {
       const result = await get('mrch_01ZZZZZZZZZZZZZZZZZZZZZZZZ');
-      expect([result.status, expectErrorBody(result).code]).toEqual([404, 'merchant_not_found']);
+      expect([result.status, expectErrorBody(result).code]).toEqual([404, 'not_found']);
     });
 
     it('reports a deleted merchant as 404 not_found', async () => {
@@ -111,7 +111,7 @@ describe('GET /v1/merchants/:merchantId', () => {
       await get(merchant.id);
       await call(server, `/v1/merchants/${merchant.id}`, { method: 'DELETE', headers: { 'api-key': partner.apiKey } });
       const result = await get(merchant.id);
-      expect([result.status, expectErrorBody(result).code]).toEqual([404, 'merchant_not_found']);
+      expect([result.status, expectErrorBody(result).code]).toEqual([404, 'not_found']);
     });
   });
 });

@@ -326,7 +326,7 @@ describe('merchant cache across processes', () => {
       () => call(first, `/v1/merchants/${merchant.id}`, { headers: headers() }),
       (result) => result.status === 404,
     );
-    expect([gone.status, expectErrorBody(gone).code]).toEqual([404, 'merchant_not_found']);
+    expect([gone.status, expectErrorBody(gone).code]).toEqual([404, 'not_found']);
     const refused = await create();
     expect([refused.status, expectErrorBody(refused).code]).toEqual([404, 'merchant_not_found']);
   });

@@ -137,7 +137,7 @@ describe('settlement destinations', () => {
       const noKey = await register(merchant.id, [{ asset: BASE_USDC, destination: BASE_ACCOUNT }], null);
       expect([noKey.status, expectErrorBody(noKey).code]).toEqual([400, 'missing_idempotency_key']);
       const unknown = await register('mrch_unknown', [{ asset: BASE_USDC, destination: BASE_ACCOUNT }]);
-      expect([unknown.status, expectErrorBody(unknown).code]).toEqual([404, 'merchant_not_found']);
+      expect([unknown.status, expectErrorBody(unknown).code]).toEqual([404, 'not_found']);
     });
   });
 
@@ -155,7 +155,7 @@ describe('settlement destinations', () => {
 
     it('errors: unknown merchant is 404', async () => {
       const result = await listOf('mrch_01ZZZZZZZZZZZZZZZZZZZZZZZZ');
-      expect([result.status, expectErrorBody(result).code]).toEqual([404, 'merchant_not_found']);
+      expect([result.status, expectErrorBody(result).code]).toEqual([404, 'not_found']);
     });
   });
 

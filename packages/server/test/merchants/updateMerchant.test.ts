@@ -162,14 +162,14 @@ describe('PATCH /v1/merchants/:merchantId', () => {
 
     it('reports an unknown merchant as 404', async () => {
       const result = await patch('mrch_01ZZZZZZZZZZZZZZZZZZZZZZZZ', { merchantName: 'x' });
-      expect([result.status, expectErrorBody(result).code]).toEqual([404, 'merchant_not_found']);
+      expect([result.status, expectErrorBody(result).code]).toEqual([404, 'not_found']);
     });
 
     it('reports a deleted merchant as 404 and leaves it unchanged', async () => {
       const merchant = await createMerchant(server, partner.apiKey);
       await call(server, `/v1/merchants/${merchant.id}`, { method: 'DELETE', headers: { 'api-key': partner.apiKey } });
       const result = await patch(merchant.id, { merchantName: 'Revived' });
-      expect([result.status, expectErrorBody(result).code]).toEqual([404, 'merchant_not_found']);
+      expect([result.status, expectErrorBody(result).code]).toEqual([404, 'not_found']);
       const row = await server.db
         .selectFrom('merchants')
         .select('name')

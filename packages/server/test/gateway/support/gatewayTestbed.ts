@@ -128,6 +128,8 @@ export async function startGatewayTestbed(
     submitMaxAttempts?: number;
     buyerTransferDeadlineMs?: number;
     confirmations?: number;
+    /** Configuration variables of the service, beside the testbed's. */
+    env?: Record<string, string>;
   } = {},
 ): Promise<GatewayTestbed> {
   const clock = new ManualClock();
@@ -138,6 +140,7 @@ export async function startGatewayTestbed(
     ...(options.submitMaxAttempts ? { submitMaxAttempts: options.submitMaxAttempts } : {}),
     ...(options.buyerTransferDeadlineMs ? { buyerTransferDeadlineMs: options.buyerTransferDeadlineMs } : {}),
     ...(options.confirmations ? { confirmations: options.confirmations } : {}),
+    ...(options.env ? { env: options.env } : {}),
   });
   const partner = await newPartner(server.db);
   const merchantId = (await createMerchant(server, partner.apiKey)).id;

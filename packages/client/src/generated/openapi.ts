@@ -8204,7 +8204,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every partner with its fees, buyer-data threshold, merchants and keys */
+        /** Every partner but the service's own, with its fees, buyer-data threshold, merchants and keys */
         get: {
             parameters: {
                 query?: never;

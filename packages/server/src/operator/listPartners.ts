@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import type { App, AppContext } from '../context.ts';
 import { formatPartnerDataThreshold } from '../gateway/dataCollection/thresholdSettings.ts';
 import { errorResponses } from '../http/schemas.ts';
-import { FeeScheduleView } from './partnerView.ts';
+import { FeeScheduleView, managedByOperator } from './partnerView.ts';
 
 const PartnerSummary = Type.Object({
   partnerId: Type.String(),
@@ -20,8 +20,8 @@ const PartnerSummary = Type.Object({
 });
 
 /**
- * Every partner, oldest first, with its fee schedule, its buyer-data threshold and how many merchants and live keys
- * it has.
+ * Every partner an operator manages (not the service's own checkout partner), oldest first, with its fee schedule,
+ * its buyer-data threshold and how many merchants and live keys it has.
  */
 export function registerListPartners(app: App, ctx: AppContext): void {
   app.get(
@@ -29,7 +29,7 @@ export function registerListPartners(app: App, ctx: AppContext): void {
     {
       schema: {
         tags: ['operator'],
-        summary: 'Every partner with its fees, buyer-data threshold, merchants and keys',
+        summary: "Every partner but the service's own, with its fees, buyer-data threshold, merchants and keys",
         response: { 200: Type.Object({ data: Type.Array(PartnerSummary) }), ...errorResponses() },
       },
     },
@@ -56,6 +56,7 @@ export function registerListPartners(app: App, ctx: AppContext): void {
             FROM partner_fixed_fees fee WHERE fee.partner_id = partners.id
           ), '[]'::json)`.as('fixed'),
         ])
+        .where(managedByOperator)
         .orderBy('partners.id')
         .execute();
       return {

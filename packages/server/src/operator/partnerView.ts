@@ -1,5 +1,7 @@
 import { Type } from '@sinclair/typebox';
+import type { ExpressionBuilder } from 'kysely';
 import type { Db } from '../db/database.ts';
+import type { Database } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
 import type { FeeSchedule } from '../settlement/fees.ts';
 
@@ -23,8 +25,26 @@ export function toFeeScheduleView(schedule: FeeSchedule) {
 
 export const PartnerIdParams = Type.Object({ partnerId: Type.String({ minLength: 1, maxLength: 64 }) });
 
-/** 404 `not_found` unless the partner exists. */
+/**
+ * Not one of the partners the service makes for itself (the owner of its checkout page's wallet app, see
+ * `service_apps`): an operator neither sees nor changes those, for no one signs in as them and their settings are
+ * the service's own.
+ */
+export function managedByOperator(eb: ExpressionBuilder<Database, 'partners'>) {
+  return eb(
+    'partners.id',
+    'not in',
+    eb.selectFrom('service_apps').innerJoin('apps', 'apps.id', 'service_apps.app_id').select('apps.partner_id'),
+  );
+}
+
+/** 404 `not_found` unless the partner exists and is one an operator manages. */
 export async function requirePartner(db: Db, partnerId: string): Promise<void> {
-  const found = await db.selectFrom('partners').select('id').where('id', '=', partnerId).executeTakeFirst();
+  const found = await db
+    .selectFrom('partners')
+    .select('id')
+    .where('partners.id', '=', partnerId)
+    .where(managedByOperator)
+    .executeTakeFirst();
   if (!found) throw ApiError.notFound(`Partner ${partnerId} does not exist.`);
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureCheckoutAppId } from '../../src/checkout/checkoutApp.ts';
 import { createSignInLink } from '../../src/dashboard/sessions.ts';
 import { createMerchant } from '../support/fixtures.ts';
 import {
@@ -141,6 +142,47 @@ describe('the operator console API: signed in by a one-time link, it manages par
         expect(await stored()).toEqual(row);
         expect(await listedThreshold()).toBe(threshold);
       }
+    });
+
+    it("leaves out the service's own checkout partner: neither listed nor counted, and not changed", async () => {
+      const checkoutAppId = await ensureCheckoutAppId(server.db);
+      const servicePartner = await server.db
+        .selectFrom('partners')
+        .innerJoin('apps', 'apps.partner_id', 'partners.id')
+        .select(['partners.id', 'partners.pinned_version', 'partners.data_threshold_amount'])
+        .where('apps.id', '=', checkoutAppId)
+        .executeTakeFirstOrThrow();
+      const listed = (await asOperator('/operator/api/partners')).body.data as { partnerId: string }[];
+      const stored = await server.db.selectFrom('partners').select('id').orderBy('id').execute();
+      expect(listed.map((row) => row.partnerId)).toEqual(
+        stored.map((row) => row.id).filter((id) => id !== servicePartner.id),
+      );
+      expect(listed.map((row) => row.partnerId)).toContain(partner.partnerId);
+
+      const changes: [string, unknown][] = [
+        ['fees', { percentage: '5', fixed: [{ currency: 'USD', amount: '100' }] }],
+        ['version', { version: '2026-02-19.preview' }],
+        ['data-threshold', { threshold: 'USD:1' }],
+      ];
+      for (const [change, body] of changes) {
+        const refused = await asOperator(`/operator/api/partners/${servicePartner.id}/${change}`, {
+          method: 'PUT',
+          body,
+        });
+        expect([refused.status, expectErrorBody(refused).code], change).toEqual([404, 'not_found']);
+      }
+      const after = await server.db
+        .selectFrom('partners')
+        .select(['id', 'pinned_version', 'data_threshold_amount'])
+        .where('id', '=', servicePartner.id)
+        .executeTakeFirstOrThrow();
+      expect(after).toEqual(servicePartner);
+      const fees = await server.db
+        .selectFrom('partner_fee_schedules')
+        .select('partner_id')
+        .where('partner_id', '=', servicePartner.id)
+        .execute();
+      expect(fees).toEqual([]);
     });
 
     it('lists merchants of every partner a page at a time, and suspends and reactivates one', async () => {

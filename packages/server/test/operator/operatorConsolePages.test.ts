@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureCheckoutAppId } from '../../src/checkout/checkoutApp.ts';
 import { createSignInLink } from '../../src/dashboard/sessions.ts';
 import { launchChromium } from '../checkout/support/browser.ts';
 import { saveDashboardScreenshots } from '../dashboard/support/dashboardBrowser.ts';
@@ -85,7 +86,14 @@ describe('operator console in Chromium: signed in by a one-time link, it manages
     await saveDashboardScreenshots(page, 'operator-sign-in-link-spent');
   });
 
-  it('signs in by a link and lists the partners as the API does', async () => {
+  it("signs in by a link and lists the partners as the API does, the service's own checkout partner left out", async () => {
+    // A checkout page shown once makes the service's own partner, which owns the page's wallet app.
+    const checkoutAppId = await ensureCheckoutAppId(server.db);
+    const { partner_id: servicePartnerId } = await server.db
+      .selectFrom('apps')
+      .select('partner_id')
+      .where('id', '=', checkoutAppId)
+      .executeTakeFirstOrThrow();
     const link = await createSignInLink(server.db, null, 60_000, new Date());
     await page.goto(`${server.url}/operator/link/${link.token}`);
     await page.getByRole('heading', { name: 'Partners', level: 1 }).waitFor();
@@ -106,8 +114,17 @@ describe('operator console in Chromium: signed in by a one-time link, it manages
     const row = page.locator(`tr[data-partner-id="${partner.partnerId}"]`);
     expect(await row.locator('td[data-label="Merchants"]').textContent()).toContain('3');
     expect(await row.locator('td[data-label="Fees"]').textContent()).toBe('None');
+    expect(listed.map((each) => each.partnerId)).not.toContain(servicePartnerId);
+    expect(await page.locator('main').textContent()).not.toContain('paygate checkout (service)');
     await expectAccessible(page);
     await saveDashboardScreenshots(page, 'operator-partners');
+
+    // Nor is it shown, to be edited, by its own address.
+    await page.goto(`${server.url}/operator/partners/${servicePartnerId}`);
+    await page.getByRole('heading', { name: 'Partner not found', level: 1 }).waitFor();
+    expect(await page.getByRole('button', { name: 'Save fees' }).count()).toBe(0);
+    await page.goto(`${server.url}/operator/partners`);
+    await page.getByRole('heading', { name: 'Partners', level: 1 }).waitFor();
   });
 
   it('creates a partner: its API key is shown once with a copy button and a warning, and works at once', async () => {

@@ -1,7 +1,15 @@
 #!/usr/bin/env node
-// The service runs its TypeScript sources directly; tsx compiles them on load.
-import { register } from 'tsx/esm/api';
+import { compiledEntry } from './compiledSources.js';
 
-register();
-const { runCli } = await import('../src/main.ts');
+// Stack traces name the TypeScript sources, through the compiled chunks' source maps.
+process.setSourceMapsEnabled(true);
+const entry = await compiledEntry();
+let runCli;
+if (entry) {
+  ({ runCli } = await import(entry));
+} else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  ({ runCli } = await import('../src/main.ts'));
+}
 await runCli(process.argv);

@@ -309,6 +309,25 @@ describe('paygate --help', () => {
     expect(cli.filter((name) => /NativeModule (http|https|http2|tls|worker_threads)$/.test(name))).toEqual([]);
   });
 
+  it('runs its sources compiled, and compiles them again once one of them changes', async () => {
+    const current = path.resolve(path.dirname(PAYGATE_BIN), '../node_modules/.cache/paygate/current.json');
+    const build = async () => JSON.parse(await fs.readFile(current, 'utf8'));
+    expect((await runCli(['--version'], {})).code).toBe(0);
+    const before = await build();
+    const source = path.resolve(path.dirname(PAYGATE_BIN), '../src/userFacingError.ts');
+    expect(Object.keys(before.inputs)).toContain(source);
+    await fs.access(before.entry);
+
+    const later = new Date(Date.now() + 1000);
+    await fs.utimes(source, later, later);
+    const version = await runCli(['--version'], {});
+    expect(version.code, version.stderr).toBe(0);
+    const after = await build();
+    expect(after.id).not.toBe(before.id);
+    expect(after.inputs[source]).not.toBe(before.inputs[source]);
+    await fs.access(after.entry);
+  });
+
   it('prints its version, as its package names it', async () => {
     const manifest = JSON.parse(await fs.readFile(path.resolve(path.dirname(PAYGATE_BIN), '../package.json'), 'utf8'));
     for (const flag of ['--version', '-v']) {

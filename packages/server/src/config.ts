@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { UserFacingError } from './userFacingError.ts';
 import { DataEncryptionKey } from './dataEncryptionKey.ts';
+import type { LogFormat } from './log.ts';
 
 export interface Config {
   port: number;
@@ -16,6 +17,8 @@ export interface Config {
   priceSource: 'fixed' | 'coinbase';
   demoPartner: 'auto' | 'always' | 'never';
   logLevel: string;
+  /** JSON lines for a log collector, or one short line per entry for a person at a terminal. */
+  logFormat: LogFormat;
   /** Fastify's line per request at `info` (LOG_REQUESTS=true); at `debug` otherwise. */
   logRequests: boolean;
   bodyLimitBytes: number;
@@ -97,6 +100,14 @@ function boolean(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 }
 
+/** A person reads a terminal, a log collector reads a pipe or a file: the default follows where stdout goes. */
+function logFormat(env: Env, stdoutIsTerminal: boolean): LogFormat {
+  const raw = env.LOG_FORMAT;
+  if (raw === undefined || raw === '') return stdoutIsTerminal ? 'pretty' : 'json';
+  if (raw === 'json' || raw === 'pretty') return raw;
+  throw new ConfigError(`LOG_FORMAT must be json or pretty, got "${raw}"`);
+}
+
 function decimal(env: Env, name: string, fallback: string): string {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -128,7 +139,7 @@ function dataEncryptionKey(env: Env): DataEncryptionKey | undefined {
 }
 
 /** Reads the service configuration from environment variables; every variable is listed in the README. */
-export function loadConfig(env: Env = process.env): Config {
+export function loadConfig(env: Env = process.env, stdoutIsTerminal = process.stdout.isTTY === true): Config {
   const port = integer(env, 'PORT', 8080, 0, 65535);
   const baseUrl = httpUrl(env, 'BASE_URL', `http://localhost:${port}`);
   const demoPartner = env.DEMO_PARTNER || 'auto';
@@ -152,6 +163,7 @@ export function loadConfig(env: Env = process.env): Config {
     priceSource,
     demoPartner: demoPartner as Config['demoPartner'],
     logLevel: env.LOG_LEVEL || 'info',
+    logFormat: logFormat(env, stdoutIsTerminal),
     logRequests: boolean(env, 'LOG_REQUESTS', false),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
     ...requestTimeouts(env),

@@ -48,7 +48,7 @@ export interface Runtime {
  */
 export async function createRuntime(parts: RuntimeParts): Promise<Runtime> {
   const { config, db } = parts;
-  const logger = parts.logger ?? createLogger(config.logLevel);
+  const logger = parts.logger ?? createLogger(config.logLevel, { format: config.logFormat });
   const merchants = new MerchantCache(db, { ttlMs: config.merchantCacheTtlMs });
   const [cursorSecret, formTokenSecret] = await Promise.all([
     serviceSecret(db, 'cursor-signing'),

@@ -127,7 +127,7 @@ async function startBackground(ctx: AppContext, chainServices: ChainServices, lo
 }
 
 /**
- * Tells the person at the console where everything is, on every start (stderr: stdout carries the JSON log lines):
+ * Tells the person at the console where everything is, on every start (stderr: stdout carries the log lines):
  * the pages, and the commands that sign in to them and make keys, which the service itself never shows again.
  */
 function announceStart(baseUrl: string): void {
@@ -167,7 +167,7 @@ export async function start(options: StartOptions = {}): Promise<void> {
   const loaded = loadConfig();
   const { handle, applied, demo } = await prepareDatabase(loaded);
   const { chains, collectorKeys, config } = await prepareChains(loaded, handle);
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, { format: config.logFormat });
   const chainServices = await createChainServices({
     db: handle.db,
     networks: chains.registry.networks,

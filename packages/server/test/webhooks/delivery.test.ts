@@ -66,8 +66,10 @@ describe('webhook delivery through real workers to a real HTTPS receiver', () =>
     partner = await newPartner(server.db);
     // After the server, which makes the process's logger: this one replaces it, keeping every line.
     createLogger('info', {
-      write: (line: string) => {
-        logged.push(JSON.parse(line));
+      destination: {
+        write: (line: string) => {
+          logged.push(JSON.parse(line));
+        },
       },
     });
   });

@@ -8,7 +8,7 @@ const src = '^packages/server/src/';
 const layers = [
   {
     name: 'foundation',
-    path: `${src}(db|jobs|net)/|${src}(clock|ids|log|money|memo|config|dataEncryptionKey|userFacingError)\\.ts$`,
+    path: `${src}(db|jobs|net)/|${src}(clock|ids|log|money|memo|config|dataEncryptionKey|userFacingError|version)\\.ts$`,
   },
   { name: 'chains', path: `${src}chains/` },
   { name: 'domain', path: `${src}(ledger|payouts)/` },

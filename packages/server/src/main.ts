@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import type { StartOptions } from './startService.ts';
 import {
@@ -11,6 +10,7 @@ import {
   addPartnerCommands,
 } from './operatorCommands.ts';
 import { UserFacingError } from './userFacingError.ts';
+import { SERVICE_VERSION } from './version.ts';
 import { addWebhookCommands } from './webhooks/listenCommand.ts';
 
 /**
@@ -31,16 +31,10 @@ export async function start(options: StartOptions = {}): Promise<void> {
   await service.start(options);
 }
 
-/** The service's version, as its package names it. */
-function packageVersion(): string {
-  const manifest = readFileSync(new URL('../package.json', import.meta.url), 'utf8');
-  return (JSON.parse(manifest) as { version: string }).version;
-}
-
 function buildCli(): Command {
   const program = new Command('paygate')
     .description('paygate payment service and operator commands')
-    .version(packageVersion(), '-v, --version', 'print the version');
+    .version(SERVICE_VERSION, '-v, --version', 'print the version');
   program
     .command('start')
     .description('run the service (HTTP API and background workers)')

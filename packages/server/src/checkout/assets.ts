@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import type { PageAssets } from './checkoutPage.ts';
 
 export interface CheckoutAsset {
   /** Content-hashed file name, e.g. `checkout.3f2a9c1b0d4e5f67.js`; a new build gets a new name. */
@@ -63,4 +64,11 @@ export function checkoutAssets(): Promise<CheckoutAssets> {
     throw error;
   });
   return built;
+}
+
+/** Where a page under the checkout's path `prefix` finds the script, stylesheet and icon. */
+export async function checkoutAssetUrls(prefix: string): Promise<PageAssets> {
+  const built = await checkoutAssets();
+  const url = (asset: CheckoutAsset) => `${prefix}/assets/checkout/${asset.name}`;
+  return { scriptUrl: url(built.script), styleUrl: url(built.style), iconUrl: url(built.icon) };
 }

@@ -5,13 +5,14 @@ import { fiatCurrency } from '../payments/currencies.ts';
 import { type PaymentRow, toStatusView } from '../payments/paymentResource.ts';
 import { buyerFacingStatus } from '../payments/stateMachine.ts';
 import { type AcceptedOption, acceptedOptions } from './acceptedOptions.ts';
-import { checkoutAssets } from './assets.ts';
+import { checkoutAssetUrls } from './assets.ts';
 import { ensureCheckoutAppId } from './checkoutApp.ts';
-import { type AcceptedChoice, type PageAssets, renderCheckoutPage, renderNotFoundPage } from './checkoutPage.ts';
+import { type AcceptedChoice, renderCheckoutPage, renderNotFoundPage } from './checkoutPage.ts';
 import { checkoutContentSecurityPolicy } from './checkoutPolicy.ts';
 import { solanaPayPanels } from './solanaPayPanel.ts';
 import { evmDepositPanels } from '../deposits/checkoutDeposits.ts';
 import { html } from './html.ts';
+import { sendLandingPage } from './showLandingPage.ts';
 import { qrCodeSvg } from './qrCode.ts';
 import { receivedFingerprint } from './followReceived.ts';
 import {
@@ -32,7 +33,8 @@ const PAYMENT_ID = /^pay_[A-Za-z0-9_-]{1,128}$/;
 
 /**
  * The buyer checkout page at `{checkout_url}/<paymentId>` and `{checkout_url}/?pid=<paymentId>` (D1): who is
- * paid, how much, time left, a QR code of the link, the live status and the browser wallet; 404 page otherwise.
+ * paid, how much, time left, a QR code of the link, the live status and the browser wallet; 404 page otherwise
+ * (but for `/` itself, the landing page).
  */
 export function registerShowCheckoutPage(app: App, ctx: AppContext, prefix: string): void {
   let checkoutAppId: Promise<string> | undefined;
@@ -85,12 +87,7 @@ export function registerShowCheckoutPage(app: App, ctx: AppContext, prefix: stri
 
   async function respond(request: FastifyRequest, reply: FastifyReply, paymentId: string | undefined) {
     const acceptLanguage = request.headers['accept-language'];
-    const built = await checkoutAssets();
-    const assets: PageAssets = {
-      scriptUrl: `${prefix}/assets/checkout/${built.script.name}`,
-      styleUrl: `${prefix}/assets/checkout/${built.style.name}`,
-      iconUrl: `${prefix}/assets/checkout/${built.icon.name}`,
-    };
+    const assets = await checkoutAssetUrls(prefix);
     reply
       .header('content-security-policy', checkoutContentSecurityPolicy(ctx.config))
       .header('cache-control', 'no-store')
@@ -173,8 +170,10 @@ export function registerShowCheckoutPage(app: App, ctx: AppContext, prefix: stri
   );
   for (const path of new Set([`${prefix}/`, prefix || '/'])) {
     app.get(path, { config, schema: { hide: true } }, async (request, reply) => {
-      const pid = (request.query as Record<string, unknown>).pid;
-      return respond(request, reply, typeof pid === 'string' ? pid : undefined);
+      const query = request.query as Record<string, unknown>;
+      // `/` with no payment named is the service's landing page; `?pid=` with a lost id stays "not found".
+      if (prefix === '' && !('pid' in query)) return sendLandingPage(reply, ctx, prefix);
+      return respond(request, reply, typeof query.pid === 'string' ? query.pid : undefined);
     });
   }
 }

@@ -594,7 +594,6 @@ describe('buyer checkout page in Chromium on the devnet', () => {
       `${server.url}/pay_01JZZZZZZZZZZZZZZZZZZZZZZZ`,
       `${server.url}/?pid=pay_nope`,
       `${server.url}/?pid=`,
-      `${server.url}/`,
     ]) {
       const response = await page.goto(link);
       expect(response?.status(), link).toBe(404);

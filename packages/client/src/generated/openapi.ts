@@ -1813,6 +1813,11 @@ export interface paths {
                                 source: "api" | "x402";
                                 status: "requires_action" | "processing" | "succeeded" | "failed" | "expired";
                                 isTerminal: boolean;
+                                /**
+                                 * @description Present on a cancelled payment (by the merchant before it was paid, or declined by the buyer), which the lists name `failed`
+                                 * @enum {boolean}
+                                 */
+                                cancelled?: true;
                                 fiatAmount?: {
                                     /** @description `iso4217/<CODE>` */
                                     unit: string;
@@ -1899,6 +1904,20 @@ export interface paths {
                                         } | null;
                                     };
                                     txHash?: string;
+                                };
+                                /** @description Once the payment has refunds: what the succeeded refunds of its amount returned */
+                                refundedAmount?: {
+                                    /** @description `iso4217/<CODE>` */
+                                    unit: string;
+                                    /** @description Minor units */
+                                    value: string;
+                                };
+                                /** @description Once the payment has refunds: what the refunds of its amount still on their way (pending) return */
+                                pendingRefundAmount?: {
+                                    /** @description `iso4217/<CODE>` */
+                                    unit: string;
+                                    /** @description Minor units */
+                                    value: string;
                                 };
                                 /** @description What the buyer sent that did not simply pay the payment; absent when nothing did */
                                 exceptions?: {
@@ -2742,6 +2761,11 @@ export interface paths {
                             source: "api" | "x402";
                             status: "requires_action" | "processing" | "succeeded" | "failed" | "expired" | "cancelled";
                             isTerminal: boolean;
+                            /**
+                             * @description Present on a cancelled payment (by the merchant before it was paid, or declined by the buyer), which the lists name `failed`
+                             * @enum {boolean}
+                             */
+                            cancelled?: true;
                             fiatAmount?: {
                                 /** @description `iso4217/<CODE>` */
                                 unit: string;
@@ -2846,6 +2870,20 @@ export interface paths {
                                         } | null;
                                     };
                                 };
+                            };
+                            /** @description Once the payment has refunds: what the succeeded refunds of its amount returned */
+                            refundedAmount?: {
+                                /** @description `iso4217/<CODE>` */
+                                unit: string;
+                                /** @description Minor units */
+                                value: string;
+                            };
+                            /** @description Once the payment has refunds: what the refunds of its amount still on their way (pending) return */
+                            pendingRefundAmount?: {
+                                /** @description `iso4217/<CODE>` */
+                                unit: string;
+                                /** @description Minor units */
+                                value: string;
                             };
                             /** @description What the buyer sent that did not simply pay the payment; absent when nothing did */
                             exceptions?: {
@@ -2958,12 +2996,6 @@ export interface paths {
                                 /** Format: date-time */
                                 completedAt?: string;
                             }[];
-                            /** @description What succeeded refunds returned, in the payment currency */
-                            refundedAmount?: {
-                                unit: string;
-                                /** @description Minor units */
-                                value: string;
-                            };
                         };
                     };
                 };
@@ -3339,6 +3371,11 @@ export interface paths {
                             source: "api" | "x402";
                             status: "requires_action" | "processing" | "succeeded" | "failed" | "expired" | "cancelled";
                             isTerminal: boolean;
+                            /**
+                             * @description Present on a cancelled payment (by the merchant before it was paid, or declined by the buyer), which the lists name `failed`
+                             * @enum {boolean}
+                             */
+                            cancelled?: true;
                             fiatAmount?: {
                                 /** @description `iso4217/<CODE>` */
                                 unit: string;
@@ -3443,6 +3480,20 @@ export interface paths {
                                         } | null;
                                     };
                                 };
+                            };
+                            /** @description Once the payment has refunds: what the succeeded refunds of its amount returned */
+                            refundedAmount?: {
+                                /** @description `iso4217/<CODE>` */
+                                unit: string;
+                                /** @description Minor units */
+                                value: string;
+                            };
+                            /** @description Once the payment has refunds: what the refunds of its amount still on their way (pending) return */
+                            pendingRefundAmount?: {
+                                /** @description `iso4217/<CODE>` */
+                                unit: string;
+                                /** @description Minor units */
+                                value: string;
                             };
                             /** @description What the buyer sent that did not simply pay the payment; absent when nothing did */
                             exceptions?: {
@@ -3737,6 +3788,11 @@ export interface paths {
                                 source: "api" | "x402";
                                 status: "requires_action" | "processing" | "succeeded" | "failed" | "expired";
                                 isTerminal: boolean;
+                                /**
+                                 * @description Present on a cancelled payment (by the merchant before it was paid, or declined by the buyer), which the lists name `failed`
+                                 * @enum {boolean}
+                                 */
+                                cancelled?: true;
                                 fiatAmount?: {
                                     /** @description `iso4217/<CODE>` */
                                     unit: string;
@@ -3823,6 +3879,20 @@ export interface paths {
                                         } | null;
                                     };
                                     txHash?: string;
+                                };
+                                /** @description Once the payment has refunds: what the succeeded refunds of its amount returned */
+                                refundedAmount?: {
+                                    /** @description `iso4217/<CODE>` */
+                                    unit: string;
+                                    /** @description Minor units */
+                                    value: string;
+                                };
+                                /** @description Once the payment has refunds: what the refunds of its amount still on their way (pending) return */
+                                pendingRefundAmount?: {
+                                    /** @description `iso4217/<CODE>` */
+                                    unit: string;
+                                    /** @description Minor units */
+                                    value: string;
                                 };
                                 /** @description What the buyer sent that did not simply pay the payment; absent when nothing did */
                                 exceptions?: {

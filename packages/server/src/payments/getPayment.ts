@@ -5,6 +5,7 @@ import { MerchantIdHeader, requireMerchantIdHeader } from './merchantHeader.ts';
 import { PaymentIdParams, paymentOfRequest } from './paymentLookup.ts';
 import { PaymentRefundFields, refundsOfPayment } from '../refunds/paymentRefunds.ts';
 import { PaymentDetail, toPaymentDetail } from './paymentResource.ts';
+import { refundAmountsOf, refundTotalsOf } from './refundTotals.ts';
 
 const PaymentWithRefunds = Type.Object({ ...PaymentDetail.properties, ...PaymentRefundFields });
 
@@ -24,9 +25,14 @@ export function registerGetPayment(app: App, ctx: AppContext): void {
     },
     async (request) => {
       const { payment, merchant } = await paymentOfRequest(ctx, request, request.params.id);
+      const [refunds, totals] = await Promise.all([
+        refundsOfPayment(ctx.db, payment),
+        refundTotalsOf(ctx.db, [payment.id]),
+      ]);
       return {
         ...toPaymentDetail(payment, merchant, ctx.chains, ctx.config.baseUrl, ctx.clock.now()),
-        ...(await refundsOfPayment(ctx.db, payment)),
+        ...refundAmountsOf(payment.fiat_currency, totals.get(payment.id)),
+        ...refunds,
       };
     },
   );

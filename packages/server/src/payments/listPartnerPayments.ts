@@ -5,6 +5,7 @@ import { errorResponses } from '../http/schemas.ts';
 import { filtersOf, ListPaymentsQuery, partnerListScope, MerchantIdFilter } from './listFilters.ts';
 import { markDeprecated, PaymentList, paymentListPage } from './paymentListPage.ts';
 import { type MerchantRow, type PaymentRow, toPaymentItem } from './paymentResource.ts';
+import { refundAmountsOf, refundTotalsOf } from './refundTotals.ts';
 
 const PartnerPaymentsQuery = Type.Object(
   {
@@ -50,12 +51,19 @@ export function registerListPartnerPayments(app: App, ctx: AppContext): void {
       const filters = filtersOf(query, scope, now, request.apiVersion ?? '');
       if (query.asset) markDeprecated(reply);
       const page = await paymentListPage(ctx, filters, query);
-      const merchants = await merchantsOfRows(ctx, page.rows);
+      const [merchants, refunds] = await Promise.all([
+        merchantsOfRows(ctx, page.rows),
+        refundTotalsOf(
+          ctx.db,
+          page.rows.map((row) => row.id),
+        ),
+      ]);
       return {
         // Every payment's merchant row exists: a foreign key, and merchants are only ever soft-deleted.
-        data: page.rows.map((row) =>
-          toPaymentItem(row, merchants.get(row.merchant_id)!, ctx.chains, ctx.config.baseUrl, now),
-        ),
+        data: page.rows.map((row) => ({
+          ...toPaymentItem(row, merchants.get(row.merchant_id)!, ctx.chains, ctx.config.baseUrl, now),
+          ...refundAmountsOf(row.fiat_currency, refunds.get(row.id)),
+        })),
         nextCursor: page.nextCursor,
         stats: page.stats,
       };

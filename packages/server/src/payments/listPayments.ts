@@ -4,6 +4,7 @@ import { filtersOf, ListPaymentsQuery } from './listFilters.ts';
 import { MerchantIdHeader, merchantOfRequest, requireMerchantIdHeader } from './merchantHeader.ts';
 import { markDeprecated, PaymentList, paymentListPage } from './paymentListPage.ts';
 import { toPaymentItem } from './paymentResource.ts';
+import { refundAmountsOf, refundTotalsOf } from './refundTotals.ts';
 
 export function registerListPayments(app: App, ctx: AppContext): void {
   app.get(
@@ -27,8 +28,15 @@ export function registerListPayments(app: App, ctx: AppContext): void {
       const filters = filtersOf(request.query, { merchantIds: [merchant.id] }, now, request.apiVersion ?? '');
       if (request.query.asset) markDeprecated(reply);
       const page = await paymentListPage(ctx, filters, request.query);
+      const refunds = await refundTotalsOf(
+        ctx.db,
+        page.rows.map((row) => row.id),
+      );
       return {
-        data: page.rows.map((row) => toPaymentItem(row, merchant, ctx.chains, ctx.config.baseUrl, now)),
+        data: page.rows.map((row) => ({
+          ...toPaymentItem(row, merchant, ctx.chains, ctx.config.baseUrl, now),
+          ...refundAmountsOf(row.fiat_currency, refunds.get(row.id)),
+        })),
         nextCursor: page.nextCursor,
         stats: page.stats,
       };

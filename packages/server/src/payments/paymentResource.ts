@@ -65,6 +65,14 @@ const PaymentExceptionView = Type.Object({
   ),
 });
 
+/** An amount of the payment's currency without its display (the payment's own `fiatAmount` has it). */
+function CurrencyAmount(description: string) {
+  return Type.Object(
+    { unit: Type.String({ description: '`iso4217/<CODE>`' }), value: Type.String({ description: 'Minor units' }) },
+    { description },
+  );
+}
+
 export const PaymentItem = Type.Object({
   paymentId: Type.String(),
   merchant: Type.Object({
@@ -81,6 +89,12 @@ export const PaymentItem = Type.Object({
     ['requires_action', 'processing', 'succeeded', 'failed', 'expired'].map((status) => Type.Literal(status)),
   ),
   isTerminal: Type.Boolean(),
+  cancelled: Type.Optional(
+    Type.Literal(true, {
+      description:
+        'Present on a cancelled payment (by the merchant before it was paid, or declined by the buyer), which the lists name `failed`',
+    }),
+  ),
   fiatAmount: Type.Optional(FiatAmount),
   tokenAmount: Type.Optional(TokenAmount),
   buyer: Type.Optional(
@@ -97,6 +111,12 @@ export const PaymentItem = Type.Object({
     Type.Object({ total: TokenAmount, fixed: Type.Optional(TokenAmount), percentage: Type.Optional(Type.String()) }),
   ),
   settlement: Type.Optional(Settlement),
+  refundedAmount: Type.Optional(
+    CurrencyAmount('Once the payment has refunds: what the succeeded refunds of its amount returned'),
+  ),
+  pendingRefundAmount: Type.Optional(
+    CurrencyAmount('Once the payment has refunds: what the refunds of its amount still on their way (pending) return'),
+  ),
   exceptions: Type.Optional(
     Type.Array(PaymentExceptionView, {
       description: 'What the buyer sent that did not simply pay the payment; absent when nothing did',
@@ -154,7 +174,10 @@ function toPaymentExceptionView(chains: ChainRegistry, exception: PaymentExcepti
   };
 }
 
-/** The payment as the merchant list and `GET /v1/payments/{id}` show it; objects without data are omitted. */
+/**
+ * The payment as the merchant list and `GET /v1/payments/{id}` show it; objects without data are omitted. Its refund
+ * amounts are read apart, for a whole page at once (`refundAmountsOf`).
+ */
 export function toPaymentItem(
   row: PaymentRow,
   merchant: Pick<MerchantRow, 'id' | 'name' | 'logo_file'>,
@@ -181,6 +204,7 @@ export function toPaymentItem(
     source: row.source,
     status: listStatusName(status),
     isTerminal: isTerminal(status),
+    ...(status === 'cancelled' ? { cancelled: true as const } : {}),
     fiatAmount: fiatAmountOf(row.fiat_currency, row.fiat_value),
     ...(tokenAmount ? { tokenAmount } : {}),
     ...(row.buyer_account

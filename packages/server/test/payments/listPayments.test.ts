@@ -201,7 +201,7 @@ describe('GET /v1/merchants/payments', () => {
     expect(preview.status, preview.text).toBe(200);
   });
 
-  it('filters by status=cancelled in the preview version: only cancelled payments, still listed as failed', async () => {
+  it('filters by status=cancelled in the preview version: only cancelled payments, still listed as failed, marked cancelled', async () => {
     const want = expected(
       payments,
       { statuses: ['cancelled'], sortBy: 'date', sortDir: 'desc', limit: 200 },
@@ -216,6 +216,12 @@ describe('GET /v1/merchants/payments', () => {
     const failed = await list('status=failed&limit=200', { 'pay-version': '2026-02-19.preview' });
     const failedIds = failed.body.data.map((item: { paymentId: string }) => item.paymentId);
     expect(want.ids.every((id) => failedIds.includes(id))).toBe(true);
+    // Among the failed, the cancelled ones say so, in every version.
+    const reference = await list('status=failed&limit=200');
+    const marked = reference.body.data
+      .filter((item: { cancelled?: boolean }) => item.cancelled === true)
+      .map((item: { paymentId: string }) => item.paymentId);
+    expect(marked.sort()).toEqual([...want.ids].sort());
   });
 
   it('refuses status=cancelled in 2026-02-18 saying why, and names the accepted statuses for an unknown one', async () => {

@@ -109,6 +109,32 @@ describe('refunds recorded by the merchant', () => {
     expect(partnerWide.body.stats.totalRefunded).toEqual([{ amount: 27.5, currency: 'USD' }]);
     const future = new Date(Date.now() + 86_400_000).toISOString();
     expect((await list(`?startTs=${encodeURIComponent(future)}`)).totalRefunded).toEqual([]);
+
+    // Each listed payment carries what its refunds returned and what is still on its way back; one sent on chain
+    // stays pending until its transaction lands, and is not counted refunded before.
+    const fourth = await payInUsdc(testbed, merchant.id, 'evm', 400n);
+    const sent = await refund({ paymentId: fourth, amount: usd('120'), send: true }, headers);
+    expect([sent.status, sent.body.status]).toEqual([200, 'pending']);
+    const totals = (items: { paymentId: string; refundedAmount?: unknown; pendingRefundAmount?: unknown }[]) =>
+      new Map(items.map((item) => [item.paymentId, [item.refundedAmount, item.pendingRefundAmount]]));
+    const partnerList = await call(testbed.server, `/v1/payments?merchantId=${merchant.id}`, {
+      headers: { 'api-key': testbed.partner.apiKey },
+    });
+    const merchantList = await call(testbed.server, '/v1/merchants/payments', {
+      headers: { 'api-key': testbed.partner.apiKey, ...headers },
+    });
+    for (const listed of [partnerList, merchantList]) {
+      const byPayment = totals(listed.body.data);
+      expect(byPayment.get(first)).toEqual([usd('250'), usd('0')]);
+      expect(byPayment.get(second)).toEqual([usd('2500'), usd('0')]);
+      expect(byPayment.get(fourth)).toEqual([usd('0'), usd('120')]);
+      expect(byPayment.size).toBe(4);
+      expect([...byPayment.values()].filter(([refunded]) => refunded === undefined)).toEqual([[undefined, undefined]]);
+    }
+    const fourthPage = await call(testbed.server, `/v1/payments/${fourth}`, {
+      headers: { 'api-key': testbed.partner.apiKey, ...headers },
+    });
+    expect([fourthPage.body.refundedAmount, fourthPage.body.pendingRefundAmount]).toEqual([usd('0'), usd('120')]);
   });
 
   it('lets only as many concurrent refunds through as the payment covers', async () => {

@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
-import type { Readable } from 'node:stream';
-import { rootCertificates } from 'node:tls';
 import sharp from 'sharp';
-import { request } from 'undici';
+import type { Dispatcher } from 'undici';
 import { isPublicAddress } from '../net/addressPolicy.ts';
-import { allowedAddresses, type HostRefusal, type HostResolver, pinnedAgent } from '../net/pinnedConnection.ts';
+import { discardBody, type GuardedRequestPolicy, guardedRequest } from '../net/guardedRequest.ts';
+import type { HostRefusal, HostResolver } from '../net/pinnedConnection.ts';
 
 export interface LogoFetchOptions {
   /** Production: false. Tests only: true, to reach a local test server. Lifts the address rule and nothing else. */
@@ -55,7 +54,6 @@ const HEADERS_TIMEOUT_MS = 5000;
 const BODY_IDLE_TIMEOUT_MS = 5000;
 const DEFAULT_MAX_BYTES = 2 * 1024 * 1024;
 const DEFAULT_MAX_REDIRECTS = 3;
-const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 const FORMAT_DETAILS: Record<LogoFormat, { contentType: string; extension: FetchedLogo['extension'] }> = {
   jpeg: { contentType: 'image/jpeg', extension: 'jpg' },
@@ -63,18 +61,6 @@ const FORMAT_DETAILS: Record<LogoFormat, { contentType: string; extension: Fetch
   webp: { contentType: 'image/webp', extension: 'webp' },
   avif: { contentType: 'image/avif', extension: 'avif' },
 };
-
-interface FetchSettings {
-  isAddressAllowed: (address: string) => boolean;
-  lookup: HostResolver | undefined;
-  ca: string[] | undefined;
-  timeoutMs: number;
-  connectTimeoutMs: number;
-  headersTimeoutMs: number;
-  bodyIdleTimeoutMs: number;
-  maxBytes: number;
-  maxRedirects: number;
-}
 
 /** What a refused host is told, by the reason. */
 const REFUSALS: Record<HostRefusal, string> = {
@@ -89,88 +75,69 @@ const REFUSALS: Record<HostRefusal, string> = {
  */
 export async function fetchLogo(url: string, options: LogoFetchOptions): Promise<FetchedLogo> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const settings: FetchSettings = {
-    isAddressAllowed: options.allowPrivateHosts ? () => true : (options.isAddressAllowed ?? isPublicAddress),
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+  const maxRedirects = options.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
+  const policy: GuardedRequestPolicy = {
+    isAllowed: options.allowPrivateHosts ? () => true : (options.isAddressAllowed ?? isPublicAddress),
     lookup: options.lookup,
-    ca: options.extraCaCertificates?.length ? [...rootCertificates, ...options.extraCaCertificates] : undefined,
+    extraCaCertificates: options.extraCaCertificates,
     timeoutMs,
     connectTimeoutMs: Math.min(CONNECT_TIMEOUT_MS, timeoutMs),
     headersTimeoutMs: Math.min(HEADERS_TIMEOUT_MS, timeoutMs),
-    bodyIdleTimeoutMs: Math.min(BODY_IDLE_TIMEOUT_MS, timeoutMs),
-    maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
-    maxRedirects: options.maxRedirects ?? DEFAULT_MAX_REDIRECTS,
+    bodyTimeoutMs: Math.min(BODY_IDLE_TIMEOUT_MS, timeoutMs),
+    timeoutError: () => new LogoRejectedError(`iconUrl did not answer within ${formatSeconds(timeoutMs)} s`),
+    refuse: (reason) => new LogoRejectedError(REFUSALS[reason]),
+    redirectTarget: (from, response, followed) => {
+      if (followed >= maxRedirects) {
+        const times = maxRedirects === 1 ? 'time' : 'times';
+        throw new LogoRejectedError(`iconUrl redirected more than ${maxRedirects} ${times}`);
+      }
+      return redirectTarget(from, response.statusCode, response.headers.location);
+    },
   };
-
-  const controller = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
-  // Racing against the deadline also bounds DNS resolution, which undici's signal does not cover.
-  const deadline = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => {
-      const error = new LogoRejectedError(`iconUrl did not answer within ${formatSeconds(settings.timeoutMs)} s`);
-      controller.abort(error);
-      reject(error);
-    }, settings.timeoutMs);
-  });
+  let bytes: Buffer;
   try {
-    const bytes = await Promise.race([download(url, settings, controller.signal), deadline]);
-    return await inspectImage(bytes);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-async function download(startUrl: string, settings: FetchSettings, signal: AbortSignal): Promise<Buffer> {
-  let url = parseHttpsUrl(startUrl, 'iconUrl must be a public HTTPS URL');
-  for (let redirects = 0; ; redirects += 1) {
-    const addresses = await allowedAddresses(
-      url,
-      { isAllowed: settings.isAddressAllowed, ...(settings.lookup ? { lookup: settings.lookup } : {}) },
-      (reason) => new LogoRejectedError(REFUSALS[reason]),
-    );
-    const agent = pinnedAgent(addresses, {
-      connectTimeoutMs: settings.connectTimeoutMs,
-      headersTimeoutMs: settings.headersTimeoutMs,
-      bodyTimeoutMs: settings.bodyIdleTimeoutMs,
-      ca: settings.ca,
-    });
-    try {
-      const response = await request(url, {
-        dispatcher: agent,
+    bytes = await guardedRequest(
+      parseHttpsUrl(url, 'iconUrl must be a public HTTPS URL'),
+      {
         method: 'GET',
-        signal,
         headers: {
           accept: 'image/avif,image/webp,image/png,image/jpeg',
           // undici does not decompress, and sharp must see the image bytes themselves.
           'accept-encoding': 'identity',
           'user-agent': 'paygate-logo-fetcher/1',
         },
-      }).catch((error: unknown) => {
-        throw describeTransferError(error, settings);
-      });
-
-      if (REDIRECT_STATUSES.has(response.statusCode)) {
-        discard(response.body);
-        if (redirects >= settings.maxRedirects) {
-          const times = settings.maxRedirects === 1 ? 'time' : 'times';
-          throw new LogoRejectedError(`iconUrl redirected more than ${settings.maxRedirects} ${times}`);
-        }
-        url = redirectTarget(url, response.statusCode, response.headers.location);
-        continue;
-      }
-      if (response.statusCode !== 200) {
-        discard(response.body);
-        throw new LogoRejectedError(`iconUrl answered HTTP ${response.statusCode}`);
-      }
-      const declaredLength = Number(firstHeader(response.headers['content-length']));
-      if (Number.isFinite(declaredLength) && declaredLength > settings.maxBytes) {
-        discard(response.body);
-        throw tooLargeError(settings.maxBytes);
-      }
-      return await readCapped(response.body, settings);
-    } finally {
-      await agent.destroy();
-    }
+      },
+      policy,
+      (response) => readLogoBody(response, maxBytes),
+    );
+  } catch (error) {
+    throw describeTransferError(error, policy);
   }
+  return await inspectImage(bytes);
+}
+
+async function readLogoBody(response: Dispatcher.ResponseData, maxBytes: number): Promise<Buffer> {
+  if (response.statusCode !== 200) {
+    discardBody(response.body);
+    throw new LogoRejectedError(`iconUrl answered HTTP ${response.statusCode}`);
+  }
+  const declaredLength = Number(firstHeader(response.headers['content-length']));
+  if (Number.isFinite(declaredLength) && declaredLength > maxBytes) {
+    discardBody(response.body);
+    throw tooLargeError(maxBytes);
+  }
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of response.body) {
+    total += chunk.length;
+    if (total > maxBytes) {
+      discardBody(response.body);
+      throw tooLargeError(maxBytes);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, total);
 }
 
 function parseHttpsUrl(raw: string, invalidMessage: string): URL {
@@ -199,30 +166,6 @@ function redirectTarget(from: URL, status: number, location: string | string[] |
     throw new LogoRejectedError('iconUrl redirected to an invalid URL');
   }
   return parseHttpsUrl(resolved, 'iconUrl redirected to a URL that is not public HTTPS');
-}
-
-/** Drops a body we will not read; undici reports destroying an unread body as an 'error' event, which is expected. */
-function discard(body: Readable): void {
-  body.on('error', () => {});
-  body.destroy();
-}
-
-async function readCapped(body: Readable, settings: FetchSettings): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let total = 0;
-  try {
-    for await (const chunk of body) {
-      total += chunk.length;
-      if (total > settings.maxBytes) {
-        discard(body);
-        throw tooLargeError(settings.maxBytes);
-      }
-      chunks.push(chunk);
-    }
-  } catch (error) {
-    throw describeTransferError(error, settings);
-  }
-  return Buffer.concat(chunks, total);
 }
 
 async function inspectImage(bytes: Buffer): Promise<FetchedLogo> {
@@ -289,18 +232,18 @@ function logoFormatOf(metadata: sharp.Metadata): LogoFormat | undefined {
   }
 }
 
-function describeTransferError(error: unknown, settings: FetchSettings): LogoRejectedError {
+function describeTransferError(error: unknown, policy: GuardedRequestPolicy): LogoRejectedError {
   if (error instanceof LogoRejectedError) return error;
   const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
   switch (code) {
     case 'UND_ERR_CONNECT_TIMEOUT':
       return new LogoRejectedError(
-        `iconUrl did not accept a connection within ${formatSeconds(settings.connectTimeoutMs)} s`,
+        `iconUrl did not accept a connection within ${formatSeconds(policy.connectTimeoutMs)} s`,
       );
     case 'UND_ERR_HEADERS_TIMEOUT':
-      return new LogoRejectedError(`iconUrl did not answer within ${formatSeconds(settings.headersTimeoutMs)} s`);
+      return new LogoRejectedError(`iconUrl did not answer within ${formatSeconds(policy.headersTimeoutMs)} s`);
     case 'UND_ERR_BODY_TIMEOUT':
-      return new LogoRejectedError(`iconUrl stopped sending data for ${formatSeconds(settings.bodyIdleTimeoutMs)} s`);
+      return new LogoRejectedError(`iconUrl stopped sending data for ${formatSeconds(policy.bodyTimeoutMs)} s`);
   }
   if (/CERT|SIGNATURE|ERR_TLS|ERR_SSL/.test(code)) {
     return new LogoRejectedError('iconUrl does not present a valid TLS certificate');

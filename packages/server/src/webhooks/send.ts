@@ -1,7 +1,6 @@
-import { rootCertificates } from 'node:tls';
-import { type Agent, request } from 'undici';
 import { isPublicAddress } from '../net/addressPolicy.ts';
-import { allowedAddresses, type HostRefusal, type HostResolver, pinnedAgent } from '../net/pinnedConnection.ts';
+import { guardedRequest } from '../net/guardedRequest.ts';
+import type { HostRefusal, HostResolver } from '../net/pinnedConnection.ts';
 
 export interface SendOptions {
   /** Production: false. Tests only: true, to reach a local receiver. */
@@ -54,55 +53,31 @@ export async function sendWebhookRequest(
 ): Promise<SendResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
-  const controller = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
-  // Racing the deadline also bounds DNS resolution, which the request's signal does not cover.
-  const deadline = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => {
-      const error = Object.assign(new Error('timeout'), { code: 'ABORT_ERR' });
-      controller.abort(error);
-      reject(error);
-    }, options.timeoutMs);
-  });
-  let agent: Agent | undefined;
   try {
-    const statusCode = await Promise.race([
-      (async () => {
-        const url = new URL(target);
-        if (url.protocol !== 'https:') throw new RefusedTarget('the URL is not HTTPS');
-        const addresses = await allowedAddresses(
-          url,
-          {
-            isAllowed: (address) => options.allowPrivateHosts || isPublicAddress(address),
-            ...(options.lookup ? { lookup: options.lookup } : {}),
-          },
-          (reason) => new RefusedTarget(REFUSALS[reason]),
-        );
-        controller.signal.throwIfAborted();
-        agent = pinnedAgent(addresses, {
-          connectTimeoutMs: options.timeoutMs,
-          headersTimeoutMs: options.timeoutMs,
-          bodyTimeoutMs: options.timeoutMs,
-          ca: options.extraCaCertificates?.length ? [...rootCertificates, ...options.extraCaCertificates] : undefined,
-        });
-        const response = await request(url, {
-          dispatcher: agent,
-          method: 'POST',
-          headers,
-          body,
-          signal: controller.signal,
-        });
+    const url = new URL(target);
+    if (url.protocol !== 'https:') throw new RefusedTarget('the URL is not HTTPS');
+    const statusCode = await guardedRequest(
+      url,
+      { method: 'POST', headers, body },
+      {
+        isAllowed: (address) => options.allowPrivateHosts || isPublicAddress(address),
+        lookup: options.lookup,
+        extraCaCertificates: options.extraCaCertificates,
+        timeoutMs: options.timeoutMs,
+        connectTimeoutMs: options.timeoutMs,
+        headersTimeoutMs: options.timeoutMs,
+        bodyTimeoutMs: options.timeoutMs,
+        timeoutError: () => Object.assign(new Error('timeout'), { code: 'ABORT_ERR' }),
+        refuse: (reason) => new RefusedTarget(REFUSALS[reason]),
+      },
+      async (response) => {
         // A receiver may answer with a large or endless body; only the status matters.
         await response.body.dump({ limit: 64 * 1024 }).catch(() => {});
         return response.statusCode;
-      })(),
-      deadline,
-    ]);
+      },
+    );
     return { statusCode, durationMs: elapsed() };
   } catch (error) {
     return { error: describeError(error, options.timeoutMs), durationMs: elapsed() };
-  } finally {
-    clearTimeout(timer);
-    void agent?.destroy().catch(() => {});
   }
 }

@@ -12,17 +12,36 @@ export function formatMinorUnits(minor: bigint, decimals: number): string {
  */
 export function decimalAmount(amount: bigint, decimals: number): string {
   if (amount < 0n) throw new RangeError('the amount must not be negative');
-  const scale = 10n ** BigInt(decimals);
-  const whole = amount / scale;
-  const fraction = (amount % scale).toString().padStart(decimals, '0').replace(/0+$/, '');
-  return fraction ? `${whole}.${fraction}` : whole.toString();
+  const text = formatMinorUnits(amount, decimals);
+  return decimals ? text.replace(/\.?0+$/, '') : text;
 }
 
-/** The decimal back in minor units; null when it is not a plain decimal with at most `decimals` places. */
-export function minorUnits(decimal: string, decimals: number): bigint | null {
-  const match = /^(\d+)(?:\.(\d+))?$/.exec(decimal);
+/** A decimal's exact value, `digits / 10^places`, with no trailing zero in its fraction (`1.50` -> 15 and 1). */
+export interface ExactDecimal {
+  digits: bigint;
+  places: number;
+}
+
+/**
+ * Reads plain decimal text (`12`, `0.5`, `1.50`): digits, optionally a point and more digits. Null for anything else:
+ * a sign, an exponent, spaces, or a point without digits on both sides.
+ */
+export function parseDecimal(text: string): ExactDecimal | null {
+  const match = /^(\d+)(?:\.(\d+))?$/.exec(text);
   if (!match) return null;
-  const fraction = match[2] ?? '';
-  if (fraction.length > decimals) return null;
-  return BigInt(match[1] as string) * 10n ** BigInt(decimals) + BigInt(fraction.padEnd(decimals, '0') || '0');
+  const fraction = (match[2] ?? '').replace(/0+$/, '');
+  return { digits: BigInt(`${match[1]}${fraction}`), places: fraction.length };
+}
+
+/**
+ * Plain decimal text (`parseDecimal`) in minor units of `decimals` places, never through a float. A value finer than
+ * the minor unit is null, or with `rounding` 'up' the next minor unit above it.
+ */
+export function parseMinorUnits(text: string, decimals: number, rounding: 'exact' | 'up' = 'exact'): bigint | null {
+  const decimal = parseDecimal(text);
+  if (!decimal) return null;
+  if (decimal.places <= decimals) return decimal.digits * 10n ** BigInt(decimals - decimal.places);
+  if (rounding === 'exact') return null;
+  const step = 10n ** BigInt(decimal.places - decimals);
+  return (decimal.digits + step - 1n) / step;
 }

@@ -1,3 +1,4 @@
+import { decimalAmount, parseDecimal, parseMinorUnits } from '../money.ts';
 import { fiatCurrency } from '../payments/currencies.ts';
 import { UserFacingError } from '../userFacingError.ts';
 
@@ -25,23 +26,23 @@ export class FeeScheduleError extends UserFacingError {}
 
 export const ZERO_PERCENTAGE = '0';
 
-const PERCENTAGE = /^(\d{1,2})(?:\.(\d{1,4}))?$/;
+const PERCENTAGE = /^\d{1,2}(?:\.\d{1,4})?$/;
 
 /**
  * Parses a percentage written as a decimal (`"1.5"` = 1.5 percent), at least 0 and below 100, with at most four
  * decimals. Returns the fraction and the text normalised (`"1.50"` -> `"1.5"`).
  */
 export function parsePercentage(text: string): { value: Percentage; text: string } {
-  const match = PERCENTAGE.exec(text.trim());
-  if (!match)
+  const trimmed = text.trim();
+  const decimal = PERCENTAGE.test(trimmed) ? parseDecimal(trimmed) : null;
+  if (!decimal)
     throw new FeeScheduleError(
       `a percentage is a decimal from 0 to below 100 with at most 4 decimals, e.g. 1.5; got "${text}"`,
     );
-  const whole = match[1] as string;
-  const fraction = (match[2] ?? '').replace(/0+$/, '');
-  const numerator = BigInt(whole + fraction);
-  const normalised = `${BigInt(whole).toString()}${fraction ? `.${fraction}` : ''}`;
-  return { value: { numerator, denominator: 10n ** BigInt(fraction.length) }, text: normalised };
+  return {
+    value: { numerator: decimal.digits, denominator: 10n ** BigInt(decimal.places) },
+    text: decimalAmount(decimal.digits, decimal.places),
+  };
 }
 
 /** Parses `USD:30`: a known ISO 4217 code and a whole number of its minor units (30 = 0.30 USD). */
@@ -103,9 +104,7 @@ export function minimumPaymentAmount(fixedFiat: bigint, percentage: Percentage):
 
 /** A decimal amount of whole tokens (`"1.5"`) in minor units, rounded up when it has more decimals than the token. */
 export function parseTokenAmount(text: string, decimals: number): bigint {
-  const match = /^(\d{1,30})(?:\.(\d+))?$/.exec(text);
-  if (!match) throw new RangeError(`not a decimal amount: "${text}"`);
-  const fraction = match[2] ?? '';
-  const truncated = BigInt((match[1] as string) + fraction.padEnd(decimals, '0').slice(0, decimals));
-  return /[1-9]/.test(fraction.slice(decimals)) ? truncated + 1n : truncated;
+  const minor = parseMinorUnits(text, decimals, 'up');
+  if (minor === null) throw new RangeError(`not a decimal amount: "${text}"`);
+  return minor;
 }

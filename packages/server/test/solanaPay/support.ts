@@ -22,7 +22,7 @@ import {
   getTransferCheckedInstruction,
   TOKEN_PROGRAM_ADDRESS,
 } from '@solana-program/token';
-import { minorUnits } from '../../src/money.ts';
+import { parseMinorUnits } from '../../src/money.ts';
 import { type ParsedTransferRequest, parseTransferRequestUri } from '../../src/solanaPay/transferRequestUri.ts';
 
 /** One SPL transfer as a wallet makes it from a transfer request; `amount` in minor units overrides the request's. */
@@ -50,7 +50,7 @@ export async function payAsWallet(rpcUrl: string, secretKey: string, transfers: 
     const recipient = address(request.recipient);
     const { data: mintAccount } = await fetchMint(rpc, mint);
     const decimals = mintAccount.decimals;
-    const amount = transfer.amount ?? minorUnits(request.amount, decimals);
+    const amount = transfer.amount ?? parseMinorUnits(request.amount, decimals);
     if (amount === null) throw new Error(`unreadable amount ${request.amount}`);
     const [[source], [destination]] = await Promise.all([
       findAssociatedTokenPda({ owner: signer.address, mint, tokenProgram: TOKEN_PROGRAM_ADDRESS }),

@@ -8,7 +8,6 @@ import {
   parsePercentage,
   parseTokenAmount,
 } from '../../src/settlement/fees.ts';
-import { formatMinorUnits } from '../../src/money.ts';
 
 /** Percent text with up to four decimals below 100, e.g. `1.5`, `0.0125`. */
 const percentageText = fc
@@ -52,13 +51,6 @@ describe('fee schedule parsing', () => {
     expect(parseTokenAmount('0.0000001', 6)).toBe(1n);
     expect(parseTokenAmount('2.0000000', 6)).toBe(2_000_000n);
     expect(() => parseTokenAmount('1,5', 6)).toThrow(RangeError);
-  });
-
-  it('formats minor units as standard units', () => {
-    expect(formatMinorUnits(30n, 2)).toBe('0.30');
-    expect(formatMinorUnits(12345n, 2)).toBe('123.45');
-    expect(formatMinorUnits(7n, 0)).toBe('7');
-    expect(formatMinorUnits(-250n, 2)).toBe('-2.50');
   });
 });
 

@@ -5,7 +5,6 @@ import {
   type FetchedSolanaTransaction,
   validateSolanaPayTransfer,
 } from '../../src/chains/solana/validateSolanaPayTransfer.ts';
-import { decimalAmount, minorUnits } from '../../src/money.ts';
 import { parseTransferRequestUri, transferRequestUri } from '../../src/solanaPay/transferRequestUri.ts';
 
 // Well-formed base58 keys; only their identity matters here.
@@ -134,21 +133,6 @@ describe("Solana Pay transfer checks (the cases of @solana/pay's validateTransfe
 });
 
 describe('Solana Pay transfer request URIs', () => {
-  it('writes amounts as plain decimals and reads them back exactly', () => {
-    expect(decimalAmount(10_000_000n, 6)).toBe('10');
-    expect(decimalAmount(9_990_000n, 6)).toBe('9.99');
-    expect(decimalAmount(1n, 6)).toBe('0.000001');
-    expect(decimalAmount(0n, 6)).toBe('0');
-    expect(decimalAmount(123n, 0)).toBe('123');
-    for (const [text, minor] of [
-      ['10', 10_000_000n],
-      ['9.99', 9_990_000n],
-      ['0.000001', 1n],
-    ] as const)
-      expect(minorUnits(text, 6)).toBe(minor);
-    for (const text of ['1e3', '-1', '0.0000001', '.5', '1.', ' 1']) expect(minorUnits(text, 6)).toBeNull();
-  });
-
   it('builds the request the specification describes and parses it back', () => {
     const uri = transferRequestUri({
       recipient: BUYER,

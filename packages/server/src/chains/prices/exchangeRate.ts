@@ -1,10 +1,13 @@
+import { parseDecimal } from '../../money.ts';
+
 /** The price of one whole token in whole units of a fiat currency, as an exact fraction. */
 export interface ExchangeRate {
   numerator: bigint;
   denominator: bigint;
 }
 
-const DECIMAL = /^(\d+)(?:\.(\d+))?(?:[eE]([-+]?\d{1,3}))?$/;
+/** A plain decimal, then optionally an exponent of up to three digits. */
+const SCIENTIFIC = /^([\d.]+)(?:[eE]([-+]?\d{1,3}))?$/;
 
 function gcd(a: bigint, b: bigint): bigint {
   while (b !== 0n) [a, b] = [b, a % b];
@@ -18,13 +21,14 @@ function reduced(numerator: bigint, denominator: bigint): ExchangeRate {
 
 /** Parses a positive decimal rate such as `"3000"`, `"0.92"` or `"2.5e-5"` exactly, never through a float. */
 export function parseExchangeRate(text: string): ExchangeRate {
-  const match = DECIMAL.exec(text);
-  if (!match) throw new RangeError(`not a decimal exchange rate: ${JSON.stringify(text)}`);
-  const [, whole = '', fraction = '', exponentText = '0'] = match;
-  const exponent = Number(exponentText) - fraction.length;
-  const digits = BigInt(whole + fraction);
-  if (digits === 0n) throw new RangeError(`an exchange rate must be positive: ${JSON.stringify(text)}`);
-  return exponent >= 0 ? reduced(digits * 10n ** BigInt(exponent), 1n) : reduced(digits, 10n ** BigInt(-exponent));
+  const match = SCIENTIFIC.exec(text);
+  const decimal = match ? parseDecimal(match[1] as string) : null;
+  if (!match || !decimal) throw new RangeError(`not a decimal exchange rate: ${JSON.stringify(text)}`);
+  if (decimal.digits === 0n) throw new RangeError(`an exchange rate must be positive: ${JSON.stringify(text)}`);
+  const exponent = Number(match[2] ?? '0') - decimal.places;
+  return exponent >= 0
+    ? reduced(decimal.digits * 10n ** BigInt(exponent), 1n)
+    : reduced(decimal.digits, 10n ** BigInt(-exponent));
 }
 
 export const ONE_TO_ONE: ExchangeRate = { numerator: 1n, denominator: 1n };

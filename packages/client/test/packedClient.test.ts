@@ -142,6 +142,8 @@ afterAll(async () => {
 
 describe('the packed @paygate/client', () => {
   it('ships the build only and depends on openapi-fetch alone', () => {
+    // No script is left for the installing project to approve or refuse (npm 11 warns of a `prepare`).
+    expect(installed.installWarnings).toEqual([]);
     expect(installed.packedFiles).toContain('dist/index.js');
     expect(installed.packedFiles).toContain('dist/index.d.ts');
     expect(installed.packedFiles).toContain('dist/generated/openapi.d.ts');

@@ -12,6 +12,8 @@ export interface PackedInstall {
   dir: string;
   /** Paths of the files in the tarball, relative to the package. */
   packedFiles: string[];
+  /** What `npm install` of the tarball warned about (`npm warn ...` lines), such as scripts it would not run. */
+  installWarnings: string[];
   /** Runs `node <script>` in the project with `args`; resolves with its stdout. */
   node(script: string, args?: string[]): Promise<string>;
   /** Type-checks the project's TypeScript files as a strict NodeNext project would; resolves with tsc's output. */
@@ -39,14 +41,16 @@ export async function packAndInstall(packageDir: string, files: Record<string, s
       JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }),
     );
     for (const [name, content] of Object.entries(files)) await writeFile(path.join(dir, name), content);
-    await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', path.join(root, tarball.filename)], {
-      cwd: dir,
-      maxBuffer: 16 << 20,
-    });
+    const installed = await run(
+      'npm',
+      ['install', '--no-audit', '--no-fund', '--prefer-offline', path.join(root, tarball.filename)],
+      { cwd: dir, maxBuffer: 16 << 20 },
+    );
     const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
     return {
       dir,
       packedFiles: tarball.files.map((file) => file.path),
+      installWarnings: installed.stderr.split('\n').filter((line) => line.startsWith('npm warn')),
       node: async (script, args = []) =>
         (await run(process.execPath, [script, ...args], { cwd: dir, maxBuffer: 16 << 20 })).stdout,
       typecheck: async () => {

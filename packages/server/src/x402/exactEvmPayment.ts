@@ -1,5 +1,10 @@
 import { type Address, getAddress, type Hex, isAddress, isAddressEqual } from 'viem';
-import { authorizationTypedData, eip712DomainOf, simulateAuthorization } from '../chains/evm/eip3009.ts';
+import {
+  authorizationTypedData,
+  eip712DomainOf,
+  simulateAuthorization,
+  storedAuthorizationOf,
+} from '../chains/evm/eip3009.ts';
 import { PaymentRefusedError } from '../chains/evm/errors.ts';
 import type { NetworkInfo } from '../chains/registry.ts';
 import type { AppContext } from '../context.ts';
@@ -7,7 +12,6 @@ import { readingChain } from '../gateway/chainFailures.ts';
 import type { ChainServices } from '../gateway/chainServices.ts';
 import { SIGNATURE } from '../gateway/walletResultFormats.ts';
 import { reasonOfFailure, X402Refusal } from './reasons.ts';
-
 import { x402PayTo } from './x402PayTo.ts';
 import { type CheckedX402Payment, checkRequirements, fiatOf, refuse, resourceUrlOf } from './x402Requirements.ts';
 import type { FacilitatorRequest } from './x402Schemas.ts';
@@ -138,7 +142,6 @@ export async function checkExactEvmPayment(
     refuse('validAfter', `the authorisation is valid only after unix ${message.validAfter}`);
 
   const typedData = authorizationTypedData(eip712DomainOf(domain), 'TransferWithAuthorization', message);
-  const { domain: stored } = typedData;
   return {
     network,
     token,
@@ -150,20 +153,7 @@ export async function checkExactEvmPayment(
     fiat: fiatOf(token, amount),
     resourceUrl: resourceUrlOf(request),
     validUntil: dateOfUnixSeconds(message.validBefore),
-    terms: {
-      kind: 'x402_eip3009',
-      authorization: {
-        domain: stored,
-        message: {
-          from: message.from,
-          to: message.to,
-          value: message.value.toString(),
-          validAfter: message.validAfter.toString(),
-          validBefore: message.validBefore.toString(),
-          nonce: message.nonce,
-        },
-      },
-    },
+    terms: { kind: 'x402_eip3009', authorization: storedAuthorizationOf(typedData) },
     // One simulation of the transfer as the collector would send it: the token checks the signature (contract
     // wallets too), the nonce and the balance; its gas is what the relay then sends with.
     checkOnChain: async () => {

@@ -80,6 +80,22 @@ export function storedAuthorizationTypedData<P extends AuthorizationTypedData['p
   });
 }
 
+/** The stored form of an authorisation's typed data, whichever of the token's two functions it was signed for. */
+export function storedAuthorizationOf(typedData: AuthorizationTypedData): StoredAuthorization {
+  const { message } = typedData;
+  return {
+    domain: typedData.domain,
+    message: {
+      from: message.from,
+      to: message.to,
+      value: message.value.toString(),
+      validAfter: message.validAfter.toString(),
+      validBefore: message.validBefore.toString(),
+      nonce: message.nonce,
+    },
+  };
+}
+
 /** The EIP-712 domain an EIP-3009 token's authorisations are signed in. */
 export function eip712DomainOf(token: Eip3009Token): Eip712Domain {
   return { name: token.name, version: token.version, chainId: token.chainId, verifyingContract: token.address };

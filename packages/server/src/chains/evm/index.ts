@@ -10,6 +10,7 @@ export {
   receiveWithAuthorizationTypedData,
   relayReceiveWithAuthorization,
   type StoredAuthorization,
+  storedAuthorizationOf,
   storedAuthorizationTypedData,
   verifyReceiveAuthorization,
 } from './eip3009.ts';

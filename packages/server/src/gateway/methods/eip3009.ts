@@ -1,8 +1,8 @@
 import type { Address, Hex } from 'viem';
 import {
   receiveWithAuthorizationTypedData,
-  type StoredAuthorization,
   relayReceiveWithAuthorization,
+  storedAuthorizationOf,
   storedAuthorizationTypedData,
   verifyReceiveAuthorization,
 } from '../../chains/evm/index.ts';
@@ -33,16 +33,7 @@ export const eip3009Method: PaymentMethodHandler<Eip3009Terms> = {
       validAfter: 0n,
       validBefore: BigInt(Math.floor(payment.expires_at.getTime() / 1000)),
     });
-    const { message } = typedData;
-    const authorization: StoredAuthorization = {
-      domain: typedData.domain,
-      message: {
-        ...message,
-        value: message.value.toString(),
-        validAfter: message.validAfter.toString(),
-        validBefore: message.validBefore.toString(),
-      },
-    };
+    const authorization = storedAuthorizationOf(typedData);
     return {
       terms: { kind: 'eip3009', authorization },
       actions: [

@@ -1,11 +1,15 @@
 import type { Address, Hex } from 'viem';
 import {
+  type ExpectedReceipt,
+  type ReceiveAuthorizationTypedData,
   receiveWithAuthorizationTypedData,
   relayReceiveWithAuthorization,
   storedAuthorizationOf,
   storedAuthorizationTypedData,
   verifyReceiveAuthorization,
 } from '../../chains/evm/index.ts';
+import type { ChainServices } from '../chainServices.ts';
+import type { OptionRow } from '../optionLookup.ts';
 import { SIGNATURE } from '../walletResultFormats.ts';
 import { configuredEvmNetwork, relayOnce } from './evmRelay.ts';
 import { type PaymentMethodHandler, sentTransferFailure } from './paymentMethod.ts';
@@ -14,6 +18,20 @@ import { signTypedDataParams } from './signTypedDataParams.ts';
 import type { Eip3009Terms } from './terms.ts';
 
 const RELAY_PURPOSE = 'eip3009_receive';
+
+/** What the option quoted, which the signed authorisation must match exactly. */
+function quotedReceipt(
+  services: ChainServices,
+  option: OptionRow<Eip3009Terms>,
+  typedData: ReceiveAuthorizationTypedData,
+): ExpectedReceipt {
+  return {
+    token: typedData.domain.verifyingContract,
+    collector: services.evm.collector,
+    value: BigInt(option.amount),
+    from: typedData.message.from,
+  };
+}
 
 /** USDC and EURC on EVM chains: one signed `ReceiveWithAuthorization` of the amount to the collector, which the service relays. */
 export const eip3009Method: PaymentMethodHandler<Eip3009Terms> = {
@@ -60,12 +78,7 @@ export const eip3009Method: PaymentMethodHandler<Eip3009Terms> = {
       const gas = await verifyReceiveAuthorization(client, {
         typedData,
         signature,
-        expected: {
-          token: typedData.domain.verifyingContract,
-          collector: services.evm.collector,
-          value: BigInt(option.amount),
-          from: typedData.message.from,
-        },
+        expected: quotedReceipt(services, option, typedData),
         clock: { now: () => now },
       });
       // The collector pays the relay's gas out of the operator's funding: a confirm it cannot cover is refused.
@@ -83,12 +96,7 @@ export const eip3009Method: PaymentMethodHandler<Eip3009Terms> = {
         chain: option.network,
         typedData,
         signature: values[0] as Hex,
-        expected: {
-          token: typedData.domain.verifyingContract,
-          collector: services.evm.collector,
-          value: BigInt(option.amount),
-          from: typedData.message.from,
-        },
+        expected: quotedReceipt(services, option, typedData),
         clock: ctx.clock,
         paymentId,
         ...(check?.gas ? { gas: check.gas } : {}),

@@ -1,39 +1,20 @@
-import { type Hex, isAddressEqual } from 'viem';
-import { PaymentRefusedError } from '../chains/evm/errors.ts';
+import type { Hex } from 'viem';
+import {
+  relayAuthorization,
+  requireTransferRecipient,
+  requireTransferValidAt,
+  simulateAuthorization,
+  storedAuthorizationTypedData,
+} from '../chains/evm/eip3009.ts';
 import { configuredEvmNetwork, relayOnce } from '../gateway/methods/evmRelay.ts';
 import { type PaymentMethodHandler, sentTransferFailure } from '../gateway/methods/paymentMethod.ts';
 import { acceptedEvmNetwork, refusalOf, resultValue } from '../gateway/methods/refusals.ts';
 import type { X402Eip3009Terms } from '../gateway/methods/terms.ts';
 import { SIGNATURE } from '../gateway/walletResultFormats.ts';
 import { evmPayToOfPayment } from './x402PayTo.ts';
-import {
-  relayAuthorization,
-  simulateAuthorization,
-  type StoredAuthorization,
-  storedAuthorizationTypedData,
-  type TransferAuthorizationTypedData,
-} from '../chains/evm/eip3009.ts';
 
 /** The relayer's purpose of the transfer that pays an x402 payment. */
 export const X402_TRANSFER_PURPOSE = 'x402_transfer';
-
-/** The typed data of the agent's signed `TransferWithAuthorization`, from its stored form. */
-export function x402TypedData(stored: StoredAuthorization): TransferAuthorizationTypedData {
-  return storedAuthorizationTypedData(stored, 'TransferWithAuthorization');
-}
-
-/** Refuses an authorisation outside its validity window at `now`: the token would refuse it too. */
-export function requireValidAt(typedData: TransferAuthorizationTypedData, now: Date): void {
-  const seconds = BigInt(Math.floor(now.getTime() / 1000));
-  const { validAfter, validBefore } = typedData.message;
-  if (validBefore <= seconds)
-    throw new PaymentRefusedError('authorization_expired', `the authorisation expired at unix ${validBefore}`);
-  if (validAfter > seconds)
-    throw new PaymentRefusedError(
-      'authorization_not_yet_valid',
-      `the authorisation is valid only after unix ${validAfter}`,
-    );
-}
 
 /**
  * An x402 `exact` payment on EVM: the agent's signed EIP-3009 `TransferWithAuthorization` to the merchant's own
@@ -56,8 +37,8 @@ export const x402Eip3009Method: PaymentMethodHandler<X402Eip3009Terms> = {
   async verifyConfirmation(services, chains, option, results, now) {
     try {
       const signature = resultValue(results, 0, SIGNATURE, 'a 0x-prefixed hex signature');
-      const typedData = x402TypedData(option.terms.authorization);
-      requireValidAt(typedData, now);
+      const typedData = storedAuthorizationTypedData(option.terms.authorization, 'TransferWithAuthorization');
+      requireTransferValidAt(typedData, now);
       const gas = await simulateAuthorization(services.evm.clients.for(acceptedEvmNetwork(chains, option)), {
         typedData,
         signature,
@@ -70,17 +51,12 @@ export const x402Eip3009Method: PaymentMethodHandler<X402Eip3009Terms> = {
   },
 
   submit(ctx, services, paymentId, option, values, check) {
-    const typedData = x402TypedData(option.terms.authorization);
+    const typedData = storedAuthorizationTypedData(option.terms.authorization, 'TransferWithAuthorization');
     return relayOnce(ctx, services, paymentId, X402_TRANSFER_PURPOSE, async () => {
       // A submission retried late must not send what the token would refuse (and charge the gas of a revert).
-      requireValidAt(typedData, ctx.clock.now());
+      requireTransferValidAt(typedData, ctx.clock.now());
       // Sent only when it pays the payment's merchant.
-      const recipient = await evmPayToOfPayment(ctx.db, services, paymentId);
-      if (!isAddressEqual(typedData.message.to, recipient))
-        throw new PaymentRefusedError(
-          'recipient_mismatch',
-          `the authorisation pays ${typedData.message.to}, not ${recipient}`,
-        );
+      requireTransferRecipient(typedData, await evmPayToOfPayment(ctx.db, services, paymentId));
       return relayAuthorization(services.evm.clients.for(configuredEvmNetwork(ctx, option)), services.evm.relayer, {
         chain: option.network,
         typedData,

@@ -214,6 +214,28 @@ function checkTerms(
   refuseUnlessMatching(params.typedData, params.expected, chainId, params.clock.now());
 }
 
+/** Refuses a transfer authorisation outside its validity window at `now`: the token would refuse it too. */
+export function requireTransferValidAt(typedData: TransferAuthorizationTypedData, now: Date): void {
+  const seconds = BigInt(Math.floor(now.getTime() / 1000));
+  const { validAfter, validBefore } = typedData.message;
+  if (validBefore <= seconds)
+    throw new PaymentRefusedError('authorization_expired', `the authorisation expired at unix ${validBefore}`);
+  if (validAfter > seconds)
+    throw new PaymentRefusedError(
+      'authorization_not_yet_valid',
+      `the authorisation is valid only after unix ${validAfter}`,
+    );
+}
+
+/** Refuses a transfer authorisation that does not pay `recipient`. */
+export function requireTransferRecipient(typedData: TransferAuthorizationTypedData, recipient: Address): void {
+  if (!isAddressEqual(typedData.message.to, recipient))
+    throw new PaymentRefusedError(
+      'recipient_mismatch',
+      `the authorisation pays ${typedData.message.to}, not ${recipient}`,
+    );
+}
+
 /**
  * Why the token refuses an authorisation, worked out only once `functionName` did: a signature that is not the
  * payer's (recovered locally for plain accounts, asked on chain for ERC-1271 contract wallets), a used or cancelled

@@ -49,7 +49,9 @@ describe('dashboard refund sent on chain in Chromium, on the devnet: the buyer g
     await page.getByRole('button', { name: 'Yes, refund' }).click();
     await expect.poll(() => actionStatus().textContent()).toContain('sent back on chain');
     const refunds = page.locator('section[aria-labelledby="refunds-heading"] tbody tr');
-    await expect.poll(() => refunds.first().textContent()).toContain('pending');
+    const refundStatus = () => refunds.first().locator('td[data-label="Status"] .status').textContent();
+    await expect.poll(refundStatus).toBe('Pending');
+    expect(await page.locator('.payment-status .status').allTextContents()).toEqual(['Succeeded', 'Refund pending']);
 
     // The refund worker sends it; the page, left alone, shows it land with its transaction.
     const worker = new RefundWorker({
@@ -60,14 +62,27 @@ describe('dashboard refund sent on chain in Chromium, on the devnet: the buyer g
       log: warningsInto(problems),
     });
     await worker.runOnce();
-    await expect.poll(() => refunds.first().textContent(), { timeout: 30_000 }).toContain('succeeded');
+    await expect.poll(refundStatus, { timeout: 30_000 }).toBe('Succeeded');
+    expect(await page.locator('.payment-status .status').allTextContents()).toEqual([
+      'Succeeded',
+      'Partially refunded',
+    ]);
     const read = await call(testbed.server, `/v1/payments/${paymentId}`, {
       headers: { 'api-key': testbed.partner.apiKey, 'merchant-id': testbed.merchantId },
     });
     const [refund] = read.body.refunds;
     expect(refund).toMatchObject({ method: 'onchain', status: 'succeeded', amount: { value: '500' } });
     expect(refund.txHash).toMatch(/^0x[0-9a-f]{64}$/);
-    expect(await refunds.first().textContent()).toContain(refund.txHash);
+    // Shortened in the row, whole in its title and on the clipboard.
+    expect(await refunds.first().locator('td[data-label="Transaction"] code').getAttribute('title')).toBe(
+      refund.txHash,
+    );
+    expect(await refunds.first().getByRole('button', { name: 'Copy transaction hash' }).getAttribute('data-copy')).toBe(
+      refund.txHash,
+    );
+    expect(await refunds.first().getByRole('button', { name: 'Copy refund id' }).getAttribute('data-copy')).toBe(
+      refund.id,
+    );
     // 5.00 USD of USDC at the devnet's price of one: 5 USDC, to the unit.
     expect((await usdcBalance(testbed, buyer)) - before).toBe(5_000_000n);
     await expectAccessible(page);

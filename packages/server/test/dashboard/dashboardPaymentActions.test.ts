@@ -31,6 +31,24 @@ describe('dashboard payment actions in Chromium: cancel an unpaid payment, refun
     return result.body;
   }
 
+  /** The payment's status and the marks of its refunds beside it, as the page shows them. */
+  const statusBadges = () => page.locator('.payment-status .status').allTextContents();
+  /** The value of a fact of the payment's page (`Refunded`), or null when the page does not show it. */
+  const fact = async (term: string) => {
+    const found = page.locator('.fact', { has: page.locator(`dt:text-is("${term}")`) });
+    return (await found.count()) ? found.locator('dd').textContent() : null;
+  };
+  /** The statuses of the payment's refunds, oldest first, as their badges say them. */
+  const refundStatuses = () =>
+    page.locator('section[aria-labelledby="refunds-heading"] td[data-label="Status"]').allTextContents();
+  /** What the payment list shows in a payment's Status cell. */
+  async function listedStatus(paymentId: string) {
+    await page.goto(`${server.url}/dashboard/payments?merchantId=${merchantId}`);
+    const cell = page.locator(`tr[data-payment-id="${paymentId}"] .status`);
+    await cell.first().waitFor();
+    return cell.allTextContents();
+  }
+
   async function openPayment(paymentId: string, referenceId: string) {
     await page.goto(`${server.url}/dashboard/payments/${paymentId}?merchantId=${merchantId}`);
     await page.getByRole('heading', { name: `Payment ${referenceId}`, level: 1 }).waitFor();
@@ -66,6 +84,7 @@ describe('dashboard payment actions in Chromium: cancel an unpaid payment, refun
     ).id;
     browser = await launchChromium();
     context = await consoleContext(browser, consoleProblems);
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
     page = await signedInDashboard(server, context, partner.partnerId);
   }, 180_000);
 
@@ -165,6 +184,12 @@ describe('dashboard payment actions in Chromium: cancel an unpaid payment, refun
     expect(recorded.refundedAmount).toEqual({ unit: 'iso4217/USD', value: '1234' });
     await expect.poll(() => page.locator('#refunds-heading').count()).toBe(1);
     expect(await page.locator('main').textContent()).toContain('$12.34');
+    // Partly refunded: said beside its status, the refund's own status a badge like the payment's.
+    await expect.poll(statusBadges).toEqual(['Succeeded', 'Partially refunded']);
+    expect(await fact('Refunded')).toBe('$12.34');
+    expect(await fact('Refund pending')).toBeNull();
+    expect(await refundStatuses()).toEqual(['Succeeded']);
+    await saveDashboardScreenshots(page, 'payment-partly-refunded');
 
     // The rest, sent back to the paying account: the amount left empty.
     await page.getByRole('button', { name: 'Refund…' }).click();
@@ -185,8 +210,64 @@ describe('dashboard payment actions in Chromium: cancel an unpaid payment, refun
       ],
     );
     await expect.poll(() => page.locator('main').textContent()).toContain('Sent back on chain');
+    // The rest is on its way back, not refunded yet.
+    await expect.poll(statusBadges).toEqual(['Succeeded', 'Partially refunded', 'Refund pending']);
+    expect(await fact('Refunded')).toBe('$12.34');
+    expect(await fact('Refund pending')).toBe('$12,333.33 on its way back to the buyer');
+    expect(await refundStatuses()).toEqual(['Succeeded', 'Pending']);
+    // Nothing is left to refund: the page no longer offers it.
+    expect(await page.getByRole('button', { name: 'Refund…' }).count()).toBe(0);
+    expect(await page.locator('section[aria-labelledby="refunds-heading"] .status').allTextContents()).toEqual([
+      'Succeeded',
+      'Pending',
+    ]);
+
+    // Ids copy whole to the clipboard, and the button says so.
+    const pendingRefundId = sent.refunds[1].id as string;
+    const pendingRow = page.locator(`tr[data-refund-id="${pendingRefundId}"]`);
+    await pendingRow.getByRole('button', { name: 'Copy refund id' }).click();
+    await expect.poll(() => pendingRow.locator('.copy-feedback').textContent()).toBe('Copied');
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(pendingRefundId);
+    await page.getByRole('button', { name: 'Copy payment id' }).click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(paymentId);
+    await page.getByRole('button', { name: 'Copy merchant id' }).click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(merchantId);
     await expectAccessible(page);
     await saveDashboardScreenshots(page, 'payment-refunded');
+
+    expect(await listedStatus(paymentId)).toEqual(['Succeeded', 'Partially refunded', 'Refund pending']);
+  });
+
+  it('shows a refund still on its way as pending, never as $0.00 refunded; a whole refund as Refunded', async () => {
+    const sending = await succeededPayment('refund-on-its-way-1');
+    const asked = await call(server, '/v1/refunds', {
+      method: 'POST',
+      headers: { 'api-key': partner.apiKey, 'merchant-id': merchantId },
+      body: { paymentId: sending, send: true },
+    });
+    expect([asked.status, asked.body.status]).toEqual([200, 'pending']);
+    await openPayment(sending, 'refund-on-its-way-1');
+    expect(await statusBadges()).toEqual(['Succeeded', 'Refund pending']);
+    expect(await fact('Refunded')).toBeNull();
+    expect(await fact('Refund pending')).toBe('$12,345.67 on its way back to the buyer');
+    expect(await page.locator('main').textContent()).not.toContain('$0.00');
+    await expectAccessible(page);
+    await saveDashboardScreenshots(page, 'payment-refund-pending');
+    expect(await listedStatus(sending)).toEqual(['Succeeded', 'Refund pending']);
+
+    const whole = await succeededPayment('refunded-whole-1');
+    const recorded = await call(server, '/v1/refunds', {
+      method: 'POST',
+      headers: { 'api-key': partner.apiKey, 'merchant-id': merchantId },
+      body: { paymentId: whole },
+    });
+    expect(recorded.status, recorded.text).toBe(200);
+    expect(await listedStatus(whole)).toEqual(['Succeeded', 'Refunded']);
+    await saveDashboardScreenshots(page, 'payments-refunds');
+    await openPayment(whole, 'refunded-whole-1');
+    expect(await statusBadges()).toEqual(['Succeeded', 'Refunded']);
+    expect(await fact('Refunded')).toBe('$12,345.67');
+    expect(await page.getByRole('button', { name: 'Refund…' }).count()).toBe(0);
   });
 
   it('keeps to its own scripts: no policy violation or script error', () => {

@@ -72,6 +72,16 @@ export async function getJson<T>(
   return { body: (await response.json()) as T, version: response.headers.get('pay-version') };
 }
 
+/** A file of the API (`GET`, the CSV export) and the name it gives it in `Content-Disposition`. */
+export async function getFile(
+  path: string,
+  options: { headers?: Record<string, string> } = {},
+): Promise<{ file: Blob; name: string | undefined }> {
+  const response = await send(path, { headers: { accept: '*/*', ...options.headers } });
+  const name = /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '')?.[1];
+  return { file: await response.blob(), name };
+}
+
 /** A change through the API (`POST`, `PUT`, `PATCH`, `DELETE`) with the session's CSRF token; its JSON answer, if any. */
 export async function change<T>(
   method: 'POST' | 'PUT' | 'PATCH' | 'DELETE',

@@ -10,10 +10,7 @@ export type Session = Static<typeof SessionView>;
 export type PaymentListAnswer = Static<typeof PaymentList>;
 export type PaymentItem = PaymentListAnswer['data'][number];
 export type ListStats = PaymentListAnswer['stats'];
-export type PaymentDetailAnswer = Static<typeof PaymentDetail> & {
-  refunds?: RefundView[];
-  refundedAmount?: { unit: string; value: string };
-};
+export type PaymentDetailAnswer = Static<typeof PaymentDetail> & { refunds?: RefundView[] };
 export type TokenAmountView = Static<typeof TokenAmount>;
 export type MerchantView = Static<typeof Merchant>;
 export interface MerchantListAnswer {

@@ -146,7 +146,9 @@ export function App(props: { settings: DashboardSettings }) {
   const section: Section | undefined = SECTION_OF[route.page];
   return (
     <Layout session={session} section={section} onSignOut={leave}>
-      {route.page === 'overview' && <OverviewPage location={location} networks={networks.data} />}
+      {route.page === 'overview' && (
+        <OverviewPage location={location} networks={networks.data} settings={props.settings} />
+      )}
       {route.page === 'payments' && (
         <PaymentsPage location={location} networks={networks.data} settings={props.settings} />
       )}

@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { ApiFailure } from './api.ts';
-import { codeSpans, shortened, statusLabel } from './format.ts';
+import { codeSpans, refundMarks, shortened, shownStatus, statusLabel } from './format.ts';
 import type { NetworkDirectory } from './networks.ts';
 
 /** The browser tab's title for a page of a console. */
@@ -30,8 +30,87 @@ export function WithCode(props: { text: string }) {
   );
 }
 
-export function StatusBadge(props: { status: string }) {
-  return <span class={`status status-${props.status}`}>{statusLabel(props.status)}</span>;
+/** A status in words on its colour; `label` names a status that is not a payment's (a refund's, say). */
+export function StatusBadge(props: { status: string; label?: string }) {
+  return <span class={`status status-${props.status}`}>{props.label ?? statusLabel(props.status)}</span>;
+}
+
+/** A payment's status, and beside it what its refunds did (partly or wholly refunded, a refund on its way). */
+export function PaymentStatusBadges(props: {
+  payment: Parameters<typeof refundMarks>[0] & Parameters<typeof shownStatus>[0];
+}) {
+  return (
+    <span class="status-badges">
+      <StatusBadge status={shownStatus(props.payment)} />
+      {refundMarks(props.payment).map((mark) => (
+        <StatusBadge key={mark.kind} status={mark.kind} label={mark.label} />
+      ))}
+    </span>
+  );
+}
+
+/** How long a copy button says what it did. */
+const COPY_FEEDBACK_MS = 4_000;
+
+/**
+ * Puts `text` on the clipboard. A page served over plain http (a service on a local network) has no Clipboard API:
+ * there the older copy command, of a selection made for it, still works.
+ */
+async function writeToClipboard(text: string): Promise<boolean> {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    const focused = document.activeElement as HTMLElement | null;
+    const area = document.createElement('textarea');
+    area.value = text;
+    area.readOnly = true;
+    area.className = 'visually-hidden';
+    document.body.append(area);
+    area.select();
+    const copied = document.execCommand('copy');
+    area.remove();
+    focused?.focus();
+    return copied;
+  }
+}
+
+/**
+ * A button that copies an id or a hash whole (`what` names it: `payment id`), and says beside it that it did; the
+ * words are read out as well as shown.
+ */
+export function CopyButton(props: { text: string; what: string }) {
+  const [outcome, setOutcome] = useState<'copied' | 'failed' | undefined>();
+  useEffect(() => {
+    if (!outcome) return;
+    const timer = setTimeout(() => setOutcome(undefined), COPY_FEEDBACK_MS);
+    return () => clearTimeout(timer);
+  }, [outcome]);
+  return (
+    <span class="copy">
+      <button
+        type="button"
+        class="copy-button"
+        aria-label={`Copy ${props.what}`}
+        data-copy={props.text}
+        onClick={async () => setOutcome((await writeToClipboard(props.text)) ? 'copied' : 'failed')}
+      >
+        Copy
+      </button>
+      <span class="copy-feedback" aria-live="polite">
+        {outcome === 'copied' ? 'Copied' : outcome === 'failed' ? 'Not copied: select it and copy' : ''}
+      </span>
+    </span>
+  );
+}
+
+/** An id shown whole, as code, with its copy button. */
+export function CopyableId(props: { id: string; what: string }) {
+  return (
+    <span class="copyable">
+      <code class="hash">{props.id}</code> <CopyButton text={props.id} what={props.what} />
+    </span>
+  );
 }
 
 /** A wait in words: `45 seconds`, `3 minutes`, `2 hours`. */
@@ -77,8 +156,8 @@ export function Fact(props: { term: string; children: ComponentChildren }) {
 }
 
 /**
- * A transaction hash, linked to its explorer page where the network has an explorer; `short` shows its start and end
- * for a narrow column, the whole in a title.
+ * A transaction hash, linked to its explorer page where the network has an explorer, with a button that copies it
+ * whole; `short` shows its start and end for a narrow column, the whole in a title.
  */
 export function TransactionHash(props: {
   hash: string;
@@ -94,11 +173,17 @@ export function TransactionHash(props: {
   ) : (
     <code class="hash">{props.hash}</code>
   );
-  if (!href) return hash;
   return (
-    <a href={href} target="_blank" rel="noopener noreferrer">
-      {hash}
-      <span class="visually-hidden"> (opens the explorer in a new tab)</span>
-    </a>
+    <span class="copyable">
+      {href ? (
+        <a href={href} target="_blank" rel="noopener noreferrer">
+          {hash}
+          <span class="visually-hidden"> (opens the explorer in a new tab)</span>
+        </a>
+      ) : (
+        hash
+      )}{' '}
+      <CopyButton text={props.hash} what="transaction hash" />
+    </span>
   );
 }

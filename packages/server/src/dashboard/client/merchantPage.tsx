@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { MerchantDetail, Session } from './apiTypes.ts';
-import { ErrorNotice, Fact, failureMessage, PageHeading, usePageTitle } from './common.tsx';
+import { CopyableId, ErrorNotice, Fact, failureMessage, PageHeading, usePageTitle } from './common.tsx';
 import { ConfirmAction } from './confirmAction.tsx';
 import { formatDateTime } from './format.ts';
 import { useLiveData } from './liveData.ts';
@@ -128,7 +128,7 @@ export function MerchantPage(props: { session: Session; merchantId: string; netw
             <>
               <dl class="facts">
                 <Fact term="Merchant id">
-                  <code>{merchant.id}</code>
+                  <CopyableId id={merchant.id} what="merchant id" />
                 </Fact>
                 <Fact term="Email">{merchant.email}</Fact>
                 <Fact term="Status">

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { idempotencyKey } from './api.ts';
 import type { MerchantView, Session } from './apiTypes.ts';
-import { ErrorNotice, failureMessage, PageHeading, usePageTitle } from './common.tsx';
+import { CopyableId, ErrorNotice, failureMessage, PageHeading, usePageTitle } from './common.tsx';
 import { formatDateTime } from './format.ts';
 import { useLiveData } from './liveData.ts';
 import { createMerchant, loadMerchantPage, type MerchantFields } from './merchantsApi.ts';
@@ -124,7 +124,11 @@ function MerchantRows(props: { merchants: MerchantView[] }) {
         {props.merchants.map((merchant) => (
           <tr key={merchant.id} data-merchant-id={merchant.id}>
             <td data-label="Merchant">
-              <a href={merchantPath(merchant.id)}>{merchant.name}</a> <code class="hash">{merchant.id}</code>
+              {/* One child: a phone's card lays out a cell's children as rows of its grid. */}
+              <span>
+                <a href={merchantPath(merchant.id)}>{merchant.name}</a>{' '}
+                <CopyableId id={merchant.id} what={`merchant id of ${merchant.name}`} />
+              </span>
             </td>
             <td data-label="Email">{merchant.email}</td>
             <td data-label="Status">

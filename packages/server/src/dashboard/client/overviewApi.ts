@@ -14,9 +14,13 @@ export interface OverviewData {
  * What the overview shows for a range (`startTs`, `endTs`): the list's statistics (a page of one: only its `stats`
  * are read) and the revenue per day, both from the API for the same filters.
  */
-export async function loadOverview(query: URLSearchParams, signal: AbortSignal): Promise<OverviewData> {
+export async function loadOverview(
+  query: URLSearchParams,
+  listVersion: string | undefined,
+  signal: AbortSignal,
+): Promise<OverviewData> {
   const [totals, revenue] = await Promise.all([
-    loadPaymentList(withParameters(query, { limit: '1' }), signal),
+    loadPaymentList(withParameters(query, { limit: '1' }), listVersion, signal),
     getJson<RevenueAnswer>(`/v1/payments/revenue?${query}`, { signal }),
   ]);
   return { totals, revenue: revenue.body.data };

@@ -5,10 +5,12 @@ import type { NetworkDirectory } from './networks.ts';
 import { loadOverview } from './overviewApi.ts';
 import { daysOf, type OverviewRange, RANGE_PRESETS, rangeOf, rangeQuery, utcToday } from './overviewRange.ts';
 import { OVERVIEW_PATH } from './paths.ts';
+import { listVersionOf } from './paymentsApi.ts';
 import { PaymentStats } from './paymentStats.tsx';
 import { RevenueChart, seriesColour } from './revenueChart.tsx';
 import { type CurrencyRevenue, revenueByCurrency, SPLITS, type Split, splitOf } from './revenueSeries.ts';
 import { type Location, navigate } from './router.ts';
+import type { DashboardSettings } from './settings.ts';
 
 /** How often an open overview asks the API again. */
 const OVERVIEW_REFRESH_MS = 30_000;
@@ -192,12 +194,17 @@ function CurrencyRevenueView(props: { revenue: CurrencyRevenue; days: string[]; 
 }
 
 /** The range's figures and revenue, loaded from the API and refreshed while the page is open. */
-function OverviewFigures(props: { range: OverviewRange; split: Split; networks: NetworkDirectory | undefined }) {
+function OverviewFigures(props: {
+  range: OverviewRange;
+  split: Split;
+  networks: NetworkDirectory | undefined;
+  listVersion: string | undefined;
+}) {
   const { range, split } = props;
   const query = rangeQuery(range);
   const live = useLiveData(
     query.toString(),
-    (signal) => loadOverview(query, signal),
+    (signal) => loadOverview(query, props.listVersion, signal),
     () => OVERVIEW_REFRESH_MS,
   );
   const days = daysOf(range);
@@ -234,7 +241,11 @@ function OverviewFigures(props: { range: OverviewRange; split: Split; networks: 
  * The overview: the figures of a range of days (the API's statistics for it, the counts by status) and the revenue
  * per day, by currency, split by token or network.
  */
-export function OverviewPage(props: { location: Location; networks: NetworkDirectory | undefined }) {
+export function OverviewPage(props: {
+  location: Location;
+  networks: NetworkDirectory | undefined;
+  settings: DashboardSettings;
+}) {
   usePageTitle('Overview');
   const range = rangeOf(props.location.query, utcToday());
   const split = splitOf(props.location.query);
@@ -242,7 +253,14 @@ export function OverviewPage(props: { location: Location; networks: NetworkDirec
     <>
       <PageHeading>Overview</PageHeading>
       <RangePicker range={range} split={split} />
-      {!range.problem && <OverviewFigures range={range} split={split} networks={props.networks} />}
+      {!range.problem && (
+        <OverviewFigures
+          range={range}
+          split={split}
+          networks={props.networks}
+          listVersion={listVersionOf(props.settings)}
+        />
+      )}
     </>
   );
 }

@@ -5,7 +5,7 @@ import { ApiFailure, change, idempotencyKey } from './api.ts';
 import type { PaymentDetailAnswer, Session } from './apiTypes.ts';
 import { failureMessage } from './common.tsx';
 import { ConfirmAction, ConfirmQuestion } from './confirmAction.tsx';
-import { formatFiat, minorUnitsOf } from './format.ts';
+import { aboveZero, formatFiat, minorUnitsOf } from './format.ts';
 
 /** A step of the refund: offered, being filled in, asked to confirm. */
 type Step = 'idle' | 'form' | 'confirm';
@@ -17,6 +17,24 @@ function useFocusWhen<T extends HTMLElement>(when: boolean) {
     if (when) element.current?.focus();
   }, [when]);
   return element;
+}
+
+/** What the payment's refunds returned and are returning so far, for the refund form's hint; empty before any. */
+function refundedSoFar(payment: PaymentDetailAnswer): string {
+  const refunded = aboveZero(payment.refundedAmount);
+  const pending = aboveZero(payment.pendingRefundAmount);
+  const said = [
+    ...(refunded ? [`refunded so far: ${formatFiat(refunded)}`] : []),
+    ...(pending ? [`on its way back: ${formatFiat(pending)}`] : []),
+  ];
+  return said.length ? ` (${said.join('; ')})` : '';
+}
+
+/** Whether some of the payment is neither refunded nor on its way back: what a refund could still return. */
+function leftToRefund(payment: PaymentDetailAnswer): boolean {
+  if (!payment.fiatAmount) return false;
+  const taken = BigInt(payment.refundedAmount?.value ?? '0') + BigInt(payment.pendingRefundAmount?.value ?? '0');
+  return BigInt(payment.fiatAmount.value) > taken;
 }
 
 /** Why the API refused a refund, in words; what can still be refunded in the currency, not in minor units. */
@@ -148,8 +166,7 @@ function RefundPayment(props: ActionProps) {
               aria-invalid={problem ? true : undefined}
             />
             <p id="refund-amount-hint" class="hint">
-              Leave empty to refund everything not refunded yet
-              {payment.refundedAmount ? ` (refunded so far: ${formatFiat(payment.refundedAmount)})` : ''}.
+              Leave empty to refund everything not refunded yet{refundedSoFar(payment)}.
             </p>
             {problem && (
               <p id="refund-amount-problem" class="error" role="alert">
@@ -201,8 +218,9 @@ function RefundPayment(props: ActionProps) {
 }
 
 /**
- * What can be done to a payment from its page: cancel it while unpaid, refund it once succeeded. What an action did
- * stays said after it, even when the payment it changed no longer offers it (a cancelled payment).
+ * What can be done to a payment from its page: cancel it while unpaid, refund it once succeeded while some of it is
+ * left to refund. What an action did stays said after it, even when the payment it changed no longer offers it (a
+ * cancelled payment, one refunded in full).
  */
 export function PaymentActions(props: { payment: PaymentDetailAnswer; session: Session; onChanged: () => void }) {
   const [done, setDone] = useState<string | undefined>();
@@ -218,7 +236,7 @@ export function PaymentActions(props: { payment: PaymentDetailAnswer; session: S
   const offered =
     status === 'requires_action' ? (
       <CancelPayment {...action} />
-    ) : status === 'succeeded' ? (
+    ) : status === 'succeeded' && leftToRefund(props.payment) ? (
       <RefundPayment {...action} />
     ) : null;
   if (!offered && !done) return null;

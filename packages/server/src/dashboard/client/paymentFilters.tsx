@@ -55,11 +55,17 @@ function CheckboxGroup(props: {
   name: string;
   options: { value: string; label: string }[];
   checked: string[];
+  hint?: string;
 }) {
   if (props.options.length === 0) return null;
   return (
-    <fieldset class="choices">
+    <fieldset class="choices" aria-describedby={props.hint ? `${props.name}-hint` : undefined}>
       <legend>{props.legend}</legend>
+      {props.hint && (
+        <p id={`${props.name}-hint`} class="hint">
+          {props.hint}
+        </p>
+      )}
       {props.options.map((option) => (
         <label key={option.value} class="choice">
           <input
@@ -167,6 +173,11 @@ export function PaymentFilters(props: {
           name="status"
           options={statuses.map((status) => ({ value: status, label: statusLabel(status) }))}
           checked={query.getAll('status')}
+          hint={
+            props.offerCancelled
+              ? 'Failed includes the cancelled payments, as the API lists them; the counts by status show each payment once.'
+              : undefined
+          }
         />
         {props.networks && (
           <>

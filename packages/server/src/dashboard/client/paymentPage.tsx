@@ -1,7 +1,16 @@
 import type { ComponentChildren } from 'preact';
 import type { PaymentDetailAnswer, Session, TokenAmountView } from './apiTypes.ts';
-import { ErrorNotice, Fact, PageHeading, StatusBadge, TransactionHash, usePageTitle } from './common.tsx';
-import { formatDateTime, formatFiat, formatTokenExact } from './format.ts';
+import {
+  CopyableId,
+  ErrorNotice,
+  Fact,
+  PageHeading,
+  PaymentStatusBadges,
+  StatusBadge,
+  TransactionHash,
+  usePageTitle,
+} from './common.tsx';
+import { aboveZero, formatDateTime, formatFiat, formatTokenExact, REFUND_STATUS_LABELS } from './format.ts';
 import { useLiveData } from './liveData.ts';
 import type { NetworkDirectory } from './networks.ts';
 import { PAYMENTS_PATH } from './paths.ts';
@@ -48,10 +57,12 @@ function PaymentDetails(props: {
   const { payment, networks } = props;
   const chain = payment.transaction && networks?.chainOf(payment.transaction, payment.tokenAmount?.unit);
   const settlementTx = payment.settlement?.successful?.txId ?? payment.settlement?.txHash;
+  const refunded = aboveZero(payment.refundedAmount);
+  const refundPending = aboveZero(payment.pendingRefundAmount);
   return (
     <>
       <p class="payment-status" aria-live="polite">
-        Status: <StatusBadge status={payment.status} />
+        Status: <PaymentStatusBadges payment={payment} />
         {!payment.isTerminal && <span class="hint"> This page updates by itself.</span>}
       </p>
       {props.actions}
@@ -66,7 +77,8 @@ function PaymentDetails(props: {
               {payment.fees.percentage ? ` (${payment.fees.percentage}%)` : ''}
             </Fact>
           )}
-          {payment.refundedAmount && <Fact term="Refunded">{formatFiat(payment.refundedAmount)}</Fact>}
+          {refunded && <Fact term="Refunded">{formatFiat(refunded)}</Fact>}
+          {refundPending && <Fact term="Refund pending">{formatFiat(refundPending)} on its way back to the buyer</Fact>}
           {payment.settlement && (
             <Fact term="Settlement">
               {payment.settlement.settled && payment.settlement.amount
@@ -87,7 +99,7 @@ function PaymentDetails(props: {
         <h2 id="buyer-heading">Buyer and transaction</h2>
         <dl class="facts">
           <Fact term="Buyer account">
-            {payment.buyer ? <code class="hash">{payment.buyer.accountCaip10}</code> : 'Not known yet'}
+            {payment.buyer ? <CopyableId id={payment.buyer.accountCaip10} what="buyer account" /> : 'Not known yet'}
           </Fact>
           {payment.buyer?.accountProviderName && <Fact term="Paid with">{payment.buyer.accountProviderName}</Fact>}
           {payment.transaction && (
@@ -135,6 +147,7 @@ function PaymentDetails(props: {
                         hash={exception.transaction.hash}
                         chain={chainOfUnit(exception.amount.unit)}
                         networks={networks}
+                        short
                       />
                     </td>
                     <td data-label="Recorded">{formatDateTime(exception.createdAt)}</td>
@@ -152,6 +165,7 @@ function PaymentDetails(props: {
             <table>
               <thead>
                 <tr>
+                  <th scope="col">Refund</th>
                   <th scope="col">Amount</th>
                   <th scope="col">How</th>
                   <th scope="col">Status</th>
@@ -161,14 +175,19 @@ function PaymentDetails(props: {
               </thead>
               <tbody>
                 {payment.refunds.map((refund) => (
-                  <tr key={refund.id}>
+                  <tr key={refund.id} data-refund-id={refund.id}>
+                    <td data-label="Refund">
+                      <CopyableId id={refund.id} what="refund id" />
+                    </td>
                     <td data-label="Amount">
                       {refund.exceptionId && refund.tokenAmount
                         ? formatTokenExact(refund.tokenAmount.value, networks?.token(refund.tokenAmount.unit))
                         : formatFiat(refund.amount)}
                     </td>
                     <td data-label="How">{refund.method === 'onchain' ? 'Sent back on chain' : 'Recorded'}</td>
-                    <td data-label="Status">{refund.status}</td>
+                    <td data-label="Status">
+                      <StatusBadge status={refund.status} label={REFUND_STATUS_LABELS[refund.status]} />
+                    </td>
                     <td data-label="Asked">{formatDateTime(refund.createdAt)}</td>
                     <td data-label="Transaction">
                       {refund.txHash ? (
@@ -176,6 +195,7 @@ function PaymentDetails(props: {
                           hash={refund.txHash}
                           chain={refund.tokenAmount && chainOfUnit(refund.tokenAmount.unit)}
                           networks={networks}
+                          short
                         />
                       ) : (
                         '—'
@@ -192,10 +212,10 @@ function PaymentDetails(props: {
         <h2 id="record-heading">Record</h2>
         <dl class="facts">
           <Fact term="Payment id">
-            <code>{payment.paymentId}</code>
+            <CopyableId id={payment.paymentId} what="payment id" />
           </Fact>
           <Fact term="Merchant">
-            {payment.merchant.name ?? payment.merchant.id} <code>{payment.merchant.id}</code>
+            {payment.merchant.name ?? payment.merchant.id} <CopyableId id={payment.merchant.id} what="merchant id" />
           </Fact>
           <Fact term="Source">{SOURCE_LABELS[payment.source] ?? payment.source}</Fact>
           <Fact term="Created">{formatDateTime(payment.createdAt)}</Fact>

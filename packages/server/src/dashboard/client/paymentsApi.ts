@@ -1,29 +1,50 @@
 import { ApiFailure, getJson } from './api.ts';
 import type { MerchantListAnswer, MerchantView, PaymentDetailAnswer, PaymentListAnswer } from './apiTypes.ts';
 import { LIST_STATUSES, statusCountsQuery } from './paymentsQuery.ts';
+import type { DashboardSettings } from './settings.ts';
+
+/**
+ * The API version the dashboard reads the payment list under: the newest whose list filters and counts cancelled
+ * payments, so it shows them apart whichever version the partner pinned (the list differs in nothing else the
+ * dashboard asks). Undefined if no version does.
+ */
+export function listVersionOf(settings: DashboardSettings): string | undefined {
+  return settings.cancelledStatusVersions.at(-1);
+}
 
 export interface PaymentListView {
   list: PaymentListAnswer;
   /** Payments per status under the other filters, each the API's own count. */
   statusCounts: { status: string; count: number }[];
-  /** The API version the list answered under. */
-  version: string | null;
 }
 
-/** A page of the partner's payments and the counts by status, from the API, for the list's query. */
-export async function loadPaymentList(query: URLSearchParams, signal: AbortSignal): Promise<PaymentListView> {
+/**
+ * A page of the partner's payments and the counts by status, from the API under `version`, for the list's query.
+ * The API counts a cancelled payment within `failed` too; here each payment is counted once, under the status it
+ * is shown in.
+ */
+export async function loadPaymentList(
+  query: URLSearchParams,
+  version: string | undefined,
+  signal: AbortSignal,
+): Promise<PaymentListView> {
+  const headers: Record<string, string> = version ? { 'pay-version': version } : {};
   const [page, counts] = await Promise.all([
-    getJson<PaymentListAnswer>(`/v1/payments?${query}`, { signal }),
+    getJson<PaymentListAnswer>(`/v1/payments?${query}`, { headers, signal }),
     getJson<{ data: { status: string; payments: number }[] }>(
       `/v1/payments/status-counts?${statusCountsQuery(query)}`,
-      { signal },
+      { headers, signal },
     ),
   ]);
   const counted = new Map(counts.body.data.map((entry) => [entry.status, entry.payments]));
+  const cancelled = counted.get('cancelled');
+  const statuses: string[] = [...LIST_STATUSES, ...(cancelled === undefined ? [] : ['cancelled'])];
   return {
     list: page.body,
-    statusCounts: LIST_STATUSES.map((status) => ({ status, count: counted.get(status) ?? 0 })),
-    version: page.version,
+    statusCounts: statuses.map((status) => ({
+      status,
+      count: (counted.get(status) ?? 0) - (status === 'failed' ? (cancelled ?? 0) : 0),
+    })),
   };
 }
 

@@ -1,12 +1,13 @@
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { getFile } from './api.ts';
 import type { PaymentItem } from './apiTypes.ts';
-import { ErrorNotice, PageHeading, StatusBadge, usePageTitle } from './common.tsx';
+import { ErrorNotice, PageHeading, PaymentStatusBadges, usePageTitle } from './common.tsx';
 import { formatDateTime, formatFiat } from './format.ts';
 import { useLiveData } from './liveData.ts';
 import type { NetworkDirectory } from './networks.ts';
 import { PaymentFilters } from './paymentFilters.tsx';
 import { PaymentStats } from './paymentStats.tsx';
-import { loadMerchants, loadPaymentList } from './paymentsApi.ts';
+import { listVersionOf, loadMerchants, loadPaymentList } from './paymentsApi.ts';
 import { listQueryOf, withParameters } from './paymentsQuery.ts';
 import { PAYMENTS_PATH, paymentPath } from './paths.ts';
 import { type Location, navigate } from './router.ts';
@@ -52,7 +53,7 @@ function PaymentRows(props: { payments: PaymentItem[]; page: number | undefined 
               {payment.fiatAmount ? formatFiat(payment.fiatAmount) : '—'}
             </td>
             <td data-label="Status">
-              <StatusBadge status={payment.status} />
+              <PaymentStatusBadges payment={payment} />
             </td>
             <td data-label="Created">
               <time dateTime={payment.createdAt}>{formatDateTime(payment.createdAt)}</time>
@@ -61,6 +62,51 @@ function PaymentRows(props: { payments: PaymentItem[]; page: number | undefined 
         ))}
       </tbody>
     </PagedTable>
+  );
+}
+
+/**
+ * The export of the list's filters and order. A link streams the file to disk; but a list filtered by Cancelled is
+ * the list's API version's (a link cannot name a version), so that export is fetched under it and saved from memory.
+ */
+function ExportCsv(props: { query: URLSearchParams; version: string | undefined }) {
+  const [exporting, setExporting] = useState(false);
+  const [failure, setFailure] = useState<Error | undefined>();
+  const href = `/v1/payments/export?${props.query}`;
+  const { version } = props;
+  const save = async (listVersion: string) => {
+    setExporting(true);
+    setFailure(undefined);
+    try {
+      const { file, name } = await getFile(href, { headers: { 'pay-version': listVersion } });
+      const link = document.createElement('a');
+      link.href = URL.createObjectURL(file);
+      link.download = name ?? 'payments.csv';
+      link.click();
+      // The download has its own copy once it starts; the address is freed after.
+      setTimeout(() => URL.revokeObjectURL(link.href), 60_000);
+    } catch (error) {
+      setFailure(error as Error);
+    } finally {
+      setExporting(false);
+    }
+  };
+  return (
+    <>
+      <p class="export">
+        {version && props.query.getAll('status').includes('cancelled') ? (
+          <button type="button" class="button" disabled={exporting} onClick={() => save(version)}>
+            {exporting ? 'Exporting…' : 'Export CSV'}
+          </button>
+        ) : (
+          <a class="button" href={href} download>
+            Export CSV
+          </a>
+        )}{' '}
+        <span class="hint">Every payment these filters match, in this order; amounts in minor units.</span>
+      </p>
+      {failure && <ErrorNotice error={failure} prefix="Not exported:" />}
+    </>
   );
 }
 
@@ -76,18 +122,15 @@ export function PaymentsPage(props: {
   usePageTitle('Payments');
   const query = listQueryOf(props.location.query);
   const key = query.toString();
+  const listVersion = listVersionOf(props.settings);
   const live = useLiveData(
     key,
-    (signal) => loadPaymentList(query, signal),
+    (signal) => loadPaymentList(query, listVersion, signal),
     () => LIST_REFRESH_MS,
   );
   const merchants = useLiveData('merchants', loadMerchants, () => undefined);
   const previousCursors = (props.location.state as PagingState | null)?.previousCursors ?? [];
   const cursor = query.get('cursor');
-  const version = live.data?.version;
-  const offerCancelled =
-    query.getAll('status').includes('cancelled') ||
-    (version !== null && version !== undefined && props.settings.cancelledStatusVersions.includes(version));
 
   // Another page or other filters replace the rows and the controls used: focus goes to the new rows, so a keyboard
   // or a screen reader goes on from their start.
@@ -122,7 +165,7 @@ export function PaymentsPage(props: {
         query={query}
         merchants={merchants.data}
         networks={props.networks}
-        offerCancelled={offerCancelled}
+        offerCancelled={listVersion !== undefined}
         onApply={(applied) => show(applied)}
       />
       {live.error && <ErrorNotice error={live.error} prefix={live.data ? 'Could not refresh the list:' : undefined} />}
@@ -130,12 +173,7 @@ export function PaymentsPage(props: {
       {live.data && (
         <>
           <PaymentStats view={live.data} query={query} />
-          <p class="export">
-            <a class="button" href={`/v1/payments/export?${exportQuery}`} download>
-              Export CSV
-            </a>{' '}
-            <span class="hint">Every payment these filters match, in this order; amounts in minor units.</span>
-          </p>
+          <ExportCsv query={exportQuery} version={listVersion} />
           <PaymentRows payments={live.data.list.data} page={pageNumber} />
           <nav class="pager" aria-label="Pages of payments">
             <button type="button" disabled={!cursor} onClick={previous}>

@@ -20,7 +20,7 @@ export const LIST_PARAMETERS = [
 /** Where payments come from: created through the API (checkout), or settled for agents by the x402 facilitator. */
 export const SOURCE_LABELS: Record<string, string> = { api: 'API (checkout)', x402: 'x402 (agents)' };
 
-/** The statuses every API version filters by; `cancelled` only some (`cancelledStatusVersions`). */
+/** The statuses every API version filters by; `cancelled` only some (`cancelledStatusVersions`, `listVersionOf`). */
 export const LIST_STATUSES = ['requires_action', 'processing', 'succeeded', 'failed', 'expired'] as const;
 
 /** The API query of a page's query: its list parameters, in a fixed order, without empty values. */

@@ -1,5 +1,5 @@
 import { ApiFailure } from './api.ts';
-import { ErrorNotice, Fact, PageHeading, TransactionHash, usePageTitle } from './common.tsx';
+import { CopyableId, ErrorNotice, Fact, PageHeading, TransactionHash, usePageTitle } from './common.tsx';
 import { formatDateTime, formatFiat, formatTokenExact } from './format.ts';
 import { useLiveData } from './liveData.ts';
 import { loadMerchant } from './merchantsApi.ts';
@@ -38,7 +38,7 @@ function BatchDetails(props: { batch: SettlementBatchDetail; networks: NetworkDi
         {batch.refundsDeducted !== '0' && <Fact term="Refunds deducted">{amount(batch.refundsDeducted)}</Fact>}
         <Fact term="Merchant">
           <a href={merchantPath(batch.merchantId)}>{merchant.data?.name ?? batch.merchantId}</a>{' '}
-          <code>{batch.merchantId}</code>
+          <CopyableId id={batch.merchantId} what="merchant id" />
         </Fact>
         <Fact term="Destination">
           <code class="hash">{batch.destination}</code>

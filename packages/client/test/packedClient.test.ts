@@ -2,7 +2,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebhookTasks } from '../../server/src/webhooks/tasks.ts';
-import { signatureHeader } from '../../server/src/webhooks/verifySignature.ts';
+import { signatureHeader } from '../src/webhooks.ts';
 import { createIsolatedDatabase } from '../../server/test/support/isolatedDatabase.ts';
 import { createTestCertificate } from '../../server/test/support/logoServer.ts';
 import {

@@ -7,7 +7,7 @@ import type { WebhookDeliveryOptions } from './deliveryOptions.ts';
 import { nextAttemptAt } from './retrySchedule.ts';
 import { scheduleDeliveryAttempt } from './schedule.ts';
 import { type SendResult, sendWebhookRequest } from './send.ts';
-import { signatureHeader } from './verifySignature.ts';
+import { signatureHeader } from '@paygate/client/webhooks';
 
 export const USER_AGENT = 'paygate-webhooks/1 (+https://github.com/paygate)';
 

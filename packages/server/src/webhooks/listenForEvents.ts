@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { UserFacingError } from '../userFacingError.ts';
-import { signatureHeader } from './verifySignature.ts';
+import { signatureHeader } from '@paygate/client/webhooks';
 
 export class ListenError extends UserFacingError {}
 

@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebhookTasks } from '../../src/webhooks/tasks.ts';
-import { verifyWebhookSignature } from '../../src/webhooks/verifySignature.ts';
+import { verifyWebhookSignature } from '@paygate/client/webhooks';
 import { launchChromium } from '../checkout/support/browser.ts';
 import { createIsolatedDatabase } from '../support/isolatedDatabase.ts';
 import { createTestCertificate } from '../support/logoServer.ts';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebhookTasks } from '../../src/webhooks/tasks.ts';
-import { verifyWebhookSignature } from '../../src/webhooks/verifySignature.ts';
+import { verifyWebhookSignature } from '@paygate/client/webhooks';
 import { createMerchant, createPayment } from '../support/fixtures.ts';
 import { createTestCertificate } from '../support/logoServer.ts';
 import { call, newPartner, startTestServer, type TestPartner, type TestServer } from '../support/testServer.ts';

@@ -5,7 +5,7 @@ import { createApiKey } from '../../src/partners/partners.ts';
 import { recordEvent, type EventType } from '../../src/webhooks/events.ts';
 import { sendWebhookRequest } from '../../src/webhooks/send.ts';
 import { createWebhookTasks } from '../../src/webhooks/tasks.ts';
-import { verifyWebhookSignature } from '../../src/webhooks/verifySignature.ts';
+import { verifyWebhookSignature } from '@paygate/client/webhooks';
 import { createTestCertificate, type TestCertificate } from '../support/logoServer.ts';
 import { call, newPartner, startTestServer, type TestPartner, type TestServer } from '../support/testServer.ts';
 import { startWebhookReceiver, waitFor, type WebhookReceiver } from './support.ts';

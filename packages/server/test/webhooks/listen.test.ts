@@ -2,7 +2,7 @@ import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { verifyWebhookSignature } from '../../src/webhooks/verifySignature.ts';
+import { verifyWebhookSignature } from '@paygate/client/webhooks';
 import { createMerchant, createPayment } from '../support/fixtures.ts';
 import { childEnv, PAYGATE_BIN, runCli, type ServerProcess, startServerProcess } from '../support/serverProcess.ts';
 

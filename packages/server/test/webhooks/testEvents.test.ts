@@ -2,7 +2,7 @@ import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EventType, recordEvent } from '../../src/webhooks/events.ts';
 import { createWebhookTasks } from '../../src/webhooks/tasks.ts';
-import { verifyWebhookSignature } from '../../src/webhooks/verifySignature.ts';
+import { verifyWebhookSignature } from '@paygate/client/webhooks';
 import { runCommonRouteTests } from '../support/commonRouteTests.ts';
 import { createMerchant } from '../support/fixtures.ts';
 import { createIsolatedDatabase } from '../support/isolatedDatabase.ts';

@@ -4,6 +4,7 @@
 // that way against 0.6 s compiled, and `--help` 0.44 s against 0.16 s (bench/README.md, cli).
 import { randomBytes } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -11,19 +12,32 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const PACKAGE = fileURLToPath(new URL('..', import.meta.url));
 const CACHE = path.join(PACKAGE, 'node_modules', '.cache', 'paygate');
 const CURRENT = path.join(CACHE, 'current.json');
-/** Builds left by earlier sources are removed this long after they stopped being current (a process may run on). */
-const STALE_BUILD_MS = 7 * 24 * 3600_000;
+/**
+ * Earlier builds are kept a week, and the newest few longer: a process started on one may still import its chunks.
+ */
+const KEPT_BUILD_MS = 7 * 24 * 3600_000;
+const KEPT_BUILDS = 3;
+/** What makes a build besides the sources: this file, esbuild, the TypeScript settings and the devnet's exports. */
+const BUILD_SETTINGS = [
+  fileURLToPath(import.meta.url),
+  createRequire(import.meta.url).resolve('esbuild/package.json'),
+  path.join(PACKAGE, '..', '..', 'tsconfig.json'),
+  path.join(PACKAGE, '..', 'devnet', 'package.json'),
+];
+/** Failures to write the cache, after which the sources run through tsx; anything else (a compile error) is shown. */
+const UNWRITABLE = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOSPC']);
 
-/** A source file as it was when a build read it (checked one after another: some 400 small stats take ms). */
+/** A file as it was when a build read it (checked one after another: some 400 small stats take ms). */
 function fingerprint(file) {
   const found = statSync(file);
   return `${found.size}:${found.mtimeMs}`;
 }
 
-/** The build the sources match, if there is one. */
+/** The build this checkout's sources match, if there is one. */
 function currentBuild() {
   try {
     const current = JSON.parse(readFileSync(CURRENT, 'utf8'));
+    if (current.package !== PACKAGE) return undefined;
     return Object.entries(current.inputs).every(([file, seen]) => fingerprint(file) === seen) ? current : undefined;
   } catch {
     return undefined;
@@ -34,28 +48,35 @@ function currentBuild() {
  * Each source file of this repository is compiled as it is, with `import.meta.url` fixed to the file's own URL, so
  * the paths it finds beside itself (migrations, the pages' client code, package.json) stay where they are. Packages
  * stay imports, loaded from node_modules as Node loads them; the devnet package is TypeScript source and is compiled.
+ * A file's fingerprint is taken before it is read, so one saved during the build makes the build stale, never current.
  */
-const ownSources = {
-  name: 'paygate-sources',
-  setup(build) {
-    build.onResolve({ filter: /^[^./]/ }, (args) =>
-      args.path === '@paygate/devnet' || args.path.startsWith('@paygate/devnet/') ? undefined : { external: true },
-    );
-    build.onLoad({ filter: /\.ts$/ }, async (args) => ({
-      contents: (await readFile(args.path, 'utf8')).replaceAll(
-        'import.meta.url',
-        JSON.stringify(pathToFileURL(args.path).href),
-      ),
-      loader: 'ts',
-    }));
-  },
-};
+function ownSources(inputs) {
+  return {
+    name: 'paygate-sources',
+    setup(build) {
+      build.onResolve({ filter: /^[^./]/ }, (args) =>
+        args.path === '@paygate/devnet' || args.path.startsWith('@paygate/devnet/') ? undefined : { external: true },
+      );
+      build.onLoad({ filter: /\.ts$/ }, async (args) => {
+        inputs[args.path] = fingerprint(args.path);
+        return {
+          contents: (await readFile(args.path, 'utf8')).replaceAll(
+            'import.meta.url',
+            JSON.stringify(pathToFileURL(args.path).href),
+          ),
+          loader: 'ts',
+        };
+      });
+    },
+  };
+}
 
 async function buildAgain() {
   const { build } = await import('esbuild');
   const id = `${Date.now()}-${randomBytes(4).toString('hex')}`;
   const outdir = path.join(CACHE, id);
-  const result = await build({
+  const inputs = Object.fromEntries(BUILD_SETTINGS.map((file) => [file, fingerprint(file)]));
+  await build({
     entryPoints: [path.join(PACKAGE, 'src', 'main.ts')],
     bundle: true,
     splitting: true,
@@ -65,29 +86,27 @@ async function buildAgain() {
     outdir,
     outExtension: { '.js': '.mjs' },
     sourcemap: 'linked',
-    metafile: true,
     logLevel: 'error',
-    plugins: [ownSources],
+    plugins: [ownSources(inputs)],
   });
-  const inputs = {};
-  for (const input of Object.keys(result.metafile.inputs)) {
-    const file = path.resolve(process.cwd(), input);
-    inputs[file] = fingerprint(file);
-  }
-  const current = { id, entry: path.join(outdir, 'main.mjs'), inputs };
+  const current = { id, package: PACKAGE, entry: path.join(outdir, 'main.mjs'), inputs };
   // Written whole and renamed, so a process starting beside this one reads the old build or the new one.
   const written = `${CURRENT}.${id}`;
   await writeFile(written, JSON.stringify(current));
   await rename(written, CURRENT);
-  await removeStaleBuilds(id);
+  // Tidying only: a build that cannot be removed now is removed by a later one.
+  await removeOldBuilds(id).catch(() => {});
   return current;
 }
 
-async function removeStaleBuilds(currentId) {
-  for (const entry of await readdir(CACHE, { withFileTypes: true })) {
-    const builtAt = Number(entry.name.split('-')[0]);
-    if (entry.isDirectory() && entry.name !== currentId && Date.now() - builtAt > STALE_BUILD_MS) {
-      await rm(path.join(CACHE, entry.name), { recursive: true, force: true });
+async function removeOldBuilds(currentId) {
+  const builds = (await readdir(CACHE, { withFileTypes: true }))
+    .filter((entry) => entry.isDirectory() && entry.name !== currentId)
+    .map((entry) => ({ name: entry.name, builtAt: Number(entry.name.split('-')[0]) }))
+    .sort((a, b) => b.builtAt - a.builtAt);
+  for (const build of builds.slice(KEPT_BUILDS)) {
+    if (Date.now() - build.builtAt > KEPT_BUILD_MS) {
+      await rm(path.join(CACHE, build.name), { recursive: true, force: true });
     }
   }
 }
@@ -97,6 +116,15 @@ async function removeStaleBuilds(currentId) {
  * written (a read-only install), where the caller runs the sources through a TypeScript loader instead.
  */
 export async function compiledEntry() {
-  const current = currentBuild() ?? (await mkdir(CACHE, { recursive: true }).then(buildAgain, () => undefined));
-  return current && pathToFileURL(current.entry).href;
+  let current = currentBuild();
+  if (!current) {
+    try {
+      await mkdir(CACHE, { recursive: true });
+      current = await buildAgain();
+    } catch (error) {
+      if (UNWRITABLE.has(error?.code)) return undefined;
+      throw error;
+    }
+  }
+  return pathToFileURL(current.entry).href;
 }

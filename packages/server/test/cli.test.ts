@@ -316,6 +316,8 @@ describe('paygate --help', () => {
     const before = await build();
     const source = path.resolve(path.dirname(PAYGATE_BIN), '../src/userFacingError.ts');
     expect(Object.keys(before.inputs)).toContain(source);
+    // A build belongs to the checkout that made it: a copy of the folder does not run the original's sources.
+    expect(path.resolve(before.package)).toBe(path.resolve(path.dirname(PAYGATE_BIN), '..'));
     await fs.access(before.entry);
 
     const later = new Date(Date.now() + 1000);

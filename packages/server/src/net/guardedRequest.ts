@@ -102,7 +102,8 @@ async function exchange<T>(
       }
       return await read(response);
     } finally {
-      await agent.destroy();
+      // Closed in the background: the answer is already read, and a slow close must not make it a failed attempt.
+      agent.destroy().catch(() => {});
     }
   }
 }

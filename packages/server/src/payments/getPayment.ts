@@ -5,7 +5,7 @@ import { MerchantIdHeader, requireMerchantIdHeader } from './merchantHeader.ts';
 import { PaymentIdParams, paymentOfRequest } from './paymentLookup.ts';
 import { PaymentRefundFields, refundsOfPayment } from '../refunds/paymentRefunds.ts';
 import { PaymentDetail, toPaymentDetail } from './paymentResource.ts';
-import { refundAmountsOf, refundTotalsOf } from './refundTotals.ts';
+import { refundAmountsOf } from './refundTotals.ts';
 
 const PaymentWithRefunds = Type.Object({ ...PaymentDetail.properties, ...PaymentRefundFields });
 
@@ -25,14 +25,11 @@ export function registerGetPayment(app: App, ctx: AppContext): void {
     },
     async (request) => {
       const { payment, merchant } = await paymentOfRequest(ctx, request, request.params.id);
-      const [refunds, totals] = await Promise.all([
-        refundsOfPayment(ctx.db, payment),
-        refundTotalsOf(ctx.db, [payment.id]),
-      ]);
+      const { refunds, totals } = await refundsOfPayment(ctx.db, payment);
       return {
         ...toPaymentDetail(payment, merchant, ctx.chains, ctx.config.baseUrl, ctx.clock.now()),
-        ...refundAmountsOf(payment.fiat_currency, totals.get(payment.id)),
-        ...refunds,
+        ...refundAmountsOf(payment.fiat_currency, totals),
+        ...(refunds ? { refunds } : {}),
       };
     },
   );

@@ -30,6 +30,18 @@ export async function refundTotalsOf(db: Db, paymentIds: string[]): Promise<Map<
   return new Map(rows.map((row) => [row.payment_id, { refunded: BigInt(row.refunded), pending: BigInt(row.pending) }]));
 }
 
+/** The totals of one payment's refund rows, counted as `refundTotalsOf` counts them; undefined when it has none. */
+export function refundTotalsOfRows(
+  rows: { status: string; fiat_value: string; exception_id: string | null }[],
+): RefundTotals | undefined {
+  if (rows.length === 0) return undefined;
+  const sum = (status: string) =>
+    rows
+      .filter((row) => row.status === status && row.exception_id === null)
+      .reduce((total, row) => total + BigInt(row.fiat_value), 0n);
+  return { refunded: sum('succeeded'), pending: sum('pending') };
+}
+
 /** A payment's refund totals as the API shows them beside it, once it has refunds. */
 export function refundAmountsOf(currency: string, totals: RefundTotals | undefined) {
   if (!totals) return {};

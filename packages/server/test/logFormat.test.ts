@@ -117,7 +117,9 @@ function startOnTerminal(env: Record<string, string>): {
   output(): string;
   exited: Promise<number | null>;
 } {
-  const command = `'${process.execPath}' '${PAYGATE_BIN}' start`;
+  // `exec`: the service takes the shell's place, so Ctrl-C reaches only it (dash, a CI's usual /bin/sh, dies of the
+  // SIGINT the service handles, and `script --return` would report 130).
+  const command = `exec '${process.execPath}' '${PAYGATE_BIN}' start`;
   const child = spawn('script', ['--quiet', '--return', '--flush', '--command', command, '/dev/null'], {
     env: childEnv({ PORT: '0', RATE_LIMIT_MAX: '100000', ...NO_CHAIN_ENV, ...env }),
   });

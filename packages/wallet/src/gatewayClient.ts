@@ -9,13 +9,17 @@ import type {
   GatewayPayment,
   GetOptionsRequest,
   LongPollOptions,
+  NetworksResponse,
   OptionsResponse,
   PaymentStatus,
   WalletRpcAction,
 } from './gatewayTypes.ts';
 
-/** `Api-Key` (a partner's secret key; backend use only), or a public wallet app id plus a client id (D2). */
-export type GatewayAuth = { apiKey: string } | { appId: string; clientId: string };
+/**
+ * `Api-Key` (a partner's secret key; backend use only), a public wallet app id plus a client id (D2), or `proxy`: no
+ * credential, for a `baseUrl` whose server adds it (a checkout's own route, e.g. `@paygate/checkout/server`).
+ */
+export type GatewayAuth = { apiKey: string } | { appId: string; clientId: string } | 'proxy';
 
 export interface RetryOptions {
   /** Retries after the first attempt, shared by 5xx, network failures and 429. Default 3. */
@@ -133,6 +137,11 @@ export class GatewayClient {
     return (await this.#request({ method: 'GET', path: paymentPath(paymentId) })) as GatewayPayment;
   }
 
+  /** `GET /v1/networks`: the networks and tokens the service accepts, to ask for options on each of them. */
+  async getNetworks(): Promise<NetworksResponse> {
+    return (await this.#request({ method: 'GET', path: '/v1/networks' })) as NetworksResponse;
+  }
+
   /** `POST /v1/gateway/payment/{id}/options`: the ways the given accounts can pay. */
   async getOptions(paymentId: string, request: GetOptionsRequest): Promise<OptionsResponse> {
     const body: { accounts: string[]; refresh?: string[] } = { accounts: request.accounts };
@@ -248,7 +257,11 @@ export class GatewayClient {
 
 function authHeaders(auth: GatewayAuth, apiVersion: string | undefined): Record<string, string> {
   const headers: Record<string, string> =
-    'apiKey' in auth ? { 'Api-Key': auth.apiKey } : { 'App-Id': auth.appId, 'Client-Id': auth.clientId };
+    auth === 'proxy'
+      ? {}
+      : 'apiKey' in auth
+        ? { 'Api-Key': auth.apiKey }
+        : { 'App-Id': auth.appId, 'Client-Id': auth.clientId };
   if (apiVersion !== undefined) headers['Pay-Version'] = apiVersion;
   return headers;
 }

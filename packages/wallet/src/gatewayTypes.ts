@@ -174,3 +174,28 @@ export interface GatewayPayment {
     accountProviderIcon?: string;
   };
 }
+
+/** A token a network accepts, as `GET /v1/networks` lists it. */
+export interface AcceptedToken {
+  /** CAIP-19 id, e.g. `eip155:8453/erc20:0x8335...`. */
+  asset: string;
+  symbol: string;
+  name: string;
+  decimals: number;
+  method: string;
+  /** ISO 4217 currency of a stablecoin paid at par. */
+  peggedTo?: string;
+}
+
+/** A network the service follows, as `GET /v1/networks` lists it. */
+export interface AcceptedNetwork {
+  /** CAIP-2 id, e.g. `eip155:8453`. */
+  id: string;
+  name: string;
+  confirmations: number;
+  tokens: AcceptedToken[];
+}
+
+export interface NetworksResponse {
+  networks: AcceptedNetwork[];
+}

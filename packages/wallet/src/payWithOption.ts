@@ -16,13 +16,15 @@ import { InvalidActionError, MissingSignerError, UnsupportedActionError } from '
 export type PayableOption = Pick<PaymentOption, 'id' | 'actions'>;
 
 export interface ExecuteOptionParams {
-  client: GatewayClient;
+  /** A `GatewayClient`, or anything that resolves build actions as its `fetchActions` does. */
+  client: Pick<GatewayClient, 'fetchActions'>;
   paymentId: string;
   option: PayableOption;
   signers: Signers;
 }
 
 export interface PayWithOptionParams extends ExecuteOptionParams {
+  client: Pick<GatewayClient, 'fetchActions' | 'confirm' | 'getStatus'>;
   /** Only when the wallet rendered its own data form; not after the WebView flow (interface, confirm rule 4). */
   collectedData?: CollectedData;
   /** How long each confirm and status request may be held by the server. Default 25 000 ms. */

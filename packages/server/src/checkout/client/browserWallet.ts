@@ -1,9 +1,7 @@
+import { type CheckoutWallet, watchEvmWallets, watchSolanaWallets } from '@paygate/checkout';
 import { type GatewayClient, type PaymentStatus, payWithOption, UserRejectedError } from '@paygate/wallet/browser';
 import { formatTokenAmount } from '../checkoutView.ts';
 import { shortenLongList } from './acceptedList.ts';
-import type { BrowserWallet } from './browserWallets.ts';
-import { watchEvmWallets } from './evmWallets.ts';
-import { watchSolanaWallets } from './solanaWallets.ts';
 import { explainWalletError } from './walletMessages.ts';
 
 export interface BrowserWalletSetup {
@@ -64,9 +62,9 @@ export function setUpBrowserWallet(setup: BrowserWalletSetup): void {
   const errorText = element('wallet-error-text');
   const retryButton = element<HTMLButtonElement>('wallet-retry');
 
-  const wallets: Record<BrowserWallet['namespace'], BrowserWallet[]> = { eip155: [], solana: [] };
+  const wallets: Record<CheckoutWallet['namespace'], CheckoutWallet[]> = { eip155: [], solana: [] };
   let busy = false;
-  let lastAttempt: { wallet: BrowserWallet; choice: Choice } | undefined;
+  let lastAttempt: { wallet: CheckoutWallet; choice: Choice } | undefined;
 
   const chosen = (): Choice | undefined => {
     const input = accepted.querySelector<HTMLInputElement>('input[name="accepted"]:checked');
@@ -93,7 +91,7 @@ export function setUpBrowserWallet(setup: BrowserWalletSetup): void {
     retryButton.focus();
   }
 
-  function walletButton(wallet: BrowserWallet, choice: Choice, index: number): HTMLElement {
+  function walletButton(wallet: CheckoutWallet, choice: Choice, index: number): HTMLElement {
     const button = document.createElement('button');
     button.type = 'button';
     button.className = index === 0 ? 'button primary wallet' : 'button wallet';
@@ -177,7 +175,7 @@ export function setUpBrowserWallet(setup: BrowserWalletSetup): void {
     });
   }
 
-  async function pay(wallet: BrowserWallet, choice: Choice): Promise<void> {
+  async function pay(wallet: CheckoutWallet, choice: Choice): Promise<void> {
     if (busy) return;
     lastAttempt = { wallet, choice };
     errorBox.hidden = true;

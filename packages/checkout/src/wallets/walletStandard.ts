@@ -1,8 +1,8 @@
 import { type SolanaSigner, UserRejectedError } from '@paygate/wallet/browser';
 import { getWallets } from '@wallet-standard/app';
 import type { Wallet, WalletAccount } from '@wallet-standard/base';
-import type { BrowserWallet } from './browserWallets.ts';
-import { walletIcon } from './evmWallets.ts';
+import type { CheckoutWallet } from '../seams.ts';
+import { walletIcon } from './eip6963.ts';
 
 const CONNECT = 'standard:connect';
 const SIGN = 'solana:signTransaction';
@@ -53,10 +53,11 @@ function isSolanaWallet(wallet: Wallet): boolean {
   return features.includes(CONNECT) && (features.includes(SIGN) || features.includes(SIGN_AND_SEND));
 }
 
-function solanaWallet(wallet: Wallet): BrowserWallet {
+function solanaWallet(wallet: Wallet): CheckoutWallet {
   let account: WalletAccount | undefined;
   const canSign = SIGN in wallet.features;
   return {
+    id: `wallet-standard:${wallet.name}`,
     name: wallet.name.slice(0, 60),
     icon: walletIcon(wallet.icon),
     namespace: 'solana',
@@ -92,12 +93,14 @@ function solanaWallet(wallet: Wallet): BrowserWallet {
 
 /**
  * The Solana wallets of this browser, through the Wallet Standard: those that connect and sign Solana transactions.
- * `onChange` gets the whole list at once and again whenever a wallet registers later.
+ * `onChange` gets the whole list at once and again whenever a wallet registers later. Returns what stops watching.
  */
-export function watchSolanaWallets(onChange: (wallets: BrowserWallet[]) => void): void {
+export function watchSolanaWallets(onChange: (wallets: CheckoutWallet[]) => void): () => void {
   const registry = getWallets();
   const emit = () => onChange(registry.get().filter(isSolanaWallet).map(solanaWallet));
-  registry.on('register', emit);
-  registry.on('unregister', emit);
+  const stops = [registry.on('register', emit), registry.on('unregister', emit)];
   emit();
+  return () => {
+    for (const stop of stops) stop();
+  };
 }

@@ -1,0 +1,427 @@
+import {
+  type AcceptedNetwork,
+  type CollectedData,
+  executeOptionActions,
+  GatewayError,
+  GatewayNetworkError,
+  type PaymentOption,
+  type PaymentStatus,
+  WalletError,
+  type WalletRpcResult,
+} from '@paygate/wallet/browser';
+import {
+  type CheckoutClock,
+  type CheckoutSeams,
+  type CheckoutTelemetry,
+  type CheckoutWallet,
+  silentTelemetry,
+  systemClock,
+} from './seams.ts';
+import {
+  type CheckoutError,
+  type CheckoutSnapshot,
+  type CheckoutStage,
+  FINAL_STAGES,
+  initialSnapshot,
+  selectedOption,
+} from './snapshot.ts';
+
+/** What the buyer does; each one is ignored (never thrown) when the stage does not allow it. */
+export interface CheckoutActions {
+  /** Connect a wallet, then quote the ways its account can pay. */
+  connectWallet(wallet: CheckoutWallet): Promise<void>;
+  /** Pick one of the quoted options. */
+  chooseOption(optionId: string): void;
+  /** Ask for fresh quotes for the connected account. */
+  refreshQuotes(): Promise<void>;
+  /** Pay the picked option: its details form first when it has one, then the wallet signs and the service confirms. */
+  pay(): Promise<void>;
+  /** The page rendered its own form from `collectData.schema`: these answers go with the confirmation. */
+  submitBuyerData(data: CollectedData): Promise<void>;
+  /** The form at `collectData.url` signalled `IC_COMPLETE` (the answers went to the service directly). */
+  buyerDataFormCompleted(): Promise<void>;
+  /** The form at `collectData.url` signalled `IC_ERROR`. */
+  buyerDataFormFailed(reason: string): void;
+  /** Forget the wallet, to connect another. */
+  disconnectWallet(): void;
+  /** The buyer declines the payment. */
+  cancelPayment(): Promise<void>;
+  /** Repeat what failed (`error.retryable`); a confirmation is repeated with the same signed results, never re-signed. */
+  retry(): Promise<void>;
+}
+
+export interface PaymentSession {
+  readonly actions: CheckoutActions;
+  getSnapshot(): CheckoutSnapshot;
+  /** Called after every change of the snapshot; returns the unsubscribe function. */
+  subscribe(listener: () => void): () => void;
+  /** Load the payment and follow its status; again after `stop`, to resume. */
+  start(): void;
+  /** Stop following the status; a wallet request under way still completes. */
+  stop(): void;
+}
+
+/** The longest the gateway holds a status or confirm request; it answers at once on a change. */
+const LONG_POLL_MS = 25_000;
+/** Between status checks when the gateway answered at once with no change and gave no hint. */
+const STATUS_RECHECK_MS = 2_000;
+const MAX_BACKOFF_MS = 30_000;
+/** The gateway takes at most this many accounts per options request. */
+const MAX_ACCOUNTS = 20;
+
+/** Signed results sent to confirm whose answer has not come: repeated as they are, never signed again. */
+interface PendingConfirmation {
+  optionId: string;
+  results: WalletRpcResult[];
+  collectedData?: CollectedData;
+}
+
+function problemOf(error: unknown): CheckoutError {
+  if (error instanceof GatewayNetworkError) return { code: 'network', message: error.message, retryable: true };
+  if (error instanceof GatewayError) {
+    return { code: error.code, message: error.message, retryable: error.status >= 500 || error.status === 429 };
+  }
+  if (error instanceof WalletError) return { code: error.code, message: error.message, retryable: true };
+  return { code: 'unexpected', message: error instanceof Error ? error.message : String(error), retryable: true };
+}
+
+/** A refusal the service will give again: not worth repeating as it is. */
+function isRefusal(error: unknown): error is GatewayError {
+  return error instanceof GatewayError && error.status < 500 && error.status !== 429;
+}
+
+function networkOf(account: string): string {
+  return account.split(':').slice(0, 2).join(':');
+}
+
+function stageOfStatus(status: PaymentStatus['status']): CheckoutStage | undefined {
+  return status === 'requires_action' ? undefined : status;
+}
+
+/**
+ * A payment's checkout, from load to outcome, as a snapshot and the buyer's actions. It reaches the outside only
+ * through its seams. Outcomes are states, never exceptions. Once a wallet has signed, the same results are what a
+ * retry confirms: a buyer is never asked to sign twice for one answer that did not come.
+ */
+export function createPaymentSession(paymentId: string, seams: CheckoutSeams): PaymentSession {
+  const { transport } = seams;
+  const clock: CheckoutClock = seams.clock ?? systemClock;
+  const telemetry: CheckoutTelemetry = seams.telemetry ?? silentTelemetry;
+  const listeners = new Set<() => void>();
+  let snapshot = initialSnapshot(paymentId);
+  let controller = new AbortController();
+  let following = false;
+  let busy = false;
+  let wallet: CheckoutWallet | undefined;
+  let networks: AcceptedNetwork[] | undefined;
+  let pending: PendingConfirmation | undefined;
+  let retryStep: (() => Promise<void>) | undefined;
+  const buyerDataGiven = new Set<string>();
+
+  function update(change: Partial<CheckoutSnapshot>): void {
+    const next = { ...snapshot, ...change };
+    if (next.stage !== snapshot.stage) telemetry.event('stage', { from: snapshot.stage, to: next.stage, paymentId });
+    if (next.error && next.error !== snapshot.error) {
+      telemetry.event('problem', { stage: next.stage, code: next.error.code, paymentId });
+    }
+    snapshot = next;
+    for (const listener of listeners) listener();
+  }
+
+  const isFinal = () => FINAL_STAGES.has(snapshot.stage);
+
+  function fail(error: unknown, stage: CheckoutStage, retry: () => Promise<void>): void {
+    const problem = problemOf(error);
+    retryStep = problem.retryable ? retry : undefined;
+    update({ stage, error: problem });
+  }
+
+  /** Runs one buyer action at a time; one that comes while another runs, or after the outcome, is ignored. */
+  async function exclusive(allowed: readonly CheckoutStage[], step: () => Promise<void>): Promise<void> {
+    if (busy || !allowed.includes(snapshot.stage)) return;
+    busy = true;
+    try {
+      await step();
+    } catch (error) {
+      // Every step handles the failures it expects; anything else is shown rather than thrown at the page.
+      fail(error, snapshot.stage, step);
+    } finally {
+      busy = false;
+    }
+  }
+
+  function applyStatus(status: PaymentStatus): void {
+    const outcome = stageOfStatus(status.status);
+    if (!outcome) {
+      // A payment back to requires_action (a submission the network refused): the buyer may pay again.
+      if (snapshot.stage === 'processing' && !busy) update({ stage: wallet ? 'options' : 'connect' });
+      return;
+    }
+    // An outcome is final; the same one again may add what the payment loaded without (the paid amount).
+    if (isFinal() && snapshot.stage !== outcome) return;
+    pending = undefined;
+    retryStep = undefined;
+    update({
+      stage: outcome,
+      paid: status.info ?? null,
+      failureCode: status.failureCode ?? null,
+      collectData: null,
+      error: null,
+    });
+  }
+
+  /** Follows the status by long-poll until the outcome, so a payment paid elsewhere or expired shows here too. */
+  async function follow(): Promise<void> {
+    if (following) return;
+    following = true;
+    const { signal } = controller;
+    let maxPollMs = 0;
+    let failures = 0;
+    try {
+      // One check even of a payment loaded final: its status carries the paid amount or the failure code.
+      let checks = 0;
+      while (!signal.aborted && (checks++ === 0 || !isFinal())) {
+        const started = clock.now();
+        try {
+          const status = await transport.getStatus(paymentId, { maxPollMs });
+          if (signal.aborted) return;
+          const before = snapshot.stage;
+          applyStatus(status);
+          failures = 0;
+          maxPollMs = LONG_POLL_MS;
+          if (before === snapshot.stage && clock.now() - started < 1_000) {
+            await clock.sleep(status.pollInMs ?? STATUS_RECHECK_MS, signal);
+          }
+        } catch (error) {
+          if (isRefusal(error)) {
+            fail(error, snapshot.stage, follow);
+            return;
+          }
+          failures += 1;
+          await clock.sleep(Math.min(1_000 * 2 ** failures, MAX_BACKOFF_MS), signal);
+        }
+      }
+    } finally {
+      following = false;
+    }
+  }
+
+  async function load(): Promise<void> {
+    try {
+      const payment = await transport.getPayment(paymentId);
+      retryStep = undefined;
+      update({ payment, stage: stageOfStatus(payment.status) ?? 'connect', error: null });
+    } catch (error) {
+      fail(error, isRefusal(error) ? 'unavailable' : 'loading', load);
+      return;
+    }
+    void follow();
+  }
+
+  async function accountsOf(connected: CheckoutWallet, address: string): Promise<string[]> {
+    networks ??= (await transport.getNetworks()).networks;
+    return networks
+      .filter((network) => network.id.startsWith(`${connected.namespace}:`))
+      .slice(0, MAX_ACCOUNTS)
+      .map((network) => `${network.id}:${address}`);
+  }
+
+  async function quote(refresh?: string[]): Promise<void> {
+    const connected = wallet;
+    const address = snapshot.wallet?.address;
+    if (!connected || !address) return;
+    update({ stage: 'quoting', error: null });
+    let options: PaymentOption[];
+    try {
+      const accounts = await accountsOf(connected, address);
+      ({ options } = await transport.getOptions(paymentId, { accounts, ...(refresh ? { refresh } : {}) }));
+    } catch (error) {
+      fail(error, 'options', () => quote(refresh));
+      return;
+    }
+    if (isFinal()) return;
+    const kept = options.some((option) => option.id === snapshot.selectedOptionId);
+    const selectedOptionId = kept ? snapshot.selectedOptionId : (options[0]?.id ?? null);
+    retryStep = options.length ? undefined : () => quote();
+    update({
+      stage: 'options',
+      options,
+      selectedOptionId,
+      error: options.length
+        ? null
+        : { code: 'no_option', message: 'The account holds nothing this payment accepts.', retryable: true },
+    });
+  }
+
+  async function connect(candidate: CheckoutWallet): Promise<void> {
+    if (candidate.unsupported) {
+      update({ error: { code: 'unsupported_wallet', message: candidate.unsupported, retryable: false } });
+      return;
+    }
+    update({ stage: 'connecting', error: null });
+    let address: string | undefined;
+    try {
+      address = await candidate.connect();
+    } catch (error) {
+      fail(error, 'connect', () => connect(candidate));
+      return;
+    }
+    if (isFinal()) return;
+    if (!address) {
+      retryStep = () => connect(candidate);
+      update({
+        stage: 'connect',
+        error: { code: 'no_account', message: 'The wallet shared no account.', retryable: true },
+      });
+      return;
+    }
+    wallet = candidate;
+    update({
+      wallet: { id: candidate.id, name: candidate.name, namespace: candidate.namespace, address },
+      options: [],
+      selectedOptionId: null,
+    });
+    await quote();
+  }
+
+  async function confirm(): Promise<void> {
+    const confirmation = pending;
+    if (!confirmation) return;
+    update({ stage: 'confirming', error: null });
+    let status: PaymentStatus;
+    try {
+      status = await transport.confirm(paymentId, confirmation, { maxPollMs: LONG_POLL_MS });
+    } catch (error) {
+      if (isRefusal(error)) {
+        // The service refused these results and will never submit them: the buyer may pay again.
+        pending = undefined;
+        fail(error, 'options', pay);
+        return;
+      }
+      // No answer: the results may have been taken; only the same ones are ever sent again.
+      fail(error, 'confirming', confirm);
+      return;
+    }
+    pending = undefined;
+    retryStep = undefined;
+    applyStatus(status);
+    if (!isFinal()) {
+      update({ stage: 'processing' });
+      void follow();
+    }
+  }
+
+  async function sign(option: PaymentOption, collectedData?: CollectedData): Promise<void> {
+    const connected = wallet;
+    if (!connected) return;
+    update({ stage: 'signing', collectData: null, error: null });
+    let results: WalletRpcResult[];
+    try {
+      results = await executeOptionActions({
+        client: transport,
+        paymentId,
+        option,
+        signers: connected.signers(networkOf(option.account)),
+      });
+    } catch (error) {
+      fail(error, 'options', pay);
+      return;
+    }
+    if (isFinal()) return;
+    pending = { optionId: option.id, results, ...(collectedData ? { collectedData } : {}) };
+    await confirm();
+  }
+
+  async function pay(): Promise<void> {
+    const option = selectedOption(snapshot);
+    if (!option || !wallet || pending) return;
+    if (option.expiresAt !== null && option.expiresAt * 1000 <= clock.now()) {
+      // The buyer sees the new amount before paying it.
+      await quote([option.id]);
+      return;
+    }
+    if (option.collectData && !buyerDataGiven.has(option.id)) {
+      retryStep = undefined;
+      update({ stage: 'collecting', collectData: option.collectData, error: null });
+      return;
+    }
+    await sign(option);
+  }
+
+  async function cancel(): Promise<void> {
+    try {
+      applyStatus(await transport.cancel(paymentId));
+    } catch (error) {
+      fail(error, snapshot.stage, cancel);
+    }
+  }
+
+  const BEFORE_SIGNING: readonly CheckoutStage[] = ['connect', 'options', 'collecting'];
+
+  const actions: CheckoutActions = {
+    connectWallet: (candidate) => exclusive(['connect', 'options'], () => connect(candidate)),
+    chooseOption(optionId) {
+      if (busy || snapshot.stage !== 'options' || !snapshot.options.some((option) => option.id === optionId)) return;
+      update({ selectedOptionId: optionId, error: null });
+    },
+    refreshQuotes: () => exclusive(['options'], () => quote(snapshot.options.map((option) => option.id))),
+    pay: () => exclusive(['options'], pay),
+    submitBuyerData: (data) =>
+      exclusive(['collecting'], async () => {
+        const option = selectedOption(snapshot);
+        if (!option) return;
+        buyerDataGiven.add(option.id);
+        await sign(option, data);
+      }),
+    buyerDataFormCompleted: () =>
+      exclusive(['collecting'], async () => {
+        const option = selectedOption(snapshot);
+        if (!option) return;
+        buyerDataGiven.add(option.id);
+        await sign(option);
+      }),
+    buyerDataFormFailed(reason) {
+      if (busy || snapshot.stage !== 'collecting') return;
+      retryStep = pay;
+      update({ stage: 'options', collectData: null, error: { code: 'buyer_data', message: reason, retryable: true } });
+    },
+    disconnectWallet() {
+      if (busy || pending || !BEFORE_SIGNING.includes(snapshot.stage)) return;
+      wallet = undefined;
+      retryStep = undefined;
+      update({ stage: 'connect', wallet: null, options: [], selectedOptionId: null, collectData: null, error: null });
+    },
+    cancelPayment: () => (pending ? Promise.resolve() : exclusive(BEFORE_SIGNING, cancel)),
+    retry: async () => {
+      const step = retryStep;
+      if (busy || !step || !snapshot.error?.retryable) return;
+      busy = true;
+      try {
+        await step();
+      } finally {
+        busy = false;
+      }
+    },
+  };
+
+  return {
+    actions,
+    getSnapshot: () => snapshot,
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    start() {
+      if (controller.signal.aborted) controller = new AbortController();
+      if (snapshot.stage === 'loading' && !busy) {
+        busy = true;
+        void load().finally(() => {
+          busy = false;
+        });
+      } else if (!isFinal()) void follow();
+    },
+    stop() {
+      controller.abort();
+    },
+  };
+}

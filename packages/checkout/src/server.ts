@@ -87,7 +87,9 @@ export function createCheckoutHandler(options: CheckoutHandlerOptions): (request
     if (operation.method === 'POST') {
       body = await bodyOf(request);
       if (body === undefined) return errorResponse(413, 'invalid_params', 'The request body is too large.');
-      headers['content-type'] = 'application/json';
+      // A bodiless POST (cancel) is sent bodiless: the service refuses an empty body declared as JSON.
+      if (body) headers['content-type'] = 'application/json';
+      else body = undefined;
     }
 
     let answer: Response;

@@ -112,6 +112,7 @@ export function createPaymentSession(paymentId: string, seams: CheckoutSeams): P
   let controller = new AbortController();
   let following = false;
   let busy = false;
+  let loading = false;
   let wallet: CheckoutWallet | undefined;
   let networks: AcceptedNetwork[] | undefined;
   let pending: PendingConfirmation | undefined;
@@ -136,18 +137,26 @@ export function createPaymentSession(paymentId: string, seams: CheckoutSeams): P
     update({ stage, error: problem });
   }
 
-  /** Runs one buyer action at a time; one that comes while another runs, or after the outcome, is ignored. */
-  async function exclusive(allowed: readonly CheckoutStage[], step: () => Promise<void>): Promise<void> {
-    if (busy || !allowed.includes(snapshot.stage)) return;
-    busy = true;
-    try {
-      await step();
-    } catch (error) {
-      // Every step handles the failures it expects; anything else is shown rather than thrown at the page.
-      fail(error, snapshot.stage, step);
-    } finally {
-      busy = false;
-    }
+  let queue = Promise.resolve();
+
+  /**
+   * Runs the buyer's actions one after another: one that comes while another runs waits for it, then runs only if the
+   * stage it reached allows it (a second click on pay finds the payment processing). Never rejects.
+   */
+  function exclusive(allowed: readonly CheckoutStage[], step: () => Promise<void>): Promise<void> {
+    queue = queue.then(async () => {
+      if (!allowed.includes(snapshot.stage)) return;
+      busy = true;
+      try {
+        await step();
+      } catch (error) {
+        // Every step handles the failures it expects; anything else is shown rather than thrown at the page.
+        fail(error, snapshot.stage, step);
+      } finally {
+        busy = false;
+      }
+    });
+    return queue;
   }
 
   function applyStatus(status: PaymentStatus): void {
@@ -357,11 +366,12 @@ export function createPaymentSession(paymentId: string, seams: CheckoutSeams): P
   }
 
   const BEFORE_SIGNING: readonly CheckoutStage[] = ['connect', 'options', 'collecting'];
+  const RETRYABLE_STAGES: readonly CheckoutStage[] = ['loading', 'connect', 'options', 'confirming', 'processing'];
 
   const actions: CheckoutActions = {
     connectWallet: (candidate) => exclusive(['connect', 'options'], () => connect(candidate)),
     chooseOption(optionId) {
-      if (busy || snapshot.stage !== 'options' || !snapshot.options.some((option) => option.id === optionId)) return;
+      if (snapshot.stage !== 'options' || !snapshot.options.some((option) => option.id === optionId)) return;
       update({ selectedOptionId: optionId, error: null });
     },
     refreshQuotes: () => exclusive(['options'], () => quote(snapshot.options.map((option) => option.id))),
@@ -381,27 +391,22 @@ export function createPaymentSession(paymentId: string, seams: CheckoutSeams): P
         await sign(option);
       }),
     buyerDataFormFailed(reason) {
-      if (busy || snapshot.stage !== 'collecting') return;
+      if (snapshot.stage !== 'collecting') return;
       retryStep = pay;
       update({ stage: 'options', collectData: null, error: { code: 'buyer_data', message: reason, retryable: true } });
     },
     disconnectWallet() {
-      if (busy || pending || !BEFORE_SIGNING.includes(snapshot.stage)) return;
+      if (pending || !BEFORE_SIGNING.includes(snapshot.stage)) return;
       wallet = undefined;
       retryStep = undefined;
       update({ stage: 'connect', wallet: null, options: [], selectedOptionId: null, collectData: null, error: null });
     },
     cancelPayment: () => (pending ? Promise.resolve() : exclusive(BEFORE_SIGNING, cancel)),
-    retry: async () => {
-      const step = retryStep;
-      if (busy || !step || !snapshot.error?.retryable) return;
-      busy = true;
-      try {
-        await step();
-      } finally {
-        busy = false;
-      }
-    },
+    retry: () =>
+      exclusive(RETRYABLE_STAGES, async () => {
+        const step = retryStep;
+        if (step && snapshot.error?.retryable) await step();
+      }),
   };
 
   return {
@@ -413,10 +418,10 @@ export function createPaymentSession(paymentId: string, seams: CheckoutSeams): P
     },
     start() {
       if (controller.signal.aborted) controller = new AbortController();
-      if (snapshot.stage === 'loading' && !busy) {
-        busy = true;
+      if (snapshot.stage === 'loading' && !loading) {
+        loading = true;
         void load().finally(() => {
-          busy = false;
+          loading = false;
         });
       } else if (!isFinal()) void follow();
     },

@@ -14,6 +14,7 @@ export class DevnetBrowserWallet {
   readonly sentTransactions: unknown[] = [];
   rejectNext = false;
   readonly #signer;
+  readonly #address: string;
 
   constructor(
     privateKey: `0x${string}`,
@@ -21,7 +22,9 @@ export class DevnetBrowserWallet {
     startChain: string,
   ) {
     this.chainId = startChain;
-    this.#signer = evmSignerFromAccount(privateKeyToAccount(privateKey), { rpcUrls });
+    const account = privateKeyToAccount(privateKey);
+    this.#address = account.address;
+    this.#signer = evmSignerFromAccount(account, { rpcUrls });
   }
 
   async handle(
@@ -40,6 +43,7 @@ export class DevnetBrowserWallet {
       this.rejectNext = false;
       return { error: { code: 4001, message: 'User rejected the request.' } };
     }
+    if (method === 'eth_requestAccounts' || method === 'eth_accounts') return { result: [this.#address] };
     if (method === 'eth_sendTransaction') this.sentTransactions.push(params[0]);
     try {
       return { result: await this.#signer.request({ chainId: this.chainId, method, params }) };

@@ -16,25 +16,37 @@ export interface PackedInstall {
   installWarnings: string[];
   /** Runs `node <script>` in the project with `args`; resolves with its stdout. */
   node(script: string, args?: string[]): Promise<string>;
-  /** Type-checks the project's TypeScript files as a strict NodeNext project would; resolves with tsc's output. */
-  typecheck(): Promise<{ ok: boolean; output: string }>;
+  /**
+   * Type-checks the project's TypeScript files as a strict project would, resolving modules as Node does (`nodenext`,
+   * the default) or as a bundler does (`bundler`); resolves with tsc's output.
+   */
+  typecheck(moduleResolution?: 'nodenext' | 'bundler'): Promise<{ ok: boolean; output: string }>;
   remove(): Promise<void>;
 }
 
 /**
  * Packs a workspace package with `npm pack` (which builds it) and installs the tarball into a fresh project outside
  * the repository, as a user of the published package would: npm installs only what the package declares, from the
- * npm cache or the registry. `files` are written into the project first (name to content).
+ * npm cache or the registry. `alongside`: workspace packages it depends on, packed and installed with it, as the
+ * registry would serve them. `files` are written into the project first (name to content).
  */
-export async function packAndInstall(packageDir: string, files: Record<string, string> = {}): Promise<PackedInstall> {
+export async function packAndInstall(
+  packageDir: string,
+  files: Record<string, string> = {},
+  alongside: string[] = [],
+): Promise<PackedInstall> {
   const root = await mkdtemp(path.join(os.tmpdir(), 'paygate-packed-'));
   const dir = path.join(root, 'consumer');
   try {
-    const packed = await run('npm', ['pack', '--json', '--pack-destination', root], {
-      cwd: packageDir,
-      maxBuffer: 16 << 20,
-    });
-    const [tarball] = JSON.parse(packed.stdout) as [{ filename: string; files: { path: string }[] }];
+    const tarballs: { filename: string; files: { path: string }[] }[] = [];
+    for (const folder of [packageDir, ...alongside]) {
+      const packed = await run('npm', ['pack', '--json', '--pack-destination', root], {
+        cwd: folder,
+        maxBuffer: 16 << 20,
+      });
+      tarballs.push(...(JSON.parse(packed.stdout) as typeof tarballs));
+    }
+    const [tarball] = tarballs as [(typeof tarballs)[number]];
     await mkdir(dir);
     await writeFile(
       path.join(dir, 'package.json'),
@@ -43,7 +55,13 @@ export async function packAndInstall(packageDir: string, files: Record<string, s
     for (const [name, content] of Object.entries(files)) await writeFile(path.join(dir, name), content);
     const installed = await run(
       'npm',
-      ['install', '--no-audit', '--no-fund', '--prefer-offline', path.join(root, tarball.filename)],
+      [
+        'install',
+        '--no-audit',
+        '--no-fund',
+        '--prefer-offline',
+        ...tarballs.map((packed) => path.join(root, packed.filename)),
+      ],
       { cwd: dir, maxBuffer: 16 << 20 },
     );
     const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
@@ -53,13 +71,13 @@ export async function packAndInstall(packageDir: string, files: Record<string, s
       installWarnings: installed.stderr.split('\n').filter((line) => line.startsWith('npm warn')),
       node: async (script, args = []) =>
         (await run(process.execPath, [script, ...args], { cwd: dir, maxBuffer: 16 << 20 })).stdout,
-      typecheck: async () => {
+      typecheck: async (moduleResolution = 'nodenext') => {
         const tsconfig = {
           compilerOptions: {
             target: 'ES2022',
             lib: ['ES2022', 'DOM'],
-            module: 'NodeNext',
-            moduleResolution: 'NodeNext',
+            module: moduleResolution === 'nodenext' ? 'NodeNext' : 'ESNext',
+            moduleResolution,
             strict: true,
             noEmit: true,
             skipLibCheck: true,

@@ -17,13 +17,19 @@ const CURRENT = path.join(CACHE, 'current.json');
  */
 const KEPT_BUILD_MS = 7 * 24 * 3600_000;
 const KEPT_BUILDS = 3;
-/** What makes a build besides the sources: this file, esbuild, the TypeScript settings and the devnet's exports. */
+/**
+ * What makes a build besides the sources: this file, esbuild, the TypeScript settings and the exports of the
+ * workspace packages compiled with the service.
+ */
 const BUILD_SETTINGS = [
   fileURLToPath(import.meta.url),
   createRequire(import.meta.url).resolve('esbuild/package.json'),
   path.join(PACKAGE, '..', '..', 'tsconfig.json'),
   path.join(PACKAGE, '..', 'devnet', 'package.json'),
+  path.join(PACKAGE, '..', 'web', 'package.json'),
 ];
+/** Workspace packages whose exports are TypeScript sources, which Node cannot load as they are. */
+const COMPILED_PACKAGES = ['@paygate/devnet', '@paygate/web'];
 /** Failures to write the cache, after which the sources run through tsx; anything else (a compile error) is shown. */
 const UNWRITABLE = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOSPC']);
 
@@ -46,8 +52,9 @@ function currentBuild() {
 
 /**
  * Each source file of this repository is compiled as it is, with `import.meta.url` fixed to the file's own URL, so
- * the paths it finds beside itself (migrations, the pages' client code, package.json) stay where they are. Packages
- * stay imports, loaded from node_modules as Node loads them; the devnet package is TypeScript source and is compiled.
+ * the paths it finds beside itself (migrations, the consoles' browser code, package.json) stay where they are.
+ * Packages stay imports, loaded from node_modules as Node loads them; the devnet and web packages are TypeScript
+ * sources with no build of their own, and are compiled.
  * A file's fingerprint is taken before it is read, so one saved during the build makes the build stale, never current.
  */
 function ownSources(inputs) {
@@ -55,7 +62,9 @@ function ownSources(inputs) {
     name: 'paygate-sources',
     setup(build) {
       build.onResolve({ filter: /^[^./]/ }, (args) =>
-        args.path === '@paygate/devnet' || args.path.startsWith('@paygate/devnet/') ? undefined : { external: true },
+        COMPILED_PACKAGES.some((name) => args.path === name || args.path.startsWith(`${name}/`))
+          ? undefined
+          : { external: true },
       );
       build.onLoad({ filter: /\.ts$/ }, async (args) => {
         inputs[args.path] = fingerprint(args.path);

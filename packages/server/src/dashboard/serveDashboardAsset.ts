@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import type { App } from '../context.ts';
 import { ApiError } from '../http/errors.ts';
-import { dashboardAssets } from './assets.ts';
+import { consoleAssets } from './consoleAssets.ts';
 
 /** The compression a browser takes by its `Accept-Encoding`: brotli before gzip; none when it names neither. */
 export function acceptedEncoding(acceptEncoding: string | undefined): 'br' | 'gzip' | undefined {
@@ -23,7 +23,7 @@ export async function sendConsoleAsset(
   acceptEncoding: string | undefined,
   reply: FastifyReply,
 ): Promise<FastifyReply> {
-  const asset = (await dashboardAssets()).byName.get(file);
+  const asset = (await consoleAssets()).byName.get(file);
   if (!asset) throw ApiError.notFound('No such asset.');
   reply.header('cache-control', 'public, max-age=31536000, immutable').type(asset.contentType);
   if (!asset.compressed) return reply.send(asset.body);

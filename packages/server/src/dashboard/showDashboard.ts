@@ -6,7 +6,7 @@ import { SCOPES } from '../http/auth.ts';
 import { ApiError } from '../http/errors.ts';
 import { API_VERSIONS, versionHas } from '../http/versions.ts';
 import { EVENT_TYPES } from '../webhooks/events.ts';
-import { dashboardAssets } from './assets.ts';
+import { consoleAssets } from './consoleAssets.ts';
 
 /** Paths under `/dashboard` that are the dashboard's own endpoints, never a page of its client. */
 const NOT_A_PAGE = /^(api|link|assets)(\/|$)/;
@@ -40,12 +40,12 @@ export function registerShowDashboard(app: App, ctx: AppContext): void {
   const settings = clientSettings(ctx);
 
   async function respond(reply: FastifyReply) {
-    const { script, style, icon } = await dashboardAssets();
+    const { dashboardScript, style, icon } = await consoleAssets();
     const shell = page({
       title: 'Dashboard · paygate',
       stylesheet: `/dashboard/assets/${style.name}`,
       icon: `/dashboard/assets/${icon.name}`,
-      head: html`<script defer src="/dashboard/assets/${script.name}"></script>`,
+      head: html`<script defer src="/dashboard/assets/${dashboardScript.name}"></script>`,
       bodyAttributes: settings,
       body: html`<div id="dashboard"><p class="loading">Loading the dashboard…</p></div>
 <noscript><p class="loading">The dashboard needs JavaScript: turn it on for this site, or use the API.</p></noscript>`,

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import { html, page } from '../checkout/html.ts';
 import type { App } from '../context.ts';
-import { dashboardAssets } from '../dashboard/assets.ts';
+import { consoleAssets } from '../dashboard/consoleAssets.ts';
 import { ApiError } from '../http/errors.ts';
 import { API_VERSIONS } from '../http/versions.ts';
 
@@ -18,7 +18,7 @@ export function registerShowOperatorConsole(app: App): void {
   const settings = { 'data-api-versions': JSON.stringify(API_VERSIONS.map((entry) => entry.version)) };
 
   async function respond(reply: FastifyReply) {
-    const { operatorScript, style, icon } = await dashboardAssets();
+    const { operatorScript, style, icon } = await consoleAssets();
     const shell = page({
       title: 'Operator console · paygate',
       stylesheet: `/operator/assets/${style.name}`,

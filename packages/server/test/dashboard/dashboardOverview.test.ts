@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatStatsTotal } from '../../../web/src/dashboard/paymentFormat.ts';
 import { ChainRegistry } from '../../src/chains/registry.ts';
-import { formatStatsTotal } from '../../src/dashboard/client/format.ts';
 import { fiatCurrency } from '../../src/payments/currencies.ts';
 import { launchChromium } from '../checkout/support/browser.ts';
 import { BASE_ACCOUNT, BASE_ACCOUNT_2, BASE_USDC } from '../support/fixtures.ts';

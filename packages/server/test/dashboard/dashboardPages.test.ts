@@ -1,10 +1,10 @@
+import { parse } from 'csv-parse/sync';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
-import { parse } from 'csv-parse/sync';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PaymentItem } from '../../../web/src/dashboard/apiTypes.ts';
 import { ChainRegistry } from '../../src/chains/registry.ts';
-import type { PaymentItem } from '../../src/dashboard/client/apiTypes.ts';
 import { createSignInLink } from '../../src/dashboard/sessions.ts';
 import { changePaymentStatus } from '../../src/payments/transitions.ts';
 import { launchChromium } from '../checkout/support/browser.ts';

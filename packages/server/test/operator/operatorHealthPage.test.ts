@@ -1,10 +1,10 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createPublicClient, http } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatTokenExact } from '../../../web/src/ui/format.ts';
 import { depositReadPositions } from '../../src/chains/evm/deposits/depositScanner.ts';
 import { solanaRpc } from '../../src/chains/solana/rpc.ts';
 import { createSignInLink } from '../../src/dashboard/sessions.ts';
-import { formatTokenExact } from '../../src/dashboard/client/format.ts';
 import { launchChromium } from '../checkout/support/browser.ts';
 import { saveDashboardScreenshots } from '../dashboard/support/dashboardBrowser.ts';
 import { consoleContext, expectAccessible } from '../dashboard/support/dashboardSession.ts';

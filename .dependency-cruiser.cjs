@@ -23,15 +23,26 @@ const layers = [
 ];
 
 module.exports = {
-  forbidden: layers.flatMap((lower, index) =>
-    layers.slice(index + 1).map((upper) => ({
-      name: `${lower.name}-not-above`,
-      comment: `${lower.name} imports ${upper.name}, a layer above it: pass a callback down instead`,
+  forbidden: [
+    ...layers.flatMap((lower, index) =>
+      layers.slice(index + 1).map((upper) => ({
+        name: `${lower.name}-not-above`,
+        comment: `${lower.name} imports ${upper.name}, a layer above it: pass a callback down instead`,
+        severity: 'error',
+        from: { path: lower.path },
+        to: { path: upper.path },
+      })),
+    ),
+    {
+      name: 'web-not-server',
+      comment:
+        'the browser code imports nothing of the server: it reads the API (its types from @paygate/client), and ' +
+        'the server serves it',
       severity: 'error',
-      from: { path: lower.path },
-      to: { path: upper.path },
-    })),
-  ),
+      from: { path: '^packages/web/' },
+      to: { path: '^packages/server/' },
+    },
+  ],
   options: {
     doNotFollow: { path: 'node_modules' },
     exclude: { path: '(^|/)(node_modules|dist)/' },

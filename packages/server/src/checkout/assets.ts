@@ -3,6 +3,9 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import type { PageAssets } from './checkoutPage.ts';
+import { catalogueScript } from './i18n/catalogueScript.ts';
+import { CHECKOUT_LOCALES, type CheckoutLocale } from './i18n/locales.ts';
+import { CATALOGUES } from './i18n/translator.ts';
 
 export interface CheckoutAsset {
   /** Content-hashed file name, e.g. `checkout.3f2a9c1b0d4e5f67.js`; a new build gets a new name. */
@@ -15,6 +18,8 @@ export interface CheckoutAssets {
   script: CheckoutAsset;
   style: CheckoutAsset;
   icon: CheckoutAsset;
+  /** Each language's messages for the script (`catalogueScript`). */
+  catalogues: Record<CheckoutLocale, CheckoutAsset>;
   byName: Map<string, CheckoutAsset>;
 }
 
@@ -49,14 +54,27 @@ async function buildAssets(): Promise<CheckoutAssets> {
     clientFile('checkout.css').then((body) => hashed('checkout', 'css', 'text/css; charset=utf-8', body)),
     clientFile('favicon.svg').then((body) => hashed('favicon', 'svg', 'image/svg+xml', body)),
   ]);
-  return { script, style, icon, byName: new Map([script, style, icon].map((asset) => [asset.name, asset])) };
+  const catalogues = Object.fromEntries(
+    CHECKOUT_LOCALES.map((locale) => [
+      locale,
+      hashed(
+        `messages-${locale}`,
+        'js',
+        'text/javascript; charset=utf-8',
+        Buffer.from(catalogueScript(CATALOGUES[locale])),
+      ),
+    ]),
+  ) as Record<CheckoutLocale, CheckoutAsset>;
+  const all = [script, style, icon, ...Object.values(catalogues)];
+  return { script, style, icon, catalogues, byName: new Map(all.map((asset) => [asset.name, asset])) };
 }
 
 let built: Promise<CheckoutAssets> | undefined;
 
 /**
- * The page's script (bundled with the wallet SDK's browser build), stylesheet and icon, built once per process on
- * first use: bundling costs a moment that processes which never serve a page should not pay.
+ * The page's script (bundled with the wallet SDK's browser build), its messages in each language, stylesheet and
+ * icon, built once per process on first use: bundling costs a moment that processes which never serve a page
+ * should not pay.
  */
 export function checkoutAssets(): Promise<CheckoutAssets> {
   built ??= buildAssets().catch((error: unknown) => {
@@ -66,9 +84,21 @@ export function checkoutAssets(): Promise<CheckoutAssets> {
   return built;
 }
 
+function assetUrl(prefix: string, asset: CheckoutAsset): string {
+  return `${prefix}/assets/checkout/${asset.name}`;
+}
+
 /** Where a page under the checkout's path `prefix` finds the script, stylesheet and icon. */
 export async function checkoutAssetUrls(prefix: string): Promise<PageAssets> {
   const built = await checkoutAssets();
-  const url = (asset: CheckoutAsset) => `${prefix}/assets/checkout/${asset.name}`;
-  return { scriptUrl: url(built.script), styleUrl: url(built.style), iconUrl: url(built.icon) };
+  return {
+    scriptUrl: assetUrl(prefix, built.script),
+    styleUrl: assetUrl(prefix, built.style),
+    iconUrl: assetUrl(prefix, built.icon),
+  };
+}
+
+/** Where a page under the checkout's path `prefix` finds its script's messages in `locale`. */
+export async function checkoutCatalogueUrl(prefix: string, locale: CheckoutLocale): Promise<string> {
+  return assetUrl(prefix, (await checkoutAssets()).catalogues[locale]);
 }

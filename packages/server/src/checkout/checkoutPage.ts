@@ -1,6 +1,16 @@
 import type { PaymentStatus } from '../db/schema.ts';
-import { failureExplanation, type RedirectTargets, redirectFor, refreshSecondsFor } from './checkoutView.ts';
+import {
+  failureExplanation,
+  type RedirectTargets,
+  redirectFor,
+  refreshSecondsFor,
+  timeLeftInWords,
+} from './checkoutView.ts';
 import { attributes, html, lines, page, type SafeHtml, trustedHtml } from './html.ts';
+import type { CheckoutLocale } from './i18n/locales.ts';
+import type { Translator } from './i18n/translate.ts';
+import { translator } from './i18n/translator.ts';
+import { translatedHtml } from './translatedHtml.ts';
 
 export interface PageAssets {
   scriptUrl: string;
@@ -37,7 +47,7 @@ export interface CheckoutPageModel {
   timeLeftText: string;
   qrSvg: string;
   redirect: RedirectTargets | undefined;
-  /** The token amount paid, once succeeded (e.g. `10 USDC on Base`). */
+  /** What was paid, once succeeded, in the page's language (`Paid with 10 USDC on Base.`). */
   paidText: string | undefined;
   /** Why the payment failed, when it did (`failureCode`). */
   failureCode?: string | undefined;
@@ -53,7 +63,10 @@ export interface CheckoutPageModel {
   anyWalletPanels?: SafeHtml | undefined;
   /** Where the script follows what partial transfers brought (`followReceived.ts`), and what they brought so far. */
   received?: { url: string; fingerprint: string } | undefined;
-  locale: string;
+  /** The page's language, which also formats its numbers. */
+  locale: CheckoutLocale;
+  /** The page's messages for its script, in its language (a catalogue asset). */
+  catalogueUrl: string;
   /** Where the page's script calls the gateway (`BASE_URL`) and with which public App-Id. */
   apiBaseUrl: string;
   appId: string;
@@ -70,18 +83,19 @@ function heading(status: PaymentStatus, text: string): SafeHtml {
   return html`<h2 id="heading-${status}" tabindex="-1">${text}</h2>`;
 }
 
-function returnLink(status: PaymentStatus, model: CheckoutPageModel): SafeHtml | undefined {
+function returnLink(status: PaymentStatus, model: CheckoutPageModel, t: Translator): SafeHtml | undefined {
   const target = redirectFor(status, model.redirect);
   if (!target) return undefined;
-  return html`<p class="redirect-note" data-redirect-note>Returning you to ${model.merchantName}…</p>
-<p><a class="button" href="${target}">Continue to ${model.merchantName}</a></p>`;
+  const merchant = model.merchantName;
+  return html`<p class="redirect-note" data-redirect-note>${t('page.returning', { merchant })}</p>
+<p><a class="button" href="${target}">${t('page.continueTo', { merchant })}</a></p>`;
 }
 
 /**
  * The networks and tokens the payment can be paid with and the amount in each, as radio buttons: readable without
  * JavaScript, and with it the buyer's pick of how to pay. Nothing when no token can be priced now.
  */
-function acceptedList(accepted: readonly AcceptedChoice[]): SafeHtml | undefined {
+function acceptedList(accepted: readonly AcceptedChoice[], t: Translator): SafeHtml | undefined {
   if (!accepted.length) return undefined;
   const choices = accepted.map(
     (choice) =>
@@ -94,11 +108,11 @@ function acceptedList(accepted: readonly AcceptedChoice[]): SafeHtml | undefined
       })}${choice.checked ? html` checked` : ''}><span><span class="option-amount">${choice.amountText}</span> <span class="option-network">${choice.networkName}</span></span></label>`,
   );
   return html`<fieldset class="accepted" id="accepted">
-  <legend id="accepted-legend">Choose how to pay</legend>
+  <legend id="accepted-legend">${t('page.chooseHowToPay')}</legend>
   <div class="option-list accepted-list">
 ${lines(choices)}
   </div>
-  <noscript><p class="no-wallet">Browser wallets need JavaScript: turn it on to pay from this device, or scan the QR code with a phone wallet.</p></noscript>
+  <noscript><p class="no-wallet">${t('page.walletsNeedScript')}</p></noscript>
 </fieldset>`;
 }
 
@@ -112,10 +126,10 @@ function anyWalletPanel(model: CheckoutPageModel): SafeHtml | undefined {
 }
 
 /** How an open payment can be paid: the accepted tokens, the browser wallets, any wallet's panels, the QR code. */
-function waysToPay(model: CheckoutPageModel): SafeHtml {
+function waysToPay(model: CheckoutPageModel, t: Translator): SafeHtml {
   // What the payment can be paid with comes first, then the way to pay with the chosen one: on a phone that is
   // the next step, and the QR code is for another device.
-  return html`${acceptedList(model.accepted)}
+  return html`${acceptedList(model.accepted, t)}
 <div class="browser-wallet" id="browser-wallet" hidden>
   <div class="pay-with" id="pay-with">
     <p class="pay-with-title" id="pay-with-title"></p>
@@ -123,26 +137,26 @@ function waysToPay(model: CheckoutPageModel): SafeHtml {
     <p class="no-wallet" id="no-wallet" hidden></p>
   </div>
   <div class="wallet-collect" id="wallet-collect" hidden>
-    <p>This payment asks for a few details about you before you pay. They go to the payment service only.</p>
+    <p>${t('page.detailsAsked')}</p>
   </div>
   <p class="wallet-progress" id="wallet-progress" aria-live="polite" hidden></p>
   <div class="wallet-error" id="wallet-error" role="alert" hidden>
     <p id="wallet-error-text"></p>
-    <button type="button" class="button" id="wallet-retry">Try again</button>
+    <button type="button" class="button" id="wallet-retry">${t('page.tryAgain')}</button>
   </div>
 </div>
 ${anyWalletPanel(model)}
-${model.accepted.length ? html`<p class="divider"><span>or</span></p>` : undefined}
-${heading('requires_action', 'Scan to pay')}
+${model.accepted.length ? html`<p class="divider"><span>${t('page.or')}</span></p>` : undefined}
+${heading('requires_action', t('page.scanToPay'))}
 <figure class="qr">
 ${trustedHtml(model.qrSvg)}
-<figcaption>Scan with your phone's wallet app.</figcaption>
+<figcaption>${t('page.scanCaption')}</figcaption>
 </figure>
-<p class="payment-link">Or open the payment link in a wallet: <a href="${model.paymentLink}">${model.paymentLink}</a></p>
-<p class="waiting"><span class="pulse" aria-hidden="true"></span> Waiting for your payment</p>`;
+<p class="payment-link">${translatedHtml(t, 'page.openLink', { link: html`<a href="${model.paymentLink}">${model.paymentLink}</a>` })}</p>
+<p class="waiting"><span class="pulse" aria-hidden="true"></span> ${t('page.waiting')}</p>`;
 }
 
-function statusViews(model: CheckoutPageModel): SafeHtml[] {
+function statusViews(model: CheckoutPageModel, t: Translator): SafeHtml[] {
   const merchant = model.merchantName;
   const current = model.status;
   return [
@@ -150,46 +164,46 @@ function statusViews(model: CheckoutPageModel): SafeHtml[] {
       'requires_action',
       current,
       model.takingPayments
-        ? waysToPay(model)
-        : html`${heading('requires_action', 'Not taking payments')}
-<p>${merchant} is not taking payments at the moment, so nothing is due now. Contact ${merchant} before you pay anything.</p>`,
+        ? waysToPay(model, t)
+        : html`${heading('requires_action', t('status.notTaking.heading'))}
+<p>${t('status.notTaking.text', { merchant })}</p>`,
     ),
     view(
       'processing',
       current,
-      html`${heading('processing', 'Payment sent')}
-<p>Your payment is being confirmed on the network. This page updates by itself.</p>
-<p class="waiting"><span class="pulse" aria-hidden="true"></span> Confirming</p>`,
+      html`${heading('processing', t('status.processing.heading'))}
+<p>${t('status.processing.text')}</p>
+<p class="waiting"><span class="pulse" aria-hidden="true"></span> ${t('status.processing.waiting')}</p>`,
     ),
     view(
       'succeeded',
       current,
-      html`${heading('succeeded', 'Payment complete')}
-<p>${merchant} received your payment of <strong>${model.amountText}</strong>.</p>
-<p class="paid-with" id="paid-with"${model.paidText ? '' : html` hidden`}>${model.paidText ? html`Paid with ${model.paidText}.` : ''}</p>
-<p class="transaction-link" id="transaction-link"${model.transactionLink ? '' : html` hidden`}><a href="${model.transactionLink ?? ''}" rel="noreferrer">View transaction</a></p>
-${returnLink('succeeded', model)}`,
+      html`${heading('succeeded', t('status.succeeded.heading'))}
+<p>${translatedHtml(t, 'status.succeeded.text', { merchant, amount: html`<strong>${model.amountText}</strong>` })}</p>
+<p class="paid-with" id="paid-with"${model.paidText ? '' : html` hidden`}>${model.paidText ?? ''}</p>
+<p class="transaction-link" id="transaction-link"${model.transactionLink ? '' : html` hidden`}><a href="${model.transactionLink ?? ''}" rel="noreferrer">${t('status.succeeded.viewTransaction')}</a></p>
+${returnLink('succeeded', model, t)}`,
     ),
     view(
       'failed',
       current,
-      html`${heading('failed', 'Payment failed')}
-<p id="failure-reason">${failureExplanation(model.failureCode, merchant)}</p>
-${returnLink('failed', model)}`,
+      html`${heading('failed', t('status.failed.heading'))}
+<p id="failure-reason">${failureExplanation(t, model.failureCode, merchant)}</p>
+${returnLink('failed', model, t)}`,
     ),
     view(
       'expired',
       current,
-      html`${heading('expired', 'Payment expired')}
-<p>The time to pay this link has run out. Ask ${merchant} for a new payment link.</p>
-${returnLink('expired', model)}`,
+      html`${heading('expired', t('status.expired.heading'))}
+<p>${t('status.expired.text', { merchant })}</p>
+${returnLink('expired', model, t)}`,
     ),
     view(
       'cancelled',
       current,
-      html`${heading('cancelled', 'Payment cancelled')}
-<p>This payment was cancelled, so nothing is due. Ask ${merchant} for a new payment link if you still want to pay.</p>
-${returnLink('cancelled', model)}`,
+      html`${heading('cancelled', t('status.cancelled.heading'))}
+<p>${t('status.cancelled.text', { merchant })}</p>
+${returnLink('cancelled', model, t)}`,
     ),
   ];
 }
@@ -210,6 +224,7 @@ function merchantMark(model: CheckoutPageModel): SafeHtml {
 
 /** The buyer checkout page, complete without JavaScript; its script only follows the status and adds the browser wallet. */
 export function renderCheckoutPage(model: CheckoutPageModel): string {
+  const t = translator(model.locale);
   const data: Record<string, string> = {
     'data-payment-id': model.paymentId,
     'data-status': model.status,
@@ -227,37 +242,42 @@ export function renderCheckoutPage(model: CheckoutPageModel): string {
 <header class="merchant">
 ${merchantMark(model)}
 <div>
-<p class="eyebrow">Pay</p>
+<p class="eyebrow">${t('page.eyebrow')}</p>
 <h1>${model.merchantName}</h1>
 </div>
 </header>
 <div class="summary">
-<p class="amount"><span class="label">Amount</span> <strong id="amount">${model.amountText}</strong></p>
-<p class="time-left" id="time-left-line"${model.status === 'requires_action' ? '' : html` hidden`}><span class="label">Time left</span> <time id="time-left" datetime="${model.expiresAt.toISOString()}">${model.timeLeftText}</time></p>
+<p class="amount"><span class="label">${t('page.amount')}</span> <strong id="amount">${model.amountText}</strong></p>
+<p class="time-left" id="time-left-line"${attributes({ title: timeLeftInWords(t, model.expiresAt, model.now) })}${model.status === 'requires_action' ? '' : html` hidden`}><span class="label">${t('page.timeLeft')}</span> <time id="time-left" datetime="${model.expiresAt.toISOString()}">${model.timeLeftText}</time></p>
 </div>
 <p class="visually-hidden" id="status-announcer" role="status" aria-live="polite"></p>
-${lines(statusViews(model))}
-<footer class="reference">Reference <code>${model.paymentId}</code></footer>
+${lines(statusViews(model, t))}
+<footer class="reference">${translatedHtml(t, 'page.reference', { reference: html`<code>${model.paymentId}</code>` })}</footer>
 </main>`;
   return page({
-    title: `Pay ${model.amountText} to ${model.merchantName}`,
+    lang: model.locale,
+    title: t('page.title', { amount: model.amountText, merchant: model.merchantName }),
     stylesheet: model.assets.styleUrl,
     icon: model.assets.iconUrl,
+    // The catalogue runs first (deferred scripts run in order): the page's script reads it as it starts.
     head: html`${noScriptRefresh(model)}
+<script src="${model.catalogueUrl}" defer></script>
 <script src="${model.assets.scriptUrl}" defer></script>`,
     body,
   });
 }
 
 /** The page for a link that names no payment this service knows: clear words, no details. */
-export function renderNotFoundPage(assets: PageAssets): string {
+export function renderNotFoundPage(assets: PageAssets, locale: CheckoutLocale): string {
+  const t = translator(locale);
   return page({
-    title: 'Payment not found',
+    lang: locale,
+    title: t('notFound.title'),
     stylesheet: assets.styleUrl,
     icon: assets.iconUrl,
     body: html`<main class="checkout not-found">
-<h1>Payment not found</h1>
-<p>This payment link does not match any payment. Check that the link is complete, or ask the shop for a new one.</p>
+<h1>${t('notFound.title')}</h1>
+<p>${t('notFound.text')}</p>
 </main>`,
   });
 }

@@ -1,37 +1,7 @@
 import type { PaymentStatus } from '../db/schema.ts';
 import { formatMinorUnits } from '../money.ts';
 import type { FiatCurrency } from '../payments/currencies.ts';
-
-const FALLBACK_LOCALE = 'en';
-
-/**
- * The buyer's preferred locale that this runtime can format numbers in, from an `Accept-Language` header
- * (highest quality first, ties in header order); `en` when none fits.
- */
-export function preferredLocale(acceptLanguage: string | undefined): string {
-  if (!acceptLanguage) return FALLBACK_LOCALE;
-  const ranked = acceptLanguage
-    .slice(0, 512)
-    .split(',')
-    .slice(0, 20)
-    .map((entry, index) => {
-      const [tag = '', ...params] = entry.trim().split(';');
-      const q = params.map((param) => /^\s*q=([0-9.]+)\s*$/.exec(param)?.[1]).find((value) => value !== undefined);
-      const quality = q === undefined ? 1 : Number(q);
-      return { tag: tag.trim(), quality: Number.isFinite(quality) ? quality : 0, index };
-    })
-    .filter((entry) => entry.quality > 0 && entry.tag && entry.tag !== '*')
-    .sort((a, b) => b.quality - a.quality || a.index - b.index);
-  for (const { tag } of ranked) {
-    try {
-      const [supported] = Intl.NumberFormat.supportedLocalesOf([tag]);
-      if (supported) return supported;
-    } catch {
-      // Not a well-formed language tag: try the next one.
-    }
-  }
-  return FALLBACK_LOCALE;
-}
+import type { Translate } from './i18n/translate.ts';
 
 /** A fiat amount in minor units, formatted for the buyer's locale with exactly the currency's ISO 4217 digits. */
 export function formatFiatAmount(minor: string, currency: FiatCurrency, locale: string): string {
@@ -48,7 +18,6 @@ export function formatFiatAmount(minor: string, currency: FiatCurrency, locale: 
 export interface TokenDisplay {
   assetSymbol: string;
   decimals: number;
-  networkName?: string;
 }
 
 /** Significant fraction digits a person is shown of a token amount. */
@@ -71,13 +40,24 @@ export function readableTokenDecimal(minor: bigint, decimals: number): string {
 }
 
 /**
- * A token amount in minor units for the buyer, e.g. `10.5 USDC on Base`: readable digits
- * (`readableTokenDecimal`), trailing zeros dropped. Display only: what is paid stays the exact minor units.
+ * A token amount in minor units for the buyer, e.g. `10.5 USDC`: readable digits (`readableTokenDecimal`),
+ * trailing zeros dropped. Display only: what is paid stays the exact minor units.
  */
 export function formatTokenAmount(minor: string, display: TokenDisplay, locale: string): string {
   const format = new Intl.NumberFormat(locale, { maximumFractionDigits: Math.min(display.decimals, 20) });
   const number = format.format(readableTokenDecimal(BigInt(minor), display.decimals) as Intl.StringNumericLiteral);
-  return `${number} ${display.assetSymbol}${display.networkName ? ` on ${display.networkName}` : ''}`;
+  return `${number} ${display.assetSymbol}`;
+}
+
+/** What the succeeded view says was paid: `Paid with 10 USDC on Base.`, the network when known. */
+export function paidWithText(
+  t: Translate,
+  paid: { value: string; display: TokenDisplay & { networkName?: string | undefined } },
+  locale: string,
+): string {
+  const amount = formatTokenAmount(paid.value, paid.display, locale);
+  const network = paid.display.networkName;
+  return network ? t('status.succeeded.paidWithOn', { amount, network }) : t('status.succeeded.paidWith', { amount });
 }
 
 /**
@@ -111,15 +91,14 @@ export function transactionUrl(explorerUrl: string, txHash: string): string | un
 }
 
 /** What the page's failed view tells the buyer, by the payment's failure code: what happened and what to do. */
-export function failureExplanation(failureCode: string | undefined, merchantName: string): string {
-  const contact = `contact ${merchantName} and give them the reference below`;
+export function failureExplanation(t: Translate, failureCode: string | undefined, merchantName: string): string {
   switch (failureCode) {
     case 'underpaid':
-      return `Less than the payment asks arrived before it expired. What you sent can be sent back to you: ${contact}.`;
+      return t('failure.underpaid', { merchant: merchantName });
     case 'transfer_not_mined':
-      return `Your transfer was not confirmed on the network in time. If your wallet shows it as sent, ${contact}.`;
+      return t('failure.notMined', { merchant: merchantName });
     default:
-      return `The payment did not go through. If your wallet shows it as sent, ${contact}.`;
+      return t('failure.other', { merchant: merchantName });
   }
 }
 
@@ -130,6 +109,15 @@ export function formatTimeLeft(expiresAt: Date, now: Date): string {
   const minutes = Math.floor((totalSeconds % 3600) / 60);
   const seconds = String(totalSeconds % 60).padStart(2, '0');
   return hours ? `${hours}:${String(minutes).padStart(2, '0')}:${seconds}` : `${minutes}:${seconds}`;
+}
+
+/**
+ * Time left before `expiresAt` in words, e.g. `14 minutes left` (whole minutes, so it changes once a minute), for
+ * those who would rather read that than a ticking `m:ss`.
+ */
+export function timeLeftInWords(t: Translate, expiresAt: Date, now: Date): string {
+  const minutes = Math.floor((expiresAt.getTime() - now.getTime()) / 60_000);
+  return minutes >= 1 ? t('page.minutesLeft', { count: minutes }) : t('page.underAMinuteLeft');
 }
 
 export interface RedirectTargets {

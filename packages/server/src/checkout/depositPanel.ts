@@ -1,4 +1,6 @@
 import { attributes, html, lines, type SafeHtml, trustedHtml } from './html.ts';
+import type { Translator } from './i18n/translate.ts';
+import { qrCodeSvg } from './qrCode.ts';
 
 /** One listed ERC-20 token paid by a plain transfer to the payment's deposit address, from any wallet. */
 export interface DepositChoice {
@@ -19,14 +21,13 @@ export interface DepositChoice {
   decimalAmount: string;
   /** The EIP-681 request the QR code carries. */
   uri: string;
-  qrSvg: string;
   checked: boolean;
   /** What transfers of less than asked brought so far: the amount above is then the rest. */
   receivedText?: string;
 }
 
-function copyable(id: string, label: string, value: string, data: Record<string, string>): SafeHtml {
-  return html`<p><label for="${id}">${label}</label> <input type="text" readonly class="copy-text"${attributes({ id, value, ...data })}> <button type="button" class="button copy"${attributes({ 'data-copy': id })} hidden>Copy</button></p>`;
+function copyable(t: Translator, id: string, label: string, value: string, data: Record<string, string>): SafeHtml {
+  return html`<p><label for="${id}">${label}</label> <input type="text" readonly class="copy-text"${attributes({ id, value, ...data })}> <button type="button" class="button copy"${attributes({ 'data-copy': id })} hidden>${t('page.copy')}</button></p>`;
 }
 
 /**
@@ -34,28 +35,39 @@ function copyable(id: string, label: string, value: string, data: Record<string,
  * and the network, each to copy, and an EIP-681 QR code a phone wallet reads. Shown while its token is the chosen
  * one (the page's script follows the pick; without JavaScript, the preselected one shows).
  */
-export function depositPanels(choices: readonly DepositChoice[]): SafeHtml | undefined {
+export async function depositPanels(choices: readonly DepositChoice[], t: Translator): Promise<SafeHtml | undefined> {
   if (!choices.length) return undefined;
-  const panels = choices.map((choice) => {
-    const id = `deposit-${choice.chainId}-${choice.symbol.toLowerCase()}`;
-    return html`<section class="any-wallet evm-deposit"${attributes({ id, 'data-pay-panel': '', 'data-asset': choice.asset, 'data-deposit-uri': choice.uri })}${choice.checked ? '' : html` hidden`} aria-labelledby="${id}-heading">
-  <h3 id="${id}-heading">${choice.receivedText ? `Send the remaining ${choice.amountText}` : `Send ${choice.amountText} from any wallet`}</h3>${
+  const panels = await Promise.all(
+    choices.map(async (choice) => {
+      const id = `deposit-${choice.chainId}-${choice.symbol.toLowerCase()}`;
+      const amount = choice.amountText;
+      const network = choice.networkName;
+      const qrSvg = await qrCodeSvg(choice.uri, t('deposit.qrLabel', { amount, network }));
+      return html`<section class="any-wallet evm-deposit"${attributes({ id, 'data-pay-panel': '', 'data-asset': choice.asset, 'data-deposit-uri': choice.uri })}${choice.checked ? '' : html` hidden`} aria-labelledby="${id}-heading">
+  <h3 id="${id}-heading">${choice.receivedText ? t('deposit.headingRest', { amount }) : t('deposit.heading', { amount })}</h3>${
     choice.receivedText
       ? html`
-  <p class="deposit-received" role="status">Received ${choice.receivedText} so far, less than the payment asks.</p>`
+  <p class="deposit-received" role="status">${t('deposit.received', { amount: choice.receivedText })}</p>`
       : ''
   }
   <figure class="qr">
-${trustedHtml(choice.qrSvg)}
-    <figcaption>Scan with a wallet app. Send exactly ${choice.decimalAmount} ${choice.symbol} on ${choice.networkName} to this payment's own address. If you send less, the rest is asked for here; another token does not pay it.</figcaption>
+${trustedHtml(qrSvg)}
+    <figcaption>${t('deposit.caption', { amount: choice.decimalAmount, symbol: choice.symbol, network })}</figcaption>
   </figure>
-  ${copyable(`${id}-address`, 'Address', choice.address, { 'data-deposit-address': '' })}
-  ${copyable(`${id}-amount`, `Amount (${choice.symbol})`, choice.decimalAmount, { 'data-deposit-amount': '' })}
-  ${copyable(`${id}-network`, 'Network', `${choice.networkName} (chain id ${choice.chainId})`, {
-    'data-deposit-network': '',
-  })}
-  ${choice.tokenAddress ? copyable(`${id}-token`, `${choice.symbol} contract`, choice.tokenAddress, {}) : ''}
+  ${copyable(t, `${id}-address`, t('deposit.address'), choice.address, { 'data-deposit-address': '' })}
+  ${copyable(t, `${id}-amount`, t('deposit.amount', { symbol: choice.symbol }), choice.decimalAmount, { 'data-deposit-amount': '' })}
+  ${copyable(
+    t,
+    `${id}-network`,
+    t('deposit.network'),
+    t('deposit.networkValue', { network, chainId: String(choice.chainId) }),
+    {
+      'data-deposit-network': '',
+    },
+  )}
+  ${choice.tokenAddress ? copyable(t, `${id}-token`, t('deposit.contract', { symbol: choice.symbol }), choice.tokenAddress, {}) : ''}
 </section>`;
-  });
+    }),
+  );
   return lines(panels);
 }

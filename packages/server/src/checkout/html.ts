@@ -56,6 +56,8 @@ export function attributes(values: Record<string, string>): SafeHtml {
  * not turn dark), not indexed, and scale to the device; `head` adds to it.
  */
 export function page(options: {
+  /** The language of the page's words (`<html lang>`); English unless said. */
+  lang?: string;
   title: string;
   stylesheet: string;
   /** The service's icon (an SVG), so browsers ask for no `/favicon.ico`. */
@@ -65,7 +67,7 @@ export function page(options: {
   body: SafeHtml;
 }): string {
   return html`<!doctype html>
-<html lang="en">
+<html lang="${options.lang ?? 'en'}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">

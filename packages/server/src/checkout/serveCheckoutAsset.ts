@@ -3,7 +3,7 @@ import type { App } from '../context.ts';
 import { ApiError } from '../http/errors.ts';
 import { checkoutAssets } from './assets.ts';
 
-/** The page's script, stylesheet and icon under content-hashed names, so they are cached for good. */
+/** The page's script, its messages, stylesheet and icon under content-hashed names, so they are cached for good. */
 export function registerServeCheckoutAsset(app: App, prefix: string): void {
   app.get(
     `${prefix}/assets/checkout/:file`,

@@ -5,13 +5,16 @@ import { fiatCurrency } from '../payments/currencies.ts';
 import { type PaymentRow, toStatusView } from '../payments/paymentResource.ts';
 import { buyerFacingStatus } from '../payments/stateMachine.ts';
 import { type AcceptedOption, acceptedOptions } from './acceptedOptions.ts';
-import { checkoutAssetUrls } from './assets.ts';
+import { checkoutAssetUrls, checkoutCatalogueUrl } from './assets.ts';
 import { ensureCheckoutAppId } from './checkoutApp.ts';
 import { type AcceptedChoice, renderCheckoutPage, renderNotFoundPage } from './checkoutPage.ts';
 import { checkoutContentSecurityPolicy } from './checkoutPolicy.ts';
 import { solanaPayPanels } from './solanaPayPanel.ts';
-import { evmDepositPanels } from '../deposits/checkoutDeposits.ts';
+import { checkoutDeposits } from '../deposits/checkoutDeposits.ts';
+import { depositPanels } from './depositPanel.ts';
 import { html } from './html.ts';
+import { type CheckoutLocale, negotiateLocale } from './i18n/locales.ts';
+import { translator } from './i18n/translator.ts';
 import { sendLandingPage } from './showLandingPage.ts';
 import { qrCodeSvg } from './qrCode.ts';
 import { receivedFingerprint } from './followReceived.ts';
@@ -19,7 +22,7 @@ import {
   formatFiatAmount,
   formatTimeLeft,
   formatTokenAmount,
-  preferredLocale,
+  paidWithText,
   preferredOptionIndex,
   redirectTargets,
   transactionUrl,
@@ -34,7 +37,8 @@ const PAYMENT_ID = /^pay_[A-Za-z0-9_-]{1,128}$/;
 /**
  * The buyer checkout page at `{checkout_url}/<paymentId>` and `{checkout_url}/?pid=<paymentId>` (D1): who is
  * paid, how much, time left, a QR code of the link, the live status and the browser wallet; 404 page otherwise
- * (but for `/` itself, the landing page).
+ * (but for `/` itself, the landing page). It speaks the language `?locale=` names, else the buyer's
+ * (`Accept-Language`), else English.
  */
 export function registerShowCheckoutPage(app: App, ctx: AppContext, prefix: string): void {
   let checkoutAppId: Promise<string> | undefined;
@@ -49,7 +53,7 @@ export function registerShowCheckoutPage(app: App, ctx: AppContext, prefix: stri
   /** The accepted list of an open payment; none when prices cannot be had now (the QR code and link still work). */
   async function acceptedChoices(
     payment: PaymentRow,
-    locale: string,
+    locale: CheckoutLocale,
     request: FastifyRequest,
   ): Promise<AcceptedChoice[]> {
     if (!ctx.chainServices) return [];
@@ -86,7 +90,12 @@ export function registerShowCheckoutPage(app: App, ctx: AppContext, prefix: stri
   }
 
   async function respond(request: FastifyRequest, reply: FastifyReply, paymentId: string | undefined) {
-    const acceptLanguage = request.headers['accept-language'];
+    const { locale: requested } = request.query as Record<string, unknown>;
+    const locale = negotiateLocale({
+      query: typeof requested === 'string' ? requested : undefined,
+      acceptLanguage: request.headers['accept-language'],
+    });
+    const t = translator(locale);
     const assets = await checkoutAssetUrls(prefix);
     reply
       .header('content-security-policy', checkoutContentSecurityPolicy(ctx.config))
@@ -96,7 +105,7 @@ export function registerShowCheckoutPage(app: App, ctx: AppContext, prefix: stri
       paymentId && PAYMENT_ID.test(paymentId)
         ? await ctx.db.selectFrom('payments').selectAll().where('id', '=', paymentId).executeTakeFirst()
         : undefined;
-    if (!payment) return reply.code(404).send(renderNotFoundPage(assets));
+    if (!payment) return reply.code(404).send(renderNotFoundPage(assets, locale));
     const merchant = await ctx.db
       .selectFrom('merchants')
       .selectAll()
@@ -104,7 +113,6 @@ export function registerShowCheckoutPage(app: App, ctx: AppContext, prefix: stri
       .executeTakeFirstOrThrow();
 
     const now = ctx.clock.now();
-    const locale = preferredLocale(acceptLanguage);
     const status = buyerFacingStatus(payment, now);
     const currency = fiatCurrency(payment.fiat_currency);
     const amountText = currency
@@ -134,9 +142,9 @@ export function registerShowCheckoutPage(app: App, ctx: AppContext, prefix: stri
         expiresAt: payment.expires_at,
         now,
         timeLeftText: formatTimeLeft(payment.expires_at, now),
-        qrSvg: await qrCodeSvg(paymentLink, 'QR code of the payment link'),
+        qrSvg: await qrCodeSvg(paymentLink, t('page.qrLabel')),
         redirect: redirectTargets(payment.success_url, payment.error_url, payment.id),
-        paidText: paid?.display ? formatTokenAmount(paid.value, paid.display, locale) : undefined,
+        paidText: paid?.display ? paidWithText(t, { value: paid.value, display: paid.display }, locale) : undefined,
         failureCode: statusView.failureCode,
         transactionLink: explorerUrl && paidInfo ? transactionUrl(explorerUrl, paidInfo.txId) : undefined,
         explorerUrls,
@@ -144,8 +152,8 @@ export function registerShowCheckoutPage(app: App, ctx: AppContext, prefix: stri
         accepted,
         anyWalletPanels: takingPayments
           ? html`${await Promise.all([
-              solanaPayPanels(ctx, payment, merchant.name, accepted),
-              evmDepositPanels(ctx, payment, accepted, locale),
+              solanaPayPanels(ctx, payment, merchant.name, accepted, t),
+              checkoutDeposits(ctx, payment, accepted, locale).then((choices) => depositPanels(choices, t)),
             ])}`
           : undefined,
         ...(accepted.length
@@ -157,6 +165,7 @@ export function registerShowCheckoutPage(app: App, ctx: AppContext, prefix: stri
             }
           : {}),
         locale,
+        catalogueUrl: await checkoutCatalogueUrl(prefix, locale),
         apiBaseUrl: ctx.config.baseUrl,
         appId: await appId(),
         assets,

@@ -6,11 +6,8 @@ import { transferRequestUri } from '../solanaPay/transferRequestUri.ts';
 import type { AcceptedChoice } from './checkoutPage.ts';
 import { qrCodeSvg } from './qrCode.ts';
 import { attributes, html, lines, type SafeHtml, trustedHtml } from './html.ts';
-
-/** The message a wallet shows under the merchant's name. */
-function requestMessage(payment: Pick<PaymentRow, 'id'>): string {
-  return `Payment ${payment.id}`;
-}
+import type { Translator } from './i18n/translate.ts';
+import { translatedHtml } from './translatedHtml.ts';
 
 /**
  * A Solana Pay transfer request for each SPL token the payment can be paid with: its QR code and its text to copy,
@@ -22,6 +19,7 @@ export async function solanaPayPanels(
   payment: PaymentRow,
   merchantName: string,
   accepted: readonly AcceptedChoice[],
+  t: Translator,
 ): Promise<SafeHtml | undefined> {
   const solana = ctx.chainServices?.solana;
   if (!solana) return undefined;
@@ -50,18 +48,22 @@ export async function solanaPayPanels(
         splToken: request.mint,
         references: [request.reference],
         label: merchantName,
-        message: requestMessage(payment),
+        // What a wallet shows under the merchant's name.
+        message: t('solanaPay.walletMessage', { reference: payment.id }),
       });
       const id = `solana-pay-${request.reference}`;
+      const amount = choice.amountText;
+      const network = choice.networkName;
+      const feePaidLink = html`<a${attributes({ href: transactionRequestLink(ctx.config.baseUrl, request.reference), 'data-solana-pay-transaction-request': '' })}>${t('solanaPay.feePaidLink')}</a>`;
       return html`<section class="any-wallet solana-pay"${attributes({ id, 'data-pay-panel': '', 'data-asset': choice.asset })}${choice.checked ? '' : html` hidden`} aria-labelledby="${id}-heading">
-  <h3 id="${id}-heading">Pay ${choice.amountText} from any Solana wallet</h3>
+  <h3 id="${id}-heading">${t('solanaPay.heading', { amount })}</h3>
   <figure class="qr">
-${trustedHtml(await qrCodeSvg(uri, `Solana Pay QR code: ${choice.amountText} on ${choice.networkName}`))}
-    <figcaption>Scan with a Solana Pay wallet. It sends exactly ${choice.amountText} on ${choice.networkName}.</figcaption>
+${trustedHtml(await qrCodeSvg(uri, t('solanaPay.qrLabel', { amount, network })))}
+    <figcaption>${t('solanaPay.caption', { amount, network })}</figcaption>
   </figure>
-  <p><a class="button" href="${uri}">Open in a Solana wallet</a></p>
-  <p class="solana-pay-sponsored">No SOL for the fee? <a${attributes({ href: transactionRequestLink(ctx.config.baseUrl, request.reference), 'data-solana-pay-transaction-request': '' })}>Pay with the fee paid for you</a> in a wallet that takes Solana Pay transaction requests.</p>
-  <p><label for="${id}-uri">Solana Pay request</label> <input type="text" readonly class="copy-text"${attributes({ id: `${id}-uri`, value: uri, 'data-solana-pay-uri': '' })}> <button type="button" class="button copy" ${attributes({ 'data-copy': `${id}-uri` })} hidden>Copy</button></p>
+  <p><a class="button" href="${uri}">${t('solanaPay.open')}</a></p>
+  <p class="solana-pay-sponsored">${translatedHtml(t, 'solanaPay.feePaid', { link: feePaidLink })}</p>
+  <p><label for="${id}-uri">${t('solanaPay.request')}</label> <input type="text" readonly class="copy-text"${attributes({ id: `${id}-uri`, value: uri, 'data-solana-pay-uri': '' })}> <button type="button" class="button copy" ${attributes({ 'data-copy': `${id}-uri` })} hidden>${t('page.copy')}</button></p>
 </section>`;
     }),
   );

@@ -4,9 +4,7 @@ import { decimalAmount } from '../money.ts';
 import type { PaymentRow } from '../payments/paymentResource.ts';
 import type { AcceptedChoice } from '../checkout/checkoutPage.ts';
 import { formatTokenAmount } from '../checkout/checkoutView.ts';
-import { qrCodeSvg } from '../checkout/qrCode.ts';
-import { type DepositChoice, depositPanels } from '../checkout/depositPanel.ts';
-import type { SafeHtml } from '../checkout/html.ts';
+import type { DepositChoice } from '../checkout/depositPanel.ts';
 import { fixDepositQuotes } from './depositQuotes.ts';
 import { eip681TransferUri } from './eip681.ts';
 
@@ -40,63 +38,50 @@ export async function checkoutDeposits(
       native: token.method === 'native',
     })),
   );
-  return Promise.all(
-    quotes.map(async (fixed) => {
-      const { choice, token, network } = listed.find(
-        (entry) => entry.choice.asset === fixed.asset && entry.choice.network === fixed.chain,
-      ) as (typeof listed)[number];
-      // After a transfer of less than asked, the panel asks for the rest.
-      const received = payment.exceptions.find(
-        (exception) =>
-          exception.type === 'underpaid' && exception.network === fixed.chain && exception.asset === fixed.asset,
-      );
-      const quote = received ? { ...fixed, amount: fixed.amount - BigInt(received.amount) } : fixed;
-      const chainId = Number(network.caip2.slice('eip155:'.length));
-      const uri = eip681TransferUri({
-        chainId,
-        recipient: quote.address,
-        amount: quote.amount,
-        ...(token.address ? { token: token.address as Address } : {}),
-      });
-      const amountText = formatTokenAmount(
-        quote.amount.toString(),
-        { assetSymbol: token.symbol, decimals: token.decimals },
-        locale,
-      );
-      return {
-        asset: quote.asset,
-        network: network.caip2,
-        networkName: network.name,
-        chainId,
-        symbol: token.symbol,
-        ...(token.address ? { tokenAddress: token.address } : {}),
-        address: quote.address,
-        amount: quote.amount.toString(),
-        amountText,
-        decimalAmount: decimalAmount(quote.amount, token.decimals),
-        uri,
-        qrSvg: await qrCodeSvg(uri, `QR code of a request to send ${amountText} on ${network.name}`),
-        checked: choice.checked,
-        ...(received
-          ? {
-              receivedText: formatTokenAmount(
-                received.amount,
-                { assetSymbol: token.symbol, decimals: token.decimals },
-                locale,
-              ),
-            }
-          : {}),
-      };
-    }),
-  );
-}
-
-/** The deposit panels of the page (see `checkoutDeposits`), for the checkout's "any wallet" place. */
-export async function evmDepositPanels(
-  ctx: AppContext,
-  payment: PaymentRow,
-  accepted: readonly AcceptedChoice[],
-  locale: string,
-): Promise<SafeHtml | undefined> {
-  return depositPanels(await checkoutDeposits(ctx, payment, accepted, locale));
+  return quotes.map((fixed) => {
+    const { choice, token, network } = listed.find(
+      (entry) => entry.choice.asset === fixed.asset && entry.choice.network === fixed.chain,
+    ) as (typeof listed)[number];
+    // After a transfer of less than asked, the panel asks for the rest.
+    const received = payment.exceptions.find(
+      (exception) =>
+        exception.type === 'underpaid' && exception.network === fixed.chain && exception.asset === fixed.asset,
+    );
+    const quote = received ? { ...fixed, amount: fixed.amount - BigInt(received.amount) } : fixed;
+    const chainId = Number(network.caip2.slice('eip155:'.length));
+    const uri = eip681TransferUri({
+      chainId,
+      recipient: quote.address,
+      amount: quote.amount,
+      ...(token.address ? { token: token.address as Address } : {}),
+    });
+    const amountText = formatTokenAmount(
+      quote.amount.toString(),
+      { assetSymbol: token.symbol, decimals: token.decimals },
+      locale,
+    );
+    return {
+      asset: quote.asset,
+      network: network.caip2,
+      networkName: network.name,
+      chainId,
+      symbol: token.symbol,
+      ...(token.address ? { tokenAddress: token.address } : {}),
+      address: quote.address,
+      amount: quote.amount.toString(),
+      amountText,
+      decimalAmount: decimalAmount(quote.amount, token.decimals),
+      uri,
+      checked: choice.checked,
+      ...(received
+        ? {
+            receivedText: formatTokenAmount(
+              received.amount,
+              { assetSymbol: token.symbol, decimals: token.decimals },
+              locale,
+            ),
+          }
+        : {}),
+    };
+  });
 }

@@ -14,7 +14,7 @@ import {
   formatFiatAmount,
   formatTimeLeft,
   formatTokenAmount,
-  preferredLocale,
+  paidWithText,
   preferredOptionIndex,
   readableTokenDecimal,
   redirectFor,
@@ -24,23 +24,8 @@ import {
 } from '../../src/checkout/checkoutView.ts';
 import { MAINNET_NETWORKS } from '../../src/chains/registry.ts';
 import { explainWalletError } from '../../src/checkout/client/walletMessages.ts';
+import { translator } from '../../src/checkout/i18n/translator.ts';
 import { fiatCurrency } from '../../src/payments/currencies.ts';
-
-describe('preferredLocale', () => {
-  it('takes the highest-quality tag the runtime can format, in header order on ties', () => {
-    expect(preferredLocale('de-DE,de;q=0.9,en;q=0.8')).toBe('de-DE');
-    expect(preferredLocale('en;q=0.5, fr-CH;q=0.9')).toBe('fr-CH');
-    expect(preferredLocale('ja, de')).toBe('ja');
-  });
-
-  it('falls back to en for a missing, wildcard, zero-quality or malformed header', () => {
-    expect(preferredLocale(undefined)).toBe('en');
-    expect(preferredLocale('*')).toBe('en');
-    expect(preferredLocale('de;q=0')).toBe('en');
-    expect(preferredLocale('not a tag!!, ;;;')).toBe('en');
-    expect(preferredLocale('x'.repeat(10_000))).toBe('en');
-  });
-});
 
 describe('amount formatting', () => {
   const usd = fiatCurrency('USD')!;
@@ -62,9 +47,13 @@ describe('amount formatting', () => {
     expect(formatFiatAmount('9007199254740993', usd, 'en-US')).toBe('$90,071,992,547,409.93');
   });
 
-  it('formats token amounts with their symbol and network, dropping trailing zeros', () => {
-    expect(formatTokenAmount('10000000', { assetSymbol: 'USDC', decimals: 6, networkName: 'Base' }, 'en')).toBe(
-      '10 USDC on Base',
+  it('formats token amounts with their symbol, dropping trailing zeros, and says what was paid on which network', () => {
+    expect(formatTokenAmount('10000000', { assetSymbol: 'USDC', decimals: 6 }, 'en')).toBe('10 USDC');
+    const paid = { value: '10500000', display: { assetSymbol: 'USDC', decimals: 6, networkName: 'Base' } };
+    expect(paidWithText(translator('en'), paid, 'en')).toBe('Paid with 10.5 USDC on Base.');
+    expect(paidWithText(translator('de'), paid, 'de')).toBe('Bezahlt mit 10,5 USDC auf Base.');
+    expect(paidWithText(translator('en'), { ...paid, display: { assetSymbol: 'USDC', decimals: 6 } }, 'en')).toBe(
+      'Paid with 10.5 USDC.',
     );
     expect(formatTokenAmount('9199633', { assetSymbol: 'EURC', decimals: 6 }, 'de-DE')).toBe('9,199633 EURC');
     expect(formatTokenAmount('1', { assetSymbol: 'ETH', decimals: 18 }, 'en')).toBe('0.000000000000000001 ETH');
@@ -262,6 +251,7 @@ describe('checkout page markup', () => {
       },
     ],
     locale: 'en',
+    catalogueUrl: '/assets/checkout/messages-en.456.js',
     apiBaseUrl: 'https://pay.example',
     appId: 'app_01CHECKOUT',
     assets: {
@@ -331,7 +321,7 @@ describe('checkout page markup', () => {
     const html = renderCheckoutPage(model);
     expect(html).toContain('data-explorer-urls="{&quot;eip155:8453&quot;:&quot;https://basescan.org&quot;}"');
     expect(html).toContain('<link rel="icon" type="image/svg+xml" href="/assets/checkout/favicon.123.svg">');
-    expect(renderNotFoundPage(model.assets)).toContain('<link rel="icon" type="image/svg+xml"');
+    expect(renderNotFoundPage(model.assets, 'en')).toContain('<link rel="icon" type="image/svg+xml"');
   });
 
   it('links the transaction on success when known, beside the way back to the merchant', () => {
@@ -363,28 +353,31 @@ describe('checkout page markup', () => {
   });
 
   it('renders a plain not-found page', () => {
-    const html = renderNotFoundPage(model.assets);
+    const html = renderNotFoundPage(model.assets, 'en');
     expect(html).toContain('<h1>Payment not found</h1>');
     expect(html).not.toContain('<script');
   });
 });
 
 describe('wallet error messages', () => {
+  const en = translator('en');
+
   it('explains each wallet failure with what to do next', () => {
-    expect(explainWalletError(new UserRejectedError('eth_signTypedData_v4'))).toMatch(/declined.*nothing was paid/);
-    expect(explainWalletError(new UnknownChainError('eip155:8453', 'x'), new Map([['eip155:8453', 'Base']]))).toBe(
+    expect(explainWalletError(en, new UserRejectedError('eth_signTypedData_v4'))).toMatch(/declined.*nothing was paid/);
+    expect(explainWalletError(en, new UnknownChainError('eip155:8453', 'x'), new Map([['eip155:8453', 'Base']]))).toBe(
       'Your wallet could not switch to the Base network. Add Base to your wallet (or switch to it yourself), then try again.',
     );
-    expect(explainWalletError(new WalletProviderError('eth_signTypedData_v4', -32603, 'boom'))).toContain('boom');
-    expect(explainWalletError(new GatewayNetworkError('down', { cause: undefined }))).toMatch(/could not reach/);
+    expect(explainWalletError(en, new WalletProviderError('eth_signTypedData_v4', -32603, 'boom'))).toContain('boom');
+    expect(explainWalletError(en, new GatewayNetworkError('down', { cause: undefined }))).toMatch(/could not reach/);
     expect(
-      explainWalletError(new GatewayError({ status: 409, code: 'quote_expired', message: 'Quote expired.' })),
+      explainWalletError(en, new GatewayError({ status: 409, code: 'quote_expired', message: 'Quote expired.' })),
     ).toMatch(/fresh quote/);
     expect(
       explainWalletError(
+        en,
         new GatewayError({ status: 403, code: 'merchant_not_active', message: 'Not taking payments.' }),
       ),
     ).toMatch(/not taking payments at the moment, so nothing was charged/);
-    expect(explainWalletError(new Error('?'))).toMatch(/Try again/);
+    expect(explainWalletError(en, new Error('?'))).toMatch(/Try again/);
   });
 });

@@ -1,3 +1,5 @@
+import type { Translate } from '../i18n/translate.ts';
+
 /** Up to this many ways to pay are all listed; a longer list shows its first few and a button for the rest. */
 const LISTED_IN_FULL = 10;
 const SHOWN_FIRST = 6;
@@ -7,7 +9,7 @@ const SHOWN_FIRST = 6;
  * first six entries and the picked one stay, the others wait behind "Show all N ways to pay", which shows them and
  * moves the focus to the first of them. Without JavaScript the whole list shows.
  */
-export function shortenLongList(accepted: HTMLElement): void {
+export function shortenLongList(accepted: HTMLElement, t: Translate): void {
   const entries = Array.from(accepted.querySelectorAll<HTMLElement>('label.option'));
   if (entries.length <= LISTED_IN_FULL) return;
   const later = entries.filter((entry, index) => index >= SHOWN_FIRST && !entry.querySelector('input:checked'));
@@ -15,7 +17,7 @@ export function shortenLongList(accepted: HTMLElement): void {
   const button = document.createElement('button');
   button.type = 'button';
   button.className = 'show-all';
-  button.textContent = `Show all ${entries.length} ways to pay`;
+  button.textContent = t('page.showAllWays', { count: entries.length });
   button.addEventListener('click', () => {
     for (const entry of later) entry.hidden = false;
     button.remove();

@@ -1,8 +1,10 @@
+import type { Translate } from '../i18n/translate.ts';
+
 /**
  * Shows the "any wallet" panel of the chosen way to pay only (`[data-pay-panel]` whose `data-asset` is the checked
  * option), and turns on their copy buttons. Without JavaScript the server shows the preselected option's panel.
  */
-export function setUpAnyWalletPanels(): void {
+export function setUpAnyWalletPanels(t: Translate): void {
   const panels = Array.from(document.querySelectorAll<HTMLElement>('[data-pay-panel]'));
   if (!panels.length) return;
   const show = () => {
@@ -20,7 +22,7 @@ export function setUpAnyWalletPanels(): void {
     button.addEventListener('click', () => {
       void navigator.clipboard.writeText(field.value).then(
         () => {
-          button.textContent = 'Copied';
+          button.textContent = t('page.copied');
         },
         () => field.select(),
       );

@@ -1,6 +1,7 @@
 import { type CheckoutWallet, watchEvmWallets, watchSolanaWallets } from '@paygate/checkout';
 import { type GatewayClient, type PaymentStatus, payWithOption, UserRejectedError } from '@paygate/wallet/browser';
 import { formatTokenAmount } from '../checkoutView.ts';
+import type { Translate } from '../i18n/translate.ts';
 import { shortenLongList } from './acceptedList.ts';
 import { explainWalletError } from './walletMessages.ts';
 
@@ -8,6 +9,7 @@ export interface BrowserWalletSetup {
   client: GatewayClient;
   paymentId: string;
   locale: string;
+  t: Translate;
   /** Every status the gateway returns while paying. */
   onStatus: (status: PaymentStatus) => void;
 }
@@ -51,6 +53,7 @@ function choiceOf(input: HTMLInputElement): Choice {
  * and pays it through the gateway; any failure is explained with a way to try again.
  */
 export function setUpBrowserWallet(setup: BrowserWalletSetup): void {
+  const { t } = setup;
   const accepted = element<HTMLFieldSetElement>('accepted');
   const section = element('browser-wallet');
   const title = element('pay-with-title');
@@ -104,7 +107,7 @@ export function setUpBrowserWallet(setup: BrowserWalletSetup): void {
       button.append(icon);
     }
     const label = document.createElement('span');
-    label.textContent = wallet.name ? `Pay with ${wallet.name}` : 'Pay with a browser wallet';
+    label.textContent = wallet.name ? t('wallet.payWith', { wallet: wallet.name }) : t('wallet.payWithUnnamed');
     button.append(label);
     button.disabled = busy || Boolean(wallet.unsupported);
     if (!wallet.unsupported) {
@@ -115,7 +118,8 @@ export function setUpBrowserWallet(setup: BrowserWalletSetup): void {
     const note = document.createElement('p');
     note.className = 'wallet-note';
     note.id = `wallet-note-${list.children.length}`;
-    note.textContent = `${wallet.name} ${wallet.unsupported}.`;
+    // The one reason a wallet is found unable to pay (`unsupported`): it signs only by sending the transaction.
+    note.textContent = t('wallet.sendsOnly', { wallet: wallet.name });
     button.setAttribute('aria-describedby', note.id);
     const item = document.createElement('div');
     item.append(button, note);
@@ -131,11 +135,13 @@ export function setUpBrowserWallet(setup: BrowserWalletSetup): void {
     }
     section.hidden = false;
     const usable = wallets[choice.namespace];
-    title.textContent = `Pay ${choice.amountText} on ${choice.networkName} with`;
+    title.textContent = t('wallet.listTitle', { amount: choice.amountText, network: choice.networkName });
     list.replaceChildren(...usable.map((wallet, index) => walletButton(wallet, choice, index)));
     title.hidden = !usable.length;
     noWallet.hidden = usable.length > 0;
-    noWallet.textContent = `No ${choice.namespace === 'solana' ? 'Solana' : 'EVM'} wallet was found in this browser to pay on ${choice.networkName}. Scan the QR code with a phone wallet, or choose another network.`;
+    noWallet.textContent = t(choice.namespace === 'solana' ? 'wallet.noneSolana' : 'wallet.noneEvm', {
+      network: choice.networkName,
+    });
   }
 
   /**
@@ -144,14 +150,17 @@ export function setUpBrowserWallet(setup: BrowserWalletSetup): void {
    */
   function collectBuyerData(url: string): Promise<boolean> {
     const frame = document.createElement('iframe');
-    frame.src = url;
-    frame.title = 'Your details for this payment';
+    // The form speaks the page's language.
+    const formUrl = new URL(url, window.location.href);
+    formUrl.searchParams.set('locale', setup.locale);
+    frame.src = formUrl.href;
+    frame.title = t('wallet.detailsFrameTitle');
     collectBox.querySelector('iframe')?.remove();
     collectBox.append(frame);
     collectBox.hidden = false;
     showProgress(undefined);
     frame.focus();
-    const origin = new URL(url, window.location.href).origin;
+    const origin = formUrl.origin;
     return new Promise((resolve) => {
       const onMessage = (event: MessageEvent) => {
         const signal = event.data as { type?: unknown; reason?: unknown } | null;
@@ -164,11 +173,7 @@ export function setUpBrowserWallet(setup: BrowserWalletSetup): void {
           resolve(true);
           return;
         }
-        showError(
-          signal.reason === 'link_expired'
-            ? 'The time to give your details ran out. Try again to get a new form.'
-            : 'Your details could not be taken for this payment. Try again, or scan the QR code with a phone wallet.',
-        );
+        showError(t(signal.reason === 'link_expired' ? 'wallet.detailsExpired' : 'wallet.detailsFailed'));
         resolve(false);
       };
       window.addEventListener('message', onMessage);
@@ -180,18 +185,18 @@ export function setUpBrowserWallet(setup: BrowserWalletSetup): void {
     lastAttempt = { wallet, choice };
     errorBox.hidden = true;
     setBusy(true);
-    const walletName = wallet.name || 'your wallet';
+    const named = { wallet: wallet.name };
     const networkNames = new Map([[choice.network, choice.networkName]]);
     let connected = false;
     try {
-      showProgress(`Waiting for ${walletName} to connect…`);
+      showProgress(wallet.name ? t('wallet.connecting', named) : t('wallet.connectingUnnamed'));
       const account = await wallet.connect();
       connected = true;
       if (!account) {
-        showError(`${walletName} shared no account. Unlock it or create an account, then try again.`);
+        showError(wallet.name ? t('wallet.noAccount', named) : t('wallet.noAccountUnnamed'));
         return;
       }
-      showProgress(`Getting the amount for ${shortAddress(account)}…`);
+      showProgress(t('wallet.gettingAmount', { account: shortAddress(account) }));
       const { options } = await setup.client.getOptions(setup.paymentId, {
         accounts: [`${choice.network}:${account}`],
       });
@@ -200,7 +205,11 @@ export function setUpBrowserWallet(setup: BrowserWalletSetup): void {
       );
       if (!option) {
         showError(
-          `The account ${shortAddress(account)} does not hold enough to pay ${choice.amountText} on ${choice.networkName}. Top it up or switch accounts in your wallet, or choose another way to pay, then try again.`,
+          t('wallet.notEnough', {
+            account: shortAddress(account),
+            amount: choice.amountText,
+            network: choice.networkName,
+          }),
         );
         return;
       }
@@ -215,33 +224,29 @@ export function setUpBrowserWallet(setup: BrowserWalletSetup): void {
         );
         shown.textContent = amountText;
         choice.amountText = amountText;
-        title.textContent = `Pay ${amountText} on ${choice.networkName} with`;
+        title.textContent = t('wallet.listTitle', { amount: amountText, network: choice.networkName });
       }
       if (option.collectData && !(await collectBuyerData(option.collectData.url))) return;
-      showProgress(`Confirm the payment in ${walletName}…`);
+      showProgress(wallet.name ? t('wallet.confirm', named) : t('wallet.confirmUnnamed'));
       await payWithOption({
         client: setup.client,
         paymentId: setup.paymentId,
         option,
         signers: wallet.signers(choice.network),
         onStatus: (status) => {
-          showProgress('Payment sent. Waiting for the network to confirm it…');
+          showProgress(t('wallet.sent'));
           setup.onStatus(status);
         },
       });
     } catch (error) {
       const declined = error instanceof UserRejectedError || (error as { code?: unknown })?.code === 4001;
-      showError(
-        declined && !connected
-          ? 'You declined to connect your wallet. Try again when you are ready.'
-          : explainWalletError(error, networkNames),
-      );
+      showError(declined && !connected ? t('wallet.declinedConnect') : explainWalletError(t, error, networkNames));
     } finally {
       setBusy(false);
     }
   }
 
-  shortenLongList(accepted);
+  shortenLongList(accepted, t);
   accepted.addEventListener('change', () => {
     errorBox.hidden = true;
     render();

@@ -1,19 +1,23 @@
 import { GatewayClient, type PaymentStatus } from '@paygate/wallet/browser';
-import { failureExplanation, formatTimeLeft, formatTokenAmount, transactionUrl } from '../checkoutView.ts';
+import { failureExplanation, formatTimeLeft, paidWithText, timeLeftInWords, transactionUrl } from '../checkoutView.ts';
+import type { MessageKey } from '../i18n/catalogue.ts';
+import { loadedCatalogue } from '../i18n/catalogueScript.ts';
+import { checkoutLocaleOf } from '../i18n/locales.ts';
+import { type Translator, translatorOf } from '../i18n/translate.ts';
 import { setUpAnyWalletPanels } from './anyWalletPanels.ts';
 import { setUpBrowserWallet } from './browserWallet.ts';
 
 type Status = PaymentStatus['status'];
 
 const FINAL: ReadonlySet<Status> = new Set(['succeeded', 'failed', 'expired', 'cancelled']);
-const ANNOUNCEMENTS: Record<Status, string> = {
-  requires_action: 'Waiting for your payment.',
-  processing: 'Payment sent; confirming on the network.',
-  succeeded: 'Payment complete.',
-  failed: 'Payment failed.',
-  expired: 'Payment expired.',
-  cancelled: 'Payment cancelled.',
-};
+const ANNOUNCEMENTS = {
+  requires_action: 'announce.requiresAction',
+  processing: 'announce.processing',
+  succeeded: 'announce.succeeded',
+  failed: 'announce.failed',
+  expired: 'announce.expired',
+  cancelled: 'announce.cancelled',
+} as const satisfies Record<Status, MessageKey>;
 /** The longest the gateway may hold a status request; it answers at once on any change. */
 const LONG_POLL_MS = 25_000;
 /** Time for a screen reader to announce a final status before the buyer is sent back to the merchant. */
@@ -38,10 +42,10 @@ function browserClientId(): string {
   }
 }
 
-function start(root: HTMLElement): void {
+function start(root: HTMLElement, t: Translator): void {
   const data = root.dataset;
   const paymentId = data.paymentId!;
-  const locale = data.locale ?? 'en';
+  const { locale } = t;
   const expiresAt = new Date(Number(data.expiresAt));
   // The server's clock decides expiry; the countdown follows it, not a possibly wrong local clock.
   const clockOffsetMs = Number(data.serverNow) - Date.now();
@@ -77,17 +81,18 @@ function start(root: HTMLElement): void {
   }
 
   function applyStatus(view: PaymentStatus): void {
-    if (view.status === 'succeeded' && view.info?.optionAmount.display) {
+    const paid = view.info?.optionAmount;
+    if (view.status === 'succeeded' && paid?.display) {
       const paidWith = document.getElementById('paid-with');
       if (paidWith) {
-        paidWith.textContent = `Paid with ${formatTokenAmount(view.info.optionAmount.value, view.info.optionAmount.display, locale)}.`;
+        paidWith.textContent = paidWithText(t, { value: paid.value, display: paid.display }, locale);
         paidWith.hidden = false;
       }
     }
     if (view.status === 'succeeded' && view.info) showTransactionLink(view.info);
     const reason = document.getElementById('failure-reason');
     if (view.status === 'failed' && reason)
-      reason.textContent = failureExplanation(view.failureCode, data.merchantName ?? '');
+      reason.textContent = failureExplanation(t, view.failureCode, data.merchantName ?? '');
     if (view.status === status) return;
     status = view.status;
     root.dataset.status = status;
@@ -95,13 +100,15 @@ function start(root: HTMLElement): void {
       section.hidden = section.dataset.view !== status;
     });
     if (timeLeftLine) timeLeftLine.hidden = status !== 'requires_action';
-    if (announcer) announcer.textContent = ANNOUNCEMENTS[status];
+    if (announcer) announcer.textContent = t(ANNOUNCEMENTS[status]);
     document.getElementById(`heading-${status}`)?.focus();
     redirectIfFinal();
   }
 
   function tick(): void {
-    if (timeLeft) timeLeft.textContent = formatTimeLeft(expiresAt, new Date(Date.now() + clockOffsetMs));
+    const now = new Date(Date.now() + clockOffsetMs);
+    if (timeLeft) timeLeft.textContent = formatTimeLeft(expiresAt, now);
+    if (timeLeftLine) timeLeftLine.title = timeLeftInWords(t, expiresAt, now);
   }
 
   /** Follows the status with the gateway's long-poll: the first call syncs at once, later ones wait for a change. */
@@ -162,10 +169,13 @@ function start(root: HTMLElement): void {
   if (status === 'requires_action' && data.receivedUrl) void followReceived(data.receivedUrl, data.received ?? '');
 
   if (status === 'requires_action' && document.getElementById('accepted')) {
-    setUpBrowserWallet({ client, paymentId, locale, onStatus: applyStatus });
-    setUpAnyWalletPanels();
+    setUpBrowserWallet({ client, paymentId, locale, t, onStatus: applyStatus });
+    setUpAnyWalletPanels(t);
   }
 }
 
 const root = document.getElementById('checkout');
-if (root?.dataset.paymentId) start(root);
+const catalogue = loadedCatalogue();
+const locale = checkoutLocaleOf(root?.dataset.locale ?? '');
+// The page's catalogue asset holds its language's messages; without it the page stays as the server made it.
+if (root?.dataset.paymentId && catalogue && locale) start(root, translatorOf(locale, catalogue));

@@ -16,6 +16,7 @@ function signalOf(html: string): unknown {
 describe('data collection form page', () => {
   it('labels every field of the schema, groups the alternatives, and marks the date limits', () => {
     const html = renderCollectForm({
+      locale: 'en',
       merchantName: 'Corner Shop',
       amountText: '$10.00',
       schema,
@@ -40,6 +41,7 @@ describe('data collection form page', () => {
       ['placeOfBirth', 'Enter your place of birth or your place of residence'],
     ]);
     const html = renderCollectForm({
+      locale: 'en',
       merchantName: 'Corner Shop',
       amountText: '$10.00',
       schema,
@@ -61,6 +63,7 @@ describe('data collection form page', () => {
 
   it('escapes what buyers and merchants wrote', () => {
     const html = renderCollectForm({
+      locale: 'en',
       merchantName: '<script>alert(1)</script>',
       amountText: '$10.00',
       schema,
@@ -70,12 +73,12 @@ describe('data collection form page', () => {
     expect(html).not.toContain('<script>alert(1)');
     expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     expect(html).toContain('value="&quot;&gt;&lt;img src=x onerror=alert(1)&gt;"');
-    expect(renderCollectDone('A & B')).toContain('A &amp; B has your details');
+    expect(renderCollectDone('A & B', 'en')).toContain('A &amp; B has your details');
   });
 
   it('carries the message for the wallet on the done and refused pages', () => {
-    expect(signalOf(renderCollectDone('Corner Shop'))).toEqual({ type: 'IC_COMPLETE', success: true });
-    expect(signalOf(renderCollectRefused('This link has expired', 'Too late.', 'link_expired'))).toEqual({
+    expect(signalOf(renderCollectDone('Corner Shop', 'en'))).toEqual({ type: 'IC_COMPLETE', success: true });
+    expect(signalOf(renderCollectRefused('link_expired', 'en'))).toEqual({
       type: 'IC_ERROR',
       success: false,
       reason: 'link_expired',

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { formatMinorUnits } from '../../money.ts';
 import { fileURLToPath } from 'node:url';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { storeBuyerData } from '../../gateway/dataCollection/buyerData.ts';
 import { buyerDataSchema } from '../../gateway/dataCollection/buyerDataSchema.ts';
@@ -10,10 +10,12 @@ import {
   buyerDataFromForm,
   validateBuyerData,
 } from '../../gateway/dataCollection/validateBuyerData.ts';
+import { type CheckoutLocale, negotiateLocale } from '../i18n/locales.ts';
+import { translator } from '../i18n/translator.ts';
 import { fiatCurrency } from '../../payments/currencies.ts';
 import type { PaymentRow } from '../../payments/paymentResource.ts';
 import { buyerFacingStatus } from '../../payments/stateMachine.ts';
-import { renderCollectDone, renderCollectForm, renderCollectRefused } from './collectFormPage.ts';
+import { problemsIn, renderCollectDone, renderCollectForm, renderCollectRefused } from './collectFormPage.ts';
 
 /**
  * The page's policy: its own script and stylesheet only (nothing inline), posting only to itself. Any site may
@@ -44,11 +46,23 @@ async function loadAssets(): Promise<Map<string, { contentType: string; body: Bu
   return new Map(entries);
 }
 
-function amountText(payment: PaymentRow): string {
+/**
+ * The form's language: `?locale=` (the checkout page frames the form in its own), else the buyer's
+ * (`Accept-Language`), else English. A post goes to the form's own URL, so it keeps the language.
+ */
+function formLocale(request: FastifyRequest): CheckoutLocale {
+  const { locale } = request.query as Record<string, unknown>;
+  return negotiateLocale({
+    query: typeof locale === 'string' ? locale : undefined,
+    acceptLanguage: request.headers['accept-language'],
+  });
+}
+
+function amountText(payment: PaymentRow, locale: CheckoutLocale): string {
   const currency = fiatCurrency(payment.fiat_currency);
   if (!currency) return `${payment.fiat_value} ${payment.fiat_currency}`;
   // Formatted from the decimal text, never through a float.
-  return new Intl.NumberFormat('en', { style: 'currency', currency: currency.code }).format(
+  return new Intl.NumberFormat(locale, { style: 'currency', currency: currency.code }).format(
     formatMinorUnits(BigInt(payment.fiat_value), currency.decimals) as Intl.StringNumericLiteral,
   );
 }
@@ -69,56 +83,23 @@ type Resolved =
   | { ok: false; status: number; html: string };
 
 /** The payment a form link is for, or the page that refuses the link. */
-async function resolveLink(ctx: AppContext, token: string): Promise<Resolved> {
+async function resolveLink(ctx: AppContext, token: string, locale: CheckoutLocale): Promise<Resolved> {
   const now = ctx.clock.now();
   const checked = ctx.formTokens.check(token, now);
   if (!checked.ok && checked.reason === 'link_expired') {
-    return {
-      ok: false,
-      status: 410,
-      html: renderCollectRefused(
-        'This link has expired',
-        'The time to give your details for this payment is over.',
-        'link_expired',
-      ),
-    };
+    return { ok: false, status: 410, html: renderCollectRefused('link_expired', locale) };
   }
   const payment = checked.ok
     ? await ctx.db.selectFrom('payments').selectAll().where('id', '=', checked.claims.paymentId).executeTakeFirst()
     : undefined;
   if (!checked.ok || !payment) {
-    return {
-      ok: false,
-      status: 403,
-      html: renderCollectRefused(
-        'This link is not valid',
-        'It was not issued by this service for a payment, or it was changed.',
-        'invalid_link',
-      ),
-    };
+    return { ok: false, status: 403, html: renderCollectRefused('invalid_link', locale) };
   }
-  const status = buyerFacingStatus(payment, now);
-  if (status !== 'requires_action') {
-    return {
-      ok: false,
-      status: 409,
-      html: renderCollectRefused(
-        'This payment can no longer be paid',
-        `The payment is ${status}; no details are needed.`,
-        'payment_not_payable',
-      ),
-    };
+  if (buyerFacingStatus(payment, now) !== 'requires_action') {
+    return { ok: false, status: 409, html: renderCollectRefused('payment_not_payable', locale) };
   }
   if (!ctx.config.dataEncryptionKey) {
-    return {
-      ok: false,
-      status: 503,
-      html: renderCollectRefused(
-        'Details cannot be taken now',
-        'This service is not set up to store buyer details.',
-        'unavailable',
-      ),
-    };
+    return { ok: false, status: 503, html: renderCollectRefused('unavailable', locale) };
   }
   const merchant = await ctx.db
     .selectFrom('merchants')
@@ -130,13 +111,15 @@ async function resolveLink(ctx: AppContext, token: string): Promise<Resolved> {
 
 function formPage(
   ctx: AppContext,
+  locale: CheckoutLocale,
   link: Extract<Resolved, { ok: true }>,
   values: Record<string, unknown>,
   problems: BuyerDataProblems,
 ): string {
   return renderCollectForm({
+    locale,
     merchantName: link.merchantName,
-    amountText: amountText(link.payment),
+    amountText: amountText(link.payment, locale),
     schema: buyerDataSchema(ctx.clock.now()),
     values,
     problems,
@@ -178,22 +161,30 @@ export async function registerCollectFormRoutes(app: FastifyInstance, ctx: AppCo
     );
 
     scope.get(`${prefix}/*`, { config, schema: { hide: true, params: TOKEN_PARAMS } }, async (request, reply) => {
-      const link = await resolveLink(ctx, tokenOf(request.params));
+      const locale = formLocale(request);
+      const link = await resolveLink(ctx, tokenOf(request.params), locale);
       if (!link.ok) return sendPage(reply, link.status, link.html);
-      return sendPage(reply, 200, formPage(ctx, link, {}, new Map()));
+      return sendPage(reply, 200, formPage(ctx, locale, link, {}, new Map()));
     });
 
     scope.post(`${prefix}/*`, { config, schema: { hide: true, params: TOKEN_PARAMS } }, async (request, reply) => {
-      const link = await resolveLink(ctx, tokenOf(request.params));
+      const locale = formLocale(request);
+      const link = await resolveLink(ctx, tokenOf(request.params), locale);
       if (!link.ok) return sendPage(reply, link.status, link.html);
       const body = request.body;
       const values = buyerDataFromForm(
         typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {},
       );
       const result = validateBuyerData(values, ctx.clock.now());
-      if (!result.ok) return sendPage(reply, 400, formPage(ctx, link, values, result.problems));
+      if (!result.ok) {
+        return sendPage(
+          reply,
+          400,
+          formPage(ctx, locale, link, values, problemsIn(translator(locale), result.reasons)),
+        );
+      }
       await storeBuyerData(ctx, link.payment.id, link.scope, 'form', result.data);
-      return sendPage(reply, 200, renderCollectDone(link.merchantName));
+      return sendPage(reply, 200, renderCollectDone(link.merchantName, locale));
     });
   });
 }

@@ -8,7 +8,27 @@ export type BuyerData = Record<string, string | boolean>;
 /** Per field id, what is wrong with it, in words a buyer can act on. */
 export type BuyerDataProblems = Map<string, string>;
 
-export type BuyerDataResult = { ok: true; data: BuyerData } | { ok: false; problems: BuyerDataProblems };
+/** What is wrong with a field, for a page to say in the buyer's language. */
+export type BuyerDataReason =
+  | { kind: 'missing' }
+  | { kind: 'termsNotAccepted' }
+  | { kind: 'placeMissing' }
+  | { kind: 'notAField' }
+  | { kind: 'notADate' }
+  | { kind: 'dateNotPast' }
+  | { kind: 'tooLong'; limit: number }
+  | { kind: 'wrongType'; type: string }
+  | { kind: 'invalid'; message: string };
+
+export type BuyerDataResult =
+  | { ok: true; data: BuyerData }
+  | {
+      ok: false;
+      /** In English, as the API reports them. */
+      problems: BuyerDataProblems;
+      /** The same problems by field, as reasons. */
+      reasons: Map<string, BuyerDataReason>;
+    };
 
 const ajv = new Ajv({ allErrors: true, strict: false });
 addFormats.default(ajv);
@@ -22,38 +42,56 @@ function validatorFor(schema: BuyerDataSchema): ValidateFunction {
   return compiled.validate;
 }
 
-function problemOf(error: ErrorObject, schema: BuyerDataSchema): [string, string] | undefined {
-  const titles = schema.properties as Record<string, { title: string }>;
-  const field = error.instancePath.split('/').filter(Boolean)[0];
+function reasonOf(error: ErrorObject): [string, BuyerDataReason] | undefined {
+  const field = error.instancePath.split('/').filter(Boolean)[0] ?? '';
   switch (error.keyword) {
     case 'required': {
       const missing = (error.params as { missingProperty: string }).missingProperty;
-      // The anyOf branches report each place as required: one message for the pair is given below.
+      // The anyOf branches report each place as required: one reason for the pair is given below.
       if (PLACE_FIELDS.includes(missing as (typeof PLACE_FIELDS)[number])) return undefined;
-      return [
-        missing,
-        missing === 'termsAccepted'
-          ? 'Accept the terms to continue'
-          : `Enter your ${titles[missing]?.title.toLowerCase() ?? missing}`,
-      ];
+      return [missing, missing === 'termsAccepted' ? { kind: 'termsNotAccepted' } : { kind: 'missing' }];
     }
     case 'anyOf':
-      return ['placeOfBirth', 'Enter your place of birth or your place of residence'];
+      return ['placeOfBirth', { kind: 'placeMissing' }];
     case 'additionalProperties':
-      return [(error.params as { additionalProperty: string }).additionalProperty, 'is not a field of this form'];
+      return [(error.params as { additionalProperty: string }).additionalProperty, { kind: 'notAField' }];
     case 'format':
     case 'formatMinimum':
-      return [field ?? '', 'Enter a real date as YYYY-MM-DD'];
+      return [field, { kind: 'notADate' }];
     case 'formatMaximum':
-      return [field ?? '', 'A date of birth must be in the past'];
+      return [field, { kind: 'dateNotPast' }];
     case 'const':
-      return [field ?? '', 'Accept the terms to continue'];
+      return [field, { kind: 'termsNotAccepted' }];
     case 'maxLength':
-      return [field ?? '', `Use at most ${(error.params as { limit: number }).limit} characters`];
+      return [field, { kind: 'tooLong', limit: (error.params as { limit: number }).limit }];
     case 'type':
-      return [field ?? '', `must be a ${(error.params as { type: string }).type}`];
+      return [field, { kind: 'wrongType', type: (error.params as { type: string }).type }];
     default:
-      return [field ?? '', error.message ?? 'is not valid'];
+      return [field, { kind: 'invalid', message: error.message ?? 'is not valid' }];
+  }
+}
+
+function englishProblem(field: string, reason: BuyerDataReason, schema: BuyerDataSchema): string {
+  const titles = schema.properties as Record<string, { title: string }>;
+  switch (reason.kind) {
+    case 'missing':
+      return `Enter your ${titles[field]?.title.toLowerCase() ?? field}`;
+    case 'termsNotAccepted':
+      return 'Accept the terms to continue';
+    case 'placeMissing':
+      return 'Enter your place of birth or your place of residence';
+    case 'notAField':
+      return 'is not a field of this form';
+    case 'notADate':
+      return 'Enter a real date as YYYY-MM-DD';
+    case 'dateNotPast':
+      return 'A date of birth must be in the past';
+    case 'tooLong':
+      return `Use at most ${reason.limit} characters`;
+    case 'wrongType':
+      return `must be a ${reason.type}`;
+    case 'invalid':
+      return reason.message;
   }
 }
 
@@ -62,12 +100,15 @@ export function validateBuyerData(data: Record<string, unknown>, now: Date): Buy
   const schema = buyerDataSchema(now);
   const validate = validatorFor(schema);
   if (validate(data)) return { ok: true, data: data as BuyerData };
-  const problems: BuyerDataProblems = new Map();
+  const reasons = new Map<string, BuyerDataReason>();
   for (const error of validate.errors ?? []) {
-    const problem = problemOf(error, schema);
-    if (problem && !problems.has(problem[0])) problems.set(problem[0], problem[1]);
+    const found = reasonOf(error);
+    if (found && !reasons.has(found[0])) reasons.set(found[0], found[1]);
   }
-  return { ok: false, problems };
+  const problems: BuyerDataProblems = new Map(
+    [...reasons].map(([field, reason]) => [field, englishProblem(field, reason, schema)]),
+  );
+  return { ok: false, problems, reasons };
 }
 
 /** A text answer as given, trimmed; an empty answer counts as not given. */

@@ -42,6 +42,15 @@ module.exports = {
       from: { path: '^packages/web/' },
       to: { path: '^packages/server/' },
     },
+    {
+      name: 'checkout-runtime-alone',
+      comment:
+        '@paygate/checkout is published: it imports only other published packages, never the server or the ' +
+        "service's browser code",
+      severity: 'error',
+      from: { path: '^packages/checkout/src/' },
+      to: { path: '^packages/(server|web|devnet)/' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -131,7 +131,9 @@ describe('the store’s checkout route (security)', () => {
     const text = await answer.text();
     expect(JSON.parse(text)).toMatchObject({ status: 'requires_action', merchant: { name: expect.any(String) } });
     expect(text).not.toContain(gw.partner.apiKey);
-    answer.headers.forEach((value) => expect(value).not.toContain(gw.partner.apiKey));
+    answer.headers.forEach((value) => {
+      expect(value).not.toContain(gw.partner.apiKey);
+    });
     expect(answer.headers.get('cache-control')).toBe('no-store');
   });
 

@@ -1,15 +1,10 @@
 import type { PaymentStatus } from '../db/schema.ts';
-import {
-  failureExplanation,
-  type RedirectTargets,
-  redirectFor,
-  refreshSecondsFor,
-  timeLeftInWords,
-} from './checkoutView.ts';
+import { type RedirectTargets, redirectFor, refreshSecondsFor } from './checkoutView.ts';
+import { failureExplanation, timeLeftInWords } from '@paygate/web/checkout/view.ts';
 import { attributes, html, lines, page, type SafeHtml, trustedHtml } from './html.ts';
-import type { CheckoutLocale } from './i18n/locales.ts';
-import type { Translator } from './i18n/translate.ts';
-import { translator } from './i18n/translator.ts';
+import type { CheckoutLocale } from '@paygate/web/checkout/i18n/locales.ts';
+import type { Translator } from '@paygate/web/checkout/i18n/translate.ts';
+import { translator } from '@paygate/web/checkout/i18n/translator.ts';
 import { translatedHtml } from './translatedHtml.ts';
 
 export interface PageAssets {

@@ -1,5 +1,5 @@
 import { attributes, html, lines, type SafeHtml, trustedHtml } from './html.ts';
-import type { Translator } from './i18n/translate.ts';
+import type { Translator } from '@paygate/web/checkout/i18n/translate.ts';
 import { qrCodeSvg } from './qrCode.ts';
 
 /** One listed ERC-20 token paid by a plain transfer to the payment's deposit address, from any wallet. */

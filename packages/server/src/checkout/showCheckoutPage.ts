@@ -13,20 +13,13 @@ import { solanaPayPanels } from './solanaPayPanel.ts';
 import { checkoutDeposits } from '../deposits/checkoutDeposits.ts';
 import { depositPanels } from './depositPanel.ts';
 import { html } from './html.ts';
-import { type CheckoutLocale, negotiateLocale } from './i18n/locales.ts';
-import { translator } from './i18n/translator.ts';
+import { type CheckoutLocale, negotiateLocale } from '@paygate/web/checkout/i18n/locales.ts';
+import { translator } from '@paygate/web/checkout/i18n/translator.ts';
 import { sendLandingPage } from './showLandingPage.ts';
 import { qrCodeSvg } from './qrCode.ts';
 import { receivedFingerprint } from './followReceived.ts';
-import {
-  formatFiatAmount,
-  formatTimeLeft,
-  formatTokenAmount,
-  paidWithText,
-  preferredOptionIndex,
-  redirectTargets,
-  transactionUrl,
-} from './checkoutView.ts';
+import { formatFiatAmount, preferredOptionIndex, redirectTargets } from './checkoutView.ts';
+import { formatTimeLeft, formatTokenAmount, paidWithText, transactionUrl } from '@paygate/web/checkout/view.ts';
 
 /** The longest a page waits for a token's price before listing the payment without that token. */
 const PRICE_WAIT_MS = 2_000;

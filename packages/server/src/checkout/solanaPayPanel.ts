@@ -6,7 +6,7 @@ import { transferRequestUri } from '../solanaPay/transferRequestUri.ts';
 import type { AcceptedChoice } from './checkoutPage.ts';
 import { qrCodeSvg } from './qrCode.ts';
 import { attributes, html, lines, type SafeHtml, trustedHtml } from './html.ts';
-import type { Translator } from './i18n/translate.ts';
+import type { Translator } from '@paygate/web/checkout/i18n/translate.ts';
 import { translatedHtml } from './translatedHtml.ts';
 
 /**

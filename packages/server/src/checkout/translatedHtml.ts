@@ -1,6 +1,6 @@
 import { html, type SafeHtml } from './html.ts';
-import type { MessageKey, ValuesFor } from './i18n/catalogue.ts';
-import type { Translator } from './i18n/translate.ts';
+import type { MessageKey, ValuesFor } from '@paygate/web/checkout/i18n/catalogue.ts';
+import type { Translator } from '@paygate/web/checkout/i18n/translate.ts';
 
 /**
  * A translated sentence as markup: its words and text values escaped, values that are markup (a link, a strong

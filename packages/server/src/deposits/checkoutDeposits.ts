@@ -3,7 +3,7 @@ import type { AppContext } from '../context.ts';
 import { decimalAmount } from '../money.ts';
 import type { PaymentRow } from '../payments/paymentResource.ts';
 import type { AcceptedChoice } from '../checkout/checkoutPage.ts';
-import { formatTokenAmount } from '../checkout/checkoutView.ts';
+import { formatTokenAmount } from '@paygate/web/checkout/view.ts';
 import type { DepositChoice } from '../checkout/depositPanel.ts';
 import { fixDepositQuotes } from './depositQuotes.ts';
 import { eip681TransferUri } from './eip681.ts';

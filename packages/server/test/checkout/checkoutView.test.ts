@@ -12,19 +12,21 @@ import { formatMinorUnits } from '../../src/money.ts';
 import { checkoutContentSecurityPolicy, checkoutPathPrefix } from '../../src/checkout/checkoutPolicy.ts';
 import {
   formatFiatAmount,
-  formatTimeLeft,
-  formatTokenAmount,
-  paidWithText,
   preferredOptionIndex,
-  readableTokenDecimal,
   redirectFor,
   redirectTargets,
   refreshSecondsFor,
-  transactionUrl,
 } from '../../src/checkout/checkoutView.ts';
+import {
+  formatTimeLeft,
+  formatTokenAmount,
+  paidWithText,
+  readableTokenDecimal,
+  transactionUrl,
+} from '@paygate/web/checkout/view.ts';
 import { MAINNET_NETWORKS } from '../../src/chains/registry.ts';
-import { explainWalletError } from '../../src/checkout/client/walletMessages.ts';
-import { translator } from '../../src/checkout/i18n/translator.ts';
+import { explainWalletError } from '@paygate/web/checkout/walletMessages.ts';
+import { translator } from '@paygate/web/checkout/i18n/translator.ts';
 import { fiatCurrency } from '../../src/payments/currencies.ts';
 
 describe('amount formatting', () => {

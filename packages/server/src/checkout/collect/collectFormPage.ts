@@ -1,10 +1,10 @@
 import type { BuyerDataFieldId, BuyerDataSchema } from '../../gateway/dataCollection/buyerDataSchema.ts';
 import type { BuyerDataProblems, BuyerDataReason } from '../../gateway/dataCollection/validateBuyerData.ts';
 import { html, lines, page, SafeHtml } from '../html.ts';
-import type { PlainMessageKey } from '../i18n/catalogue.ts';
-import type { CheckoutLocale } from '../i18n/locales.ts';
-import type { Translator } from '../i18n/translate.ts';
-import { translator } from '../i18n/translator.ts';
+import type { PlainMessageKey } from '@paygate/web/checkout/i18n/catalogue.ts';
+import type { CheckoutLocale } from '@paygate/web/checkout/i18n/locales.ts';
+import type { Translator } from '@paygate/web/checkout/i18n/translate.ts';
+import { translator } from '@paygate/web/checkout/i18n/translator.ts';
 import { translatedHtml } from '../translatedHtml.ts';
 
 /** What the page tells the wallet hosting it (D14): sent to every host bridge present. */

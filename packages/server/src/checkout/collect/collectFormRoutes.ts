@@ -10,8 +10,8 @@ import {
   buyerDataFromForm,
   validateBuyerData,
 } from '../../gateway/dataCollection/validateBuyerData.ts';
-import { type CheckoutLocale, negotiateLocale } from '../i18n/locales.ts';
-import { translator } from '../i18n/translator.ts';
+import { type CheckoutLocale, negotiateLocale } from '@paygate/web/checkout/i18n/locales.ts';
+import { translator } from '@paygate/web/checkout/i18n/translator.ts';
 import { fiatCurrency } from '../../payments/currencies.ts';
 import type { PaymentRow } from '../../payments/paymentResource.ts';
 import { buyerFacingStatus } from '../../payments/stateMachine.ts';

@@ -8,7 +8,7 @@ import {
   UserRejectedError,
   WalletProviderError,
 } from '@paygate/wallet/browser';
-import type { Translate } from '../i18n/translate.ts';
+import type { Translate } from './i18n/translate.ts';
 
 /**
  * What went wrong with a browser-wallet payment, in words a buyer can act on; every case ends in a retry, so

@@ -1,9 +1,9 @@
 import { GatewayClient, type PaymentStatus } from '@paygate/wallet/browser';
-import { failureExplanation, formatTimeLeft, paidWithText, timeLeftInWords, transactionUrl } from '../checkoutView.ts';
-import type { MessageKey } from '../i18n/catalogue.ts';
-import { loadedCatalogue } from '../i18n/catalogueScript.ts';
-import { checkoutLocaleOf } from '../i18n/locales.ts';
-import { type Translator, translatorOf } from '../i18n/translate.ts';
+import { failureExplanation, formatTimeLeft, paidWithText, timeLeftInWords, transactionUrl } from './view.ts';
+import type { MessageKey } from './i18n/catalogue.ts';
+import { loadedCatalogue } from './i18n/catalogueScript.ts';
+import { checkoutLocaleOf } from './i18n/locales.ts';
+import { type Translator, translatorOf } from './i18n/translate.ts';
 import { setUpAnyWalletPanels } from './anyWalletPanels.ts';
 import { setUpBrowserWallet } from './browserWallet.ts';
 

@@ -1,4 +1,4 @@
-import type { Translate } from '../i18n/translate.ts';
+import type { Translate } from './i18n/translate.ts';
 
 /** Up to this many ways to pay are all listed; a longer list shows its first few and a button for the rest. */
 const LISTED_IN_FULL = 10;

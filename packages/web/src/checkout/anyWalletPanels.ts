@@ -1,4 +1,4 @@
-import type { Translate } from '../i18n/translate.ts';
+import type { Translate } from './i18n/translate.ts';
 
 /**
  * Shows the "any wallet" panel of the chosen way to pay only (`[data-pay-panel]` whose `data-asset` is the checked

@@ -1,7 +1,7 @@
 import { type CheckoutWallet, watchEvmWallets, watchSolanaWallets } from '@paygate/checkout';
 import { type GatewayClient, type PaymentStatus, payWithOption, UserRejectedError } from '@paygate/wallet/browser';
-import { formatTokenAmount } from '../checkoutView.ts';
-import type { Translate } from '../i18n/translate.ts';
+import { formatTokenAmount } from './view.ts';
+import type { Translate } from './i18n/translate.ts';
 import { shortenLongList } from './acceptedList.ts';
 import { explainWalletError } from './walletMessages.ts';
 

@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['packages/*/test/**/*.test.ts'],
+    include: ['packages/*/test/**/*.test.ts', 'examples/*/test/**/*.test.ts'],
     globalSetup: ['packages/server/test/globalSetup.ts'],
     testTimeout: 60_000,
     hookTimeout: 180_000,

@@ -28,8 +28,11 @@ import {
 
 /** What the buyer does; each one is ignored (never thrown) when the stage does not allow it. */
 export interface CheckoutActions {
-  /** Connect a wallet, then quote the ways its account can pay. */
-  connectWallet(wallet: CheckoutWallet): Promise<void>;
+  /**
+   * Connect a wallet, then quote the ways its account can pay: on every network of its namespace the service
+   * accepts, or only on `networks` (CAIP-2 ids), e.g. the one the buyer already picked.
+   */
+  connectWallet(wallet: CheckoutWallet, options?: { networks?: readonly string[] }): Promise<void>;
   /** Pick one of the quoted options. */
   chooseOption(optionId: string): void;
   /** Ask for fresh quotes for the connected account. */
@@ -114,6 +117,8 @@ export function createPaymentSession(paymentId: string, seams: CheckoutSeams): P
   let busy = false;
   let loading = false;
   let wallet: CheckoutWallet | undefined;
+  /** The networks the buyer limited quotes to, if any. */
+  let quotedNetworks: readonly string[] | undefined;
   let networks: AcceptedNetwork[] | undefined;
   let pending: PendingConfirmation | undefined;
   let retryStep: (() => Promise<void>) | undefined;
@@ -228,11 +233,12 @@ export function createPaymentSession(paymentId: string, seams: CheckoutSeams): P
   }
 
   async function accountsOf(connected: CheckoutWallet, address: string): Promise<string[]> {
-    networks ??= (await transport.getNetworks()).networks;
-    return networks
-      .filter((network) => network.id.startsWith(`${connected.namespace}:`))
+    if (!quotedNetworks) networks ??= (await transport.getNetworks()).networks;
+    const ids = quotedNetworks ?? (networks ?? []).map((network) => network.id);
+    return ids
+      .filter((id) => id.startsWith(`${connected.namespace}:`))
       .slice(0, MAX_ACCOUNTS)
-      .map((network) => `${network.id}:${address}`);
+      .map((id) => `${id}:${address}`);
   }
 
   async function quote(refresh?: string[]): Promise<void> {
@@ -262,7 +268,7 @@ export function createPaymentSession(paymentId: string, seams: CheckoutSeams): P
     });
   }
 
-  async function connect(candidate: CheckoutWallet): Promise<void> {
+  async function connect(candidate: CheckoutWallet, limitTo?: readonly string[]): Promise<void> {
     if (candidate.unsupported) {
       update({ error: { code: 'unsupported_wallet', message: candidate.unsupported, retryable: false } });
       return;
@@ -272,12 +278,12 @@ export function createPaymentSession(paymentId: string, seams: CheckoutSeams): P
     try {
       address = await candidate.connect();
     } catch (error) {
-      fail(error, 'connect', () => connect(candidate));
+      fail(error, 'connect', () => connect(candidate, limitTo));
       return;
     }
     if (isFinal()) return;
     if (!address) {
-      retryStep = () => connect(candidate);
+      retryStep = () => connect(candidate, limitTo);
       update({
         stage: 'connect',
         error: { code: 'no_account', message: 'The wallet shared no account.', retryable: true },
@@ -285,6 +291,7 @@ export function createPaymentSession(paymentId: string, seams: CheckoutSeams): P
       return;
     }
     wallet = candidate;
+    quotedNetworks = limitTo;
     update({
       wallet: { id: candidate.id, name: candidate.name, namespace: candidate.namespace, address },
       options: [],
@@ -369,7 +376,8 @@ export function createPaymentSession(paymentId: string, seams: CheckoutSeams): P
   const RETRYABLE_STAGES: readonly CheckoutStage[] = ['loading', 'connect', 'options', 'confirming', 'processing'];
 
   const actions: CheckoutActions = {
-    connectWallet: (candidate) => exclusive(['connect', 'options'], () => connect(candidate)),
+    connectWallet: (candidate, options) =>
+      exclusive(['connect', 'options'], () => connect(candidate, options?.networks)),
     chooseOption(optionId) {
       if (snapshot.stage !== 'options' || !snapshot.options.some((option) => option.id === optionId)) return;
       update({ selectedOptionId: optionId, error: null });
@@ -398,6 +406,7 @@ export function createPaymentSession(paymentId: string, seams: CheckoutSeams): P
     disconnectWallet() {
       if (pending || !BEFORE_SIGNING.includes(snapshot.stage)) return;
       wallet = undefined;
+      quotedNetworks = undefined;
       retryStep = undefined;
       update({ stage: 'connect', wallet: null, options: [], selectedOptionId: null, collectData: null, error: null });
     },

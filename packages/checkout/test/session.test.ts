@@ -87,6 +87,17 @@ describe('a payment session', () => {
     expect(snapshot().options.map((entry) => entry.id)).toEqual(['opt_a', 'opt_b']);
   });
 
+  it('quotes only on the networks the buyer limited it to, without listing the networks', async () => {
+    const { session, transport, snapshot } = started();
+    await settle();
+    await session.actions.connectWallet(scriptedWallet(), { networks: ['eip155:10', 'solana:x'] });
+    expect(transport.count('getNetworks')).toBe(0);
+    expect(transport.last('getOptions')).toEqual([PAYMENT_ID, { accounts: [`eip155:10:${ADDRESS}`] }]);
+    await session.actions.refreshQuotes();
+    expect(transport.last('getOptions')?.[1]).toMatchObject({ accounts: [`eip155:10:${ADDRESS}`] });
+    expect(snapshot().stage).toBe('options');
+  });
+
   it('goes back to connect when the buyer declines to connect, and connects on retry', async () => {
     const { session, snapshot } = started();
     await settle();

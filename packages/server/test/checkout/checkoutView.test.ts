@@ -1,11 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import {
-  GatewayError,
-  GatewayNetworkError,
-  UnknownChainError,
-  UserRejectedError,
-  WalletProviderError,
-} from '@paygate/wallet/browser';
 import { renderCheckoutPage, renderNotFoundPage, type CheckoutPageModel } from '../../src/checkout/checkoutPage.ts';
 import { escapeHtml } from '../../src/checkout/html.ts';
 import { formatMinorUnits } from '../../src/money.ts';
@@ -25,7 +18,7 @@ import {
   transactionUrl,
 } from '@paygate/web/checkout/view.ts';
 import { MAINNET_NETWORKS } from '../../src/chains/registry.ts';
-import { explainWalletError } from '@paygate/web/checkout/walletMessages.ts';
+import { explainWalletProblem } from '@paygate/web/checkout/walletMessages.ts';
 import { translator } from '@paygate/web/checkout/i18n/translator.ts';
 import { fiatCurrency } from '../../src/payments/currencies.ts';
 
@@ -365,21 +358,20 @@ describe('wallet error messages', () => {
   const en = translator('en');
 
   it('explains each wallet failure with what to do next', () => {
-    expect(explainWalletError(en, new UserRejectedError('eth_signTypedData_v4'))).toMatch(/declined.*nothing was paid/);
-    expect(explainWalletError(en, new UnknownChainError('eip155:8453', 'x'), new Map([['eip155:8453', 'Base']]))).toBe(
+    // The codes the checkout runtime reports, from the wallet SDK's errors and the service's refusals.
+    const explain = (code: string, message = '') =>
+      explainWalletProblem(en, { code, message, retryable: true }, 'Base');
+    expect(explain('user_rejected')).toMatch(/declined.*nothing was paid/);
+    expect(explain('unknown_chain')).toBe(
       'Your wallet could not switch to the Base network. Add Base to your wallet (or switch to it yourself), then try again.',
     );
-    expect(explainWalletError(en, new WalletProviderError('eth_signTypedData_v4', -32603, 'boom'))).toContain('boom');
-    expect(explainWalletError(en, new GatewayNetworkError('down', { cause: undefined }))).toMatch(/could not reach/);
-    expect(
-      explainWalletError(en, new GatewayError({ status: 409, code: 'quote_expired', message: 'Quote expired.' })),
-    ).toMatch(/fresh quote/);
-    expect(
-      explainWalletError(
-        en,
-        new GatewayError({ status: 403, code: 'merchant_not_active', message: 'Not taking payments.' }),
-      ),
-    ).toMatch(/not taking payments at the moment, so nothing was charged/);
-    expect(explainWalletError(en, new Error('?'))).toMatch(/Try again/);
+    expect(explain('provider_error', 'The wallet failed eth_signTypedData_v4: boom')).toContain('boom');
+    expect(explain('network')).toMatch(/could not reach/);
+    expect(explain('quote_expired', 'Quote expired.')).toMatch(/fresh quote/);
+    expect(explain('merchant_not_active', 'Not taking payments.')).toMatch(
+      /not taking payments at the moment, so nothing was charged/,
+    );
+    expect(explain('invalid_signature', 'The signature does not match.')).toContain('The signature does not match.');
+    expect(explain('unexpected', 'x is undefined')).toMatch(/Try again/);
   });
 });

@@ -1,17 +1,21 @@
-import { type CheckoutWallet, watchEvmWallets, watchSolanaWallets } from '@paygate/checkout';
-import { type GatewayClient, type PaymentStatus, payWithOption, UserRejectedError } from '@paygate/wallet/browser';
-import { formatTokenAmount } from './view.ts';
-import type { Translate } from './i18n/translate.ts';
+import {
+  type CheckoutSnapshot,
+  type CheckoutStage,
+  type CheckoutWallet,
+  type PaymentSession,
+  watchEvmWallets,
+  watchSolanaWallets,
+} from '@paygate/checkout';
 import { shortenLongList } from './acceptedList.ts';
-import { explainWalletError } from './walletMessages.ts';
+import type { Translate } from './i18n/translate.ts';
+import { formatTokenAmount } from './view.ts';
+import { explainWalletProblem } from './walletMessages.ts';
 
 export interface BrowserWalletSetup {
-  client: GatewayClient;
-  paymentId: string;
+  /** The page's payment session: it connects, quotes, signs and confirms; this panel shows it and acts on it. */
+  session: PaymentSession;
   locale: string;
   t: Translate;
-  /** Every status the gateway returns while paying. */
-  onStatus: (status: PaymentStatus) => void;
 }
 
 /** The buyer's pick in the accepted list. */
@@ -23,6 +27,9 @@ interface Choice {
   networkName: string;
   amountText: string;
 }
+
+/** While the session is at one of these, the list and the wallet buttons wait. */
+const WORKING: ReadonlySet<CheckoutStage> = new Set(['connecting', 'quoting', 'collecting', 'signing', 'confirming']);
 
 function element<T extends HTMLElement>(id: string): T {
   const found = document.getElementById(id);
@@ -49,11 +56,11 @@ function choiceOf(input: HTMLInputElement): Choice {
 /**
  * The browser wallets under the accepted list: for the network and token the buyer picked, the wallets of this
  * browser that pay on that network (EVM wallets through EIP-6963 or `window.ethereum`, Solana wallets through the
- * Wallet Standard). A wallet's button connects it, asks the gateway for the account's option in the picked token,
- * and pays it through the gateway; any failure is explained with a way to try again.
+ * Wallet Standard). A wallet's button has the page's payment session connect it, quote the picked token for its
+ * account on that network, and pay it; the panel shows each stage and explains any problem with a way to try again.
  */
 export function setUpBrowserWallet(setup: BrowserWalletSetup): void {
-  const { t } = setup;
+  const { t, session } = setup;
   const accepted = element<HTMLFieldSetElement>('accepted');
   const section = element('browser-wallet');
   const title = element('pay-with-title');
@@ -66,8 +73,9 @@ export function setUpBrowserWallet(setup: BrowserWalletSetup): void {
   const retryButton = element<HTMLButtonElement>('wallet-retry');
 
   const wallets: Record<CheckoutWallet['namespace'], CheckoutWallet[]> = { eip155: [], solana: [] };
+  let attempt: { wallet: CheckoutWallet; choice: Choice } | undefined;
+  let shownProblem: CheckoutSnapshot['error'] = null;
   let busy = false;
-  let lastAttempt: { wallet: CheckoutWallet; choice: Choice } | undefined;
 
   const chosen = (): Choice | undefined => {
     const input = accepted.querySelector<HTMLInputElement>('input[name="accepted"]:checked');
@@ -111,7 +119,7 @@ export function setUpBrowserWallet(setup: BrowserWalletSetup): void {
     button.append(label);
     button.disabled = busy || Boolean(wallet.unsupported);
     if (!wallet.unsupported) {
-      button.addEventListener('click', () => void pay(wallet, choice));
+      button.addEventListener('click', () => void payWith(wallet, choice));
       return button;
     }
     button.dataset.unsupported = 'true';
@@ -145,10 +153,10 @@ export function setUpBrowserWallet(setup: BrowserWalletSetup): void {
   }
 
   /**
-   * The service's own form for buyer details (D14), framed in the page; resolves true once it signals
-   * IC_COMPLETE (the answers went straight to the service), false after IC_ERROR, which is shown.
+   * The service's own form for buyer details (D14), framed in the page: its `IC_COMPLETE` (the answers went
+   * straight to the service) lets the session sign; its `IC_ERROR` stops there, explained.
    */
-  function collectBuyerData(url: string): Promise<boolean> {
+  function showDetailsForm(url: string): void {
     const frame = document.createElement('iframe');
     // The form speaks the page's language.
     const formUrl = new URL(url, window.location.href);
@@ -158,92 +166,106 @@ export function setUpBrowserWallet(setup: BrowserWalletSetup): void {
     collectBox.querySelector('iframe')?.remove();
     collectBox.append(frame);
     collectBox.hidden = false;
-    showProgress(undefined);
     frame.focus();
-    const origin = formUrl.origin;
-    return new Promise((resolve) => {
-      const onMessage = (event: MessageEvent) => {
-        const signal = event.data as { type?: unknown; reason?: unknown } | null;
-        if (event.source !== frame.contentWindow || event.origin !== origin || !signal) return;
-        if (signal.type !== 'IC_COMPLETE' && signal.type !== 'IC_ERROR') return;
-        window.removeEventListener('message', onMessage);
-        collectBox.hidden = true;
-        frame.remove();
-        if (signal.type === 'IC_COMPLETE') {
-          resolve(true);
-          return;
-        }
-        showError(t(signal.reason === 'link_expired' ? 'wallet.detailsExpired' : 'wallet.detailsFailed'));
-        resolve(false);
-      };
-      window.addEventListener('message', onMessage);
+    const onMessage = (event: MessageEvent) => {
+      const signal = event.data as { type?: unknown; reason?: unknown } | null;
+      if (event.source !== frame.contentWindow || event.origin !== formUrl.origin || !signal) return;
+      if (signal.type !== 'IC_COMPLETE' && signal.type !== 'IC_ERROR') return;
+      window.removeEventListener('message', onMessage);
+      collectBox.hidden = true;
+      frame.remove();
+      if (signal.type === 'IC_COMPLETE') void session.actions.buyerDataFormCompleted();
+      else session.actions.buyerDataFormFailed(signal.reason === 'link_expired' ? 'link_expired' : 'refused');
+    };
+    window.addEventListener('message', onMessage);
+  }
+
+  /** What the session's problem means for the buyer, in the words of the attempt it stopped. */
+  function explain(snapshot: CheckoutSnapshot, problem: NonNullable<CheckoutSnapshot['error']>): string {
+    const choice = attempt?.choice;
+    const walletName = attempt?.wallet.name ?? '';
+    if (problem.code === 'user_rejected' && snapshot.stage === 'connect') return t('wallet.declinedConnect');
+    if (problem.code === 'no_account') {
+      return walletName ? t('wallet.noAccount', { wallet: walletName }) : t('wallet.noAccountUnnamed');
+    }
+    if (problem.code === 'no_option') return notEnough(snapshot);
+    if (problem.code === 'buyer_data') {
+      return t(problem.message === 'link_expired' ? 'wallet.detailsExpired' : 'wallet.detailsFailed');
+    }
+    return explainWalletProblem(t, problem, choice?.networkName ?? '');
+  }
+
+  function notEnough(snapshot: CheckoutSnapshot): string {
+    return t('wallet.notEnough', {
+      account: shortAddress(snapshot.wallet?.address ?? ''),
+      amount: attempt?.choice.amountText ?? '',
+      network: attempt?.choice.networkName ?? '',
     });
   }
 
-  async function pay(wallet: CheckoutWallet, choice: Choice): Promise<void> {
-    if (busy) return;
-    lastAttempt = { wallet, choice };
-    errorBox.hidden = true;
-    setBusy(true);
-    const named = { wallet: wallet.name };
-    const networkNames = new Map([[choice.network, choice.networkName]]);
-    let connected = false;
-    try {
-      showProgress(wallet.name ? t('wallet.connecting', named) : t('wallet.connectingUnnamed'));
-      const account = await wallet.connect();
-      connected = true;
-      if (!account) {
-        showError(wallet.name ? t('wallet.noAccount', named) : t('wallet.noAccountUnnamed'));
-        return;
-      }
-      showProgress(t('wallet.gettingAmount', { account: shortAddress(account) }));
-      const { options } = await setup.client.getOptions(setup.paymentId, {
-        accounts: [`${choice.network}:${account}`],
-      });
-      const option = options.find(
-        (candidate) => candidate.amount.unit.toLowerCase() === `caip19/${choice.asset}`.toLowerCase(),
-      );
-      if (!option) {
-        showError(
-          t('wallet.notEnough', {
-            account: shortAddress(account),
-            amount: choice.amountText,
-            network: choice.networkName,
-          }),
-        );
-        return;
-      }
-      // The amount due is the one just quoted for the account: the list shows it, should the price have moved.
-      const display = option.amount.display;
-      const shown = choice.input.closest('label')?.querySelector('.option-amount');
-      if (display && shown) {
-        const amountText = formatTokenAmount(
-          option.amount.value,
-          { assetSymbol: display.assetSymbol, decimals: display.decimals },
-          setup.locale,
-        );
-        shown.textContent = amountText;
-        choice.amountText = amountText;
-        title.textContent = t('wallet.listTitle', { amount: amountText, network: choice.networkName });
-      }
-      if (option.collectData && !(await collectBuyerData(option.collectData.url))) return;
-      showProgress(wallet.name ? t('wallet.confirm', named) : t('wallet.confirmUnnamed'));
-      await payWithOption({
-        client: setup.client,
-        paymentId: setup.paymentId,
-        option,
-        signers: wallet.signers(choice.network),
-        onStatus: (status) => {
-          showProgress(t('wallet.sent'));
-          setup.onStatus(status);
-        },
-      });
-    } catch (error) {
-      const declined = error instanceof UserRejectedError || (error as { code?: unknown })?.code === 4001;
-      showError(declined && !connected ? t('wallet.declinedConnect') : explainWalletError(t, error, networkNames));
-    } finally {
-      setBusy(false);
+  function progressText(snapshot: CheckoutSnapshot): string | undefined {
+    const named = { wallet: attempt?.wallet.name ?? '' };
+    switch (snapshot.stage) {
+      case 'connecting':
+        return named.wallet ? t('wallet.connecting', named) : t('wallet.connectingUnnamed');
+      case 'quoting':
+        return t('wallet.gettingAmount', { account: shortAddress(snapshot.wallet?.address ?? '') });
+      case 'signing':
+        return named.wallet ? t('wallet.confirm', named) : t('wallet.confirmUnnamed');
+      case 'confirming':
+      case 'processing':
+        return t('wallet.sent');
+      default:
+        return undefined;
     }
+  }
+
+  function follow(snapshot: CheckoutSnapshot): void {
+    if (!attempt) return;
+    setBusy(WORKING.has(snapshot.stage));
+    if (snapshot.stage === 'collecting' && snapshot.collectData && !collectBox.querySelector('iframe')) {
+      showProgress(undefined);
+      showDetailsForm(snapshot.collectData.url);
+    }
+    if (snapshot.error && snapshot.error !== shownProblem) {
+      shownProblem = snapshot.error;
+      showError(explain(snapshot, snapshot.error));
+    } else if (!snapshot.error) {
+      showProgress(progressText(snapshot));
+    }
+  }
+
+  /** Connects the wallet (quoting only the picked network), picks the option of the picked token, and pays it. */
+  async function payWith(wallet: CheckoutWallet, choice: Choice): Promise<void> {
+    if (busy) return;
+    attempt = { wallet, choice };
+    errorBox.hidden = true;
+    const { actions } = session;
+    await actions.connectWallet(wallet, { networks: [choice.network] });
+    const quoted = session.getSnapshot();
+    if (quoted.stage !== 'options' || quoted.error) return;
+    const option = quoted.options.find(
+      (candidate) => candidate.amount.unit.toLowerCase() === `caip19/${choice.asset}`.toLowerCase(),
+    );
+    if (!option) {
+      showError(notEnough(quoted));
+      return;
+    }
+    // The amount due is the one just quoted for the account: the list shows it, should the price have moved.
+    const display = option.amount.display;
+    const shown = choice.input.closest('label')?.querySelector('.option-amount');
+    if (display && shown) {
+      const amountText = formatTokenAmount(
+        option.amount.value,
+        { assetSymbol: display.assetSymbol, decimals: display.decimals },
+        setup.locale,
+      );
+      shown.textContent = amountText;
+      choice.amountText = amountText;
+      title.textContent = t('wallet.listTitle', { amount: amountText, network: choice.networkName });
+    }
+    actions.chooseOption(option.id);
+    await actions.pay();
   }
 
   shortenLongList(accepted, t);
@@ -252,8 +274,12 @@ export function setUpBrowserWallet(setup: BrowserWalletSetup): void {
     render();
   });
   retryButton.addEventListener('click', () => {
-    if (lastAttempt) void pay(lastAttempt.wallet, lastAttempt.choice);
+    errorBox.hidden = true;
+    // A confirmation whose answer was lost is sent again as signed; anything else starts the attempt over.
+    if (session.getSnapshot().stage === 'confirming') void session.actions.retry();
+    else if (attempt) void payWith(attempt.wallet, attempt.choice);
   });
+  session.subscribe(() => follow(session.getSnapshot()));
   watchEvmWallets((found) => {
     wallets.eip155 = found;
     render();

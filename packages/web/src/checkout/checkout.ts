@@ -1,3 +1,4 @@
+import { type CheckoutSnapshot, createPaymentSession } from '@paygate/checkout';
 import { GatewayClient, type PaymentStatus } from '@paygate/wallet/browser';
 import { failureExplanation, formatTimeLeft, paidWithText, timeLeftInWords, transactionUrl } from './view.ts';
 import type { MessageKey } from './i18n/catalogue.ts';
@@ -60,6 +61,8 @@ function start(root: HTMLElement, t: Translator): void {
   const timeLeftLine = document.getElementById('time-left-line');
   let status = data.status as Status;
   let redirectScheduled = false;
+  // The runtime follows the status (a first check at once, then the gateway's long-poll) and pays with a wallet.
+  const session = createPaymentSession(paymentId, { transport: client });
 
   function redirectIfFinal(): void {
     if (!redirects || redirectScheduled || !FINAL.has(status)) return;
@@ -80,21 +83,30 @@ function start(root: HTMLElement, t: Translator): void {
     line.hidden = false;
   }
 
-  function applyStatus(view: PaymentStatus): void {
-    const paid = view.info?.optionAmount;
-    if (view.status === 'succeeded' && paid?.display) {
+  /** The page's status for the session's stage: one of the gateway's, as the server rendered the views. */
+  function statusOf(snapshot: CheckoutSnapshot): Status {
+    const { stage } = snapshot;
+    if (stage === 'succeeded' || stage === 'failed' || stage === 'expired' || stage === 'cancelled') return stage;
+    return stage === 'processing' ? 'processing' : 'requires_action';
+  }
+
+  function applySnapshot(snapshot: CheckoutSnapshot): void {
+    const next = statusOf(snapshot);
+    const paid = snapshot.paid?.optionAmount;
+    if (next === 'succeeded' && paid?.display) {
       const paidWith = document.getElementById('paid-with');
       if (paidWith) {
         paidWith.textContent = paidWithText(t, { value: paid.value, display: paid.display }, locale);
         paidWith.hidden = false;
       }
     }
-    if (view.status === 'succeeded' && view.info) showTransactionLink(view.info);
+    if (next === 'succeeded' && snapshot.paid) showTransactionLink(snapshot.paid);
     const reason = document.getElementById('failure-reason');
-    if (view.status === 'failed' && reason)
-      reason.textContent = failureExplanation(t, view.failureCode, data.merchantName ?? '');
-    if (view.status === status) return;
-    status = view.status;
+    // A payment loaded failed has no code until its status comes; the server's words stand until then.
+    if (next === 'failed' && reason && snapshot.failureCode !== null)
+      reason.textContent = failureExplanation(t, snapshot.failureCode, data.merchantName ?? '');
+    if (next === status) return;
+    status = next;
     root.dataset.status = status;
     root.querySelectorAll<HTMLElement>('[data-view]').forEach((section) => {
       section.hidden = section.dataset.view !== status;
@@ -109,26 +121,6 @@ function start(root: HTMLElement, t: Translator): void {
     const now = new Date(Date.now() + clockOffsetMs);
     if (timeLeft) timeLeft.textContent = formatTimeLeft(expiresAt, now);
     if (timeLeftLine) timeLeftLine.title = timeLeftInWords(t, expiresAt, now);
-  }
-
-  /** Follows the status with the gateway's long-poll: the first call syncs at once, later ones wait for a change. */
-  async function followStatus(): Promise<void> {
-    let maxPollMs = 0;
-    let failures = 0;
-    while (!FINAL.has(status)) {
-      const started = Date.now();
-      try {
-        const view = await client.getStatus(paymentId, { maxPollMs });
-        const before = status;
-        applyStatus(view);
-        failures = 0;
-        maxPollMs = LONG_POLL_MS;
-        if (before === status && Date.now() - started < 1_000) await sleep(view.pollInMs ?? 2_000);
-      } catch {
-        failures += 1;
-        await sleep(Math.min(1_000 * 2 ** failures, 30_000));
-      }
-    }
   }
 
   /**
@@ -165,11 +157,12 @@ function start(root: HTMLElement, t: Translator): void {
     else tick();
   }, 1_000);
   redirectIfFinal();
-  void followStatus();
+  session.subscribe(() => applySnapshot(session.getSnapshot()));
+  session.start();
   if (status === 'requires_action' && data.receivedUrl) void followReceived(data.receivedUrl, data.received ?? '');
 
   if (status === 'requires_action' && document.getElementById('accepted')) {
-    setUpBrowserWallet({ client, paymentId, locale, t, onStatus: applyStatus });
+    setUpBrowserWallet({ session, locale, t });
     setUpAnyWalletPanels(t);
   }
 }

@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createPaygateClient } from '@paygate/client';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seriousAxeViolations } from '../../../packages/server/test/dashboard/support/dashboardBrowser.ts';
@@ -9,7 +10,6 @@ import { DevnetBrowserWallet } from '../../../packages/wallet/test/support/devne
 import { type DevnetGateway, startDevnetGateway } from '../../../packages/wallet/test/support/devnetGateway.ts';
 import { storeMerchantId } from '../src/storeMerchant.ts';
 import { type RunningStore, startStore } from '../src/storeServer.ts';
-import { createPaygateClient } from '@paygate/client';
 
 /** Screenshots for a person to look at, in a git-ignored folder. */
 const ARTIFACTS_DIR = fileURLToPath(new URL('../../../packages/server/test-artifacts/store/', import.meta.url));
@@ -37,7 +37,10 @@ async function shopperPage(wallet?: DevnetBrowserWallet): Promise<Page> {
   if (wallet) {
     await page.exposeFunction('devnetWallet', (method: string, params: unknown[]) => wallet.handle(method, params));
     await page.addInitScript(() => {
-      const w = window as any;
+      const w = window as unknown as {
+        ethereum: unknown;
+        devnetWallet: DevnetBrowserWallet['handle'];
+      };
       w.ethereum = {
         async request({ method, params }: { method: string; params?: unknown[] }) {
           const answer = await w.devnetWallet(method, params ?? []);
@@ -69,12 +72,18 @@ async function buy(page: Page, productName: string): Promise<string> {
   return (await page.locator('#checkout').getAttribute('data-payment-id'))!;
 }
 
+interface ListedPayment {
+  paymentId: string;
+  status: string;
+  transaction: { hash: string } | null;
+}
+
 /** The payment as the store's merchant sees it in paygate. */
-async function merchantPayment(paymentId: string): Promise<any> {
+async function merchantPayment(paymentId: string): Promise<ListedPayment | undefined> {
   const answer = await fetch(`${gw.server.url}/v1/merchants/payments?limit=200`, {
     headers: { 'api-key': gw.partner.apiKey, 'merchant-id': store.merchantId },
   });
-  const list = (await answer.json()) as { data: { paymentId: string }[] };
+  const list = (await answer.json()) as { data: ListedPayment[] };
   return list.data.find((item) => item.paymentId === paymentId);
 }
 
@@ -115,10 +124,10 @@ describe('the reference store', () => {
       await saveScreenshots(page, 'checkout-connect');
 
       await walletButton.click();
-      const networks = (await (
+      const { networks } = (await (
         await fetch(`${gw.server.url}/v1/networks`, { headers: { 'api-key': gw.partner.apiKey } })
-      ).json()) as any;
-      const networkName = networks.networks.find((network: any) => network.id === gw.evmChain).name;
+      ).json()) as { networks: { id: string; name: string }[] };
+      const networkName = networks.find((network) => network.id === gw.evmChain)?.name;
       const usdc = page.getByRole('radio', { name: `12.00 USDC on ${networkName}` });
       await usdc.check();
       expect(await page.getByRole('button', { name: 'Pay 12.00 USDC' }).isEnabled()).toBe(true);
@@ -141,9 +150,11 @@ describe('the reference store', () => {
       expect(await seriousAxeViolations(page)).toEqual([]);
       await saveScreenshots(page, 'succeeded');
 
-      const listed = await merchantPayment(paymentId);
-      expect(listed.status).toBe('succeeded');
-      expect(await page.locator('.transaction code').textContent()).toBe(listed.transaction.hash);
+      const shownTransaction = await page.locator('.transaction code').textContent();
+      expect(await merchantPayment(paymentId)).toMatchObject({
+        status: 'succeeded',
+        transaction: { hash: shownTransaction },
+      });
       expect(wallet.methods).toContain('eth_signTypedData_v4');
       expect(await page.content()).not.toContain(gw.partner.apiKey);
       expect(problems).toEqual([]);
@@ -165,7 +176,8 @@ describe('the reference store', () => {
       await page.getByRole('heading', { name: 'Payment cancelled' }).waitFor();
       expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Payment cancelled');
       await saveScreenshots(page, 'cancelled');
-      expect((await merchantPayment(paymentId)).status).toMatch(/^(cancelled|failed)$/);
+      // The list says failed for a cancelled payment under API versions before the one that lists cancelled.
+      expect(await merchantPayment(paymentId)).toMatchObject({ status: expect.stringMatching(/^(cancelled|failed)$/) });
     } finally {
       await page.close();
     }
@@ -185,7 +197,7 @@ describe('the reference store', () => {
       headers: { cookie: bob.cookie },
     });
     expect(cancelled.status).toBe(403);
-    expect((await merchantPayment(alice.paymentId)).status).toBe('requires_action');
+    expect(await merchantPayment(alice.paymentId)).toMatchObject({ status: 'requires_action' });
     // A payment of the same partner that no cart of the store holds.
     const { paymentId: elsewhere } = await gw.newPayment();
     expect((await fetch(route(elsewhere), { headers: { cookie: alice.cookie } })).status).toBe(403);
@@ -207,7 +219,11 @@ describe('the reference store', () => {
       ].map(async (pathname) => {
         const answer = await fetch(`${store.url}${pathname}`, { headers: { cookie } });
         expect(answer.status, pathname).toBe(200);
-        return `${[...answer.headers].join('\n')}\n${await answer.text()}`;
+        const headers: string[] = [];
+        answer.headers.forEach((value, name) => {
+          headers.push(`${name}: ${value}`);
+        });
+        return `${headers.join('\n')}\n${await answer.text()}`;
       }),
     );
     for (const text of served) expect(text).not.toContain(gw.partner.apiKey);

@@ -66,7 +66,7 @@ function stageSentence(snapshot: CheckoutSnapshot): string {
     case 'loading':
       return 'Loading the payment…';
     case 'connect':
-      return 'Choose the wallet to pay from.';
+      return 'Connect a wallet to pay.';
     case 'connecting':
       return `Waiting for ${wallet} to share an account…`;
     case 'quoting':

@@ -15,3 +15,12 @@ export type { BrowserTransportOptions } from './transport.ts';
 export { browserTransport } from './transport.ts';
 export { eip1193Wallet, walletIcon, watchEvmWallets } from './wallets/eip6963.ts';
 export { watchSolanaWallets } from './wallets/walletStandard.ts';
+export type {
+  AcceptedNetwork,
+  CollectData,
+  CollectedData,
+  GatewayPayment,
+  PaymentOption,
+  SucceededInfo,
+  TokenAmount,
+} from '@paygate/wallet/browser';

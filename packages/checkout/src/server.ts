@@ -126,10 +126,12 @@ export interface NodeRequest extends AsyncIterable<Uint8Array | string> {
   headers: Record<string, string | string[] | undefined>;
 }
 
-/** The parts of Node's `ServerResponse` the adapter writes. */
+/** The parts of Node's `ServerResponse` the adapter writes, and watches for a buyer who left. */
 export interface NodeResponse {
   writeHead(status: number, headers: Record<string, string>): unknown;
   end(body: Uint8Array): unknown;
+  once(event: 'close', listener: () => void): unknown;
+  readonly writableFinished: boolean;
 }
 
 /**
@@ -158,10 +160,16 @@ export function nodeListener(
       }
       body = size > MAX_BODY_BYTES ? new Uint8Array(MAX_BODY_BYTES + 1) : concatenated(chunks, size);
     }
+    // A buyer who leaves ends the call upstream too, rather than leave it held up to a long-poll's 25 s.
+    const left = new AbortController();
+    outgoing.once('close', () => {
+      if (!outgoing.writableFinished) left.abort();
+    });
     const host = headers.get('host') ?? 'localhost';
     const request = new Request(new URL(incoming.originalUrl ?? incoming.url ?? '/', `http://${host}`), {
       method,
       headers,
+      signal: left.signal,
       ...(body ? { body } : {}),
     });
     const response = await handler(request);

@@ -161,4 +161,36 @@ describe('the store’s checkout route (security)', () => {
     expect(huge.status).toBe(413);
     expect((await gw.listed(paymentId)).status).toBe('requires_action');
   });
+
+  it('ends the call upstream when the buyer leaves a held status request', async () => {
+    let upstreamAborted = false;
+    const held = await serveFetchHandler(
+      createCheckoutHandler({
+        baseUrl: gw.server.url,
+        apiKey: gw.partner.apiKey,
+        // The service holding a long-poll: it answers only when the call is ended.
+        fetch: (_url, init) =>
+          new Promise((_resolve, reject) => {
+            init?.signal?.addEventListener('abort', () => {
+              upstreamAborted = true;
+              reject(new Error('aborted'));
+            });
+          }),
+      }),
+    );
+    try {
+      const paymentId = await newStorePayment();
+      const leaving = new AbortController();
+      const request = fetch(`${held.url}/v1/gateway/payment/${paymentId}/status?maxPollMs=25000`, {
+        signal: leaving.signal,
+      }).catch((error: unknown) => error);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(upstreamAborted).toBe(false);
+      leaving.abort();
+      await request;
+      await expect.poll(() => upstreamAborted, { timeout: 5_000 }).toBe(true);
+    } finally {
+      await held.close();
+    }
+  });
 });

@@ -1,0 +1,161 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { createPaymentSession, FINAL_STAGES } from '@paygate/checkout';
+import { evmKeyWallet } from '@paygate/checkout/keys';
+import { type Devnet, startDevnet } from '@paygate/devnet';
+import { evmSignerFromAccount, executeOptionActions, GatewayClient } from '@paygate/wallet';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { collectorAddresses } from '../packages/server/src/chains/collectorKeys.ts';
+import { networksFromDevnet } from '../packages/server/src/chains/devnetNetworks.ts';
+import { connect, type Db, migrateToLatest } from '../packages/server/src/db/database.ts';
+import { startEmbeddedPostgres } from '../packages/server/src/db/embeddedPostgres.ts';
+import { recordFunding } from '../packages/server/src/ledger/funding.ts';
+import { createPartner } from '../packages/server/src/partners/partners.ts';
+import { percentile, type Spawned, startBenchService } from './support.ts';
+
+/** Payments per way of paying; the two ways alternate, so a machine's drift weighs on both alike. */
+const PAYMENTS = 30;
+const LONG_POLL_MS = 25_000;
+
+interface Cost {
+  wallMs: number;
+  /** CPU this process spent on the payment (user + system): the client's own work, the service runs apart. */
+  cpuMs: number;
+}
+
+async function measured(pay: () => Promise<void>): Promise<Cost> {
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  await pay();
+  const spent = process.cpuUsage(cpu);
+  return { wallMs: performance.now() - started, cpuMs: (spent.user + spent.system) / 1000 };
+}
+
+function summary(costs: Cost[], field: keyof Cost): { p50: number; mean: number } {
+  const values = costs.map((cost) => cost[field]).sort((a, b) => a - b);
+  return { p50: percentile(values, 0.5), mean: values.reduce((sum, value) => sum + value, 0) / values.length };
+}
+
+async function startService(devnet: Devnet, dataDir: string, databaseUrl: string, db: Db): Promise<Spawned> {
+  const keys = { evmPrivateKey: generatePrivateKey(), solanaSeedHex: randomBytes(32).toString('hex') };
+  const collector = await collectorAddresses(keys);
+  await recordFunding(db, await devnet.fund({ evm: [collector.evm], solana: [collector.solana] }));
+  const chainsFile = path.join(dataDir, 'chains.json');
+  await fs.writeFile(chainsFile, JSON.stringify(networksFromDevnet(devnet.manifest)));
+  return startBenchService(databaseUrl, dataDir, {
+    CHAINS: chainsFile,
+    PRICE_SOURCE: 'fixed',
+    COLLECTOR_EVM_PRIVATE_KEY: keys.evmPrivateKey,
+    COLLECTOR_SOLANA_SEED: keys.solanaSeedHex,
+  });
+}
+
+/**
+ * A payment paid through the checkout runtime (`@paygate/checkout`, key wallet seam) against the same payment paid
+ * by raw gateway calls (options, actions, confirm, status), in one run: wall time and this process's CPU per
+ * payment. Target: the runtime costs no more than 5 % over the raw calls.
+ */
+export async function runRuntimeBenchmark(): Promise<void> {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'paygate-bench-runtime-'));
+  const devnet = await startDevnet({ dataDir: path.join(dataDir, 'devnet') });
+  const database = await startEmbeddedPostgres(dataDir);
+  const db = connect(database.url, 2);
+  let spawned: Spawned | undefined;
+  try {
+    await migrateToLatest(db, database.url);
+    const partner = await createPartner(db, 'Bench partner');
+    spawned = await startService(devnet, dataDir, database.url, db);
+    const base = spawned.url;
+    const headers = { 'api-key': partner.apiKey, 'content-type': 'application/json' };
+    const created = await fetch(`${base}/v1/merchants`, {
+      method: 'POST',
+      headers: { ...headers, 'idempotency-key': randomUUID() },
+      body: JSON.stringify({ merchantName: 'Bench Shop', merchantEmail: 'bench@shop.com' }),
+    });
+    const merchantId = ((await created.json()) as { merchant: { id: string } }).merchant.id;
+    const newPayment = async () => {
+      const answer = await fetch(`${base}/v1/payments`, {
+        method: 'POST',
+        headers: { ...headers, 'merchant-id': merchantId, 'idempotency-key': randomUUID() },
+        body: JSON.stringify({ amount: { unit: 'iso4217/USD', value: '100' }, referenceId: randomUUID() }),
+      });
+      return ((await answer.json()) as { paymentId: string }).paymentId;
+    };
+
+    const chain = devnet.manifest.evm[0]!;
+    const rpcUrls = Object.fromEntries(devnet.manifest.evm.map((each) => [each.caip2, each.rpcUrl]));
+    const buyer = devnet.manifest.buyers.find((each) => each.name === 'erin')!;
+    const account = privateKeyToAccount(buyer.evmPrivateKey);
+    const client = new GatewayClient({ baseUrl: base, auth: { apiKey: partner.apiKey } });
+    const signers = { eip155: evmSignerFromAccount(account, { rpcUrls }) };
+    const isUsdc = (option: { amount: { display: { assetSymbol: string } | null } }) =>
+      option.amount.display?.assetSymbol === 'USDC';
+
+    const payRaw = async (paymentId: string) => {
+      const { options } = await client.getOptions(paymentId, { accounts: [`${chain.caip2}:${account.address}`] });
+      const option = options.find(isUsdc);
+      if (!option) throw new Error('no USDC option');
+      const results = await executeOptionActions({ client, paymentId, option, signers });
+      let status = await client.confirm(paymentId, { optionId: option.id, results }, { maxPollMs: LONG_POLL_MS });
+      while (!status.isFinal) status = await client.getStatus(paymentId, { maxPollMs: LONG_POLL_MS });
+      if (status.status !== 'succeeded') throw new Error(`raw payment ended ${status.status}`);
+    };
+    const wallet = evmKeyWallet({ privateKey: buyer.evmPrivateKey, rpcUrls });
+    const payThroughRuntime = async (paymentId: string) => {
+      const session = createPaymentSession(paymentId, { transport: client });
+      const reached = (done: () => boolean) =>
+        new Promise<void>((resolve) => {
+          const check = () => done() && resolve();
+          session.subscribe(check);
+          check();
+        });
+      session.start();
+      await reached(() => session.getSnapshot().stage !== 'loading');
+      await session.actions.connectWallet(wallet, { networks: [chain.caip2] });
+      const option = session.getSnapshot().options.find(isUsdc);
+      if (!option) throw new Error(`no USDC option: ${JSON.stringify(session.getSnapshot().error)}`);
+      session.actions.chooseOption(option.id);
+      await session.actions.pay();
+      await reached(() => FINAL_STAGES.has(session.getSnapshot().stage));
+      session.stop();
+      if (session.getSnapshot().stage !== 'succeeded')
+        throw new Error(`runtime payment ended ${session.getSnapshot().stage}`);
+    };
+
+    // One of each first, unmeasured: connections, JIT and the service's caches warm alike.
+    await payRaw(await newPayment());
+    await payThroughRuntime(await newPayment());
+    const raw: Cost[] = [];
+    const runtime: Cost[] = [];
+    for (let index = 0; index < PAYMENTS; index++) {
+      const [first, second] = [await newPayment(), await newPayment()];
+      raw.push(await measured(() => payRaw(first)));
+      runtime.push(await measured(() => payThroughRuntime(second)));
+    }
+    const line = (name: string, costs: Cost[]) => {
+      const wall = summary(costs, 'wallMs');
+      const cpu = summary(costs, 'cpuMs');
+      return `${name.padEnd(26)} ${wall.p50.toFixed(1).padStart(8)} ${wall.mean.toFixed(1).padStart(9)} ${cpu.p50.toFixed(2).padStart(9)} ${cpu.mean.toFixed(2).padStart(10)}\n`;
+    };
+    process.stdout.write(
+      `${PAYMENTS} USDC payments each way on ${chain.caip2}, alternating, one at a time (load ${os.loadavg()[0]!.toFixed(2)})\n`,
+    );
+    process.stdout.write('way of paying              wall p50 wall mean   cpu p50   cpu mean (ms per payment)\n');
+    process.stdout.write(line('raw gateway calls', raw));
+    process.stdout.write(line('checkout runtime', runtime));
+    const overhead = (field: keyof Cost) =>
+      ((100 * (summary(runtime, field).mean - summary(raw, field).mean)) / summary(raw, field).mean).toFixed(1);
+    process.stdout.write(
+      `runtime over raw: wall ${overhead('wallMs')} %, client CPU ${overhead('cpuMs')} % (target: at most 5 %)\n`,
+    );
+  } finally {
+    spawned?.child.kill('SIGTERM');
+    await db.destroy();
+    await database.stop();
+    await devnet.stop();
+    await fs.rm(dataDir, { recursive: true, force: true });
+  }
+}

@@ -2,20 +2,8 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import type { App } from '../context.ts';
 import { ApiError } from '../http/errors.ts';
+import { sendHashedAsset } from '../http/hashedAssetReply.ts';
 import { consoleAssets } from './consoleAssets.ts';
-
-/** The compression a browser takes by its `Accept-Encoding`: brotli before gzip; none when it names neither. */
-export function acceptedEncoding(acceptEncoding: string | undefined): 'br' | 'gzip' | undefined {
-  const accepted = new Set(
-    (acceptEncoding ?? '')
-      .split(',')
-      .map((entry) => entry.trim().split(';'))
-      .filter(([, ...params]) => !params.some((param) => /^\s*q=0(\.0*)?\s*$/.test(param)))
-      .map(([name]) => name?.trim().toLowerCase()),
-  );
-  if (accepted.has('br')) return 'br';
-  return accepted.has('gzip') ? 'gzip' : undefined;
-}
 
 /** A console asset by its content-hashed name, cached for good, compressed where the browser takes it. */
 export async function sendConsoleAsset(
@@ -25,12 +13,7 @@ export async function sendConsoleAsset(
 ): Promise<FastifyReply> {
   const asset = (await consoleAssets()).byName.get(file);
   if (!asset) throw ApiError.notFound('No such asset.');
-  reply.header('cache-control', 'public, max-age=31536000, immutable').type(asset.contentType);
-  if (!asset.compressed) return reply.send(asset.body);
-  reply.header('vary', 'accept-encoding');
-  const encoding = acceptedEncoding(acceptEncoding);
-  if (!encoding) return reply.send(asset.body);
-  return reply.header('content-encoding', encoding).send(asset.compressed[encoding]);
+  return sendHashedAsset(asset, acceptEncoding, reply);
 }
 
 /**

@@ -51,6 +51,19 @@ describe('checkout pages under a CHECKOUT_URL with a path', () => {
       expect(asset.headers.get('content-type')).toBe(type);
       expect(asset.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
       expect(asset.text.length).toBeGreaterThan(1000);
+      // Compressed for a browser that takes it; fetch gives the text back decompressed.
+      for (const [accepted, sent] of [
+        ['br', 'br'],
+        ['gzip, deflate', 'gzip'],
+        ['identity', null],
+      ]) {
+        const served = await call(server, path!, { headers: { 'accept-encoding': accepted! } });
+        expect([served.headers.get('content-encoding'), served.headers.get('vary')], accepted!).toEqual([
+          sent,
+          'accept-encoding',
+        ]);
+        expect(served.text).toBe(asset.text);
+      }
     }
   });
 

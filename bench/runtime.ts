@@ -55,7 +55,7 @@ async function startService(devnet: Devnet, dataDir: string, databaseUrl: string
 
 /**
  * A payment paid through the checkout runtime (`@paygate/checkout`, key wallet seam) against the same payment paid
- * by raw gateway calls (options, actions, confirm, status), in one run: wall time and this process's CPU per
+ * by raw gateway calls (the payment, options, actions, confirm, status), in one run: wall time and this process's CPU per
  * payment. Target: the runtime costs no more than 5 % over the raw calls.
  */
 export async function runRuntimeBenchmark(): Promise<void> {
@@ -94,7 +94,9 @@ export async function runRuntimeBenchmark(): Promise<void> {
     const isUsdc = (option: { amount: { display: { assetSymbol: string } | null } }) =>
       option.amount.display?.assetSymbol === 'USDC';
 
+    // As a checkout does: the payment shown first, then paid.
     const payRaw = async (paymentId: string) => {
+      await client.getPayment(paymentId);
       const { options } = await client.getOptions(paymentId, { accounts: [`${chain.caip2}:${account.address}`] });
       const option = options.find(isUsdc);
       if (!option) throw new Error('no USDC option');

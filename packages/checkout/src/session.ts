@@ -184,12 +184,16 @@ export function createPaymentSession(paymentId: string, seams: CheckoutSeams): P
     });
   }
 
-  /** Follows the status by long-poll until the outcome, so a payment paid elsewhere or expired shows here too. */
-  async function follow(): Promise<void> {
+  /**
+   * Follows the status by long-poll until the outcome, so a payment paid elsewhere or expired shows here too. The
+   * first request waits `firstWaitMs`: none when the page may be behind (a resumed session), a whole long-poll
+   * right after the payment was read.
+   */
+  async function follow(firstWaitMs = 0): Promise<void> {
     if (following) return;
     following = true;
     const { signal } = controller;
-    let maxPollMs = 0;
+    let maxPollMs = firstWaitMs;
     let failures = 0;
     try {
       // One check even of a payment loaded final: its status carries the paid amount or the failure code.
@@ -208,7 +212,7 @@ export function createPaymentSession(paymentId: string, seams: CheckoutSeams): P
           }
         } catch (error) {
           if (isRefusal(error)) {
-            fail(error, snapshot.stage, follow);
+            fail(error, snapshot.stage, () => follow());
             return;
           }
           failures += 1;
@@ -229,7 +233,8 @@ export function createPaymentSession(paymentId: string, seams: CheckoutSeams): P
       fail(error, isRefusal(error) ? 'unavailable' : 'loading', load);
       return;
     }
-    void follow();
+    // A payment loaded final has its paid amount or failure code in its status: asked at once.
+    void follow(isFinal() ? 0 : LONG_POLL_MS);
   }
 
   async function accountsOf(connected: CheckoutWallet, address: string): Promise<string[]> {

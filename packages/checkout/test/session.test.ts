@@ -41,13 +41,21 @@ async function atOptions(transport = new ScriptedTransport()) {
 }
 
 describe('a payment session', () => {
-  it('loads the payment, then follows its status from a first immediate check to long-polls', async () => {
-    const { snapshot, transport, stages } = started();
+  it('loads the payment, then follows its status by long-poll; resumed, it checks at once', async () => {
+    const { snapshot, transport, stages, session } = started();
     expect(snapshot().stage).toBe('loading');
     await settle();
     expect(snapshot().stage).toBe('connect');
     expect(snapshot().payment?.merchant.name).toBe('Shop');
     expect(stages).toEqual(['connect']);
+    expect(transport.calls.filter((call) => call.method === 'getStatus').map((call) => call.args)).toEqual([
+      [PAYMENT_ID, { maxPollMs: 25_000 }],
+    ]);
+    session.stop();
+    transport.settleStatus(status('requires_action'));
+    await settle();
+    session.start();
+    await settle();
     expect(transport.last('getStatus')).toEqual([PAYMENT_ID, { maxPollMs: 0 }]);
   });
 

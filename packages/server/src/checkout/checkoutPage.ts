@@ -2,6 +2,7 @@ import type { PaymentStatus } from '../db/schema.ts';
 import { type RedirectTargets, redirectFor, refreshSecondsFor } from './checkoutView.ts';
 import { failureExplanation, timeLeftInWords } from '@paygate/web/checkout/view.ts';
 import { attributes, html, lines, page, type SafeHtml, trustedHtml } from './html.ts';
+import { statusIcons } from './icons.ts';
 import type { CheckoutLocale } from '@paygate/web/checkout/i18n/locales.ts';
 import type { Translator } from '@paygate/web/checkout/i18n/translate.ts';
 import { translator } from '@paygate/web/checkout/i18n/translator.ts';
@@ -54,7 +55,7 @@ export interface CheckoutPageModel {
   takingPayments: boolean;
   /** The networks and tokens the payment can be paid with and the amount in each, the preselected one checked. */
   accepted: AcceptedChoice[];
-  /** Ways to pay the chosen option from any wallet (Solana Pay requests), one panel per option that has one. */
+  /** Ways to pay an option from any wallet (deposit addresses, Solana Pay requests), one panel per option that has one. */
   anyWalletPanels?: SafeHtml | undefined;
   /** Where the script follows what partial transfers brought (`followReceived.ts`), and what they brought so far. */
   received?: { url: string; fingerprint: string } | undefined;
@@ -69,8 +70,13 @@ export interface CheckoutPageModel {
 }
 
 function view(status: PaymentStatus, current: PaymentStatus, content: SafeHtml): SafeHtml {
+  const mark =
+    status === 'requires_action'
+      ? ''
+      : html`<div class="status-mark">${statusIcons[status]}</div>
+`;
   return html`<section class="view view-${status}" data-view="${status}"${status === current ? '' : html` hidden`} aria-labelledby="heading-${status}">
-${content}
+${mark}${content}
 </section>`;
 }
 
@@ -86,45 +92,72 @@ function returnLink(status: PaymentStatus, model: CheckoutPageModel, t: Translat
 <p><a class="button" href="${target}">${t('page.continueTo', { merchant })}</a></p>`;
 }
 
+/** The accepted choices by network, each network where its first choice is in the list. */
+function byNetwork(accepted: readonly AcceptedChoice[]): AcceptedChoice[][] {
+  const groups = new Map<string, AcceptedChoice[]>();
+  for (const choice of accepted) {
+    const group = groups.get(choice.network);
+    if (group) group.push(choice);
+    else groups.set(choice.network, [choice]);
+  }
+  return [...groups.values()];
+}
+
 /**
  * The networks and tokens the payment can be paid with and the amount in each, as radio buttons: readable without
- * JavaScript, and with it the buyer's pick of how to pay. Nothing when no token can be priced now.
+ * JavaScript, and with it the buyer's pick of how to pay. Each network's tokens are a row of compact chips under
+ * its name; each radio's name still says its network, as arrow keys move between networks without their names.
  */
-function acceptedList(accepted: readonly AcceptedChoice[], t: Translator): SafeHtml | undefined {
-  if (!accepted.length) return undefined;
-  const choices = accepted.map(
-    (choice) =>
-      html`<label class="option"><input type="radio" name="accepted"${attributes({
-        value: choice.asset,
-        'data-network': choice.network,
-        'data-namespace': choice.namespace,
-        'data-network-name': choice.networkName,
-        'data-amount': choice.amount,
-      })}${choice.checked ? html` checked` : ''}><span><span class="option-amount">${choice.amountText}</span> <span class="option-network">${choice.networkName}</span></span></label>`,
-  );
-  return html`<fieldset class="accepted" id="accepted">
-  <legend id="accepted-legend">${t('page.chooseHowToPay')}</legend>
-  <div class="option-list accepted-list">
-${lines(choices)}
-  </div>
+function acceptedList(accepted: readonly AcceptedChoice[], t: Translator): SafeHtml {
+  const networks = byNetwork(accepted).map((choices) => {
+    const networkName = choices[0]!.networkName;
+    const chips = choices.map(
+      (choice) =>
+        html`<label class="option"><input type="radio" name="accepted"${attributes({
+          value: choice.asset,
+          'data-network': choice.network,
+          'data-namespace': choice.namespace,
+          'data-network-name': choice.networkName,
+          'data-amount': choice.amount,
+        })}${choice.checked ? html` checked` : ''}><span class="option-amount">${choice.amountText}</span> <span class="option-network visually-hidden">${choice.networkName}</span></label>`,
+    );
+    return html`<div class="accepted-network">
+    <p class="accepted-network-name" aria-hidden="true">${networkName}</p>
+    <div class="option-list accepted-list">
+${lines(chips)}
+    </div>
+  </div>`;
+  });
+  return html`<fieldset class="accepted" id="accepted" aria-labelledby="heading-requires_action">
+  ${lines(networks)}
   <noscript><p class="no-wallet">${t('page.walletsNeedScript')}</p></noscript>
 </fieldset>`;
 }
 
-/**
- * The place for paying the chosen option from any wallet, beside the browser wallets: a deposit address with the
- * exact amount, an EIP-681 or Solana Pay request as a QR code. Each panel names its option (`data-asset`); the page's
- * script shows the chosen option's panel only.
- */
-function anyWalletPanel(model: CheckoutPageModel): SafeHtml | undefined {
-  return model.anyWalletPanels;
+/** The QR code of the checkout link itself, with the link: for a phone's camera, or a wallet that pays such links. */
+function paymentLinkQr(model: CheckoutPageModel, caption: string, t: Translator): SafeHtml {
+  return html`<figure class="qr">
+${trustedHtml(model.qrSvg)}
+<figcaption>${caption}</figcaption>
+</figure>
+<p class="payment-link">${translatedHtml(t, 'page.openLink', { link: html`<a href="${model.paymentLink}">${model.paymentLink}</a>` })}</p>`;
 }
 
-/** How an open payment can be paid: the accepted tokens, the browser wallets, any wallet's panels, the QR code. */
+/**
+ * How an open payment can be paid. With tokens to list: the pick of network and token, the browser wallets that pay
+ * it, then the chosen token's own panel (scan its request or send to its address), one QR code at a time; the
+ * checkout link's QR code, for opening the page on another device, stays folded away. Without (no price now):
+ * the checkout link's QR code alone.
+ */
 function waysToPay(model: CheckoutPageModel, t: Translator): SafeHtml {
-  // What the payment can be paid with comes first, then the way to pay with the chosen one: on a phone that is
-  // the next step, and the QR code is for another device.
-  return html`${acceptedList(model.accepted, t)}
+  const waiting = html`<p class="waiting"><span class="pulse" aria-hidden="true"></span> ${t('page.waiting')}</p>`;
+  if (!model.accepted.length) {
+    return html`${heading('requires_action', t('page.scanToPay'))}
+${paymentLinkQr(model, t('page.scanCaption'), t)}
+${waiting}`;
+  }
+  return html`${heading('requires_action', t('page.chooseHowToPay'))}
+${acceptedList(model.accepted, t)}
 <div class="browser-wallet" id="browser-wallet" hidden>
   <div class="pay-with" id="pay-with">
     <p class="pay-with-title" id="pay-with-title"></p>
@@ -140,15 +173,17 @@ function waysToPay(model: CheckoutPageModel, t: Translator): SafeHtml {
     <button type="button" class="button" id="wallet-retry">${t('page.tryAgain')}</button>
   </div>
 </div>
-${anyWalletPanel(model)}
-${model.accepted.length ? html`<p class="divider"><span>${t('page.or')}</span></p>` : undefined}
-${heading('requires_action', t('page.scanToPay'))}
-<figure class="qr">
-${trustedHtml(model.qrSvg)}
-<figcaption>${t('page.scanCaption')}</figcaption>
-</figure>
-<p class="payment-link">${translatedHtml(t, 'page.openLink', { link: html`<a href="${model.paymentLink}">${model.paymentLink}</a>` })}</p>
-<p class="waiting"><span class="pulse" aria-hidden="true"></span> ${t('page.waiting')}</p>`;
+${
+  model.anyWalletPanels
+    ? html`<p class="divider"><span>${t('page.or')}</span></p>
+${model.anyWalletPanels}`
+    : undefined
+}
+${waiting}
+<details class="other-device">
+<summary>${t('page.otherDevice')}</summary>
+${paymentLinkQr(model, t('page.otherDeviceCaption'), t)}
+</details>`;
 }
 
 function statusViews(model: CheckoutPageModel, t: Translator): SafeHtml[] {
@@ -174,7 +209,7 @@ function statusViews(model: CheckoutPageModel, t: Translator): SafeHtml[] {
       'succeeded',
       current,
       html`${heading('succeeded', t('status.succeeded.heading'))}
-<p>${translatedHtml(t, 'status.succeeded.text', { merchant, amount: html`<strong>${model.amountText}</strong>` })}</p>
+<p>${translatedHtml(t, 'status.succeeded.text', { merchant, amount: html`<strong class="figure">${model.amountText}</strong>` })}</p>
 <p class="paid-with" id="paid-with"${model.paidText ? '' : html` hidden`}>${model.paidText ?? ''}</p>
 <p class="transaction-link" id="transaction-link"${model.transactionLink ? '' : html` hidden`}><a href="${model.transactionLink ?? ''}" rel="noreferrer">${t('status.succeeded.viewTransaction')}</a></p>
 ${returnLink('succeeded', model, t)}`,
@@ -242,7 +277,7 @@ ${merchantMark(model)}
 </div>
 </header>
 <div class="summary">
-<p class="amount"><span class="label">${t('page.amount')}</span> <strong id="amount">${model.amountText}</strong></p>
+<p class="amount"><span class="label">${t('page.amount')}</span> <strong class="figure" id="amount">${model.amountText}</strong></p>
 <p class="time-left" id="time-left-line"${attributes({ title: timeLeftInWords(t, model.expiresAt, model.now) })}${model.status === 'requires_action' ? '' : html` hidden`}><span class="label">${t('page.timeLeft')}</span> <time id="time-left" datetime="${model.expiresAt.toISOString()}">${model.timeLeftText}</time></p>
 </div>
 <p class="visually-hidden" id="status-announcer" role="status" aria-live="polite"></p>
@@ -251,6 +286,7 @@ ${lines(statusViews(model, t))}
 </main>`;
   return page({
     lang: model.locale,
+    colorScheme: 'light dark',
     title: t('page.title', { amount: model.amountText, merchant: model.merchantName }),
     stylesheet: model.assets.styleUrl,
     icon: model.assets.iconUrl,
@@ -267,6 +303,7 @@ export function renderNotFoundPage(assets: PageAssets, locale: CheckoutLocale): 
   const t = translator(locale);
   return page({
     lang: locale,
+    colorScheme: 'light dark',
     title: t('notFound.title'),
     stylesheet: assets.styleUrl,
     icon: assets.iconUrl,

@@ -36,6 +36,11 @@ export function html(strings: TemplateStringsArray, ...values: HtmlValue[]): Saf
   return new SafeHtml(markup);
 }
 
+/** An amount as it sits in a sentence or a line: its figure and symbol kept on one line (`.figure`). */
+export function figure(text: string): SafeHtml {
+  return html`<span class="figure">${text}</span>`;
+}
+
 /** The parts one per line. */
 export function lines(parts: readonly SafeHtml[]): SafeHtml {
   return new SafeHtml(parts.map((part) => part.markup).join('\n'));
@@ -52,12 +57,15 @@ export function attributes(values: Record<string, string>): SafeHtml {
 }
 
 /**
- * The one page layout: the service's pages are light only (their styles have no dark variant, so form controls must
- * not turn dark), not indexed, and scale to the device; `head` adds to it.
+ * The one page layout: not indexed, scaled to the device; `head` adds to it. A page is light only unless its
+ * stylesheet has a dark variant too (`colorScheme: 'light dark'`): form controls and the canvas must not turn dark
+ * under styles that stay light.
  */
 export function page(options: {
   /** The language of the page's words (`<html lang>`); English unless said. */
   lang?: string;
+  /** The colour schemes the page's stylesheet supports; light only unless said. */
+  colorScheme?: 'light' | 'light dark';
   title: string;
   stylesheet: string;
   /** The service's icon (an SVG), so browsers ask for no `/favicon.ico`. */
@@ -71,7 +79,7 @@ export function page(options: {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="color-scheme" content="light">
+<meta name="color-scheme" content="${options.colorScheme ?? 'light'}">
 <meta name="robots" content="noindex">
 <title>${options.title}</title>
 <link rel="stylesheet" href="${options.stylesheet}">

@@ -29,6 +29,8 @@ export function renderLandingPage(model: LandingPageModel): string {
   const { baseUrl } = model;
   return page({
     title: `paygate ${model.version}`,
+    // The checkout's stylesheet, which has a dark variant.
+    colorScheme: 'light dark',
     stylesheet: model.assets.styleUrl,
     icon: model.assets.iconUrl,
     body: html`<main class="checkout landing">

@@ -5,14 +5,17 @@ import { transactionRequestLink } from '../solanaPay/transactionRequestSchemas.t
 import { transferRequestUri } from '../solanaPay/transferRequestUri.ts';
 import type { AcceptedChoice } from './checkoutPage.ts';
 import { qrCodeSvg } from './qrCode.ts';
-import { attributes, html, lines, type SafeHtml, trustedHtml } from './html.ts';
+import { copyButton } from './copyButton.ts';
+import { attributes, figure, html, lines, type SafeHtml, trustedHtml } from './html.ts';
 import type { Translator } from '@paygate/web/checkout/i18n/translate.ts';
 import { translatedHtml } from './translatedHtml.ts';
 
 /**
- * A Solana Pay transfer request for each SPL token the payment can be paid with: its QR code and its text to copy,
- * for any Solana wallet. Each panel is shown while its token is the chosen one (without JavaScript, the preselected
- * one). The first page load makes the payment's request in the token: a fresh reference key and the quoted amount.
+ * A Solana Pay transfer request for each SPL token the payment can be paid with, for any Solana wallet: its QR code
+ * to scan, a link that opens it in a wallet on this device, and a button that copies it. There is no address to
+ * send to by hand: a transfer is matched to its payment by the request's reference key. Each panel is shown while
+ * its token is the chosen one (without JavaScript, the preselected one). The first page load makes the payment's
+ * request in the token: a fresh reference key and the quoted amount.
  */
 export async function solanaPayPanels(
   ctx: AppContext,
@@ -56,14 +59,13 @@ export async function solanaPayPanels(
       const network = choice.networkName;
       const feePaidLink = html`<a${attributes({ href: transactionRequestLink(ctx.config.baseUrl, request.reference), 'data-solana-pay-transaction-request': '' })}>${t('solanaPay.feePaidLink')}</a>`;
       return html`<section class="any-wallet solana-pay"${attributes({ id, 'data-pay-panel': '', 'data-asset': choice.asset })}${choice.checked ? '' : html` hidden`} aria-labelledby="${id}-heading">
-  <h3 id="${id}-heading">${t('solanaPay.heading', { amount })}</h3>
+  <h3 id="${id}-heading">${translatedHtml(t, 'solanaPay.heading', { amount: figure(amount) })}</h3>
+  <p class="way-hint">${t('solanaPay.caption', { amount, network })}</p>
   <figure class="qr">
 ${trustedHtml(await qrCodeSvg(uri, t('solanaPay.qrLabel', { amount, network })))}
-    <figcaption>${t('solanaPay.caption', { amount, network })}</figcaption>
   </figure>
-  <p><a class="button" href="${uri}">${t('solanaPay.open')}</a></p>
+  <p class="open-in-wallet"><a class="button" href="${uri}" data-solana-pay-uri>${t('solanaPay.open')}</a> ${copyButton(t('solanaPay.copyRequest'), uri)}</p>
   <p class="solana-pay-sponsored">${translatedHtml(t, 'solanaPay.feePaid', { link: feePaidLink })}</p>
-  <p><label for="${id}-uri">${t('solanaPay.request')}</label> <input type="text" readonly class="copy-text"${attributes({ id: `${id}-uri`, value: uri, 'data-solana-pay-uri': '' })}> <button type="button" class="button copy" ${attributes({ 'data-copy': `${id}-uri` })} hidden>${t('page.copy')}</button></p>
 </section>`;
     }),
   );

@@ -55,6 +55,7 @@ export async function checkoutDeposits(
       amount: quote.amount,
       ...(token.address ? { token: token.address as Address } : {}),
     });
+    const decimal = decimalAmount(quote.amount, token.decimals);
     const amountText = formatTokenAmount(
       quote.amount.toString(),
       { assetSymbol: token.symbol, decimals: token.decimals },
@@ -70,7 +71,10 @@ export async function checkoutDeposits(
       address: quote.address,
       amount: quote.amount.toString(),
       amountText,
-      decimalAmount: decimalAmount(quote.amount, token.decimals),
+      decimalAmount: decimal,
+      exactAmountText: new Intl.NumberFormat(locale, { maximumFractionDigits: Math.min(token.decimals, 20) }).format(
+        decimal as Intl.StringNumericLiteral,
+      ),
       uri,
       checked: choice.checked,
       ...(received

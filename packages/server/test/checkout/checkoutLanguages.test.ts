@@ -113,10 +113,11 @@ describe('checkout page in the buyer language, in Chromium on the devnet', () =>
     expect(await page.title()).toBe('10,00\u00a0$ an Corner Shop zahlen');
     expect(await page.locator('#amount').textContent()).toBe('10,00\u00a0$');
     expect(await page.locator('.eyebrow').textContent()).toBe('Zahlung an');
-    expect(await visibleHeading(page).textContent()).toBe('Zum Bezahlen scannen');
-    expect(await page.locator('#accepted-legend').textContent()).toBe('Zahlungsart wählen');
+    expect(await visibleHeading(page).textContent()).toBe('Zahlungsart wählen');
+    expect(await page.getByRole('group', { name: 'Zahlungsart wählen' }).getByRole('radio').count()).toBe(9);
     expect(await page.locator('#time-left-line .label').textContent()).toBe('Verbleibende Zeit');
     expect(await page.locator('#time-left-line').getAttribute('title')).toMatch(/^Noch 1[45] Minuten$/);
+    await page.getByText('Diese Seite auf einem anderen Gerät öffnen').click();
     expect(await page.getByRole('img', { name: 'QR-Code des Zahlungslinks' }).count()).toBe(1);
     const chain = devnet.manifest.evm[0]!;
     await expect
@@ -124,8 +125,21 @@ describe('checkout page in the buyer language, in Chromium on the devnet', () =>
       .toBe(`10 USDC auf ${chain.name} bezahlen mit`);
     expect(await page.getByRole('button', { name: 'Mit einer Browser-Wallet bezahlen' }).isVisible()).toBe(true);
     const panel = page.locator('[data-pay-panel]:not([hidden])');
-    expect(await panel.locator('h3').textContent()).toBe('10 USDC aus einer beliebigen Wallet senden');
-    expect(await panel.getByRole('button', { name: 'Kopieren' }).count()).toBeGreaterThan(0);
+    expect(await panel.locator('h3').textContent()).toBe('10 USDC aus einer beliebigen Wallet zahlen');
+    expect(await panel.getByRole('radio', { name: 'Mit einer Wallet-App scannen' }).isChecked()).toBe(true);
+    await panel.getByText('An eine Adresse senden', { exact: true }).click();
+    expect(await panel.locator('dt').allTextContents()).toEqual([
+      'Adresse',
+      'Genauer Betrag',
+      'Netzwerk',
+      'USDC-Vertrag',
+    ]);
+    expect(
+      await panel
+        .getByRole('button', { name: /kopieren$/ })
+        .evaluateAll((buttons) => buttons.map((button) => button.getAttribute('aria-label'))),
+    ).toEqual(['Adresse kopieren', 'Betrag kopieren']);
+    await panel.getByText('Mit einer Wallet-App scannen', { exact: true }).click();
     expect(await page.locator('footer').textContent()).toMatch(/^Referenz pay_/);
     expect(await rawKeysOn(page)).toEqual([]);
     await lookAt(page, 'language-de');
@@ -137,8 +151,8 @@ describe('checkout page in the buyer language, in Chromium on the devnet', () =>
     const { context, page } = await openWithWallet(gatewayUrl, 'ja-JP');
     expect(await page.locator('html').getAttribute('lang')).toBe('ja');
     expect(await page.title()).toBe('Corner Shop に $10.00 を支払う');
-    expect(await visibleHeading(page).textContent()).toBe('スキャンして支払う');
-    expect(await page.locator('#accepted-legend').textContent()).toBe('お支払い方法を選択');
+    expect(await visibleHeading(page).textContent()).toBe('お支払い方法を選択');
+    expect(await page.getByRole('group', { name: 'お支払い方法を選択' }).getByRole('radio').count()).toBe(9);
     expect(await page.locator('.divider').textContent()).toBe('または');
     const wallet = page.getByRole('button', { name: 'ブラウザウォレットで支払う' });
     await expect.poll(() => wallet.isVisible()).toBe(true);

@@ -28,8 +28,29 @@ import {
   VIEWPORTS,
 } from './support/browser.ts';
 import { type DevnetService, startDevnetService } from '../support/devnetService.ts';
+import { seriousAxeViolations } from '../dashboard/support/dashboardBrowser.ts';
 
 const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost']);
+/** The screens the page is looked at on: a current phone and a desktop. */
+const SCREENS = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 900 } } as const;
+/** The narrowest phone the page is laid out for. */
+const NARROWEST = { width: 320, height: 568 };
+
+/** Amounts (the total, each token's, those in sentences and lines) that are drawn on more than one line. */
+function wrappedAmounts(page: Page): Promise<string[]> {
+  return page.locator('#amount, .option-amount, .figure').evaluateAll((elements) =>
+    elements.flatMap((element) => {
+      const range = document.createRange();
+      range.selectNodeContents(element);
+      const lineTops = new Set(
+        Array.from(range.getClientRects())
+          .filter((rect) => rect.width > 0)
+          .map((rect) => Math.round(rect.top)),
+      );
+      return lineTops.size > 1 ? [element.textContent ?? ''] : [];
+    }),
+  );
+}
 const WALLET_BIN = fileURLToPath(new URL('../../../wallet/bin/paygate-wallet.js', import.meta.url));
 
 /** Runs `paygate-wallet` as its own process, as a buyer's phone wallet stand-in; resolves with its exit and output. */
@@ -175,12 +196,15 @@ describe('buyer checkout page in Chromium on the devnet', () => {
     const logo = page.locator('img.logo');
     expect(await logo.getAttribute('src')).toMatch(new RegExp(`^${server.url}/assets/logos/[0-9a-f]{64}\\.png$`));
     expect(await logo.evaluate((image: HTMLImageElement) => image.complete && image.naturalWidth)).toBe(512);
-    expect(await visibleHeading(page).textContent()).toBe('Scan to pay');
+    expect(await visibleHeading(page).textContent()).toBe('Choose how to pay');
 
+    // One QR code at a time: the chosen token's request (its deposit address's EIP-681 QR code, test/deposits); the
+    // link's own, for opening the page on another device, is folded away until asked for.
+    expect(await page.getByRole('img', { name: /^QR code/ }).count()).toBe(1);
+    await page.getByText('Open this page on another device').click();
     const qr = await page.getByRole('img', { name: 'QR code of the payment link' }).screenshot();
     expect(await decodeQr(qr)).toBe(gatewayUrl);
-    // The chosen token's own request (its deposit address's EIP-681 QR code, test/deposits) is a second QR code on
-    // the page: the link's is read from the whole page without it.
+    // The link's QR code is read from the whole page without the token's.
     await page.locator('[data-pay-panel]').evaluateAll((panels) => {
       for (const panel of panels) (panel as HTMLElement).hidden = true;
     });
@@ -189,6 +213,70 @@ describe('buyer checkout page in Chromium on the devnet', () => {
     await page.reload();
     await saveScreenshots(page, 'requires_action');
     await context.close();
+  });
+
+  it('looks right in every state, light and dark, phone and desktop, in English, German and Japanese: axe finds nothing serious, nothing scrolls sideways at 320 px, no amount wraps', async () => {
+    const chain = evmChain();
+    /** Screenshots of the page as it is now in both schemes, each checked by axe; the open page also at 320 px. */
+    async function lookAt(page: Page, name: string): Promise<void> {
+      for (const colorScheme of ['light', 'dark'] as const) {
+        await page.emulateMedia({ colorScheme });
+        expect(await seriousAxeViolations(page), `${name} ${colorScheme}`).toEqual([]);
+        await saveScreenshots(page, `look-${name}-${colorScheme}`, SCREENS);
+        await page.setViewportSize(NARROWEST);
+        expect(await page.evaluate(() => document.documentElement.scrollWidth), `${name} at 320 px`).toBe(320);
+        expect(await wrappedAmounts(page), `${name} at 320 px`).toEqual([]);
+        await page.setViewportSize(SCREENS.phone);
+      }
+      await page.emulateMedia({ colorScheme: null });
+    }
+
+    const open = await createPayment(server, partner.apiKey, merchantId);
+    for (const [language, sendLabel] of [
+      ['en', 'Send to an address'],
+      ['de', 'An eine Adresse senden'],
+      ['ja', 'アドレスに送金'],
+    ] as const) {
+      const { context, page } = await openPage(`${open.gatewayUrl}?locale=${language}`, { locale: language });
+      const panel = page.locator('[data-pay-panel]:not([hidden])');
+      expect(await panel.getAttribute('data-asset')).toBe(
+        chain.tokens.find((token) => token.symbol === 'USDC')!.caip19,
+      );
+      await lookAt(page, `requires_action-scan-${language}`);
+      await panel.getByText(sendLabel, { exact: true }).click();
+      expect(await panel.locator('[data-deposit-address]').isVisible()).toBe(true);
+      expect(await page.getByRole('img').count()).toBe(1);
+      await lookAt(page, `requires_action-send-${language}`);
+      await context.close();
+    }
+
+    const processing = await createPayment(server, partner.apiKey, merchantId);
+    await changePaymentStatus(transition, processing.paymentId, 'processing');
+    const failed = await createPayment(server, partner.apiKey, merchantId);
+    await changePaymentStatus(transition, failed.paymentId, 'processing');
+    await changePaymentStatus(transition, failed.paymentId, 'failed', { failure_code: 'reverted' });
+    const cancelled = await createPayment(server, partner.apiKey, merchantId);
+    const cancelling = await call(server, `/v1/gateway/payment/${cancelled.paymentId}/cancel`, {
+      method: 'POST',
+      headers: walletHeaders,
+    });
+    expect(cancelling.status).toBe(200);
+    const expired = await createPayment(server, partner.apiKey, merchantId);
+    await expirePaymentNow(server.ctx, expired.paymentId);
+    const succeeded = await createPayment(server, partner.apiKey, merchantId);
+    await payThroughGateway(succeeded.paymentId, 'alice');
+    for (const [payment, status] of [
+      [processing, 'processing'],
+      [succeeded, 'succeeded'],
+      [failed, 'failed'],
+      [expired, 'expired'],
+      [cancelled, 'cancelled'],
+    ] as const) {
+      const { context, page } = await openPage(payment.gatewayUrl);
+      expect(await page.locator('#checkout').getAttribute('data-status')).toBe(status);
+      await lookAt(page, status);
+      await context.close();
+    }
   });
 
   it('serves the same page at /?pid= and formats the amount for the Accept-Language locale', async () => {
@@ -337,7 +425,8 @@ describe('buyer checkout page in Chromium on the devnet', () => {
       // All nine ways to pay (four tokens on each EVM chain, USDC on Solana) and the wallet that pays the pick.
       const connect = page.getByRole('button', { name: 'Pay with a browser wallet' });
       await expect.poll(() => connect.isVisible()).toBe(true);
-      expect(await page.getByRole('radio').count()).toBe(9);
+      const ways = page.getByRole('group', { name: 'Choose how to pay' }).getByRole('radio');
+      expect(await ways.count()).toBe(9);
       expect(await page.evaluate(() => window.scrollY)).toBe(0);
       expect(await onFirstScreen('#wallet-list button')).toBe(true);
       expect(await onFirstScreen('h1')).toBe(true);
@@ -361,7 +450,8 @@ describe('buyer checkout page in Chromium on the devnet', () => {
       });
       const { context, page } = await openPage(gatewayUrl);
       // EUR: USDC (at a conversion) and EURC on each EVM chain and USDC on Solana; USD: every token.
-      expect(await page.getByRole('radio').count()).toBe(currency === 'EUR' ? 5 : 9);
+      const ways = page.getByRole('group', { name: 'Choose how to pay' }).getByRole('radio');
+      expect(await ways.count()).toBe(currency === 'EUR' ? 5 : 9);
       const checked = page.locator('.option:has(input:checked)');
       expect(await checked.count()).toBe(1);
       expect(await checked.textContent()).toMatch(preselected);
@@ -490,7 +580,12 @@ describe('buyer checkout page in Chromium on the devnet', () => {
     expect(await page.locator('html').getAttribute('lang')).toBe('en');
     expect(await page.getByRole('main').count()).toBe(1);
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Corner Shop');
-    expect(await page.getByRole('img', { name: 'QR code of the payment link' }).count()).toBe(1);
+    // One QR code in sight, named for what it carries; the link's is folded away.
+    expect(
+      await page.getByRole('img', { name: `QR code of a request to send 10 USDC on ${evmChain().name}` }).count(),
+    ).toBe(1);
+    expect(await page.getByRole('img', { name: 'QR code of the payment link', includeHidden: true }).count()).toBe(1);
+    expect(await page.getByRole('img').count()).toBe(1);
     expect(await page.getByRole('status').count()).toBe(1);
 
     // Tab reaches the accepted list, a group of named radios; arrows pick; Tab reaches the wallet with a focus ring.
@@ -504,13 +599,31 @@ describe('buyer checkout page in Chromium on the devnet', () => {
     }
     expect(await firstOption.evaluate((radio) => radio === document.activeElement)).toBe(true);
     await page.keyboard.press('ArrowDown');
-    expect(await page.getByRole('radio').nth(1).isChecked()).toBe(true);
+    expect(await page.getByRole('group', { name: 'Choose how to pay' }).getByRole('radio').nth(1).isChecked()).toBe(
+      true,
+    );
     await expect.poll(() => page.locator('#pay-with-title').textContent()).toMatch(/^Pay 9\.199633 EURC on /);
     const connect = page.getByRole('button', { name: 'Pay with a browser wallet' });
     await page.keyboard.press('Tab');
     expect(await connect.evaluate((button) => button === document.activeElement)).toBe(true);
     expect(await connect.evaluate((button) => getComputedStyle(button).outlineStyle)).toBe('solid');
     expect(await page.getByRole('group', { name: /^Pay 9\.199633 EURC on .* with$/ }).count()).toBe(1);
+
+    // Tab goes on to the choice between scanning and sending, with a focus ring; arrows switch it.
+    const scan = page.getByRole('radio', { name: 'Scan with a wallet app' });
+    for (
+      let presses = 0;
+      presses < 5 && !(await scan.evaluate((radio) => radio === document.activeElement));
+      presses++
+    ) {
+      await page.keyboard.press('Tab');
+    }
+    expect(await scan.evaluate((radio) => radio === document.activeElement)).toBe(true);
+    const scanTab = page.locator('[data-pay-panel]:not([hidden]) label.way-tab').first();
+    expect(await scanTab.evaluate((label) => getComputedStyle(label).outlineStyle)).toBe('solid');
+    await page.keyboard.press('ArrowRight');
+    expect(await page.getByRole('radio', { name: 'Send to an address' }).isChecked()).toBe(true);
+    expect(await page.locator('[data-pay-panel]:not([hidden]) [data-deposit-address]').isVisible()).toBe(true);
 
     for (const viewport of Object.values(VIEWPORTS)) {
       await page.setViewportSize(viewport);
@@ -578,9 +691,16 @@ describe('buyer checkout page in Chromium on the devnet', () => {
   it('works without JavaScript: shows the status and refreshes until the payment is final', async () => {
     const { gatewayUrl, paymentId } = await createPayment(server, partner.apiKey, merchantId);
     const { context, page } = await openPage(gatewayUrl, { javaScriptEnabled: false });
-    expect(await visibleHeading(page).textContent()).toBe('Scan to pay');
+    expect(await visibleHeading(page).textContent()).toBe('Choose how to pay');
     expect(await page.locator('#time-left').textContent()).toMatch(/^1[45]:\d\d$/);
     expect(await page.locator('#browser-wallet').isVisible()).toBe(false);
+    // Scanning and sending to the address are a choice the stylesheet shows, one at a time.
+    const panel = page.locator('[data-pay-panel]:not([hidden])');
+    const address = panel.locator('[data-deposit-address]');
+    expect(await address.isVisible()).toBe(false);
+    await panel.getByText('Send to an address').click();
+    expect(await address.isVisible()).toBe(true);
+    expect(await panel.locator('figure.qr').isVisible()).toBe(false);
     await payThroughGateway(paymentId, 'alice');
     await expect.poll(() => visibleHeading(page).textContent(), { timeout: 20_000 }).toBe('Payment complete');
     await saveScreenshots(page, 'succeeded-without-javascript');

@@ -294,13 +294,35 @@ describe('checkout page markup', () => {
       '<input type="radio" name="accepted" value="eip155:8453/erc20:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913" data-network="eip155:8453" data-namespace="eip155" data-network-name="Base" data-amount="10000000" checked>',
       '<input type="radio" name="accepted" value="eip155:8453/slip44:60" data-network="eip155:8453" data-namespace="eip155" data-network-name="Base &lt;L2&gt;" data-amount="3333333333333334">',
     ]);
+    // Each radio's name says its network (arrow keys move between networks); the network's name over its chips.
     expect(html).toContain(
-      '<span class="option-amount">0.00333334 ETH</span> <span class="option-network">Base &lt;L2&gt;</span>',
+      '<span class="option-amount">0.00333334 ETH</span> <span class="option-network visually-hidden">Base &lt;L2&gt;</span>',
     );
-    expect(html).toContain('<legend id="accepted-legend">Choose how to pay</legend>');
+    expect(
+      [...html.matchAll(/<p class="accepted-network-name" aria-hidden="true">([^<]*)<\/p>/g)].map(([, name]) => name),
+    ).toEqual(['Base']);
+    expect(html).toContain('<h2 id="heading-requires_action" tabindex="-1">Choose how to pay</h2>');
+    expect(html).toContain('<fieldset class="accepted" id="accepted" aria-labelledby="heading-requires_action">');
     const none = renderCheckoutPage({ ...model, accepted: [] });
     expect(none).not.toContain('name="accepted"');
     expect(none).not.toContain('class="divider"');
+  });
+
+  it("shows one QR code at a time: the checkout link's folded away beside the tokens, alone without them", () => {
+    const html = renderCheckoutPage(model);
+    expect(html).toMatch(
+      /<details class="other-device">\n<summary>Open this page on another device<\/summary>\n<figure class="qr">\n<svg role="img"><\/svg>/,
+    );
+    expect(html.split(model.qrSvg)).toHaveLength(2);
+    const none = renderCheckoutPage({ ...model, accepted: [] });
+    expect(none).toContain('<h2 id="heading-requires_action" tabindex="-1">Scan to pay</h2>\n<figure class="qr">');
+    expect(none).not.toContain('<details');
+    expect(none.split(model.qrSvg)).toHaveLength(2);
+  });
+
+  it('has a dark variant, so the browser draws its controls and canvas to match', () => {
+    expect(renderCheckoutPage(model)).toContain('<meta name="color-scheme" content="light dark">');
+    expect(renderNotFoundPage(model.assets, 'en')).toContain('<meta name="color-scheme" content="light dark">');
   });
 
   it('offers no way to pay for a merchant that is not taking payments, and says so', () => {

@@ -55,19 +55,33 @@ describe('checkout page: a deposit address any wallet pays, in Chromium on the d
   it('shows the address, amount and network with an EIP-681 QR code that, paid with a plain key through viem, turns the page to paid by itself', async () => {
     const { gatewayUrl, paymentId } = await createPayment(server, partner.apiKey, merchantId);
     const context = await browser.newContext({ viewport: SCREENS.phone, locale: 'en-US' });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(gatewayUrl).origin });
     const page = await context.newPage();
     await page.goto(gatewayUrl);
     const usdc = token('USDC');
     const panel = page.locator(`[data-pay-panel][data-asset="${usdc.caip19}"]`);
     await expect.poll(() => panel.isVisible()).toBe(true);
     const address = depositAddress(collector(), paymentId);
-    expect(await panel.locator('[data-deposit-address]').inputValue()).toBe(address);
-    expect(await panel.locator('[data-deposit-amount]').inputValue()).toBe('10');
-    expect(await panel.locator('[data-deposit-network]').inputValue()).toBe(
+    // Sending by hand: the address (also as a QR code of its own), the exact amount and the network, as text.
+    await panel.getByText('Send to an address', { exact: true }).click();
+    expect(await panel.locator('[data-deposit-address]').textContent()).toBe(address);
+    expect(await panel.locator('[data-deposit-amount]').textContent()).toBe('10');
+    expect(await panel.locator('[data-deposit-network]').textContent()).toBe(
       `${chain().name} (chain id ${chain().chainId})`,
     );
+    await panel.getByRole('button', { name: 'Copy address' }).click();
+    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(address);
+    // The amount copies as a wallet's field takes it, and the button says it copied.
+    const copyAmount = panel.locator('button[data-copy][value="10"]');
+    expect(await copyAmount.getAttribute('aria-label')).toBe('Copy amount');
+    await copyAmount.click();
+    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe('10');
+    expect([await copyAmount.getAttribute('aria-label'), await copyAmount.textContent()]).toEqual(['Copied', 'Copied']);
+    expect(await decodeQr(await panel.locator('figure.qr-address svg').screenshot())).toBe(address);
     await saveScreenshots(page, 'deposit-address', SCREENS);
 
+    // Scanning: the EIP-681 request, which fills in the token, the amount and the address.
+    await panel.getByText('Scan with a wallet app', { exact: true }).click();
     const uri = await decodeQr(await panel.locator('figure.qr svg').screenshot());
     const match = TRANSFER_URI.exec(uri ?? '');
     expect(match, uri).not.toBeNull();
@@ -124,7 +138,7 @@ describe('checkout page: a deposit address any wallet pays, in Chromium on the d
     expect(await panel.locator('[role="status"]').textContent()).toBe(
       'Received 6 USDC so far, less than the payment asks.',
     );
-    expect(await panel.locator('[data-deposit-amount]').inputValue()).toBe('4');
+    expect(await panel.locator('[data-deposit-amount]').textContent()).toBe('4');
     await saveScreenshots(page, 'deposit-address-underpaid', SCREENS);
     const uri = await decodeQr(await panel.locator('figure.qr svg').screenshot());
     expect(uri).toBe(`ethereum:${usdc.address}@${chain().chainId}/transfer?address=${address}&uint256=4000000`);
@@ -209,7 +223,7 @@ describe('checkout page: a deposit address any wallet pays, in Chromium on the d
     const [, recipient, chainId, wei] = match as unknown as [string, Address, string, string];
     expect(recipient).toBe(address);
     expect(Number(chainId)).toBe(chain().chainId);
-    expect(await panel.locator('[data-deposit-amount]').inputValue()).toBe(
+    expect(await panel.locator('[data-deposit-amount]').textContent()).toBe(
       `${BigInt(wei) / 10n ** 18n}.${(BigInt(wei) % 10n ** 18n).toString().padStart(18, '0').replace(/0+$/, '')}`,
     );
     expect(await panel.getByText('ETH contract').count()).toBe(0);

@@ -95,7 +95,9 @@ describe('Solana Pay transfer requests on the checkout page, paid by a plain wal
         return uri;
       })
       .toBeDefined();
-    expect(await panel.locator('input[data-solana-pay-uri]').inputValue()).toBe(uri);
+    // The same request opens in a wallet on this device, and is there to copy.
+    expect(await panel.locator('a[data-solana-pay-uri]').getAttribute('href')).toBe(uri);
+    expect(await panel.getByRole('button', { name: 'Copy the Solana Pay request' }).getAttribute('value')).toBe(uri);
     const request = parseTransferRequestUri(uri as string);
     const [stored] = await withSolanaPayTables(server.db)
       .selectFrom('solana_pay_requests')

@@ -21,10 +21,14 @@ export const de: Catalogue = {
   'page.qrLabel': 'QR-Code des Zahlungslinks',
   'page.openLink': 'Oder öffnen Sie den Zahlungslink in einer Wallet: {link}',
   'page.waiting': 'Warten auf Ihre Zahlung',
+  'page.otherDevice': 'Diese Seite auf einem anderen Gerät öffnen',
+  'page.otherDeviceCaption':
+    'Mit der Kamera eines Smartphones scannen, um dort weiterzumachen, oder mit einer Wallet-App, die Zahlungslinks bezahlt.',
   'page.returning': 'Sie werden zu {merchant} zurückgeleitet …',
   'page.continueTo': 'Weiter zu {merchant}',
-  'page.copy': 'Kopieren',
   'page.copied': 'Kopiert',
+  'way.scan': 'Mit einer Wallet-App scannen',
+  'way.send': 'An eine Adresse senden',
 
   'status.notTaking.heading': 'Keine Zahlungen möglich',
   'status.notTaking.text':
@@ -63,26 +67,32 @@ export const de: Catalogue = {
   'notFound.text':
     'Dieser Zahlungslink passt zu keiner Zahlung. Prüfen Sie, ob der Link vollständig ist, oder bitten Sie den Shop um einen neuen.',
 
-  'deposit.heading': '{amount} aus einer beliebigen Wallet senden',
+  'deposit.heading': '{amount} aus einer beliebigen Wallet zahlen',
   'deposit.headingRest': 'Restliche {amount} senden',
   'deposit.received': 'Bisher {amount} erhalten, weniger als die Zahlung verlangt.',
-  'deposit.caption':
-    'Mit einer Wallet-App scannen. Senden Sie genau {amount} {symbol} auf {network} an die eigene Adresse dieser Zahlung. Senden Sie weniger, wird der Rest hier angefordert; ein anderer Token bezahlt sie nicht.',
+  'deposit.scanHint':
+    'Scannen Sie diesen Code mit einer Wallet-App oder öffnen Sie ihn in einer auf diesem Gerät: Adresse, Token und genauer Betrag werden für Sie ausgefüllt.',
+  'deposit.open': 'In einer Wallet-App öffnen',
+  'deposit.sendHint':
+    'Senden Sie aus einer beliebigen Wallet genau diesen Betrag auf {network} an die eigene Adresse dieser Zahlung. Kommt weniger an, wird der Rest hier verlangt; ein anderer Token bezahlt sie nicht.',
   'deposit.qrLabel': 'QR-Code einer Anfrage, {amount} auf {network} zu senden',
+  'deposit.addressQrLabel': 'QR-Code der Adresse dieser Zahlung auf {network}',
   'deposit.address': 'Adresse',
-  'deposit.amount': 'Betrag ({symbol})',
+  'deposit.exactAmount': 'Genauer Betrag',
   'deposit.network': 'Netzwerk',
   'deposit.networkValue': '{network} (Chain-ID {chainId})',
   'deposit.contract': '{symbol}-Vertrag',
+  'deposit.copyAddress': 'Adresse kopieren',
+  'deposit.copyAmount': 'Betrag kopieren',
 
   'solanaPay.heading': '{amount} aus einer beliebigen Solana-Wallet zahlen',
   'solanaPay.qrLabel': 'Solana-Pay-QR-Code: {amount} auf {network}',
   'solanaPay.caption': 'Mit einer Solana-Pay-Wallet scannen. Sie sendet genau {amount} auf {network}.',
   'solanaPay.open': 'In einer Solana-Wallet öffnen',
+  'solanaPay.copyRequest': 'Solana-Pay-Anfrage kopieren',
   'solanaPay.feePaid':
     'Kein SOL für die Gebühr? In einer Wallet, die Solana-Pay-Transaktionsanfragen annimmt, kann die Gebühr für Sie übernommen werden: {link}',
   'solanaPay.feePaidLink': 'Mit übernommener Gebühr bezahlen',
-  'solanaPay.request': 'Solana-Pay-Anfrage',
   'solanaPay.walletMessage': 'Zahlung {reference}',
 
   'wallet.payWith': 'Mit {wallet} bezahlen',

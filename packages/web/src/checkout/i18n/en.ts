@@ -25,10 +25,14 @@ export const en = {
   'page.qrLabel': 'QR code of the payment link',
   'page.openLink': 'Or open the payment link in a wallet: {link}',
   'page.waiting': 'Waiting for your payment',
+  'page.otherDevice': 'Open this page on another device',
+  'page.otherDeviceCaption':
+    "Scan with a phone's camera to continue there, or with a wallet app that pays payment links.",
   'page.returning': 'Returning you to {merchant}…',
   'page.continueTo': 'Continue to {merchant}',
-  'page.copy': 'Copy',
   'page.copied': 'Copied',
+  'way.scan': 'Scan with a wallet app',
+  'way.send': 'Send to an address',
 
   'status.notTaking.heading': 'Not taking payments',
   'status.notTaking.text':
@@ -66,26 +70,32 @@ export const en = {
   'notFound.text':
     'This payment link does not match any payment. Check that the link is complete, or ask the shop for a new one.',
 
-  'deposit.heading': 'Send {amount} from any wallet',
+  'deposit.heading': 'Pay {amount} from any wallet',
   'deposit.headingRest': 'Send the remaining {amount}',
   'deposit.received': 'Received {amount} so far, less than the payment asks.',
-  'deposit.caption':
-    "Scan with a wallet app. Send exactly {amount} {symbol} on {network} to this payment's own address. If you send less, the rest is asked for here; another token does not pay it.",
+  'deposit.scanHint':
+    'Scan this code with a wallet app, or open it in one on this device: the address, token and exact amount are filled in for you.',
+  'deposit.open': 'Open in a wallet app',
+  'deposit.sendHint':
+    "From any wallet, send exactly this amount on {network} to this payment's own address. If less arrives, the rest is asked for here; another token does not pay it.",
   'deposit.qrLabel': 'QR code of a request to send {amount} on {network}',
+  'deposit.addressQrLabel': "QR code of the payment's address on {network}",
   'deposit.address': 'Address',
-  'deposit.amount': 'Amount ({symbol})',
+  'deposit.exactAmount': 'Exact amount',
   'deposit.network': 'Network',
   'deposit.networkValue': '{network} (chain id {chainId})',
   'deposit.contract': '{symbol} contract',
+  'deposit.copyAddress': 'Copy address',
+  'deposit.copyAmount': 'Copy amount',
 
   'solanaPay.heading': 'Pay {amount} from any Solana wallet',
   'solanaPay.qrLabel': 'Solana Pay QR code: {amount} on {network}',
   'solanaPay.caption': 'Scan with a Solana Pay wallet. It sends exactly {amount} on {network}.',
   'solanaPay.open': 'Open in a Solana wallet',
+  'solanaPay.copyRequest': 'Copy the Solana Pay request',
   'solanaPay.feePaid':
     'No SOL for the fee? In a wallet that takes Solana Pay transaction requests, the fee can be paid for you: {link}',
   'solanaPay.feePaidLink': 'Pay with the fee paid for you',
-  'solanaPay.request': 'Solana Pay request',
   'solanaPay.walletMessage': 'Payment {reference}',
 
   'wallet.payWith': 'Pay with {wallet}',

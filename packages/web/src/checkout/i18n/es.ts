@@ -28,10 +28,14 @@ export const es: Catalogue = {
   'page.qrLabel': 'Código QR del enlace de pago',
   'page.openLink': 'O abre el enlace de pago en un monedero: {link}',
   'page.waiting': 'Esperando tu pago',
+  'page.otherDevice': 'Abrir esta página en otro dispositivo',
+  'page.otherDeviceCaption':
+    'Escanea con la cámara de un móvil para seguir allí, o con una aplicación de monedero que pague enlaces de pago.',
   'page.returning': 'Volviendo a {merchant}…',
   'page.continueTo': 'Continuar a {merchant}',
-  'page.copy': 'Copiar',
   'page.copied': 'Copiado',
+  'way.scan': 'Escanear con un monedero',
+  'way.send': 'Enviar a una dirección',
 
   'status.notTaking.heading': 'No acepta pagos',
   'status.notTaking.text':
@@ -69,26 +73,32 @@ export const es: Catalogue = {
   'notFound.text':
     'Este enlace de pago no corresponde a ningún pago. Comprueba que el enlace esté completo o pide uno nuevo a la tienda.',
 
-  'deposit.heading': 'Envía {amount} desde cualquier monedero',
+  'deposit.heading': 'Paga {amount} desde cualquier monedero',
   'deposit.headingRest': 'Envía los {amount} restantes',
   'deposit.received': 'Recibidos {amount} hasta ahora, menos de lo que pide el pago.',
-  'deposit.caption':
-    'Escanea con una aplicación de monedero. Envía exactamente {amount} {symbol} en {network} a la dirección propia de este pago. Si envías menos, el resto se te pedirá aquí; otro token no lo paga.',
+  'deposit.scanHint':
+    'Escanea este código con una aplicación de monedero, o ábrelo en una de este dispositivo: la dirección, el token y el importe exacto se rellenan por ti.',
+  'deposit.open': 'Abrir en una aplicación de monedero',
+  'deposit.sendHint':
+    'Desde cualquier monedero, envía exactamente este importe en {network} a la dirección propia de este pago. Si llega menos, el resto se pide aquí; otro token no lo paga.',
   'deposit.qrLabel': 'Código QR de una solicitud para enviar {amount} en {network}',
+  'deposit.addressQrLabel': 'Código QR de la dirección del pago en {network}',
   'deposit.address': 'Dirección',
-  'deposit.amount': 'Importe ({symbol})',
+  'deposit.exactAmount': 'Importe exacto',
   'deposit.network': 'Red',
   'deposit.networkValue': '{network} (ID de cadena {chainId})',
   'deposit.contract': 'Contrato de {symbol}',
+  'deposit.copyAddress': 'Copiar dirección',
+  'deposit.copyAmount': 'Copiar importe',
 
   'solanaPay.heading': 'Paga {amount} desde cualquier monedero de Solana',
   'solanaPay.qrLabel': 'Código QR de Solana Pay: {amount} en {network}',
   'solanaPay.caption': 'Escanea con un monedero compatible con Solana Pay. Envía exactamente {amount} en {network}.',
   'solanaPay.open': 'Abrir en un monedero de Solana',
+  'solanaPay.copyRequest': 'Copiar la solicitud de Solana Pay',
   'solanaPay.feePaid':
     '¿No tienes SOL para la comisión? En un monedero que acepte solicitudes de transacción de Solana Pay, la comisión se puede pagar por ti: {link}',
   'solanaPay.feePaidLink': 'Pagar con la comisión cubierta',
-  'solanaPay.request': 'Solicitud de Solana Pay',
   'solanaPay.walletMessage': 'Pago {reference}',
 
   'wallet.payWith': 'Pagar con {wallet}',

@@ -29,10 +29,14 @@ export const fr: Catalogue = {
   'page.qrLabel': 'Code QR du lien de paiement',
   'page.openLink': 'Ou ouvrez le lien de paiement dans un portefeuille\u00a0: {link}',
   'page.waiting': 'En attente de votre paiement',
+  'page.otherDevice': 'Ouvrir cette page sur un autre appareil',
+  'page.otherDeviceCaption':
+    'Scannez avec l’appareil photo d’un téléphone pour continuer dessus, ou avec une application portefeuille qui paie les liens de paiement.',
   'page.returning': 'Retour vers {merchant}…',
   'page.continueTo': 'Continuer vers {merchant}',
-  'page.copy': 'Copier',
   'page.copied': 'Copié',
+  'way.scan': 'Scanner avec un portefeuille',
+  'way.send': 'Envoyer à une adresse',
 
   'status.notTaking.heading': 'Paiements suspendus',
   'status.notTaking.text':
@@ -71,26 +75,32 @@ export const fr: Catalogue = {
   'notFound.text':
     'Ce lien de paiement ne correspond à aucun paiement. Vérifiez que le lien est complet, ou demandez-en un nouveau à la boutique.',
 
-  'deposit.heading': 'Envoyer {amount} depuis n’importe quel portefeuille',
+  'deposit.heading': 'Payer {amount} depuis n’importe quel portefeuille',
   'deposit.headingRest': 'Envoyer les {amount} restants',
   'deposit.received': '{amount} reçus jusqu’ici, moins que le montant demandé.',
-  'deposit.caption':
-    'Scannez avec une application portefeuille. Envoyez exactement {amount} {symbol} sur {network} à l’adresse propre à ce paiement. Si vous envoyez moins, le reste vous sera demandé ici\u00a0; un autre jeton ne le règle pas.',
+  'deposit.scanHint':
+    'Scannez ce code avec une application portefeuille, ou ouvrez-le dans l’une d’elles sur cet appareil\u00a0: l’adresse, le jeton et le montant exact sont remplis pour vous.',
+  'deposit.open': 'Ouvrir dans une application portefeuille',
+  'deposit.sendHint':
+    'Depuis n’importe quel portefeuille, envoyez exactement ce montant sur {network} à l’adresse propre à ce paiement. S’il arrive moins, le reste est demandé ici\u00a0; un autre jeton ne le règle pas.',
   'deposit.qrLabel': 'Code QR d’une demande d’envoi de {amount} sur {network}',
+  'deposit.addressQrLabel': 'Code QR de l’adresse du paiement sur {network}',
   'deposit.address': 'Adresse',
-  'deposit.amount': 'Montant ({symbol})',
+  'deposit.exactAmount': 'Montant exact',
   'deposit.network': 'Réseau',
   'deposit.networkValue': '{network} (ID de chaîne {chainId})',
   'deposit.contract': 'Contrat {symbol}',
+  'deposit.copyAddress': 'Copier l’adresse',
+  'deposit.copyAmount': 'Copier le montant',
 
   'solanaPay.heading': 'Payer {amount} depuis n’importe quel portefeuille Solana',
   'solanaPay.qrLabel': 'Code QR Solana Pay\u00a0: {amount} sur {network}',
   'solanaPay.caption': 'Scannez avec un portefeuille Solana Pay. Il envoie exactement {amount} sur {network}.',
   'solanaPay.open': 'Ouvrir dans un portefeuille Solana',
+  'solanaPay.copyRequest': 'Copier la demande Solana Pay',
   'solanaPay.feePaid':
     'Pas de SOL pour les frais\u00a0? Dans un portefeuille qui accepte les demandes de transaction Solana Pay, les frais peuvent être pris en charge pour vous\u00a0: {link}',
   'solanaPay.feePaidLink': 'Payer sans frais de réseau',
-  'solanaPay.request': 'Demande Solana Pay',
   'solanaPay.walletMessage': 'Paiement {reference}',
 
   'wallet.payWith': 'Payer avec {wallet}',

@@ -29,10 +29,14 @@ export const it: Catalogue = {
   'page.qrLabel': 'Codice QR del link di pagamento',
   'page.openLink': 'Oppure apri il link di pagamento in un wallet: {link}',
   'page.waiting': 'In attesa del tuo pagamento',
+  'page.otherDevice': 'Apri questa pagina su un altro dispositivo',
+  'page.otherDeviceCaption':
+    "Scansiona con la fotocamera di un telefono per continuare lì, o con un'app wallet che paga i link di pagamento.",
   'page.returning': 'Ritorno a {merchant}…',
   'page.continueTo': 'Continua su {merchant}',
-  'page.copy': 'Copia',
   'page.copied': 'Copiato',
+  'way.scan': "Scansiona con un'app wallet",
+  'way.send': 'Invia a un indirizzo',
 
   'status.notTaking.heading': 'Pagamenti non accettati',
   'status.notTaking.text':
@@ -70,26 +74,32 @@ export const it: Catalogue = {
   'notFound.text':
     'Questo link di pagamento non corrisponde a nessun pagamento. Controlla che il link sia completo, oppure chiedine uno nuovo al negozio.',
 
-  'deposit.heading': 'Invia {amount} da qualsiasi wallet',
+  'deposit.heading': 'Paga {amount} da qualsiasi wallet',
   'deposit.headingRest': 'Invia i {amount} rimanenti',
   'deposit.received': 'Ricevuti finora {amount}, meno di quanto chiede il pagamento.',
-  'deposit.caption':
-    "Scansiona con un'app wallet. Invia esattamente {amount} {symbol} su {network} all'indirizzo proprio di questo pagamento. Se invii meno, il resto ti verrà chiesto qui; un altro token non lo paga.",
+  'deposit.scanHint':
+    "Scansiona questo codice con un'app wallet, o aprilo in una su questo dispositivo: indirizzo, token e importo esatto vengono compilati per te.",
+  'deposit.open': "Apri in un'app wallet",
+  'deposit.sendHint':
+    "Da qualsiasi wallet, invia esattamente questo importo su {network} all'indirizzo proprio di questo pagamento. Se arriva meno, il resto viene chiesto qui; un altro token non lo paga.",
   'deposit.qrLabel': 'Codice QR di una richiesta di invio di {amount} su {network}',
+  'deposit.addressQrLabel': "Codice QR dell'indirizzo del pagamento su {network}",
   'deposit.address': 'Indirizzo',
-  'deposit.amount': 'Importo ({symbol})',
+  'deposit.exactAmount': 'Importo esatto',
   'deposit.network': 'Rete',
   'deposit.networkValue': '{network} (ID catena {chainId})',
   'deposit.contract': 'Contratto {symbol}',
+  'deposit.copyAddress': 'Copia indirizzo',
+  'deposit.copyAmount': 'Copia importo',
 
   'solanaPay.heading': 'Paga {amount} da qualsiasi wallet Solana',
   'solanaPay.qrLabel': 'Codice QR Solana Pay: {amount} su {network}',
   'solanaPay.caption': 'Scansiona con un wallet compatibile con Solana Pay. Invia esattamente {amount} su {network}.',
   'solanaPay.open': 'Apri in un wallet Solana',
+  'solanaPay.copyRequest': 'Copia la richiesta Solana Pay',
   'solanaPay.feePaid':
     'Non hai SOL per la commissione? Con un wallet che accetta le richieste di transazione Solana Pay, la commissione può essere pagata per te: {link}',
   'solanaPay.feePaidLink': 'Paga con la commissione coperta',
-  'solanaPay.request': 'Richiesta Solana Pay',
   'solanaPay.walletMessage': 'Pagamento {reference}',
 
   'wallet.payWith': 'Paga con {wallet}',

@@ -21,10 +21,14 @@ export const ja: Catalogue = {
   'page.qrLabel': '支払いリンクの QR コード',
   'page.openLink': 'または、ウォレットで支払いリンクを開いてください: {link}',
   'page.waiting': 'お支払いを待っています',
+  'page.otherDevice': '別の端末でこのページを開く',
+  'page.otherDeviceCaption':
+    'スマートフォンのカメラで読み取ると、そちらで続けられます。支払いリンクに対応したウォレットアプリでも読み取れます。',
   'page.returning': '{merchant} に戻ります…',
   'page.continueTo': '{merchant} に進む',
-  'page.copy': 'コピー',
   'page.copied': 'コピーしました',
+  'way.scan': 'ウォレットアプリで読み取る',
+  'way.send': 'アドレスに送金',
 
   'status.notTaking.heading': '現在お支払いを受け付けていません',
   'status.notTaking.text':
@@ -62,26 +66,32 @@ export const ja: Catalogue = {
   'notFound.text':
     'この支払いリンクに該当するお支払いはありません。リンクが欠けていないか確認するか、ショップに新しいリンクを依頼してください。',
 
-  'deposit.heading': '任意のウォレットから {amount} を送金',
+  'deposit.heading': '任意のウォレットから {amount} を支払う',
   'deposit.headingRest': '残りの {amount} を送金',
   'deposit.received': 'これまでに {amount} を受け取りました。請求額に足りません。',
-  'deposit.caption':
-    'ウォレットアプリで読み取ってください。{network} 上で {amount} {symbol} をちょうど、このお支払い専用のアドレスに送金してください。不足した場合は残りをここで請求します。別のトークンではお支払いになりません。',
+  'deposit.scanHint':
+    'このコードをウォレットアプリで読み取るか、この端末のウォレットアプリで開いてください。アドレス、トークン、正確な金額が入力されます。',
+  'deposit.open': 'ウォレットアプリで開く',
+  'deposit.sendHint':
+    '任意のウォレットから、{network} 上でこの金額をちょうど、このお支払い専用のアドレスに送金してください。不足した場合は残りをここで請求します。別のトークンではお支払いになりません。',
   'deposit.qrLabel': '{network} で {amount} を送金するリクエストの QR コード',
+  'deposit.addressQrLabel': '{network} 上のこのお支払い専用アドレスの QR コード',
   'deposit.address': 'アドレス',
-  'deposit.amount': '金額 ({symbol})',
+  'deposit.exactAmount': '正確な金額',
   'deposit.network': 'ネットワーク',
   'deposit.networkValue': '{network} (チェーン ID {chainId})',
   'deposit.contract': '{symbol} コントラクト',
+  'deposit.copyAddress': 'アドレスをコピー',
+  'deposit.copyAmount': '金額をコピー',
 
   'solanaPay.heading': '任意の Solana ウォレットから {amount} を支払う',
   'solanaPay.qrLabel': 'Solana Pay の QR コード: {network} の {amount}',
   'solanaPay.caption': 'Solana Pay 対応ウォレットで読み取ってください。{network} で {amount} をちょうど送金します。',
   'solanaPay.open': 'Solana ウォレットで開く',
+  'solanaPay.copyRequest': 'Solana Pay リクエストをコピー',
   'solanaPay.feePaid':
     '手数料用の SOL がない場合は、Solana Pay のトランザクションリクエストに対応したウォレットなら手数料を負担してもらえます: {link}',
   'solanaPay.feePaidLink': '手数料の負担なしで支払う',
-  'solanaPay.request': 'Solana Pay リクエスト',
   'solanaPay.walletMessage': 'お支払い {reference}',
 
   'wallet.payWith': '{wallet} で支払う',

@@ -29,10 +29,14 @@ export const ptBR: Catalogue = {
   'page.qrLabel': 'Código QR do link de pagamento',
   'page.openLink': 'Ou abra o link de pagamento em uma carteira: {link}',
   'page.waiting': 'Aguardando seu pagamento',
+  'page.otherDevice': 'Abrir esta página em outro dispositivo',
+  'page.otherDeviceCaption':
+    'Escaneie com a câmera de um celular para continuar nele, ou com um app de carteira que pague links de pagamento.',
   'page.returning': 'Voltando para {merchant}…',
   'page.continueTo': 'Continuar para {merchant}',
-  'page.copy': 'Copiar',
   'page.copied': 'Copiado',
+  'way.scan': 'Escanear com um app de carteira',
+  'way.send': 'Enviar para um endereço',
 
   'status.notTaking.heading': 'Não está aceitando pagamentos',
   'status.notTaking.text':
@@ -70,27 +74,33 @@ export const ptBR: Catalogue = {
   'notFound.text':
     'Este link de pagamento não corresponde a nenhum pagamento. Verifique se o link está completo ou peça um novo à loja.',
 
-  'deposit.heading': 'Envie {amount} de qualquer carteira',
+  'deposit.heading': 'Pague {amount} de qualquer carteira',
   'deposit.headingRest': 'Envie os {amount} restantes',
   'deposit.received': '{amount} recebidos até agora, menos do que o pagamento pede.',
-  'deposit.caption':
-    'Escaneie com um app de carteira. Envie exatamente {amount} {symbol} na rede {network} para o endereço próprio deste pagamento. Se enviar menos, o restante será pedido aqui; outro token não o paga.',
+  'deposit.scanHint':
+    'Escaneie este código com um app de carteira, ou abra-o em um neste dispositivo: o endereço, o token e o valor exato são preenchidos para você.',
+  'deposit.open': 'Abrir em um app de carteira',
+  'deposit.sendHint':
+    'De qualquer carteira, envie exatamente este valor na rede {network} para o endereço próprio deste pagamento. Se chegar menos, o restante é pedido aqui; outro token não o paga.',
   'deposit.qrLabel': 'Código QR de um pedido para enviar {amount} na rede {network}',
+  'deposit.addressQrLabel': 'Código QR do endereço do pagamento na rede {network}',
   'deposit.address': 'Endereço',
-  'deposit.amount': 'Valor ({symbol})',
+  'deposit.exactAmount': 'Valor exato',
   'deposit.network': 'Rede',
   'deposit.networkValue': '{network} (ID da chain {chainId})',
   'deposit.contract': 'Contrato do {symbol}',
+  'deposit.copyAddress': 'Copiar endereço',
+  'deposit.copyAmount': 'Copiar valor',
 
   'solanaPay.heading': 'Pague {amount} de qualquer carteira Solana',
   'solanaPay.qrLabel': 'Código QR do Solana Pay: {amount} na rede {network}',
   'solanaPay.caption':
     'Escaneie com uma carteira compatível com Solana Pay. Ela envia exatamente {amount} na rede {network}.',
   'solanaPay.open': 'Abrir em uma carteira Solana',
+  'solanaPay.copyRequest': 'Copiar o pedido do Solana Pay',
   'solanaPay.feePaid':
     'Sem SOL para a taxa? Em uma carteira que aceita pedidos de transação do Solana Pay, a taxa pode ser paga por você: {link}',
   'solanaPay.feePaidLink': 'Pagar com a taxa coberta',
-  'solanaPay.request': 'Pedido do Solana Pay',
   'solanaPay.walletMessage': 'Pagamento {reference}',
 
   'wallet.payWith': 'Pagar com {wallet}',

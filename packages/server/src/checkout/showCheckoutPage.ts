@@ -13,6 +13,7 @@ import { solanaPayPanels } from './solanaPayPanel.ts';
 import { checkoutDeposits } from '../deposits/checkoutDeposits.ts';
 import { depositPanels } from './depositPanel.ts';
 import { html } from './html.ts';
+import { sendCompressed } from '../http/compressedReply.ts';
 import { type CheckoutLocale, negotiateLocale } from '@paygate/web/checkout/i18n/locales.ts';
 import { translator } from '@paygate/web/checkout/i18n/translator.ts';
 import { sendLandingPage } from './showLandingPage.ts';
@@ -98,7 +99,8 @@ export function registerShowCheckoutPage(app: App, ctx: AppContext, prefix: stri
       paymentId && PAYMENT_ID.test(paymentId)
         ? await ctx.db.selectFrom('payments').selectAll().where('id', '=', paymentId).executeTakeFirst()
         : undefined;
-    if (!payment) return reply.code(404).send(renderNotFoundPage(assets, locale));
+    const acceptEncoding = request.headers['accept-encoding'];
+    if (!payment) return sendCompressed(reply.code(404), renderNotFoundPage(assets, locale), acceptEncoding);
     const merchant = await ctx.db
       .selectFrom('merchants')
       .selectAll()
@@ -124,7 +126,9 @@ export function registerShowCheckoutPage(app: App, ctx: AppContext, prefix: stri
     const takingPayments = merchant.status === 'active' && merchant.deleted_at === null;
     const accepted =
       status === 'requires_action' && takingPayments ? await acceptedChoices(payment, locale, request) : [];
-    return reply.send(
+    // Its QR codes are inline SVG, one or two per way to pay: compressed, the page is a few times smaller.
+    return sendCompressed(
+      reply,
       renderCheckoutPage({
         paymentId: payment.id,
         paymentLink,
@@ -163,6 +167,7 @@ export function registerShowCheckoutPage(app: App, ctx: AppContext, prefix: stri
         appId: await appId(),
         assets,
       }),
+      acceptEncoding,
     );
   }
 

@@ -35,6 +35,20 @@ describe('checkout pages under a CHECKOUT_URL with a path', () => {
       expect(page.text).toContain(`href="${gatewayUrl}"`);
     }
     const page = await call(server, `/pay/${paymentId}`);
+    // The page itself is compressed for a browser that takes it, as its assets are.
+    for (const [accepted, sent] of [
+      ['br', 'br'],
+      ['gzip, deflate', 'gzip'],
+      ['identity', null],
+    ]) {
+      const served = await call(server, `/pay/${paymentId}`, { headers: { 'accept-encoding': accepted! } });
+      expect([served.status, served.headers.get('content-encoding'), served.headers.get('vary')], accepted!).toEqual([
+        200,
+        sent,
+        'accept-encoding',
+      ]);
+      expect(served.text).toContain(`<main class="checkout" id="checkout" data-payment-id="${paymentId}"`);
+    }
     const script = /<script src="(\/pay\/assets\/checkout\/checkout\.[0-9a-f]{16}\.js)" defer><\/script>/.exec(
       page.text,
     )?.[1];

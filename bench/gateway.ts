@@ -1,9 +1,9 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { type Devnet, startDevnet } from '@paygate/devnet';
+import { startDevnet } from '@paygate/devnet';
 import {
   evmSignerFromAccount,
   executeOptionActions,
@@ -13,13 +13,10 @@ import {
   solanaSignerFromKeyPair,
 } from '@paygate/wallet';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { collectorAddresses } from '../packages/server/src/chains/collectorKeys.ts';
-import { networksFromDevnet } from '../packages/server/src/chains/devnetNetworks.ts';
-import { connect, type Db, migrateToLatest } from '../packages/server/src/db/database.ts';
-import { recordFunding } from '../packages/server/src/ledger/funding.ts';
+import { connect, migrateToLatest } from '../packages/server/src/db/database.ts';
 import { startEmbeddedPostgres } from '../packages/server/src/db/embeddedPostgres.ts';
 import { createPartner } from '../packages/server/src/partners/partners.ts';
-import { percentile, type Spawned, startBenchService } from './support.ts';
+import { percentile, type Spawned, startDevnetBenchService } from './support.ts';
 
 const OPTIONS_SAMPLES = 100;
 const PAYMENTS_PER_METHOD = 10;
@@ -77,21 +74,6 @@ async function payOnce(
   return { totalMs: ended - started, chainMs: ended - accepted };
 }
 
-async function startService(devnet: Devnet, dataDir: string, databaseUrl: string, db: Db) {
-  const keys = { evmPrivateKey: generatePrivateKey(), solanaSeedHex: randomBytes(32).toString('hex') };
-  const collector = await collectorAddresses(keys);
-  // The faucet's credit is the operator's funding: the collector's network fees are paid out of it.
-  await recordFunding(db, await devnet.fund({ evm: [collector.evm], solana: [collector.solana] }));
-  const chainsFile = path.join(dataDir, 'chains.json');
-  await fs.writeFile(chainsFile, JSON.stringify(networksFromDevnet(devnet.manifest)));
-  return startBenchService(databaseUrl, dataDir, {
-    CHAINS: chainsFile,
-    PRICE_SOURCE: 'fixed',
-    COLLECTOR_EVM_PRIVATE_KEY: keys.evmPrivateKey,
-    COLLECTOR_SOLANA_SEED: keys.solanaSeedHex,
-  });
-}
-
 export async function runGatewayBenchmark(): Promise<void> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'paygate-bench-gateway-'));
   const devnet = await startDevnet({ dataDir: path.join(dataDir, 'devnet') });
@@ -101,7 +83,7 @@ export async function runGatewayBenchmark(): Promise<void> {
   try {
     await migrateToLatest(db, database.url);
     const partner = await createPartner(db, 'Bench partner');
-    spawned = await startService(devnet, dataDir, database.url, db);
+    spawned = await startDevnetBenchService(devnet, dataDir, database.url, db);
     const created = await fetch(`${spawned.url}/v1/merchants`, {
       method: 'POST',
       headers: { 'api-key': partner.apiKey, 'content-type': 'application/json', 'idempotency-key': randomUUID() },

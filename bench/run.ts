@@ -1,6 +1,7 @@
 const benchmarks: Record<string, () => Promise<unknown>> = {
   chains: async () => (await import('./chains.ts')).runChainsBenchmark(),
   chaos: async () => (await import('./chaos.ts')).runChaosBenchmark(),
+  checkout: async () => (await import('./checkout.ts')).runCheckoutBenchmark(),
   cli: async () => (await import('./cli.ts')).runCliBenchmark(),
   create: async () => (await import('./create.ts')).runCreateBenchmark(),
   deposits: async () => (await import('./deposits.ts')).runDepositsBenchmark(),

@@ -5,7 +5,14 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import fs from 'node:fs/promises';
+import type { Devnet } from '@paygate/devnet';
+import { generatePrivateKey } from 'viem/accounts';
 import { rpcUrlVariable } from '../packages/server/src/chains/chainConfig.ts';
+import { collectorAddresses } from '../packages/server/src/chains/collectorKeys.ts';
+import { networksFromDevnet } from '../packages/server/src/chains/devnetNetworks.ts';
+import type { Db } from '../packages/server/src/db/database.ts';
+import { recordFunding } from '../packages/server/src/ledger/funding.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -72,6 +79,29 @@ export function startBenchService(databaseUrl: string, dataDir: string, env: Rec
     },
     /paygate listening at (http:\/\/\S+)/,
   );
+}
+
+/**
+ * `paygate start` on the devnet's networks (a JSON `CHAINS` file) with its fixed prices and a fresh collector, whose
+ * funding by the faucet is recorded as the operator's (the collector's network fees are paid out of it).
+ */
+export async function startDevnetBenchService(
+  devnet: Devnet,
+  dataDir: string,
+  databaseUrl: string,
+  db: Db,
+): Promise<Spawned> {
+  const keys = { evmPrivateKey: generatePrivateKey(), solanaSeedHex: randomBytes(32).toString('hex') };
+  const collector = await collectorAddresses(keys);
+  await recordFunding(db, await devnet.fund({ evm: [collector.evm], solana: [collector.solana] }));
+  const chainsFile = path.join(dataDir, 'chains.json');
+  await fs.writeFile(chainsFile, JSON.stringify(networksFromDevnet(devnet.manifest)));
+  return startBenchService(databaseUrl, dataDir, {
+    CHAINS: chainsFile,
+    PRICE_SOURCE: 'fixed',
+    COLLECTOR_EVM_PRIVATE_KEY: keys.evmPrivateKey,
+    COLLECTOR_SOLANA_SEED: keys.solanaSeedHex,
+  });
 }
 
 /**

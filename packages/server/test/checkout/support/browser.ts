@@ -20,8 +20,11 @@ export const VIEWPORTS = {
   desktop: { width: 1280, height: 900 },
 } as const;
 
-/** Debian's chromium, headless; playwright-core never downloads a browser. */
-export function launchChromium(): Promise<Browser> {
+/**
+ * Debian's chromium, headless; playwright-core never downloads a browser. `extraArgs` adds switches (a remote
+ * debugging port for Lighthouse, say).
+ */
+export function launchChromium(extraArgs: string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: '/usr/bin/chromium',
     args: [
@@ -32,6 +35,7 @@ export function launchChromium(): Promise<Browser> {
       '--disable-component-update',
       '--disable-sync',
       '--no-first-run',
+      ...extraArgs,
     ],
   });
 }

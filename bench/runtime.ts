@@ -1,20 +1,17 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createPaymentSession, FINAL_STAGES } from '@paygate/checkout';
 import { evmKeyWallet } from '@paygate/checkout/keys';
-import { type Devnet, startDevnet } from '@paygate/devnet';
+import { startDevnet } from '@paygate/devnet';
 import { evmSignerFromAccount, executeOptionActions, GatewayClient } from '@paygate/wallet';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { collectorAddresses } from '../packages/server/src/chains/collectorKeys.ts';
-import { networksFromDevnet } from '../packages/server/src/chains/devnetNetworks.ts';
-import { connect, type Db, migrateToLatest } from '../packages/server/src/db/database.ts';
+import { privateKeyToAccount } from 'viem/accounts';
+import { connect, migrateToLatest } from '../packages/server/src/db/database.ts';
 import { startEmbeddedPostgres } from '../packages/server/src/db/embeddedPostgres.ts';
-import { recordFunding } from '../packages/server/src/ledger/funding.ts';
 import { createPartner } from '../packages/server/src/partners/partners.ts';
-import { percentile, type Spawned, startBenchService } from './support.ts';
+import { percentile, type Spawned, startDevnetBenchService } from './support.ts';
 
 /** Payments per way of paying; the two ways alternate, so a machine's drift weighs on both alike. */
 const PAYMENTS = 30;
@@ -39,20 +36,6 @@ function summary(costs: Cost[], field: keyof Cost): { p50: number; mean: number 
   return { p50: percentile(values, 0.5), mean: values.reduce((sum, value) => sum + value, 0) / values.length };
 }
 
-async function startService(devnet: Devnet, dataDir: string, databaseUrl: string, db: Db): Promise<Spawned> {
-  const keys = { evmPrivateKey: generatePrivateKey(), solanaSeedHex: randomBytes(32).toString('hex') };
-  const collector = await collectorAddresses(keys);
-  await recordFunding(db, await devnet.fund({ evm: [collector.evm], solana: [collector.solana] }));
-  const chainsFile = path.join(dataDir, 'chains.json');
-  await fs.writeFile(chainsFile, JSON.stringify(networksFromDevnet(devnet.manifest)));
-  return startBenchService(databaseUrl, dataDir, {
-    CHAINS: chainsFile,
-    PRICE_SOURCE: 'fixed',
-    COLLECTOR_EVM_PRIVATE_KEY: keys.evmPrivateKey,
-    COLLECTOR_SOLANA_SEED: keys.solanaSeedHex,
-  });
-}
-
 /**
  * A payment paid through the checkout runtime (`@paygate/checkout`, key wallet seam) against the same payment paid
  * by raw gateway calls (the payment, options, actions, confirm, status), in one run: wall time and this process's CPU per
@@ -67,7 +50,7 @@ export async function runRuntimeBenchmark(): Promise<void> {
   try {
     await migrateToLatest(db, database.url);
     const partner = await createPartner(db, 'Bench partner');
-    spawned = await startService(devnet, dataDir, database.url, db);
+    spawned = await startDevnetBenchService(devnet, dataDir, database.url, db);
     const base = spawned.url;
     const headers = { 'api-key': partner.apiKey, 'content-type': 'application/json' };
     const created = await fetch(`${base}/v1/merchants`, {

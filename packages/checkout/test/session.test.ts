@@ -151,7 +151,7 @@ describe('a payment session', () => {
     ]);
     const info = {
       optionAmount: option('opt_b').amount,
-      txId: '0x' + 'cd'.repeat(32),
+      txId: `0x${'cd'.repeat(32)}`,
     };
     transport.settleStatus(status('succeeded', { info }));
     await settle();

@@ -30,7 +30,7 @@ const STEPS: { label: string; stages: readonly CheckoutStage[] }[] = [
   { label: 'Wallet', stages: ['loading', 'connect', 'connecting'] },
   { label: 'Option', stages: ['quoting', 'options', 'collecting'] },
   { label: 'Sign', stages: ['signing'] },
-  { label: 'Confirm', stages: ['confirming', 'processing'] },
+  { label: 'Confirm', stages: ['confirming', 'processing', 'underpaid'] },
   { label: 'Done', stages: ['succeeded', 'failed', 'expired', 'cancelled', 'unavailable'] },
 ];
 const CANCELLABLE: readonly CheckoutStage[] = ['connect', 'options', 'collecting'];
@@ -81,6 +81,8 @@ function stageSentence(snapshot: CheckoutSnapshot): string {
       return 'Sending your payment…';
     case 'processing':
       return 'Waiting for the network to confirm your payment…';
+    case 'underpaid':
+      return 'Part of the payment arrived. Send the rest to finish.';
     case 'succeeded':
       return 'Payment received.';
     case 'failed':
@@ -262,6 +264,24 @@ function collectingPanel(snapshot: CheckoutSnapshot): Node[] {
   return [frame];
 }
 
+/** What arrived, and the rest to send to the same address, which the runtime follows until it arrives. */
+function underpaidPanel(snapshot: CheckoutSnapshot): Node[] {
+  return snapshot.received.map((part) =>
+    element(
+      'div',
+      { className: 'rest' },
+      element('p', {}, `Received ${tokenText(part.amount)} of ${tokenText(part.expected)}.`),
+      element(
+        'p',
+        {},
+        `Send the remaining ${tokenText(part.remaining)}${part.remaining.display?.networkName ? ` on ${part.remaining.display.networkName}` : ''} to:`,
+      ),
+      element('p', {}, element('code', { className: 'address' }, part.address)),
+      element('p', {}, element('a', { href: part.uri, className: 'button secondary' }, 'Open in a wallet app')),
+    ),
+  );
+}
+
 function spinner(): Node[] {
   return [element('div', { className: 'spinner', ariaHidden: 'true' })];
 }
@@ -274,6 +294,8 @@ function panelContent(snapshot: CheckoutSnapshot): Node[] {
       return optionsPanel(snapshot);
     case 'collecting':
       return collectingPanel(snapshot);
+    case 'underpaid':
+      return underpaidPanel(snapshot);
     case 'loading':
     case 'connecting':
     case 'quoting':
@@ -296,6 +318,7 @@ function renderPanel(snapshot: CheckoutSnapshot): void {
     snapshot.wallet?.address,
     snapshot.options.map((option) => option.id),
     snapshot.collectData?.url,
+    snapshot.received.map((part) => part.remaining.value),
     snapshot.stage === 'connect' ? [...evmWallets, ...solanaWallets].map((wallet) => wallet.id) : [],
   ]);
   if (key !== panelKey) {

@@ -21,6 +21,7 @@ export type {
   CollectedData,
   GatewayPayment,
   PaymentOption,
+  ReceivedPart,
   SucceededInfo,
   TokenAmount,
 } from '@paygate/wallet/browser';

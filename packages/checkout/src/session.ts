@@ -64,6 +64,9 @@ export interface PaymentSession {
   stop(): void;
 }
 
+/** Where the buyer chooses what to do next; a partial payment arriving there asks for the rest instead. */
+const AWAITING_THE_BUYER: readonly CheckoutStage[] = ['connect', 'options', 'collecting'];
+
 /** The longest the gateway holds a status or confirm request; it answers at once on a change. */
 const LONG_POLL_MS = 25_000;
 /** Between status checks when the gateway answered at once with no change and gave no hint. */
@@ -160,15 +163,31 @@ export function createPaymentSession(paymentId: string, seams: CheckoutSeams): P
       } finally {
         busy = false;
       }
+      askForTheRest();
     });
     return queue;
+  }
+
+  /**
+   * Once part of the payment arrived, the buyer is asked for the rest instead of offered a wallet: at once when no
+   * action runs, else when it ends.
+   */
+  function askForTheRest(): void {
+    if (busy || pending || !snapshot.received.length || !AWAITING_THE_BUYER.includes(snapshot.stage)) return;
+    retryStep = undefined;
+    update({ stage: 'underpaid', collectData: null, error: null });
   }
 
   function applyStatus(status: PaymentStatus): void {
     const outcome = stageOfStatus(status.status);
     if (!outcome) {
+      const received = status.received ?? [];
+      if (JSON.stringify(received) !== JSON.stringify(snapshot.received)) update({ received });
+      // The stage follows what the service says, whichever way it changes.
+      if (snapshot.stage === 'underpaid' && !received.length) update({ stage: wallet ? 'options' : 'connect' });
       // A payment back to requires_action (a submission the network refused): the buyer may pay again.
       if (snapshot.stage === 'processing' && !busy) update({ stage: wallet ? 'options' : 'connect' });
+      askForTheRest();
       return;
     }
     // An outcome is final; the same one again may add what the payment loaded without (the paid amount).
@@ -180,6 +199,7 @@ export function createPaymentSession(paymentId: string, seams: CheckoutSeams): P
       paid: status.info ?? null,
       failureCode: status.failureCode ?? null,
       collectData: null,
+      received: [],
       error: null,
     });
   }
@@ -203,11 +223,12 @@ export function createPaymentSession(paymentId: string, seams: CheckoutSeams): P
         try {
           const status = await transport.getStatus(paymentId, { maxPollMs });
           if (signal.aborted) return;
-          const before = snapshot.stage;
+          const before = snapshot;
           applyStatus(status);
           failures = 0;
           maxPollMs = LONG_POLL_MS;
-          if (before === snapshot.stage && clock.now() - started < 1_000) {
+          // An answer that came at once with nothing new: the gateway held nothing, so the next check waits.
+          if (before === snapshot && clock.now() - started < 1_000) {
             await clock.sleep(status.pollInMs ?? STATUS_RECHECK_MS, signal);
           }
         } catch (error) {
@@ -226,9 +247,10 @@ export function createPaymentSession(paymentId: string, seams: CheckoutSeams): P
 
   async function load(): Promise<void> {
     try {
-      const payment = await transport.getPayment(paymentId);
+      const { received = [], ...payment } = await transport.getPayment(paymentId);
       retryStep = undefined;
-      update({ payment, stage: stageOfStatus(payment.status) ?? 'connect', error: null });
+      const stage = stageOfStatus(payment.status) ?? (received.length ? 'underpaid' : 'connect');
+      update({ payment, received, stage, error: null });
     } catch (error) {
       fail(error, isRefusal(error) ? 'unavailable' : 'loading', load);
       return;

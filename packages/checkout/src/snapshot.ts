@@ -1,10 +1,12 @@
-import type { CollectData, GatewayPayment, PaymentOption, SucceededInfo } from '@paygate/wallet/browser';
+import type { CollectData, GatewayPayment, PaymentOption, ReceivedPart, SucceededInfo } from '@paygate/wallet/browser';
 import type { WalletNamespace } from './seams.ts';
 
 /**
  * Where the buyer is, in order: the payment loads, the buyer connects a wallet, picks one of its options, gives
  * details when the option asks for them, signs in the wallet, the service confirms, the network settles; then one
- * of the four outcomes. `unavailable`: the payment cannot be shown (unknown id, refused credential).
+ * of the four outcomes. `underpaid`: less than asked arrived by a transfer to the payment's deposit address, and the
+ * payment waits for the rest there (`received`); a wallet is not offered then, so the buyer never pays the whole
+ * again. `unavailable`: the payment cannot be shown (unknown id, refused credential).
  */
 export type CheckoutStage =
   | 'loading'
@@ -17,6 +19,7 @@ export type CheckoutStage =
   | 'signing'
   | 'confirming'
   | 'processing'
+  | 'underpaid'
   | 'succeeded'
   | 'failed'
   | 'expired'
@@ -55,6 +58,8 @@ export interface CheckoutSnapshot {
   selectedOptionId: string | null;
   /** The form the chosen option asks for, while `collecting`. */
   collectData: CollectData | null;
+  /** While `underpaid`: each token in which less than asked arrived, the rest to send, and where. */
+  received: ReceivedPart[];
   /** Token amount and transaction, once succeeded. */
   paid: SucceededInfo | null;
   /** Why the payment failed (`failureCode`), once failed. */
@@ -71,6 +76,7 @@ export function initialSnapshot(paymentId: string): CheckoutSnapshot {
     options: [],
     selectedOptionId: null,
     collectData: null,
+    received: [],
     paid: null,
     failureCode: null,
     error: null,

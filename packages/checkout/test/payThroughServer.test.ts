@@ -4,11 +4,15 @@ import { evmKeyWallet, solanaKeyWallet } from '../src/keyWallets.ts';
 import { browserTransport, type CheckoutSnapshot, createPaymentSession, FINAL_STAGES } from '../src/index.ts';
 import { createCheckoutHandler } from '../src/server.ts';
 import { type RunningServer, serveFetchHandler } from './support/fetchHandlerServer.ts';
+import { getAddress } from 'viem';
+import { withDepositTables } from '../../server/src/deposits/depositTables.ts';
+import { devnetPlainWallet } from '../../server/test/support/devnetPlainWallet.ts';
 
 let gw: DevnetGateway;
 let store: RunningServer;
 let checkoutEndpoint: string;
 const authorized = new Set<string>();
+const plain = devnetPlainWallet(() => gw.devnet);
 
 beforeAll(async () => {
   gw = await startDevnetGateway();
@@ -88,6 +92,61 @@ describe('a payment paid through the checkout runtime and a store’s server rou
     const outcome = await whenStage(session, (next) => FINAL_STAGES.has(next.stage));
     session.stop();
     expect(outcome).toMatchObject({ stage: 'succeeded', error: null });
+  });
+
+  it('asks for the rest after a transfer of less than asked to the deposit address, even opened again, and never for the whole', async () => {
+    const { paymentId, gatewayUrl } = await gw.newPayment();
+    authorized.add(paymentId);
+    // The buyer opened the hosted page, which fixed the payment's deposit addresses, and sent from a wallet of its own.
+    expect((await fetch(gatewayUrl)).status).toBe(200);
+    const usdc = plain.token('USDC');
+    const [quote] = await withDepositTables(gw.server.db)
+      .selectFrom('evm_deposit_quotes')
+      .select(['address', 'amount'])
+      .where('payment_id', '=', paymentId)
+      .where('asset', '=', usdc.caip19)
+      .execute();
+    expect(quote?.amount).toBe('10000000');
+    const address = getAddress(quote!.address);
+    const transport = browserTransport({ endpoint: checkoutEndpoint });
+    const session = createPaymentSession(paymentId, { transport });
+    session.start();
+    await whenStage(session, (snapshot) => snapshot.stage === 'connect');
+    await plain.send(address, 6_000_000n);
+
+    const underpaid = await whenStage(session, (snapshot) => snapshot.stage === 'underpaid');
+    const rest = `ethereum:${usdc.address}@${plain.chain().chainId}/transfer?address=${address}&uint256=4000000`;
+    const usdcAmount = (value: string) => ({
+      unit: `caip19/${usdc.caip19}`,
+      value,
+      display: expect.objectContaining({ assetSymbol: 'USDC', decimals: 6, networkName: plain.chain().name }),
+    });
+    expect(underpaid.received).toEqual([
+      {
+        amount: usdcAmount('6000000'),
+        expected: usdcAmount('10000000'),
+        remaining: usdcAmount('4000000'),
+        address,
+        uri: rest,
+      },
+    ]);
+    // No wallet is offered: paying the whole now would charge the buyer 16 USDC for a 10 USDC payment.
+    await session.actions.connectWallet(
+      evmKeyWallet({ privateKey: gw.buyer('erin').evmPrivateKey, rpcUrls: gw.rpcUrls }),
+    );
+    await session.actions.pay();
+    expect(session.getSnapshot()).toMatchObject({ stage: 'underpaid', wallet: null, options: [] });
+    const reopened = createPaymentSession(paymentId, { transport });
+    reopened.start();
+    const first = await whenStage(reopened, (snapshot) => snapshot.stage !== 'loading');
+    reopened.stop();
+    expect(first).toMatchObject({ stage: 'underpaid', received: underpaid.received });
+
+    await plain.send(address, 4_000_000n);
+    const outcome = await whenStage(session, (snapshot) => FINAL_STAGES.has(snapshot.stage));
+    session.stop();
+    expect(outcome).toMatchObject({ stage: 'succeeded', received: [], paid: { optionAmount: { value: '10000000' } } });
+    expect(await plain.balanceOf(address)).toBe(10_000_000n);
   });
 
   it('the buyer cancels through the route, and the merchant sees it cancelled', async () => {

@@ -355,6 +355,63 @@ describe('a payment session', () => {
   });
 });
 
+describe('a payment part of which arrived by a transfer to its deposit address', () => {
+  const usdcAmount = (value: bigint) => ({ ...option('opt_a').amount, value: value.toString() });
+  const part = (amount: string) => ({
+    amount: usdcAmount(BigInt(amount)),
+    expected: usdcAmount(10_000_000n),
+    remaining: usdcAmount(10_000_000n - BigInt(amount)),
+    address: '0x00000000000000000000000000000000000000d1',
+    uri: `ethereum:0x833589fcd6edb6e08f4c7c32d4f71b54bda02913@8453/transfer?address=0x00000000000000000000000000000000000000d1&uint256=${10_000_000n - BigInt(amount)}`,
+  });
+
+  it('asks for the rest, follows each further part, and offers no wallet payment of the whole meanwhile', async () => {
+    const { session, snapshot, transport, wallet } = await atOptions();
+    transport.settleStatus(status('requires_action', { received: [part('6000000')] }));
+    await settle();
+    expect(snapshot()).toMatchObject({
+      stage: 'underpaid',
+      received: [{ amount: { value: '6000000' }, remaining: { value: '4000000' } }],
+    });
+    await session.actions.pay();
+    await session.actions.connectWallet(scriptedWallet());
+    session.actions.chooseOption('opt_b');
+    await session.actions.refreshQuotes();
+    await session.actions.cancelPayment();
+    expect([wallet.signed.length, transport.count('confirm'), transport.count('cancel')]).toEqual([0, 0, 0]);
+    expect(snapshot().stage).toBe('underpaid');
+
+    transport.settleStatus(status('requires_action', { received: [part('9000000')] }));
+    await settle();
+    expect(snapshot()).toMatchObject({ stage: 'underpaid', received: [{ remaining: { value: '1000000' } }] });
+    transport.settleStatus(status('succeeded', { info: { optionAmount: option('opt_a').amount, txId: '0x02' } }));
+    await settle();
+    expect(snapshot()).toMatchObject({ stage: 'succeeded', paid: { txId: '0x02' } });
+  });
+
+  it('asks for the rest from the first render of a payment opened again', async () => {
+    const transport = new ScriptedTransport();
+    transport.defaults.getPayment = { ...payment(), received: [part('6000000')] };
+    const { snapshot } = started(transport);
+    await settle();
+    expect(snapshot()).toMatchObject({ stage: 'underpaid', received: [{ remaining: { value: '4000000' } }] });
+    expect(snapshot().payment).not.toHaveProperty('received');
+  });
+
+  it('lets a wallet already signing finish, and asks for the rest only if the service refused what it signed', async () => {
+    const transport = new ScriptedTransport().script('confirm', () => {
+      transport.settleStatus(status('requires_action', { received: [part('6000000')] }));
+      return refused(400, 'invalid_signature');
+    });
+    const { session, snapshot, wallet, stages } = await atOptions(transport);
+    await session.actions.pay();
+    await settle();
+    expect(wallet.signed).toHaveLength(1);
+    expect(stages.slice(-4)).toEqual(['signing', 'confirming', 'options', 'underpaid']);
+    expect(snapshot()).toMatchObject({ stage: 'underpaid', received: [{ remaining: { value: '4000000' } }] });
+  });
+});
+
 describe('a payment loaded in its final state', () => {
   it('shows the outcome with what the status adds (the paid amount)', async () => {
     const transport = new ScriptedTransport();

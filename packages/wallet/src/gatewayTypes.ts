@@ -148,6 +148,22 @@ export interface PaymentStatus {
   info?: SucceededInfo | null;
   /** Present only when failed, e.g. `declined_user`. */
   failureCode?: string;
+  /** paygate: while unpaid, each token in which less than asked arrived, and where the rest goes. */
+  received?: ReceivedPart[];
+}
+
+/** paygate: transfers of less than asked in one token; the payment waits for the rest until it expires. */
+export interface ReceivedPart {
+  /** What arrived so far. */
+  amount: TokenAmount;
+  /** What the payment asks for in this token. */
+  expected: TokenAmount;
+  /** What is still to send. */
+  remaining: TokenAmount;
+  /** The payment's deposit address for this token. */
+  address: string;
+  /** The EIP-681 request for the rest. */
+  uri: string;
 }
 
 /** Confirm answers with the payment's status, as the status operation does. */
@@ -173,6 +189,8 @@ export interface GatewayPayment {
     accountProviderName?: string;
     accountProviderIcon?: string;
   };
+  /** paygate: while unpaid, each token in which less than asked arrived, and where the rest goes. */
+  received?: ReceivedPart[];
 }
 
 /** A token a network accepts, as `GET /v1/networks` lists it. */

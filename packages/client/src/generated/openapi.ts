@@ -4959,6 +4959,57 @@ export interface paths {
                                 accountProviderName: string;
                                 accountProviderIcon?: string;
                             };
+                            received?: {
+                                /** @description What arrived so far in this token. */
+                                amount: {
+                                    /** @description `caip19/<asset id>` */
+                                    unit: string;
+                                    /** @description Minor units of the token */
+                                    value: string;
+                                    display: {
+                                        assetSymbol: string;
+                                        assetName: string;
+                                        decimals: number;
+                                        iconUrl?: string;
+                                        networkName?: string;
+                                        networkIconUrl?: string;
+                                    } | null;
+                                };
+                                /** @description What the payment asks for in this token. */
+                                expected: {
+                                    /** @description `caip19/<asset id>` */
+                                    unit: string;
+                                    /** @description Minor units of the token */
+                                    value: string;
+                                    display: {
+                                        assetSymbol: string;
+                                        assetName: string;
+                                        decimals: number;
+                                        iconUrl?: string;
+                                        networkName?: string;
+                                        networkIconUrl?: string;
+                                    } | null;
+                                };
+                                /** @description What is still to send: expected less amount. */
+                                remaining: {
+                                    /** @description `caip19/<asset id>` */
+                                    unit: string;
+                                    /** @description Minor units of the token */
+                                    value: string;
+                                    display: {
+                                        assetSymbol: string;
+                                        assetName: string;
+                                        decimals: number;
+                                        iconUrl?: string;
+                                        networkName?: string;
+                                        networkIconUrl?: string;
+                                    } | null;
+                                };
+                                /** @description The payment's deposit address for this token, where the rest goes. */
+                                address: string;
+                                /** @description The EIP-681 request for the rest, for a wallet app to scan or open. */
+                                uri: string;
+                            }[];
                         };
                     };
                 };
@@ -5770,6 +5821,57 @@ export interface paths {
                                 txId: string;
                             } | null;
                             failureCode?: string;
+                            received?: {
+                                /** @description What arrived so far in this token. */
+                                amount: {
+                                    /** @description `caip19/<asset id>` */
+                                    unit: string;
+                                    /** @description Minor units of the token */
+                                    value: string;
+                                    display: {
+                                        assetSymbol: string;
+                                        assetName: string;
+                                        decimals: number;
+                                        iconUrl?: string;
+                                        networkName?: string;
+                                        networkIconUrl?: string;
+                                    } | null;
+                                };
+                                /** @description What the payment asks for in this token. */
+                                expected: {
+                                    /** @description `caip19/<asset id>` */
+                                    unit: string;
+                                    /** @description Minor units of the token */
+                                    value: string;
+                                    display: {
+                                        assetSymbol: string;
+                                        assetName: string;
+                                        decimals: number;
+                                        iconUrl?: string;
+                                        networkName?: string;
+                                        networkIconUrl?: string;
+                                    } | null;
+                                };
+                                /** @description What is still to send: expected less amount. */
+                                remaining: {
+                                    /** @description `caip19/<asset id>` */
+                                    unit: string;
+                                    /** @description Minor units of the token */
+                                    value: string;
+                                    display: {
+                                        assetSymbol: string;
+                                        assetName: string;
+                                        decimals: number;
+                                        iconUrl?: string;
+                                        networkName?: string;
+                                        networkIconUrl?: string;
+                                    } | null;
+                                };
+                                /** @description The payment's deposit address for this token, where the rest goes. */
+                                address: string;
+                                /** @description The EIP-681 request for the rest, for a wallet app to scan or open. */
+                                uri: string;
+                            }[];
                         };
                     };
                 };
@@ -6037,6 +6139,57 @@ export interface paths {
                                 txId: string;
                             } | null;
                             failureCode?: string;
+                            received?: {
+                                /** @description What arrived so far in this token. */
+                                amount: {
+                                    /** @description `caip19/<asset id>` */
+                                    unit: string;
+                                    /** @description Minor units of the token */
+                                    value: string;
+                                    display: {
+                                        assetSymbol: string;
+                                        assetName: string;
+                                        decimals: number;
+                                        iconUrl?: string;
+                                        networkName?: string;
+                                        networkIconUrl?: string;
+                                    } | null;
+                                };
+                                /** @description What the payment asks for in this token. */
+                                expected: {
+                                    /** @description `caip19/<asset id>` */
+                                    unit: string;
+                                    /** @description Minor units of the token */
+                                    value: string;
+                                    display: {
+                                        assetSymbol: string;
+                                        assetName: string;
+                                        decimals: number;
+                                        iconUrl?: string;
+                                        networkName?: string;
+                                        networkIconUrl?: string;
+                                    } | null;
+                                };
+                                /** @description What is still to send: expected less amount. */
+                                remaining: {
+                                    /** @description `caip19/<asset id>` */
+                                    unit: string;
+                                    /** @description Minor units of the token */
+                                    value: string;
+                                    display: {
+                                        assetSymbol: string;
+                                        assetName: string;
+                                        decimals: number;
+                                        iconUrl?: string;
+                                        networkName?: string;
+                                        networkIconUrl?: string;
+                                    } | null;
+                                };
+                                /** @description The payment's deposit address for this token, where the rest goes. */
+                                address: string;
+                                /** @description The EIP-681 request for the rest, for a wallet app to scan or open. */
+                                uri: string;
+                            }[];
                         };
                     };
                 };

@@ -57,8 +57,8 @@ export interface CheckoutPageModel {
   accepted: AcceptedChoice[];
   /** Ways to pay an option from any wallet (deposit addresses, Solana Pay requests), one panel per option that has one. */
   anyWalletPanels?: SafeHtml | undefined;
-  /** Where the script follows what partial transfers brought (`followReceived.ts`), and what they brought so far. */
-  received?: { url: string; fingerprint: string } | undefined;
+  /** What arrived in transfers of less than asked (`receivedFingerprint`), while the payment can be paid. */
+  received?: string | undefined;
   /** The page's language, which also formats its numbers. */
   locale: CheckoutLocale;
   /** The page's messages for its script, in its language (a catalogue asset). */
@@ -266,7 +266,7 @@ export function renderCheckoutPage(model: CheckoutPageModel): string {
     'data-app-id': model.appId,
     'data-explorer-urls': JSON.stringify(model.explorerUrls),
     ...(model.redirect ? { 'data-success-url': model.redirect.success, 'data-error-url': model.redirect.error } : {}),
-    ...(model.received ? { 'data-received-url': model.received.url, 'data-received': model.received.fingerprint } : {}),
+    ...(model.received === undefined ? {} : { 'data-received': model.received }),
   };
   const body = html`<main class="checkout" id="checkout"${attributes(data)}>
 <header class="merchant">

@@ -1,6 +1,5 @@
 import type { App, AppContext } from '../context.ts';
 import { checkoutPathPrefix } from './checkoutPolicy.ts';
-import { registerFollowReceived } from './followReceived.ts';
 import { registerServeCheckoutAsset } from './serveCheckoutAsset.ts';
 import { registerShowCheckoutPage } from './showCheckoutPage.ts';
 import { registerShowLandingPage } from './showLandingPage.ts';
@@ -14,6 +13,5 @@ export function registerCheckoutRoutes(app: App, ctx: AppContext): void {
   const prefix = checkoutPathPrefix(ctx.config.checkoutUrl);
   registerShowCheckoutPage(app, ctx, prefix);
   registerShowLandingPage(app, ctx, prefix);
-  registerFollowReceived(app, ctx, prefix);
   registerServeCheckoutAsset(app, prefix);
 }

@@ -18,9 +18,15 @@ import { type CheckoutLocale, negotiateLocale } from '@paygate/web/checkout/i18n
 import { translator } from '@paygate/web/checkout/i18n/translator.ts';
 import { sendLandingPage } from './showLandingPage.ts';
 import { qrCodeSvg } from './qrCode.ts';
-import { receivedFingerprint } from './followReceived.ts';
+import { receivedParts } from '../deposits/receivedParts.ts';
 import { formatFiatAmount, preferredOptionIndex, redirectTargets } from './checkoutView.ts';
-import { formatTimeLeft, formatTokenAmount, paidWithText, transactionUrl } from '@paygate/web/checkout/view.ts';
+import {
+  formatTimeLeft,
+  formatTokenAmount,
+  paidWithText,
+  receivedFingerprint,
+  transactionUrl,
+} from '@paygate/web/checkout/view.ts';
 
 /** The longest a page waits for a token's price before listing the payment without that token. */
 const PRICE_WAIT_MS = 2_000;
@@ -153,14 +159,7 @@ export function registerShowCheckoutPage(app: App, ctx: AppContext, prefix: stri
               checkoutDeposits(ctx, payment, accepted, locale).then((choices) => depositPanels(choices, t)),
             ])}`
           : undefined,
-        ...(accepted.length
-          ? {
-              received: {
-                url: `${prefix}/${payment.id}/received`,
-                fingerprint: receivedFingerprint(payment.exceptions),
-              },
-            }
-          : {}),
+        ...(accepted.length ? { received: receivedFingerprint(await receivedParts(ctx, payment)) } : {}),
         locale,
         catalogueUrl: await checkoutCatalogueUrl(prefix, locale),
         apiBaseUrl: ctx.config.baseUrl,

@@ -5,7 +5,7 @@ import { principalOf } from '../http/auth.ts';
 import { partnerNameOf } from '../partners/partners.ts';
 import { ApiError } from '../http/errors.ts';
 import { errorResponses, Nullable } from '../http/schemas.ts';
-import { type PaymentRow, PaymentStatusView } from '../payments/paymentResource.ts';
+import type { PaymentRow } from '../payments/paymentResource.ts';
 import { noteRefusedTransfer } from './refusedTransfers.ts';
 import { MAX_LONG_POLL_MS } from '../payments/statusWaiter.ts';
 import {
@@ -16,6 +16,7 @@ import {
   verifyResults,
 } from './confirmation.ts';
 import {
+  GatewayStatusView,
   gatewayPaymentOf,
   chainServicesOf,
   merchantTakingPayments,
@@ -92,7 +93,7 @@ export function registerConfirmPayment(app: App, ctx: AppContext): void {
         params: GatewayPaymentParams,
         querystring: ConfirmQuery,
         body: ConfirmBody,
-        response: { 200: PaymentStatusView, ...errorResponses(404, 409, 410, 502, 503) },
+        response: { 200: GatewayStatusView, ...errorResponses(404, 409, 410, 502, 503) },
       },
     },
     async (request) => {

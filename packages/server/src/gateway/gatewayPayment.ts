@@ -2,10 +2,13 @@ import type { AppContext } from '../context.ts';
 import { ApiError } from '../http/errors.ts';
 import type { PaymentStatus } from '../db/schema.ts';
 import type { MerchantRow, PaymentRow } from '../payments/paymentResource.ts';
-import { toStatusView } from '../payments/paymentResource.ts';
+import { PaymentStatusView, toStatusView } from '../payments/paymentResource.ts';
+import { underpaidTotals } from '../payments/paymentExceptions.ts';
+import { ReceivedPart, receivedParts } from '../deposits/receivedParts.ts';
 import { buyerFacingStatus, isTerminal } from '../payments/stateMachine.ts';
 import { MAX_LONG_POLL_MS, type PaymentStatusWaiter } from '../payments/statusWaiter.ts';
 import type { ChainServices } from './chainServices.ts';
+import { Type } from '@sinclair/typebox';
 
 /**
  * The payment `id`, whichever partner created it: a payment link is public, so any authenticated wallet may pay
@@ -53,9 +56,24 @@ export function chainServicesOf(ctx: AppContext): ChainServices {
   return ctx.chainServices;
 }
 
+/** The gateway status, with what partial transfers brought while the payment is unpaid (a paygate extension). */
+export const GatewayStatusView = Type.Object({
+  ...PaymentStatusView.properties,
+  received: Type.Optional(Type.Array(ReceivedPart)),
+});
+
+/** `toStatusView`, and while the payment waits for the rest of a transfer of less than asked, `received`. */
+export async function gatewayStatusView(ctx: AppContext, payment: PaymentRow, now: Date) {
+  const view = toStatusView(payment, ctx.chains, now);
+  if (view.status !== 'requires_action') return view;
+  const received = await receivedParts(ctx, payment);
+  return received.length ? { ...view, received } : view;
+}
+
 /**
- * The gateway status, held until it differs from `from` (the status the caller already knows) or `maxPollMs` runs
- * out; a change committed by any process wakes it. An expiry wakes it too, though nothing is written then.
+ * The gateway status, held until it differs from `from` (the status the caller already knows), or what partial
+ * transfers brought differs from what `payment` shows, or `maxPollMs` runs out; a change committed by any process
+ * wakes it. An expiry wakes it too, though nothing is written then.
  * `readAfter`, when given, was registered before `payment` was read: the first round waits on it without reading
  * the payment again.
  */
@@ -71,8 +89,9 @@ export async function statusAfterLongPoll(
   const initial = buyerFacingStatus(payment, ctx.clock.now());
   if (limitMs === 0 || isTerminal(initial) || initial !== from) {
     readAfter?.cancel();
-    return toStatusView(payment, ctx.chains, ctx.clock.now());
+    return gatewayStatusView(ctx, payment, ctx.clock.now());
   }
+  const received = underpaidTotals(payment.exceptions);
   const untilExpiryMs = payment.expires_at.getTime() - ctx.clock.now().getTime() + 50;
   const wakeAt = Date.now() + (initial === 'requires_action' ? Math.min(limitMs, untilExpiryMs) : limitMs);
   if (readAfter) {
@@ -95,9 +114,10 @@ export async function statusAfterLongPoll(
       .where('id', '=', payment.id)
       .executeTakeFirstOrThrow();
     const now = ctx.clock.now();
-    if (buyerFacingStatus(current, now) !== from || remaining <= 0 || !wait.held) {
+    const changed = buyerFacingStatus(current, now) !== from || underpaidTotals(current.exceptions) !== received;
+    if (changed || remaining <= 0 || !wait.held) {
       wait.cancel();
-      return toStatusView(current, ctx.chains, now);
+      return gatewayStatusView(ctx, current, now);
     }
     await wait.changed;
   }

@@ -6,6 +6,7 @@ import { FiatAmount, fiatAmountOf, type MerchantRow, type PaymentRow } from '../
 import { buyerFacingStatus } from '../payments/stateMachine.ts';
 import { gatewayPaymentOf, merchantOfPayment } from './gatewayPayment.ts';
 import { GatewayPaymentParams } from './gatewaySchemas.ts';
+import { ReceivedPart, receivedParts } from '../deposits/receivedParts.ts';
 
 /** The provider of a buyer who paid by a plain transfer (a deposit address, Solana Pay): any wallet may have sent it. */
 const UNKNOWN_PROVIDER = 'Unknown wallet';
@@ -54,12 +55,19 @@ export function registerGetGatewayPayment(app: App, ctx: AppContext): void {
         tags: ['gateway'],
         summary: 'A payment as the wallet displays it',
         params: GatewayPaymentParams,
-        response: { 200: GatewayPaymentView, ...errorResponses(404) },
+        response: {
+          200: Type.Object({ ...GatewayPaymentView.properties, received: Type.Optional(Type.Array(ReceivedPart)) }),
+          ...errorResponses(404),
+        },
       },
     },
     async (request) => {
       const payment = await gatewayPaymentOf(ctx, request.params.id);
-      return toGatewayPaymentView(payment, await merchantOfPayment(ctx, payment), ctx.config.baseUrl, ctx.clock.now());
+      const now = ctx.clock.now();
+      const view = toGatewayPaymentView(payment, await merchantOfPayment(ctx, payment), ctx.config.baseUrl, now);
+      // A page opened again after part of the payment arrived asks for the rest from its first render.
+      const received = view.status === 'requires_action' ? await receivedParts(ctx, payment) : [];
+      return received.length ? { ...view, received } : view;
     },
   );
 }

@@ -1,10 +1,9 @@
 import type { App, AppContext } from '../context.ts';
 import { errorResponses } from '../http/schemas.ts';
 import { LongPollQuery } from '../payments/getPaymentStatus.ts';
-import { PaymentStatusView } from '../payments/paymentResource.ts';
 import { buyerFacingStatus } from '../payments/stateMachine.ts';
 import { MAX_LONG_POLL_MS } from '../payments/statusWaiter.ts';
-import { gatewayPaymentOf, statusAfterLongPoll } from './gatewayPayment.ts';
+import { GatewayStatusView, gatewayPaymentOf, statusAfterLongPoll } from './gatewayPayment.ts';
 import { GatewayPaymentParams } from './gatewaySchemas.ts';
 
 export function registerGetGatewayPaymentStatus(app: App, ctx: AppContext): void {
@@ -20,7 +19,7 @@ export function registerGetGatewayPaymentStatus(app: App, ctx: AppContext): void
           'With maxPollMs the response waits until the status changes (in any service process), at most 30 s.',
         params: GatewayPaymentParams,
         querystring: LongPollQuery,
-        response: { 200: PaymentStatusView, ...errorResponses(404) },
+        response: { 200: GatewayStatusView, ...errorResponses(404) },
       },
     },
     async (request) => {

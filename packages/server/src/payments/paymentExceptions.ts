@@ -84,3 +84,15 @@ export function paidByException(chains: ChainRegistry, exception: PaymentExcepti
     value: exception.amount,
   });
 }
+
+/**
+ * What transfers of less than asked brought towards a payment so far, as one string that changes whenever more
+ * arrives in any token: each underpaid token (CAIP-19) and its total. Empty when nothing partial arrived.
+ */
+export function underpaidTotals(exceptions: readonly PaymentException[]): string {
+  return exceptions
+    .filter((exception) => exception.type === 'underpaid')
+    .map((exception) => `${exception.asset}=${exception.amount}`)
+    .sort()
+    .join(',');
+}

@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMerchant, createPayment } from '../support/fixtures.ts';
 import {
@@ -97,44 +96,6 @@ describe('checkout pages under a CHECKOUT_URL with a path', () => {
     for (const path of [`/${paymentId}`, '/pay/assets/checkout/checkout.0000000000000000.js', '/pay/not-a-payment']) {
       const result = await call(server, path);
       expect([result.status, expectErrorBody(result).code], path).toEqual([404, 'not_found']);
-    }
-  });
-  it('answers what partial transfers brought at {checkout_url}/<id>/received, held while unchanged, with clear errors', async () => {
-    const { paymentId } = await createPayment(server, partner.apiKey, merchantId);
-    const now = await call(server, `/pay/${paymentId}/received`);
-    expect([now.status, now.body, now.headers.get('cache-control')]).toEqual([200, { received: '' }, 'no-store']);
-
-    // Held while what arrived is what the page knows; answered as soon as a partial transfer is recorded.
-    const waiting = server.ctx.statusWaiter.waitingCount();
-    const held = call(server, `/pay/${paymentId}/received?known=&maxPollMs=20000`);
-    await expect.poll(() => server.ctx.statusWaiter.waitingCount()).toBe(waiting + 1);
-    const asset = 'eip155:8453/erc20:0x833589fcd6edb6e08f4c7c32d4f71b54bda02913';
-    const exceptions = [
-      {
-        id: 'exc_partial',
-        type: 'underpaid',
-        network: 'eip155:8453',
-        asset,
-        amount: '400000',
-        expected: '1000000',
-        txHash: '0xabc',
-        from: 'eip155:8453:0x0000000000000000000000000000000000000001',
-        at: new Date().toISOString(),
-      },
-    ];
-    await sql`
-      WITH written AS (UPDATE payments SET exceptions = ${JSON.stringify(exceptions)}::jsonb WHERE id = ${paymentId} RETURNING id)
-      SELECT pg_notify('payment_status', id) FROM written`.execute(server.db);
-    // Woken by the notification, not by the end of its hold.
-    await expect.poll(() => server.ctx.statusWaiter.waitingCount(), { timeout: 5_000 }).toBe(waiting);
-    const answered = await held;
-    expect(answered.body).toEqual({ received: `${asset}=400000` });
-
-    const unknown = await call(server, '/pay/pay_01JZZZZZZZZZZZZZZZZZZZZZZZ/received');
-    expect([unknown.status, expectErrorBody(unknown).code]).toEqual([404, 'payment_not_found']);
-    for (const query of ['maxPollMs=-1', 'maxPollMs=soon', 'other=1', `known=${'x'.repeat(5000)}`]) {
-      const refused = await call(server, `/pay/${paymentId}/received?${query}`);
-      expect([refused.status, expectErrorBody(refused).code], query).toEqual([400, 'params_validation']);
     }
   });
 });

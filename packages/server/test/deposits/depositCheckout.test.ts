@@ -142,11 +142,38 @@ describe('checkout page: a deposit address any wallet pays, in Chromium on the d
     await saveScreenshots(page, 'deposit-address-underpaid', SCREENS);
     const uri = await decodeQr(await panel.locator('figure.qr svg').screenshot());
     expect(uri).toBe(`ethereum:${usdc.address}@${chain().chainId}/transfer?address=${address}&uint256=4000000`);
+    // A wallet or a checkout of the merchant's own learns the same from the gateway.
+    const gateway = { headers: { 'api-key': partner.apiKey } };
+    const usdcAmount = (value: string) => ({
+      unit: `caip19/${usdc.caip19}`,
+      value,
+      display: { assetSymbol: 'USDC', assetName: expect.any(String), decimals: 6, networkName: chain().name },
+    });
+    const received = [
+      {
+        amount: usdcAmount('6000000'),
+        expected: usdcAmount('10000000'),
+        remaining: usdcAmount('4000000'),
+        address,
+        uri: `ethereum:${usdc.address}@${chain().chainId}/transfer?address=${address}&uint256=4000000`,
+      },
+    ];
+    const status = await call(server, `/v1/gateway/payment/${paymentId}/status`, gateway);
+    expect(status.body).toMatchObject({ status: 'requires_action', received });
+    expect((await call(server, `/v1/gateway/payment/${paymentId}`, gateway)).body.received).toEqual(received);
 
+    // A status request held from here wakes when the rest arrives.
+    const held = call(server, `/v1/gateway/payment/${paymentId}/status?maxPollMs=30000`, gateway);
     await sendPlainTransfer(chain().chainId, usdc.address as Address, address, 4_000_000n);
     await expect
       .poll(() => page.locator('[data-view]:not([hidden]) h2').textContent(), { timeout: 45_000 })
       .toBe('Payment complete');
+    const after = (await held).body;
+    expect(after.status).not.toBe('requires_action');
+    expect(after).not.toHaveProperty('received');
+    const paid = await call(server, `/v1/gateway/payment/${paymentId}/status`, gateway);
+    expect(paid.body).toMatchObject({ status: 'succeeded', info: { optionAmount: { value: '10000000' } } });
+    expect(paid.body).not.toHaveProperty('received');
     await context.close();
   });
 

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMerchant, createPayment } from '../support/fixtures.ts';
 import {
@@ -50,6 +51,32 @@ describe('gateway requests, without chains', () => {
       const result = await gateway(missing, suffix, body);
       expect([result.status, expectErrorBody(result).code], suffix).toEqual([404, 'payment_not_found']);
     }
+  });
+
+  it('answers a held status request as soon as a partial transfer is recorded, though the status stays the same', async () => {
+    const paymentId = await newPayment();
+    const waiting = server.ctx.statusWaiter.waitingCount();
+    const held = gateway(paymentId, '/status?maxPollMs=25000');
+    await expect.poll(() => server.ctx.statusWaiter.waitingCount()).toBe(waiting + 1);
+    const exceptions = [
+      {
+        id: 'exc_partial',
+        type: 'underpaid',
+        network: 'eip155:8453',
+        asset: 'eip155:8453/erc20:0x833589fcd6edb6e08f4c7c32d4f71b54bda02913',
+        amount: '400000',
+        expected: '1000000',
+        txHash: '0xabc',
+        from: 'eip155:8453:0x0000000000000000000000000000000000000001',
+        at: new Date().toISOString(),
+      },
+    ];
+    await sql`
+      WITH written AS (UPDATE payments SET exceptions = ${JSON.stringify(exceptions)}::jsonb WHERE id = ${paymentId} RETURNING id)
+      SELECT pg_notify('payment_status', id) FROM written`.execute(server.db);
+    // Woken by the notification, not by the end of its hold.
+    await expect.poll(() => server.ctx.statusWaiter.waitingCount(), { timeout: 5_000 }).toBe(waiting);
+    expect((await held).body).toMatchObject({ status: 'requires_action', isFinal: false });
   });
 
   it('takes refresh: null as no refresh, and ignores fields it does not know', async () => {

@@ -137,7 +137,8 @@ export function setUpBrowserWallet(setup: BrowserWalletSetup): void {
   /** The wallets that pay the picked option, or why there are none. */
   function render(): void {
     const choice = chosen();
-    if (!choice) {
+    // Once part arrived at the deposit address, only the rest is asked for there: a wallet would pay the whole again.
+    if (!choice || session.getSnapshot().stage === 'underpaid') {
       section.hidden = true;
       return;
     }
@@ -279,7 +280,11 @@ export function setUpBrowserWallet(setup: BrowserWalletSetup): void {
     if (session.getSnapshot().stage === 'confirming') void session.actions.retry();
     else if (attempt) void payWith(attempt.wallet, attempt.choice);
   });
-  session.subscribe(() => follow(session.getSnapshot()));
+  session.subscribe(() => {
+    const snapshot = session.getSnapshot();
+    if (snapshot.stage === 'underpaid') section.hidden = true;
+    follow(snapshot);
+  });
   watchEvmWallets((found) => {
     wallets.eip155 = found;
     render();

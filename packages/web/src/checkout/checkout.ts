@@ -1,6 +1,13 @@
 import { type CheckoutSnapshot, createPaymentSession } from '@paygate/checkout';
 import { GatewayClient, type PaymentStatus } from '@paygate/wallet/browser';
-import { failureExplanation, formatTimeLeft, paidWithText, timeLeftInWords, transactionUrl } from './view.ts';
+import {
+  failureExplanation,
+  formatTimeLeft,
+  paidWithText,
+  receivedFingerprint,
+  timeLeftInWords,
+  transactionUrl,
+} from './view.ts';
 import type { MessageKey } from './i18n/catalogue.ts';
 import { loadedCatalogue } from './i18n/catalogueScript.ts';
 import { checkoutLocaleOf } from './i18n/locales.ts';
@@ -19,14 +26,8 @@ const ANNOUNCEMENTS = {
   expired: 'announce.expired',
   cancelled: 'announce.cancelled',
 } as const satisfies Record<Status, MessageKey>;
-/** The longest the gateway may hold a status request; it answers at once on any change. */
-const LONG_POLL_MS = 25_000;
 /** Time for a screen reader to announce a final status before the buyer is sent back to the merchant. */
 const REDIRECT_DELAY_MS = 2_500;
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
 
 /** A random id for this browser (the gateway's `Client-Id`), kept across visits where storage allows. */
 function browserClientId(): string {
@@ -92,6 +93,16 @@ function start(root: HTMLElement, t: Translator): void {
 
   function applySnapshot(snapshot: CheckoutSnapshot): void {
     const next = statusOf(snapshot);
+    // A transfer of less than asked arrived, or added to one: the page is made again, its panel asking for the rest.
+    if (
+      next === 'requires_action' &&
+      snapshot.payment &&
+      data.received !== undefined &&
+      receivedFingerprint(snapshot.received) !== data.received
+    ) {
+      window.location.reload();
+      return;
+    }
     const paid = snapshot.paid?.optionAmount;
     if (next === 'succeeded' && paid?.display) {
       const paidWith = document.getElementById('paid-with');
@@ -123,34 +134,6 @@ function start(root: HTMLElement, t: Translator): void {
     if (timeLeftLine) timeLeftLine.title = timeLeftInWords(t, expiresAt, now);
   }
 
-  /**
-   * Reloads the page when a transfer of less than asked arrives (or adds to an earlier one), so that its panel asks
-   * for the rest: the service holds the request until what was received differs from what the page shows.
-   */
-  async function followReceived(url: string, known: string): Promise<void> {
-    let failures = 0;
-    while (status === 'requires_action') {
-      const started = Date.now();
-      try {
-        const response = await fetch(`${url}?known=${encodeURIComponent(known)}&maxPollMs=${LONG_POLL_MS}`, {
-          cache: 'no-store',
-        });
-        if (!response.ok) throw new Error(`received: ${response.status}`);
-        const { received } = (await response.json()) as { received: string };
-        failures = 0;
-        if (received !== known && status === 'requires_action') {
-          window.location.reload();
-          return;
-        }
-        // Answered at once with nothing new: the payment left requires_action, which the status follower shows.
-        if (Date.now() - started < 1_000) await sleep(2_000);
-      } catch {
-        failures += 1;
-        await sleep(Math.min(1_000 * 2 ** failures, 30_000));
-      }
-    }
-  }
-
   tick();
   const countdown = setInterval(() => {
     if (FINAL.has(status)) clearInterval(countdown);
@@ -159,7 +142,6 @@ function start(root: HTMLElement, t: Translator): void {
   redirectIfFinal();
   session.subscribe(() => applySnapshot(session.getSnapshot()));
   session.start();
-  if (status === 'requires_action' && data.receivedUrl) void followReceived(data.receivedUrl, data.received ?? '');
 
   if (status === 'requires_action' && document.getElementById('accepted')) {
     setUpBrowserWallet({ session, locale, t });

@@ -92,3 +92,14 @@ export function timeLeftInWords(t: Translate, expiresAt: Date, now: Date): strin
   const minutes = Math.floor((expiresAt.getTime() - now.getTime()) / 60_000);
   return minutes >= 1 ? t('page.minutesLeft', { count: minutes }) : t('page.underAMinuteLeft');
 }
+
+/**
+ * What arrived of an unpaid payment in transfers of less than asked, as one string: the page, rendered with the
+ * server's, reloads when the payment's differs, so its panel asks for the rest.
+ */
+export function receivedFingerprint(received: readonly { amount: { unit: string; value: string } }[]): string {
+  return received
+    .map(({ amount }) => `${amount.unit}=${amount.value}`)
+    .sort()
+    .join(',');
+}

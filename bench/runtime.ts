@@ -3,6 +3,8 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { createPaymentSession, FINAL_STAGES } from '@paygate/checkout';
 import { evmKeyWallet } from '@paygate/checkout/keys';
 import { startDevnet } from '@paygate/devnet';
@@ -14,7 +16,15 @@ import { createPartner } from '../packages/server/src/partners/partners.ts';
 import { percentile, type Spawned, startDevnetBenchService } from './support.ts';
 
 /** Payments per way of paying; the two ways alternate, so a machine's drift weighs on both alike. */
-const PAYMENTS = 30;
+const PAYMENTS = 60;
+
+v8.setFlagsFromString('--expose-gc');
+/**
+ * V8's collector, run around each measured payment: a full collection before it, so no garbage of the other way
+ * lands on it, and a collection of the young generation at its end, inside the measure, so it pays for collecting
+ * its own short-lived garbage and nothing else.
+ */
+const collectGarbage = vm.runInNewContext('gc') as (options?: { type: 'major' | 'minor'; execution: 'sync' }) => void;
 const LONG_POLL_MS = 25_000;
 
 interface Cost {
@@ -24,16 +34,25 @@ interface Cost {
 }
 
 async function measured(pay: () => Promise<void>): Promise<Cost> {
+  collectGarbage({ type: 'major', execution: 'sync' });
   const cpu = process.cpuUsage();
   const started = performance.now();
   await pay();
+  collectGarbage({ type: 'minor', execution: 'sync' });
   const spent = process.cpuUsage(cpu);
   return { wallMs: performance.now() - started, cpuMs: (spent.user + spent.system) / 1000 };
 }
 
-function summary(costs: Cost[], field: keyof Cost): { p50: number; mean: number } {
+/**
+ * The p50 and the trimmed mean (the middle 80 %): a payment's CPU has a long tail on either way (a collection of the
+ * old generation, a function compiled again), a few tens of milliseconds that swing a plain mean by more than the
+ * difference measured.
+ */
+function summary(costs: Cost[], field: keyof Cost): { p50: number; trimmed: number } {
   const values = costs.map((cost) => cost[field]).sort((a, b) => a - b);
-  return { p50: percentile(values, 0.5), mean: values.reduce((sum, value) => sum + value, 0) / values.length };
+  const cut = Math.floor(values.length / 10);
+  const middle = values.slice(cut, values.length - cut);
+  return { p50: percentile(values, 0.5), trimmed: middle.reduce((sum, value) => sum + value, 0) / middle.length };
 }
 
 /**
@@ -123,18 +142,23 @@ export async function runRuntimeBenchmark(): Promise<void> {
     const line = (name: string, costs: Cost[]) => {
       const wall = summary(costs, 'wallMs');
       const cpu = summary(costs, 'cpuMs');
-      return `${name.padEnd(26)} ${wall.p50.toFixed(1).padStart(8)} ${wall.mean.toFixed(1).padStart(9)} ${cpu.p50.toFixed(2).padStart(9)} ${cpu.mean.toFixed(2).padStart(10)}\n`;
+      return `${name.padEnd(26)} ${wall.p50.toFixed(1).padStart(8)} ${wall.trimmed.toFixed(1).padStart(12)} ${cpu.p50.toFixed(2).padStart(9)} ${cpu.trimmed.toFixed(2).padStart(12)}\n`;
     };
     process.stdout.write(
       `${PAYMENTS} USDC payments each way on ${chain.caip2}, alternating, one at a time (load ${os.loadavg()[0]!.toFixed(2)})\n`,
     );
-    process.stdout.write('way of paying              wall p50 wall mean   cpu p50   cpu mean (ms per payment)\n');
+    process.stdout.write(
+      'way of paying              wall p50 wall trimmed   cpu p50  cpu trimmed (ms per payment; trimmed: mean of the middle 80 %)\n',
+    );
     process.stdout.write(line('raw gateway calls', raw));
     process.stdout.write(line('checkout runtime', runtime));
-    const overhead = (field: keyof Cost) =>
-      ((100 * (summary(runtime, field).mean - summary(raw, field).mean)) / summary(raw, field).mean).toFixed(1);
+    const overhead = (field: keyof Cost, statistic: 'p50' | 'trimmed') =>
+      (
+        (100 * (summary(runtime, field)[statistic] - summary(raw, field)[statistic])) /
+        summary(raw, field)[statistic]
+      ).toFixed(1);
     process.stdout.write(
-      `runtime over raw: wall ${overhead('wallMs')} %, client CPU ${overhead('cpuMs')} % (target: at most 5 %)\n`,
+      `runtime over raw by the p50: wall ${overhead('wallMs', 'p50')} %, client CPU ${overhead('cpuMs', 'p50')} %; by the trimmed mean: wall ${overhead('wallMs', 'trimmed')} %, client CPU ${overhead('cpuMs', 'trimmed')} % (target: at most 5 %)\n`,
     );
   } finally {
     spawned?.child.kill('SIGTERM');

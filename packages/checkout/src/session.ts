@@ -69,11 +69,24 @@ const AWAITING_THE_BUYER: readonly CheckoutStage[] = ['connect', 'options', 'col
 
 /** The longest the gateway holds a status or confirm request; it answers at once on a change. */
 const LONG_POLL_MS = 25_000;
+/**
+ * After the payment loads, the status is first checked this much later: a buyer takes longer to choose and sign,
+ * and a flow that pays at once (an agent, a server) has its confirmation's answer as the status, with no request
+ * of the follower's at all.
+ */
+const FIRST_CHECK_AFTER_MS = 2_000;
 /** Between status checks when the gateway answered at once with no change and gave no hint. */
 const STATUS_RECHECK_MS = 2_000;
 const MAX_BACKOFF_MS = 30_000;
 /** The gateway takes at most this many accounts per options request. */
 const MAX_ACCOUNTS = 20;
+
+interface Follower {
+  /** Ends its request and wait when the page stops the session. */
+  controller: AbortController;
+  /** False once paused: what its request answers is ignored, and it ends. */
+  listening: boolean;
+}
 
 /** Signed results sent to confirm whose answer has not come: repeated as they are, never signed again. */
 interface PendingConfirmation {
@@ -115,8 +128,10 @@ export function createPaymentSession(paymentId: string, seams: CheckoutSeams): P
   const telemetry: CheckoutTelemetry = seams.telemetry ?? silentTelemetry;
   const listeners = new Set<() => void>();
   let snapshot = initialSnapshot(paymentId);
-  let controller = new AbortController();
-  let following = false;
+  /** Whether the page stopped the session (`stop`) and has not started it again. */
+  let stopped = true;
+  /** The status follower, while one runs. */
+  let follower: Follower | undefined;
   let busy = false;
   let loading = false;
   let wallet: CheckoutWallet | undefined;
@@ -206,32 +221,37 @@ export function createPaymentSession(paymentId: string, seams: CheckoutSeams): P
 
   /**
    * Follows the status by long-poll until the outcome, so a payment paid elsewhere or expired shows here too. The
-   * first request waits `firstWaitMs`: none when the page may be behind (a resumed session), a whole long-poll
-   * right after the payment was read.
+   * first request is made after `startAfterMs` and waits `firstWaitMs`: none when the page may be behind (a
+   * resumed session, a pause), a whole long-poll right after the service answered with the status.
    */
-  async function follow(firstWaitMs = 0): Promise<void> {
-    if (following) return;
-    following = true;
-    const { signal } = controller;
+  async function follow(firstWaitMs = 0, startAfterMs = 0): Promise<void> {
+    if (stopped || follower) return;
+    const mine: Follower = { controller: new AbortController(), listening: true };
+    follower = mine;
+    const { signal } = mine.controller;
+    const heard = () => mine.listening && !signal.aborted;
     let maxPollMs = firstWaitMs;
     let failures = 0;
     try {
+      if (startAfterMs) await clock.sleep(startAfterMs, signal);
       // One check even of a payment loaded final: its status carries the paid amount or the failure code.
       let checks = 0;
-      while (!signal.aborted && (checks++ === 0 || !isFinal())) {
+      while (heard() && (checks++ === 0 || !isFinal())) {
         const started = clock.now();
         try {
-          const status = await transport.getStatus(paymentId, { maxPollMs });
-          if (signal.aborted) return;
+          const status = await transport.getStatus(paymentId, { maxPollMs, signal });
+          if (!heard()) return;
           const before = snapshot;
           applyStatus(status);
           failures = 0;
+          const held = maxPollMs > 0;
           maxPollMs = LONG_POLL_MS;
-          // An answer that came at once with nothing new: the gateway held nothing, so the next check waits.
-          if (before === snapshot && clock.now() - started < 1_000) {
+          // Asked to hold, the gateway answered at once with nothing new: it holds nothing, so the next check waits.
+          if (held && before === snapshot && clock.now() - started < 1_000) {
             await clock.sleep(status.pollInMs ?? STATUS_RECHECK_MS, signal);
           }
         } catch (error) {
+          if (!heard()) return;
           if (isRefusal(error)) {
             fail(error, snapshot.stage, () => follow());
             return;
@@ -241,8 +261,17 @@ export function createPaymentSession(paymentId: string, seams: CheckoutSeams): P
         }
       }
     } finally {
-      following = false;
+      if (follower === mine) follower = undefined;
     }
+  }
+
+  /**
+   * While the runtime's own confirmation is held, its answer is the status: the follower's request is left to run
+   * out unheard rather than ended, since ending a request closes its connection and the next must open another.
+   */
+  function pauseFollowing(): void {
+    if (follower) follower.listening = false;
+    follower = undefined;
   }
 
   async function load(): Promise<void> {
@@ -256,7 +285,7 @@ export function createPaymentSession(paymentId: string, seams: CheckoutSeams): P
       return;
     }
     // A payment loaded final has its paid amount or failure code in its status: asked at once.
-    void follow(isFinal() ? 0 : LONG_POLL_MS);
+    void follow(0, isFinal() ? 0 : FIRST_CHECK_AFTER_MS);
   }
 
   async function accountsOf(connected: CheckoutWallet, address: string): Promise<string[]> {
@@ -331,10 +360,13 @@ export function createPaymentSession(paymentId: string, seams: CheckoutSeams): P
     const confirmation = pending;
     if (!confirmation) return;
     update({ stage: 'confirming', error: null });
+    pauseFollowing();
     let status: PaymentStatus;
     try {
       status = await transport.confirm(paymentId, confirmation, { maxPollMs: LONG_POLL_MS });
     } catch (error) {
+      // The status is unknown: the follower checks it at once.
+      void follow();
       if (isRefusal(error)) {
         // The service refused these results and will never submit them: the buyer may pay again.
         pending = undefined;
@@ -350,7 +382,8 @@ export function createPaymentSession(paymentId: string, seams: CheckoutSeams): P
     applyStatus(status);
     if (!isFinal()) {
       update({ stage: 'processing' });
-      void follow();
+      // The answer is fresh: the follower holds its first request until the status changes.
+      void follow(LONG_POLL_MS);
     }
   }
 
@@ -453,7 +486,7 @@ export function createPaymentSession(paymentId: string, seams: CheckoutSeams): P
       return () => listeners.delete(listener);
     },
     start() {
-      if (controller.signal.aborted) controller = new AbortController();
+      stopped = false;
       if (snapshot.stage === 'loading' && !loading) {
         loading = true;
         void load().finally(() => {
@@ -462,7 +495,9 @@ export function createPaymentSession(paymentId: string, seams: CheckoutSeams): P
       } else if (!isFinal()) void follow();
     },
     stop() {
-      controller.abort();
+      stopped = true;
+      follower?.controller.abort();
+      follower = undefined;
     },
   };
 }

@@ -32,23 +32,36 @@ function started(transport = new ScriptedTransport(), clock = new FakeClock()) {
   return { session, transport, clock, events, stages, snapshot: () => session.getSnapshot() };
 }
 
-async function atOptions(transport = new ScriptedTransport()) {
-  const run = started(transport);
+/** Started, and past the wait before the first status check, which the gateway holds until `settleStatus`. */
+async function following(transport = new ScriptedTransport(), clock = new FakeClock()) {
+  const run = started(transport, clock);
   await settle();
+  await clock.advance(2_000);
+  return run;
+}
+
+async function atOptions(transport = new ScriptedTransport()) {
+  const run = await following(transport);
   const wallet = scriptedWallet();
   await run.session.actions.connectWallet(wallet);
   return { ...run, wallet };
 }
 
 describe('a payment session', () => {
-  it('loads the payment, then follows its status by long-poll; resumed, it checks at once', async () => {
-    const { snapshot, transport, stages, session } = started();
+  it('loads the payment, checks its status a little later, then follows it by long-poll; resumed, it checks at once', async () => {
+    const { snapshot, transport, stages, session, clock } = started();
     expect(snapshot().stage).toBe('loading');
     await settle();
     expect(snapshot().stage).toBe('connect');
     expect(snapshot().payment?.merchant.name).toBe('Shop');
     expect(stages).toEqual(['connect']);
+    await clock.advance(1_999);
+    expect(transport.count('getStatus')).toBe(0);
+    await clock.advance(1);
+    transport.settleStatus(status('requires_action'));
+    await settle();
     expect(transport.calls.filter((call) => call.method === 'getStatus').map((call) => call.args)).toEqual([
+      [PAYMENT_ID, { maxPollMs: 0 }],
       [PAYMENT_ID, { maxPollMs: 25_000 }],
     ]);
     session.stop();
@@ -156,6 +169,31 @@ describe('a payment session', () => {
     transport.settleStatus(status('succeeded', { info }));
     await settle();
     expect(snapshot()).toMatchObject({ stage: 'succeeded', paid: info, failureCode: null, error: null });
+  });
+
+  it('asks no status while its own confirmation is held, whose answer is the status; stopped, it ends its request', async () => {
+    const info = { optionAmount: option('opt_a').amount, txId: `0x${'cd'.repeat(32)}` };
+    const paid = new ScriptedTransport();
+    paid.defaults.confirm = status('succeeded', { info });
+    const first = await atOptions(paid);
+    expect(paid.count('getStatus')).toBe(1);
+    await first.session.actions.pay();
+    // The request held since the payment loaded answers now: it is not heard, so it changes nothing.
+    paid.settleStatus(status('processing'));
+    await settle();
+    expect(first.snapshot()).toMatchObject({ stage: 'succeeded', paid: info });
+    expect(paid.count('getStatus')).toBe(1);
+
+    // Still processing when the confirmation answers: the follower takes over, holding its first request.
+    const second = await atOptions();
+    await second.session.actions.pay();
+    await settle();
+    expect(second.transport.count('getStatus')).toBe(2);
+    expect(second.transport.last('getStatus')).toEqual([PAYMENT_ID, { maxPollMs: 25_000 }]);
+    expect(second.transport.endedStatus).toBe(0);
+    second.session.stop();
+    await settle();
+    expect(second.transport.endedStatus).toBe(1);
   });
 
   it('a second click on pay while the first signs asks the wallet once', async () => {
@@ -282,8 +320,7 @@ describe('a payment session', () => {
 
   it('backs off while the status cannot be read, and stops following when stopped', async () => {
     const transport = new ScriptedTransport().script('getStatus', unreachable(), unreachable());
-    const { session, clock } = started(transport);
-    await settle();
+    const { session, clock } = await following(transport);
     expect(transport.count('getStatus')).toBe(1);
     await clock.advance(1_999);
     expect(transport.count('getStatus')).toBe(1);
@@ -399,12 +436,10 @@ describe('a payment part of which arrived by a transfer to its deposit address',
   });
 
   it('lets a wallet already signing finish, and asks for the rest only if the service refused what it signed', async () => {
-    const transport = new ScriptedTransport().script('confirm', () => {
-      transport.settleStatus(status('requires_action', { received: [part('6000000')] }));
-      return refused(400, 'invalid_signature');
-    });
+    const transport = new ScriptedTransport().script('confirm', refused(400, 'invalid_signature'));
     const { session, snapshot, wallet, stages } = await atOptions(transport);
     await session.actions.pay();
+    transport.settleStatus(status('requires_action', { received: [part('6000000')] }));
     await settle();
     expect(wallet.signed).toHaveLength(1);
     expect(stages.slice(-4)).toEqual(['signing', 'confirming', 'options', 'underpaid']);

@@ -95,6 +95,7 @@ interface RequestSpec {
   body?: unknown;
   /** Checks and reshapes a 2xx body; throws a GatewayError when it is malformed. */
   normalise?: (body: unknown, status: number) => unknown;
+  signal?: AbortSignal | undefined;
 }
 
 const DEFAULT_RETRIES = 3;
@@ -172,6 +173,7 @@ export class GatewayClient {
       path: `${paymentPath(paymentId)}/confirm`,
       query: { maxPollMs: maxPollQuery(options.maxPollMs) },
       body: request,
+      signal: options.signal,
     })) as ConfirmResponse;
   }
 
@@ -181,6 +183,7 @@ export class GatewayClient {
       method: 'GET',
       path: `${paymentPath(paymentId)}/status`,
       query: { maxPollMs: maxPollQuery(options.maxPollMs) },
+      signal: options.signal,
     })) as PaymentStatus;
   }
 
@@ -199,18 +202,23 @@ export class GatewayClient {
     }
     const headers: Record<string, string> = { Accept: 'application/json', ...this.#authHeaders };
     if (spec.body !== undefined) headers['Content-Type'] = 'application/json';
+    const { signal } = spec;
     const init: RequestInit = {
       method: spec.method,
       headers,
       body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
+      ...(signal ? { signal } : {}),
     };
 
     for (let attempt = 0; ; attempt++) {
+      signal?.throwIfAborted();
       const retriesLeft = attempt < this.#retries;
       let response: ReceivedResponse;
       try {
         response = await this.#send(url, init);
       } catch (error) {
+        // Ended by the caller: not a failure of the network, and not retried.
+        signal?.throwIfAborted();
         if (!retriesLeft) {
           throw new GatewayNetworkError(`${spec.method} ${url.pathname} failed: ${describe(error)}`, {
             cause: error,

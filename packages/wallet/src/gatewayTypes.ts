@@ -131,6 +131,8 @@ export interface ConfirmRequest {
 export interface LongPollOptions {
   /** How long the server may hold the request (milliseconds, at least 0; the server caps it at 30 s). */
   maxPollMs?: number;
+  /** Ends the request (and any retry) early: the call rejects with the signal's reason. */
+  signal?: AbortSignal;
 }
 
 /** What a succeeded payment was paid with. */

@@ -161,6 +161,20 @@ describe('GatewayClient retries', () => {
     expect(performance.now() - started).toBeGreaterThanOrEqual(135);
   });
 
+  it('ends a held request when its signal aborts, rejecting with the reason and never retrying', async () => {
+    // The service holds the long-poll: the step never answers.
+    const s = await serve(() => undefined, json(200, STATUS_BODY));
+    const caller = new AbortController();
+    const request = caught(clientFor(s).getStatus(PAYMENT_ID, { maxPollMs: 25_000, signal: caller.signal }));
+    await expect.poll(() => s.requests.length).toBe(1);
+    const reason = new Error('the page left');
+    caller.abort(reason);
+    expect(await request).toBe(reason);
+    expect(s.requests).toHaveLength(1);
+    await expect(clientFor(s).getStatus(PAYMENT_ID, { signal: caller.signal })).rejects.toBe(reason);
+    expect(s.requests).toHaveLength(1);
+  });
+
   it('waits for Retry-After on 429, then retries', async () => {
     const s = await serve(
       json(429, { code: 'rate_limited', message: 'slow down' }, { 'Retry-After': '1' }),

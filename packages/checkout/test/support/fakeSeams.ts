@@ -63,6 +63,8 @@ type Calls = { method: string; args: unknown[] }[];
 /** A gateway scripted per call: each method answers from its queue, then with its default; every call is kept. */
 export class ScriptedTransport implements CheckoutTransport {
   readonly calls: Calls = [];
+  /** Held status requests the session ended. */
+  endedStatus = 0;
   readonly queues: Record<string, Answer<unknown>[]> = {};
   /** A status request that finds nothing new waits here until `settleStatus`, as a long-poll would. */
   #heldStatus: ((status: PaymentStatus) => void)[] = [];
@@ -126,10 +128,21 @@ export class ScriptedTransport implements CheckoutTransport {
     this.#answer('confirm', args, this.defaults.confirm)) as CheckoutTransport['confirm'];
   cancel = ((...args: unknown[]) =>
     this.#answer('cancel', args, this.defaults.cancel)) as unknown as CheckoutTransport['cancel'];
-  getStatus = ((...args: unknown[]) => {
+  getStatus = ((paymentId: string, options: { maxPollMs?: number; signal?: AbortSignal } = {}) => {
+    // Kept without the signal, which is the session's own business; a call it ends rejects, as fetch does.
+    const { signal, ...rest } = options;
+    const args = [paymentId, rest];
     if (this.queues.getStatus?.length) return this.#answer('getStatus', args, status('requires_action'));
     this.calls.push({ method: 'getStatus', args });
-    return new Promise<PaymentStatus>((resolve) => this.#heldStatus.push(resolve));
+    return new Promise<PaymentStatus>((resolve, reject) => {
+      const held = (next: PaymentStatus) => resolve(next);
+      this.#heldStatus.push(held);
+      signal?.addEventListener('abort', () => {
+        this.#heldStatus = this.#heldStatus.filter((candidate) => candidate !== held);
+        this.endedStatus += 1;
+        reject(signal.reason);
+      });
+    });
   }) as CheckoutTransport['getStatus'];
 }
 

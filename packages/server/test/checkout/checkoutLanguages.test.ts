@@ -159,9 +159,12 @@ describe('checkout page in the buyer language, in Chromium on the devnet', () =>
     expect(await rawKeysOn(page)).toEqual([]);
     await lookAt(page, 'language-ja');
 
-    // The page's script says a change of status in the page's language.
+    // The page's script says a change of status in the page's language (it follows the status from its first check,
+    // a moment after the page loads).
     await expect
-      .poll(() => traffic.at(-1)!.requests.some((url) => url.includes(`/payment/${paymentId}/status?maxPollMs=`)))
+      .poll(() => traffic.at(-1)!.requests.some((url) => url.includes(`/payment/${paymentId}/status?maxPollMs=`)), {
+        timeout: 10_000,
+      })
       .toBe(true);
     const cancelled = await call(server, `/v1/gateway/payment/${paymentId}/cancel`, {
       method: 'POST',

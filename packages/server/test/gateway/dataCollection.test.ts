@@ -20,7 +20,8 @@ import {
   type TestPartner,
   type TestServer,
 } from '../support/testServer.ts';
-import { launchChromium } from '../checkout/support/browser.ts';
+import { launchChromium, saveScreenshots } from '../checkout/support/browser.ts';
+import { seriousAxeViolations } from '../dashboard/support/dashboardBrowser.ts';
 import { type DevnetService, startDevnetService } from '../support/devnetService.ts';
 
 /** Each host bridge as a wallet would install it, reporting what it receives to the test through `__record`. */
@@ -317,6 +318,16 @@ describe('buyer data collection (D14)', () => {
       1,
     );
     expect(await page.title()).toMatch(/^Error: /);
+    // As readable in the dark as the checkout page that frames it.
+    for (const colorScheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme });
+      expect(await seriousAxeViolations(page), colorScheme).toEqual([]);
+      expect(await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor)).toBe(
+        colorScheme === 'dark' ? 'rgb(26, 29, 36)' : 'rgb(255, 255, 255)',
+      );
+      await saveScreenshots(page, `details-form-errors-${colorScheme}`);
+    }
+    await page.emulateMedia({ colorScheme: null });
     await page.getByLabel('Full name').fill(ANSWERS.fullName);
     await page.getByRole('button', { name: 'Continue' }).click();
     await page.waitForLoadState();

@@ -44,7 +44,7 @@ export interface CheckoutPageModel {
   qrSvg: string;
   redirect: RedirectTargets | undefined;
   /** What was paid, once succeeded, in the page's language (`Paid with 10 USDC on Base.`). */
-  paidText: string | undefined;
+  paidText: SafeHtml | undefined;
   /** Why the payment failed, when it did (`failureCode`). */
   failureCode?: string | undefined;
   /** The explorer page of the paying transaction, once succeeded on a network with an explorer. */

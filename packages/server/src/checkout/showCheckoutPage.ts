@@ -12,7 +12,7 @@ import { checkoutContentSecurityPolicy } from './checkoutPolicy.ts';
 import { solanaPayPanels } from './solanaPayPanel.ts';
 import { checkoutDeposits } from '../deposits/checkoutDeposits.ts';
 import { depositPanels } from './depositPanel.ts';
-import { html } from './html.ts';
+import { figure, html } from './html.ts';
 import { sendCompressed } from '../http/compressedReply.ts';
 import { type CheckoutLocale, negotiateLocale } from '@paygate/web/checkout/i18n/locales.ts';
 import { translator } from '@paygate/web/checkout/i18n/translator.ts';
@@ -23,7 +23,7 @@ import { formatFiatAmount, preferredOptionIndex, redirectTargets } from './check
 import {
   formatTimeLeft,
   formatTokenAmount,
-  paidWithText,
+  paidWithParts,
   receivedFingerprint,
   transactionUrl,
 } from '@paygate/web/checkout/view.ts';
@@ -147,7 +147,9 @@ export function registerShowCheckoutPage(app: App, ctx: AppContext, prefix: stri
         timeLeftText: formatTimeLeft(payment.expires_at, now),
         qrSvg: await qrCodeSvg(paymentLink, t('page.qrLabel')),
         redirect: redirectTargets(payment.success_url, payment.error_url, payment.id),
-        paidText: paid?.display ? paidWithText(t, { value: paid.value, display: paid.display }, locale) : undefined,
+        paidText: paid?.display
+          ? html`${paidWithParts(t, { value: paid.value, display: paid.display }, locale, figure)}`
+          : undefined,
         failureCode: statusView.failureCode,
         transactionLink: explorerUrl && paidInfo ? transactionUrl(explorerUrl, paidInfo.txId) : undefined,
         explorerUrls,

@@ -13,7 +13,7 @@ import {
 import {
   formatTimeLeft,
   formatTokenAmount,
-  paidWithText,
+  paidWithParts,
   readableTokenDecimal,
   transactionUrl,
 } from '@paygate/web/checkout/view.ts';
@@ -45,11 +45,12 @@ describe('amount formatting', () => {
   it('formats token amounts with their symbol, dropping trailing zeros, and says what was paid on which network', () => {
     expect(formatTokenAmount('10000000', { assetSymbol: 'USDC', decimals: 6 }, 'en')).toBe('10 USDC');
     const paid = { value: '10500000', display: { assetSymbol: 'USDC', decimals: 6, networkName: 'Base' } };
-    expect(paidWithText(translator('en'), paid, 'en')).toBe('Paid with 10.5 USDC on Base.');
-    expect(paidWithText(translator('de'), paid, 'de')).toBe('Bezahlt mit 10,5 USDC auf Base.');
-    expect(paidWithText(translator('en'), { ...paid, display: { assetSymbol: 'USDC', decimals: 6 } }, 'en')).toBe(
-      'Paid with 10.5 USDC.',
-    );
+    // The amount as the caller wraps it, to keep it on one line.
+    const figure = (text: string) => `[${text}]`;
+    expect(paidWithParts(translator('en'), paid, 'en', figure).join('')).toBe('Paid with [10.5 USDC] on Base.');
+    expect(paidWithParts(translator('de'), paid, 'de', figure).join('')).toBe('Bezahlt mit [10,5 USDC] auf Base.');
+    const unnamed = { ...paid, display: { assetSymbol: 'USDC', decimals: 6 } };
+    expect(paidWithParts(translator('en'), unnamed, 'en', figure)).toEqual(['Paid with ', '[10.5 USDC]', '.']);
     expect(formatTokenAmount('9199633', { assetSymbol: 'EURC', decimals: 6 }, 'de-DE')).toBe('9,199633 EURC');
     expect(formatTokenAmount('1', { assetSymbol: 'ETH', decimals: 18 }, 'en')).toBe('0.000000000000000001 ETH');
   });

@@ -7,7 +7,8 @@ import {
   watchSolanaWallets,
 } from '@paygate/checkout';
 import { shortenLongList } from './acceptedList.ts';
-import type { Translate } from './i18n/translate.ts';
+import { figureOf } from './figure.ts';
+import type { Translator } from './i18n/translate.ts';
 import { formatTokenAmount } from './view.ts';
 import { explainWalletProblem } from './walletMessages.ts';
 
@@ -15,7 +16,7 @@ export interface BrowserWalletSetup {
   /** The page's payment session: it connects, quotes, signs and confirms; this panel shows it and acts on it. */
   session: PaymentSession;
   locale: string;
-  t: Translate;
+  t: Translator;
 }
 
 /** The buyer's pick in the accepted list. */
@@ -144,7 +145,12 @@ export function setUpBrowserWallet(setup: BrowserWalletSetup): void {
     }
     section.hidden = false;
     const usable = wallets[choice.namespace];
-    title.textContent = t('wallet.listTitle', { amount: choice.amountText, network: choice.networkName });
+    title.replaceChildren(
+      ...t.parts<'wallet.listTitle', HTMLSpanElement>('wallet.listTitle', {
+        amount: figureOf(choice.amountText),
+        network: choice.networkName,
+      }),
+    );
     list.replaceChildren(...usable.map((wallet, index) => walletButton(wallet, choice, index)));
     title.hidden = !usable.length;
     noWallet.hidden = usable.length > 0;
@@ -263,7 +269,12 @@ export function setUpBrowserWallet(setup: BrowserWalletSetup): void {
       );
       shown.textContent = amountText;
       choice.amountText = amountText;
-      title.textContent = t('wallet.listTitle', { amount: amountText, network: choice.networkName });
+      title.replaceChildren(
+        ...t.parts<'wallet.listTitle', HTMLSpanElement>('wallet.listTitle', {
+          amount: figureOf(amountText),
+          network: choice.networkName,
+        }),
+      );
     }
     actions.chooseOption(option.id);
     await actions.pay();

@@ -3,7 +3,7 @@ import { GatewayClient, type PaymentStatus } from '@paygate/wallet/browser';
 import {
   failureExplanation,
   formatTimeLeft,
-  paidWithText,
+  paidWithParts,
   receivedFingerprint,
   timeLeftInWords,
   transactionUrl,
@@ -14,6 +14,7 @@ import { checkoutLocaleOf } from './i18n/locales.ts';
 import { type Translator, translatorOf } from './i18n/translate.ts';
 import { setUpAnyWalletPanels } from './anyWalletPanels.ts';
 import { setUpBrowserWallet } from './browserWallet.ts';
+import { figureOf } from './figure.ts';
 
 type Status = PaymentStatus['status'];
 
@@ -107,7 +108,7 @@ function start(root: HTMLElement, t: Translator): void {
     if (next === 'succeeded' && paid?.display) {
       const paidWith = document.getElementById('paid-with');
       if (paidWith) {
-        paidWith.textContent = paidWithText(t, { value: paid.value, display: paid.display }, locale);
+        paidWith.replaceChildren(...paidWithParts(t, { value: paid.value, display: paid.display }, locale, figureOf));
         paidWith.hidden = false;
       }
     }

@@ -1,5 +1,5 @@
 import { formatMinorUnits } from '../ui/money.ts';
-import type { Translate } from './i18n/translate.ts';
+import type { Translate, Translator } from './i18n/translate.ts';
 
 export interface TokenDisplay {
   assetSymbol: string;
@@ -35,15 +35,21 @@ export function formatTokenAmount(minor: string, display: TokenDisplay, locale: 
   return `${number} ${display.assetSymbol}`;
 }
 
-/** What the succeeded view says was paid: `Paid with 10 USDC on Base.`, the network when known. */
-export function paidWithText(
-  t: Translate,
+/**
+ * What the succeeded view says was paid (`Paid with 10 USDC on Base.`, the network when known), in pieces: the
+ * amount as `figure` makes it (markup on the server, an element in the page) so it stays on one line.
+ */
+export function paidWithParts<Figure>(
+  t: Translator,
   paid: { value: string; display: TokenDisplay & { networkName?: string | undefined } },
   locale: string,
-): string {
-  const amount = formatTokenAmount(paid.value, paid.display, locale);
+  figure: (text: string) => Figure,
+): (string | Figure)[] {
+  const amount = figure(formatTokenAmount(paid.value, paid.display, locale));
   const network = paid.display.networkName;
-  return network ? t('status.succeeded.paidWithOn', { amount, network }) : t('status.succeeded.paidWith', { amount });
+  return network
+    ? t.parts('status.succeeded.paidWithOn', { amount, network })
+    : t.parts('status.succeeded.paidWith', { amount });
 }
 
 /**

@@ -1783,6 +1783,8 @@ export interface paths {
                     status?: ("requires_action" | "processing" | "succeeded" | "failed" | "expired" | "cancelled")[];
                     /** @description Case-insensitive substring */
                     referenceId?: string;
+                    /** @description paygate extension: the payment with this id, transaction hash (EVM case-insensitive) or buyer account (CAIP-10, or its address alone), or whose reference contains it (case-insensitive) */
+                    search?: string;
                     /** @description Only the payments created through the API (`api`) or settled by the x402 facilitator (`x402`) */
                     source?: "api" | "x402";
                     /** @description Only these merchants' payments: one, or several as a repeated parameter; another partner's is 404 */
@@ -3757,6 +3759,8 @@ export interface paths {
                     status?: ("requires_action" | "processing" | "succeeded" | "failed" | "expired" | "cancelled")[];
                     /** @description Case-insensitive substring */
                     referenceId?: string;
+                    /** @description paygate extension: the payment with this id, transaction hash (EVM case-insensitive) or buyer account (CAIP-10, or its address alone), or whose reference contains it (case-insensitive) */
+                    search?: string;
                     /** @description Only the payments created through the API (`api`) or settled by the x402 facilitator (`x402`) */
                     source?: "api" | "x402";
                 };
@@ -4148,6 +4152,8 @@ export interface paths {
                     status?: ("requires_action" | "processing" | "succeeded" | "failed" | "expired" | "cancelled")[];
                     /** @description Case-insensitive substring */
                     referenceId?: string;
+                    /** @description paygate extension: the payment with this id, transaction hash (EVM case-insensitive) or buyer account (CAIP-10, or its address alone), or whose reference contains it (case-insensitive) */
+                    search?: string;
                     /** @description Only the payments created through the API (`api`) or settled by the x402 facilitator (`x402`) */
                     source?: "api" | "x402";
                     /** @description Only these merchants' payments: one, or several as a repeated parameter; another partner's is 404 */
@@ -4507,6 +4513,8 @@ export interface paths {
                     network?: string;
                     /** @description Case-insensitive substring */
                     referenceId?: string;
+                    /** @description paygate extension: the payment with this id, transaction hash (EVM case-insensitive) or buyer account (CAIP-10, or its address alone), or whose reference contains it (case-insensitive) */
+                    search?: string;
                     /** @description Only the payments created through the API (`api`) or settled by the x402 facilitator (`x402`) */
                     source?: "api" | "x402";
                     /** @description Only these merchants' payments: one, or several as a repeated parameter; another partner's is 404 */

@@ -6,7 +6,7 @@ import { versionHas } from '../http/versions.ts';
 import { filtersOf, ListPaymentsQuery, type ListStatus, partnerListScope, MerchantIdFilter } from './listFilters.ts';
 import { totalsOf } from './listStatistics.ts';
 
-const { startTs, endTs, token_symbol, network, referenceId, source } = ListPaymentsQuery.properties;
+const { startTs, endTs, token_symbol, network, referenceId, search, source } = ListPaymentsQuery.properties;
 
 const StatusCountsQuery = Type.Object(
   {
@@ -15,6 +15,7 @@ const StatusCountsQuery = Type.Object(
     token_symbol,
     network,
     referenceId,
+    search,
     source,
     merchantId: MerchantIdFilter,
   },

@@ -46,6 +46,15 @@ export const ListPaymentsQuery = Type.Object(
         description: 'Case-insensitive substring',
       }),
     ),
+    search: Type.Optional(
+      Type.String({
+        minLength: 3,
+        maxLength: 128,
+        pattern: '^[A-Za-z0-9 _/:.,+-]+$',
+        description:
+          'paygate extension: the payment with this id, transaction hash (EVM case-insensitive) or buyer account (CAIP-10, or its address alone), or whose reference contains it (case-insensitive)',
+      }),
+    ),
     source: Type.Optional(
       Type.Unsafe<PaymentSource>({
         type: 'string',
@@ -126,6 +135,7 @@ export interface Filters {
   networks?: string[];
   statuses?: ListStatus[];
   referenceId?: string;
+  search?: string;
   source?: PaymentSource;
   now: Date;
 }
@@ -163,8 +173,27 @@ export function filtersOf(query: ListQuery, scope: ListScope, now: Date, version
     ...(networks ? { networks } : {}),
     ...(query.status?.length ? { statuses: [...new Set(query.status)] } : {}),
     ...(query.referenceId ? { referenceId: query.referenceId } : {}),
+    ...(query.search?.trim() ? { search: query.search.trim() } : {}),
     ...(query.source ? { source: query.source } : {}),
   };
+}
+
+/**
+ * What a search matches: the payment's id, its transaction (an EVM hash in any case, a Solana signature exactly),
+ * its buyer's account (CAIP-10, or the address alone on any network), or a part of its reference.
+ */
+function searchCondition(eb: ExpressionBuilder<Database, 'payments'>, search: string) {
+  const lower = search.toLowerCase();
+  // `_` is a wildcard of LIKE; the query's pattern lets no other one through.
+  const contained = `%${search.replaceAll('_', '\\_')}%`;
+  return eb.or([
+    eb('payments.id', '=', search),
+    eb('payments.tx_hash', '=', search),
+    eb(eb.fn('lower', ['payments.tx_hash']), '=', lower),
+    eb('payments.buyer_account', '=', search),
+    eb(eb.fn('lower', ['payments.buyer_account']), 'like', `%:${lower.replaceAll('_', '\\_')}`),
+    eb('payments.reference_id', 'ilike', contained),
+  ]);
 }
 
 export function applyFilters<O>(query: SelectQueryBuilder<Database, 'payments', O>, filters: Filters) {
@@ -181,6 +210,7 @@ export function applyFilters<O>(query: SelectQueryBuilder<Database, 'payments', 
     if (filters.statuses)
       conditions.push(eb.or(filters.statuses.map((status) => listedStatusCondition(eb, status, filters.now))));
     if (filters.referenceId) conditions.push(eb('payments.reference_id', 'ilike', `%${filters.referenceId}%`));
+    if (filters.search) conditions.push(searchCondition(eb, filters.search));
     if (filters.source) conditions.push(eb('payments.source', '=', filters.source));
     return eb.and(conditions);
   });

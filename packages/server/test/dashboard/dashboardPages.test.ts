@@ -259,9 +259,14 @@ describe('partner dashboard in Chromium: sign in, the payments, a payment, sign 
     });
     await expectRowsOfQuery('status=processing&status=succeeded');
 
-    await apply(() => page.getByLabel('Reference contains').fill('yen'));
-    await expectRowsOfQuery('referenceId=yen');
+    await apply(() => page.getByLabel('Search').fill('yen'));
+    await expectRowsOfQuery('search=yen');
     expect(await shownIds()).toHaveLength(1);
+    // A transaction hash as an explorer shows it, in capitals, and a payment id find their payment.
+    await apply(() => page.getByLabel('Search').fill(paid.txHash.toUpperCase().replace('0X', '0x')));
+    await expect.poll(() => shownIds()).toEqual([paid.paymentId]);
+    await apply(() => page.getByLabel('Search').fill(pending.paymentId));
+    await expect.poll(() => shownIds()).toEqual([pending.paymentId]);
 
     await apply(() =>
       page
@@ -299,12 +304,12 @@ describe('partner dashboard in Chromium: sign in, the payments, a payment, sign 
     await expectRowsOfQuery('source=api');
 
     // A reload, or the address shared, shows the same list.
-    await apply(() => page.getByLabel('Reference contains').fill('shop-order'));
+    await apply(() => page.getByLabel('Search').fill('shop-order'));
     const filtered = page.url();
     await page.reload();
     expect(page.url()).toBe(filtered);
-    await expectRowsOfQuery('referenceId=shop-order');
-    expect(await page.getByLabel('Reference contains').inputValue()).toBe('shop-order');
+    await expectRowsOfQuery('search=shop-order');
+    expect(await page.getByLabel('Search').inputValue()).toBe('shop-order');
     await saveDashboardScreenshots(page, 'payments-filtered');
   });
 

@@ -87,6 +87,7 @@ describe('GET /v1/payments/status-counts: the list in each status, in one reques
             .map(([day, seconds]) => BASE_TIME + day * DAY + seconds * 1000),
         ),
         referenceId: sometimes(fc.constantFrom('order-1', '-usd')),
+        search: sometimes(fc.constantFrom(`0x${'3'.padStart(40, '0')}`, 'ORDER-2')),
         source: sometimes(fc.constantFrom('api' as const, 'x402' as const)),
       });
       const unfiltered = {
@@ -96,6 +97,7 @@ describe('GET /v1/payments/status-counts: the list in each status, in one reques
         start: undefined,
         end: undefined,
         referenceId: undefined,
+        search: undefined,
         source: undefined,
       };
       await fc.assert(
@@ -122,6 +124,7 @@ describe('GET /v1/payments/status-counts: the list in each status, in one reques
             [unfiltered],
             [{ ...unfiltered, merchant: 1, source: 'x402' }],
             [{ ...unfiltered, referenceId: '-usd' }],
+            [{ ...unfiltered, search: `0x${'3'.padStart(40, '0')}` }],
           ],
         },
       );

@@ -99,6 +99,16 @@ describe('GET /v1/payments', () => {
             .map(([day, seconds]) => BASE_TIME + day * DAY + seconds * 1000),
         ),
         referenceId: sometimes(fc.constantFrom('order-1', '-usd', '0-E')),
+        // A payment's id, a buyer's account and its address alone (upper case), a part of a reference, nothing.
+        search: sometimes(
+          fc.constantFrom(
+            payments[7]!.id,
+            `eip155:8453:0x${'5'.padStart(40, '0')}`,
+            `0X${'A'.padStart(40, '0')}`,
+            'ORDER-1',
+            'nothing_like_it',
+          ),
+        ),
         source: sometimes(fc.constantFrom('api' as const, 'x402' as const)),
         sortBy: fc.constantFrom('date' as const, 'amount' as const),
         sortDir: fc.constantFrom('asc' as const, 'desc' as const),
@@ -147,6 +157,7 @@ describe('GET /v1/payments', () => {
               },
             ],
             [{ symbols: ['USDC'], networks: [NETWORKS[0] as string], sortBy: 'amount', sortDir: 'desc', limit: 3 }],
+            [{ search: `0x${'3'.padStart(40, '0')}`, sortBy: 'date', sortDir: 'desc', limit: 2 }],
           ] as [Query & { merchant?: number }][],
         },
       );
@@ -236,6 +247,9 @@ describe('GET /v1/payments', () => {
       ['sortBy=name'],
       ['status=paid'],
       ['referenceId=ab'],
+      ['search=ab'],
+      [`search=${'a'.repeat(129)}`],
+      ['search=100%25'],
       ['network=base'],
       ['merchantId='],
       [`merchantId=${'m'.repeat(65)}`],

@@ -72,6 +72,7 @@ describe('GET /v1/merchants/payments', () => {
           .map(([day, seconds]) => BASE_TIME + day * DAY + seconds * 1000),
       ),
       referenceId: sometimes(fc.constantFrom('order-1', 'ORDER-2', '-usd', '0-E')),
+      search: sometimes(fc.constantFrom(`0x${'4'.padStart(40, '0')}`, 'order-3', 'pay_nothing_like_it')),
       source: sometimes(fc.constantFrom('api' as const, 'x402' as const)),
       sortBy: fc.constantFrom('date' as const, 'amount' as const),
       sortDir: fc.constantFrom('asc' as const, 'desc' as const),

@@ -22,8 +22,8 @@ const ORDERS = [
 const PAGE_SIZES = ['10', '25', '50', '100', '200'];
 /** The API's default page size. */
 const DEFAULT_PAGE_SIZE = '50';
-/** What the API's `referenceId` search takes, as an HTML pattern (`v` flag: `/` and `-` escaped). */
-const REFERENCE_PATTERN = '[A-Za-z0-9 \\/:.,+\\-]+';
+/** What the API's `search` takes, as an HTML pattern (`v` flag: `/` and `-` escaped). */
+const SEARCH_PATTERN = '[A-Za-z0-9 _\\/:.,+\\-]+';
 
 /** The list query a submitted filter form asks for: the first page, in the chosen order. */
 function queryOfForm(form: HTMLFormElement): URLSearchParams {
@@ -36,7 +36,7 @@ function queryOfForm(form: HTMLFormElement): URLSearchParams {
   const [sortBy, sortDir] = (text('order') ?? 'date:desc').split(':');
   const networks = data.getAll('network').map(String);
   return withParameters(new URLSearchParams(), {
-    referenceId: text('referenceId'),
+    search: text('search'),
     status: data.getAll('status').map(String),
     merchantId: text('merchantId'),
     startTs: day('from', startOfDay),
@@ -84,9 +84,17 @@ function CheckboxGroup(props: {
 
 /** How many filters narrow the list, for the collapsed form's summary. */
 function activeFilters(query: URLSearchParams): number {
-  return ['referenceId', 'status', 'merchantId', 'startTs', 'endTs', 'token_symbol', 'network', 'source'].filter(
-    (name) => query.has(name),
-  ).length;
+  return [
+    'search',
+    'referenceId',
+    'status',
+    'merchantId',
+    'startTs',
+    'endTs',
+    'token_symbol',
+    'network',
+    'source',
+  ].filter((name) => query.has(name)).length;
 }
 
 /**
@@ -122,19 +130,19 @@ export function PaymentFilters(props: {
       <form onSubmit={submit} aria-label="Filters">
         <div class="fields">
           <div class="field">
-            <label for="filter-reference">Reference contains</label>
+            <label for="filter-search">Search</label>
             <input
-              id="filter-reference"
-              name="referenceId"
+              id="filter-search"
+              name="search"
               type="search"
               minLength={3}
-              maxLength={35}
-              pattern={REFERENCE_PATTERN}
-              defaultValue={query.get('referenceId') ?? ''}
-              aria-describedby="filter-reference-hint"
+              maxLength={128}
+              pattern={SEARCH_PATTERN}
+              defaultValue={query.get('search') ?? query.get('referenceId') ?? ''}
+              aria-describedby="filter-search-hint"
             />
-            <p id="filter-reference-hint" class="hint">
-              3 to 35 letters, digits, spaces or / : . , + -
+            <p id="filter-search-hint" class="hint">
+              A payment id, transaction hash, buyer account or address, or part of a reference
             </p>
           </div>
           <MerchantFilterField id="filter-merchant" merchants={props.merchants} selected={merchantId} />

@@ -5,6 +5,7 @@
 export const LIST_PARAMETERS = [
   'status',
   'merchantId',
+  'search',
   'referenceId',
   'startTs',
   'endTs',

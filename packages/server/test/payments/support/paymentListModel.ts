@@ -39,6 +39,17 @@ function matchesStatus(payment: Seeded, status: string, now: Date): boolean {
   return status === 'cancelled' ? payment.status === 'cancelled' : listedStatus(payment, now) === status;
 }
 
+/** A search: the payment's id, its buyer's account or that account's address alone, or a part of its reference. */
+function matchesSearch(payment: Seeded, search: string): boolean {
+  const lower = search.toLowerCase();
+  return (
+    payment.id === search ||
+    payment.buyer_account === search ||
+    (payment.buyer_account?.toLowerCase().endsWith(`:${lower}`) ?? false) ||
+    payment.reference_id.toLowerCase().includes(lower)
+  );
+}
+
 export interface Query {
   statuses?: string[];
   symbols?: string[];
@@ -46,6 +57,7 @@ export interface Query {
   start?: number;
   end?: number;
   referenceId?: string;
+  search?: string;
   source?: PaymentSource;
   sortBy: 'date' | 'amount';
   sortDir: 'asc' | 'desc';
@@ -66,6 +78,7 @@ export function expected(payments: Seeded[], query: Query, now: Date) {
     if (query.end !== undefined && payment.created_at.getTime() >= query.end) return false;
     if (query.referenceId && !payment.reference_id.toLowerCase().includes(query.referenceId.toLowerCase()))
       return false;
+    if (query.search && !matchesSearch(payment, query.search)) return false;
     if (query.source && payment.source !== query.source) return false;
     return true;
   });
@@ -106,6 +119,7 @@ export function queryString(query: Query, cursor?: string): string {
   if (query.start !== undefined) params.set('startTs', new Date(query.start).toISOString());
   if (query.end !== undefined) params.set('endTs', new Date(query.end).toISOString());
   if (query.referenceId) params.set('referenceId', query.referenceId);
+  if (query.search) params.set('search', query.search);
   if (query.source) params.set('source', query.source);
   params.set('sortBy', query.sortBy);
   params.set('sortDir', query.sortDir);

@@ -2,7 +2,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebhookTasks } from '../../src/webhooks/tasks.ts';
 import { verifyWebhookSignature } from '@paygate/client/webhooks';
-import { launchChromium } from '../checkout/support/browser.ts';
+import { decodeQr, launchChromium } from '../checkout/support/browser.ts';
 import { createIsolatedDatabase } from '../support/isolatedDatabase.ts';
 import { createTestCertificate } from '../support/logoServer.ts';
 import { call, newPartner, startTestServer, type TestPartner, type TestServer } from '../support/testServer.ts';
@@ -78,6 +78,45 @@ describe('dashboard merchants and developers in Chromium: merchants, webhook end
       .toEqual([merchantId]);
     await expectAccessible(page);
     await saveDashboardScreenshots(page, 'merchants');
+  });
+
+  it('makes a one-off payment of the merchant: a refused amount said in words, its link to copy and scan, made once', async () => {
+    await page.locator('tr[data-merchant-id]').getByRole('link', { name: 'Harbour Café' }).click();
+    await page.getByRole('heading', { name: 'Harbour Café', level: 1 }).waitFor();
+    await page.getByText('New payment').click();
+    await page.getByLabel('Amount').fill('12.345');
+    await page.getByLabel('Reference').fill('invoice-7');
+    await page.getByRole('button', { name: 'Create payment' }).click();
+    await expect
+      .poll(() => page.getByRole('alert').textContent())
+      .toBe('Not created: Enter the amount in USD as digits, with at most 2 after the point, more than 0.');
+    const payments = async () =>
+      (await call(server, `/v1/payments?merchantId=${merchantId}`, { headers: { 'api-key': partner.apiKey } })).body
+        .data as { paymentId: string; fiatAmount: { unit: string; value: string }; referenceId: string }[];
+    expect(await payments()).toEqual([]);
+
+    await page.getByLabel('Amount').fill('12.34');
+    await page.getByRole('button', { name: 'Create payment' }).click();
+    const link = page.locator('[data-payment-link]');
+    await link.waitFor();
+    const [made] = await payments();
+    expect(made).toMatchObject({ fiatAmount: { unit: 'iso4217/USD', value: '1234' }, referenceId: 'invoice-7' });
+    const gatewayUrl = await link.textContent();
+    expect(gatewayUrl).toBe(`${server.ctx.config.checkoutUrl}/${made!.paymentId}`);
+    const qr = page.getByRole('img', { name: 'QR code of the payment link' });
+    await qr.waitFor();
+    expect(await decodeQr(await qr.screenshot())).toBe(gatewayUrl);
+    await page.getByRole('button', { name: 'Copy payment link' }).click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(gatewayUrl);
+    await expectAccessible(page);
+    await saveDashboardScreenshots(page, 'merchant-new-payment');
+
+    // Sent again, the same reference is the same payment: the buyer is never asked twice.
+    await page.getByRole('button', { name: 'Create payment' }).click();
+    await expect.poll(() => page.getByRole('button', { name: 'Create payment' }).isEnabled()).toBe(true);
+    expect((await payments()).map((payment) => payment.paymentId)).toEqual([made!.paymentId]);
+    expect(await link.textContent()).toBe(gatewayUrl);
+    await nav('Merchants').click();
   });
 
   it('adds a webhook endpoint: its signing secret shown once, then its page with no deliveries yet', async () => {

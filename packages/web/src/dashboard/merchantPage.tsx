@@ -9,6 +9,7 @@ import { MERCHANT_STATUS_LABELS, MerchantFieldInputs } from './merchantsPage.tsx
 import type { NetworkDirectory } from './networks.ts';
 import { MERCHANTS_PATH, PAYMENTS_PATH } from './paths.ts';
 import { isNotFound } from './paymentsApi.ts';
+import { NewPayment } from './newPayment.tsx';
 import { SettlementDestinations } from './settlementDestinations.tsx';
 
 /** What changed in the form, as `PATCH /v1/merchants/{id}` takes it; a logo URL typed is fetched again. */
@@ -148,6 +149,7 @@ export function MerchantPage(props: { session: Session; merchantId: string; netw
                   </a>
                 </Fact>
               </dl>
+              <NewPayment session={props.session} merchant={merchant} />
               <SettlementDestinations
                 session={props.session}
                 merchant={merchant}

@@ -66,3 +66,15 @@ export function fiatCurrency(code: string): FiatCurrency | undefined {
 export function currencyOfUnit(unit: string): string | undefined {
   return unit.startsWith('iso4217/') ? unit.slice('iso4217/'.length) : undefined;
 }
+
+/**
+ * Decimal text in standard units as minor units (`12.34` with 2 decimals -> 1234n), never through a float;
+ * undefined for anything else: a sign, an exponent, grouping, or more digits after the point than the currency has.
+ */
+export function minorUnitsOf(text: string, decimals: number): bigint | undefined {
+  const match = /^(\d{1,18})(?:\.(\d+))?$/.exec(text.trim());
+  if (!match) return undefined;
+  const fraction = match[2] ?? '';
+  if (fraction.length > decimals) return undefined;
+  return BigInt(`${match[1]}${fraction.padEnd(decimals, '0')}`);
+}

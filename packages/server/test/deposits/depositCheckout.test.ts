@@ -118,6 +118,8 @@ describe('checkout page: a deposit address any wallet pays, in Chromium on the d
     const address = depositAddress(collector(), paymentId);
     const panel = page.locator(`[data-pay-panel][data-asset="${usdc.caip19}"]`);
     await expect.poll(() => panel.isVisible()).toBe(true);
+    // Before anything arrives, this browser's wallets are offered (here: none found, which it says).
+    await expect.poll(() => page.locator('#browser-wallet').isVisible()).toBe(true);
     await sendPlainTransfer(chain().chainId, usdc.address as Address, address, 6_000_000n);
     await expect
       .poll(
@@ -139,6 +141,8 @@ describe('checkout page: a deposit address any wallet pays, in Chromium on the d
       'Received 6 USDC so far, less than the payment asks.',
     );
     expect(await panel.locator('[data-deposit-amount]').textContent()).toBe('4');
+    // No wallet of this browser is offered to pay the whole again.
+    await expect.poll(() => page.locator('#browser-wallet').isHidden()).toBe(true);
     await saveScreenshots(page, 'deposit-address-underpaid', SCREENS);
     const uri = await decodeQr(await panel.locator('figure.qr svg').screenshot());
     expect(uri).toBe(`ethereum:${usdc.address}@${chain().chainId}/transfer?address=${address}&uint256=4000000`);

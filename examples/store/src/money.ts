@@ -1,17 +1,15 @@
+import { decimalAmount } from '@paygate/client/money';
+
 /**
  * Amounts as paygate sends them: a string of minor units and the number of decimals. Shown without ever passing
- * through a float, so 12.30 USD never reads 12.299999.
+ * through a float (`@paygate/client/money`), so 12.30 USD never reads 12.299999.
  */
 
 /** `1230`, 2 -> `12.30`; `4000000000000000`, 18 -> `0.004`: trailing zeros dropped, but at least two decimals. */
 export function decimalOf(minorUnits: string, decimals: number): string {
-  const digits = BigInt(minorUnits)
-    .toString()
-    .padStart(decimals + 1, '0');
-  const whole = digits.slice(0, digits.length - decimals);
-  const fraction = digits.slice(digits.length - decimals).replace(/0+$/, '');
+  const [whole, fraction = ''] = decimalAmount(BigInt(minorUnits), decimals).split('.');
   const shown = fraction.padEnd(Math.min(2, decimals), '0');
-  return shown ? `${whole}.${shown}` : whole;
+  return shown ? `${whole}.${shown}` : `${whole}`;
 }
 
 /** A fiat amount in the shopper's format, e.g. `$12.30` for `1230` minor units of USD. */

@@ -1,5 +1,5 @@
 import type { PaymentStatus } from '../db/schema.ts';
-import { formatMinorUnits } from '../money.ts';
+import { formatMinorUnits } from '@paygate/client/money';
 import type { FiatCurrency } from '../payments/currencies.ts';
 
 /** A fiat amount in minor units, formatted for the buyer's locale with exactly the currency's ISO 4217 digits. */

@@ -1,6 +1,6 @@
 import type { Address } from 'viem';
 import type { AppContext } from '../context.ts';
-import { decimalAmount } from '../money.ts';
+import { decimalAmount } from '@paygate/client/money';
 import type { PaymentRow } from '../payments/paymentResource.ts';
 import type { AcceptedChoice } from '../checkout/checkoutPage.ts';
 import { formatTokenAmount } from '@paygate/web/checkout/view.ts';

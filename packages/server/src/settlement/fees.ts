@@ -1,4 +1,4 @@
-import { decimalAmount, parseDecimal, parseMinorUnits } from '../money.ts';
+import { decimalAmount, parseDecimal, parseMinorUnits } from '@paygate/client/money';
 import { fiatCurrency } from '../payments/currencies.ts';
 import { UserFacingError } from '../userFacingError.ts';
 

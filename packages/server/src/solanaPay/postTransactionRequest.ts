@@ -8,7 +8,7 @@ import type { App, AppContext } from '../context.ts';
 import { readingChain } from '../gateway/chainFailures.ts';
 import { chainServicesOf, merchantTakingPayments, requirePayable } from '../gateway/gatewayPayment.ts';
 import { ApiError } from '../http/errors.ts';
-import { decimalAmount } from '../money.ts';
+import { decimalAmount } from '@paygate/client/money';
 import { errorResponses } from '../http/schemas.ts';
 import { COSIGNED_PER_ACCOUNT, COSIGNED_PER_PAYMENT, recordCosignedTransaction } from './cosignedTransactions.ts';
 import { openCors, solanaPayRequestOf, TransactionRequestParams } from './transactionRequestSchemas.ts';

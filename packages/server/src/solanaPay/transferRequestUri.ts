@@ -1,4 +1,4 @@
-import { decimalAmount } from '../money.ts';
+import { decimalAmount } from '@paygate/client/money';
 
 /** What a Solana Pay transfer request asks a wallet to send (the `solana:` URI of the Solana Pay specification). */
 export interface TransferRequest {

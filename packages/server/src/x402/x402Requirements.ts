@@ -4,7 +4,7 @@ import type { AppContext } from '../context.ts';
 import { paymentNeedsBuyerData } from '../gateway/dataCollection/buyerData.ts';
 import type { ConfirmationCheck } from '../gateway/methods/paymentMethod.ts';
 import type { X402Terms } from '../gateway/methods/terms.ts';
-import { formatMinorUnits } from '../money.ts';
+import { formatMinorUnits } from '@paygate/client/money';
 import { fiatCurrency } from '../payments/currencies.ts';
 import type { MerchantRow, PaymentRow } from '../payments/paymentResource.ts';
 import { feesForCurrency, minimumAmountUnder } from '../settlement/feeSchedules.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderCheckoutPage, renderNotFoundPage, type CheckoutPageModel } from '../../src/checkout/checkoutPage.ts';
 import { escapeHtml } from '../../src/checkout/html.ts';
-import { formatMinorUnits } from '../../src/money.ts';
+import { formatMinorUnits } from '@paygate/client/money';
 import { checkoutContentSecurityPolicy, checkoutPathPrefix } from '../../src/checkout/checkoutPolicy.ts';
 import {
   formatFiatAmount,

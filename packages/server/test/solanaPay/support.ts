@@ -22,7 +22,7 @@ import {
   getTransferCheckedInstruction,
   TOKEN_PROGRAM_ADDRESS,
 } from '@solana-program/token';
-import { parseMinorUnits } from '../../src/money.ts';
+import { parseMinorUnits } from '@paygate/client/money';
 import { type ParsedTransferRequest, parseTransferRequestUri } from '../../src/solanaPay/transferRequestUri.ts';
 
 /** One SPL transfer as a wallet makes it from a transfer request; `amount` in minor units overrides the request's. */

@@ -31,6 +31,8 @@ async function bundleClientScripts(): Promise<Record<keyof typeof ENTRIES, Buffe
     outdir: '/bundles',
     format: 'iife',
     platform: 'browser',
+    // The client's money rules from their source, built or not.
+    conditions: ['@paygate/source'],
     jsx: 'automatic',
     jsxImportSource: 'preact',
     target: ['es2020'],

@@ -1,4 +1,4 @@
-import { formatMinorUnits } from '../ui/money.ts';
+import { formatMinorUnits } from '@paygate/client/money';
 import type { Translate, Translator } from './i18n/translate.ts';
 
 export interface TokenDisplay {

@@ -2,7 +2,7 @@ import QRCode from 'qrcode';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { change, idempotencyKey } from '../ui/api.ts';
 import { CopyButton, failureMessage } from '../ui/common.tsx';
-import { fiatCurrency, minorUnitsOf } from '../ui/money.ts';
+import { fiatCurrency, parseMinorUnits } from '@paygate/client/money';
 import type { MerchantDetail, Session } from './apiTypes.ts';
 import { paymentPath } from './paths.ts';
 import { SubmitRow } from './submitRow.tsx';
@@ -63,7 +63,7 @@ export function NewPayment(props: { session: Session; merchant: MerchantDetail }
       setFailure(`${code || 'An empty code'} is not an ISO 4217 currency the service takes.`);
       return;
     }
-    const minor = minorUnitsOf(String(data.get('amount') ?? ''), currency.decimals);
+    const minor = parseMinorUnits(String(data.get('amount') ?? '').trim(), currency.decimals);
     if (!minor) {
       setFailure(
         `Enter the amount in ${code} as digits${currency.decimals ? `, with at most ${currency.decimals} after the point` : ''}, more than 0.`,

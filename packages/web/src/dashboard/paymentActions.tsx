@@ -3,7 +3,7 @@ import { ApiFailure, change, idempotencyKey } from '../ui/api.ts';
 import { failureMessage } from '../ui/common.tsx';
 import { ConfirmAction, ConfirmQuestion } from '../ui/confirmAction.tsx';
 import { formatFiat, minorUnitsOf } from '../ui/format.ts';
-import { fiatCurrency, formatMinorUnits } from '../ui/money.ts';
+import { fiatCurrency, formatMinorUnits } from '@paygate/client/money';
 import type { PaymentDetailAnswer, Session } from './apiTypes.ts';
 import { aboveZero } from './paymentFormat.ts';
 

@@ -1,5 +1,5 @@
 import { browserLanguage, formatFiat } from '../ui/format.ts';
-import { fiatCurrency } from '../ui/money.ts';
+import { fiatCurrency } from '@paygate/client/money';
 
 /**
  * A total of the list's statistics (a number in standard units, the one float of the API) with the currency's

@@ -1,4 +1,4 @@
-import { fiatCurrency } from '../ui/money.ts';
+import { fiatCurrency } from '@paygate/client/money';
 import type { RevenueDayView } from './apiTypes.ts';
 
 /** How a currency's revenue is split into series: not at all, by token, or by network. */

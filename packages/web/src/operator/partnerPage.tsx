@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { ErrorNotice, failureMessage, PageHeading, usePageTitle } from '../ui/common.tsx';
 import { formatDateTime, minorUnitsOf } from '../ui/format.ts';
 import { useLiveData } from '../ui/liveData.ts';
-import { fiatCurrency, formatMinorUnits } from '../ui/money.ts';
+import { fiatCurrency, formatMinorUnits } from '@paygate/client/money';
 import { dataThresholdText } from './dataThreshold.ts';
 import { feesText } from './fees.ts';
 import {

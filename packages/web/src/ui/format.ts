@@ -1,4 +1,4 @@
-import { currencyOfUnit, fiatCurrency, formatMinorUnits } from './money.ts';
+import { currencyOfUnit, fiatCurrency, formatMinorUnits } from '@paygate/client/money';
 
 /** Numbers and dates in the browser's language. */
 export const browserLanguage = typeof navigator === 'undefined' ? 'en' : navigator.language;

@@ -5,7 +5,7 @@ import { daysOf, MAX_RANGE_DAYS, rangeOf, rangeQuery } from '../../src/dashboard
 import { revenueByCurrency } from '../../src/dashboard/revenueSeries.ts';
 import { feesText } from '../../src/operator/fees.ts';
 import { minorUnitsOf } from '../../src/ui/format.ts';
-import { formatMinorUnits } from '../../src/ui/money.ts';
+import { formatMinorUnits } from '@paygate/client/money';
 
 const query = (text: string) => new URLSearchParams(text);
 

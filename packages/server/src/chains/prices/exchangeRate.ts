@@ -1,4 +1,4 @@
-import { parseDecimal } from '../../money.ts';
+import { parseDecimal } from '@paygate/client/money';
 
 /** The price of one whole token in whole units of a fiat currency, as an exact fraction. */
 export interface ExchangeRate {

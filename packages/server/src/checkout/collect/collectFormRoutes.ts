@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { formatMinorUnits } from '../../money.ts';
+import { formatMinorUnits } from '@paygate/client/money';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.ts';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decimalAmount, formatMinorUnits, parseDecimal, parseMinorUnits } from '../../src/money.ts';
+import { decimalAmount, formatMinorUnits, parseDecimal, parseMinorUnits } from '../src/money.ts';
 
 /** Not plain decimals: signs, exponents, spaces, separators, bare points, words. */
 const NOT_PLAIN_DECIMALS = ['', '-1', '+1', '1e3', '1E3', ' 1', '1 ', '1,5', '.5', '1.', '.', '1.2.3', '0x10', 'NaN'];

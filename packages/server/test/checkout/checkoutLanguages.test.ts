@@ -3,11 +3,10 @@ import type { Devnet } from '@paygate/devnet';
 import type { Browser, BrowserContext, Frame, FrameLocator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setPartnerDataThreshold } from '../../src/gateway/dataCollection/thresholdSettings.ts';
-import { createApp } from '../../src/partners/partners.ts';
-import { type DevnetService, startDevnetService } from '../support/devnetService.ts';
+import { type CornerShop, startCornerShop } from './support/cornerShop.ts';
 import { createMerchant, createPayment } from '../support/fixtures.ts';
 import { call, newPartner, type TestPartner, type TestServer } from '../support/testServer.ts';
-import { injectDevnetWallet, launchChromium, recordTraffic, saveScreenshots } from './support/browser.ts';
+import { injectDevnetWallet, recordTraffic, saveScreenshots } from './support/browser.ts';
 
 /** The screens the languages are looked at on: a current phone and a desktop. */
 const SCREENS = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 900 } } as const;
@@ -16,7 +15,7 @@ const SCREENS = { phone: { width: 390, height: 844 }, desktop: { width: 1280, he
 const RAW_KEY = /\b[a-z]+(\.[a-zA-Z]+)+\b/;
 
 describe('checkout page in the buyer language, in Chromium on the devnet', () => {
-  let testService: DevnetService;
+  let shop: CornerShop;
   let devnet: Devnet;
   let server: TestServer;
   let partner: TestPartner;
@@ -28,26 +27,12 @@ describe('checkout page in the buyer language, in Chromium on the devnet', () =>
   const visibleHeading = (page: Page) => page.locator('[data-view]:not([hidden]) h2');
 
   beforeAll(async () => {
-    testService = await startDevnetService({
-      prices: { 'EURC/USD': '1.087', 'ETH/USD': '3000' },
-      env: { DATA_ENCRYPTION_KEY: randomBytes(32).toString('hex') },
-    });
-    ({ devnet, server } = testService);
-    partner = await newPartner(server.db);
-    merchantId = (
-      await createMerchant(server, partner.apiKey, {
-        merchantName: 'Corner Shop',
-        merchantEmail: 'owner@corner-shop.com',
-      })
-    ).id;
-    const app = await createApp(server.db, partner.partnerId, 'Test Wallet');
-    walletHeaders = { 'app-id': app.appId, 'client-id': 'device-1' };
-    browser = await launchChromium();
+    shop = await startCornerShop({ DATA_ENCRYPTION_KEY: randomBytes(32).toString('hex') });
+    ({ devnet, server, partner, merchantId, walletHeaders, browser } = shop);
   }, 180_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await testService?.close();
+    await shop?.close();
   });
 
   /** A browser whose `Accept-Language` is `locale`'s, with a devnet EVM wallet injected into its page. */

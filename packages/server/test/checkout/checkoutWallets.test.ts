@@ -1,15 +1,13 @@
 import type { Devnet } from '@paygate/devnet';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/partners/partners.ts';
-import { type DevnetService, startDevnetService } from '../support/devnetService.ts';
-import { createMerchant, createPayment } from '../support/fixtures.ts';
-import { call, newPartner, type TestPartner, type TestServer } from '../support/testServer.ts';
+import { type CornerShop, startCornerShop } from './support/cornerShop.ts';
+import { createPayment } from '../support/fixtures.ts';
+import { call, type TestPartner, type TestServer } from '../support/testServer.ts';
 import {
   iconDataUri,
   injectDevnetWallet,
   injectSolanaWallet,
-  launchChromium,
   saveScreenshots,
   textColours,
   contrastRatio,
@@ -19,7 +17,7 @@ import {
 const SCREENS = { phone: { width: 390, height: 844 }, desktop: { width: 1280, height: 900 } } as const;
 
 describe('checkout page: accepted tokens up front, EIP-6963 and Wallet Standard wallets, in Chromium on the devnet', () => {
-  let testService: DevnetService;
+  let shop: CornerShop;
   let devnet: Devnet;
   let server: TestServer;
   let partner: TestPartner;
@@ -35,23 +33,12 @@ describe('checkout page: accepted tokens up front, EIP-6963 and Wallet Standard 
   const visibleHeading = (page: Page) => page.locator('[data-view]:not([hidden]) h2');
 
   beforeAll(async () => {
-    testService = await startDevnetService({ prices: { 'EURC/USD': '1.087', 'ETH/USD': '3000' } });
-    ({ devnet, server } = testService);
-    partner = await newPartner(server.db);
-    merchantId = (
-      await createMerchant(server, partner.apiKey, {
-        merchantName: 'Corner Shop',
-        merchantEmail: 'owner@corner-shop.com',
-      })
-    ).id;
-    const app = await createApp(server.db, partner.partnerId, 'Test Wallet');
-    walletHeaders = { 'app-id': app.appId, 'client-id': 'device-1' };
-    browser = await launchChromium();
+    shop = await startCornerShop();
+    ({ devnet, server, partner, merchantId, walletHeaders, browser } = shop);
   }, 180_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await testService?.close();
+    await shop?.close();
   });
 
   async function newPage(): Promise<{ context: BrowserContext; page: Page }> {

@@ -30,7 +30,7 @@ const SUB_OPERATIONS: Record<string, { method: 'GET' | 'POST'; query: readonly s
   options: { method: 'POST', query: ['includePaymentInfo'] },
   fetch: { method: 'POST', query: [] },
   confirm: { method: 'POST', query: ['maxPollMs'] },
-  status: { method: 'GET', query: ['maxPollMs'] },
+  status: { method: 'GET', query: ['maxPollMs', 'since'] },
   cancel: { method: 'POST', query: [] },
 };
 /** A confirm with a Solana transaction and buyer data is a few KB; nothing a buyer sends is near this. */

@@ -139,6 +139,8 @@ export function createPaymentSession(paymentId: string, seams: CheckoutSeams): P
   let quotedNetworks: readonly string[] | undefined;
   let networks: AcceptedNetwork[] | undefined;
   let pending: PendingConfirmation | undefined;
+  /** The `version` of the last payment or status the gateway answered with: a long-poll waits for a change from it. */
+  let seenVersion: string | undefined;
   let retryStep: (() => Promise<void>) | undefined;
   const buyerDataGiven = new Set<string>();
 
@@ -194,6 +196,7 @@ export function createPaymentSession(paymentId: string, seams: CheckoutSeams): P
   }
 
   function applyStatus(status: PaymentStatus): void {
+    if (status.version) seenVersion = status.version;
     const outcome = stageOfStatus(status.status);
     if (!outcome) {
       const received = status.received ?? [];
@@ -239,7 +242,8 @@ export function createPaymentSession(paymentId: string, seams: CheckoutSeams): P
       while (heard() && (checks++ === 0 || !isFinal())) {
         const started = clock.now();
         try {
-          const status = await transport.getStatus(paymentId, { maxPollMs, signal });
+          const since = seenVersion;
+          const status = await transport.getStatus(paymentId, { maxPollMs, signal, ...(since ? { since } : {}) });
           if (!heard()) return;
           const before = snapshot;
           applyStatus(status);
@@ -247,7 +251,8 @@ export function createPaymentSession(paymentId: string, seams: CheckoutSeams): P
           const held = maxPollMs > 0;
           maxPollMs = LONG_POLL_MS;
           // Asked to hold, the gateway answered at once with nothing new: it holds nothing, so the next check waits.
-          if (held && before === snapshot && clock.now() - started < 1_000) {
+          const nothingNew = before === snapshot && status.version === since;
+          if (held && nothingNew && clock.now() - started < 1_000) {
             await clock.sleep(status.pollInMs ?? STATUS_RECHECK_MS, signal);
           }
         } catch (error) {
@@ -276,7 +281,8 @@ export function createPaymentSession(paymentId: string, seams: CheckoutSeams): P
 
   async function load(): Promise<void> {
     try {
-      const { received = [], ...payment } = await transport.getPayment(paymentId);
+      const { received = [], version, ...payment } = await transport.getPayment(paymentId);
+      seenVersion = version;
       retryStep = undefined;
       const stage = stageOfStatus(payment.status) ?? (received.length ? 'underpaid' : 'connect');
       update({ payment, received, stage, error: null });
@@ -284,8 +290,10 @@ export function createPaymentSession(paymentId: string, seams: CheckoutSeams): P
       fail(error, isRefusal(error) ? 'unavailable' : 'loading', load);
       return;
     }
-    // A payment loaded final has its paid amount or failure code in its status: asked at once.
-    void follow(0, isFinal() ? 0 : FIRST_CHECK_AFTER_MS);
+    // A payment loaded final has its paid amount or failure code in its status: asked at once. Else a long-poll
+    // from the version loaded: a change made since answers it at once.
+    if (isFinal()) void follow();
+    else void follow(seenVersion ? LONG_POLL_MS : 0, FIRST_CHECK_AFTER_MS);
   }
 
   async function accountsOf(connected: CheckoutWallet, address: string): Promise<string[]> {

@@ -72,6 +72,19 @@ describe('a payment session', () => {
     expect(transport.last('getStatus')).toEqual([PAYMENT_ID, { maxPollMs: 0 }]);
   });
 
+  it('long-polls from the version it last saw, so a change made before its request arrived answers it at once', async () => {
+    const transport = new ScriptedTransport();
+    transport.defaults.getPayment = { ...payment(), version: 'v-loaded' };
+    const { snapshot, clock } = started(transport);
+    await settle();
+    expect(snapshot().payment).not.toHaveProperty('version');
+    await clock.advance(2_000);
+    expect(transport.last('getStatus')).toEqual([PAYMENT_ID, { maxPollMs: 25_000, since: 'v-loaded' }]);
+    transport.settleStatus(status('requires_action', { version: 'v-changed' }));
+    await settle();
+    expect(transport.last('getStatus')).toEqual([PAYMENT_ID, { maxPollMs: 25_000, since: 'v-changed' }]);
+  });
+
   it('shows an unknown payment as unavailable, with the service code, and does not retry it', async () => {
     const transport = new ScriptedTransport().script('getPayment', refused(404, 'payment_not_found'));
     const { snapshot, session } = started(transport);

@@ -12,6 +12,7 @@ import type {
   NetworksResponse,
   OptionsResponse,
   PaymentStatus,
+  StatusPollOptions,
   WalletRpcAction,
 } from './gatewayTypes.ts';
 
@@ -177,12 +178,12 @@ export class GatewayClient {
     })) as ConfirmResponse;
   }
 
-  /** `GET /v1/gateway/payment/{id}/status`: current status; long-polls up to `maxPollMs`. */
-  async getStatus(paymentId: string, options: LongPollOptions = {}): Promise<PaymentStatus> {
+  /** `GET /v1/gateway/payment/{id}/status`: current status; long-polls up to `maxPollMs` for a change from `since`. */
+  async getStatus(paymentId: string, options: StatusPollOptions = {}): Promise<PaymentStatus> {
     return (await this.#request({
       method: 'GET',
       path: `${paymentPath(paymentId)}/status`,
-      query: { maxPollMs: maxPollQuery(options.maxPollMs) },
+      query: { maxPollMs: maxPollQuery(options.maxPollMs), since: options.since },
       signal: options.signal,
     })) as PaymentStatus;
   }

@@ -135,6 +135,14 @@ export interface LongPollOptions {
   signal?: AbortSignal;
 }
 
+export interface StatusPollOptions extends LongPollOptions {
+  /**
+   * paygate: the `version` of the last status or payment the caller saw. A change made before the request arrived
+   * then answers it at once instead of after the next change.
+   */
+  since?: string;
+}
+
 /** What a succeeded payment was paid with. */
 export interface SucceededInfo {
   optionAmount: TokenAmount;
@@ -152,6 +160,8 @@ export interface PaymentStatus {
   failureCode?: string;
   /** paygate: while unpaid, each token in which less than asked arrived, and where the rest goes. */
   received?: ReceivedPart[];
+  /** paygate: names what the buyer sees of the payment; `since` of a status long-poll. */
+  version?: string;
 }
 
 /** paygate: transfers of less than asked in one token; the payment waits for the rest until it expires. */
@@ -193,6 +203,8 @@ export interface GatewayPayment {
   };
   /** paygate: while unpaid, each token in which less than asked arrived, and where the rest goes. */
   received?: ReceivedPart[];
+  /** paygate: names what the buyer sees of the payment; `since` of a status long-poll. */
+  version?: string;
 }
 
 /** A token a network accepts, as `GET /v1/networks` lists it. */

@@ -128,7 +128,7 @@ export class ScriptedTransport implements CheckoutTransport {
     this.#answer('confirm', args, this.defaults.confirm)) as CheckoutTransport['confirm'];
   cancel = ((...args: unknown[]) =>
     this.#answer('cancel', args, this.defaults.cancel)) as unknown as CheckoutTransport['cancel'];
-  getStatus = ((paymentId: string, options: { maxPollMs?: number; signal?: AbortSignal } = {}) => {
+  getStatus = ((paymentId: string, options: { maxPollMs?: number; since?: string; signal?: AbortSignal } = {}) => {
     // Kept without the signal, which is the session's own business; a call it ends rejects, as fetch does.
     const { signal, ...rest } = options;
     const args = [paymentId, rest];

@@ -5018,6 +5018,8 @@ export interface paths {
                                 /** @description The EIP-681 request for the rest, for a wallet app to scan or open. */
                                 uri: string;
                             }[];
+                            /** @description paygate extension: names what the buyer sees of the payment (its status and what partial transfers brought). Send it back as `since` to a status long-poll, which then answers at once if the payment changed before the request arrived. */
+                            version: string;
                         };
                     };
                 };
@@ -5880,6 +5882,8 @@ export interface paths {
                                 /** @description The EIP-681 request for the rest, for a wallet app to scan or open. */
                                 uri: string;
                             }[];
+                            /** @description paygate extension: names what the buyer sees of the payment (its status and what partial transfers brought). Send it back as `since` to a status long-poll, which then answers at once if the payment changed before the request arrived. */
+                            version: string;
                         };
                     };
                 };
@@ -6100,13 +6104,15 @@ export interface paths {
         };
         /**
          * Payment status for the wallet, with long-poll
-         * @description With maxPollMs the response waits until the status changes (in any service process), at most 30 s.
+         * @description With maxPollMs the response waits until the status changes (in any service process), at most 30 s. With `since` (a paygate extension: the `version` of the last status the caller saw), a change made before the request arrived answers it at once.
          */
         get: {
             parameters: {
                 query?: {
                     /** @description Hold the request until the status changes, at most this long (capped at 30000 ms) */
                     maxPollMs?: number;
+                    /** @description paygate extension: names what the buyer sees of the payment (its status and what partial transfers brought). Send it back as `since` to a status long-poll, which then answers at once if the payment changed before the request arrived. */
+                    since?: string;
                 };
                 header?: never;
                 path: {
@@ -6198,6 +6204,8 @@ export interface paths {
                                 /** @description The EIP-681 request for the rest, for a wallet app to scan or open. */
                                 uri: string;
                             }[];
+                            /** @description paygate extension: names what the buyer sees of the payment (its status and what partial transfers brought). Send it back as `since` to a status long-poll, which then answers at once if the payment changed before the request arrived. */
+                            version: string;
                         };
                     };
                 };

@@ -9,6 +9,7 @@ import { buyerFacingStatus, isTerminal } from '../payments/stateMachine.ts';
 import { MAX_LONG_POLL_MS, type PaymentStatusWaiter } from '../payments/statusWaiter.ts';
 import type { ChainServices } from './chainServices.ts';
 import { Type } from '@sinclair/typebox';
+import { createHash } from 'node:crypto';
 
 /**
  * The payment `id`, whichever partner created it: a payment link is public, so any authenticated wallet may pay
@@ -56,15 +57,31 @@ export function chainServicesOf(ctx: AppContext): ChainServices {
   return ctx.chainServices;
 }
 
+export const StatusVersion = Type.String({
+  maxLength: 64,
+  description:
+    'paygate extension: names what the buyer sees of the payment (its status and what partial transfers brought). Send it back as `since` to a status long-poll, which then answers at once if the payment changed before the request arrived.',
+});
+
 /** The gateway status, with what partial transfers brought while the payment is unpaid (a paygate extension). */
 export const GatewayStatusView = Type.Object({
   ...PaymentStatusView.properties,
   received: Type.Optional(Type.Array(ReceivedPart)),
+  version: StatusVersion,
 });
+
+/**
+ * What a status long-poll compares: the buyer-facing status and the underpaid totals, as an opaque short hash so
+ * callers cannot come to depend on its parts.
+ */
+export function statusVersion(payment: PaymentRow, now: Date): string {
+  const seen = `${buyerFacingStatus(payment, now)}|${underpaidTotals(payment.exceptions)}`;
+  return createHash('sha256').update(seen).digest('base64url').slice(0, 16);
+}
 
 /** `toStatusView`, and while the payment waits for the rest of a transfer of less than asked, `received`. */
 export async function gatewayStatusView(ctx: AppContext, payment: PaymentRow, now: Date) {
-  const view = toStatusView(payment, ctx.chains, now);
+  const view = { ...toStatusView(payment, ctx.chains, now), version: statusVersion(payment, now) };
   if (view.status !== 'requires_action') return view;
   const received = await receivedParts(ctx, payment);
   return received.length ? { ...view, received } : view;

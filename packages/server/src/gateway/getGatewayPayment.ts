@@ -4,7 +4,7 @@ import { errorResponses, Nullable } from '../http/schemas.ts';
 import { logoUrl } from '../merchants/merchantResource.ts';
 import { FiatAmount, fiatAmountOf, type MerchantRow, type PaymentRow } from '../payments/paymentResource.ts';
 import { buyerFacingStatus } from '../payments/stateMachine.ts';
-import { gatewayPaymentOf, merchantOfPayment } from './gatewayPayment.ts';
+import { StatusVersion, gatewayPaymentOf, merchantOfPayment, statusVersion } from './gatewayPayment.ts';
 import { GatewayPaymentParams } from './gatewaySchemas.ts';
 import { ReceivedPart, receivedParts } from '../deposits/receivedParts.ts';
 
@@ -56,7 +56,11 @@ export function registerGetGatewayPayment(app: App, ctx: AppContext): void {
         summary: 'A payment as the wallet displays it',
         params: GatewayPaymentParams,
         response: {
-          200: Type.Object({ ...GatewayPaymentView.properties, received: Type.Optional(Type.Array(ReceivedPart)) }),
+          200: Type.Object({
+            ...GatewayPaymentView.properties,
+            received: Type.Optional(Type.Array(ReceivedPart)),
+            version: StatusVersion,
+          }),
           ...errorResponses(404),
         },
       },
@@ -64,7 +68,10 @@ export function registerGetGatewayPayment(app: App, ctx: AppContext): void {
     async (request) => {
       const payment = await gatewayPaymentOf(ctx, request.params.id);
       const now = ctx.clock.now();
-      const view = toGatewayPaymentView(payment, await merchantOfPayment(ctx, payment), ctx.config.baseUrl, now);
+      const view = {
+        ...toGatewayPaymentView(payment, await merchantOfPayment(ctx, payment), ctx.config.baseUrl, now),
+        version: statusVersion(payment, now),
+      };
       // A page opened again after part of the payment arrived asks for the rest from its first render.
       const received = view.status === 'requires_action' ? await receivedParts(ctx, payment) : [];
       return received.length ? { ...view, received } : view;

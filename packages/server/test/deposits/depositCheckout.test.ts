@@ -120,6 +120,9 @@ describe('checkout page: a deposit address any wallet pays, in Chromium on the d
     await expect.poll(() => panel.isVisible()).toBe(true);
     // Before anything arrives, this browser's wallets are offered (here: none found, which it says).
     await expect.poll(() => page.locator('#browser-wallet').isVisible()).toBe(true);
+    const gateway = { headers: { 'api-key': partner.apiKey } };
+    const before = (await call(server, `/v1/gateway/payment/${paymentId}/status`, gateway)).body.version;
+    expect(before).toEqual(expect.any(String));
     await sendPlainTransfer(chain().chainId, usdc.address as Address, address, 6_000_000n);
     await expect
       .poll(
@@ -135,9 +138,9 @@ describe('checkout page: a deposit address any wallet pays, in Chromium on the d
       )
       .toBe(1);
 
-    // No reload by the buyer: the page follows what arrived and asks for the rest. Within one long-poll (25 s) at
-    // worst: a transfer recorded between the page's status check and its next long-poll is seen when that ends.
-    await expect.poll(() => panel.locator('h3').textContent(), { timeout: 35_000 }).toBe('Send the remaining 4 USDC');
+    // No reload by the buyer: the page follows what arrived and asks for the rest. Its long-poll names the version
+    // it last saw, so a transfer recorded just before the request arrived answers it at once.
+    await expect.poll(() => panel.locator('h3').textContent(), { timeout: 15_000 }).toBe('Send the remaining 4 USDC');
     expect(await panel.locator('[role="status"]').textContent()).toBe(
       'Received 6 USDC so far, less than the payment asks.',
     );
@@ -148,7 +151,6 @@ describe('checkout page: a deposit address any wallet pays, in Chromium on the d
     const uri = await decodeQr(await panel.locator('figure.qr svg').screenshot());
     expect(uri).toBe(`ethereum:${usdc.address}@${chain().chainId}/transfer?address=${address}&uint256=4000000`);
     // A wallet or a checkout of the merchant's own learns the same from the gateway.
-    const gateway = { headers: { 'api-key': partner.apiKey } };
     const usdcAmount = (value: string) => ({
       unit: `caip19/${usdc.caip19}`,
       value,
@@ -165,16 +167,27 @@ describe('checkout page: a deposit address any wallet pays, in Chromium on the d
     ];
     const status = await call(server, `/v1/gateway/payment/${paymentId}/status`, gateway);
     expect(status.body).toMatchObject({ status: 'requires_action', received });
-    expect((await call(server, `/v1/gateway/payment/${paymentId}`, gateway)).body.received).toEqual(received);
+    const { version } = status.body;
+    expect(version).not.toBe(before);
+    expect(await call(server, `/v1/gateway/payment/${paymentId}`, gateway)).toMatchObject({
+      body: { received, version },
+    });
+    // A long-poll from the version seen before the transfer answers at once with what arrived since.
+    const stale = call(server, `/v1/gateway/payment/${paymentId}/status?maxPollMs=30000&since=${before}`, gateway);
+    const staleAnswer = await Promise.race([stale, new Promise((resolve) => setTimeout(resolve, 10_000, 'held'))]);
+    expect(staleAnswer).toMatchObject({ status: 200, body: { version, received } });
+    const tooLong = await call(server, `/v1/gateway/payment/${paymentId}/status?since=${'v'.repeat(65)}`, gateway);
+    expect(tooLong).toMatchObject({ status: 400, body: { code: 'params_validation' } });
 
-    // A status request held from here wakes when the rest arrives.
-    const held = call(server, `/v1/gateway/payment/${paymentId}/status?maxPollMs=30000`, gateway);
+    // A status request held from the version seen now wakes when the rest arrives.
+    const held = call(server, `/v1/gateway/payment/${paymentId}/status?maxPollMs=30000&since=${version}`, gateway);
     await sendPlainTransfer(chain().chainId, usdc.address as Address, address, 4_000_000n);
     await expect
       .poll(() => page.locator('[data-view]:not([hidden]) h2').textContent(), { timeout: 45_000 })
       .toBe('Payment complete');
     const after = (await held).body;
     expect(after.status).not.toBe('requires_action');
+    expect(after.version).not.toBe(version);
     expect(after).not.toHaveProperty('received');
     const paid = await call(server, `/v1/gateway/payment/${paymentId}/status`, gateway);
     expect(paid.body).toMatchObject({ status: 'succeeded', info: { optionAmount: { value: '10000000' } } });
@@ -196,7 +209,7 @@ describe('checkout page: a deposit address any wallet pays, in Chromium on the d
       depositAddress(collector(), paymentId),
       6_000_000n,
     );
-    await expect.poll(() => panel.locator('h3').textContent(), { timeout: 45_000 }).toBe('Send the remaining 4 USDC');
+    await expect.poll(() => panel.locator('h3').textContent(), { timeout: 30_000 }).toBe('Send the remaining 4 USDC');
 
     await expirePaymentNow(server.ctx, paymentId);
     await expect

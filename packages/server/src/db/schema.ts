@@ -93,7 +93,9 @@ export interface ServiceSecretsTable {
 
 export type PaymentStatus = 'requires_action' | 'processing' | 'succeeded' | 'failed' | 'expired' | 'cancelled';
 
-export type PaymentSource = 'api' | 'x402';
+/** Where a payment came from (migrations 0042, 0057). */
+export const PAYMENT_SOURCES = ['api', 'x402', 'payment_link', 'point_of_sale'] as const;
+export type PaymentSource = (typeof PAYMENT_SOURCES)[number];
 
 export interface PaymentsTable {
   id: string;
@@ -134,6 +136,32 @@ export interface PaymentsTable {
   expiry_awaits_follower: ColumnType<boolean, boolean | undefined, boolean>;
   /** Where the payment came from (migration 0042): a partner's create (`api`) or the x402 facilitator's settle. */
   source: ColumnType<PaymentSource, PaymentSource | undefined, never>;
+  /** The payment link whose visit made the payment (migration 0057). */
+  payment_link_id: ColumnType<string | null, string | null | undefined, never>;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
+/** A merchant's page that makes a payment per visit (migration 0057): one of `amount` or the bounds is set. */
+export interface PaymentLinksTable {
+  id: string;
+  partner_id: string;
+  merchant_id: string;
+  currency: string;
+  /** Fixed price in minor units (times the quantity chosen); int8 arrives as a string. */
+  amount: ColumnType<string | null, string | bigint | null, string | bigint | null>;
+  /** Bounds and suggestion of a price the buyer chooses, minor units. */
+  minimum_amount: ColumnType<string | null, string | bigint | null, string | bigint | null>;
+  maximum_amount: ColumnType<string | null, string | bigint | null, string | bigint | null>;
+  preset_amount: ColumnType<string | null, string | bigint | null, string | bigint | null>;
+  description: string;
+  image_url: string | null;
+  /** The most the buyer may choose of a fixed-price item; null: one, no choice. */
+  max_quantity: number | null;
+  active: ColumnType<boolean, boolean | undefined, boolean>;
+  /** How many payments the link may hold: succeeded ones and open ones count. */
+  max_uses: number | null;
+  expires_at: Date | null;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }
@@ -620,5 +648,6 @@ export interface Database {
   ledger_entries: LedgerEntriesTable;
   dashboard_sessions: DashboardSessionsTable;
   dashboard_links: DashboardLinksTable;
+  payment_links: PaymentLinksTable;
   x402_payments: X402PaymentsTable;
 }

@@ -1,7 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Transaction } from 'kysely';
-import type { Database } from '../db/schema.ts';
+import type { Insertable, Transaction } from 'kysely';
+import type { Database, PaymentsTable } from '../db/schema.ts';
 import type { App, AppContext } from '../context.ts';
 import { principalOf } from '../http/auth.ts';
 import { ApiError, type Issue } from '../http/errors.ts';
@@ -225,22 +225,77 @@ async function createPayment(
   const amount = validatedAmount(body.amount);
   const expiresAt = validatedExpiry(body.expiresAt, now);
   requireMinimumAmount(await planned.fees.read(trx, merchant.partner_id, amount.currency), amount);
-  const redirects = redirectsOf(body.checkout, family);
+  const { payment, created } = await insertPayment(ctx, trx, merchant, now, {
+    id: planned.id,
+    reference_id: body.referenceId,
+    fiat_currency: amount.currency,
+    fiat_value: amount.value,
+    expires_at: expiresAt,
+    ...redirectsOf(body.checkout, family),
+  });
+  return createdResponse(ctx, payment, created ? 201 : 200, family);
+}
 
-  const respond = (payment: PaymentRow, status: number) => createdResponse(ctx, payment, status, family);
+/** A payment the service makes for a merchant without a partner's call. */
+export interface MerchantPaymentRequest {
+  amount: { currency: string; value: bigint };
+  referenceId: string;
+  source: 'payment_link' | 'point_of_sale';
+  paymentLinkId?: string;
+  /** Default: 15 minutes from now. */
+  expiresAt?: Date;
+}
+
+/**
+ * Makes a payment for `merchant` in `trx` as a create through the API does (the fee minimum, the `payment.created`
+ * event): for a payment link's visit or a point of sale. The same referenceId and amount return the payment made
+ * before (`created: false`); another amount is 409 `idempotency_conflict`.
+ */
+export async function createMerchantPayment(
+  ctx: AppContext,
+  trx: Transaction<Database>,
+  merchant: MerchantRow,
+  request: MerchantPaymentRequest,
+  fees: RememberedFees,
+): Promise<{ payment: PaymentRow; created: boolean }> {
+  const now = ctx.clock.now();
+  requireMinimumAmount(await fees.read(trx, merchant.partner_id, request.amount.currency), request.amount);
+  return insertPayment(ctx, trx, merchant, now, {
+    id: newId('pay'),
+    reference_id: request.referenceId,
+    fiat_currency: request.amount.currency,
+    fiat_value: request.amount.value,
+    expires_at: request.expiresAt ?? requestedExpiry(undefined, now),
+    source: request.source,
+    ...(request.paymentLinkId ? { payment_link_id: request.paymentLinkId } : {}),
+  });
+}
+
+type NewPaymentColumns = Pick<Insertable<PaymentsTable>, 'id' | 'reference_id' | 'fiat_currency' | 'expires_at'> &
+  Partial<Pick<Insertable<PaymentsTable>, 'success_url' | 'error_url' | 'source' | 'payment_link_id'>> & {
+    fiat_value: bigint;
+  };
+
+/**
+ * Writes the payment and its `payment.created` event. The referenceId is idempotent per merchant: concurrent creates
+ * race on the unique (merchant, referenceId) index, so exactly one payment is made; the others get it
+ * (`created: false`) when they ask for the same amount, 409 otherwise.
+ */
+async function insertPayment(
+  ctx: AppContext,
+  trx: Transaction<Database>,
+  merchant: MerchantRow,
+  now: Date,
+  columns: NewPaymentColumns,
+): Promise<{ payment: PaymentRow; created: boolean }> {
   const inserted = await trx
     .insertInto('payments')
     .values({
-      id: planned.id,
+      ...columns,
       partner_id: merchant.partner_id,
       merchant_id: merchant.id,
-      reference_id: body.referenceId,
-      fiat_currency: amount.currency,
-      fiat_value: amount.value,
-      expires_at: expiresAt,
       created_at: now,
       updated_at: now,
-      ...redirects,
     })
     .onConflict((conflict) => conflict.columns(['merchant_id', 'reference_id']).doNothing())
     .returningAll()
@@ -251,22 +306,22 @@ async function createPayment(
       .selectFrom('payments')
       .selectAll()
       .where('merchant_id', '=', merchant.id)
-      .where('reference_id', '=', body.referenceId)
+      .where('reference_id', '=', columns.reference_id)
       .executeTakeFirstOrThrow();
-    if (existing.fiat_currency !== amount.currency || BigInt(existing.fiat_value) !== amount.value) {
+    if (existing.fiat_currency !== columns.fiat_currency || BigInt(existing.fiat_value) !== columns.fiat_value) {
       throw new ApiError('idempotency_conflict', 'A payment with this referenceId and another amount already exists.', {
         paymentId: existing.id,
       });
     }
-    return respond(existing, 200);
+    return { payment: existing, created: false };
   }
-  const created = await announceWritten(
+  const payment = await announceWritten(
     trx,
     { chains: ctx.chains, baseUrl: ctx.config.baseUrl, now },
     inserted,
     'payment.created',
   );
-  return respond(created, 201);
+  return { payment, created: true };
 }
 
 /** The id and time of the payment a create makes, chosen before it is made, so its answer is known beforehand. */
@@ -316,6 +371,7 @@ function newPaymentRow(
     exceptions: [],
     expiry_awaits_follower: false,
     source: 'api',
+    payment_link_id: null,
     created_at: planned.now,
     updated_at: planned.now,
   };

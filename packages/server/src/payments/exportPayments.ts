@@ -42,6 +42,7 @@ const COLUMNS = [
   'lastUpdatedAt',
   'settledAt',
   'source',
+  'paymentLinkId',
 ] as const;
 
 /**
@@ -75,6 +76,7 @@ function exportRow(row: PaymentRow, merchantName: string, now: Date): string[] {
     row.updated_at.toISOString(),
     row.settled_at?.toISOString() ?? null,
     row.source,
+    row.payment_link_id,
   ].map(cell);
 }
 

@@ -1,7 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { ExpressionBuilder, SelectQueryBuilder } from 'kysely';
 import type { AppContext } from '../context.ts';
-import type { Database, PaymentSource } from '../db/schema.ts';
+import { type Database, PAYMENT_SOURCES, type PaymentSource } from '../db/schema.ts';
 import { ApiError } from '../http/errors.ts';
 import { versionHas } from '../http/versions.ts';
 import { merchantOfPartner } from '../merchants/merchantOfPartner.ts';
@@ -58,9 +58,13 @@ export const ListPaymentsQuery = Type.Object(
     source: Type.Optional(
       Type.Unsafe<PaymentSource>({
         type: 'string',
-        enum: ['api', 'x402'],
-        description: 'Only the payments created through the API (`api`) or settled by the x402 facilitator (`x402`)',
+        enum: [...PAYMENT_SOURCES],
+        description:
+          'Only the payments created through the API (`api`), settled by the x402 facilitator (`x402`), made by a payment link (`payment_link`) or charged on a point of sale (`point_of_sale`)',
       }),
+    ),
+    paymentLinkId: Type.Optional(
+      Type.String({ maxLength: 64, description: 'paygate extension: only the payments the payment link made' }),
     ),
   },
   { additionalProperties: false },
@@ -137,6 +141,7 @@ export interface Filters {
   referenceId?: string;
   search?: string;
   source?: PaymentSource;
+  paymentLinkId?: string;
   now: Date;
 }
 
@@ -175,6 +180,7 @@ export function filtersOf(query: ListQuery, scope: ListScope, now: Date, version
     ...(query.referenceId ? { referenceId: query.referenceId } : {}),
     ...(query.search?.trim() ? { search: query.search.trim() } : {}),
     ...(query.source ? { source: query.source } : {}),
+    ...(query.paymentLinkId ? { paymentLinkId: query.paymentLinkId } : {}),
   };
 }
 
@@ -212,6 +218,7 @@ export function applyFilters<O>(query: SelectQueryBuilder<Database, 'payments', 
     if (filters.referenceId) conditions.push(eb('payments.reference_id', 'ilike', `%${filters.referenceId}%`));
     if (filters.search) conditions.push(searchCondition(eb, filters.search));
     if (filters.source) conditions.push(eb('payments.source', '=', filters.source));
+    if (filters.paymentLinkId) conditions.push(eb('payments.payment_link_id', '=', filters.paymentLinkId));
     return eb.and(conditions);
   });
 }

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Selectable } from 'kysely';
 import type { ChainRegistry } from '../chains/registry.ts';
-import type { MerchantsTable, PaymentsTable } from '../db/schema.ts';
+import { type MerchantsTable, PAYMENT_SOURCES, type PaymentsTable } from '../db/schema.ts';
 import { Nullable } from '../http/schemas.ts';
 import { logoUrl } from '../merchants/merchantResource.ts';
 import { fiatCurrency } from './currencies.ts';
@@ -81,10 +81,11 @@ export const PaymentItem = Type.Object({
     iconUrl: Type.Optional(Nullable(Type.String())),
   }),
   referenceId: Type.String(),
-  source: Type.Union([Type.Literal('api'), Type.Literal('x402')], {
+  source: Type.Union(PAYMENT_SOURCES.map((source) => Type.Literal(source)), {
     description:
-      "api: created by a partner (`POST /v1/payments`, `POST /v1/merchant/payment`); x402: made by the x402 facilitator when it settled an agent's payment (`POST /v1/x402/settle`)",
+      "api: created by a partner (`POST /v1/payments`, `POST /v1/merchant/payment`); x402: made by the x402 facilitator when it settled an agent's payment (`POST /v1/x402/settle`); payment_link: made by a visit to a payment link (`paymentLinkId` names it); point_of_sale: charged on a paired point-of-sale device",
   }),
+  paymentLinkId: Type.Optional(Type.String({ description: 'paygate extension: the payment link whose visit made it' })),
   status: Type.Union(
     ['requires_action', 'processing', 'succeeded', 'failed', 'expired'].map((status) => Type.Literal(status)),
   ),
@@ -202,6 +203,7 @@ export function toPaymentItem(
     },
     referenceId: row.reference_id,
     source: row.source,
+    ...(row.payment_link_id ? { paymentLinkId: row.payment_link_id } : {}),
     status: listStatusName(status),
     isTerminal: isTerminal(status),
     ...(status === 'cancelled' ? { cancelled: true as const } : {}),

@@ -55,6 +55,7 @@ import * as networkFeesFromOperator from './0053_network_fees_from_operator.ts';
 import * as x402SolanaMerchantPayTo from './0054_x402_solana_merchant_pay_to.ts';
 import * as solanaPayFeeReservations from './0055_solana_pay_fee_reservations.ts';
 import * as solanaX402AccountInflows from './0056_solana_x402_account_inflows.ts';
+import * as paymentLinks from './0057_payment_links.ts';
 
 /** Every schema change, in order; names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -114,4 +115,5 @@ export const migrations: Record<string, Migration> = {
   '0054_x402_solana_merchant_pay_to': x402SolanaMerchantPayTo,
   '0055_solana_pay_fee_reservations': solanaPayFeeReservations,
   '0056_solana_x402_account_inflows': solanaX402AccountInflows,
+  '0057_payment_links': paymentLinks,
 };

@@ -14,7 +14,7 @@ const layers = [
   { name: 'domain', path: `${src}(ledger|payouts)/` },
   {
     name: 'features',
-    path: `${src}(http|payments|gateway|refunds|settlement|deposits|solanaPay|x402|webhooks|merchants|partners|collectorInflows|paymentMethods)/`,
+    path: `${src}(http|payments|gateway|refunds|settlement|deposits|solanaPay|x402|webhooks|merchants|partners|collectorInflows|paymentMethods|paymentLinks)/`,
   },
   {
     name: 'surfaces',

@@ -20,6 +20,7 @@ import { registerRefundRoutes } from './refunds/routes.ts';
 import { registerSettlementRoutes } from './settlement/routes.ts';
 import { registerListNetworks } from './chains/listNetworks.ts';
 import { registerPaymentRoutes } from './payments/routes.ts';
+import { registerPaymentLinkRoutes } from './paymentLinks/routes.ts';
 import { registerGatewayRoutes } from './gateway/routes.ts';
 import { registerCollectFormRoutes } from './checkout/collect/collectFormRoutes.ts';
 import { registerCheckoutRoutes } from './checkout/routes.ts';
@@ -135,6 +136,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   registerOpsRoutes(app, ctx, metrics);
   registerMerchantRoutes(app, ctx);
   registerPaymentRoutes(app, ctx);
+  registerPaymentLinkRoutes(app, ctx);
   registerGatewayRoutes(app, ctx);
   await registerCollectFormRoutes(app, ctx);
   registerCheckoutRoutes(app, ctx);

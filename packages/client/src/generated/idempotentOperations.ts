@@ -5,6 +5,7 @@ export const IDEMPOTENT_OPERATIONS: readonly string[] = [
   'POST /v1/merchant/payment',
   'POST /v1/merchants',
   'POST /v1/merchants/{merchantId}/settlements/crypto',
+  'POST /v1/payment-links',
   'POST /v1/payments',
   'POST /v1/refunds',
 ];

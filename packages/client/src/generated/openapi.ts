@@ -266,7 +266,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "quote_expired" | "idempotency_conflict" | "already_refunded" | "insufficient_balance" | "insufficient_token_balance" | "transaction_would_fail" | "settlement_asset_conflict" | "webhook_endpoint_limit";
+                            code: "quote_expired" | "idempotency_conflict" | "already_refunded" | "insufficient_balance" | "insufficient_token_balance" | "transaction_would_fail" | "settlement_asset_conflict" | "payment_link_changed" | "webhook_endpoint_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -1136,7 +1136,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "quote_expired" | "idempotency_conflict" | "already_refunded" | "insufficient_balance" | "insufficient_token_balance" | "transaction_would_fail" | "settlement_asset_conflict" | "webhook_endpoint_limit";
+                            code: "quote_expired" | "idempotency_conflict" | "already_refunded" | "insufficient_balance" | "insufficient_token_balance" | "transaction_would_fail" | "settlement_asset_conflict" | "payment_link_changed" | "webhook_endpoint_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -1692,7 +1692,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "quote_expired" | "idempotency_conflict" | "already_refunded" | "insufficient_balance" | "insufficient_token_balance" | "transaction_would_fail" | "settlement_asset_conflict" | "webhook_endpoint_limit";
+                            code: "quote_expired" | "idempotency_conflict" | "already_refunded" | "insufficient_balance" | "insufficient_token_balance" | "transaction_would_fail" | "settlement_asset_conflict" | "payment_link_changed" | "webhook_endpoint_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -1785,8 +1785,10 @@ export interface paths {
                     referenceId?: string;
                     /** @description paygate extension: the payment with this id, transaction hash (EVM case-insensitive) or buyer account (CAIP-10, or its address alone), or whose reference contains it (case-insensitive) */
                     search?: string;
-                    /** @description Only the payments created through the API (`api`) or settled by the x402 facilitator (`x402`) */
-                    source?: "api" | "x402";
+                    /** @description Only the payments created through the API (`api`), settled by the x402 facilitator (`x402`), made by a payment link (`payment_link`) or charged on a point of sale (`point_of_sale`) */
+                    source?: "api" | "x402" | "payment_link" | "point_of_sale";
+                    /** @description paygate extension: only the payments the payment link made */
+                    paymentLinkId?: string;
                     /** @description Only these merchants' payments: one, or several as a repeated parameter; another partner's is 404 */
                     merchantId?: string[];
                 };
@@ -1811,8 +1813,10 @@ export interface paths {
                                     iconUrl?: string | null;
                                 };
                                 referenceId: string;
-                                /** @description api: created by a partner (`POST /v1/payments`, `POST /v1/merchant/payment`); x402: made by the x402 facilitator when it settled an agent's payment (`POST /v1/x402/settle`) */
-                                source: "api" | "x402";
+                                /** @description api: created by a partner (`POST /v1/payments`, `POST /v1/merchant/payment`); x402: made by the x402 facilitator when it settled an agent's payment (`POST /v1/x402/settle`); payment_link: made by a visit to a payment link (`paymentLinkId` names it); point_of_sale: charged on a paired point-of-sale device */
+                                source: "api" | "x402" | "payment_link" | "point_of_sale";
+                                /** @description paygate extension: the payment link whose visit made it */
+                                paymentLinkId?: string;
                                 status: "requires_action" | "processing" | "succeeded" | "failed" | "expired";
                                 isTerminal: boolean;
                                 /**
@@ -2306,7 +2310,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "quote_expired" | "idempotency_conflict" | "already_refunded" | "insufficient_balance" | "insufficient_token_balance" | "transaction_would_fail" | "settlement_asset_conflict" | "webhook_endpoint_limit";
+                            code: "quote_expired" | "idempotency_conflict" | "already_refunded" | "insufficient_balance" | "insufficient_token_balance" | "transaction_would_fail" | "settlement_asset_conflict" | "payment_link_changed" | "webhook_endpoint_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -2759,8 +2763,10 @@ export interface paths {
                                 iconUrl?: string | null;
                             };
                             referenceId: string;
-                            /** @description api: created by a partner (`POST /v1/payments`, `POST /v1/merchant/payment`); x402: made by the x402 facilitator when it settled an agent's payment (`POST /v1/x402/settle`) */
-                            source: "api" | "x402";
+                            /** @description api: created by a partner (`POST /v1/payments`, `POST /v1/merchant/payment`); x402: made by the x402 facilitator when it settled an agent's payment (`POST /v1/x402/settle`); payment_link: made by a visit to a payment link (`paymentLinkId` names it); point_of_sale: charged on a paired point-of-sale device */
+                            source: "api" | "x402" | "payment_link" | "point_of_sale";
+                            /** @description paygate extension: the payment link whose visit made it */
+                            paymentLinkId?: string;
                             status: "requires_action" | "processing" | "succeeded" | "failed" | "expired" | "cancelled";
                             isTerminal: boolean;
                             /**
@@ -3369,8 +3375,10 @@ export interface paths {
                                 iconUrl?: string | null;
                             };
                             referenceId: string;
-                            /** @description api: created by a partner (`POST /v1/payments`, `POST /v1/merchant/payment`); x402: made by the x402 facilitator when it settled an agent's payment (`POST /v1/x402/settle`) */
-                            source: "api" | "x402";
+                            /** @description api: created by a partner (`POST /v1/payments`, `POST /v1/merchant/payment`); x402: made by the x402 facilitator when it settled an agent's payment (`POST /v1/x402/settle`); payment_link: made by a visit to a payment link (`paymentLinkId` names it); point_of_sale: charged on a paired point-of-sale device */
+                            source: "api" | "x402" | "payment_link" | "point_of_sale";
+                            /** @description paygate extension: the payment link whose visit made it */
+                            paymentLinkId?: string;
                             status: "requires_action" | "processing" | "succeeded" | "failed" | "expired" | "cancelled";
                             isTerminal: boolean;
                             /**
@@ -3668,7 +3676,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "quote_expired" | "idempotency_conflict" | "already_refunded" | "insufficient_balance" | "insufficient_token_balance" | "transaction_would_fail" | "settlement_asset_conflict" | "webhook_endpoint_limit";
+                            code: "quote_expired" | "idempotency_conflict" | "already_refunded" | "insufficient_balance" | "insufficient_token_balance" | "transaction_would_fail" | "settlement_asset_conflict" | "payment_link_changed" | "webhook_endpoint_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -3761,8 +3769,10 @@ export interface paths {
                     referenceId?: string;
                     /** @description paygate extension: the payment with this id, transaction hash (EVM case-insensitive) or buyer account (CAIP-10, or its address alone), or whose reference contains it (case-insensitive) */
                     search?: string;
-                    /** @description Only the payments created through the API (`api`) or settled by the x402 facilitator (`x402`) */
-                    source?: "api" | "x402";
+                    /** @description Only the payments created through the API (`api`), settled by the x402 facilitator (`x402`), made by a payment link (`payment_link`) or charged on a point of sale (`point_of_sale`) */
+                    source?: "api" | "x402" | "payment_link" | "point_of_sale";
+                    /** @description paygate extension: only the payments the payment link made */
+                    paymentLinkId?: string;
                 };
                 header?: {
                     /** @description The merchant the payment belongs to */
@@ -3788,8 +3798,10 @@ export interface paths {
                                     iconUrl?: string | null;
                                 };
                                 referenceId: string;
-                                /** @description api: created by a partner (`POST /v1/payments`, `POST /v1/merchant/payment`); x402: made by the x402 facilitator when it settled an agent's payment (`POST /v1/x402/settle`) */
-                                source: "api" | "x402";
+                                /** @description api: created by a partner (`POST /v1/payments`, `POST /v1/merchant/payment`); x402: made by the x402 facilitator when it settled an agent's payment (`POST /v1/x402/settle`); payment_link: made by a visit to a payment link (`paymentLinkId` names it); point_of_sale: charged on a paired point-of-sale device */
+                                source: "api" | "x402" | "payment_link" | "point_of_sale";
+                                /** @description paygate extension: the payment link whose visit made it */
+                                paymentLinkId?: string;
                                 status: "requires_action" | "processing" | "succeeded" | "failed" | "expired";
                                 isTerminal: boolean;
                                 /**
@@ -4154,8 +4166,10 @@ export interface paths {
                     referenceId?: string;
                     /** @description paygate extension: the payment with this id, transaction hash (EVM case-insensitive) or buyer account (CAIP-10, or its address alone), or whose reference contains it (case-insensitive) */
                     search?: string;
-                    /** @description Only the payments created through the API (`api`) or settled by the x402 facilitator (`x402`) */
-                    source?: "api" | "x402";
+                    /** @description Only the payments created through the API (`api`), settled by the x402 facilitator (`x402`), made by a payment link (`payment_link`) or charged on a point of sale (`point_of_sale`) */
+                    source?: "api" | "x402" | "payment_link" | "point_of_sale";
+                    /** @description paygate extension: only the payments the payment link made */
+                    paymentLinkId?: string;
                     /** @description Only these merchants' payments: one, or several as a repeated parameter; another partner's is 404 */
                     merchantId?: string[];
                 };
@@ -4515,8 +4529,10 @@ export interface paths {
                     referenceId?: string;
                     /** @description paygate extension: the payment with this id, transaction hash (EVM case-insensitive) or buyer account (CAIP-10, or its address alone), or whose reference contains it (case-insensitive) */
                     search?: string;
-                    /** @description Only the payments created through the API (`api`) or settled by the x402 facilitator (`x402`) */
-                    source?: "api" | "x402";
+                    /** @description Only the payments created through the API (`api`), settled by the x402 facilitator (`x402`), made by a payment link (`payment_link`) or charged on a point of sale (`point_of_sale`) */
+                    source?: "api" | "x402" | "payment_link" | "point_of_sale";
+                    /** @description paygate extension: only the payments the payment link made */
+                    paymentLinkId?: string;
                     /** @description Only these merchants' payments: one, or several as a repeated parameter; another partner's is 404 */
                     merchantId?: string[];
                 };
@@ -4907,6 +4923,1191 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payment-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the payment links of the partner's merchants, newest first
+         * @description paygate extension.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Only this merchant's links; another's is 404 */
+                    merchantId?: string;
+                    /** @description Only the links taking visits (true) or deactivated (false) */
+                    active?: boolean;
+                    /** @description nextCursor of the previous page */
+                    cursor?: string;
+                    limit?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                id: string;
+                                /** @description The public page: each visit makes a new payment and goes to its checkout */
+                                url: string;
+                                merchantId: string;
+                                /** @description active: takes visits; inactive: deactivated; expired: past expiresAt; spent: maxUses payments succeeded */
+                                status: "active" | "inactive" | "expired" | "spent";
+                                active: boolean;
+                                description: string;
+                                /** @description A fixed price per item: each visit pays it (times the quantity chosen) */
+                                amount: {
+                                    /** @description `iso4217/<CODE>`, e.g. `iso4217/USD` */
+                                    unit: string;
+                                    /** @description Positive integer in the currency minor units, e.g. `1000` for 10.00 USD */
+                                    value: string;
+                                } | null;
+                                /** @description The buyer chooses the amount, within these bounds */
+                                customAmount: {
+                                    /** @description `iso4217/<CODE>`, e.g. `iso4217/USD` */
+                                    unit: string;
+                                    /** @description Positive integer in the currency minor units, e.g. `1000` for 10.00 USD */
+                                    minimum: string;
+                                    /** @description Positive integer in the currency minor units, e.g. `1000` for 10.00 USD */
+                                    maximum: string;
+                                    /** @description The amount the page suggests; between the bounds */
+                                    preset?: string | null;
+                                } | null;
+                                imageUrl: string | null;
+                                quantity: {
+                                    maximum: number;
+                                } | null;
+                                maxUses: number | null;
+                                /** @description Payments that count against maxUses now: succeeded, and open ones */
+                                uses: number;
+                                /** @description Unix seconds */
+                                expiresAt: number | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                                /** @description The link's payments, as GET /v1/payments?paymentLinkId= shows them in its stats */
+                                stats?: {
+                                    totalRevenue: {
+                                        /** @description Standard units, e.g. 12.34 */
+                                        amount: number;
+                                        currency: string;
+                                    }[];
+                                    /** @description What succeeded refunds of the matching payments returned, per currency; each refund counted once */
+                                    totalRefunded: {
+                                        /** @description Standard units, e.g. 12.34 */
+                                        amount: number;
+                                        currency: string;
+                                    }[];
+                                    totalTransactions: number;
+                                    totalCustomers: number;
+                                };
+                            }[];
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+                /** @description Invalid request, invalid or downgraded API version */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "invalid_params" | "params_validation" | "header_not_ascii" | "invalid_state" | "payment_not_succeeded" | "refund_exceeds_payment" | "refund_not_sendable" | "invalid_api_version" | "unknown_api_version" | "api_version_downgrade" | "conflicting_auth_headers" | "missing_idempotency_key";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The credentials lack permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Rate limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "rate_limited" | "transaction_request_limit";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create a payment link
+         * @description paygate extension: a public page of the merchant that makes a new payment per visit, at a fixed price (amount, times a quantity the buyer may choose) or at a price the buyer chooses within customAmount. The smallest amount it allows must cover the partner fees, as a payment must. An Idempotency-Key header is honoured.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description The merchant the payment belongs to */
+                    "merchant-id"?: string;
+                    /** @description Sent by the client when left out: one new key per call, the same on every retry of that call. Pass your own (e.g. derived from your order's id) to make retries after a restart of your process safe too. */
+                    "idempotency-key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description A fixed price per item: each visit pays it (times the quantity chosen) */
+                        amount?: {
+                            /** @description `iso4217/<CODE>`, e.g. `iso4217/USD` */
+                            unit: string;
+                            /** @description Positive integer in the currency minor units, e.g. `1000` for 10.00 USD */
+                            value: string;
+                        } | null;
+                        /** @description The buyer chooses the amount, within these bounds */
+                        customAmount?: {
+                            /** @description `iso4217/<CODE>`, e.g. `iso4217/USD` */
+                            unit: string;
+                            /** @description Positive integer in the currency minor units, e.g. `1000` for 10.00 USD */
+                            minimum: string;
+                            /** @description Positive integer in the currency minor units, e.g. `1000` for 10.00 USD */
+                            maximum: string;
+                            /** @description The amount the page suggests; between the bounds */
+                            preset?: string | null;
+                        } | null;
+                        /** @description An HTTPS image the page shows; the buyer loads it */
+                        imageUrl?: string | null;
+                        /** @description The buyer chooses how many (1 to maximum) of a fixed price */
+                        quantity?: {
+                            maximum: number;
+                        } | null;
+                        /** @description How many payments the link may hold: succeeded ones, and open ones until they end unpaid. Once as many succeeded, the link is spent. */
+                        maxUses?: number | null;
+                        /** @description Unix seconds when the link stops making payments */
+                        expiresAt?: number | null;
+                        /** @description What the buyer pays for, shown on the page */
+                        description: string;
+                        /**
+                         * @description false: made deactivated
+                         * @default true
+                         */
+                        active?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            /** @description The public page: each visit makes a new payment and goes to its checkout */
+                            url: string;
+                            merchantId: string;
+                            /** @description active: takes visits; inactive: deactivated; expired: past expiresAt; spent: maxUses payments succeeded */
+                            status: "active" | "inactive" | "expired" | "spent";
+                            active: boolean;
+                            description: string;
+                            /** @description A fixed price per item: each visit pays it (times the quantity chosen) */
+                            amount: {
+                                /** @description `iso4217/<CODE>`, e.g. `iso4217/USD` */
+                                unit: string;
+                                /** @description Positive integer in the currency minor units, e.g. `1000` for 10.00 USD */
+                                value: string;
+                            } | null;
+                            /** @description The buyer chooses the amount, within these bounds */
+                            customAmount: {
+                                /** @description `iso4217/<CODE>`, e.g. `iso4217/USD` */
+                                unit: string;
+                                /** @description Positive integer in the currency minor units, e.g. `1000` for 10.00 USD */
+                                minimum: string;
+                                /** @description Positive integer in the currency minor units, e.g. `1000` for 10.00 USD */
+                                maximum: string;
+                                /** @description The amount the page suggests; between the bounds */
+                                preset?: string | null;
+                            } | null;
+                            imageUrl: string | null;
+                            quantity: {
+                                maximum: number;
+                            } | null;
+                            maxUses: number | null;
+                            /** @description Payments that count against maxUses now: succeeded, and open ones */
+                            uses: number;
+                            /** @description Unix seconds */
+                            expiresAt: number | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /** @description The link's payments, as GET /v1/payments?paymentLinkId= shows them in its stats */
+                            stats?: {
+                                totalRevenue: {
+                                    /** @description Standard units, e.g. 12.34 */
+                                    amount: number;
+                                    currency: string;
+                                }[];
+                                /** @description What succeeded refunds of the matching payments returned, per currency; each refund counted once */
+                                totalRefunded: {
+                                    /** @description Standard units, e.g. 12.34 */
+                                    amount: number;
+                                    currency: string;
+                                }[];
+                                totalTransactions: number;
+                                totalCustomers: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request, invalid or downgraded API version */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "invalid_params" | "params_validation" | "header_not_ascii" | "invalid_state" | "payment_not_succeeded" | "refund_exceeds_payment" | "refund_not_sendable" | "invalid_api_version" | "unknown_api_version" | "api_version_downgrade" | "conflicting_auth_headers" | "missing_idempotency_key";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The credentials lack permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Conflict */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "quote_expired" | "idempotency_conflict" | "already_refunded" | "insufficient_balance" | "insufficient_token_balance" | "transaction_would_fail" | "settlement_asset_conflict" | "payment_link_changed" | "webhook_endpoint_limit";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Rate limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "rate_limited" | "transaction_request_limit";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payment-links/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A payment link, with the stats of its payments
+         * @description paygate extension. stats are those GET /v1/payments?paymentLinkId= shows: the link's payments and their revenue per currency.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The payment link id (`plink_...`) */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            /** @description The public page: each visit makes a new payment and goes to its checkout */
+                            url: string;
+                            merchantId: string;
+                            /** @description active: takes visits; inactive: deactivated; expired: past expiresAt; spent: maxUses payments succeeded */
+                            status: "active" | "inactive" | "expired" | "spent";
+                            active: boolean;
+                            description: string;
+                            /** @description A fixed price per item: each visit pays it (times the quantity chosen) */
+                            amount: {
+                                /** @description `iso4217/<CODE>`, e.g. `iso4217/USD` */
+                                unit: string;
+                                /** @description Positive integer in the currency minor units, e.g. `1000` for 10.00 USD */
+                                value: string;
+                            } | null;
+                            /** @description The buyer chooses the amount, within these bounds */
+                            customAmount: {
+                                /** @description `iso4217/<CODE>`, e.g. `iso4217/USD` */
+                                unit: string;
+                                /** @description Positive integer in the currency minor units, e.g. `1000` for 10.00 USD */
+                                minimum: string;
+                                /** @description Positive integer in the currency minor units, e.g. `1000` for 10.00 USD */
+                                maximum: string;
+                                /** @description The amount the page suggests; between the bounds */
+                                preset?: string | null;
+                            } | null;
+                            imageUrl: string | null;
+                            quantity: {
+                                maximum: number;
+                            } | null;
+                            maxUses: number | null;
+                            /** @description Payments that count against maxUses now: succeeded, and open ones */
+                            uses: number;
+                            /** @description Unix seconds */
+                            expiresAt: number | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /** @description The link's payments, as GET /v1/payments?paymentLinkId= shows them in its stats */
+                            stats?: {
+                                totalRevenue: {
+                                    /** @description Standard units, e.g. 12.34 */
+                                    amount: number;
+                                    currency: string;
+                                }[];
+                                /** @description What succeeded refunds of the matching payments returned, per currency; each refund counted once */
+                                totalRefunded: {
+                                    /** @description Standard units, e.g. 12.34 */
+                                    amount: number;
+                                    currency: string;
+                                }[];
+                                totalTransactions: number;
+                                totalCustomers: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request, invalid or downgraded API version */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "invalid_params" | "params_validation" | "header_not_ascii" | "invalid_state" | "payment_not_succeeded" | "refund_exceeds_payment" | "refund_not_sendable" | "invalid_api_version" | "unknown_api_version" | "api_version_downgrade" | "conflicting_auth_headers" | "missing_idempotency_key";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The credentials lack permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Rate limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "rate_limited" | "transaction_request_limit";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a payment link
+         * @description paygate extension. Only the fields given change; null clears imageUrl, quantity, maxUses or expiresAt. A price given replaces the other kind, in the same currency. Payments made before keep their amounts.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The payment link id (`plink_...`) */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description A fixed price per item: each visit pays it (times the quantity chosen) */
+                        amount?: {
+                            /** @description `iso4217/<CODE>`, e.g. `iso4217/USD` */
+                            unit: string;
+                            /** @description Positive integer in the currency minor units, e.g. `1000` for 10.00 USD */
+                            value: string;
+                        } | null;
+                        /** @description The buyer chooses the amount, within these bounds */
+                        customAmount?: {
+                            /** @description `iso4217/<CODE>`, e.g. `iso4217/USD` */
+                            unit: string;
+                            /** @description Positive integer in the currency minor units, e.g. `1000` for 10.00 USD */
+                            minimum: string;
+                            /** @description Positive integer in the currency minor units, e.g. `1000` for 10.00 USD */
+                            maximum: string;
+                            /** @description The amount the page suggests; between the bounds */
+                            preset?: string | null;
+                        } | null;
+                        /** @description An HTTPS image the page shows; the buyer loads it */
+                        imageUrl?: string | null;
+                        /** @description The buyer chooses how many (1 to maximum) of a fixed price */
+                        quantity?: {
+                            maximum: number;
+                        } | null;
+                        /** @description How many payments the link may hold: succeeded ones, and open ones until they end unpaid. Once as many succeeded, the link is spent. */
+                        maxUses?: number | null;
+                        /** @description Unix seconds when the link stops making payments */
+                        expiresAt?: number | null;
+                        /** @description What the buyer pays for, shown on the page */
+                        description?: string;
+                        /** @description false deactivates the link; true takes visits again */
+                        active?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            /** @description The public page: each visit makes a new payment and goes to its checkout */
+                            url: string;
+                            merchantId: string;
+                            /** @description active: takes visits; inactive: deactivated; expired: past expiresAt; spent: maxUses payments succeeded */
+                            status: "active" | "inactive" | "expired" | "spent";
+                            active: boolean;
+                            description: string;
+                            /** @description A fixed price per item: each visit pays it (times the quantity chosen) */
+                            amount: {
+                                /** @description `iso4217/<CODE>`, e.g. `iso4217/USD` */
+                                unit: string;
+                                /** @description Positive integer in the currency minor units, e.g. `1000` for 10.00 USD */
+                                value: string;
+                            } | null;
+                            /** @description The buyer chooses the amount, within these bounds */
+                            customAmount: {
+                                /** @description `iso4217/<CODE>`, e.g. `iso4217/USD` */
+                                unit: string;
+                                /** @description Positive integer in the currency minor units, e.g. `1000` for 10.00 USD */
+                                minimum: string;
+                                /** @description Positive integer in the currency minor units, e.g. `1000` for 10.00 USD */
+                                maximum: string;
+                                /** @description The amount the page suggests; between the bounds */
+                                preset?: string | null;
+                            } | null;
+                            imageUrl: string | null;
+                            quantity: {
+                                maximum: number;
+                            } | null;
+                            maxUses: number | null;
+                            /** @description Payments that count against maxUses now: succeeded, and open ones */
+                            uses: number;
+                            /** @description Unix seconds */
+                            expiresAt: number | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /** @description The link's payments, as GET /v1/payments?paymentLinkId= shows them in its stats */
+                            stats?: {
+                                totalRevenue: {
+                                    /** @description Standard units, e.g. 12.34 */
+                                    amount: number;
+                                    currency: string;
+                                }[];
+                                /** @description What succeeded refunds of the matching payments returned, per currency; each refund counted once */
+                                totalRefunded: {
+                                    /** @description Standard units, e.g. 12.34 */
+                                    amount: number;
+                                    currency: string;
+                                }[];
+                                totalTransactions: number;
+                                totalCustomers: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request, invalid or downgraded API version */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "invalid_params" | "params_validation" | "header_not_ascii" | "invalid_state" | "payment_not_succeeded" | "refund_exceeds_payment" | "refund_not_sendable" | "invalid_api_version" | "unknown_api_version" | "api_version_downgrade" | "conflicting_auth_headers" | "missing_idempotency_key";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The credentials lack permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Conflict */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "quote_expired" | "idempotency_conflict" | "already_refunded" | "insufficient_balance" | "insufficient_token_balance" | "transaction_would_fail" | "settlement_asset_conflict" | "payment_link_changed" | "webhook_endpoint_limit";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Rate limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "rate_limited" | "transaction_request_limit";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/v1/payment-links/{id}/deactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deactivate a payment link
+         * @description paygate extension. The page then says the link takes no payments; payments it made before stay payable. Deactivating an inactive link changes nothing.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The payment link id (`plink_...`) */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            /** @description The public page: each visit makes a new payment and goes to its checkout */
+                            url: string;
+                            merchantId: string;
+                            /** @description active: takes visits; inactive: deactivated; expired: past expiresAt; spent: maxUses payments succeeded */
+                            status: "active" | "inactive" | "expired" | "spent";
+                            active: boolean;
+                            description: string;
+                            /** @description A fixed price per item: each visit pays it (times the quantity chosen) */
+                            amount: {
+                                /** @description `iso4217/<CODE>`, e.g. `iso4217/USD` */
+                                unit: string;
+                                /** @description Positive integer in the currency minor units, e.g. `1000` for 10.00 USD */
+                                value: string;
+                            } | null;
+                            /** @description The buyer chooses the amount, within these bounds */
+                            customAmount: {
+                                /** @description `iso4217/<CODE>`, e.g. `iso4217/USD` */
+                                unit: string;
+                                /** @description Positive integer in the currency minor units, e.g. `1000` for 10.00 USD */
+                                minimum: string;
+                                /** @description Positive integer in the currency minor units, e.g. `1000` for 10.00 USD */
+                                maximum: string;
+                                /** @description The amount the page suggests; between the bounds */
+                                preset?: string | null;
+                            } | null;
+                            imageUrl: string | null;
+                            quantity: {
+                                maximum: number;
+                            } | null;
+                            maxUses: number | null;
+                            /** @description Payments that count against maxUses now: succeeded, and open ones */
+                            uses: number;
+                            /** @description Unix seconds */
+                            expiresAt: number | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /** @description The link's payments, as GET /v1/payments?paymentLinkId= shows them in its stats */
+                            stats?: {
+                                totalRevenue: {
+                                    /** @description Standard units, e.g. 12.34 */
+                                    amount: number;
+                                    currency: string;
+                                }[];
+                                /** @description What succeeded refunds of the matching payments returned, per currency; each refund counted once */
+                                totalRefunded: {
+                                    /** @description Standard units, e.g. 12.34 */
+                                    amount: number;
+                                    currency: string;
+                                }[];
+                                totalTransactions: number;
+                                totalCustomers: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request, invalid or downgraded API version */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "invalid_params" | "params_validation" | "header_not_ascii" | "invalid_state" | "payment_not_succeeded" | "refund_exceeds_payment" | "refund_not_sendable" | "invalid_api_version" | "unknown_api_version" | "api_version_downgrade" | "conflicting_auth_headers" | "missing_idempotency_key";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The credentials lack permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Rate limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "rate_limited" | "transaction_request_limit";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -5655,7 +6856,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "quote_expired" | "idempotency_conflict" | "already_refunded" | "insufficient_balance" | "insufficient_token_balance" | "transaction_would_fail" | "settlement_asset_conflict" | "webhook_endpoint_limit";
+                            code: "quote_expired" | "idempotency_conflict" | "already_refunded" | "insufficient_balance" | "insufficient_token_balance" | "transaction_would_fail" | "settlement_asset_conflict" | "payment_link_changed" | "webhook_endpoint_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -5976,7 +7177,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "quote_expired" | "idempotency_conflict" | "already_refunded" | "insufficient_balance" | "insufficient_token_balance" | "transaction_would_fail" | "settlement_asset_conflict" | "webhook_endpoint_limit";
+                            code: "quote_expired" | "idempotency_conflict" | "already_refunded" | "insufficient_balance" | "insufficient_token_balance" | "transaction_would_fail" | "settlement_asset_conflict" | "payment_link_changed" | "webhook_endpoint_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -6836,7 +8037,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "quote_expired" | "idempotency_conflict" | "already_refunded" | "insufficient_balance" | "insufficient_token_balance" | "transaction_would_fail" | "settlement_asset_conflict" | "webhook_endpoint_limit";
+                            code: "quote_expired" | "idempotency_conflict" | "already_refunded" | "insufficient_balance" | "insufficient_token_balance" | "transaction_would_fail" | "settlement_asset_conflict" | "payment_link_changed" | "webhook_endpoint_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -10061,7 +11262,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "quote_expired" | "idempotency_conflict" | "already_refunded" | "insufficient_balance" | "insufficient_token_balance" | "transaction_would_fail" | "settlement_asset_conflict" | "webhook_endpoint_limit";
+                            code: "quote_expired" | "idempotency_conflict" | "already_refunded" | "insufficient_balance" | "insufficient_token_balance" | "transaction_would_fail" | "settlement_asset_conflict" | "payment_link_changed" | "webhook_endpoint_limit";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -11312,7 +12513,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "quote_expired" | "idempotency_conflict" | "already_refunded" | "insufficient_balance" | "insufficient_token_balance" | "transaction_would_fail" | "settlement_asset_conflict" | "webhook_endpoint_limit";
+                            code: "quote_expired" | "idempotency_conflict" | "already_refunded" | "insufficient_balance" | "insufficient_token_balance" | "transaction_would_fail" | "settlement_asset_conflict" | "payment_link_changed" | "webhook_endpoint_limit";
                             details?: {
                                 [key: string]: unknown;
                             };

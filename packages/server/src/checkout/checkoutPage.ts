@@ -246,7 +246,8 @@ function noScriptRefresh(model: CheckoutPageModel): SafeHtml | undefined {
   return seconds ? html`<noscript><meta http-equiv="refresh" content="${seconds}"></noscript>` : undefined;
 }
 
-function merchantMark(model: CheckoutPageModel): SafeHtml {
+/** The merchant's logo, or the initial of its name in its place. */
+export function merchantMark(model: Pick<CheckoutPageModel, 'logoUrl' | 'merchantName'>): SafeHtml {
   if (model.logoUrl) return html`<img class="logo" src="${model.logoUrl}" alt="" width="64" height="64">`;
   const initial = [...model.merchantName.trim()][0]?.toUpperCase() ?? '?';
   return html`<span class="logo logo-initial" aria-hidden="true">${initial}</span>`;

@@ -27,3 +27,20 @@ export function checkoutContentSecurityPolicy(config: Pick<Config, 'baseUrl' | '
     "frame-ancestors 'none'",
   ].join('; ');
 }
+
+/**
+ * A payment link's page: its own stylesheet, no script, the link's image from any HTTPS host (the buyer's browser
+ * loads it, never the service), and its one form posting to itself, whose answer leads to the checkout.
+ */
+export function linkPageContentSecurityPolicy(config: Pick<Config, 'baseUrl' | 'checkoutUrl'>): string {
+  const apiOrigin = new URL(config.baseUrl).origin;
+  const service = apiOrigin === new URL(config.checkoutUrl).origin ? "'self'" : `'self' ${apiOrigin}`;
+  return [
+    "default-src 'none'",
+    "style-src 'self'",
+    `img-src ${service} https:`,
+    "form-action 'self'",
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}

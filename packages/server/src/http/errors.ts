@@ -63,6 +63,10 @@ export const API_ERRORS = {
     message: 'The transaction would fail on chain; details give the reason its simulation found.',
   },
   settlement_asset_conflict: { status: 409, message: 'The asset already has a settlement destination.' },
+  payment_link_changed: {
+    status: 409,
+    message: 'The payment link was changed by other requests meanwhile; try again.',
+  },
   webhook_endpoint_limit: { status: 409, message: 'The partner has as many webhook endpoints as allowed.' },
   payment_expired: { status: 410, message: 'The payment expired.' },
   rate_limited: { status: 429, message: 'Too many requests; retry after the time in Retry-After.' },

@@ -6,7 +6,8 @@ import { versionHas } from '../http/versions.ts';
 import { filtersOf, ListPaymentsQuery, type ListStatus, partnerListScope, MerchantIdFilter } from './listFilters.ts';
 import { totalsOf } from './listStatistics.ts';
 
-const { startTs, endTs, token_symbol, network, referenceId, search, source } = ListPaymentsQuery.properties;
+const { startTs, endTs, token_symbol, network, referenceId, search, source, paymentLinkId } =
+  ListPaymentsQuery.properties;
 
 const StatusCountsQuery = Type.Object(
   {
@@ -17,6 +18,7 @@ const StatusCountsQuery = Type.Object(
     referenceId,
     search,
     source,
+    paymentLinkId,
     merchantId: MerchantIdFilter,
   },
   { additionalProperties: false },

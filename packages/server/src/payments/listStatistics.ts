@@ -117,14 +117,15 @@ export function wholeDaysOf(filters: Filters): { from: Date | undefined; to: Dat
  * Payments and revenue over the filtered set: whole UTC days from the daily totals (folded and not yet folded
  * deltas), the partial first and last day from the payments themselves. The daily totals count every unpaid payment
  * as expired; the few still payable at `now` are then moved back, found by the partial index on unpaid payments. The
- * daily totals know neither a payment's reference, id, transaction, buyer nor source: filtered by any (`referenceId`,
- * `search`, `source`), the payments answer alone.
+ * daily totals know neither a payment's reference, id, transaction, buyer, source nor link: filtered by any
+ * (`referenceId`, `search`, `source`, `paymentLinkId`), the payments answer alone.
  */
 export async function totalsOf(ctx: AppContext, filters: Filters): Promise<CurrencyTotals> {
   const totals: CurrencyTotals = new Map();
   const payments = () => applyFilters(ctx.db.selectFrom('payments').select('payments.id'), filters);
   const { from: daysFrom, to: daysTo } = wholeDaysOf(filters);
-  if (filters.referenceId || filters.search || filters.source || (daysFrom && daysTo && daysFrom >= daysTo)) {
+  const narrowedBeyondDays = filters.referenceId || filters.search || filters.source || filters.paymentLinkId;
+  if (narrowedBeyondDays || (daysFrom && daysTo && daysFrom >= daysTo)) {
     addTotals(totals, await totalsFromPayments(payments()));
     return totals;
   }

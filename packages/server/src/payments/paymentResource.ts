@@ -81,10 +81,13 @@ export const PaymentItem = Type.Object({
     iconUrl: Type.Optional(Nullable(Type.String())),
   }),
   referenceId: Type.String(),
-  source: Type.Union(PAYMENT_SOURCES.map((source) => Type.Literal(source)), {
-    description:
-      "api: created by a partner (`POST /v1/payments`, `POST /v1/merchant/payment`); x402: made by the x402 facilitator when it settled an agent's payment (`POST /v1/x402/settle`); payment_link: made by a visit to a payment link (`paymentLinkId` names it); point_of_sale: charged on a paired point-of-sale device",
-  }),
+  source: Type.Union(
+    PAYMENT_SOURCES.map((source) => Type.Literal(source)),
+    {
+      description:
+        "api: created by a partner (`POST /v1/payments`, `POST /v1/merchant/payment`); x402: made by the x402 facilitator when it settled an agent's payment (`POST /v1/x402/settle`); payment_link: made by a visit to a payment link (`paymentLinkId` names it); point_of_sale: charged on a paired point-of-sale device",
+    },
+  ),
   paymentLinkId: Type.Optional(Type.String({ description: 'paygate extension: the payment link whose visit made it' })),
   status: Type.Union(
     ['requires_action', 'processing', 'succeeded', 'failed', 'expired'].map((status) => Type.Literal(status)),

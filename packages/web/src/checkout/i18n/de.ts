@@ -185,4 +185,32 @@ export const de: Catalogue = {
   'form.unavailable.heading': 'Angaben können jetzt nicht aufgenommen werden',
   'form.unavailable.text': 'Dieser Dienst ist nicht dafür eingerichtet, Angaben von Käufern zu speichern.',
   'form.startAgain': 'Kehren Sie zu Ihrer Wallet zurück und starten Sie die Zahlung erneut.',
+  'link.title': '{merchant} bezahlen',
+  'link.price': 'Preis',
+  'link.quantity': 'Menge',
+  'link.yourAmount': 'Betrag in {currency}',
+  'link.amountBetween': 'Von {minimum} bis {maximum}.',
+  'link.continue': 'Weiter zur Zahlung',
+  'link.reference': 'Zahlungslink {link}',
+  'link.problem.amountMissing': 'Geben Sie einen Betrag ein.',
+  'link.problem.amountNotANumber': 'Geben Sie den Betrag als Zahl ein, zum Beispiel {example}.',
+  'link.problem.amountBelow': 'Der Betrag muss mindestens {minimum} sein.',
+  'link.problem.amountAbove': 'Der Betrag darf höchstens {maximum} sein.',
+  'link.problem.quantity': 'Wählen Sie eine Menge von 1 bis {maximum}.',
+  'link.problem.pageUsed':
+    'Diese Seite wurde bereits mit einem anderen Betrag gesendet. Prüfen Sie den Betrag und fahren Sie erneut fort.',
+  'link.inactive.heading': 'Dieser Link nimmt keine Zahlungen an',
+  'link.inactive.text':
+    '{merchant} hat diesen Zahlungslink abgeschaltet. Fragen Sie {merchant} nach einem anderen Zahlungsweg.',
+  'link.expired.heading': 'Dieser Link ist abgelaufen',
+  'link.expired.text':
+    'Dieser Zahlungslink von {merchant} ist nicht mehr offen. Fragen Sie {merchant} nach einem neuen.',
+  'link.spent.heading': 'Dieser Link ist aufgebraucht',
+  'link.spent.text': 'Dieser Zahlungslink hat so viele Zahlungen erhalten, wie {merchant} zulässt.',
+  'link.allTaken.heading': 'Derzeit alles vergeben',
+  'link.allTaken.text':
+    'Andere Käufer bezahlen gerade den Rest. Eine nicht abgeschlossene Zahlung gibt ihren Platz frei: Versuchen Sie es in ein paar Minuten erneut.',
+  'link.tryAgain': 'Erneut versuchen',
+  'link.notFound.title': 'Zahlungslink nicht gefunden',
+  'link.notFound.text': 'Prüfen Sie die Adresse oder fragen Sie den Händler erneut nach dem Link.',
 };

@@ -109,7 +109,7 @@ export function registerShowPaymentLinkPage(app: App, ctx: AppContext, prefix: s
   /** What the page shows of a link before a visit: its form, or why it takes none. */
   async function stateOf(link: PaymentLinkRow): Promise<LinkPageState | undefined> {
     const merchant = await ctx.merchants.get(link.merchant_id);
-    if (!merchant || merchant.status !== 'active' || merchant.deleted_at !== null) return 'merchant_not_active';
+    if (merchant?.status !== 'active' || merchant.deleted_at !== null) return 'merchant_not_active';
     const now = ctx.clock.now();
     const uses = link.max_uses === null ? undefined : (await usesOfLinks(ctx.db, [link.id], now)).get(link.id);
     const status = linkStatusOf(link, uses?.succeeded ?? 0, now);

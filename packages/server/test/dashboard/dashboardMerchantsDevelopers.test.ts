@@ -119,6 +119,65 @@ describe('dashboard merchants and developers in Chromium: merchants, webhook end
     await nav('Merchants').click();
   });
 
+  it('makes a payment link of the merchant, shares it, sees its payments, and turns it off', async () => {
+    await page.locator('tr[data-merchant-id]').getByRole('link', { name: 'Harbour Café' }).click();
+    await page.getByRole('heading', { name: 'Harbour Café', level: 1 }).waitFor();
+    const section = page.locator('details.payment-links');
+    await section.getByText('Payment links').click();
+    await expect.poll(() => section.getByText('No payment links yet.').isVisible()).toBe(true);
+    await section.getByLabel('What the buyer pays for').fill('Flat white');
+    await section.getByLabel('Price', { exact: true }).fill('4,5');
+    await section.getByRole('button', { name: 'Create link' }).click();
+    await expect
+      .poll(() => section.getByRole('alert').textContent())
+      .toBe('Not created: Enter amounts in USD as digits, with at most 2 after the point, more than 0.');
+    await section.getByLabel('Price', { exact: true }).fill('4.50');
+    await section.getByLabel('Most a buyer may take').fill('6');
+    await section.getByRole('button', { name: 'Create link' }).click();
+    const row = section.locator('li.payment-link');
+    await row.waitFor();
+    const links = (await api(`/v1/payment-links?merchantId=${merchantId}`)).body.data as {
+      id: string;
+      url: string;
+      amount: { value: string };
+      quantity: { maximum: number };
+    }[];
+    expect(links).toEqual([
+      expect.objectContaining({ amount: { unit: 'iso4217/USD', value: '450' }, quantity: { maximum: 6 } }),
+    ]);
+    const [link] = links;
+    expect(await row.textContent()).toContain('4.50 USD each (up to 6)');
+    await row.getByRole('button', { name: 'QR code' }).click();
+    const qr = row.getByRole('img', { name: 'QR code of the payment link for Flat white' });
+    await qr.waitFor();
+    expect(await decodeQr(await qr.screenshot())).toBe(link!.url);
+    await expectAccessible(page);
+    await saveDashboardScreenshots(page, 'merchant-payment-links');
+
+    // A buyer's visit makes a payment named by the link, which its payments list shows.
+    const visit = await fetch(link!.url, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'quantity=2',
+    });
+    expect(visit.status).toBe(303);
+    await row.getByRole('link', { name: 'Payments and revenue' }).click();
+    await page.getByRole('heading', { name: 'Payments', level: 1 }).waitFor();
+    await expect.poll(() => page.locator('[data-link-filter]').textContent()).toContain(link!.id);
+    await expect.poll(() => page.locator('tr[data-payment-id]').count()).toBe(1);
+    await expectAccessible(page);
+    await page.goBack();
+
+    await section.getByText('Payment links').waitFor();
+    if (!(await section.getAttribute('open'))) await section.getByText('Payment links').click();
+    await section.getByRole('button', { name: 'Turn off' }).click();
+    await expect.poll(() => row.locator('.status').textContent()).toBe('Off');
+    expect((await api(`/v1/payment-links/${link!.id}`)).body).toMatchObject({ active: false, status: 'inactive' });
+    expect((await fetch(link!.url)).status).toBe(410);
+    await nav('Merchants').click();
+  });
+
   it('adds a webhook endpoint: its signing secret shown once, then its page with no deliveries yet', async () => {
     await nav('Developers').click();
     await page.getByRole('heading', { name: 'Developers', level: 1 }).waitFor();

@@ -1,10 +1,10 @@
-import QRCode from 'qrcode';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import { change, idempotencyKey } from '../ui/api.ts';
 import { CopyButton, failureMessage } from '../ui/common.tsx';
 import { fiatCurrency, parseMinorUnits } from '@paygate/client/money';
 import type { MerchantDetail, Session } from './apiTypes.ts';
 import { paymentPath } from './paths.ts';
+import { LinkQrCode } from './linkQrCode.tsx';
 import { SubmitRow } from './submitRow.tsx';
 
 /** Currencies offered first; any other ISO 4217 code can be typed. */
@@ -19,27 +19,6 @@ const EXPIRIES: { label: string; seconds: number }[] = [
 interface CreatedPayment {
   paymentId: string;
   gatewayUrl: string;
-}
-
-/** The payment link as a QR code for a buyer's phone, drawn in the page. */
-function LinkQrCode(props: { link: string }) {
-  const [svg, setSvg] = useState<string | undefined>();
-  useEffect(() => {
-    let current = true;
-    void QRCode.toString(props.link, { type: 'svg', margin: 2, errorCorrectionLevel: 'M' }).then((drawn) => {
-      if (current) setSvg(drawn);
-    });
-    return () => {
-      current = false;
-    };
-  }, [props.link]);
-  if (!svg) return null;
-  return (
-    <figure class="qr" role="img" aria-label="QR code of the payment link">
-      {/* The library's own SVG markup for text it was given: no input of the page's reaches it. */}
-      <div dangerouslySetInnerHTML={{ __html: svg }} />
-    </figure>
-  );
 }
 
 /**
@@ -165,7 +144,7 @@ export function NewPayment(props: { session: Session; merchant: MerchantDetail }
             </a>{' '}
             <CopyButton text={created.gatewayUrl} what="payment link" />
           </p>
-          <LinkQrCode link={created.gatewayUrl} />
+          <LinkQrCode link={created.gatewayUrl} label="QR code of the payment link" />
           <p>
             <a href={paymentPath(created.paymentId, props.merchant.id)}>Follow the payment</a>
           </p>

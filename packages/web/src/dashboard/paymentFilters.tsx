@@ -120,7 +120,9 @@ export function PaymentFilters(props: {
 
   const submit = (event: Event) => {
     event.preventDefault();
-    props.onApply(queryOfForm(event.currentTarget as HTMLFormElement));
+    // A list narrowed to a payment link from its section stays so: the form has no field for it.
+    const link = query.get('paymentLinkId') ?? undefined;
+    props.onApply(withParameters(queryOfForm(event.currentTarget as HTMLFormElement), { paymentLinkId: link }));
   };
   const clear = () => props.onApply(new URLSearchParams());
 

@@ -212,6 +212,15 @@ function PaymentDetails(props: {
             {payment.merchant.name ?? payment.merchant.id} <CopyableId id={payment.merchant.id} what="merchant id" />
           </Fact>
           <Fact term="Source">{SOURCE_LABELS[payment.source] ?? payment.source}</Fact>
+          {payment.paymentLinkId && (
+            <Fact term="Payment link">
+              <a
+                href={`${PAYMENTS_PATH}?${new URLSearchParams({ merchantId: payment.merchant.id, paymentLinkId: payment.paymentLinkId })}`}
+              >
+                {payment.paymentLinkId}
+              </a>
+            </Fact>
+          )}
           <Fact term="Created">{formatDateTime(payment.createdAt)}</Fact>
           <Fact term="Last updated">{formatDateTime(payment.lastUpdatedAt)}</Fact>
           {payment.settledAt && <Fact term="Settled">{formatDateTime(payment.settledAt)}</Fact>}

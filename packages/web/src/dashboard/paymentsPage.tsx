@@ -161,6 +161,14 @@ export function PaymentsPage(props: {
   return (
     <>
       <PageHeading>Payments</PageHeading>
+      {query.get('paymentLinkId') && (
+        <p class="notice" data-link-filter>
+          Only the payments of payment link <code>{query.get('paymentLinkId')}</code>.{' '}
+          <a href={`${PAYMENTS_PATH}?${withParameters(query, { paymentLinkId: undefined, cursor: undefined })}`}>
+            Show every payment
+          </a>
+        </p>
+      )}
       <PaymentFilters
         key={filtersKey}
         query={query}

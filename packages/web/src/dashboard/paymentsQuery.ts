@@ -12,14 +12,20 @@ export const LIST_PARAMETERS = [
   'token_symbol',
   'network',
   'source',
+  'paymentLinkId',
   'sortBy',
   'sortDir',
   'limit',
   'cursor',
 ] as const;
 
-/** Where payments come from: created through the API (checkout), or settled for agents by the x402 facilitator. */
-export const SOURCE_LABELS: Record<string, string> = { api: 'API (checkout)', x402: 'x402 (agents)' };
+/** Where payments come from: the API (checkout), the x402 facilitator for agents, a payment link, a point of sale. */
+export const SOURCE_LABELS: Record<string, string> = {
+  api: 'API (checkout)',
+  x402: 'x402 (agents)',
+  payment_link: 'Payment link',
+  point_of_sale: 'Point of sale',
+};
 
 /** The statuses every API version filters by; `cancelled` only some (`cancelledStatusVersions`, `listVersionOf`). */
 export const LIST_STATUSES = ['requires_action', 'processing', 'succeeded', 'failed', 'expired'] as const;

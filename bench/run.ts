@@ -6,6 +6,7 @@ const benchmarks: Record<string, () => Promise<unknown>> = {
   create: async () => (await import('./create.ts')).runCreateBenchmark(),
   deposits: async () => (await import('./deposits.ts')).runDepositsBenchmark(),
   gateway: async () => (await import('./gateway.ts')).runGatewayBenchmark(),
+  links: async () => (await import('./links.ts')).runLinksBenchmark(),
   merchants: async () => (await import('./merchants.ts')).runMerchantsBenchmark(),
   payments: async () => (await import('./payments.ts')).runPaymentsBenchmark(),
   pipeline: async () => (await import('./pipeline.ts')).runPipelineBenchmark(),

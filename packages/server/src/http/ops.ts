@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { Type } from '@sinclair/typebox';
 import type { Registry } from 'prom-client';
 import type { App, AppContext } from '../context.ts';
+import { SERVICE_VERSION } from '../version.ts';
 
 const publicRoute = { auth: false as const, rateLimit: false as const };
 
@@ -9,8 +10,15 @@ const publicRoute = { auth: false as const, rateLimit: false as const };
 export function registerOpsRoutes(app: App, ctx: AppContext, metrics: Registry): void {
   app.get(
     '/healthz',
-    { config: publicRoute, schema: { hide: true, response: { 200: Type.Object({ status: Type.Literal('ok') }) } } },
-    async () => ({ status: 'ok' as const }),
+    {
+      config: publicRoute,
+      schema: {
+        hide: true,
+        response: { 200: Type.Object({ status: Type.Literal('ok'), version: Type.String() }) },
+      },
+    },
+    // The version lets a rolling upgrade see which release each process behind the balancer runs.
+    async () => ({ status: 'ok' as const, version: SERVICE_VERSION }),
   );
 
   app.get('/readyz', { config: publicRoute, schema: { hide: true } }, async (_request, reply) => {

@@ -1,3 +1,4 @@
+import { SERVICE_VERSION } from '../../src/version.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/partners/partners.ts';
 import {
@@ -20,7 +21,8 @@ describe('operational endpoints and cross-cutting behaviour', () => {
   afterAll(() => server.close());
 
   it('answers /healthz and /readyz (database reachable)', async () => {
-    expect((await call(server, '/healthz')).body).toEqual({ status: 'ok' });
+    expect((await call(server, '/healthz')).body).toEqual({ status: 'ok', version: SERVICE_VERSION });
+    expect(SERVICE_VERSION).toMatch(/^\d+\.\d+\.\d+$/);
     const ready = await call(server, '/readyz');
     expect([ready.status, ready.body.database]).toEqual([200, 'ok']);
   });

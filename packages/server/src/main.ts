@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { addCollectorCommands } from './collectorKeystoreCommand.ts';
 import type { StartOptions } from './startService.ts';
 import {
   addAuditCommand,
@@ -56,6 +57,7 @@ function buildCli(): Command {
   addDepositCommands(program);
   addInflowCommands(program);
   addAuditCommand(program);
+  addCollectorCommands(program);
   addWebhookCommands(program);
   return program;
 }

@@ -1,3 +1,4 @@
+import { terminalPassphrase } from './terminalPassphrase.ts';
 import { buildApp } from './app.ts';
 import { createRuntime } from './runtime.ts';
 import { setUpChains } from './chains/chainConfig.ts';
@@ -100,7 +101,9 @@ async function prepareDatabase(config: Config) {
 /** The chains, their collector keys and the configuration with its data encryption key. */
 async function prepareChains(loaded: Config, handle: DatabaseHandle) {
   const chains = await setUpChains(loaded.chains, loaded.dataDir, process.env);
-  const collectorKeys = await loadCollectorKeys(process.env, loaded.dataDir, chains.devnet !== undefined);
+  const collectorKeys = await loadCollectorKeys(process.env, loaded.dataDir, chains.devnet !== undefined, {
+    prompt: terminalPassphrase(),
+  });
   // One machine holds the data and the key on a local setup; elsewhere DATA_ENCRYPTION_KEY is shared by all processes.
   const localKey = !loaded.dataEncryptionKey && (handle.embedded || chains.devnet !== undefined);
   const config = {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { ConfigError } from '../config.ts';
+import { decryptKeystore } from './keystore.ts';
 
 export interface CollectorKeys {
   /** 0x-prefixed secp256k1 private key of the EVM collector (same address on every EVM chain). */
@@ -20,19 +21,64 @@ function checked(keys: CollectorKeys, source: string): CollectorKeys {
   return keys;
 }
 
+/** Reads a passphrase typed at the terminal, without showing it. */
+export type PassphrasePrompt = (question: string) => Promise<string>;
+
 /**
- * The service's collector keys. From COLLECTOR_EVM_PRIVATE_KEY and COLLECTOR_SOLANA_SEED (production: every
- * process must share them); otherwise, on a devnet only, generated on first start and kept in DATA_DIR (`existing`:
- * only read there, as a command that looks at the running service's collector does). They are never logged.
+ * The keys from their encrypted files (COLLECTOR_EVM_KEYSTORE, COLLECTOR_SOLANA_KEYSTORE), opened with the
+ * passphrase in COLLECTOR_KEYSTORE_PASSWORD_FILE or, without one, typed at the terminal: never in the environment.
+ */
+async function keysFromKeystores(
+  env: Record<string, string | undefined>,
+  prompt: PassphrasePrompt | undefined,
+): Promise<CollectorKeys> {
+  const passwordFile = env.COLLECTOR_KEYSTORE_PASSWORD_FILE;
+  let passphrase: string;
+  if (passwordFile) {
+    // One trailing line end is the file's, not the passphrase's.
+    passphrase = (await fs.readFile(passwordFile, 'utf8')).replace(/\r?\n$/, '');
+  } else if (prompt) {
+    passphrase = await prompt('Passphrase of the collector keystores: ');
+  } else {
+    throw new ConfigError(
+      'set COLLECTOR_KEYSTORE_PASSWORD_FILE (or start at a terminal to type it): the keystores need their passphrase',
+    );
+  }
+  const open = async (variable: 'COLLECTOR_EVM_KEYSTORE' | 'COLLECTOR_SOLANA_KEYSTORE') => {
+    const file = env[variable] as string;
+    try {
+      return (await decryptKeystore(JSON.parse(await fs.readFile(file, 'utf8')), passphrase)).toString('hex');
+    } catch (error) {
+      throw new ConfigError(`${variable} (${file}): ${(error as Error).message}`);
+    }
+  };
+  const [evm, solana] = await Promise.all([open('COLLECTOR_EVM_KEYSTORE'), open('COLLECTOR_SOLANA_KEYSTORE')]);
+  return checked({ evmPrivateKey: `0x${evm}`, solanaSeedHex: solana }, 'the collector keystores');
+}
+
+/**
+ * The service's collector keys. From encrypted keystore files (production: COLLECTOR_EVM_KEYSTORE and
+ * COLLECTOR_SOLANA_KEYSTORE, `paygate collector keystore` writes them), or from COLLECTOR_EVM_PRIVATE_KEY and
+ * COLLECTOR_SOLANA_SEED; every process must share them. Otherwise, on a devnet only, generated on first start and
+ * kept in DATA_DIR (`existing`: only read there, as a command that looks at the running service's collector does).
+ * They are never logged.
  */
 export async function loadCollectorKeys(
   env: Record<string, string | undefined>,
   dataDir: string,
   allowGenerated: boolean,
-  options: { existing?: boolean } = {},
+  options: { existing?: boolean; prompt?: PassphrasePrompt | undefined } = {},
 ): Promise<CollectorKeys> {
   const evmPrivateKey = env.COLLECTOR_EVM_PRIVATE_KEY;
   const solanaSeedHex = env.COLLECTOR_SOLANA_SEED;
+  const keystores = [env.COLLECTOR_EVM_KEYSTORE, env.COLLECTOR_SOLANA_KEYSTORE].filter(Boolean).length;
+  if (keystores && (evmPrivateKey || solanaSeedHex)) {
+    throw new ConfigError(
+      'set the collector keystores or COLLECTOR_EVM_PRIVATE_KEY and COLLECTOR_SOLANA_SEED, not both',
+    );
+  }
+  if (keystores === 1) throw new ConfigError('set both COLLECTOR_EVM_KEYSTORE and COLLECTOR_SOLANA_KEYSTORE');
+  if (keystores === 2) return keysFromKeystores(env, options.prompt);
   if (evmPrivateKey && solanaSeedHex) {
     return checked({ evmPrivateKey: evmPrivateKey as `0x${string}`, solanaSeedHex }, 'COLLECTOR_* variables');
   }

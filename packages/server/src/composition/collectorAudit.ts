@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { DevnetManifest } from '@paygate/devnet';
 import { setUpChains } from '../chains/chainConfig.ts';
+import { terminalPassphrase } from '../terminalPassphrase.ts';
 import { loadCollectorKeys } from '../chains/collectorKeys.ts';
 import { networksFromDevnet } from '../chains/devnetNetworks.ts';
 import { FixedPriceSource } from '../chains/prices/fixedPriceSource.ts';
@@ -40,7 +41,10 @@ export async function auditConfiguredChains(db: Db, config: Config) {
   const services = await createChainServices({
     db,
     networks,
-    keys: await loadCollectorKeys(process.env, config.dataDir, devnet, { existing: true }),
+    keys: await loadCollectorKeys(process.env, config.dataDir, devnet, {
+      existing: true,
+      prompt: terminalPassphrase(),
+    }),
     // Balances need no prices.
     prices: new FixedPriceSource({}),
   });

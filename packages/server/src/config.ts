@@ -10,6 +10,13 @@ export interface Config {
   checkoutUrl: string;
   dataDir: string;
   databaseUrl: string | undefined;
+  /**
+   * A direct connection for what needs a session of its own (LISTEN, the job workers' and chain followers' locks),
+   * when DATABASE_URL goes through a pooler in transaction mode; DATABASE_URL otherwise.
+   */
+  databaseSessionUrl: string | undefined;
+  /** Whether the hottest statements are prepared per connection (named); off behind a pooler that cannot keep them. */
+  databasePreparedStatements: boolean;
   redisUrl: string | undefined;
   /** `devnet`, `mainnet`, or a JSON file of networks. */
   chains: string;
@@ -158,6 +165,8 @@ export function loadConfig(env: Env = process.env, stdoutIsTerminal = process.st
     checkoutUrl: httpUrl(env, 'CHECKOUT_URL', baseUrl),
     dataDir: path.resolve(env.DATA_DIR || '.paygate'),
     databaseUrl: env.DATABASE_URL || undefined,
+    databaseSessionUrl: env.DATABASE_SESSION_URL || undefined,
+    databasePreparedStatements: boolean(env, 'DATABASE_PREPARED_STATEMENTS', true),
     redisUrl: env.REDIS_URL || undefined,
     chains,
     priceSource,

@@ -16,6 +16,7 @@ export type Db = Kysely<Database>;
 
 export interface DatabaseHandle {
   db: Db;
+  /** Where connections that keep a session go (DATABASE_SESSION_URL, else the database's own URL). */
   url: string;
   /** Whether the service runs on its own embedded PostgreSQL (no DATABASE_URL). */
   embedded: boolean;
@@ -27,8 +28,9 @@ export function inTransaction<T>(db: Db, work: (trx: Transaction<Database>) => P
   return db.isTransaction ? work(db as Transaction<Database>) : db.transaction().execute(work);
 }
 
-export function connect(url: string, poolSize: number): Db {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, Client: PreparingClient });
+export function connect(url: string, poolSize: number, options: { preparedStatements?: boolean } = {}): Db {
+  const Client = options.preparedStatements === false ? pg.Client : PreparingClient;
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, Client });
   // A client losing its connection (database restart) must not crash the process: an idle one is dropped by the
   // pool, and a checked-out one fails its queries, which their callers see.
   pool.on('error', () => {});
@@ -100,9 +102,12 @@ async function checkReachable(db: Db, url: string): Promise<void> {
 /** Opens the configured database: DATABASE_URL, or the embedded PostgreSQL in DATA_DIR. */
 export async function openDatabase(config: Config, log?: (line: string) => void): Promise<DatabaseHandle> {
   if (config.databaseUrl) {
-    const db = connect(config.databaseUrl, config.databasePoolSize);
+    const db = connect(config.databaseUrl, config.databasePoolSize, {
+      preparedStatements: config.databasePreparedStatements,
+    });
     await checkReachable(db, config.databaseUrl);
-    return { db, url: config.databaseUrl, embedded: false, close: () => db.destroy() };
+    // Connections that keep a session (LISTEN, the workers' and followers' locks) bypass a transaction pooler.
+    return { db, url: config.databaseSessionUrl ?? config.databaseUrl, embedded: false, close: () => db.destroy() };
   }
   const embedded = await startEmbeddedPostgres(config.dataDir, { log });
   const db = connect(embedded.url, config.databasePoolSize);

@@ -18,7 +18,7 @@ import { registerMerchantRoutes } from './merchants/routes.ts';
 import { registerWebhookRoutes } from './webhooks/routes.ts';
 import { registerRefundRoutes } from './refunds/routes.ts';
 import { registerSettlementRoutes } from './settlement/routes.ts';
-import { registerListNetworks } from './chains/listNetworks.ts';
+import { registerListNetworks } from './networks/listNetworks.ts';
 import { registerPaymentRoutes } from './payments/routes.ts';
 import { registerPaymentLinkRoutes } from './paymentLinks/routes.ts';
 import { registerGatewayRoutes } from './gateway/routes.ts';

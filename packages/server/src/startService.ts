@@ -13,7 +13,7 @@ import { recordFunding } from './ledger/funding.ts';
 import { PaymentSubmissions } from './gateway/paymentSubmissions.ts';
 import { dataEncryptionKeyInDataDir } from './dataEncryptionKey.ts';
 import { startWorkers } from './jobs/queue.ts';
-import { serviceTaskList } from './jobs/taskList.ts';
+import { serviceTaskList } from './composition/serviceTaskList.ts';
 import type { TransferCrashPoint } from './payouts/crashPoint.ts';
 import { foldPaymentStatsEvery } from './payments/paymentStatsFold.ts';
 import { expireDuePaymentsEvery } from './payments/expiry.ts';

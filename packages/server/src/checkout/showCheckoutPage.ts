@@ -10,7 +10,7 @@ import { ensureCheckoutAppId } from './checkoutApp.ts';
 import { type AcceptedChoice, renderCheckoutPage, renderNotFoundPage } from './checkoutPage.ts';
 import { checkoutContentSecurityPolicy } from './checkoutPolicy.ts';
 import { solanaPayPanels } from './solanaPayPanel.ts';
-import { checkoutDeposits } from '../deposits/checkoutDeposits.ts';
+import { checkoutDeposits } from './checkoutDeposits.ts';
 import { depositPanels } from './depositPanel.ts';
 import { figure, html } from './html.ts';
 import { sendCompressed } from '../http/compressedReply.ts';

@@ -2,11 +2,11 @@ import type { Address } from 'viem';
 import type { AppContext } from '../context.ts';
 import { decimalAmount } from '@paygate/client/money';
 import type { PaymentRow } from '../payments/paymentResource.ts';
-import type { AcceptedChoice } from '../checkout/checkoutPage.ts';
+import type { AcceptedChoice } from './checkoutPage.ts';
 import { formatTokenAmount } from '@paygate/web/checkout/view.ts';
-import type { DepositChoice } from '../checkout/depositPanel.ts';
-import { fixDepositQuotes } from './depositQuotes.ts';
-import { eip681TransferUri } from './eip681.ts';
+import type { DepositChoice } from './depositPanel.ts';
+import { fixDepositQuotes } from '../deposits/depositQuotes.ts';
+import { eip681TransferUri } from '../deposits/eip681.ts';
 
 /**
  * The "send from any wallet" way to pay each token and native coin the page lists on an EVM network: the deposit

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { App, AppContext } from '../context.ts';
 import { errorResponses } from '../http/schemas.ts';
-import type { NetworkInfo } from './registry.ts';
+import type { NetworkInfo } from '../chains/registry.ts';
 
 const AcceptedToken = Type.Object({
   asset: Type.String({ description: 'CAIP-19 id, e.g. eip155:8453/erc20:0x8335...' }),

@@ -1,5 +1,40 @@
 import type { ColumnType, Generated } from 'kysely';
-import type { PaymentException } from '../payments/paymentExceptions.ts';
+
+/**
+ * What a buyer sent that did not simply pay the payment: less than asked (the payment waits for the rest until it
+ * expires, then fails `underpaid`), more than asked (it succeeds; the excess is kept apart), after the payment
+ * closed, a token the payment does not take, or a transfer to the collector whose confirm was refused (another
+ * sender, another amount, no reference). Never silent: each is on the payment and has its webhook event.
+ */
+export const PAYMENT_EXCEPTION_TYPES = ['underpaid', 'overpaid', 'paid_late', 'wrong_token', 'refused'] as const;
+export type PaymentExceptionType = (typeof PAYMENT_EXCEPTION_TYPES)[number];
+
+/** One exception as the payment row keeps it (`payments.exceptions`). */
+export interface PaymentException {
+  /** Prefix `exc_`; an underpaid entry keeps its id while more arrives, and when it turns overpaid. */
+  id: string;
+  type: PaymentExceptionType;
+  /** CAIP-2 id of the network. */
+  network: string;
+  /** CAIP-19 id of what was sent; a token no network lists has its `erc20:` id on that chain. */
+  asset: string;
+  /** Minor units: for `underpaid` everything received so far, for `overpaid` the excess, else the transfer's amount. */
+  amount: string;
+  /** For `underpaid`: what the payment asks for in that token. */
+  expected?: string;
+  /** The transfer (for `underpaid` the latest one). */
+  txHash: string;
+  /** CAIP-10 account that sent it. */
+  from: string;
+  /** When it was recorded, ISO 8601. */
+  at: string;
+  /** The refund that sends it back, once asked for. */
+  refundId?: string;
+  /** For `paid_late`: when the merchant accepted it as the payment, which then succeeded. ISO 8601. */
+  acceptedAt?: string;
+  /** How the buyer sent it (`Deposit address`, `Solana Pay`): the payment's wallet app if it fails underpaid. */
+  provider?: string;
+}
 
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
 type UpdatedAt = ColumnType<Date, Date | string | undefined, Date | string>;

@@ -22,6 +22,25 @@ async function readHealth(ctx: AppContext): Promise<HealthReading> {
 }
 
 /**
+ * How long a scrape waits for the reading before it serves the other metrics without it: below Prometheus' default
+ * scrape timeout (10 s), above the nodes' (`NODE_TIMEOUT_MS`). A reading still running is reused by the next scrape.
+ */
+const SCRAPE_WAIT_MS = 8_000;
+
+/** The reading, or a failure once the scrape has waited `SCRAPE_WAIT_MS` for it (the database not answering). */
+async function withinScrapeWait(reading: Promise<HealthReading>): Promise<HealthReading> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`no reading within ${SCRAPE_WAIT_MS / 1000} s`)), SCRAPE_WAIT_MS);
+  });
+  try {
+    return await Promise.race([reading, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
  * One reading of the service's health shared by every gauge of a scrape, and kept for `maxAgeMs`: scrapes more often
  * than that ask the database and the nodes nothing more. A failed reading is not kept.
  */
@@ -87,7 +106,7 @@ export function registerHealthMetrics(registry: Registry, ctx: AppContext): void
   const log = ctx.logger.child({ component: 'metrics' });
   let lastReadingFailed = false;
   const health = () =>
-    shared.current().then(
+    withinScrapeWait(shared.current()).then(
       (reading) => {
         lastReadingFailed = false;
         return reading;

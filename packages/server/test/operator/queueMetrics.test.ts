@@ -112,4 +112,20 @@ describe('/metrics: the job queue and webhook deliveries, read from the database
       await cached.close();
     }
   });
+
+  it('still serves /metrics without the database, the reading marked failed and its gauges left out', async () => {
+    const gone = await createIsolatedDatabase();
+    const orphan = await startTestServer({ databaseUrl: gone.url, env: { HEALTH_METRICS_INTERVAL_MS: '0' } });
+    try {
+      expect((await scrape(orphan)).value('paygate_health_reading_up')).toBe(1);
+      await gone.drop();
+      const metrics = await scrape(orphan);
+      expect(metrics.value('paygate_health_reading_up')).toBe(0);
+      expect(metrics.value('paygate_webhook_deliveries_pending', { state: 'retrying' })).toBeUndefined();
+      expect(metrics.value('paygate_chain_followed', { network: 'eip155:1' })).toBeUndefined();
+      expect(metrics.value('process_cpu_user_seconds_total')).toBeGreaterThan(0);
+    } finally {
+      await orphan.close();
+    }
+  });
 });

@@ -43,6 +43,8 @@ export interface Config {
   rateLimit: { max: number; appMax: number; paymentMax: number; windowMs: number };
   authCacheTtlMs: number;
   merchantCacheTtlMs: number;
+  /** How long `/metrics` reuses its reading of the nodes, the collector and the queues before it reads them again. */
+  healthMetricsIntervalMs: number;
   databasePoolSize: number;
   /** Background jobs (submissions, webhook deliveries, expiries) each process runs at once; none waits on a chain. */
   jobConcurrency: number;
@@ -181,6 +183,7 @@ export function loadConfig(env: Env = process.env, stdoutIsTerminal = process.st
     rateLimit: rateLimits(env),
     authCacheTtlMs: integer(env, 'AUTH_CACHE_TTL_MS', 5_000, 0, 60_000),
     merchantCacheTtlMs: integer(env, 'MERCHANT_CACHE_TTL_MS', 5_000, 0, 60_000),
+    healthMetricsIntervalMs: integer(env, 'HEALTH_METRICS_INTERVAL_MS', 60_000, 0, 3_600_000),
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 20, 2, 500),
     jobConcurrency: integer(env, 'JOB_CONCURRENCY', 16, 1, 200),
     buyerTransferDeadlineMs: integer(env, 'BUYER_TRANSFER_DEADLINE_MS', 15 * 60_000, 10_000, 86_400_000),

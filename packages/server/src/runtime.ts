@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { ChainRegistry } from './chains/registry.ts';
+import { registerRpcMetrics } from './chains/rpcEndpoints.ts';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { AppContext } from './context.ts';
@@ -15,6 +16,7 @@ import { MemoryRateLimitStore, RateLimiter, RedisRateLimitStore } from './http/r
 import { createLogger, type Logger } from './log.ts';
 import type { LogoFetchOptions } from './merchants/logo.ts';
 import { MERCHANT_CHANGED_CHANNEL, MerchantCache, registerMerchantCacheMetrics } from './merchants/merchantCache.ts';
+import { registerHealthMetrics } from './operator/healthMetrics.ts';
 import { PaymentStatusWaiter } from './payments/statusWaiter.ts';
 import { registerSettlementMetrics } from './settlement/metrics.ts';
 import type { WebhookDeliveryOptions } from './webhooks/deliveryOptions.ts';
@@ -76,6 +78,7 @@ export async function createRuntime(parts: RuntimeParts): Promise<Runtime> {
   registerSettlementMetrics(metrics, db);
   registerNotificationMetrics(metrics, notifications);
   registerMerchantCacheMetrics(metrics, merchants);
+  registerRpcMetrics(metrics);
 
   // The operator's setting lets every endpoint be private; a test entry point may override more.
   const webhookDelivery = config.webhookAllowPrivateHosts
@@ -106,6 +109,7 @@ export async function createRuntime(parts: RuntimeParts): Promise<Runtime> {
     ...(parts.logoFetch ? { logoFetch: parts.logoFetch } : {}),
     ...(webhookDelivery ? { webhookDelivery } : {}),
   };
+  registerHealthMetrics(metrics, ctx);
   return {
     ctx,
     stop: async () => {

@@ -1,3 +1,4 @@
+import { Counter, type Registry } from 'prom-client';
 import { componentLog } from '../log.ts';
 
 /** How long a URL that failed is passed over while another one answers, before it is tried again. */
@@ -43,6 +44,42 @@ export function transportFailure(error: unknown): string | undefined {
 }
 
 /**
+ * Requests to RPC URLs per network and outcome since the process started, across every client of the network: the
+ * counts live with the module because each chain service builds its own endpoints, and `/metrics` reports them all.
+ */
+const requestCounts = new Map<string, { answered: number; failed: number }>();
+
+function countsOf(network: string): { answered: number; failed: number } {
+  let counts = requestCounts.get(network);
+  if (!counts) {
+    counts = { answered: 0, failed: 0 };
+    requestCounts.set(network, counts);
+  }
+  return counts;
+}
+
+/**
+ * `paygate_rpc_requests_total{network,outcome}`: requests this process sent to the network's RPC URLs, `answered` or
+ * `failed` for the URL's own reasons (no connection, an HTTP error status, a timeout). An EVM node's JSON-RPC error
+ * counts as neither: another node would give it too.
+ */
+export function registerRpcMetrics(registry: Registry): void {
+  new Counter({
+    name: 'paygate_rpc_requests_total',
+    help: "Requests to the network's RPC URLs by outcome: answered, or failed (no connection, HTTP error, timeout)",
+    labelNames: ['network', 'outcome'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [network, counts] of requestCounts) {
+        this.labels(network, 'answered').inc(counts.answered);
+        this.labels(network, 'failed').inc(counts.failed);
+      }
+    },
+  });
+}
+
+/**
  * A network's RPC URLs in order of preference. A URL whose request failed for its own reasons is passed over for a
  * cool-down while a later URL is not resting, then tried again, so the service comes back to the first URL once it
  * answers. Only hosts are logged.
@@ -85,6 +122,7 @@ export class RpcEndpoints {
   }
 
   failed(index: number, reason: string): void {
+    countsOf(this.network).failed += 1;
     const now = this.now();
     const wasResting = this.resting(index, now);
     this.restingUntil[index] = now + this.coolDownMs;
@@ -98,6 +136,7 @@ export class RpcEndpoints {
   }
 
   succeeded(index: number): void {
+    countsOf(this.network).answered += 1;
     if (this.restingUntil[index] === 0) return;
     this.restingUntil[index] = 0;
     componentLog('chains').info(

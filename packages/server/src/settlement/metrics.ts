@@ -15,8 +15,9 @@ export function registerSettlementMetrics(registry: Registry, db: Db): void {
     registers: [registry],
     async collect() {
       this.reset();
-      for (const shortfall of await shortfalls(db))
-        this.labels(shortfall.asset).set(Number(shortfall.needed - shortfall.held));
+      // Without the database the gauge is left empty, so `/metrics` still serves the process's other metrics.
+      const waiting = await shortfalls(db).catch(() => []);
+      for (const shortfall of waiting) this.labels(shortfall.asset).set(Number(shortfall.needed - shortfall.held));
     },
   });
 }

@@ -47,7 +47,7 @@ export function startSolanaChain(options: SolanaChainOptions): SolanaChain {
   const networks = new Map<string, SolanaNetworkServices>();
   const followers = options.networks.flatMap((network) => {
     if (!network.rpcUrl) return [];
-    const rpc = solanaRpc(network.rpcUrl);
+    const rpc = solanaRpc(network.rpcUrl, { network: network.caip2 });
     const slotMs = clamp(network.blockTimeMs, 100, 1000);
     const blockHeight = sharedFor(slotMs, () => rpc.getBlockHeight({ commitment: 'confirmed' }).send());
     const sender = new SolanaTransactionSender({

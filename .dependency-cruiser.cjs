@@ -18,7 +18,7 @@ const layers = [
   },
   {
     name: 'surfaces',
-    path: `${src}(checkout|dashboard|operator|composition)/|${src}(app|context|runtime|startService|main|operatorActions|operatorCommands|operatorDatabase)\\.ts$`,
+    path: `${src}(checkout|dashboard|operator|pointOfSale|composition)/|${src}(app|context|runtime|startService|main|operatorActions|operatorCommands|operatorDatabase)\\.ts$`,
   },
 ];
 

@@ -17,7 +17,8 @@ export type IdPrefix =
   | 'rcv'
   | 'fnd'
   | 'dss'
-  | 'inf';
+  | 'inf'
+  | 'posd';
 
 const randomPool = Buffer.alloc(4096);
 let randomOffset = randomPool.length;

@@ -85,7 +85,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -226,7 +226,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -410,7 +410,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -562,7 +562,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -723,7 +723,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -890,7 +890,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -1076,7 +1076,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -1271,7 +1271,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -1420,7 +1420,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -1632,7 +1632,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -1785,8 +1785,10 @@ export interface paths {
                     referenceId?: string;
                     /** @description paygate extension: the payment with this id, transaction hash (EVM case-insensitive) or buyer account (CAIP-10, or its address alone), or whose reference contains it (case-insensitive) */
                     search?: string;
-                    /** @description Only the payments created through the API (`api`) or settled by the x402 facilitator (`x402`) */
-                    source?: "api" | "x402";
+                    /** @description Only the payments created through the API (`api`), settled by the x402 facilitator (`x402`), made by a payment link (`payment_link`) or charged on a point of sale (`point_of_sale`) */
+                    source?: "api" | "x402" | "payment_link" | "point_of_sale";
+                    /** @description paygate extension: only the payments the payment link made */
+                    paymentLinkId?: string;
                     /** @description Only these merchants' payments: one, or several as a repeated parameter; another partner's is 404 */
                     merchantId?: string[];
                 };
@@ -1811,8 +1813,10 @@ export interface paths {
                                     iconUrl?: string | null;
                                 };
                                 referenceId: string;
-                                /** @description api: created by a partner (`POST /v1/payments`, `POST /v1/merchant/payment`); x402: made by the x402 facilitator when it settled an agent's payment (`POST /v1/x402/settle`) */
-                                source: "api" | "x402";
+                                /** @description api: created by a partner (`POST /v1/payments`, `POST /v1/merchant/payment`); x402: made by the x402 facilitator when it settled an agent's payment (`POST /v1/x402/settle`); payment_link: made by a visit to a payment link (`paymentLinkId` names it); point_of_sale: charged on a paired point-of-sale device */
+                                source: "api" | "x402" | "payment_link" | "point_of_sale";
+                                /** @description paygate extension: the payment link whose visit made it */
+                                paymentLinkId?: string;
                                 status: "requires_action" | "processing" | "succeeded" | "failed" | "expired";
                                 isTerminal: boolean;
                                 /**
@@ -2027,7 +2031,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -2246,7 +2250,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -2429,7 +2433,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -2621,7 +2625,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -2759,8 +2763,10 @@ export interface paths {
                                 iconUrl?: string | null;
                             };
                             referenceId: string;
-                            /** @description api: created by a partner (`POST /v1/payments`, `POST /v1/merchant/payment`); x402: made by the x402 facilitator when it settled an agent's payment (`POST /v1/x402/settle`) */
-                            source: "api" | "x402";
+                            /** @description api: created by a partner (`POST /v1/payments`, `POST /v1/merchant/payment`); x402: made by the x402 facilitator when it settled an agent's payment (`POST /v1/x402/settle`); payment_link: made by a visit to a payment link (`paymentLinkId` names it); point_of_sale: charged on a paired point-of-sale device */
+                            source: "api" | "x402" | "payment_link" | "point_of_sale";
+                            /** @description paygate extension: the payment link whose visit made it */
+                            paymentLinkId?: string;
                             status: "requires_action" | "processing" | "succeeded" | "failed" | "expired" | "cancelled";
                             isTerminal: boolean;
                             /**
@@ -3030,7 +3036,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -3226,7 +3232,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -3369,8 +3375,10 @@ export interface paths {
                                 iconUrl?: string | null;
                             };
                             referenceId: string;
-                            /** @description api: created by a partner (`POST /v1/payments`, `POST /v1/merchant/payment`); x402: made by the x402 facilitator when it settled an agent's payment (`POST /v1/x402/settle`) */
-                            source: "api" | "x402";
+                            /** @description api: created by a partner (`POST /v1/payments`, `POST /v1/merchant/payment`); x402: made by the x402 facilitator when it settled an agent's payment (`POST /v1/x402/settle`); payment_link: made by a visit to a payment link (`paymentLinkId` names it); point_of_sale: charged on a paired point-of-sale device */
+                            source: "api" | "x402" | "payment_link" | "point_of_sale";
+                            /** @description paygate extension: the payment link whose visit made it */
+                            paymentLinkId?: string;
                             status: "requires_action" | "processing" | "succeeded" | "failed" | "expired" | "cancelled";
                             isTerminal: boolean;
                             /**
@@ -3608,7 +3616,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -3761,8 +3769,10 @@ export interface paths {
                     referenceId?: string;
                     /** @description paygate extension: the payment with this id, transaction hash (EVM case-insensitive) or buyer account (CAIP-10, or its address alone), or whose reference contains it (case-insensitive) */
                     search?: string;
-                    /** @description Only the payments created through the API (`api`) or settled by the x402 facilitator (`x402`) */
-                    source?: "api" | "x402";
+                    /** @description Only the payments created through the API (`api`), settled by the x402 facilitator (`x402`), made by a payment link (`payment_link`) or charged on a point of sale (`point_of_sale`) */
+                    source?: "api" | "x402" | "payment_link" | "point_of_sale";
+                    /** @description paygate extension: only the payments the payment link made */
+                    paymentLinkId?: string;
                 };
                 header?: {
                     /** @description The merchant the payment belongs to */
@@ -3788,8 +3798,10 @@ export interface paths {
                                     iconUrl?: string | null;
                                 };
                                 referenceId: string;
-                                /** @description api: created by a partner (`POST /v1/payments`, `POST /v1/merchant/payment`); x402: made by the x402 facilitator when it settled an agent's payment (`POST /v1/x402/settle`) */
-                                source: "api" | "x402";
+                                /** @description api: created by a partner (`POST /v1/payments`, `POST /v1/merchant/payment`); x402: made by the x402 facilitator when it settled an agent's payment (`POST /v1/x402/settle`); payment_link: made by a visit to a payment link (`paymentLinkId` names it); point_of_sale: charged on a paired point-of-sale device */
+                                source: "api" | "x402" | "payment_link" | "point_of_sale";
+                                /** @description paygate extension: the payment link whose visit made it */
+                                paymentLinkId?: string;
                                 status: "requires_action" | "processing" | "succeeded" | "failed" | "expired";
                                 isTerminal: boolean;
                                 /**
@@ -4004,7 +4016,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -4154,8 +4166,10 @@ export interface paths {
                     referenceId?: string;
                     /** @description paygate extension: the payment with this id, transaction hash (EVM case-insensitive) or buyer account (CAIP-10, or its address alone), or whose reference contains it (case-insensitive) */
                     search?: string;
-                    /** @description Only the payments created through the API (`api`) or settled by the x402 facilitator (`x402`) */
-                    source?: "api" | "x402";
+                    /** @description Only the payments created through the API (`api`), settled by the x402 facilitator (`x402`), made by a payment link (`payment_link`) or charged on a point of sale (`point_of_sale`) */
+                    source?: "api" | "x402" | "payment_link" | "point_of_sale";
+                    /** @description paygate extension: only the payments the payment link made */
+                    paymentLinkId?: string;
                     /** @description Only these merchants' payments: one, or several as a repeated parameter; another partner's is 404 */
                     merchantId?: string[];
                 };
@@ -4203,7 +4217,7 @@ export interface paths {
                         "text/csv": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -4388,7 +4402,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -4515,8 +4529,8 @@ export interface paths {
                     referenceId?: string;
                     /** @description paygate extension: the payment with this id, transaction hash (EVM case-insensitive) or buyer account (CAIP-10, or its address alone), or whose reference contains it (case-insensitive) */
                     search?: string;
-                    /** @description Only the payments created through the API (`api`) or settled by the x402 facilitator (`x402`) */
-                    source?: "api" | "x402";
+                    /** @description Only the payments created through the API (`api`), settled by the x402 facilitator (`x402`), made by a payment link (`payment_link`) or charged on a point of sale (`point_of_sale`) */
+                    source?: "api" | "x402" | "payment_link" | "point_of_sale";
                     /** @description Only these merchants' payments: one, or several as a repeated parameter; another partner's is 404 */
                     merchantId?: string[];
                 };
@@ -4571,7 +4585,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -4792,7 +4806,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -5052,7 +5066,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -5373,7 +5387,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -5595,7 +5609,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -5916,7 +5930,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -6238,7 +6252,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -6431,7 +6445,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -6616,7 +6630,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -6776,7 +6790,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -7024,7 +7038,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -7166,7 +7180,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -7314,7 +7328,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -7476,7 +7490,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -7616,7 +7630,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -7762,7 +7776,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -7905,7 +7919,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -8027,7 +8041,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -8237,7 +8251,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -8358,7 +8372,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -8515,7 +8529,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -8650,7 +8664,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -8808,7 +8822,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -8976,7 +8990,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -9145,7 +9159,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -9319,7 +9333,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -9467,7 +9481,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -9713,7 +9727,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -9851,7 +9865,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -10001,7 +10015,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -10178,7 +10192,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -10342,7 +10356,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -10518,7 +10532,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -10688,7 +10702,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -10852,7 +10866,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -11039,7 +11053,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -11252,7 +11266,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -11459,7 +11473,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -11663,7 +11677,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -11883,7 +11897,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -12071,7 +12085,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -12249,7 +12263,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -12423,7 +12437,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -12672,7 +12686,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -12947,7 +12961,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -13068,6 +13082,1675 @@ export interface paths {
                             message: string;
                             /** @enum {string} */
                             code: "service_unavailable";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/point-of-sale/devices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the partner's point-of-sale devices */
+        get: {
+            parameters: {
+                query?: {
+                    merchantId?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                deviceId: string;
+                                merchantId: string;
+                                name: string;
+                                /** @description ISO 4217 code the device charges in */
+                                currency: string;
+                                /** @description Tips the device offers, whole percents of the amount (rounded half up to the minor unit); empty: none */
+                                tipPercents: number[];
+                                /** @description pairing: its link can still be claimed; paired: it has its key; revoked: it can do nothing */
+                                status: "pairing" | "pairing_expired" | "paired" | "revoked";
+                                /** @description The first characters of the device's key */
+                                keyPrefix: string | null;
+                                /** Format: date-time */
+                                pairingExpiresAt: string;
+                                /** Format: date-time */
+                                pairedAt: string | null;
+                                /** Format: date-time */
+                                revokedAt: string | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Invalid request, invalid or downgraded API version */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "invalid_params" | "params_validation" | "header_not_ascii" | "invalid_state" | "payment_not_succeeded" | "refund_exceeds_payment" | "refund_not_sendable" | "invalid_api_version" | "unknown_api_version" | "api_version_downgrade" | "conflicting_auth_headers" | "missing_idempotency_key";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The credentials lack permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Rate limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "rate_limited" | "transaction_request_limit";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Pair a point-of-sale device
+         * @description A new device of the merchant and its one-time pairing link, valid for 10 minutes. The device's key can create the merchant's payments and read those it made, nothing else.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        merchantId: string;
+                        /** @description What the shop calls the device ("Front till") */
+                        name: string;
+                        /** @description ISO 4217; default USD */
+                        currency?: string;
+                        /** @description Tips the device offers, whole percents of the amount (rounded half up to the minor unit); empty: none */
+                        tipPercents?: number[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            device: {
+                                deviceId: string;
+                                merchantId: string;
+                                name: string;
+                                /** @description ISO 4217 code the device charges in */
+                                currency: string;
+                                /** @description Tips the device offers, whole percents of the amount (rounded half up to the minor unit); empty: none */
+                                tipPercents: number[];
+                                /** @description pairing: its link can still be claimed; paired: it has its key; revoked: it can do nothing */
+                                status: "pairing" | "pairing_expired" | "paired" | "revoked";
+                                /** @description The first characters of the device's key */
+                                keyPrefix: string | null;
+                                /** Format: date-time */
+                                pairingExpiresAt: string;
+                                /** Format: date-time */
+                                pairedAt: string | null;
+                                /** Format: date-time */
+                                revokedAt: string | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                            };
+                            /** @description Opened once on the device (as a link or its QR code) before pairingExpiresAt, it pairs the device */
+                            pairingUrl: string;
+                        };
+                    };
+                };
+                /** @description Invalid request, invalid or downgraded API version */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "invalid_params" | "params_validation" | "header_not_ascii" | "invalid_state" | "payment_not_succeeded" | "refund_exceeds_payment" | "refund_not_sendable" | "invalid_api_version" | "unknown_api_version" | "api_version_downgrade" | "conflicting_auth_headers" | "missing_idempotency_key";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The credentials lack permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Rate limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "rate_limited" | "transaction_request_limit";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/point-of-sale/devices/{deviceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a point-of-sale device */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    deviceId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            deviceId: string;
+                            merchantId: string;
+                            name: string;
+                            /** @description ISO 4217 code the device charges in */
+                            currency: string;
+                            /** @description Tips the device offers, whole percents of the amount (rounded half up to the minor unit); empty: none */
+                            tipPercents: number[];
+                            /** @description pairing: its link can still be claimed; paired: it has its key; revoked: it can do nothing */
+                            status: "pairing" | "pairing_expired" | "paired" | "revoked";
+                            /** @description The first characters of the device's key */
+                            keyPrefix: string | null;
+                            /** Format: date-time */
+                            pairingExpiresAt: string;
+                            /** Format: date-time */
+                            pairedAt: string | null;
+                            /** Format: date-time */
+                            revokedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                        };
+                    };
+                };
+                /** @description Invalid request, invalid or downgraded API version */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "invalid_params" | "params_validation" | "header_not_ascii" | "invalid_state" | "payment_not_succeeded" | "refund_exceeds_payment" | "refund_not_sendable" | "invalid_api_version" | "unknown_api_version" | "api_version_downgrade" | "conflicting_auth_headers" | "missing_idempotency_key";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The credentials lack permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Rate limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "rate_limited" | "transaction_request_limit";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/point-of-sale/pairing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Claim a pairing link on the device
+         * @description 404 not_found when the link is spent, expired, revoked, or its merchant deleted.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        pairingToken: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The device's key, shown this once: send it as Device-Key */
+                            deviceKey: string;
+                            device: {
+                                deviceId: string;
+                                name: string;
+                                /** @description ISO 4217 code the device charges in */
+                                currency: string;
+                                /** @description Tips the device offers, whole percents of the amount (rounded half up to the minor unit); empty: none */
+                                tipPercents: number[];
+                                merchant: {
+                                    id: string;
+                                    name: string;
+                                    iconUrl: string | null;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request, invalid or downgraded API version */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "invalid_params" | "params_validation" | "header_not_ascii" | "invalid_state" | "payment_not_succeeded" | "refund_exceeds_payment" | "refund_not_sendable" | "invalid_api_version" | "unknown_api_version" | "api_version_downgrade" | "conflicting_auth_headers" | "missing_idempotency_key";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The credentials lack permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Rate limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "rate_limited" | "transaction_request_limit";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/point-of-sale/device": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The calling point-of-sale device */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            deviceId: string;
+                            name: string;
+                            /** @description ISO 4217 code the device charges in */
+                            currency: string;
+                            /** @description Tips the device offers, whole percents of the amount (rounded half up to the minor unit); empty: none */
+                            tipPercents: number[];
+                            merchant: {
+                                id: string;
+                                name: string;
+                                iconUrl: string | null;
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request, invalid or downgraded API version */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "invalid_params" | "params_validation" | "header_not_ascii" | "invalid_state" | "payment_not_succeeded" | "refund_exceeds_payment" | "refund_not_sendable" | "invalid_api_version" | "unknown_api_version" | "api_version_downgrade" | "conflicting_auth_headers" | "missing_idempotency_key";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The credentials lack permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Rate limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "rate_limited" | "transaction_request_limit";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/point-of-sale/charges": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The device's charges of the day, with totals */
+        get: {
+            parameters: {
+                query: {
+                    /** @description The start of the device's day (its local midnight), at most 48 hours ago */
+                    from: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                paymentId: string;
+                                status: "requires_action" | "processing" | "succeeded" | "failed" | "expired" | "cancelled";
+                                isFinal: boolean;
+                                failureCode?: string;
+                                /** @description What the buyer pays: baseAmount plus tip */
+                                amount: {
+                                    /** @description `iso4217/<CODE>` */
+                                    unit: string;
+                                    /** @description Minor units */
+                                    value: string;
+                                };
+                                baseAmount: {
+                                    /** @description `iso4217/<CODE>` */
+                                    unit: string;
+                                    /** @description Minor units */
+                                    value: string;
+                                };
+                                tip: {
+                                    /** @description `iso4217/<CODE>` */
+                                    unit: string;
+                                    /** @description Minor units */
+                                    value: string;
+                                };
+                                note: string | null;
+                                /** @description The payment link a wallet opens: show it as a QR code, write it to a tag */
+                                paymentUrl: string;
+                                /** @description The payment's receipt page, for the buyer to keep */
+                                receiptUrl: string;
+                                transaction?: {
+                                    networkId: string;
+                                    hash: string;
+                                };
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                expiresAt: string;
+                            }[];
+                            totals: {
+                                /** @description `iso4217/<CODE>`, the device’s currency */
+                                unit: string;
+                                succeededCount: number;
+                                /** @description Minor units taken: the succeeded charges, tips included */
+                                succeededAmount: string;
+                                /** @description Minor units of tips among them */
+                                succeededTips: string;
+                                /** @description Charges still waiting for the buyer or being paid */
+                                openCount: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request, invalid or downgraded API version */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "invalid_params" | "params_validation" | "header_not_ascii" | "invalid_state" | "payment_not_succeeded" | "refund_exceeds_payment" | "refund_not_sendable" | "invalid_api_version" | "unknown_api_version" | "api_version_downgrade" | "conflicting_auth_headers" | "missing_idempotency_key";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The credentials lack permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Rate limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "rate_limited" | "transaction_request_limit";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Charge an amount on the device
+         * @description 201 with the new payment; 200 with the payment a retry of the same chargeId and amount made; 409 idempotency_conflict for the same chargeId with another amount. 403 forbidden when the merchant is not taking payments.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Made by the device for this charge: a retry with the same id and amount answers the same payment */
+                        chargeId: string;
+                        /** @description Minor units of the device's currency, before the tip */
+                        amount: string;
+                        /** @description One of the device's tipPercents */
+                        tipPercent?: number;
+                        /** @description The cashier’s note or reference */
+                        note?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            paymentId: string;
+                            status: "requires_action" | "processing" | "succeeded" | "failed" | "expired" | "cancelled";
+                            isFinal: boolean;
+                            failureCode?: string;
+                            /** @description What the buyer pays: baseAmount plus tip */
+                            amount: {
+                                /** @description `iso4217/<CODE>` */
+                                unit: string;
+                                /** @description Minor units */
+                                value: string;
+                            };
+                            baseAmount: {
+                                /** @description `iso4217/<CODE>` */
+                                unit: string;
+                                /** @description Minor units */
+                                value: string;
+                            };
+                            tip: {
+                                /** @description `iso4217/<CODE>` */
+                                unit: string;
+                                /** @description Minor units */
+                                value: string;
+                            };
+                            note: string | null;
+                            /** @description The payment link a wallet opens: show it as a QR code, write it to a tag */
+                            paymentUrl: string;
+                            /** @description The payment's receipt page, for the buyer to keep */
+                            receiptUrl: string;
+                            transaction?: {
+                                networkId: string;
+                                hash: string;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            paymentId: string;
+                            status: "requires_action" | "processing" | "succeeded" | "failed" | "expired" | "cancelled";
+                            isFinal: boolean;
+                            failureCode?: string;
+                            /** @description What the buyer pays: baseAmount plus tip */
+                            amount: {
+                                /** @description `iso4217/<CODE>` */
+                                unit: string;
+                                /** @description Minor units */
+                                value: string;
+                            };
+                            baseAmount: {
+                                /** @description `iso4217/<CODE>` */
+                                unit: string;
+                                /** @description Minor units */
+                                value: string;
+                            };
+                            tip: {
+                                /** @description `iso4217/<CODE>` */
+                                unit: string;
+                                /** @description Minor units */
+                                value: string;
+                            };
+                            note: string | null;
+                            /** @description The payment link a wallet opens: show it as a QR code, write it to a tag */
+                            paymentUrl: string;
+                            /** @description The payment's receipt page, for the buyer to keep */
+                            receiptUrl: string;
+                            transaction?: {
+                                networkId: string;
+                                hash: string;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                        };
+                    };
+                };
+                /** @description Invalid request, invalid or downgraded API version */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "invalid_params" | "params_validation" | "header_not_ascii" | "invalid_state" | "payment_not_succeeded" | "refund_exceeds_payment" | "refund_not_sendable" | "invalid_api_version" | "unknown_api_version" | "api_version_downgrade" | "conflicting_auth_headers" | "missing_idempotency_key";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The credentials lack permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Conflict */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "quote_expired" | "idempotency_conflict" | "already_refunded" | "insufficient_balance" | "insufficient_token_balance" | "transaction_would_fail" | "settlement_asset_conflict" | "webhook_endpoint_limit";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Rate limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "rate_limited" | "transaction_request_limit";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/point-of-sale/charges/{paymentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One of the device's charges, with long-poll */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Hold the request until the status differs from `since`, at most this long (capped at 30000 ms) */
+                    maxPollMs?: number;
+                    /** @description The status the device last showed: a payment already in another answers at once */
+                    since?: string;
+                };
+                header?: never;
+                path: {
+                    paymentId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            paymentId: string;
+                            status: "requires_action" | "processing" | "succeeded" | "failed" | "expired" | "cancelled";
+                            isFinal: boolean;
+                            failureCode?: string;
+                            /** @description What the buyer pays: baseAmount plus tip */
+                            amount: {
+                                /** @description `iso4217/<CODE>` */
+                                unit: string;
+                                /** @description Minor units */
+                                value: string;
+                            };
+                            baseAmount: {
+                                /** @description `iso4217/<CODE>` */
+                                unit: string;
+                                /** @description Minor units */
+                                value: string;
+                            };
+                            tip: {
+                                /** @description `iso4217/<CODE>` */
+                                unit: string;
+                                /** @description Minor units */
+                                value: string;
+                            };
+                            note: string | null;
+                            /** @description The payment link a wallet opens: show it as a QR code, write it to a tag */
+                            paymentUrl: string;
+                            /** @description The payment's receipt page, for the buyer to keep */
+                            receiptUrl: string;
+                            transaction?: {
+                                networkId: string;
+                                hash: string;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                        };
+                    };
+                };
+                /** @description Invalid request, invalid or downgraded API version */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "invalid_params" | "params_validation" | "header_not_ascii" | "invalid_state" | "payment_not_succeeded" | "refund_exceeds_payment" | "refund_not_sendable" | "invalid_api_version" | "unknown_api_version" | "api_version_downgrade" | "conflicting_auth_headers" | "missing_idempotency_key";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The credentials lack permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Rate limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "rate_limited" | "transaction_request_limit";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/point-of-sale/charges/{paymentId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel one of the device's unpaid charges */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    paymentId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            paymentId: string;
+                            status: "requires_action" | "processing" | "succeeded" | "failed" | "expired" | "cancelled";
+                            isFinal: boolean;
+                            failureCode?: string;
+                            /** @description What the buyer pays: baseAmount plus tip */
+                            amount: {
+                                /** @description `iso4217/<CODE>` */
+                                unit: string;
+                                /** @description Minor units */
+                                value: string;
+                            };
+                            baseAmount: {
+                                /** @description `iso4217/<CODE>` */
+                                unit: string;
+                                /** @description Minor units */
+                                value: string;
+                            };
+                            tip: {
+                                /** @description `iso4217/<CODE>` */
+                                unit: string;
+                                /** @description Minor units */
+                                value: string;
+                            };
+                            note: string | null;
+                            /** @description The payment link a wallet opens: show it as a QR code, write it to a tag */
+                            paymentUrl: string;
+                            /** @description The payment's receipt page, for the buyer to keep */
+                            receiptUrl: string;
+                            transaction?: {
+                                networkId: string;
+                                hash: string;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                        };
+                    };
+                };
+                /** @description Invalid request, invalid or downgraded API version */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "invalid_params" | "params_validation" | "header_not_ascii" | "invalid_state" | "payment_not_succeeded" | "refund_exceeds_payment" | "refund_not_sendable" | "invalid_api_version" | "unknown_api_version" | "api_version_downgrade" | "conflicting_auth_headers" | "missing_idempotency_key";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The credentials lack permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Rate limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "rate_limited" | "transaction_request_limit";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "internal_error";
                             details?: {
                                 [key: string]: unknown;
                             };

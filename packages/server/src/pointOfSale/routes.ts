@@ -8,10 +8,13 @@ import { registerListDevices } from './listDevices.ts';
 import { registerPairDevice } from './pairDevice.ts';
 import { registerRevokeDevice } from './revokeDevice.ts';
 import { registerShowDevice } from './showDevice.ts';
+import { registerShowPointOfSale } from './showPointOfSale.ts';
+import { registerShowReceipt } from './showReceipt.ts';
 
 /**
  * Point of sale: the partner pairs, lists and revokes a merchant's devices (from the dashboard); a paired device,
- * with its own key, charges, follows and cancels its own payments and nothing else.
+ * with its own key, charges, follows and cancels its own payments and nothing else; the app it runs at `/pos`, and
+ * the receipt pages its buyers keep.
  */
 export function registerPointOfSaleRoutes(app: App, ctx: AppContext): void {
   registerPairDevice(app, ctx);
@@ -23,4 +26,6 @@ export function registerPointOfSaleRoutes(app: App, ctx: AppContext): void {
   registerListCharges(app, ctx);
   registerGetCharge(app, ctx);
   registerCancelCharge(app, ctx);
+  registerShowPointOfSale(app);
+  registerShowReceipt(app, ctx);
 }

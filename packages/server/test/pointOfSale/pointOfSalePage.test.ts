@@ -6,7 +6,8 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CornerShop, startCornerShop } from '../checkout/support/cornerShop.ts';
 import { decodeQr } from '../checkout/support/browser.ts';
-import { seriousAxeViolations } from '../dashboard/support/dashboardBrowser.ts';
+import { saveDashboardScreenshots, seriousAxeViolations } from '../dashboard/support/dashboardBrowser.ts';
+import { consoleContext, signedInDashboard } from '../dashboard/support/dashboardSession.ts';
 import { childEnv } from '../support/serverProcess.ts';
 import { call } from '../support/testServer.ts';
 
@@ -47,13 +48,21 @@ describe('point of sale in Chromium at a tablet size, on the devnet', () => {
   let page: Page;
   const problems: string[] = [];
 
-  async function pairingUrl(): Promise<{ url: string; deviceId: string }> {
-    const paired = await call(shop.server, '/v1/point-of-sale/devices', {
-      method: 'POST',
-      headers: { 'api-key': shop.partner.apiKey },
-      body: { merchantId: shop.merchantId, name: 'Front till', tipPercents: [10, 15, 20] },
-    });
-    return { url: paired.body.pairingUrl, deviceId: paired.body.device.deviceId };
+  /** The partner's dashboard, on the merchant's page, in a browser context of its own. */
+  let dashboard: Page;
+
+  /** Pairs a device from the dashboard's Point of sale section; answers the pairing link it shows (and its QR code's). */
+  async function pairFromDashboard(): Promise<string> {
+    await dashboard.getByText('Pair a device').click();
+    await dashboard.getByLabel('Device', { exact: true }).fill('Front till');
+    await dashboard.getByRole('button', { name: 'Make a pairing link' }).click();
+    const linkField = dashboard.getByRole('textbox', { name: 'Pairing link' });
+    await linkField.waitFor();
+    const link = await linkField.inputValue();
+    const qr = dashboard.getByRole('img', { name: 'QR code of the pairing link' });
+    await qr.locator('svg').waitFor();
+    expect(await decodeQr(await qr.screenshot())).toBe(link);
+    return link;
   }
 
   const press = async (keys: string) => {
@@ -70,8 +79,13 @@ describe('point of sale in Chromium at a tablet size, on the devnet', () => {
     });
     context.on('weberror', (error) => problems.push(String(error.error())));
     page = await context.newPage();
+    const dashboardContext = await consoleContext(shop.browser, problems);
+    dashboard = await signedInDashboard(shop.server, dashboardContext, shop.partner.partnerId);
+    await dashboard.goto(`${shop.server.url}/dashboard/merchants/${shop.merchantId}`);
+    await dashboard.getByRole('heading', { name: 'Point of sale' }).waitFor();
   });
   afterAll(async () => {
+    await dashboard?.context().close();
     await context?.close();
     await shop?.close();
   });
@@ -82,12 +96,11 @@ describe('point of sale in Chromium at a tablet size, on the devnet', () => {
     await capture(page, 'unpaired');
   });
 
-  let deviceId = '';
-
   it('pairs by its link, charges 12.34 USD with a 15% tip, shows the QR code, and turns to paid when paygate-wallet pays', async () => {
-    const pairing = await pairingUrl();
-    deviceId = pairing.deviceId;
-    await page.goto(pairing.url);
+    const pairingLink = await pairFromDashboard();
+    expect(await seriousAxeViolations(dashboard)).toEqual([]);
+    await saveDashboardScreenshots(dashboard, 'point-of-sale-pairing');
+    await page.goto(pairingLink);
     await page.getByRole('button', { name: /^Charge / }).waitFor();
     // The token leaves the address bar at once.
     expect(page.url()).toBe(`${shop.server.url}/pos`);
@@ -199,11 +212,16 @@ describe('point of sale in Chromium at a tablet size, on the devnet', () => {
     await page.getByRole('button', { name: /^Charge / }).waitFor();
   });
 
-  it('stops at once when the device is revoked, and says so', async () => {
-    await call(shop.server, `/v1/point-of-sale/devices/${deviceId}`, {
-      method: 'DELETE',
-      headers: { 'api-key': shop.partner.apiKey },
-    });
+  it('is listed in the dashboard, and stops at once when revoked there', async () => {
+    await dashboard.getByRole('button', { name: 'Done' }).click();
+    const row = dashboard.locator('tr', { hasText: 'Front till' });
+    await expect.poll(() => row.locator('td[data-label="Status"]').textContent()).toMatch(/^Paired /);
+    expect(await seriousAxeViolations(dashboard)).toEqual([]);
+    await saveDashboardScreenshots(dashboard, 'point-of-sale-devices');
+    await dashboard.getByRole('button', { name: 'Revoke Front till' }).click();
+    await dashboard.getByRole('button', { name: 'Yes, revoke the device' }).click();
+    await expect.poll(() => row.locator('td[data-label="Status"]').textContent()).toMatch(/^Revoked /);
+
     await page.getByRole('button', { name: 'Today’s payments' }).click();
     await page.getByRole('heading', { name: 'Pair this device' }).waitFor();
     expect(await page.getByRole('alert').textContent()).toBe('This device was unpaired from the dashboard.');

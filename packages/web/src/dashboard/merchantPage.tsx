@@ -10,6 +10,7 @@ import type { NetworkDirectory } from './networks.ts';
 import { MERCHANTS_PATH, PAYMENTS_PATH } from './paths.ts';
 import { isNotFound } from './paymentsApi.ts';
 import { NewPayment } from './newPayment.tsx';
+import { PointOfSaleSection } from './pointOfSaleSection.tsx';
 import { SettlementDestinations } from './settlementDestinations.tsx';
 
 /** What changed in the form, as `PATCH /v1/merchants/{id}` takes it; a logo URL typed is fetched again. */
@@ -150,6 +151,7 @@ export function MerchantPage(props: { session: Session; merchantId: string; netw
                 </Fact>
               </dl>
               <NewPayment session={props.session} merchant={merchant} />
+              <PointOfSaleSection session={props.session} merchant={merchant} />
               <SettlementDestinations
                 session={props.session}
                 merchant={merchant}

@@ -21,8 +21,8 @@ interface CreatedPayment {
   gatewayUrl: string;
 }
 
-/** The payment link as a QR code for a buyer's phone, drawn in the page. */
-function LinkQrCode(props: { link: string }) {
+/** A link as a QR code for a phone's camera, drawn in the page. */
+export function LinkQrCode(props: { link: string; label: string }) {
   const [svg, setSvg] = useState<string | undefined>();
   useEffect(() => {
     let current = true;
@@ -35,7 +35,7 @@ function LinkQrCode(props: { link: string }) {
   }, [props.link]);
   if (!svg) return null;
   return (
-    <figure class="qr" role="img" aria-label="QR code of the payment link">
+    <figure class="qr" role="img" aria-label={props.label}>
       {/* The library's own SVG markup for text it was given: no input of the page's reaches it. */}
       <div dangerouslySetInnerHTML={{ __html: svg }} />
     </figure>
@@ -165,7 +165,7 @@ export function NewPayment(props: { session: Session; merchant: MerchantDetail }
             </a>{' '}
             <CopyButton text={created.gatewayUrl} what="payment link" />
           </p>
-          <LinkQrCode link={created.gatewayUrl} />
+          <LinkQrCode link={created.gatewayUrl} label="QR code of the payment link" />
           <p>
             <a href={paymentPath(created.paymentId, props.merchant.id)}>Follow the payment</a>
           </p>

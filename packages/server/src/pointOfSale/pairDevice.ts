@@ -52,6 +52,8 @@ export function registerPairDevice(app: App, ctx: AppContext): void {
       if (!fiatCurrency(currency)) {
         throw ApiError.validation([{ field: 'currency', message: 'must be a known ISO 4217 currency code' }]);
       }
+      const name = body.name.trim();
+      if (!name) throw ApiError.validation([{ field: 'name', message: 'must not be blank' }]);
       const token = newPairingToken();
       const now = ctx.clock.now();
       const device = await ctx.db
@@ -60,7 +62,7 @@ export function registerPairDevice(app: App, ctx: AppContext): void {
           id: newId('posd'),
           partner_id: partnerId,
           merchant_id: merchant.id,
-          name: body.name.trim() || body.name,
+          name,
           currency,
           tip_percents: body.tipPercents ?? [10, 15, 20],
           pairing_token_hash: hashApiKey(token),

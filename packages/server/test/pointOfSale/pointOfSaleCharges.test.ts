@@ -183,6 +183,19 @@ describe('/v1/point-of-sale/charges: a paired device charges, follows, lists and
       expectError(refused, 400, 'invalid_state');
     });
 
+    it('has a receipt page only for a payment charged on a device', async () => {
+      const created = await charge(device.deviceKey, { amount: '1234', tipPercent: 10, note: 'Kept private' });
+      const receipt = await call(server, `/pos/receipts/${created.body.paymentId}`);
+      expect(receipt.status).toBe(200);
+      expect(receipt.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(receipt.text).toContain('Not paid yet');
+      expect(receipt.text).toContain('13.57 USD');
+      expect(receipt.text).not.toContain('Kept private');
+      const apiPayment = await createPayment(server, partner.apiKey, merchantId);
+      expect((await call(server, `/pos/receipts/${apiPayment.paymentId}`)).status).toBe(404);
+      expect((await call(server, '/pos/receipts/pay_missing')).status).toBe(404);
+    });
+
     it('refuses a list reaching back more than 48 hours', async () => {
       const from = new Date(Date.now() - 49 * 3_600_000).toISOString();
       expectError(

@@ -120,7 +120,13 @@ describe('/v1/point-of-sale/devices: a partner pairs, lists and revokes its merc
 
   describe('errors', () => {
     it('refuses an unknown currency, a bad tip, an empty name and a missing merchant', async () => {
-      for (const body of [{ currency: 'XYZ' }, { tipPercents: [0] }, { tipPercents: [5, 5] }, { name: '' }]) {
+      for (const body of [
+        { currency: 'XYZ' },
+        { tipPercents: [0] },
+        { tipPercents: [5, 5] },
+        { name: '' },
+        { name: '  ' },
+      ]) {
         const refused = await pair(body);
         expect([refused.status, expectErrorBody(refused).code], JSON.stringify(body)).toEqual([
           400,

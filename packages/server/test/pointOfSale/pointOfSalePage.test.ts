@@ -8,6 +8,8 @@ import { type CornerShop, startCornerShop } from '../checkout/support/cornerShop
 import { decodeQr } from '../checkout/support/browser.ts';
 import { saveDashboardScreenshots, seriousAxeViolations } from '../dashboard/support/dashboardBrowser.ts';
 import { consoleContext, signedInDashboard } from '../dashboard/support/dashboardSession.ts';
+import { changePaymentStatus } from '../../src/payments/transitions.ts';
+import { transitionsOf } from '../support/fixtures.ts';
 import { childEnv } from '../support/serverProcess.ts';
 import { call } from '../support/testServer.ts';
 
@@ -228,5 +230,50 @@ describe('point of sale in Chromium at a tablet size, on the devnet', () => {
     expect(await page.evaluate(() => localStorage.getItem('paygate.pos.deviceKey'))).toBeNull();
     await capture(page, 'revoked');
     expect(problems).toEqual([]);
+  });
+
+  it('writes the payment link to an NFC tag as one NDEF URI record where the browser has Web NFC', async () => {
+    const paired = await call(shop.server, '/v1/point-of-sale/devices', {
+      method: 'POST',
+      headers: { 'api-key': shop.partner.apiKey },
+      body: { merchantId: shop.merchantId, name: 'Counter phone' },
+    });
+    const nfcContext = await shop.browser.newContext({ viewport: TABLET, locale: 'en-US' });
+    // Chromium has Web NFC on Android only: this stands in for the tag reader, keeping what the page writes.
+    await nfcContext.addInitScript(() => {
+      const written: unknown[] = [];
+      (window as any).writtenToTags = written;
+      (window as any).NDEFReader = class {
+        async write(message: unknown) {
+          written.push(message);
+        }
+      };
+    });
+    const nfcPage = await nfcContext.newPage();
+    await nfcPage.goto(paired.body.pairingUrl);
+    await nfcPage.getByRole('button', { name: '7', exact: true }).click();
+    await nfcPage.getByRole('button', { name: /^Charge / }).click();
+    await nfcPage.getByRole('button', { name: 'Write to NFC tag' }).click();
+    await nfcPage.getByText('Written: the buyer can tap the tag.').waitFor();
+    const paymentUrl = await decodeQr(await nfcPage.locator('.payment-qr').screenshot());
+    expect(await nfcPage.evaluate(() => (window as any).writtenToTags)).toEqual([
+      { records: [{ recordType: 'url', data: paymentUrl }] },
+    ]);
+    await capture(nfcPage, 'charge-nfc');
+
+    // Moved as the chain follower moves a payment whose transfer was sent: the till says it is on its way.
+    await changePaymentStatus(
+      transitionsOf(() => shop.server),
+      paymentUrl?.split('/').at(-1) as string,
+      'processing',
+      {
+        network: shop.devnet.manifest.evm[0]!.caip2,
+        tx_hash: `0x${'ab'.repeat(32)}`,
+      },
+    );
+    await expect.poll(() => nfcPage.getByRole('status').textContent()).toBe('Payment on its way…');
+    expect(await nfcPage.getByRole('button', { name: 'Cancel charge' }).count()).toBe(0);
+    await capture(nfcPage, 'charge-processing');
+    await nfcContext.close();
   });
 });

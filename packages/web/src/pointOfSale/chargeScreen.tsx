@@ -163,11 +163,13 @@ export function ChargeScreen(props: { first: Charge; device: Device; onDone: () 
         <p class="status" role="status">
           {charge.status === 'processing' ? 'Payment on its way…' : 'Scan with any wallet to pay'}
         </p>
-        <NfcButton url={charge.paymentUrl} />
         {charge.status === 'requires_action' && (
-          <button type="button" class="secondary danger" onClick={cancel}>
-            Cancel charge
-          </button>
+          <>
+            <NfcButton url={charge.paymentUrl} />
+            <button type="button" class="secondary danger" onClick={cancel}>
+              Cancel charge
+            </button>
+          </>
         )}
         {problem && (
           <p class="problem" role="alert">

@@ -40,7 +40,7 @@ function ReceiptForPrint(props: { charge: Charge; device: Device }) {
   return (
     <section class="printed-receipt" aria-hidden="true">
       <h2>{device.merchant.name}</h2>
-      <p>{new Date(charge.createdAt).toLocaleString()}</p>
+      <p>Paid · {new Date(charge.createdAt).toLocaleString()}</p>
       <dl>
         <dt>Amount</dt>
         <dd>{formatFiat(charge.baseAmount)}</dd>

@@ -243,6 +243,30 @@ describe('/v1/point-of-sale/charges: a paired device charges, follows, lists and
       );
     });
 
+    it('every device route asks for a device key, and takes no API key, session or wallet app instead', async () => {
+      const { paymentId } = (await charge(device.deviceKey, { amount: '1000' })).body;
+      const routes: [string, string, unknown?][] = [
+        ['GET', '/v1/point-of-sale/device'],
+        ['POST', '/v1/point-of-sale/charges', { chargeId: 'sec-00001', amount: '1000' }],
+        ['GET', today()],
+        ['GET', `/v1/point-of-sale/charges/${paymentId}`],
+        ['POST', `/v1/point-of-sale/charges/${paymentId}/cancel`],
+      ];
+      for (const [method, path, body] of routes) {
+        expectError(await call(server, path, { method, body }), 401, 'missing_device_key');
+        expectError(
+          await call(server, path, { method, body, headers: { 'api-key': partner.apiKey } }),
+          401,
+          'missing_device_key',
+        );
+        expectError(
+          await call(server, path, { method, body, headers: { 'device-key': 'pos_made-up' } }),
+          401,
+          'invalid_device_key',
+        );
+      }
+    });
+
     it("cannot read, follow or cancel another device's or merchant's payments", async () => {
       const otherPartner = await newPartner(server.db, 'Other partner');
       const otherMerchant = await createMerchant(server, otherPartner.apiKey);

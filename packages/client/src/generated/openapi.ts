@@ -13107,7 +13107,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the partner's point-of-sale devices */
+        /**
+         * List the partner's point-of-sale devices
+         * @description Newest first, revoked ones included, at most 500; `merchantId` keeps one merchant’s.
+         */
         get: {
             parameters: {
                 query?: {

@@ -18,6 +18,7 @@ export function registerListDevices(app: App, ctx: AppContext): void {
       schema: {
         tags: ['point of sale'],
         summary: "List the partner's point-of-sale devices",
+        description: 'Newest first, revoked ones included, at most 500; `merchantId` keeps one merchant’s.',
         querystring: ListDevicesQuery,
         response: { 200: Type.Object({ data: Type.Array(DeviceView) }), ...errorResponses() },
       },

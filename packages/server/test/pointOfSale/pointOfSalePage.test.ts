@@ -190,7 +190,14 @@ describe('point of sale in Chromium at a tablet size, on the devnet', () => {
       /Taken\s*\$14\.19\s*Of which tips\s*\$1\.85\s*Paid\s*1\s*Waiting\s*1/,
     );
     await capture(page, 'today');
-    await page.getByRole('button', { name: 'Cancel', exact: true }).click();
+    // The waiting charge's QR code again, as the buyer may still pay it.
+    await page.getByRole('button', { name: 'Show the charge of $2.50' }).click();
+    await page.getByRole('heading', { name: '$2.50' }).waitFor();
+    await page.locator('.payment-qr svg').waitFor();
+    await page.goto(`${shop.server.url}/pos`);
+    await page.getByRole('button', { name: 'Today’s payments' }).click();
+    await page.locator('table.charges').waitFor();
+    await page.getByRole('button', { name: 'Cancel the charge of $2.50' }).click();
     await expect.poll(() => rows.first().getAttribute('data-status')).toBe('cancelled');
     expect(await page.locator('.totals').textContent()).toMatch(/Waiting\s*0/);
   });

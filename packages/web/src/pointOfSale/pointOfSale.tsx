@@ -124,7 +124,12 @@ function App() {
       {screen.name === 'charge' && (
         <ChargeScreen first={screen.charge} device={device} onDone={() => setScreen({ name: 'till' })} />
       )}
-      {screen.name === 'today' && <TodayScreen onBack={() => setScreen({ name: 'till' })} />}
+      {screen.name === 'today' && (
+        <TodayScreen
+          onBack={() => setScreen({ name: 'till' })}
+          onOpen={(charge) => setScreen({ name: 'charge', charge })}
+        />
+      )}
     </>
   );
 }

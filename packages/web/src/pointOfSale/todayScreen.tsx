@@ -11,8 +11,8 @@ const STATUS_NAMES: Record<Charge['status'], string> = {
   cancelled: 'Cancelled',
 };
 
-/** Today's charges of this device with what they took; a charge still waiting can be cancelled. */
-export function TodayScreen(props: { onBack: () => void }) {
+/** Today's charges of this device with what they took; one still open can be shown again, or cancelled. */
+export function TodayScreen(props: { onBack: () => void; onOpen: (charge: Charge) => void }) {
   const [day, setDay] = useState<{ data: Charge[]; totals: DayTotals } | undefined>();
   const [problem, setProblem] = useState('');
   const load = () =>
@@ -90,8 +90,23 @@ export function TodayScreen(props: { onBack: () => void }) {
                 </td>
                 <td>{charge.note ?? ''}</td>
                 <td>
+                  {!charge.isFinal && (
+                    <button
+                      type="button"
+                      class="secondary"
+                      aria-label={`Show the charge of ${formatFiat(charge.amount)}`}
+                      onClick={() => props.onOpen(charge)}
+                    >
+                      Show
+                    </button>
+                  )}
                   {charge.status === 'requires_action' && (
-                    <button type="button" class="secondary danger" onClick={() => cancel(charge.paymentId)}>
+                    <button
+                      type="button"
+                      class="secondary danger"
+                      aria-label={`Cancel the charge of ${formatFiat(charge.amount)}`}
+                      onClick={() => cancel(charge.paymentId)}
+                    >
                       Cancel
                     </button>
                   )}

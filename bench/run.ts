@@ -10,6 +10,7 @@ const benchmarks: Record<string, () => Promise<unknown>> = {
   merchants: async () => (await import('./merchants.ts')).runMerchantsBenchmark(),
   payments: async () => (await import('./payments.ts')).runPaymentsBenchmark(),
   pipeline: async () => (await import('./pipeline.ts')).runPipelineBenchmark(),
+  pos: async () => (await import('./pos.ts')).runPosBenchmark(),
   runtime: async () => (await import('./runtime.ts')).runRuntimeBenchmark(),
   x402: async () => (await import('./x402.ts')).runX402Benchmark(),
 };

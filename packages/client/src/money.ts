@@ -110,3 +110,14 @@ export function parseMinorUnits(text: string, decimals: number, rounding: 'exact
   const step = 10n ** BigInt(decimal.places - decimals);
   return (decimal.digits + step - 1n) / step;
 }
+
+/**
+ * A tip of `percent` (a whole number, 0 to 100) on `amount` minor units, in minor units: rounded half up to the
+ * nearest minor unit (15% of 12.34 is 1.851, so 1.85; 10% of 0.05 is 0.005, so 0.01), so the tip and the amount add
+ * up exactly to the total charged.
+ */
+export function tipOfPercent(amount: bigint, percent: number): bigint {
+  if (!Number.isInteger(percent) || percent < 0 || percent > 100) throw new RangeError('percent must be 0 to 100');
+  if (amount < 0n) throw new RangeError('the amount must not be negative');
+  return (amount * BigInt(percent) + 50n) / 100n;
+}

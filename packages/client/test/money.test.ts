@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decimalAmount, formatMinorUnits, parseDecimal, parseMinorUnits } from '../src/money.ts';
+import { decimalAmount, formatMinorUnits, parseDecimal, parseMinorUnits, tipOfPercent } from '../src/money.ts';
 
 /** Not plain decimals: signs, exponents, spaces, separators, bare points, words. */
 const NOT_PLAIN_DECIMALS = ['', '-1', '+1', '1e3', '1E3', ' 1', '1 ', '1,5', '.5', '1.', '.', '1.2.3', '0x10', 'NaN'];
@@ -99,5 +99,29 @@ describe('parseMinorUnits', () => {
         expect(((rounded as bigint) - 1n) * scale < finer).toBe(true);
       }),
     );
+  });
+});
+
+describe('tipOfPercent', () => {
+  it('rounds half up to the minor unit', () => {
+    expect(tipOfPercent(1234n, 15)).toBe(185n);
+    expect(tipOfPercent(1234n, 10)).toBe(123n);
+    expect(tipOfPercent(5n, 10)).toBe(1n);
+    expect(tipOfPercent(4n, 10)).toBe(0n);
+    expect(tipOfPercent(1234n, 0)).toBe(0n);
+  });
+
+  it('is the exact percentage within half a minor unit', () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: 0n, max: 10n ** 18n }), fc.integer({ min: 0, max: 100 }), (amount, percent) => {
+        const exactTimes100 = amount * BigInt(percent);
+        const difference = tipOfPercent(amount, percent) * 100n - exactTimes100;
+        expect(difference > -50n && difference <= 50n).toBe(true);
+      }),
+    );
+  });
+
+  it('refuses a percent that is not a whole number from 0 to 100', () => {
+    for (const percent of [-1, 101, 2.5, Number.NaN]) expect(() => tipOfPercent(100n, percent)).toThrow(RangeError);
   });
 });

@@ -29,6 +29,7 @@ import { registerApiKeyRoutes } from './partners/routes.ts';
 import { registerOperatorRoutes } from './operator/routes.ts';
 import { checkoutGatewayCors } from './checkout/gatewayCors.ts';
 import { registerX402Routes } from './x402/routes.ts';
+import { registerPointOfSaleRoutes } from './pointOfSale/routes.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
 
@@ -148,5 +149,6 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   registerSettlementRoutes(app, ctx);
   registerListNetworks(app, ctx);
   registerX402Routes(app, ctx);
+  registerPointOfSaleRoutes(app, ctx);
   return app;
 }

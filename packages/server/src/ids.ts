@@ -18,7 +18,8 @@ export type IdPrefix =
   | 'fnd'
   | 'dss'
   | 'inf'
-  | 'plink';
+  | 'plink'
+  | 'posd';
 
 const randomPool = Buffer.alloc(4096);
 let randomOffset = randomPool.length;

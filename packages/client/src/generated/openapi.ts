@@ -85,7 +85,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -226,7 +226,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -410,7 +410,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -562,7 +562,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -723,7 +723,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -890,7 +890,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -1076,7 +1076,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -1271,7 +1271,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -1420,7 +1420,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -1632,7 +1632,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -2031,7 +2031,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -2250,7 +2250,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -2433,7 +2433,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -2625,7 +2625,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -3036,7 +3036,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -3232,7 +3232,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -3616,7 +3616,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -4016,7 +4016,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -4217,7 +4217,7 @@ export interface paths {
                         "text/csv": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -4402,7 +4402,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -4587,7 +4587,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -4808,7 +4808,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -5054,7 +5054,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -5300,7 +5300,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -5536,7 +5536,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -5781,7 +5781,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -6015,7 +6015,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -6253,7 +6253,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -6574,7 +6574,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -6796,7 +6796,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -7117,7 +7117,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -7439,7 +7439,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -7632,7 +7632,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -7817,7 +7817,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -7977,7 +7977,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -8225,7 +8225,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -8367,7 +8367,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -8515,7 +8515,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -8677,7 +8677,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -8817,7 +8817,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -8963,7 +8963,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -9106,7 +9106,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -9228,7 +9228,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -9438,7 +9438,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -9559,7 +9559,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -9716,7 +9716,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -9851,7 +9851,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -10009,7 +10009,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -10177,7 +10177,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -10346,7 +10346,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -10520,7 +10520,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -10668,7 +10668,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -10914,7 +10914,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -11052,7 +11052,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -11202,7 +11202,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -11379,7 +11379,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -11543,7 +11543,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -11719,7 +11719,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -11889,7 +11889,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -12053,7 +12053,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -12240,7 +12240,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -12453,7 +12453,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -12660,7 +12660,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -12864,7 +12864,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -13084,7 +13084,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -13272,7 +13272,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -13450,7 +13450,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -13624,7 +13624,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -13873,7 +13873,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -14148,7 +14148,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "invalid_session";
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -14269,6 +14269,1678 @@ export interface paths {
                             message: string;
                             /** @enum {string} */
                             code: "service_unavailable";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/point-of-sale/devices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the partner's point-of-sale devices
+         * @description Newest first, revoked ones included, at most 500; `merchantId` keeps one merchant’s.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    merchantId?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                deviceId: string;
+                                merchantId: string;
+                                name: string;
+                                /** @description ISO 4217 code the device charges in */
+                                currency: string;
+                                /** @description Tips the device offers, whole percents of the amount (rounded half up to the minor unit); empty: none */
+                                tipPercents: number[];
+                                /** @description pairing: its link can still be claimed; paired: it has its key; revoked: it can do nothing */
+                                status: "pairing" | "pairing_expired" | "paired" | "revoked";
+                                /** @description The first characters of the device's key */
+                                keyPrefix: string | null;
+                                /** Format: date-time */
+                                pairingExpiresAt: string;
+                                /** Format: date-time */
+                                pairedAt: string | null;
+                                /** Format: date-time */
+                                revokedAt: string | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Invalid request, invalid or downgraded API version */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "invalid_params" | "params_validation" | "header_not_ascii" | "invalid_state" | "payment_not_succeeded" | "refund_exceeds_payment" | "refund_not_sendable" | "invalid_api_version" | "unknown_api_version" | "api_version_downgrade" | "conflicting_auth_headers" | "missing_idempotency_key";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The credentials lack permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Rate limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "rate_limited" | "transaction_request_limit";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Pair a point-of-sale device
+         * @description A new device of the merchant and its one-time pairing link, valid for 10 minutes. The device's key can create the merchant's payments and read those it made, nothing else.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        merchantId: string;
+                        /** @description What the shop calls the device ("Front till") */
+                        name: string;
+                        /** @description ISO 4217; default USD */
+                        currency?: string;
+                        /** @description Tips the device offers, whole percents of the amount (rounded half up to the minor unit); empty: none */
+                        tipPercents?: number[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            device: {
+                                deviceId: string;
+                                merchantId: string;
+                                name: string;
+                                /** @description ISO 4217 code the device charges in */
+                                currency: string;
+                                /** @description Tips the device offers, whole percents of the amount (rounded half up to the minor unit); empty: none */
+                                tipPercents: number[];
+                                /** @description pairing: its link can still be claimed; paired: it has its key; revoked: it can do nothing */
+                                status: "pairing" | "pairing_expired" | "paired" | "revoked";
+                                /** @description The first characters of the device's key */
+                                keyPrefix: string | null;
+                                /** Format: date-time */
+                                pairingExpiresAt: string;
+                                /** Format: date-time */
+                                pairedAt: string | null;
+                                /** Format: date-time */
+                                revokedAt: string | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                            };
+                            /** @description Opened once on the device (as a link or its QR code) before pairingExpiresAt, it pairs the device */
+                            pairingUrl: string;
+                        };
+                    };
+                };
+                /** @description Invalid request, invalid or downgraded API version */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "invalid_params" | "params_validation" | "header_not_ascii" | "invalid_state" | "payment_not_succeeded" | "refund_exceeds_payment" | "refund_not_sendable" | "invalid_api_version" | "unknown_api_version" | "api_version_downgrade" | "conflicting_auth_headers" | "missing_idempotency_key";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The credentials lack permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Rate limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "rate_limited" | "transaction_request_limit";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/point-of-sale/devices/{deviceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a point-of-sale device */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    deviceId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            deviceId: string;
+                            merchantId: string;
+                            name: string;
+                            /** @description ISO 4217 code the device charges in */
+                            currency: string;
+                            /** @description Tips the device offers, whole percents of the amount (rounded half up to the minor unit); empty: none */
+                            tipPercents: number[];
+                            /** @description pairing: its link can still be claimed; paired: it has its key; revoked: it can do nothing */
+                            status: "pairing" | "pairing_expired" | "paired" | "revoked";
+                            /** @description The first characters of the device's key */
+                            keyPrefix: string | null;
+                            /** Format: date-time */
+                            pairingExpiresAt: string;
+                            /** Format: date-time */
+                            pairedAt: string | null;
+                            /** Format: date-time */
+                            revokedAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                        };
+                    };
+                };
+                /** @description Invalid request, invalid or downgraded API version */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "invalid_params" | "params_validation" | "header_not_ascii" | "invalid_state" | "payment_not_succeeded" | "refund_exceeds_payment" | "refund_not_sendable" | "invalid_api_version" | "unknown_api_version" | "api_version_downgrade" | "conflicting_auth_headers" | "missing_idempotency_key";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The credentials lack permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Rate limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "rate_limited" | "transaction_request_limit";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/point-of-sale/pairing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Claim a pairing link on the device
+         * @description 404 not_found when the link is spent, expired, revoked, or its merchant deleted.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        pairingToken: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The device's key, shown this once: send it as Device-Key */
+                            deviceKey: string;
+                            device: {
+                                deviceId: string;
+                                name: string;
+                                /** @description ISO 4217 code the device charges in */
+                                currency: string;
+                                /** @description Tips the device offers, whole percents of the amount (rounded half up to the minor unit); empty: none */
+                                tipPercents: number[];
+                                merchant: {
+                                    id: string;
+                                    name: string;
+                                    iconUrl: string | null;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request, invalid or downgraded API version */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "invalid_params" | "params_validation" | "header_not_ascii" | "invalid_state" | "payment_not_succeeded" | "refund_exceeds_payment" | "refund_not_sendable" | "invalid_api_version" | "unknown_api_version" | "api_version_downgrade" | "conflicting_auth_headers" | "missing_idempotency_key";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The credentials lack permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Rate limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "rate_limited" | "transaction_request_limit";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/point-of-sale/device": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The calling point-of-sale device */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            deviceId: string;
+                            name: string;
+                            /** @description ISO 4217 code the device charges in */
+                            currency: string;
+                            /** @description Tips the device offers, whole percents of the amount (rounded half up to the minor unit); empty: none */
+                            tipPercents: number[];
+                            merchant: {
+                                id: string;
+                                name: string;
+                                iconUrl: string | null;
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request, invalid or downgraded API version */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "invalid_params" | "params_validation" | "header_not_ascii" | "invalid_state" | "payment_not_succeeded" | "refund_exceeds_payment" | "refund_not_sendable" | "invalid_api_version" | "unknown_api_version" | "api_version_downgrade" | "conflicting_auth_headers" | "missing_idempotency_key";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The credentials lack permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Rate limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "rate_limited" | "transaction_request_limit";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/point-of-sale/charges": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The device's charges of the day, with totals */
+        get: {
+            parameters: {
+                query: {
+                    /** @description The start of the device's day (its local midnight), at most 48 hours ago */
+                    from: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                paymentId: string;
+                                status: "requires_action" | "processing" | "succeeded" | "failed" | "expired" | "cancelled";
+                                isFinal: boolean;
+                                failureCode?: string;
+                                /** @description What the buyer pays: baseAmount plus tip */
+                                amount: {
+                                    /** @description `iso4217/<CODE>` */
+                                    unit: string;
+                                    /** @description Minor units */
+                                    value: string;
+                                };
+                                baseAmount: {
+                                    /** @description `iso4217/<CODE>` */
+                                    unit: string;
+                                    /** @description Minor units */
+                                    value: string;
+                                };
+                                tip: {
+                                    /** @description `iso4217/<CODE>` */
+                                    unit: string;
+                                    /** @description Minor units */
+                                    value: string;
+                                };
+                                note: string | null;
+                                /** @description The payment link a wallet opens: show it as a QR code, write it to a tag */
+                                paymentUrl: string;
+                                /** @description The payment's receipt page, for the buyer to keep */
+                                receiptUrl: string;
+                                transaction?: {
+                                    networkId: string;
+                                    hash: string;
+                                };
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                expiresAt: string;
+                            }[];
+                            totals: {
+                                /** @description `iso4217/<CODE>`, the device’s currency */
+                                unit: string;
+                                succeededCount: number;
+                                /** @description Minor units taken: the succeeded charges, tips included */
+                                succeededAmount: string;
+                                /** @description Minor units of tips among them */
+                                succeededTips: string;
+                                /** @description Charges still waiting for the buyer or being paid */
+                                openCount: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request, invalid or downgraded API version */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "invalid_params" | "params_validation" | "header_not_ascii" | "invalid_state" | "payment_not_succeeded" | "refund_exceeds_payment" | "refund_not_sendable" | "invalid_api_version" | "unknown_api_version" | "api_version_downgrade" | "conflicting_auth_headers" | "missing_idempotency_key";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The credentials lack permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Rate limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "rate_limited" | "transaction_request_limit";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Charge an amount on the device
+         * @description 201 with the new payment; 200 with the payment a retry of the same chargeId and amount made; 409 idempotency_conflict for the same chargeId with another amount. 403 forbidden when the merchant is not taking payments.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Made by the device for this charge: a retry with the same id and amount answers the same payment */
+                        chargeId: string;
+                        /** @description Minor units of the device's currency, before the tip */
+                        amount: string;
+                        /** @description One of the device's tipPercents */
+                        tipPercent?: number;
+                        /** @description The cashier’s note or reference */
+                        note?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            paymentId: string;
+                            status: "requires_action" | "processing" | "succeeded" | "failed" | "expired" | "cancelled";
+                            isFinal: boolean;
+                            failureCode?: string;
+                            /** @description What the buyer pays: baseAmount plus tip */
+                            amount: {
+                                /** @description `iso4217/<CODE>` */
+                                unit: string;
+                                /** @description Minor units */
+                                value: string;
+                            };
+                            baseAmount: {
+                                /** @description `iso4217/<CODE>` */
+                                unit: string;
+                                /** @description Minor units */
+                                value: string;
+                            };
+                            tip: {
+                                /** @description `iso4217/<CODE>` */
+                                unit: string;
+                                /** @description Minor units */
+                                value: string;
+                            };
+                            note: string | null;
+                            /** @description The payment link a wallet opens: show it as a QR code, write it to a tag */
+                            paymentUrl: string;
+                            /** @description The payment's receipt page, for the buyer to keep */
+                            receiptUrl: string;
+                            transaction?: {
+                                networkId: string;
+                                hash: string;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            paymentId: string;
+                            status: "requires_action" | "processing" | "succeeded" | "failed" | "expired" | "cancelled";
+                            isFinal: boolean;
+                            failureCode?: string;
+                            /** @description What the buyer pays: baseAmount plus tip */
+                            amount: {
+                                /** @description `iso4217/<CODE>` */
+                                unit: string;
+                                /** @description Minor units */
+                                value: string;
+                            };
+                            baseAmount: {
+                                /** @description `iso4217/<CODE>` */
+                                unit: string;
+                                /** @description Minor units */
+                                value: string;
+                            };
+                            tip: {
+                                /** @description `iso4217/<CODE>` */
+                                unit: string;
+                                /** @description Minor units */
+                                value: string;
+                            };
+                            note: string | null;
+                            /** @description The payment link a wallet opens: show it as a QR code, write it to a tag */
+                            paymentUrl: string;
+                            /** @description The payment's receipt page, for the buyer to keep */
+                            receiptUrl: string;
+                            transaction?: {
+                                networkId: string;
+                                hash: string;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                        };
+                    };
+                };
+                /** @description Invalid request, invalid or downgraded API version */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "invalid_params" | "params_validation" | "header_not_ascii" | "invalid_state" | "payment_not_succeeded" | "refund_exceeds_payment" | "refund_not_sendable" | "invalid_api_version" | "unknown_api_version" | "api_version_downgrade" | "conflicting_auth_headers" | "missing_idempotency_key";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The credentials lack permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Conflict */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "quote_expired" | "idempotency_conflict" | "already_refunded" | "insufficient_balance" | "insufficient_token_balance" | "transaction_would_fail" | "settlement_asset_conflict" | "payment_link_changed" | "webhook_endpoint_limit";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Rate limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "rate_limited" | "transaction_request_limit";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/point-of-sale/charges/{paymentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One of the device's charges, with long-poll */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Hold the request until the status differs from `since`, at most this long (capped at 30000 ms) */
+                    maxPollMs?: number;
+                    /** @description The status the device last showed: a payment already in another answers at once */
+                    since?: string;
+                };
+                header?: never;
+                path: {
+                    paymentId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            paymentId: string;
+                            status: "requires_action" | "processing" | "succeeded" | "failed" | "expired" | "cancelled";
+                            isFinal: boolean;
+                            failureCode?: string;
+                            /** @description What the buyer pays: baseAmount plus tip */
+                            amount: {
+                                /** @description `iso4217/<CODE>` */
+                                unit: string;
+                                /** @description Minor units */
+                                value: string;
+                            };
+                            baseAmount: {
+                                /** @description `iso4217/<CODE>` */
+                                unit: string;
+                                /** @description Minor units */
+                                value: string;
+                            };
+                            tip: {
+                                /** @description `iso4217/<CODE>` */
+                                unit: string;
+                                /** @description Minor units */
+                                value: string;
+                            };
+                            note: string | null;
+                            /** @description The payment link a wallet opens: show it as a QR code, write it to a tag */
+                            paymentUrl: string;
+                            /** @description The payment's receipt page, for the buyer to keep */
+                            receiptUrl: string;
+                            transaction?: {
+                                networkId: string;
+                                hash: string;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                        };
+                    };
+                };
+                /** @description Invalid request, invalid or downgraded API version */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "invalid_params" | "params_validation" | "header_not_ascii" | "invalid_state" | "payment_not_succeeded" | "refund_exceeds_payment" | "refund_not_sendable" | "invalid_api_version" | "unknown_api_version" | "api_version_downgrade" | "conflicting_auth_headers" | "missing_idempotency_key";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The credentials lack permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Rate limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "rate_limited" | "transaction_request_limit";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "internal_error";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/point-of-sale/charges/{paymentId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel one of the device's unpaid charges */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    paymentId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            paymentId: string;
+                            status: "requires_action" | "processing" | "succeeded" | "failed" | "expired" | "cancelled";
+                            isFinal: boolean;
+                            failureCode?: string;
+                            /** @description What the buyer pays: baseAmount plus tip */
+                            amount: {
+                                /** @description `iso4217/<CODE>` */
+                                unit: string;
+                                /** @description Minor units */
+                                value: string;
+                            };
+                            baseAmount: {
+                                /** @description `iso4217/<CODE>` */
+                                unit: string;
+                                /** @description Minor units */
+                                value: string;
+                            };
+                            tip: {
+                                /** @description `iso4217/<CODE>` */
+                                unit: string;
+                                /** @description Minor units */
+                                value: string;
+                            };
+                            note: string | null;
+                            /** @description The payment link a wallet opens: show it as a QR code, write it to a tag */
+                            paymentUrl: string;
+                            /** @description The payment's receipt page, for the buyer to keep */
+                            receiptUrl: string;
+                            transaction?: {
+                                networkId: string;
+                                hash: string;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                        };
+                    };
+                };
+                /** @description Invalid request, invalid or downgraded API version */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "invalid_params" | "params_validation" | "header_not_ascii" | "invalid_state" | "payment_not_succeeded" | "refund_exceeds_payment" | "refund_not_sendable" | "invalid_api_version" | "unknown_api_version" | "api_version_downgrade" | "conflicting_auth_headers" | "missing_idempotency_key";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "missing_api_key" | "invalid_api_key" | "missing_client_id" | "invalid_app_id" | "missing_merchant_id" | "missing_device_key" | "invalid_device_key" | "invalid_session";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The credentials lack permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "not_found" | "payment_not_found" | "merchant_not_found";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Rate limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "rate_limited" | "transaction_request_limit";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Internal error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "internal_error";
                             details?: {
                                 [key: string]: unknown;
                             };

@@ -558,6 +558,38 @@ export interface DashboardLinksTable {
   used_at: Date | null;
 }
 
+/** A merchant's point-of-sale device (migration 0058): paired once by its token, then acting with its key. */
+export interface PointOfSaleDevicesTable {
+  id: string;
+  partner_id: string;
+  merchant_id: string;
+  name: string;
+  /** ISO 4217 code the device charges in. */
+  currency: string;
+  /** Tips the device offers, whole percents of the amount; empty: no tip. */
+  tip_percents: number[];
+  /** Null once claimed. */
+  pairing_token_hash: string | null;
+  pairing_expires_at: Date;
+  /** Null until claimed. */
+  key_hash: string | null;
+  key_prefix: string | null;
+  paired_at: Date | null;
+  revoked_at: Date | null;
+  created_at: CreatedAt;
+}
+
+/** A payment charged on a point-of-sale device (migration 0058); the payment's amount is base plus tip. */
+export interface PointOfSaleChargesTable {
+  payment_id: string;
+  device_id: string;
+  /** Minor units; int8 arrives as a string. */
+  base_value: ColumnType<string, string | bigint, never>;
+  tip_value: ColumnType<string, string | bigint, never>;
+  note: string | null;
+  created_at: Date;
+}
+
 /** The EIP-3009 authorisation an x402 payment was paid with (migration 0042); one payment per authorisation. */
 export interface X402PaymentsTable {
   payment_id: string;
@@ -684,5 +716,7 @@ export interface Database {
   dashboard_sessions: DashboardSessionsTable;
   dashboard_links: DashboardLinksTable;
   payment_links: PaymentLinksTable;
+  point_of_sale_devices: PointOfSaleDevicesTable;
+  point_of_sale_charges: PointOfSaleChargesTable;
   x402_payments: X402PaymentsTable;
 }

@@ -21,7 +21,9 @@ export type RouteAuth =
       allowApp?: boolean;
       /** The older `X-Api-Key` header is taken for `Api-Key` (a deprecated path that documents it). */
       legacyKeyHeader?: boolean;
-    };
+    }
+  /** A paired point-of-sale device's routes: its `Device-Key` only, no other credential. */
+  | { device: true };
 
 export type Principal =
   | { kind: 'apiKey'; partnerId: string; keyId: string; scopes: Scope[]; pinnedVersion: string }
@@ -36,7 +38,9 @@ export type Principal =
       pinnedVersion: string;
       csrfToken: string;
       expiresAt: Date;
-    };
+    }
+  /** A point-of-sale device: acts for one merchant, on the point-of-sale routes only. */
+  | { kind: 'device'; partnerId: string; merchantId: string; deviceId: string; pinnedVersion: string };
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -85,6 +89,7 @@ interface CachedCredential<T> {
 type KeyRecord = Extract<Principal, { kind: 'apiKey' }>;
 type SessionRecord = Extract<Principal, { kind: 'session' }>;
 type AppRecord = { partnerId: string; appId: string; pinnedVersion: string };
+type DeviceRecord = Extract<Principal, { kind: 'device' }>;
 
 /**
  * Verifies credentials against the database and remembers the answer for `ttlMs`, so authentication costs no
@@ -95,6 +100,7 @@ export class CredentialVerifier {
   private readonly keys = new Map<string, CachedCredential<KeyRecord>>();
   private readonly apps = new Map<string, CachedCredential<AppRecord>>();
   private readonly sessions = new Map<string, CachedCredential<SessionRecord>>();
+  private readonly devices = new Map<string, CachedCredential<DeviceRecord>>();
 
   constructor(
     private readonly db: Db,
@@ -165,6 +171,37 @@ export class CredentialVerifier {
     return andThen(found, (session) => (session && session.expiresAt.getTime() > this.now() ? session : undefined));
   }
 
+  /** A paired point-of-sale device by its key's hash, while neither it is revoked nor its merchant deleted. */
+  device(hash: string): Eventually<DeviceRecord | undefined> {
+    return this.cached(this.devices, hash, async () => {
+      const row = await this.db
+        .selectFrom('point_of_sale_devices as device')
+        .innerJoin('partners', 'partners.id', 'device.partner_id')
+        .innerJoin('merchants', 'merchants.id', 'device.merchant_id')
+        .select(['device.id', 'device.partner_id', 'device.merchant_id', 'partners.pinned_version'])
+        .where('device.key_hash', '=', hash)
+        .where('device.revoked_at', 'is', null)
+        .where('merchants.deleted_at', 'is', null)
+        .executeTakeFirst();
+      return row
+        ? {
+            kind: 'device' as const,
+            partnerId: row.partner_id,
+            merchantId: row.merchant_id,
+            deviceId: row.id,
+            pinnedVersion: row.pinned_version,
+          }
+        : undefined;
+    });
+  }
+
+  /** A device revoked in this process stops at once here; other processes stop within the cache's time. */
+  forgetDevice(deviceId: string): void {
+    for (const [hash, cached] of this.devices) {
+      if (cached.value?.deviceId === deviceId) this.devices.delete(hash);
+    }
+  }
+
   /**
    * A key revoked in this process stops at once here, with the dashboard sessions signed in with it; other processes
    * stop within the cache's time.
@@ -181,7 +218,7 @@ export class CredentialVerifier {
    * them again within the cache's time.
    */
   forgetPartner(partnerId: string): void {
-    for (const cache of [this.keys, this.sessions, this.apps] as Map<
+    for (const cache of [this.keys, this.sessions, this.apps, this.devices] as Map<
       string,
       CachedCredential<{ partnerId: string }>
     >[]) {
@@ -252,7 +289,7 @@ export function passesCsrfCheck(request: FastifyRequest, csrfToken: string): boo
  */
 function authenticateSession(
   request: FastifyRequest,
-  auth: Exclude<RouteAuth, false>,
+  auth: Extract<RouteAuth, { scope: Scope }>,
   verifier: CredentialVerifier,
   cookie: string,
 ): Eventually<Verdict> {
@@ -266,14 +303,34 @@ function authenticateSession(
   });
 }
 
+/**
+ * A point-of-sale device's key, in `Device-Key`: it passes only on the device's routes; anywhere else it is known and
+ * refused (403), so a device learns nothing of the other routes.
+ */
+function authenticateDevice(
+  auth: Exclude<RouteAuth, false>,
+  verifier: CredentialVerifier,
+  deviceKey: string,
+): Eventually<Verdict> {
+  return andThen(verifier.device(hashApiKey(deviceKey)), (device): Verdict => {
+    if (!device) return refused('invalid_device_key');
+    if (!('device' in auth))
+      return refused('forbidden', 'A point-of-sale device may call the point-of-sale routes only.');
+    return device;
+  });
+}
+
 function authenticate(
   request: FastifyRequest,
   auth: Exclude<RouteAuth, false>,
   verifier: CredentialVerifier,
 ): Eventually<Verdict> {
-  const apiKey = presentedApiKey(request, auth.legacyKeyHeader);
+  const deviceKey = singleHeader(request, 'device-key');
+  const apiKey = presentedApiKey(request, 'legacyKeyHeader' in auth && auth.legacyKeyHeader);
   const appId = singleHeader(request, 'app-id');
-  if (apiKey && appId) return refused('conflicting_auth_headers');
+  if ([deviceKey, apiKey, appId].filter(Boolean).length > 1) return refused('conflicting_auth_headers');
+  if (deviceKey) return authenticateDevice(auth, verifier, deviceKey);
+  if ('device' in auth) return refused('missing_device_key');
   const session = request.cookies?.[SESSION_COOKIE];
   if (!apiKey && !appId && session) return authenticateSession(request, auth, verifier, session);
   if (appId) {
@@ -286,7 +343,8 @@ function authenticate(
     }
     return andThen(verifier.app(appId), (app): Verdict => {
       if (!app) return refused('invalid_app_id');
-      if (!auth.allowApp) return refused('forbidden', 'An App-Id may call gateway endpoints only.');
+      if (!('allowApp' in auth && auth.allowApp))
+        return refused('forbidden', 'An App-Id may call gateway endpoints only.');
       return { kind: 'app', clientId, ...app };
     });
   }
@@ -313,6 +371,7 @@ function callerLimits(
 ): { key: string; max: number }[] {
   if (principal?.kind === 'apiKey') return [{ key: `key:${principal.keyId}`, max: limiter.max }];
   if (principal?.kind === 'session') return [{ key: `session:${principal.sessionId}`, max: limiter.max }];
+  if (principal?.kind === 'device') return [{ key: `device:${principal.deviceId}`, max: limiter.max }];
   if (principal?.kind === 'app') {
     return [
       { key: `app:${principal.appId}:${principal.clientId}`, max: limiter.max },

@@ -6,6 +6,7 @@ import { API_VERSIONS, REFERENCE_VERSION } from './versions.ts';
 
 function securityFor(auth: RouteAuth | undefined) {
   if (!auth) return [];
+  if ('device' in auth) return [{ DeviceKey: [] }];
   const keys = [{ ApiKey: [] }, { BearerApiKey: [] }];
   return auth.allowApp ? [...keys, { AppId: [], ClientId: [] }] : keys;
 }
@@ -46,6 +47,12 @@ export async function registerOpenApi(app: App, baseUrl: string): Promise<void> 
           BearerApiKey: { type: 'http', scheme: 'bearer', description: 'The API key as a bearer token.' },
           AppId: { type: 'apiKey', in: 'header', name: 'App-Id' },
           ClientId: { type: 'apiKey', in: 'header', name: 'Client-Id' },
+          DeviceKey: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'Device-Key',
+            description: "A paired point-of-sale device's key, for the point-of-sale routes only.",
+          },
         },
       },
     },

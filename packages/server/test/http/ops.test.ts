@@ -46,6 +46,7 @@ describe('operational endpoints and cross-cutting behaviour', () => {
       'AppId',
       'BearerApiKey',
       'ClientId',
+      'DeviceKey',
     ]);
     for (const path of [
       '/v1/merchants',

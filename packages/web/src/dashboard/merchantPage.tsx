@@ -11,6 +11,7 @@ import { MERCHANTS_PATH, PAYMENTS_PATH } from './paths.ts';
 import { isNotFound } from './paymentsApi.ts';
 import { NewPayment } from './newPayment.tsx';
 import { PaymentLinksSection } from './paymentLinksSection.tsx';
+import { PointOfSaleSection } from './pointOfSaleSection.tsx';
 import { SettlementDestinations } from './settlementDestinations.tsx';
 
 /** What changed in the form, as `PATCH /v1/merchants/{id}` takes it; a logo URL typed is fetched again. */
@@ -152,6 +153,7 @@ export function MerchantPage(props: { session: Session; merchantId: string; netw
               </dl>
               <NewPayment session={props.session} merchant={merchant} />
               <PaymentLinksSection session={props.session} merchant={merchant} />
+              <PointOfSaleSection session={props.session} merchant={merchant} />
               <SettlementDestinations
                 session={props.session}
                 merchant={merchant}

@@ -56,6 +56,7 @@ import * as x402SolanaMerchantPayTo from './0054_x402_solana_merchant_pay_to.ts'
 import * as solanaPayFeeReservations from './0055_solana_pay_fee_reservations.ts';
 import * as solanaX402AccountInflows from './0056_solana_x402_account_inflows.ts';
 import * as paymentLinks from './0057_payment_links.ts';
+import * as pointOfSale from './0058_point_of_sale.ts';
 
 /** Every schema change, in order; names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -116,4 +117,5 @@ export const migrations: Record<string, Migration> = {
   '0055_solana_pay_fee_reservations': solanaPayFeeReservations,
   '0056_solana_x402_account_inflows': solanaX402AccountInflows,
   '0057_payment_links': paymentLinks,
+  '0058_point_of_sale': pointOfSale,
 };

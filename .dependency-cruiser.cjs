@@ -15,11 +15,11 @@ const layers = [
   {
     name: 'features',
     // `context.ts` is types only: what a feature's handlers may use, made by the surfaces (`runtime.ts`).
-    path: `${src}(http|payments|gateway|refunds|settlement|deposits|solanaPay|x402|webhooks|merchants|partners|collectorInflows|paymentMethods|paymentLinks)/|${src}context\\.ts$`,
+    path: `${src}(http|payments|gateway|refunds|settlement|deposits|solanaPay|x402|webhooks|merchants|partners|collectorInflows|paymentMethods|paymentLinks|networks)/|${src}context\\.ts$`,
   },
   {
     name: 'surfaces',
-    path: `${src}(checkout|dashboard|operator|composition)/|${src}(app|runtime|startService|main|operatorActions|operatorCommands|operatorDatabase|terminalPassphrase|collectorKeystoreCommand)\\.ts$`,
+    path: `${src}(checkout|dashboard|operator|pointOfSale|composition)/|${src}(app|runtime|startService|main|operatorActions|operatorCommands|operatorDatabase|terminalPassphrase|collectorKeystoreCommand)\\.ts$`,
   },
 ];
 

@@ -81,7 +81,10 @@ describe('collector keystores (Web3 Secret Storage)', () => {
       [keystores, /COLLECTOR_KEYSTORE_PASSWORD_FILE/],
       [{ COLLECTOR_EVM_KEYSTORE: evm, COLLECTOR_KEYSTORE_PASSWORD_FILE: passwordFile }, /set both/],
       [{ ...keystores, COLLECTOR_EVM_PRIVATE_KEY: keys.evmPrivateKey }, /not both/],
-      [{ ...keystores, COLLECTOR_KEYSTORE_PASSWORD_FILE: evm }, /COLLECTOR_EVM_KEYSTORE .*passphrase does not open/],
+      [
+        { ...keystores, COLLECTOR_KEYSTORE_PASSWORD_FILE: evm },
+        /COLLECTOR_(EVM|SOLANA)_KEYSTORE .*passphrase does not open/,
+      ],
     ];
     for (const [env, message] of refusals) {
       const refused = loadCollectorKeys(env, dir, false);

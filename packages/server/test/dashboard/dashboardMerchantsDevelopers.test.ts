@@ -123,7 +123,7 @@ describe('dashboard merchants and developers in Chromium: merchants, webhook end
     await page.locator('tr[data-merchant-id]').getByRole('link', { name: 'Harbour Café' }).click();
     await page.getByRole('heading', { name: 'Harbour Café', level: 1 }).waitFor();
     const section = page.locator('details.payment-links');
-    await section.getByText('Payment links').click();
+    await section.locator('summary').click();
     await expect.poll(() => section.getByText('No payment links yet.').isVisible()).toBe(true);
     await section.getByLabel('What the buyer pays for').fill('Flat white');
     await section.getByLabel('Price', { exact: true }).fill('4,5');
@@ -169,8 +169,8 @@ describe('dashboard merchants and developers in Chromium: merchants, webhook end
     await expectAccessible(page);
     await page.goBack();
 
-    await section.getByText('Payment links').waitFor();
-    if (!(await section.getAttribute('open'))) await section.getByText('Payment links').click();
+    await section.locator('summary').waitFor();
+    if ((await section.getAttribute('open')) === null) await section.locator('summary').click();
     await section.getByRole('button', { name: 'Turn off' }).click();
     await expect.poll(() => row.locator('.status').textContent()).toBe('Off');
     expect((await api(`/v1/payment-links/${link!.id}`)).body).toMatchObject({ active: false, status: 'inactive' });

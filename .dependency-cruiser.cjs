@@ -8,7 +8,7 @@ const src = '^packages/server/src/';
 const layers = [
   {
     name: 'foundation',
-    path: `${src}(db|jobs|net)/|${src}(clock|ids|log|money|memo|config|dataEncryptionKey|userFacingError|version)\\.ts$`,
+    path: `${src}(db|jobs|net)/|${src}(clock|ids|log|money|memo|config|dataEncryptionKey|userFacingError|version|terminalPassphrase)\\.ts$`,
   },
   { name: 'chains', path: `${src}chains/` },
   { name: 'domain', path: `${src}(ledger|payouts)/` },
@@ -19,7 +19,7 @@ const layers = [
   },
   {
     name: 'surfaces',
-    path: `${src}(checkout|dashboard|operator|pointOfSale|composition)/|${src}(app|runtime|startService|main|operatorActions|operatorCommands|operatorDatabase|terminalPassphrase|collectorKeystoreCommand)\\.ts$`,
+    path: `${src}(checkout|dashboard|operator|pointOfSale|composition|cli)/|${src}(app|runtime|startService)\\.ts$`,
   },
 ];
 

@@ -86,7 +86,7 @@ async function buildAgain() {
   const outdir = path.join(CACHE, id);
   const inputs = Object.fromEntries(BUILD_SETTINGS.map((file) => [file, fingerprint(file)]));
   await build({
-    entryPoints: [path.join(PACKAGE, 'src', 'main.ts')],
+    entryPoints: [path.join(PACKAGE, 'src', 'cli', 'main.ts')],
     bundle: true,
     splitting: true,
     format: 'esm',

@@ -10,6 +10,6 @@ if (entry) {
 } else {
   const { register } = await import('tsx/esm/api');
   register();
-  ({ runCli } = await import('../src/main.ts'));
+  ({ runCli } = await import('../src/cli/main.ts'));
 }
 await runCli(process.argv);

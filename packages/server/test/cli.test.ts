@@ -302,8 +302,8 @@ describe('paygate --help', () => {
       expect(help.stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
     }
     const [cli, actions] = await Promise.all([
-      builtinsLoadedBy(path.resolve(path.dirname(PAYGATE_BIN), '../src/main.ts')),
-      builtinsLoadedBy(path.resolve(path.dirname(PAYGATE_BIN), '../src/operatorActions.ts')),
+      builtinsLoadedBy(path.resolve(path.dirname(PAYGATE_BIN), '../src/cli/main.ts')),
+      builtinsLoadedBy(path.resolve(path.dirname(PAYGATE_BIN), '../src/cli/operatorActions.ts')),
     ]);
     expect(actions).toContain('NativeModule http');
     expect(cli.filter((name) => /NativeModule (http|https|http2|tls|worker_threads)$/.test(name))).toEqual([]);

@@ -11,7 +11,7 @@ import { systemClock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
 import { createChainServices } from './createChainServices.ts';
-import { CliError } from '../operatorDatabase.ts';
+import { UserFacingError } from '../userFacingError.ts';
 import { payoutSenders } from '../payouts/index.ts';
 import {
   auditCollector,
@@ -97,7 +97,7 @@ async function runningDevnet(dataDir: string): Promise<DevnetManifest> {
   try {
     return JSON.parse(await fs.readFile(file, 'utf8')) as DevnetManifest;
   } catch {
-    throw new CliError(
+    throw new UserFacingError(
       `no devnet manifest at ${file}: the collector is checked against a running devnet (paygate start)`,
     );
   }

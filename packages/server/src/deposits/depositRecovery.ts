@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import { newId } from '../ids.ts';
-import { CliError } from '../operatorDatabase.ts';
+import { UserFacingError } from '../userFacingError.ts';
 import { withDepositTables } from './depositTables.ts';
 import { DEPOSIT_SWEEP_PURPOSE, MAX_FAILED_SWEEPS } from '../chains/evm/deposits/sweeper.ts';
 
@@ -56,7 +56,7 @@ export type RecoveryRequest = { network: string; token: string } & ({ paymentId:
  */
 export async function requestRecovery(db: Db, request: RecoveryRequest) {
   if (!/^0x[0-9a-fA-F]{40}$/.test(request.token) || /^0x0{40}$/.test(request.token))
-    throw new CliError('--token must be a token contract address (0x and 40 hex digits, not the zero address)');
+    throw new UserFacingError('--token must be a token contract address (0x and 40 hex digits, not the zero address)');
   const token = request.token.toLowerCase();
   const owner =
     'merchantId' in request
@@ -66,7 +66,7 @@ export async function requestRecovery(db: Db, request: RecoveryRequest) {
   const tables = withDepositTables(db);
   if (owner.kind === 'merchant') {
     const merchant = await db.selectFrom('merchants').select('id').where('id', '=', owner.id).executeTakeFirst();
-    if (!merchant) throw new CliError(`no merchant ${owner.id}`);
+    if (!merchant) throw new UserFacingError(`no merchant ${owner.id}`);
   }
   const failedSweeps = await db
     .selectFrom('evm_transactions')
@@ -91,7 +91,7 @@ export async function requestRecovery(db: Db, request: RecoveryRequest) {
       .where('swept_by', 'is', null)
       .executeTakeFirst());
   if (sweepDue) {
-    throw new CliError(
+    throw new UserFacingError(
       `transfers of ${token} to ${ownerName} on ${request.network} are recorded and swept without asking`,
     );
   }
@@ -109,7 +109,7 @@ export async function requestRecovery(db: Db, request: RecoveryRequest) {
     .where('swept_by', 'is', null)
     .executeTakeFirstOrThrow();
   if (held.transfers === '0' && !watched) {
-    throw new CliError(
+    throw new UserFacingError(
       `no transfer of unlisted token ${token} to payment ${owner.id} on ${request.network} is left to recover, and the payment has no deposit address there (see \`paygate deposits unlisted\`)`,
     );
   }
@@ -133,7 +133,7 @@ export async function requestRecovery(db: Db, request: RecoveryRequest) {
     )
     .returning('id')
     .executeTakeFirst();
-  if (!inserted) throw new CliError(`a recovery of ${token} for ${ownerName} is already under way`);
+  if (!inserted) throw new UserFacingError(`a recovery of ${token} for ${ownerName} is already under way`);
   // With no transfer recorded, the amount is what the address holds when the sweep runs.
   return { recoveryId: id, ...request, token, transfers: Number(held.transfers), amount: held.amount };
 }

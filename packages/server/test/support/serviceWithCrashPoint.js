@@ -4,6 +4,6 @@
 import { register } from 'tsx/esm/api';
 
 register();
-const { start } = await import('../../src/main.ts');
+const { start } = await import('../../src/cli/main.ts');
 const [point, payout] = process.argv.slice(2);
 await start(payout === 'refund' ? { refundCrashAt: point } : { settlementCrashAt: point });

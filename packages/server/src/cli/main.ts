@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { addCollectorCommands } from './collectorKeystoreCommand.ts';
-import type { StartOptions } from './startService.ts';
+import type { StartOptions } from '../startService.ts';
 import {
   addAuditCommand,
   addDepositCommands,
@@ -10,25 +10,25 @@ import {
   addMigrateCommand,
   addPartnerCommands,
 } from './operatorCommands.ts';
-import { UserFacingError } from './userFacingError.ts';
-import { SERVICE_VERSION } from './version.ts';
-import { addWebhookCommands } from './webhooks/listenCommand.ts';
+import { UserFacingError } from '../userFacingError.ts';
+import { SERVICE_VERSION } from '../version.ts';
+import { addWebhookCommands } from '../webhooks/listenCommand.ts';
 
 /**
  * The command line loads only commander and the command definitions: each command imports what it runs when it runs,
  * so `--help` and a database command do not load the HTTP app, the chains and the workers.
  */
-export type { StartOptions } from './startService.ts';
+export type { StartOptions } from '../startService.ts';
 
 /** Runs the service until a shutdown signal; a port already taken is said at once, before anything starts. */
 export async function start(options: StartOptions = {}): Promise<void> {
   const [{ loadConfig }, { ensureListenAddressFree }] = await Promise.all([
-    import('./config.ts'),
-    import('./http/listenAddress.ts'),
+    import('../config.ts'),
+    import('../http/listenAddress.ts'),
   ]);
   const { port, host } = loadConfig();
   await ensureListenAddressFree(port, host);
-  const service = await import('./startService.ts');
+  const service = await import('../startService.ts');
   await service.start(options);
 }
 
@@ -47,7 +47,7 @@ function buildCli(): Command {
     .description('run the local devnet chains on their own and print their manifest')
     .allowUnknownOption()
     .action(async () => {
-      const [{ runDevnetCli }, { loadConfig }] = await Promise.all([import('@paygate/devnet'), import('./config.ts')]);
+      const [{ runDevnetCli }, { loadConfig }] = await Promise.all([import('@paygate/devnet'), import('../config.ts')]);
       await runDevnetCli(['--data-dir', `${loadConfig().dataDir}/devnet`, ...process.argv.slice(3)]);
     });
 

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import type { Config } from './config.ts';
-import { UserFacingError } from './userFacingError.ts';
+import type { Config } from '../config.ts';
+import { UserFacingError } from '../userFacingError.ts';
 
 /** A refused operator command; the command line prints its message alone. */
 export class CliError extends UserFacingError {}

@@ -1,7 +1,7 @@
 import { type Command, Option } from 'commander';
-import { loadConfig } from './config.ts';
-import type { SCOPES } from './http/auth.ts';
-import type { MERCHANT_STATUSES } from './merchants/merchantResource.ts';
+import { loadConfig } from '../config.ts';
+import type { SCOPES } from '../http/auth.ts';
+import type { MERCHANT_STATUSES } from '../merchants/merchantResource.ts';
 import { requireEmbeddedDatabase } from './operatorDatabase.ts';
 
 /**

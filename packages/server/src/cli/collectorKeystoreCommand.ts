@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
-import { UserFacingError } from './userFacingError.ts';
+import { UserFacingError } from '../userFacingError.ts';
 
 interface KeystoreOptions {
   evmOut: string;
@@ -13,7 +13,7 @@ interface KeystoreOptions {
 /** The passphrase to encrypt with: a file's (one trailing line end left out), or typed twice at the terminal. */
 async function newPassphrase(passwordFile: string | undefined): Promise<string> {
   if (passwordFile) return (await fs.readFile(passwordFile, 'utf8')).replace(/\r?\n$/, '');
-  const { terminalPassphrase } = await import('./terminalPassphrase.ts');
+  const { terminalPassphrase } = await import('../terminalPassphrase.ts');
   const prompt = terminalPassphrase();
   if (!prompt) throw new UserFacingError('give --password-file, or run at a terminal to type the passphrase');
   const first = await prompt('Passphrase for the collector keystores: ');
@@ -29,10 +29,10 @@ async function newPassphrase(passwordFile: string | undefined): Promise<string> 
 async function writeKeystores(options: KeystoreOptions): Promise<void> {
   const [{ loadConfig }, { collectorAddresses, loadCollectorKeys }, { encryptKeystore }, { terminalPassphrase }] =
     await Promise.all([
-      import('./config.ts'),
-      import('./chains/collectorKeys.ts'),
-      import('./chains/keystore.ts'),
-      import('./terminalPassphrase.ts'),
+      import('../config.ts'),
+      import('../chains/collectorKeys.ts'),
+      import('../chains/keystore.ts'),
+      import('../terminalPassphrase.ts'),
     ]);
   if (
     options.passwordFile === undefined &&

@@ -1,4 +1,4 @@
-import { type Config, loadConfig } from './config.ts';
+import { type Config, loadConfig } from '../config.ts';
 import {
   type DatabaseHandle,
   type Db,
@@ -6,17 +6,17 @@ import {
   migrateToLatest,
   migrationsPending,
   openDatabase,
-} from './db/database.ts';
-import { formatDataThreshold } from './gateway/dataCollection/threshold.ts';
+} from '../db/database.ts';
+import { formatDataThreshold } from '../gateway/dataCollection/threshold.ts';
 import {
   formatPartnerDataThreshold,
   parseMerchantDataThreshold,
   parsePartnerDataThreshold,
   setMerchantDataThreshold,
   setPartnerDataThreshold,
-} from './gateway/dataCollection/thresholdSettings.ts';
-import { newId } from './ids.ts';
-import type { MERCHANT_STATUSES } from './merchants/merchantResource.ts';
+} from '../gateway/dataCollection/thresholdSettings.ts';
+import { newId } from '../ids.ts';
+import type { MERCHANT_STATUSES } from '../merchants/merchantResource.ts';
 import {
   createApiKey,
   createApp,
@@ -24,16 +24,16 @@ import {
   parseScopes,
   pinPartnerVersion,
   revokeApiKey,
-} from './partners/partners.ts';
-import { feeSchedule, feesReport, setFeeSchedule } from './settlement/feeSchedules.ts';
-import type { FeeSchedule } from './settlement/fees.ts';
-import { parseFixedFee } from './settlement/fees.ts';
+} from '../partners/partners.ts';
+import { feeSchedule, feesReport, setFeeSchedule } from '../settlement/feeSchedules.ts';
+import type { FeeSchedule } from '../settlement/fees.ts';
+import { parseFixedFee } from '../settlement/fees.ts';
 import { CliError, requireEmbeddedDatabase } from './operatorDatabase.ts';
-import { keepUnsolicitedInflow, unsolicitedInflowOf, unsolicitedInflows } from './collectorInflows/keepInflow.ts';
-import { FEES, InsufficientBalanceError, OPERATOR, postFunding } from './ledger/ledger.ts';
-import { storedTransactionHash } from './ledger/funding.ts';
-import { createSignInLink } from './dashboard/sessions.ts';
-import { setMerchantStatus } from './merchants/merchantStatus.ts';
+import { keepUnsolicitedInflow, unsolicitedInflowOf, unsolicitedInflows } from '../collectorInflows/keepInflow.ts';
+import { FEES, InsufficientBalanceError, OPERATOR, postFunding } from '../ledger/ledger.ts';
+import { storedTransactionHash } from '../ledger/funding.ts';
+import { createSignInLink } from '../dashboard/sessions.ts';
+import { setMerchantStatus } from '../merchants/merchantStatus.ts';
 
 /**
  * What the operator commands do, once their arguments are parsed (`operatorCommands.ts` defines them and imports
@@ -255,7 +255,7 @@ export function fiatDestinationAdd(merchant: string, bankType: string, status: s
 
 export function depositsUnlisted(): Promise<void> {
   return withDatabase(async ({ db }) => {
-    const { unlistedDeposits } = await import('./deposits/depositRecovery.ts');
+    const { unlistedDeposits } = await import('../deposits/depositRecovery.ts');
     for (const line of await unlistedDeposits(db)) printJson(line);
   });
 }
@@ -270,7 +270,7 @@ export function depositsRecover(request: {
   if ((payment === undefined) === (merchant === undefined))
     throw new CliError('name the address to empty with one of --payment <paymentId> or --merchant <merchantId>');
   return withDatabase(async ({ db }) => {
-    const { requestRecovery } = await import('./deposits/depositRecovery.ts');
+    const { requestRecovery } = await import('../deposits/depositRecovery.ts');
     printJson(
       await requestRecovery(
         db,
@@ -302,7 +302,7 @@ export function audit(options: { chain: boolean }): Promise<void> {
         auditUnsolicitedInflows,
       },
       { auditConfiguredChains },
-    ] = await Promise.all([import('./ledger/audit.ts'), import('./composition/collectorAudit.ts')]);
+    ] = await Promise.all([import('../ledger/audit.ts'), import('../composition/collectorAudit.ts')]);
     const chainChecks = async () => {
       if (!options.chain) return [];
       const { collector, depositAddresses } = await auditConfiguredChains(db, config);
@@ -360,8 +360,8 @@ export function ledgerFund(request: {
       );
     }
     const [{ configuredNetworks }, { ChainRegistry }] = await Promise.all([
-      import('./composition/collectorAudit.ts'),
-      import('./chains/registry.ts'),
+      import('../composition/collectorAudit.ts'),
+      import('../chains/registry.ts'),
     ]);
     const networks = await configuredNetworks(config);
     // SOL pays the collector's fees on every Solana network, listed as a token there or not.
@@ -409,7 +409,7 @@ export function inflowsList(options: { all: boolean }): Promise<void> {
 /** `paygate inflows return <id>`: the running service sends an unsolicited transfer back to its sender. */
 export function inflowsReturn(inflowId: string): Promise<void> {
   return withDatabase(async ({ db }) => {
-    const { askInflowReturn } = await import('./collectorInflows/inflowReturns.ts');
+    const { askInflowReturn } = await import('../collectorInflows/inflowReturns.ts');
     const asked = await askInflowReturn(db, inflowId);
     printJson({
       inflowId: asked.id,

@@ -3,10 +3,9 @@ import type { Transaction } from 'kysely';
 import type { DepositHandler } from '../chains/evm/deposits/depositScanner.ts';
 import { type DepositTransfer, NATIVE_TOKEN } from '../chains/evm/deposits/nativeTransfers.ts';
 import type { ChainRegistry } from '../chains/registry.ts';
-import type { Logger } from '../log.ts';
 import { DEPOSIT_PROVIDER } from '../payments/paymentExceptions.ts';
 import type { Database } from '../db/schema.ts';
-import { changePaymentStatus, type TransitionContext } from '../payments/transitions.ts';
+import { changePaymentStatus, type OutcomeContext, type TransitionContext } from '../payments/transitions.ts';
 import { judgeDeposit, receivedSoFar } from './depositExceptions.ts';
 import {
   applyReceivedTransfer,
@@ -16,13 +15,6 @@ import {
 } from './receivedTransfer.ts';
 import { withDepositTables } from './depositTables.ts';
 import { DEPOSIT_ADDRESSES, postTransferReceived } from '../ledger/ledger.ts';
-
-export interface DepositOutcomeContext {
-  chains: ChainRegistry;
-  baseUrl: () => string;
-  clock: { now(): Date };
-  log: Logger;
-}
 
 /** The token (or native coin) a deposit brought, when the network lists it, and its CAIP-19 id either way. */
 function depositAssetOf(chains: ChainRegistry, transfer: DepositTransfer) {
@@ -77,7 +69,7 @@ function receivedTransferOf(
  * payments. Anything else (less so far, more, late or while the merchant is suspended, another token) changes the
  * payment's exceptions and is announced with its own event.
  */
-export function evmDepositOutcomes(context: DepositOutcomeContext): DepositHandler {
+export function evmDepositOutcomes(context: OutcomeContext): DepositHandler {
   return async (trx, transfer) => {
     const tables = withDepositTables(trx);
     const payment = await lockPaymentForTransfer(trx, transfer.paymentId);
@@ -165,7 +157,7 @@ export function evmDepositOutcomes(context: DepositOutcomeContext): DepositHandl
  * (`evmDepositOutcomes`); if none does by the deadline (a reorg took it away for good), it fails
  * (`failUnconfirmedDeposits`). Handed the same transfer twice, it changes nothing the second time.
  */
-export function evmDepositSeen(context: DepositOutcomeContext & { waitMs: number }): DepositHandler {
+export function evmDepositSeen(context: OutcomeContext & { waitMs: number }): DepositHandler {
   return async (trx, transfer) => {
     const payment = await lockPaymentForTransfer(trx, transfer.paymentId);
     const now = context.clock.now();

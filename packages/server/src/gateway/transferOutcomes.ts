@@ -1,12 +1,16 @@
 import { NoResultError, type Transaction } from 'kysely';
-import type { ChainRegistry } from '../chains/registry.ts';
 import { INFLOW_RETURN_PURPOSE, inflowReturnBook } from '../collectorInflows/inflowReturns.ts';
 import type { FinalTransfer, TransferOutcomeHandler } from '../chains/transferOutcomes.ts';
 import type { Database } from '../db/schema.ts';
 import { withDepositTables } from '../deposits/depositTables.ts';
 import { applyReceivedTransfer, lockPaymentForTransfer } from '../deposits/receivedTransfer.ts';
 import { COLLECTOR, postTransferReceived, postUnattributed } from '../ledger/ledger.ts';
-import { changePaymentStatus, InvalidTransitionError, type TransitionContext } from '../payments/transitions.ts';
+import {
+  changePaymentStatus,
+  InvalidTransitionError,
+  type OutcomeContext,
+  type TransitionContext,
+} from '../payments/transitions.ts';
 import type { PayoutBook } from '../payouts/payout.ts';
 import { REFUND_PURPOSE, refundBook } from '../refunds/refundBook.ts';
 import { batchBook } from '../settlement/batchBook.ts';
@@ -14,15 +18,6 @@ import { SETTLEMENT_PURPOSE } from '../settlement/batches.ts';
 import { acceptedConfirmation, markProcessing, submissionDueAgain } from './confirmation.ts';
 import { transferPurposes } from '../paymentMethods/registry.ts';
 import { REFUSED_TRANSFER, recordRefusedTransfer } from './refusedTransfers.ts';
-import type { Logger } from '../log.ts';
-
-export interface TransferOutcomeContext {
-  chains: ChainRegistry;
-  /** Links in the events a payment change records name the service's base URL, known once it listens. */
-  baseUrl: () => string;
-  clock: { now(): Date };
-  log: Logger;
-}
 
 /**
  * What the end of a followed transfer does, in the transaction that records it: a payment's transfer makes it
@@ -30,7 +25,7 @@ export interface TransferOutcomeContext {
  * settles or releases its batch; a refund's transfer makes the refund succeeded or failed, and one sending back an
  * unsolicited transfer ends that try; a transfer a confirm refused becomes the payment's exception.
  */
-export function paymentTransferOutcomes(context: TransferOutcomeContext): TransferOutcomeHandler {
+export function paymentTransferOutcomes(context: OutcomeContext): TransferOutcomeHandler {
   return async (trx, transfer) => {
     if (transfer.reference === null) return;
     const transition: TransitionContext = {

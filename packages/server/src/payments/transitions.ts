@@ -2,7 +2,7 @@ import { type RawBuilder, sql, type Transaction, type Updateable } from 'kysely'
 import { afterCommit } from '../db/afterCommit.ts';
 import { PREPARED } from '../db/preparedStatements.ts';
 import { type Db, inTransaction } from '../db/database.ts';
-import { logDomainEvent } from '../log.ts';
+import { type Logger, logDomainEvent } from '../log.ts';
 import type { Database, PaymentStatus, PaymentsTable } from '../db/schema.ts';
 import { type EventStamp, type EventType, eventWrites, recordEvent } from '../webhooks/events.ts';
 import { feeColumnsOnSuccess } from '../settlement/feeSchedules.ts';
@@ -22,6 +22,18 @@ export class InvalidTransitionError extends Error {
   ) {
     super(`a ${from} payment cannot become ${to}`);
   }
+}
+
+/**
+ * What a handler of chain outcomes (a transfer's end, a deposit seen, a Solana Pay transfer) needs to change
+ * payments in the follower's transaction; the composition root builds one for all of them.
+ */
+export interface OutcomeContext {
+  chains: ChainRegistry;
+  /** Links in the events a payment change records name the service's base URL, known once it listens. */
+  baseUrl: () => string;
+  clock: { now(): Date };
+  log: Logger;
 }
 
 export interface TransitionContext {

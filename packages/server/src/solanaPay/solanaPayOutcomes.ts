@@ -1,18 +1,9 @@
-import type { ChainRegistry } from '../chains/registry.ts';
 import type { SolanaPayTransferHandler } from '../chains/solana/solanaPayFollower.ts';
 import { withSolanaPayTables } from '../chains/solana/solanaPayTables.ts';
-import type { Logger } from '../log.ts';
 import { judgeDeposit, receivedSoFar } from '../deposits/depositExceptions.ts';
 import { applyReceivedTransfer, lockPaymentForTransfer } from '../deposits/receivedTransfer.ts';
-import type { TransitionContext } from '../payments/transitions.ts';
+import type { OutcomeContext, TransitionContext } from '../payments/transitions.ts';
 import { COLLECTOR, postTransferReceived } from '../ledger/ledger.ts';
-
-export interface SolanaPayOutcomeContext {
-  chains: ChainRegistry;
-  baseUrl: () => string;
-  clock: { now(): Date };
-  log: Logger;
-}
 
 /** Shown as the payment's wallet app: the buyer paid a Solana Pay request from a wallet of its own choosing. */
 export const SOLANA_PAY_PROVIDER = 'Solana Pay';
@@ -28,7 +19,7 @@ export const SOLANA_PAY_PROVIDER = 'Solana Pay';
  * block was made before the expiry, however late it is read (the expiry sweep waits for this follower). A transfer to
  * another recipient, of a token the network does not list, or with no transfer is only recorded.
  */
-export function solanaPayTransferOutcomes(context: SolanaPayOutcomeContext): SolanaPayTransferHandler {
+export function solanaPayTransferOutcomes(context: OutcomeContext): SolanaPayTransferHandler {
   return async (trx, transfer) => {
     const payment = await lockPaymentForTransfer(trx, transfer.paymentId);
     if (!payment) return;

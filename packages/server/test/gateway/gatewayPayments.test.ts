@@ -68,6 +68,7 @@ describe('gateway payments on the devnet', () => {
       },
       expiresAt,
       merchant: { name: 'Corner Shop', iconUrl: null },
+      version: expect.stringMatching(/^[A-Za-z0-9_-]{16}$/),
     });
   });
 

@@ -11,7 +11,7 @@ import { connect, migrateToLatest } from '../packages/server/src/db/database.ts'
 import { startEmbeddedPostgres } from '../packages/server/src/db/embeddedPostgres.ts';
 import { createPartner } from '../packages/server/src/partners/partners.ts';
 import { launchChromium } from '../packages/server/test/checkout/support/browser.ts';
-import { ROOT, type Spawned, startDevnetBenchService } from './support.ts';
+import { partnerPost, ROOT, type Spawned, startDevnetBenchService } from './support.ts';
 
 /** A current phone, as the page is judged on. */
 const PHONE = { width: 390, height: 844 };
@@ -223,20 +223,7 @@ export async function runCheckoutBenchmark(): Promise<void> {
     await migrateToLatest(db, database.url);
     const partner = await createPartner(db, 'Bench partner');
     spawned = await startDevnetBenchService(devnet, dataDir, database.url, db);
-    const post = async (route: string, body: unknown, headers: Record<string, string> = {}) => {
-      const response = await fetch(`${spawned!.url}${route}`, {
-        method: 'POST',
-        headers: {
-          'api-key': partner.apiKey,
-          'content-type': 'application/json',
-          'idempotency-key': randomUUID(),
-          ...headers,
-        },
-        body: JSON.stringify(body),
-      });
-      if (!response.ok) throw new Error(`${route} answered ${response.status}: ${await response.text()}`);
-      return (await response.json()) as Record<string, any>;
-    };
+    const post = partnerPost(spawned.url, partner.apiKey);
     const created = await post('/v1/merchants', {
       merchantName: 'Corner Shop',
       merchantEmail: 'owner@corner-shop.com',

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import { get } from 'node:http';
 import os from 'node:os';
@@ -7,7 +6,7 @@ import { brotliDecompressSync } from 'node:zlib';
 import { connect, migrateToLatest } from '../packages/server/src/db/database.ts';
 import { startEmbeddedPostgres } from '../packages/server/src/db/embeddedPostgres.ts';
 import { createPartner } from '../packages/server/src/partners/partners.ts';
-import { percentile, type Spawned, startMainnetService } from './support.ts';
+import { partnerPost, percentile, type Spawned, startMainnetService } from './support.ts';
 
 /** The page and its stylesheet, brotli-compressed as served, at most. */
 const FIRST_LOAD_BUDGET_BYTES = 50 * 1024;
@@ -60,20 +59,7 @@ export async function runLinksBenchmark(): Promise<void> {
     await migrateToLatest(db, database.url);
     const partner = await createPartner(db, 'Bench partner');
     spawned = await startMainnetService(database.url, dataDir, ['eip155:8453']);
-    const post = async (route: string, body: unknown, headers: Record<string, string> = {}) => {
-      const response = await fetch(`${spawned!.url}${route}`, {
-        method: 'POST',
-        headers: {
-          'api-key': partner.apiKey,
-          'content-type': 'application/json',
-          'idempotency-key': randomUUID(),
-          ...headers,
-        },
-        body: JSON.stringify(body),
-      });
-      if (!response.ok) throw new Error(`${route} answered ${response.status}: ${await response.text()}`);
-      return (await response.json()) as Record<string, any>;
-    };
+    const post = partnerPost(spawned.url, partner.apiKey);
     const merchant = (await post('/v1/merchants', { merchantName: 'Corner Shop', merchantEmail: 'owner@corner.shop' }))
       .merchant;
     const newLink = (extra: object = {}) =>

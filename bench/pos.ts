@@ -8,7 +8,7 @@ import { connect, migrateToLatest } from '../packages/server/src/db/database.ts'
 import { startEmbeddedPostgres } from '../packages/server/src/db/embeddedPostgres.ts';
 import { createPartner } from '../packages/server/src/partners/partners.ts';
 import { launchChromium } from '../packages/server/test/checkout/support/browser.ts';
-import { percentile, type Spawned, startDevnetBenchService } from './support.ts';
+import { partnerPost, percentile, postJson, type Spawned, startDevnetBenchService } from './support.ts';
 
 const TABLET = { width: 1024, height: 768 };
 const WARMUP = 10;
@@ -72,26 +72,13 @@ export async function runPosBenchmark(): Promise<void> {
     const partner = await createPartner(db, 'Bench partner');
     spawned = await startDevnetBenchService(devnet, dataDir, database.url, db);
     const base = spawned.url;
-    const send = async (route: string, body: unknown, headers: Record<string, string>) => {
-      const response = await fetch(`${base}${route}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...headers },
-        body: JSON.stringify(body),
-      });
-      if (!response.ok) throw new Error(`${route} answered ${response.status}: ${await response.text()}`);
-      return (await response.json()) as Record<string, any>;
-    };
-    const merchant = await send(
-      '/v1/merchants',
-      { merchantName: 'Corner Shop', merchantEmail: 'owner@corner-shop.com' },
-      { 'api-key': partner.apiKey, 'idempotency-key': randomBytes(8).toString('hex') },
-    );
+    const post = partnerPost(base, partner.apiKey);
+    const merchant = await post('/v1/merchants', {
+      merchantName: 'Corner Shop',
+      merchantEmail: 'owner@corner-shop.com',
+    });
     const pairDevice = () =>
-      send(
-        '/v1/point-of-sale/devices',
-        { merchantId: merchant.merchant.id, name: 'Bench till' },
-        { 'api-key': partner.apiKey },
-      );
+      post('/v1/point-of-sale/devices', { merchantId: merchant.merchant.id, name: 'Bench till' });
 
     browser = await launchChromium();
     const page = await (await browser.newContext({ viewport: TABLET, locale: 'en-US' })).newPage();
@@ -105,12 +92,12 @@ export async function runPosBenchmark(): Promise<void> {
 
     const pairing = await pairDevice();
     const token = new URL(pairing.pairingUrl).hash.replace('#pair=', '');
-    const { deviceKey } = await send('/v1/point-of-sale/pairing', { pairingToken: token }, {});
+    const { deviceKey } = await postJson(`${base}/v1/point-of-sale/pairing`, { pairingToken: token });
     const requestMs: number[] = [];
     for (let index = 0; index < WARMUP + CHARGES; index += 1) {
       const startedAt = performance.now();
-      await send(
-        '/v1/point-of-sale/charges',
+      await postJson(
+        `${base}/v1/point-of-sale/charges`,
         { chargeId: randomBytes(8).toString('hex'), amount: String(1000 + index), tipPercent: 15 },
         { 'device-key': deviceKey },
       );

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -183,4 +183,21 @@ export function bufferingServer(
   });
   server.keepAliveTimeout = 60_000;
   return server;
+}
+
+/** A POST of JSON to the service, answered with JSON; any answer but 2xx throws, with its body. */
+export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}) {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`${new URL(url).pathname} answered ${response.status}: ${await response.text()}`);
+  return (await response.json()) as Record<string, any>;
+}
+
+/** POSTs of a partner's backend: its API key and a fresh Idempotency-Key on each. */
+export function partnerPost(baseUrl: string, apiKey: string) {
+  return (route: string, body: unknown, headers: Record<string, string> = {}) =>
+    postJson(`${baseUrl}${route}`, body, { 'api-key': apiKey, 'idempotency-key': randomUUID(), ...headers });
 }

@@ -302,15 +302,20 @@ ${lines(statusViews(model, t))}
 /** The page for a link that names no payment this service knows: clear words, no details. */
 export function renderNotFoundPage(assets: PageAssets, locale: CheckoutLocale): string {
   const t = translator(locale);
+  return renderMessagePage(assets, locale, t('notFound.title'), t('notFound.text'));
+}
+
+/** A page that only says something: a heading and a line, in the checkout's style. */
+export function renderMessagePage(assets: PageAssets, locale: CheckoutLocale, title: string, text: string): string {
   return page({
     lang: locale,
     colorScheme: 'light dark',
-    title: t('notFound.title'),
+    title,
     stylesheet: assets.styleUrl,
     icon: assets.iconUrl,
     body: html`<main class="checkout not-found">
-<h1>${t('notFound.title')}</h1>
-<p>${t('notFound.text')}</p>
+<h1>${title}</h1>
+<p>${text}</p>
 </main>`,
   });
 }

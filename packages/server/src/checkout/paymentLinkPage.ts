@@ -1,6 +1,6 @@
 import type { CheckoutLocale } from '@paygate/web/checkout/i18n/locales.ts';
 import { translator } from '@paygate/web/checkout/i18n/translator.ts';
-import { merchantMark, type PageAssets } from './checkoutPage.ts';
+import { merchantMark, type PageAssets, renderMessagePage } from './checkoutPage.ts';
 import { attributes, html, page, type SafeHtml } from './html.ts';
 import { translatedHtml } from './translatedHtml.ts';
 
@@ -136,15 +136,5 @@ ${model.content.form ? linkForm(model, model.content) : stateView(model, model.c
 /** The page of a link that does not exist. */
 export function renderLinkNotFoundPage(assets: PageAssets, locale: CheckoutLocale): string {
   const t = translator(locale);
-  return page({
-    lang: locale,
-    colorScheme: 'light dark',
-    title: t('link.notFound.title'),
-    stylesheet: assets.styleUrl,
-    icon: assets.iconUrl,
-    body: html`<main class="checkout not-found">
-<h1>${t('link.notFound.title')}</h1>
-<p>${t('link.notFound.text')}</p>
-</main>`,
-  });
+  return renderMessagePage(assets, locale, t('link.notFound.title'), t('link.notFound.text'));
 }

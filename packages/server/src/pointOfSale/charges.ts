@@ -1,7 +1,9 @@
 import { Type } from '@sinclair/typebox';
+import { sql } from 'kysely';
 import type { AppContext } from '../context.ts';
 import { ApiError } from '../http/errors.ts';
 import { Nullable } from '../http/schemas.ts';
+import { readAsUnpaid } from '../payments/listFilters.ts';
 import type { PaymentRow } from '../payments/paymentResource.ts';
 import { effectiveFailureCode, effectiveStatus, isTerminal } from '../payments/stateMachine.ts';
 import { POINT_OF_SALE_PATH } from './devices.ts';
@@ -85,6 +87,36 @@ export function chargesOfDeviceSince(ctx: AppContext, deviceId: string, from: Da
     .orderBy('charge.created_at', 'desc')
     .limit(limit)
     .execute();
+}
+
+/**
+ * What the device's charges since `from` took, over all of them (the list shows the newest few hundred): succeeded
+ * ones with their tips, and those still open at `now` as the list reads them.
+ */
+export async function chargeTotalsOfDeviceSince(ctx: AppContext, deviceId: string, from: Date, now: Date) {
+  const totals = await ctx.db
+    .selectFrom('point_of_sale_charges as charge')
+    .innerJoin('payments', 'payments.id', 'charge.payment_id')
+    .select((eb) => [
+      sql<string>`count(*) FILTER (WHERE payments.status = 'succeeded')`.as('succeeded_count'),
+      sql<string>`coalesce(sum(payments.fiat_value) FILTER (WHERE payments.status = 'succeeded'), 0)`.as(
+        'succeeded_amount',
+      ),
+      sql<string>`coalesce(sum(charge.tip_value) FILTER (WHERE payments.status = 'succeeded'), 0)`.as('succeeded_tips'),
+      eb.fn
+        .countAll<string>()
+        .filterWhere((open) => open.or([open('payments.status', '=', 'processing'), readAsUnpaid(open, now)]))
+        .as('open_count'),
+    ])
+    .where('charge.device_id', '=', deviceId)
+    .where('charge.created_at', '>=', from)
+    .executeTakeFirstOrThrow();
+  return {
+    succeededCount: Number(totals.succeeded_count),
+    succeededAmount: totals.succeeded_amount,
+    succeededTips: totals.succeeded_tips,
+    openCount: Number(totals.open_count),
+  };
 }
 
 /** A public receipt's payment with its charge, when it was charged on a device. */

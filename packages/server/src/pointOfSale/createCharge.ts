@@ -91,6 +91,24 @@ export function registerCreateCharge(app: App, ctx: AppContext): void {
           })
           .onConflict((conflict) => conflict.column('payment_id').doNothing())
           .execute();
+        if (!made.created) {
+          // A retry: the same charge of this device, split the same way, or no charge of it at all.
+          const first = await trx
+            .selectFrom('point_of_sale_charges')
+            .select(['device_id', 'base_value', 'tip_value'])
+            .where('payment_id', '=', made.payment.id)
+            .executeTakeFirst();
+          const same =
+            made.payment.source === 'point_of_sale' &&
+            first?.device_id === deviceId &&
+            BigInt(first.base_value) === base &&
+            BigInt(first.tip_value) === tip;
+          if (!same) {
+            throw new ApiError('idempotency_conflict', 'This chargeId was used for another charge.', {
+              paymentId: made.payment.id,
+            });
+          }
+        }
         return made;
       });
       const charge = await chargeOfDevice(ctx, deviceId, created.payment.id);

@@ -112,7 +112,10 @@ export function deviceOf(request: FastifyRequest): Extract<ReturnType<typeof pri
   return principal;
 }
 
-/** The calling device's row with its merchant's, read fresh: a revoke or a merchant's suspension shows at once. */
+/**
+ * The calling device's row with its merchant's, read fresh: a revoke (in any process, whatever the credential cache
+ * still holds) or a merchant's suspension shows at once. A revoked device is 401 `invalid_device_key`.
+ */
 export async function deviceWithMerchant(ctx: AppContext, deviceId: string) {
   const row = await ctx.db
     .selectFrom('point_of_sale_devices as device')
@@ -120,6 +123,8 @@ export async function deviceWithMerchant(ctx: AppContext, deviceId: string) {
     .selectAll('device')
     .select(['merchants.name as merchant_name', 'merchants.logo_file', 'merchants.status as merchant_status'])
     .where('device.id', '=', deviceId)
-    .executeTakeFirstOrThrow();
+    .where('device.revoked_at', 'is', null)
+    .executeTakeFirst();
+  if (!row) throw new ApiError('invalid_device_key');
   return row;
 }

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { App, AppContext } from '../context.ts';
 import { ApiError } from '../http/errors.ts';
 import { errorResponses } from '../http/schemas.ts';
-import { ChargeView, chargesOfDeviceSince, toChargeView } from './charges.ts';
+import { ChargeView, chargesOfDeviceSince, chargeTotalsOfDeviceSince, toChargeView } from './charges.ts';
 import { deviceOf, deviceWithMerchant } from './devices.ts';
 
 /** Reaches back over any time zone's day and a little more, and no further: the till's day, not its history. */
@@ -51,28 +51,13 @@ export function registerListCharges(app: App, ctx: AppContext): void {
         throw ApiError.validation([{ field: 'from', message: 'must be a time within the last 48 hours' }]);
       }
       const device = await deviceWithMerchant(ctx, deviceId);
-      const rows = await chargesOfDeviceSince(ctx, deviceId, from, MOST_CHARGES);
-      const data = rows.map((row) => toChargeView(ctx, row, now));
-      let succeededAmount = 0n;
-      let succeededTips = 0n;
-      let succeededCount = 0;
-      let openCount = 0;
-      for (const charge of data) {
-        if (charge.status === 'succeeded') {
-          succeededCount += 1;
-          succeededAmount += BigInt(charge.amount.value);
-          succeededTips += BigInt(charge.tip.value);
-        } else if (!charge.isFinal) openCount += 1;
-      }
+      const [rows, totals] = await Promise.all([
+        chargesOfDeviceSince(ctx, deviceId, from, MOST_CHARGES),
+        chargeTotalsOfDeviceSince(ctx, deviceId, from, now),
+      ]);
       return {
-        data,
-        totals: {
-          unit: `iso4217/${device.currency}`,
-          succeededCount,
-          succeededAmount: succeededAmount.toString(),
-          succeededTips: succeededTips.toString(),
-          openCount,
-        },
+        data: rows.map((row) => toChargeView(ctx, row, now)),
+        totals: { unit: `iso4217/${device.currency}`, ...totals },
       };
     },
   );

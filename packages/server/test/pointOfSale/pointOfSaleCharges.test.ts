@@ -100,6 +100,32 @@ describe('/v1/point-of-sale/charges: a paired device charges, follows, lists and
       expect([first.status, retry.status]).toEqual([201, 200]);
       expect(retry.body.paymentId).toBe(first.body.paymentId);
       expectError(await charge(device.deviceKey, { ...body, amount: '600' }), 409, 'idempotency_conflict');
+      // The same total split another way is another charge too.
+      const split = { chargeId: 'retry-0002', amount: '1000', tipPercent: 10 };
+      expect((await charge(device.deviceKey, split)).status).toBe(201);
+      expectError(
+        await charge(device.deviceKey, { chargeId: 'retry-0002', amount: '1100' }),
+        409,
+        'idempotency_conflict',
+      );
+    });
+
+    it('stops a device revoked by another process at once, whatever this process remembers of its key', async () => {
+      const other = await pairDevice(partner.apiKey, merchantId);
+      expect((await charge(other.deviceKey, { amount: '500' })).status).toBe(201);
+      // As another process revokes it: this one's credential cache still holds the key.
+      await server.db
+        .updateTable('point_of_sale_devices')
+        .set({ revoked_at: new Date() })
+        .where('id', '=', other.deviceId)
+        .execute();
+      expectError(await charge(other.deviceKey, { amount: '500' }), 401, 'invalid_device_key');
+      const today = new Date(Date.now() - 3_600_000).toISOString();
+      expectError(
+        await asDevice(other.deviceKey, `/v1/point-of-sale/charges?from=${encodeURIComponent(today)}`),
+        401,
+        'invalid_device_key',
+      );
     });
 
     it('follows a charge: the long-poll answers when it is paid, at once when it changed before', async () => {

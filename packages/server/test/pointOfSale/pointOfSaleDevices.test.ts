@@ -94,6 +94,15 @@ describe('/v1/point-of-sale/devices: a partner pairs, lists and revokes its merc
       expect(stored.pairing_token_hash).toBeNull();
     });
 
+    it('gives a pairing link claimed twice at once to one device only', async () => {
+      const paired = await pair({});
+      const pairingToken = new URL(paired.body.pairingUrl).hash.replace('#pair=', '');
+      const claims = await Promise.all(
+        [1, 2, 3].map(() => call(server, '/v1/point-of-sale/pairing', { method: 'POST', body: { pairingToken } })),
+      );
+      expect(claims.map((claim) => claim.status).sort()).toEqual([201, 404, 404]);
+    });
+
     it('revokes a device: its key stops at once, and revoking it again answers the same', async () => {
       const paired = await pair();
       const { deviceKey } = (await claim(tokenOf(paired.body.pairingUrl))).body;

@@ -1,15 +1,10 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { idempotencyKey } from '../ui/api.ts';
 import { formatFiat } from '../ui/format.ts';
 import { pressKey, withTip } from './keypadEntry.ts';
 import { type Charge, createCharge, type Device } from './pointOfSaleApi.ts';
 
 const KEYS = ['1', '2', '3', '4', '5', '6', '7', '8', '9', '00', '0', 'back'];
-
-/** An id for this charge, so a retry after a lost answer makes no second payment (works without a secure context). */
-function newChargeId(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
-}
 
 /** The till: the amount on a keypad in the device's currency, a tip preset, a note, and Charge. */
 export function TillScreen(props: { device: Device; onCharged: (charge: Charge) => void; onToday: () => void }) {
@@ -20,6 +15,9 @@ export function TillScreen(props: { device: Device; onCharged: (charge: Charge) 
   const [note, setNote] = useState('');
   const [charging, setCharging] = useState(false);
   const [problem, setProblem] = useState('');
+  // The charge's id is kept while its amount, tip and note stay the same: Charge pressed again after a lost answer
+  // names the same charge, which the service makes once.
+  const sent = useRef<{ fields: string; chargeId: string } | undefined>(undefined);
   const { tip, total } = withTip(minorUnits, tipPercent);
   const canCharge = minorUnits !== '' && !charging;
 
@@ -27,11 +25,13 @@ export function TillScreen(props: { device: Device; onCharged: (charge: Charge) 
     if (!canCharge) return;
     setCharging(true);
     setProblem('');
+    const trimmed = note.trim();
+    const fields = JSON.stringify([minorUnits, tipPercent ?? null, trimmed]);
+    if (sent.current?.fields !== fields) sent.current = { fields, chargeId: idempotencyKey() };
     try {
-      const trimmed = note.trim();
       props.onCharged(
         await createCharge({
-          chargeId: newChargeId(),
+          chargeId: sent.current.chargeId,
           amount: minorUnits,
           ...(tipPercent === undefined ? {} : { tipPercent }),
           ...(trimmed ? { note: trimmed } : {}),

@@ -18,7 +18,6 @@ import type { LogoFetchOptions } from './merchants/logo.ts';
 import { MERCHANT_CHANGED_CHANNEL, MerchantCache, registerMerchantCacheMetrics } from './merchants/merchantCache.ts';
 import { registerHealthMetrics } from './operator/healthMetrics.ts';
 import { PaymentStatusWaiter } from './payments/statusWaiter.ts';
-import { registerSettlementMetrics } from './settlement/metrics.ts';
 import type { WebhookDeliveryOptions } from './webhooks/deliveryOptions.ts';
 
 /** What a process brings to its runtime: its settings, its database and chains, and what its caller overrides. */
@@ -75,7 +74,6 @@ export async function createRuntime(parts: RuntimeParts): Promise<Runtime> {
 
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics });
-  registerSettlementMetrics(metrics, db);
   registerNotificationMetrics(metrics, notifications);
   registerMerchantCacheMetrics(metrics, merchants);
   registerRpcMetrics(metrics);

@@ -96,8 +96,8 @@ const secondsSince = (at: Date, now: Date) => Math.max(0, (now.getTime() - at.ge
 /**
  * The gauges alerts watch, from what the operator console's health page reads (`readServiceHealth`): each network's
  * node, whether its follower runs and how far its stored position is behind, the collector's balances against the
- * ledger as `paygate audit` compares them, the operator's funding left for network fees, the job queue and pending
- * webhook deliveries. Read at scrape time at most
+ * ledger as `paygate audit` compares them, the operator's funding left for network fees, what settlements wait for, the
+ * job queue and pending webhook deliveries. Read at scrape time at most
  * once per `config.healthMetricsIntervalMs`, with no database connection held while a node is asked; every process
  * reports the same values.
  */
@@ -214,6 +214,16 @@ export function registerHealthMetrics(registry: Registry, ctx: AppContext): void
     },
     ({ feeFunding }, set) => {
       for (const { network, coins } of feeFunding) set({ network }, coins);
+    },
+  );
+  gauge(
+    {
+      name: 'paygate_settlement_collector_shortfall',
+      help: 'Token minor units the collector lacks for the settlement batches waiting on it, per asset',
+      labelNames: ['asset'],
+    },
+    ({ settlements }, set) => {
+      for (const { asset, needed, held } of settlements.shortfalls) set({ asset }, Number(needed - held));
     },
   );
   gauge(

@@ -55,7 +55,8 @@ describe('settlement on the devnet', () => {
       .map(({ merchantId: _merchant, ...line }) => line);
 
   beforeAll(async () => {
-    testbed = await startGatewayTestbed();
+    // The health gauges read afresh at every scrape: the shortfall shows as soon as it is recorded.
+    testbed = await startGatewayTestbed({ env: { HEALTH_METRICS_INTERVAL_MS: '0' } });
     await setFeeSchedule(testbed.server.db, testbed.partner.partnerId, {
       percentage: '1.5',
       fixed: [{ currency: 'USD', amount: 30n }],

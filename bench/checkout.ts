@@ -2,16 +2,11 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import { createServer, get } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
-import { startDevnet } from '@paygate/devnet';
 import lighthouse from 'lighthouse';
 import type { Browser } from 'playwright-core';
-import { connect, migrateToLatest } from '../packages/server/src/db/database.ts';
-import { startEmbeddedPostgres } from '../packages/server/src/db/embeddedPostgres.ts';
-import { createPartner } from '../packages/server/src/partners/partners.ts';
 import { launchChromium } from '../packages/server/test/checkout/support/browser.ts';
-import { partnerPost, ROOT, type Spawned, startDevnetBenchService } from './support.ts';
+import { ROOT, startDevnetBench } from './support.ts';
 
 /** A current phone, as the page is judged on. */
 const PHONE = { width: 390, height: 844 };
@@ -213,17 +208,10 @@ async function measureLighthouse(checkoutUrl: string): Promise<void> {
  * pay): what it loads, how far the default way to pay reaches down the page, and Lighthouse's scores.
  */
 export async function runCheckoutBenchmark(): Promise<void> {
-  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'paygate-bench-checkout-'));
-  const devnet = await startDevnet({ dataDir: path.join(dataDir, 'devnet') });
-  const database = await startEmbeddedPostgres(dataDir);
-  const db = connect(database.url, 2);
-  let spawned: Spawned | undefined;
+  const bench = await startDevnetBench('checkout');
   let browser: Browser | undefined;
   try {
-    await migrateToLatest(db, database.url);
-    const partner = await createPartner(db, 'Bench partner');
-    spawned = await startDevnetBenchService(devnet, dataDir, database.url, db);
-    const post = partnerPost(spawned.url, partner.apiKey);
+    const { post } = bench;
     const created = await post('/v1/merchants', {
       merchantName: 'Corner Shop',
       merchantEmail: 'owner@corner-shop.com',
@@ -242,10 +230,6 @@ export async function runCheckoutBenchmark(): Promise<void> {
     await measureLighthouse(checkoutUrl);
   } finally {
     await browser?.close();
-    await spawned?.stop();
-    await db.destroy();
-    await database.stop();
-    await devnet.stop();
-    await fs.rm(dataDir, { recursive: true, force: true });
+    await bench.close();
   }
 }

@@ -1,14 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { startDevnet } from '@paygate/devnet';
 import type { Browser, Page } from 'playwright-core';
-import { connect, migrateToLatest } from '../packages/server/src/db/database.ts';
-import { startEmbeddedPostgres } from '../packages/server/src/db/embeddedPostgres.ts';
-import { createPartner } from '../packages/server/src/partners/partners.ts';
 import { launchChromium } from '../packages/server/test/checkout/support/browser.ts';
-import { partnerPost, percentile, postJson, type Spawned, startDevnetBenchService } from './support.ts';
+import { percentile, postJson, startDevnetBench } from './support.ts';
 
 const TABLET = { width: 1024, height: 768 };
 const WARMUP = 10;
@@ -61,18 +54,11 @@ async function chargeOnce(page: Page, index: number): Promise<void> {
  * alone, as the device sends it.
  */
 export async function runPosBenchmark(): Promise<void> {
-  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'paygate-bench-pos-'));
-  const devnet = await startDevnet({ dataDir: path.join(dataDir, 'devnet') });
-  const database = await startEmbeddedPostgres(dataDir);
-  const db = connect(database.url, 2);
-  let spawned: Spawned | undefined;
+  const bench = await startDevnetBench('pos');
   let browser: Browser | undefined;
   try {
-    await migrateToLatest(db, database.url);
-    const partner = await createPartner(db, 'Bench partner');
-    spawned = await startDevnetBenchService(devnet, dataDir, database.url, db);
-    const base = spawned.url;
-    const post = partnerPost(base, partner.apiKey);
+    const base = bench.service.url;
+    const { post } = bench;
     const merchant = await post('/v1/merchants', {
       merchantName: 'Corner Shop',
       merchantEmail: 'owner@corner-shop.com',
@@ -118,10 +104,6 @@ export async function runPosBenchmark(): Promise<void> {
     );
   } finally {
     await browser?.close();
-    await spawned?.stop();
-    await db.destroy();
-    await database.stop();
-    await devnet.stop();
-    await fs.rm(dataDir, { recursive: true, force: true });
+    await bench.close();
   }
 }

@@ -2,16 +2,19 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes, randomUUID } from 'node:crypto';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import fs from 'node:fs/promises';
-import type { Devnet } from '@paygate/devnet';
+import { type Devnet, startDevnet } from '@paygate/devnet';
 import { generatePrivateKey } from 'viem/accounts';
 import { rpcUrlVariable } from '../packages/server/src/chains/chainConfig.ts';
 import { collectorAddresses } from '../packages/server/src/chains/collectorKeys.ts';
 import { networksFromDevnet } from '../packages/server/src/chains/devnetNetworks.ts';
-import type { Db } from '../packages/server/src/db/database.ts';
+import { connect, type Db, migrateToLatest } from '../packages/server/src/db/database.ts';
+import { startEmbeddedPostgres } from '../packages/server/src/db/embeddedPostgres.ts';
+import { createPartner } from '../packages/server/src/partners/partners.ts';
 import { recordFunding } from '../packages/server/src/ledger/funding.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -200,4 +203,32 @@ export async function postJson(url: string, body: unknown, headers: Record<strin
 export function partnerPost(baseUrl: string, apiKey: string) {
   return (route: string, body: unknown, headers: Record<string, string> = {}) =>
     postJson(`${baseUrl}${route}`, body, { 'api-key': apiKey, 'idempotency-key': randomUUID(), ...headers });
+}
+
+/**
+ * A devnet and an embedded PostgreSQL in a temp dir, a partner, and one `paygate start` process on them
+ * (`startDevnetBenchService`); `close` stops them all and removes the dir.
+ */
+export async function startDevnetBench(name: string) {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), `paygate-bench-${name}-`));
+  const devnet = await startDevnet({ dataDir: path.join(dataDir, 'devnet') });
+  const database = await startEmbeddedPostgres(dataDir);
+  const db = connect(database.url, 2);
+  let service: Spawned | undefined;
+  const close = async () => {
+    await service?.stop();
+    await db.destroy();
+    await database.stop();
+    await devnet.stop();
+    await fs.rm(dataDir, { recursive: true, force: true });
+  };
+  try {
+    await migrateToLatest(db, database.url);
+    const partner = await createPartner(db, 'Bench partner');
+    service = await startDevnetBenchService(devnet, dataDir, database.url, db);
+    return { devnet, db, partner, service, post: partnerPost(service.url, partner.apiKey), close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
 }

@@ -256,9 +256,19 @@ export class NetworkFeeShortfallError extends Error {
   }
 }
 
+/** Refusals of `requireFeeCovered` in this process, per native asset: what `paygate_network_fee_refusals_total` counts. */
+const feeRefusals = new Map<string, number>();
+
+/** How many transactions this process refused for want of the operator's funding, per native asset (CAIP-19). */
+export function networkFeeRefusals(): ReadonlyMap<string, number> {
+  return feeRefusals;
+}
+
 /** Refuses with `NetworkFeeShortfallError` when `held` of the operator's native coin does not cover `needed`. */
 export function requireFeeCovered(asset: string, held: bigint, needed: bigint): void {
-  if (held < needed) throw new NetworkFeeShortfallError(asset, held, needed);
+  if (held >= needed) return;
+  feeRefusals.set(asset, (feeRefusals.get(asset) ?? 0) + 1);
+  throw new NetworkFeeShortfallError(asset, held, needed);
 }
 
 /**

@@ -1,6 +1,7 @@
-import { Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { NetworkInfo } from '../chains/registry.ts';
 import type { AppContext } from '../context.ts';
-import { OPERATOR, ownerBalance } from '../ledger/ledger.ts';
+import { networkFeeRefusals, OPERATOR, ownerBalance } from '../ledger/ledger.ts';
 import { readServiceHealth, type ServiceHealth } from './serviceHealth.ts';
 
 /** What the gauges show: the health page's reading, and the operator's funding left for each network's fees. */
@@ -94,6 +95,15 @@ function healthGauge(
 const secondsSince = (at: Date, now: Date) => Math.max(0, (now.getTime() - at.getTime()) / 1000);
 
 /**
+ * Blocks between a network's newest final block and where its follower has read to: the follower records a block
+ * only once it is `confirmations` deep, so that depth is where it should be, not lag.
+ */
+function blocksBehindFinal(network: NetworkInfo, newest: bigint, readUpTo: bigint): bigint {
+  const behind = newest - BigInt(network.confirmations) - readUpTo;
+  return behind > 0n ? behind : 0n;
+}
+
+/**
  * The gauges alerts watch, from what the operator console's health page reads (`readServiceHealth`): each network's
  * node, whether its follower runs and how far its stored position is behind, the collector's balances against the
  * ledger as `paygate audit` compares them, the operator's funding left for network fees, what settlements wait for, the
@@ -156,27 +166,40 @@ export function registerHealthMetrics(registry: Registry, ctx: AppContext): void
   gauge(
     {
       name: 'paygate_chain_follower_blocks_behind',
-      help: "Blocks between the network's newest and where its deposit follower has read to (EVM networks with a stored position)",
+      help: "Blocks between the network's newest final block (its newest less its confirmation depth) and where its deposit follower has read to (EVM networks with a stored position)",
       labelNames: ['network'],
     },
     ({ networks }, set) => {
       for (const { network, latest, position } of networks)
         if (position && latest?.status === 'reachable')
-          set({ network: network.caip2 }, Number(latest.value - position.readUpTo));
+          set({ network: network.caip2 }, Number(blocksBehindFinal(network, latest.value, position.readUpTo)));
     },
   );
   gauge(
     {
       name: 'paygate_chain_follower_seconds_behind',
-      help: 'How long the network takes to make the blocks its deposit follower is behind, at its usual block time',
+      help: 'How long the network takes to make the blocks its deposit follower is behind its newest final block, at its usual block time',
       labelNames: ['network'],
     },
     ({ networks }, set) => {
       for (const { network, latest, position } of networks)
         if (position && latest?.status === 'reachable')
-          set({ network: network.caip2 }, (Number(latest.value - position.readUpTo) * network.blockTimeMs) / 1000);
+          set(
+            { network: network.caip2 },
+            (Number(blocksBehindFinal(network, latest.value, position.readUpTo)) * network.blockTimeMs) / 1000,
+          );
     },
   );
+  new Counter({
+    name: 'paygate_network_fee_refusals_total',
+    help: "Transactions this process refused because the operator's funding of the native coin could not pay their network fee (confirms answered 503 network_fee_unfunded, payouts left waiting)",
+    labelNames: ['asset'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [asset, count] of networkFeeRefusals()) this.labels(asset).inc(count);
+    },
+  });
   gauge(
     {
       name: 'paygate_collector_audit_difference',

@@ -40,6 +40,7 @@ import {
 } from '../settlement/support.ts';
 import { createMerchant } from '../support/fixtures.ts';
 import { ledgerBalanceOf } from '../support/ledgerAudit.ts';
+import { scrape } from '../support/prometheusText.ts';
 import { call, expectErrorBody } from '../support/testServer.ts';
 import { warningsInto } from '../support/warnings.ts';
 
@@ -172,6 +173,9 @@ describe('network fees: paid out of the operator’s funding, never out of what 
       expect(await ledgerBalanceOf(db(), OPERATOR, ether())).toBe(0n);
       expect(await differing()).toEqual([]);
       const heldBefore = await collectorEth();
+      const refusals = async () =>
+        (await scrape(bed.server)).value('paygate_network_fee_refusals_total', { asset: ether() }) ?? 0;
+      const refusalsBefore = await refusals();
 
       // A refund of 1.00 USD to the buyer is the merchant's to make, but its gas is no one's: it waits, unjournaled.
       const refund = await call(bed.server, '/v1/refunds', {
@@ -243,6 +247,8 @@ describe('network fees: paid out of the operator’s funding, never out of what 
       const confirm = { optionId: usdc.id, results: results(signature) };
       expectFeeUnfunded(await bed.gateway(paymentId, '/confirm', confirm), ether());
       expect((await bed.gateway(paymentId, '/status')).body).toMatchObject({ status: 'requires_action' });
+      // The refund, the settlement and the confirm, each refused at least once: what the operator's alert counts.
+      expect(await refusals()).toBeGreaterThanOrEqual(refusalsBefore + 3);
 
       // The operator funds gas (the devnet's faucet, recorded as `paygate ledger fund` records a top-up).
       await recordFunding(db(), await bed.devnet.fund({ evm: [bed.services.evm.collector] }));

@@ -1,8 +1,10 @@
+import { execFile } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { promisify } from 'node:util';
 import pMap from 'p-map';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Devnet, type DevnetEvmChain, startDevnet } from '@paygate/devnet';
@@ -28,6 +30,7 @@ import { CountingRpcProxy, countsBetween, type RpcCounts, snapshot, topMethods, 
 import { machineCpuMs, postgresCpuMs, processCpuMs } from './processCpu.ts';
 import { STATEMENT_STATS_SETTINGS, type StatementFigures, StatementStats } from './statementStats.ts';
 import { percentile, type Spawned, startBenchService } from './support.ts';
+import { startPgBouncer } from '../packages/server/test/support/pgbouncer.ts';
 
 /**
  * The payment pipeline seen from the buyers' side, over HTTP and JSON-RPC only: one payment alone, 100 and 1,000
@@ -154,6 +157,12 @@ function loadAverage(): string {
     .loadavg()
     .map((value) => value.toFixed(2))
     .join(', ');
+}
+
+/** PgBouncer's version, as it prints it (`1.18.0`). */
+async function pgBouncerVersion(): Promise<string> {
+  const { stdout } = await promisify(execFile)('/usr/sbin/pgbouncer', ['--version']);
+  return stdout.match(/PgBouncer (\S+)/)?.[1] ?? 'of unknown version';
 }
 
 /** Per-payment latencies of a crowd run, non-final payments as infinite. */
@@ -403,8 +412,15 @@ interface Bench {
 const timedFetch: typeof fetch = (input, init) =>
   fetch(input, { ...init, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
 
-/** A fresh database and a `paygate start` process whose CHAINS file sends every RPC call through the proxies. */
-async function startService(bench: Bench, name: string, evmConfirmations: number): Promise<Service> {
+/** The service's connections to PostgreSQL, as shipped (`DATABASE_POOL_SIZE`); PgBouncer is given as many. */
+const SERVICE_POOL_SIZE = 20;
+
+/**
+ * A fresh database and a `paygate start` process whose CHAINS file sends every RPC call through the proxies; with
+ * `pooled`, its requests reach PostgreSQL through PgBouncer in transaction mode (unnamed statements, sessions
+ * direct), as many processes in front of one database run in production.
+ */
+async function startService(bench: Bench, name: string, evmConfirmations: number, pooled = false): Promise<Service> {
   const database = await startEmbeddedPostgres(bench.dataDir, { database: `bench_${name}` });
   const db = connect(database.url, 2);
   let partner: Awaited<ReturnType<typeof createPartner>>;
@@ -425,11 +441,14 @@ async function startService(bench: Bench, name: string, evmConfirmations: number
   }));
   const chainsFile = path.join(bench.dataDir, `chains-${name}.json`);
   await fs.writeFile(chainsFile, JSON.stringify(networks, null, 2));
-  const spawned = await startBenchService(database.url, bench.dataDir, {
+  const pooler = pooled ? await startPgBouncer(database.url, SERVICE_POOL_SIZE) : undefined;
+  const spawned = await startBenchService(pooler?.url ?? database.url, bench.dataDir, {
     CHAINS: chainsFile,
     PRICE_SOURCE: 'fixed',
     COLLECTOR_EVM_PRIVATE_KEY: keys.evmPrivateKey,
     COLLECTOR_SOLANA_SEED: keys.solanaSeedHex,
+    DATABASE_POOL_SIZE: String(SERVICE_POOL_SIZE),
+    ...(pooler ? { DATABASE_SESSION_URL: database.url, DATABASE_PREPARED_STATEMENTS: 'false' } : {}),
   });
   const problems: string[] = [];
   const collect = (stream: NodeJS.ReadableStream | null, isProblem: (line: string) => boolean) => {
@@ -467,6 +486,7 @@ async function startService(bench: Bench, name: string, evmConfirmations: number
     stop: async () => {
       await statements.close();
       await spawned.stop();
+      await pooler?.stop();
     },
   };
 }
@@ -842,6 +862,8 @@ export async function runPipelineBenchmark(): Promise<void> {
     const largeBuyers = await factory.make(mixed(LARGE_CROWD, fifths));
     const largeOwnBuyers = await factory.make(mixed(LARGE_CROWD, fifths));
     const warmUpBuyers = await factory.make(mixed(CROWD, thirds));
+    const pooledWarmUpBuyers = await factory.make(mixed(CROWD, thirds));
+    const pooledBuyers = await factory.make(mixed(LARGE_CROWD, fifths));
     const honestBuyers = await factory.make(mixed(CROWD, thirds));
     const abusedBuyers = await factory.make(mixed(CROWD, thirds));
     const stuckHolders = Array.from({ length: STUCK_CONFIRMS }, () => factory.nativeHolder(chainA));
@@ -911,6 +933,23 @@ export async function runPipelineBenchmark(): Promise<void> {
         `  at its CPU per payment, one core given to the service alone would finish ${(1000 / (largeCpu.serviceMs / LARGE_CROWD)).toFixed(0)} payments/s (its database and nodes elsewhere)`,
       );
     const problems1 = service.problems.length;
+    await service.stop();
+    service = undefined;
+
+    write();
+    write(
+      `3b. ${LARGE_CROWD} buyers at once at their own pace, depth 1, the service's requests through PgBouncer ${await pgBouncerVersion()} in transaction mode (${SERVICE_POOL_SIZE} server connections, unnamed statements; sessions direct)`,
+    );
+    service = await startService(bench, 'pooled', 1, true);
+    const pooledWarmUp = await crowd(bench, service, pooledWarmUpBuyers, CROWD_CAP_MS, 'own');
+    write(`  warm-up of the new process: ${succeeded(pooledWarmUp)}/${CROWD} succeeded (not counted)`);
+    const pooled = await crowd(bench, service, pooledBuyers, LARGE_CAP_MS, 'own');
+    printCrowd(`${LARGE_CROWD} at once, each at its own pace, through PgBouncer`, pooled);
+    const pooledShare = (rate(pooled) / rate(largeOwn)) * 100;
+    write(
+      `  ${rate(pooled).toFixed(1)} payments/s through PgBouncer, ${pooledShare.toFixed(0)} % of the direct ${rate(largeOwn).toFixed(1)} (target >= 90 %)`,
+    );
+    const problemsPooled = service.problems.length;
     await service.stop();
     service = undefined;
 
@@ -1024,6 +1063,11 @@ export async function runPipelineBenchmark(): Promise<void> {
       `${rate(largeOwn).toFixed(1)} (lockstep ${rate(large).toFixed(1)})`,
       '>= 100',
     );
+    row(
+      `${LARGE_CROWD} at once through PgBouncer: payments/s`,
+      `${rate(pooled).toFixed(1)} (${pooledShare.toFixed(0)} % of direct)`,
+      '>= 90 % of direct',
+    );
     if (largeCpu)
       row(
         `${LARGE_CROWD} at once: CPU per payment, service / PostgreSQL`,
@@ -1048,7 +1092,7 @@ export async function runPipelineBenchmark(): Promise<void> {
       '< 20 %',
     );
     write(
-      `service warnings and stderr lines (LOG_LEVEL=warn): depth 1 ${problems1}, abuse ${problemsAbuse}, depth ${DEEP_CONFIRMATIONS} ${problems12}`,
+      `service warnings and stderr lines (LOG_LEVEL=warn): depth 1 ${problems1}, through PgBouncer ${problemsPooled}, abuse ${problemsAbuse}, depth ${DEEP_CONFIRMATIONS} ${problems12}`,
     );
     for (const line of problemExamples) write(`  e.g. ${line.slice(0, 200)}`);
     write(`whole benchmark: ${seconds(performance.now() - benchStarted)} s; load average at the end: ${loadAverage()}`);

@@ -22,10 +22,11 @@ async function freePort(): Promise<number> {
 }
 
 /**
- * Debian's PgBouncer in front of `databaseUrl` in transaction mode, as production runs many processes through it.
- * It refuses to run as root, so it runs as the `postgres` user the embedded PostgreSQL made.
+ * Debian's PgBouncer in front of `databaseUrl` in transaction mode, as production runs many processes through it,
+ * with `serverConnections` connections to PostgreSQL. It refuses to run as root, so it runs as the `postgres` user
+ * the embedded PostgreSQL made.
  */
-export async function startPgBouncer(databaseUrl: string): Promise<PgBouncer> {
+export async function startPgBouncer(databaseUrl: string, serverConnections = 10): Promise<PgBouncer> {
   const target = new URL(databaseUrl);
   const database = target.pathname.slice(1);
   const user = decodeURIComponent(target.username);
@@ -49,7 +50,7 @@ export async function startPgBouncer(databaseUrl: string): Promise<PgBouncer> {
       `admin_users = ${user}`,
       'pool_mode = transaction',
       'max_client_conn = 1000',
-      'default_pool_size = 10',
+      `default_pool_size = ${serverConnections}`,
       'ignore_startup_parameters = extra_float_digits,options',
     ].join('\n'),
     { mode: 0o644 },

@@ -11,7 +11,7 @@ const layers = [
     path: `${src}(db|jobs|net)/|${src}(clock|ids|log|money|memo|config|dataEncryptionKey|userFacingError|version|terminalPassphrase)\\.ts$`,
   },
   { name: 'chains', path: `${src}chains/` },
-  { name: 'domain', path: `${src}(ledger|payouts)/` },
+  { name: 'domain', path: `${src}(ledger|payouts|screening)/` },
   {
     name: 'features',
     // `context.ts` is types only: what a feature's handlers may use, made by the surfaces (`runtime.ts`).

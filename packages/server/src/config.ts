@@ -53,6 +53,14 @@ export interface Config {
   logo: { timeoutMs: number };
   /** Webhook endpoints may be on private addresses: the operator's receivers inside its own network. */
   webhookAllowPrivateHosts: boolean;
+  /**
+   * Address screening (off by default): against the list the operator loads, or an HTTP screening service; when
+   * the provider cannot answer, `closed` refuses and `open` goes on unscreened.
+   */
+  screening:
+    | { provider: 'off' }
+    | { provider: 'list'; onFailure: 'closed' | 'open' }
+    | { provider: 'http'; url: string; timeoutMs: number; onFailure: 'closed' | 'open' };
   /** Batching of merchant settlements (D16): how often batches are made and sent, and the smallest one sent. */
   settlement: { intervalMs: number; minimumBatch: string };
   /** Encrypts buyer data at rest; from DATA_ENCRYPTION_KEY, or kept in DATA_DIR by `start` on a local setup. */
@@ -147,6 +155,26 @@ function dataEncryptionKey(env: Env): DataEncryptionKey | undefined {
   }
 }
 
+function screening(env: Env): Config['screening'] {
+  const provider = env.SCREENING || 'off';
+  const onFailure = env.SCREENING_ON_FAILURE || 'closed';
+  if (onFailure !== 'closed' && onFailure !== 'open') {
+    throw new ConfigError(`SCREENING_ON_FAILURE must be closed or open, got "${onFailure}"`);
+  }
+  if (provider === 'off') return { provider };
+  if (provider === 'list') return { provider, onFailure };
+  if (provider === 'http') {
+    if (!env.SCREENING_URL) throw new ConfigError('SCREENING=http needs SCREENING_URL, the screening service');
+    return {
+      provider,
+      url: httpUrl(env, 'SCREENING_URL', ''),
+      timeoutMs: integer(env, 'SCREENING_TIMEOUT_MS', 2_000, 100, 60_000),
+      onFailure,
+    };
+  }
+  throw new ConfigError(`SCREENING must be off, list or http, got "${provider}"`);
+}
+
 /** Reads the service configuration from environment variables; every variable is listed in the README. */
 export function loadConfig(env: Env = process.env, stdoutIsTerminal = process.stdout.isTTY === true): Config {
   const port = integer(env, 'PORT', 8080, 0, 65535);
@@ -189,6 +217,7 @@ export function loadConfig(env: Env = process.env, stdoutIsTerminal = process.st
     buyerTransferDeadlineMs: integer(env, 'BUYER_TRANSFER_DEADLINE_MS', 15 * 60_000, 10_000, 86_400_000),
     logo: { timeoutMs: integer(env, 'LOGO_FETCH_TIMEOUT_MS', 8_000, 100, 60_000) },
     webhookAllowPrivateHosts: boolean(env, 'WEBHOOK_ALLOW_PRIVATE_HOSTS', false),
+    screening: screening(env),
     settlement: {
       // Seconds on the devnet so a demo sees merchants paid; fewer, larger batches cost less gas on real chains.
       intervalMs: integer(

@@ -21,6 +21,7 @@ import type { CursorCodec } from './http/cursor.ts';
 import type { RateLimiter } from './http/rateLimit.ts';
 import type { Logger } from './log.ts';
 import type { PaymentStatusWaiter } from './payments/statusWaiter.ts';
+import type { AddressScreening } from './screening/addressScreening.ts';
 
 /** Everything a request handler may use; built once per process by `createRuntime` and passed to the app. */
 export interface AppContext {
@@ -49,6 +50,8 @@ export interface AppContext {
   credentials: CredentialVerifier;
   /** The registry `/metrics` serves. */
   metrics: Registry;
+  /** Screens buyers' accounts and payout destinations (SCREENING); a no-op when off. */
+  screening: AddressScreening;
   /** Submits a confirmed payment in this process at once; without it, any process's submission sweep takes it. */
   submissions?: { soon(paymentId: string, check?: { gas?: bigint }): void };
   /** Sends pending on-chain refunds in this process soon; without it, the refund sender's next round takes them. */

@@ -17,6 +17,7 @@ import { createLogger, type Logger } from './log.ts';
 import type { LogoFetchOptions } from './merchants/logo.ts';
 import { MERCHANT_CHANGED_CHANNEL, MerchantCache, registerMerchantCacheMetrics } from './merchants/merchantCache.ts';
 import { registerHealthMetrics } from './operator/healthMetrics.ts';
+import { screeningFromConfig } from './screening/screeningFromConfig.ts';
 import { PaymentStatusWaiter } from './payments/statusWaiter.ts';
 import type { WebhookDeliveryOptions } from './webhooks/deliveryOptions.ts';
 
@@ -103,6 +104,9 @@ export async function createRuntime(parts: RuntimeParts): Promise<Runtime> {
     signInLimiter: new RateLimiter(storeForLimiter(), config.dashboard.signInMax, config.dashboard.signInWindowMs),
     credentials: new CredentialVerifier(db, config.authCacheTtlMs),
     metrics,
+    screening: screeningFromConfig(config.screening, db, (message) =>
+      logger.child({ component: 'screening' }).warn(message),
+    ),
     ...(parts.chainServices ? { chainServices: parts.chainServices } : {}),
     ...(parts.logoFetch ? { logoFetch: parts.logoFetch } : {}),
     ...(webhookDelivery ? { webhookDelivery } : {}),

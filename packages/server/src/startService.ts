@@ -239,6 +239,7 @@ export async function start(options: StartOptions = {}): Promise<void> {
     baseUrl: () => config.baseUrl,
     minimumBatch: config.settlement.minimumBatch,
     log: logger.child({ component: 'settlement' }),
+    screening: ctx.screening,
     crashAt: options.settlementCrashAt,
   }).runEvery(config.settlement.intervalMs);
   // Beside settlement: both pay out from the collector once the process serves.
@@ -248,6 +249,7 @@ export async function start(options: StartOptions = {}): Promise<void> {
     services: chainServices,
     clock: systemClock,
     log: logger.child({ component: 'refunds' }),
+    screening: ctx.screening,
     crashAt: options.refundCrashAt,
   }).runEvery();
   ctx.refunds = refundWorker;

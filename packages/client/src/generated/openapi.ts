@@ -105,7 +105,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -246,7 +246,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -430,7 +430,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -582,7 +582,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -743,7 +743,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -910,7 +910,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -1096,7 +1096,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -1291,7 +1291,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -1440,7 +1440,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -1652,7 +1652,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -2051,7 +2051,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -2270,7 +2270,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -2453,7 +2453,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -2645,7 +2645,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -3056,7 +3056,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -3252,7 +3252,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -3636,7 +3636,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -4036,7 +4036,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -4237,7 +4237,7 @@ export interface paths {
                         "text/csv": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -4422,7 +4422,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -4607,7 +4607,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -4828,7 +4828,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -5074,7 +5074,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -5320,7 +5320,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -5556,7 +5556,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -5801,7 +5801,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -6035,7 +6035,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -6273,7 +6273,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -6365,7 +6365,7 @@ export interface paths {
         put?: never;
         /**
          * The ways the given accounts can pay the payment
-         * @description One option per account and token the account holds enough of, on every configured chain of its namespace; each call quotes afresh. Accounts on other chains are ignored. The payment of a merchant that is deleted, inactive or suspended answers 403 merchant_not_active.
+         * @description One option per account and token the account holds enough of, on every configured chain of its namespace; each call quotes afresh. Accounts on other chains are ignored. The payment of a merchant that is deleted, inactive or suspended answers 403 merchant_not_active. With address screening on, an account the screening blocks answers 403 account_blocked (details.account names it), and a screening provider that cannot answer 503 service_unavailable with details.reason screening_unavailable, unless the operator lets payments go on unscreened.
          */
         post: {
             parameters: {
@@ -6594,7 +6594,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -6695,6 +6695,26 @@ export interface paths {
                             message: string;
                             /** @enum {string} */
                             code: "bad_gateway";
+                            details?: {
+                                [key: string]: unknown;
+                            };
+                            issues?: {
+                                field: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The service cannot do this right now */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @enum {string} */
+                            code: "service_unavailable";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -6816,7 +6836,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -6966,7 +6986,7 @@ export interface paths {
         put?: never;
         /**
          * Pay with an option: submit the results of its actions
-         * @description The results are checked against exactly what the option offered and against the chain, then submitted; the payment becomes processing, then succeeded or failed. A refused confirm leaves the payment payable. Repeating the same confirm returns the current status and submits nothing again. The payment of a merchant that is deleted, inactive or suspended answers 403 merchant_not_active. A confirm whose transaction the service would send (a relayed authorisation or permit, a sponsored Solana transfer) while the operator has not funded the fees on that network answers 503 service_unavailable with details.reason network_fee_unfunded; the payment stays payable.
+         * @description The results are checked against exactly what the option offered and against the chain, then submitted; the payment becomes processing, then succeeded or failed. A refused confirm leaves the payment payable. Repeating the same confirm returns the current status and submits nothing again. The payment of a merchant that is deleted, inactive or suspended answers 403 merchant_not_active. A confirm whose transaction the service would send (a relayed authorisation or permit, a sponsored Solana transfer) while the operator has not funded the fees on that network answers 503 service_unavailable with details.reason network_fee_unfunded; the payment stays payable. With address screening on, a payer the screening blocks answers 403 account_blocked and nothing is sent.
          */
         post: {
             parameters: {
@@ -7137,7 +7157,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -7459,7 +7479,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -7652,7 +7672,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -7837,7 +7857,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -7997,7 +8017,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -8245,7 +8265,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -8387,7 +8407,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -8535,7 +8555,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -8697,7 +8717,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -8837,7 +8857,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -8983,7 +9003,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -9126,7 +9146,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -9248,7 +9268,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -9458,7 +9478,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -9579,7 +9599,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -9736,7 +9756,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -9871,7 +9891,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -10029,7 +10049,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -10197,7 +10217,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -10366,7 +10386,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -10540,7 +10560,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -10688,7 +10708,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -10934,7 +10954,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -11072,7 +11092,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -11222,7 +11242,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -11399,7 +11419,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -11563,7 +11583,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -11739,7 +11759,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -11909,7 +11929,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -12073,7 +12093,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -12260,7 +12280,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -12473,7 +12493,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -12680,7 +12700,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -12884,7 +12904,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -13104,7 +13124,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -13292,7 +13312,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -13470,7 +13490,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -13644,7 +13664,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -13893,7 +13913,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -14168,7 +14188,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -14389,7 +14409,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -14550,7 +14570,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -14729,7 +14749,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -14909,7 +14929,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -15075,7 +15095,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -15264,7 +15284,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -15485,7 +15505,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -15683,7 +15703,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };
@@ -15880,7 +15900,7 @@ export interface paths {
                         "application/json": {
                             message: string;
                             /** @enum {string} */
-                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active";
+                            code: "forbidden" | "invalid_csrf_token" | "merchant_not_active" | "account_blocked";
                             details?: {
                                 [key: string]: unknown;
                             };

@@ -58,3 +58,21 @@ export function parseAssetId(value: string): AssetId | undefined {
 export function sameAddress(namespace: Namespace, a: string, b: string): boolean {
   return namespace === 'eip155' ? a.toLowerCase() === b.toLowerCase() : a === b;
 }
+
+/**
+ * An address as one key across every network of its namespace: `eip155:<lower case>` (one EVM key holds it on every
+ * EVM chain), `solana:<address>`.
+ */
+export function addressKey(namespace: Namespace, address: string): string {
+  return `${namespace}:${namespace === 'eip155' ? address.toLowerCase() : address}`;
+}
+
+/**
+ * The key (`addressKey`) of a plain address, its namespace told by its form: `0x` and 40 hex digits (any case: lists
+ * write them either way) is EVM, a valid base58 public key is Solana; anything else is undefined.
+ */
+export function addressKeyOf(address: string): string | undefined {
+  if (isEvmAddress(address, { strict: false })) return addressKey('eip155', address);
+  if (isSolanaAddress(address)) return addressKey('solana', address);
+  return undefined;
+}

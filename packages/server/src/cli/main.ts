@@ -9,6 +9,7 @@ import {
   addMerchantCommands,
   addMigrateCommand,
   addPartnerCommands,
+  addScreeningCommands,
 } from './operatorCommands.ts';
 import { UserFacingError } from '../userFacingError.ts';
 import { SERVICE_VERSION } from '../version.ts';
@@ -57,6 +58,7 @@ function buildCli(): Command {
   addDepositCommands(program);
   addInflowCommands(program);
   addAuditCommand(program);
+  addScreeningCommands(program);
   addCollectorCommands(program);
   addWebhookCommands(program);
   return program;

@@ -430,3 +430,55 @@ export function inflowsKeep(inflowId: string): Promise<void> {
     printJson({ inflowId: kept.id, asset: kept.asset, amount: kept.amount, kept: kept.kept });
   });
 }
+
+/**
+ * `paygate screening load <file>`: the list of blocked addresses every process screens against from now on (text
+ * or OFAC's SDN XML), replacing the one before in one step; prints its version and what it skipped.
+ */
+export function screeningLoad(file: string): Promise<void> {
+  return withDatabase(async ({ db }) => {
+    const [{ readFile }, { parseScreeningList }, { loadScreeningList }] = await Promise.all([
+      import('node:fs/promises'),
+      import('../screening/screeningListFile.ts'),
+      import('../screening/listScreening.ts'),
+    ]);
+    const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+      throw new CliError(`cannot read ${file}: ${error.code ?? error.message}`);
+    });
+    let parsed: ReturnType<typeof parseScreeningList>;
+    try {
+      parsed = parseScreeningList(text);
+    } catch (error) {
+      throw new CliError(`${file}: ${(error as Error).message}`);
+    }
+    const loaded = await loadScreeningList(db, parsed, file);
+    for (const skipped of loaded.skipped) printJson({ skipped: skipped.line, reason: skipped.reason });
+    printJson({ version: loaded.version, addresses: loaded.entries, skipped: loaded.skipped.length });
+  });
+}
+
+/** `paygate screening blocked`: the accounts screening blocked, newest first (JSON lines). */
+export function screeningBlocked(options: { limit: number }): Promise<void> {
+  return withDatabase(async ({ db }) => {
+    const rows = await db
+      .selectFrom('screening_decisions')
+      .selectAll()
+      .where('blocked', '=', true)
+      .orderBy('decided_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(options.limit)
+      .execute();
+    for (const row of rows) {
+      printJson({
+        account: row.account,
+        step: row.step,
+        paymentId: row.payment_id,
+        merchantId: row.merchant_id,
+        provider: row.provider,
+        listVersion: row.list_version,
+        reason: row.reason,
+        decidedAt: row.decided_at.toISOString(),
+      });
+    }
+  });
+}

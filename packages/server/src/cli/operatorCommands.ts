@@ -2,7 +2,7 @@ import { type Command, Option } from 'commander';
 import { loadConfig } from '../config.ts';
 import type { SCOPES } from '../http/auth.ts';
 import type { MERCHANT_STATUSES } from '../merchants/merchantResource.ts';
-import { requireEmbeddedDatabase } from './operatorDatabase.ts';
+import { CliError, requireEmbeddedDatabase } from './operatorDatabase.ts';
 
 /**
  * The operator commands' names, options and help. What a command does lives in `operatorActions.ts`, imported when
@@ -212,6 +212,25 @@ export function addInflowCommands(program: Command): void {
       "an unsolicited transfer becomes the operator's funding (recorded once; `paygate ledger fund` names it so)",
     )
     .action(async (inflowId: string) => (await actions()).inflowsKeep(inflowId));
+}
+
+/** `paygate screening load` and `paygate screening blocked`: address screening's list and its refusals. */
+export function addScreeningCommands(program: Command): void {
+  const screening = program.command('screening').description('address screening (SCREENING=list or http)');
+  screening
+    .command('load <file>')
+    .description(
+      "screen against this list from now on, in every process (one address per line, CAIP-10 or plain, or OFAC's SDN XML); prints its version",
+    )
+    .action(async (file: string) => (await actions()).screeningLoad(file));
+  screening
+    .command('blocked')
+    .description('the accounts screening blocked, newest first (JSON lines)')
+    .option('--limit <n>', 'at most this many', '100')
+    .action(async ({ limit }: { limit: string }) => {
+      if (!/^[1-9]\d{0,5}$/.test(limit)) throw new CliError('--limit must be a whole number from 1 to 999999');
+      await (await actions()).screeningBlocked({ limit: Number(limit) });
+    });
 }
 
 /** `paygate audit` (the ledger against the records and the chain) and `paygate ledger fund`. */

@@ -590,6 +590,36 @@ export interface PointOfSaleChargesTable {
   created_at: Date;
 }
 
+/** A list of blocked addresses the operator loaded (migration 0059), under the hash of its addresses. */
+export interface ScreeningListsTable {
+  version: string;
+  /** The file it was loaded from, as given. */
+  source: string;
+  entries: number;
+  loaded_at: Generated<Date>;
+}
+
+/** One blocked address of a list: `eip155:<lower-case address>` or `solana:<address>`. */
+export interface ScreeningListEntriesTable {
+  version: string;
+  address: string;
+}
+
+/** One account screened (migration 0059): where, with what answer, from which provider and list version. */
+export interface ScreeningDecisionsTable {
+  id: Generated<string>;
+  /** CAIP-10, as screened. */
+  account: string;
+  step: string;
+  payment_id: string | null;
+  merchant_id: string | null;
+  blocked: boolean;
+  provider: string;
+  list_version: string | null;
+  reason: string | null;
+  decided_at: Generated<Date>;
+}
+
 /** The EIP-3009 authorisation an x402 payment was paid with (migration 0042); one payment per authorisation. */
 export interface X402PaymentsTable {
   payment_id: string;
@@ -718,5 +748,8 @@ export interface Database {
   payment_links: PaymentLinksTable;
   point_of_sale_devices: PointOfSaleDevicesTable;
   point_of_sale_charges: PointOfSaleChargesTable;
+  screening_lists: ScreeningListsTable;
+  screening_list_entries: ScreeningListEntriesTable;
+  screening_decisions: ScreeningDecisionsTable;
   x402_payments: X402PaymentsTable;
 }

@@ -89,7 +89,7 @@ export function registerConfirmPayment(app: App, ctx: AppContext): void {
         tags: ['gateway'],
         summary: 'Pay with an option: submit the results of its actions',
         description:
-          'The results are checked against exactly what the option offered and against the chain, then submitted; the payment becomes processing, then succeeded or failed. A refused confirm leaves the payment payable. Repeating the same confirm returns the current status and submits nothing again. The payment of a merchant that is deleted, inactive or suspended answers 403 merchant_not_active. A confirm whose transaction the service would send (a relayed authorisation or permit, a sponsored Solana transfer) while the operator has not funded the fees on that network answers 503 service_unavailable with details.reason network_fee_unfunded; the payment stays payable.',
+          'The results are checked against exactly what the option offered and against the chain, then submitted; the payment becomes processing, then succeeded or failed. A refused confirm leaves the payment payable. Repeating the same confirm returns the current status and submits nothing again. The payment of a merchant that is deleted, inactive or suspended answers 403 merchant_not_active. A confirm whose transaction the service would send (a relayed authorisation or permit, a sponsored Solana transfer) while the operator has not funded the fees on that network answers 503 service_unavailable with details.reason network_fee_unfunded; the payment stays payable. With address screening on, a payer the screening blocks answers 403 account_blocked and nothing is sent.',
         params: GatewayPaymentParams,
         querystring: ConfirmQuery,
         body: ConfirmBody,
@@ -131,6 +131,8 @@ async function confirm(ctx: AppContext, request: ConfirmRequest, payment: Paymen
   checkAlignment(option, results);
   await requireBuyerData(ctx, payment, option, request.body.collectedData ?? undefined);
   const check = await verifyResults(chainServicesOf(ctx), ctx.chains, option, results, ctx.clock.now());
+  // The results proved the option's account is the payer: screened before anything is claimed or sent.
+  await ctx.screening.check('confirm', [option.account], { paymentId: payment.id, merchantId: payment.merchant_id });
 
   const provider = await providerOf(ctx, request);
   const claim = await claimPayment(ctx, payment.id, option, results, provider);

@@ -80,11 +80,11 @@ export function registerGetPaymentOptions(app: App, ctx: AppContext): void {
         tags: ['gateway'],
         summary: 'The ways the given accounts can pay the payment',
         description:
-          'One option per account and token the account holds enough of, on every configured chain of its namespace; each call quotes afresh. Accounts on other chains are ignored. The payment of a merchant that is deleted, inactive or suspended answers 403 merchant_not_active.',
+          'One option per account and token the account holds enough of, on every configured chain of its namespace; each call quotes afresh. Accounts on other chains are ignored. The payment of a merchant that is deleted, inactive or suspended answers 403 merchant_not_active. With address screening on, an account the screening blocks answers 403 account_blocked (details.account names it), and a screening provider that cannot answer 503 service_unavailable with details.reason screening_unavailable, unless the operator lets payments go on unscreened.',
         params: GatewayPaymentParams,
         querystring: OptionsQuery,
         body: OptionsBody,
-        response: { 200: OptionsResponse, ...errorResponses(404, 410, 502) },
+        response: { 200: OptionsResponse, ...errorResponses(404, 410, 502, 503) },
       },
     },
     async (request) => {
@@ -92,6 +92,11 @@ export function registerGetPaymentOptions(app: App, ctx: AppContext): void {
       const accounts = payableAccounts(ctx, request.body.accounts);
       requirePayable(payment, ctx.clock.now());
       const merchant = await merchantTakingPayments(ctx, payment);
+      await ctx.screening.check(
+        'options',
+        accounts.map((account) => account.caip10),
+        { paymentId: payment.id, merchantId: payment.merchant_id },
+      );
       const buyerData = await buyerDataRequest(ctx, payment);
       const options = accounts.length
         ? await offerOptions(ctx.db, ctx.chains, chainServicesOf(ctx), payment, accounts, buyerData)

@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from '../db/databaseUnavailable.ts';
 import { NetworkFeeShortfallError } from '../ledger/ledger.ts';
+import { AccountBlockedError, ScreeningUnavailableError } from '../screening/addressScreening.ts';
 import { ApiError } from './errors.ts';
 import { validationIssues } from './validation.ts';
 import type { RouteMethods } from './routeMethods.ts';
@@ -10,6 +11,8 @@ import { echoedVersion, nameVersion, REFERENCE_VERSION } from './versions.ts';
 
 /** A restarting PostgreSQL is back within seconds; a client asking sooner only adds load. */
 const DATABASE_RETRY_AFTER_SECONDS = 5;
+/** A screening provider that did not answer is usually back within seconds. */
+const SCREENING_RETRY_AFTER_SECONDS = 10;
 
 /** Fastify's longest path parameter; a longer one cannot be an id of ours. */
 export const MAX_PARAM_LENGTH = 100;
@@ -69,6 +72,19 @@ export function toApiError(error: unknown, request: FastifyRequest): ApiError {
       'The service cannot reach its database right now; try again shortly.',
       undefined,
       { retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS },
+    );
+  }
+  if (error instanceof AccountBlockedError) {
+    request.log.warn(error.message);
+    return new ApiError('account_blocked', undefined, { account: error.account });
+  }
+  if (error instanceof ScreeningUnavailableError) {
+    // Screening fails closed (SCREENING_ON_FAILURE): nothing goes on unscreened, and the caller may try again.
+    return new ApiError(
+      'service_unavailable',
+      'The service cannot screen the accounts right now; try again shortly.',
+      { reason: 'screening_unavailable' },
+      { retryAfterSeconds: SCREENING_RETRY_AFTER_SECONDS },
     );
   }
   if (error instanceof NetworkFeeShortfallError) {

@@ -42,6 +42,11 @@ export const API_ERRORS = {
     message: "A dashboard session's change needs the session's CSRF token in the X-CSRF-Token header.",
   },
   merchant_not_active: { status: 403, message: 'The merchant of this payment is not taking payments.' },
+  account_blocked: {
+    status: 403,
+    message:
+      "The account is blocked by the operator's address screening; this service takes no payment from it and sends none to it.",
+  },
   not_found: { status: 404, message: 'Not found.' },
   payment_not_found: { status: 404, message: 'Payment not found.' },
   merchant_not_found: { status: 404, message: 'Merchant not found.' },

@@ -77,6 +77,11 @@ export function registerCreateCryptoSettlements(app: App, ctx: AppContext): void
         if (seen.has(asset)) throw assetConflict(asset);
         seen.add(asset);
       }
+      await ctx.screening.check(
+        'settlement_destination',
+        settlements.map(({ destination }) => destination),
+        { merchantId: merchant.id },
+      );
 
       const response = await runIdempotently(
         ctx.db,

@@ -52,6 +52,7 @@ export function registerUpdateCryptoSettlement(app: App, ctx: AppContext): void 
           { field: 'destination', message: `${current.asset} is no longer a supported asset` },
         ]);
       if (issue) throw ApiError.validation([issue]);
+      await ctx.screening.check('settlement_destination', [request.body.destination], { merchantId: merchant.id });
       const row = await ctx.db
         .updateTable('crypto_settlements')
         .set({ destination: request.body.destination, updated_at: new Date() })

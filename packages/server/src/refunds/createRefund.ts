@@ -305,6 +305,26 @@ async function createRefund(
   return { status: 200, body: JSON.stringify(object) };
 }
 
+/**
+ * Screens where a refund sent on chain would go (the payer, or the sender of the exception sent back) before any
+ * transaction opens: the provider may be a service across the network. A payment of another merchant, or one without
+ * a payer, is left to the refund's own checks.
+ */
+async function screenRefundDestination(ctx: AppContext, merchantId: string, request: RefundRequest): Promise<void> {
+  if (!ctx.screening.enabled) return;
+  const payment = await ctx.db
+    .selectFrom('payments')
+    .select(['buyer_account', 'exceptions'])
+    .where('id', '=', request.paymentId)
+    .where('merchant_id', '=', merchantId)
+    .executeTakeFirst();
+  const destination = request.exceptionId
+    ? payment?.exceptions.find((exception) => exception.id === request.exceptionId)?.from
+    : payment?.buyer_account;
+  if (destination)
+    await ctx.screening.check('refund_destination', [destination], { paymentId: request.paymentId, merchantId });
+}
+
 async function handleCreateRefund(
   ctx: AppContext,
   request: FastifyRequest,
@@ -314,6 +334,7 @@ async function handleCreateRefund(
   // Read before any transaction opens: a request must never hold one pooled connection while waiting for another.
   const merchant = await merchantOfRequest(ctx, request);
   const understood = understoodRequest(body);
+  if (understood.send) await screenRefundDestination(ctx, merchant.id, understood);
   const header = request.headers['idempotency-key'];
   const key = Array.isArray(header) ? header[0] : header;
   const response = key

@@ -5,6 +5,7 @@ import type { Db } from '../db/database.ts';
 import type { ChainServices } from '../gateway/chainServices.ts';
 import { type RepeatingTask, repeatEvery } from '../jobs/repeatEvery.ts';
 import { type Logger, silentLogger } from '../log.ts';
+import type { AddressScreening } from '../screening/addressScreening.ts';
 import { payoutSenders } from '../payouts/index.ts';
 import { liveEvmTransfer, liveSolanaTransfer } from '../payouts/journalLookups.ts';
 import type { PayoutBook, PayoutSender } from '../payouts/payout.ts';
@@ -22,6 +23,8 @@ export interface RefundWorkerOptions {
   services: ChainServices;
   clock: Clock;
   log?: Logger;
+  /** Screens each destination before the first transfer to it is journaled (SCREENING). */
+  screening?: AddressScreening;
   /** Test-only: stop the process at this point of a transfer (see crashPoint.ts). */
   crashAt?: TransferCrashPoint;
 }
@@ -69,9 +72,19 @@ export class RefundWorker {
           continue;
         }
         const payout = { id: refund.id, destination: refund.destination, amount: BigInt(refund.token_value) };
-        if (!(await this.journaled(token, refund.id)) && !(await this.collectorCovers(sender, token, payout))) {
-          round.waiting.push(refund.id);
-          continue;
+        if (!(await this.journaled(token, refund.id))) {
+          // A transfer journaled already is finished whatever the list says now: it may be on its way.
+          if (await this.options.screening?.isBlocked('refund_destination', refund.destination)) {
+            this.log.warn(
+              `refund ${refund.id} waits: its destination ${refund.destination} is blocked by address screening, or screening is unavailable`,
+            );
+            round.waiting.push(refund.id);
+            continue;
+          }
+          if (!(await this.collectorCovers(sender, token, payout))) {
+            round.waiting.push(refund.id);
+            continue;
+          }
         }
         await sender.drive(payout, token, this.book);
         round.driven.push(refund.id);

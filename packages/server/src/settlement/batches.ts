@@ -43,7 +43,9 @@ export async function settlementsHeld(db: Db, merchantId: string): Promise<boole
  * Payments waiting for settlement whose merchant has a destination for their asset and is not held, summed per
  * (merchant, asset).
  */
-export async function unsettledGroups(db: Db): Promise<{ merchantId: string; asset: string; amount: bigint }[]> {
+export async function unsettledGroups(
+  db: Db,
+): Promise<{ merchantId: string; asset: string; destination: string; amount: bigint }[]> {
   const rows = await db
     .selectFrom('payments as payment')
     .innerJoin('crypto_settlements as destination', (join) =>
@@ -56,18 +58,20 @@ export async function unsettledGroups(db: Db): Promise<{ merchantId: string; ass
     .select([
       'payment.merchant_id',
       'payment.token_asset',
+      'destination.destination',
       sql<string>`sum(payment.settlement_amount)::text`.as('amount'),
     ])
     .where('payment.status', '=', 'succeeded')
     .where('payment.settlement_batch_id', 'is', null)
     .where('payment.settled_at', 'is', null)
     .where(sql<boolean>`payment.settlement_amount > 0`)
-    .groupBy(['payment.merchant_id', 'payment.token_asset'])
+    .groupBy(['payment.merchant_id', 'payment.token_asset', 'destination.destination'])
     .orderBy('payment.merchant_id')
     .execute();
   return rows.map((row) => ({
     merchantId: row.merchant_id,
     asset: row.token_asset as string,
+    destination: row.destination,
     amount: BigInt(row.amount),
   }));
 }

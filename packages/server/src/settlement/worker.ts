@@ -18,6 +18,7 @@ import { payoutSenders } from '../payouts/index.ts';
 import type { PayoutBook, PayoutSender } from '../payouts/payout.ts';
 import { batchBook } from './batchBook.ts';
 import { type Logger, silentLogger } from '../log.ts';
+import type { AddressScreening } from '../screening/addressScreening.ts';
 
 export interface SettlementWorkerOptions {
   db: Db;
@@ -29,6 +30,8 @@ export interface SettlementWorkerOptions {
   /** The smallest batch worth a transfer, in whole tokens as decimal text (`"0"`: any amount). */
   minimumBatch: string;
   log?: Logger;
+  /** Screens each destination before the first transfer to it is journaled (SCREENING). */
+  screening?: AddressScreening;
   /** Test-only: stop the process at this point of a transfer (see crashPoint.ts). */
   crashAt?: TransferCrashPoint;
 }
@@ -97,6 +100,13 @@ export class SettlementWorker {
       }
       if (group.amount < parseTokenAmount(this.options.minimumBatch, token.decimals)) continue;
       try {
+        const subject = { merchantId: group.merchantId };
+        if (await this.options.screening?.isBlocked('settlement', group.destination, subject)) {
+          this.log.warn(
+            `settlement of ${group.merchantId} in ${group.asset} waits: its destination ${group.destination} is blocked by address screening, or screening is unavailable`,
+          );
+          continue;
+        }
         const held = await sender.collectorHolds(token);
         const outcome = await claimBatch(db, {
           merchantId: group.merchantId,

@@ -1,3 +1,4 @@
+import type { AddressScreening } from '../../src/screening/addressScreening.ts';
 import { systemClock } from '../../src/clock.ts';
 import { SettlementWorker } from '../../src/settlement/worker.ts';
 import { warningsInto } from '../support/warnings.ts';
@@ -140,8 +141,15 @@ export async function payInUsdc(
   return paymentId;
 }
 
-/** The settlement worker on the testbed's chains, settling any amount at once, its warnings kept in `problems`. */
-export function settlementWorker(testbed: GatewayTestbed, problems: string[]): SettlementWorker {
+/**
+ * The settlement worker on the testbed's chains, settling any amount at once, its warnings kept in `problems`; with
+ * `screening`, destinations are screened before a batch is made.
+ */
+export function settlementWorker(
+  testbed: GatewayTestbed,
+  problems: string[],
+  screening?: AddressScreening,
+): SettlementWorker {
   return new SettlementWorker({
     db: testbed.server.db,
     chains: testbed.chains,
@@ -150,6 +158,7 @@ export function settlementWorker(testbed: GatewayTestbed, problems: string[]): S
     baseUrl: () => testbed.server.url,
     minimumBatch: '0',
     log: warningsInto(problems),
+    ...(screening ? { screening } : {}),
   });
 }
 

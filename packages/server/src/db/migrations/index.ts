@@ -57,6 +57,7 @@ import * as solanaPayFeeReservations from './0055_solana_pay_fee_reservations.ts
 import * as solanaX402AccountInflows from './0056_solana_x402_account_inflows.ts';
 import * as paymentLinks from './0057_payment_links.ts';
 import * as pointOfSale from './0058_point_of_sale.ts';
+import * as addressScreening from './0059_address_screening.ts';
 
 /** Every schema change, in order; names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -118,4 +119,5 @@ export const migrations: Record<string, Migration> = {
   '0056_solana_x402_account_inflows': solanaX402AccountInflows,
   '0057_payment_links': paymentLinks,
   '0058_point_of_sale': pointOfSale,
+  '0059_address_screening': addressScreening,
 };

@@ -1,0 +1,38 @@
+import { type Kysely, sql } from 'kysely';
+
+/**
+ * Address screening (off unless SCREENING is set). `screening_lists` keeps every list the operator loaded, under a
+ * version that is the hash of its addresses; the entries of the newest alone are kept, as `<namespace>:<address>`
+ * (EVM addresses lower-case, chain-agnostic: one key holds them on every EVM network). `screening_decisions` records
+ * each account screened: where in a payment's life, what the list or the provider answered and under which version.
+ */
+export async function up(db: Kysely<unknown>): Promise<void> {
+  await sql`
+    CREATE TABLE screening_lists (
+      version text PRIMARY KEY,
+      source text NOT NULL,
+      entries integer NOT NULL CHECK (entries >= 0),
+      loaded_at timestamptz NOT NULL DEFAULT now()
+    );
+    CREATE INDEX screening_lists_loaded_idx ON screening_lists (loaded_at DESC);
+    CREATE TABLE screening_list_entries (
+      version text NOT NULL REFERENCES screening_lists (version),
+      address text NOT NULL,
+      PRIMARY KEY (version, address)
+    );
+    CREATE TABLE screening_decisions (
+      id bigserial PRIMARY KEY,
+      account text NOT NULL,
+      step text NOT NULL,
+      payment_id text,
+      merchant_id text,
+      blocked boolean NOT NULL,
+      provider text NOT NULL,
+      list_version text,
+      reason text,
+      decided_at timestamptz NOT NULL DEFAULT now()
+    );
+    CREATE INDEX screening_decisions_blocked_idx ON screening_decisions (decided_at DESC) WHERE blocked;
+    CREATE INDEX screening_decisions_payment_idx ON screening_decisions (payment_id) WHERE payment_id IS NOT NULL;
+  `.execute(db);
+}

@@ -17,6 +17,7 @@ import { createLogger, type Logger } from './log.ts';
 import type { LogoFetchOptions } from './merchants/logo.ts';
 import { MERCHANT_CHANGED_CHANNEL, MerchantCache, registerMerchantCacheMetrics } from './merchants/merchantCache.ts';
 import { registerHealthMetrics } from './operator/healthMetrics.ts';
+import type { AddressScreening } from './screening/addressScreening.ts';
 import { screeningFromConfig } from './screening/screeningFromConfig.ts';
 import { PaymentStatusWaiter } from './payments/statusWaiter.ts';
 import type { WebhookDeliveryOptions } from './webhooks/deliveryOptions.ts';
@@ -32,6 +33,8 @@ export interface RuntimeParts {
   chainServices?: ChainServices;
   /** A logger of the caller's; one at `config.logLevel` otherwise. */
   logger?: Logger;
+  /** The screening the caller's chain services screen deposits with, shared; from `config.screening` otherwise. */
+  screening?: AddressScreening;
   /** Test entry points only: the logo fetch and webhook delivery against private test hosts, and their timings. */
   logoFetch?: Partial<LogoFetchOptions>;
   webhookDelivery?: Partial<WebhookDeliveryOptions>;
@@ -104,9 +107,9 @@ export async function createRuntime(parts: RuntimeParts): Promise<Runtime> {
     signInLimiter: new RateLimiter(storeForLimiter(), config.dashboard.signInMax, config.dashboard.signInWindowMs),
     credentials: new CredentialVerifier(db, config.authCacheTtlMs),
     metrics,
-    screening: screeningFromConfig(config.screening, db, (message) =>
-      logger.child({ component: 'screening' }).warn(message),
-    ),
+    screening:
+      parts.screening ??
+      screeningFromConfig(config.screening, db, (message) => logger.child({ component: 'screening' }).warn(message)),
     ...(parts.chainServices ? { chainServices: parts.chainServices } : {}),
     ...(parts.logoFetch ? { logoFetch: parts.logoFetch } : {}),
     ...(webhookDelivery ? { webhookDelivery } : {}),

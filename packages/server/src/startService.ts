@@ -1,3 +1,4 @@
+import { screeningFromConfig } from './screening/screeningFromConfig.ts';
 import { terminalPassphrase } from './terminalPassphrase.ts';
 import { buildApp } from './app.ts';
 import { createRuntime } from './runtime.ts';
@@ -171,6 +172,9 @@ export async function start(options: StartOptions = {}): Promise<void> {
   const { handle, applied, demo } = await prepareDatabase(loaded);
   const { chains, collectorKeys, config } = await prepareChains(loaded, handle);
   const logger = createLogger(config.logLevel, { format: config.logFormat });
+  const screening = screeningFromConfig(config.screening, handle.db, (message) =>
+    logger.child({ component: 'screening' }).warn(message),
+  );
   const chainServices = await createChainServices({
     db: handle.db,
     networks: chains.registry.networks,
@@ -181,6 +185,7 @@ export async function start(options: StartOptions = {}): Promise<void> {
     baseUrl: () => config.baseUrl,
     clock: systemClock,
     log: logger.child({ component: 'chains' }),
+    screening,
   });
   if (chains.devnet) {
     // The devnet's faucet is money from outside: the ledger records what it gave the collector as funding.
@@ -195,6 +200,7 @@ export async function start(options: StartOptions = {}): Promise<void> {
     clock: systemClock,
     chainServices,
     logger,
+    screening,
   });
   const { ctx } = runtime;
   const submissions = PaymentSubmissions.start(ctx, { log: logger.child({ component: 'submissions' }) });

@@ -1929,8 +1929,8 @@ export interface paths {
                                 exceptions?: {
                                     /** @description Prefix `exc_`; `POST /v1/refunds {paymentId, exceptionId}` sends it back */
                                     id: string;
-                                    /** @description underpaid: less than asked was received (the payment fails `underpaid` at its expiry unless the rest arrives); overpaid: the payment succeeded and the excess is kept apart; paid_late: sent after the payment closed; wrong_token: a token the payment does not take; refused: a transfer to the collector whose confirm was refused (another sender than the option was made for, no reference, a merchant not taking payments) */
-                                    type: "underpaid" | "overpaid" | "paid_late" | "wrong_token" | "refused";
+                                    /** @description underpaid: less than asked was received (the payment fails `underpaid` at its expiry unless the rest arrives); overpaid: the payment succeeded and the excess is kept apart; paid_late: sent after the payment closed; wrong_token: a token the payment does not take; refused: a transfer to the collector whose confirm was refused (another sender than the option was made for, no reference, a merchant not taking payments); held: sent by an account the operator's address screening blocks, held by the operator: never credited, never sent back by itself */
+                                    type: "underpaid" | "overpaid" | "paid_late" | "wrong_token" | "refused" | "held";
                                     /** @description underpaid: all received so far; overpaid: the excess; else the transfer */
                                     amount: {
                                         /** @description `caip19/<asset id>` */
@@ -2897,8 +2897,8 @@ export interface paths {
                             exceptions?: {
                                 /** @description Prefix `exc_`; `POST /v1/refunds {paymentId, exceptionId}` sends it back */
                                 id: string;
-                                /** @description underpaid: less than asked was received (the payment fails `underpaid` at its expiry unless the rest arrives); overpaid: the payment succeeded and the excess is kept apart; paid_late: sent after the payment closed; wrong_token: a token the payment does not take; refused: a transfer to the collector whose confirm was refused (another sender than the option was made for, no reference, a merchant not taking payments) */
-                                type: "underpaid" | "overpaid" | "paid_late" | "wrong_token" | "refused";
+                                /** @description underpaid: less than asked was received (the payment fails `underpaid` at its expiry unless the rest arrives); overpaid: the payment succeeded and the excess is kept apart; paid_late: sent after the payment closed; wrong_token: a token the payment does not take; refused: a transfer to the collector whose confirm was refused (another sender than the option was made for, no reference, a merchant not taking payments); held: sent by an account the operator's address screening blocks, held by the operator: never credited, never sent back by itself */
+                                type: "underpaid" | "overpaid" | "paid_late" | "wrong_token" | "refused" | "held";
                                 /** @description underpaid: all received so far; overpaid: the excess; else the transfer */
                                 amount: {
                                     /** @description `caip19/<asset id>` */
@@ -3509,8 +3509,8 @@ export interface paths {
                             exceptions?: {
                                 /** @description Prefix `exc_`; `POST /v1/refunds {paymentId, exceptionId}` sends it back */
                                 id: string;
-                                /** @description underpaid: less than asked was received (the payment fails `underpaid` at its expiry unless the rest arrives); overpaid: the payment succeeded and the excess is kept apart; paid_late: sent after the payment closed; wrong_token: a token the payment does not take; refused: a transfer to the collector whose confirm was refused (another sender than the option was made for, no reference, a merchant not taking payments) */
-                                type: "underpaid" | "overpaid" | "paid_late" | "wrong_token" | "refused";
+                                /** @description underpaid: less than asked was received (the payment fails `underpaid` at its expiry unless the rest arrives); overpaid: the payment succeeded and the excess is kept apart; paid_late: sent after the payment closed; wrong_token: a token the payment does not take; refused: a transfer to the collector whose confirm was refused (another sender than the option was made for, no reference, a merchant not taking payments); held: sent by an account the operator's address screening blocks, held by the operator: never credited, never sent back by itself */
+                                type: "underpaid" | "overpaid" | "paid_late" | "wrong_token" | "refused" | "held";
                                 /** @description underpaid: all received so far; overpaid: the excess; else the transfer */
                                 amount: {
                                     /** @description `caip19/<asset id>` */
@@ -3914,8 +3914,8 @@ export interface paths {
                                 exceptions?: {
                                     /** @description Prefix `exc_`; `POST /v1/refunds {paymentId, exceptionId}` sends it back */
                                     id: string;
-                                    /** @description underpaid: less than asked was received (the payment fails `underpaid` at its expiry unless the rest arrives); overpaid: the payment succeeded and the excess is kept apart; paid_late: sent after the payment closed; wrong_token: a token the payment does not take; refused: a transfer to the collector whose confirm was refused (another sender than the option was made for, no reference, a merchant not taking payments) */
-                                    type: "underpaid" | "overpaid" | "paid_late" | "wrong_token" | "refused";
+                                    /** @description underpaid: less than asked was received (the payment fails `underpaid` at its expiry unless the rest arrives); overpaid: the payment succeeded and the excess is kept apart; paid_late: sent after the payment closed; wrong_token: a token the payment does not take; refused: a transfer to the collector whose confirm was refused (another sender than the option was made for, no reference, a merchant not taking payments); held: sent by an account the operator's address screening blocks, held by the operator: never credited, never sent back by itself */
+                                    type: "underpaid" | "overpaid" | "paid_late" | "wrong_token" | "refused" | "held";
                                     /** @description underpaid: all received so far; overpaid: the excess; else the transfer */
                                     amount: {
                                         /** @description `caip19/<asset id>` */

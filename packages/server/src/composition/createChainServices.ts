@@ -7,7 +7,7 @@ import type { ChainServices, ChainServicesOptions } from '../gateway/chainServic
 import { paymentTransferOutcomes } from '../gateway/transferOutcomes.ts';
 import { solanaPayTransferOutcomes } from '../solanaPay/solanaPayOutcomes.ts';
 import { silentLogger } from '../log.ts';
-import { evmDepositOutcomes, evmDepositSeen } from '../deposits/depositOutcomes.ts';
+import { depositSenderScreening, evmDepositOutcomes, evmDepositSeen } from '../deposits/depositOutcomes.ts';
 import { judgeCollectorInflows } from '../collectorInflows/judgeInflows.ts';
 import { withX402Deposits } from '../x402/x402Deposits.ts';
 import { withX402SvmDeposits } from '../x402/x402SvmDeposits.ts';
@@ -35,6 +35,7 @@ export async function createChainServices(options: ChainServicesOptions): Promis
     privateKey: options.keys.evmPrivateKey,
     onDeposit: evmDepositOutcomes(outcomeContext),
     onDepositSeen: evmDepositSeen({ ...outcomeContext, waitMs: buyerTransferDeadlineMs }),
+    ...(options.screening?.enabled ? { screenDepositSender: depositSenderScreening(options.screening) } : {}),
     // A buyer's own native transfer may be confirmed until its deadline: only then is one no confirm claimed unsolicited.
     judgeCollectorInflows: (chain) => judgeCollectorInflows(options.db, chain, buyerTransferDeadlineMs),
   });

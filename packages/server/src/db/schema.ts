@@ -6,7 +6,14 @@ import type { ColumnType, Generated } from 'kysely';
  * closed, a token the payment does not take, or a transfer to the collector whose confirm was refused (another
  * sender, another amount, no reference). Never silent: each is on the payment and has its webhook event.
  */
-export const PAYMENT_EXCEPTION_TYPES = ['underpaid', 'overpaid', 'paid_late', 'wrong_token', 'refused'] as const;
+export const PAYMENT_EXCEPTION_TYPES = [
+  'underpaid',
+  'overpaid',
+  'paid_late',
+  'wrong_token',
+  'refused',
+  'held',
+] as const;
 export type PaymentExceptionType = (typeof PAYMENT_EXCEPTION_TYPES)[number];
 
 /** One exception as the payment row keeps it (`payments.exceptions`). */

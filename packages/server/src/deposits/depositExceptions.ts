@@ -2,11 +2,14 @@ import { exceptionsOnSuccess, type PaymentException } from '../payments/paymentE
 import type { EvmDepositOutcome } from './depositTables.ts';
 
 /**
- * What a transfer to a payment's deposit address does: a token the payment has no amount for is the wrong token; a
- * payment no longer payable was paid late; otherwise the transfer adds to what earlier transfers of that token
- * brought, and the total pays the payment when it reaches the amount asked (more is overpaid).
+ * What a transfer to a payment's deposit address does: a sender the operator's screening blocks is held; a token the
+ * payment has no amount for is the wrong token; a payment no longer payable was paid late; otherwise the transfer
+ * adds to what earlier transfers of that token brought, and the total pays the payment when it reaches the amount
+ * asked (more is overpaid).
  */
 export function judgeDeposit(deposit: {
+  /** The operator's address screening blocks the sender. */
+  senderBlocked?: boolean;
   /** What the payment asks for in the token; undefined when it does not take the token. */
   expected: bigint | undefined;
   payable: boolean;
@@ -14,6 +17,7 @@ export function judgeDeposit(deposit: {
   receivedBefore: bigint;
   amount: bigint;
 }): { outcome: EvmDepositOutcome; received: bigint } {
+  if (deposit.senderBlocked) return { outcome: 'held', received: deposit.amount };
   if (deposit.expected === undefined) return { outcome: 'wrong_token', received: deposit.amount };
   if (!deposit.payable) return { outcome: 'paid_late', received: deposit.amount };
   const received = deposit.receivedBefore + deposit.amount;
@@ -48,8 +52,8 @@ export interface JudgedDeposit {
 
 /**
  * The payment's exceptions after a transfer: an underpaid token's one entry holds its running total and goes when
- * the payment is paid; once paid, what other tokens brought towards it is overpaid; a late or wrong-token transfer
- * is an entry of its own.
+ * the payment is paid; once paid, what other tokens brought towards it is overpaid; a late, wrong-token or held
+ * transfer is an entry of its own.
  */
 export function exceptionsAfterDeposit(
   current: readonly PaymentException[],
@@ -65,7 +69,7 @@ export function exceptionsAfterDeposit(
     at,
     ...(deposit.provider ? { provider: deposit.provider } : {}),
   };
-  if (outcome === 'paid_late' || outcome === 'wrong_token')
+  if (outcome === 'paid_late' || outcome === 'wrong_token' || outcome === 'held')
     return [...current, { ...entry, type: outcome, amount: deposit.amount.toString() }];
   const sameToken = (exception: PaymentException) =>
     exception.type === 'underpaid' && exception.network === network && exception.asset === asset;

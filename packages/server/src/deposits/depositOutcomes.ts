@@ -15,6 +15,25 @@ import {
 } from './receivedTransfer.ts';
 import { withDepositTables } from './depositTables.ts';
 import { DEPOSIT_ADDRESSES, postTransferReceived } from '../ledger/ledger.ts';
+import { AccountBlockedError, type AddressScreening } from '../screening/addressScreening.ts';
+
+/**
+ * Whether address screening blocks a deposit's sender, recorded as a decision of the `deposit` step. A provider that
+ * cannot answer while screening fails closed throws: the follower reads the transfer again on its next step.
+ */
+export function depositSenderScreening(screening: AddressScreening) {
+  return async (transfer: DepositTransfer): Promise<boolean> => {
+    try {
+      await screening.check('deposit', [`${transfer.chain}:${getAddress(transfer.from)}`], {
+        paymentId: transfer.paymentId,
+      });
+      return false;
+    } catch (error) {
+      if (error instanceof AccountBlockedError) return true;
+      throw error;
+    }
+  };
+}
 
 /** The token (or native coin) a deposit brought, when the network lists it, and its CAIP-19 id either way. */
 function depositAssetOf(chains: ChainRegistry, transfer: DepositTransfer) {
@@ -86,6 +105,7 @@ export function evmDepositOutcomes(context: OutcomeContext): DepositHandler {
         : undefined;
     const now = context.clock.now();
     const judged = judgeDeposit({
+      senderBlocked: transfer.senderBlocked === true,
       expected,
       // A merchant an operator suspended (or that was deleted) collects nothing: what arrives meanwhile is held for
       // its sender as an exception, even for a payment that was on its way.
@@ -159,6 +179,8 @@ export function evmDepositOutcomes(context: OutcomeContext): DepositHandler {
  */
 export function evmDepositSeen(context: OutcomeContext & { waitMs: number }): DepositHandler {
   return async (trx, transfer) => {
+    // A blocked sender's transfer pays nothing: it is held once at depth (`evmDepositOutcomes`).
+    if (transfer.senderBlocked) return;
     const payment = await lockPaymentForTransfer(trx, transfer.paymentId);
     const now = context.clock.now();
     if (

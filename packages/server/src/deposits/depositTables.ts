@@ -14,7 +14,7 @@ export interface EvmDepositQuotesTable {
   created_at: Generated<Date>;
 }
 
-export type EvmDepositOutcome = 'paid' | 'underpaid' | 'overpaid' | 'wrong_token' | 'paid_late';
+export type EvmDepositOutcome = 'paid' | 'underpaid' | 'overpaid' | 'wrong_token' | 'paid_late' | 'held';
 
 /** An ERC-20 transfer to a deposit address, at the network's depth, and what it did for its payment. */
 export interface EvmDepositsTable {

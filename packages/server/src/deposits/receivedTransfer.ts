@@ -94,5 +94,7 @@ export async function applyReceivedTransfer(
     if (judged.outcome === 'overpaid') await announcePayment(trx, transition, paid, 'payment.overpaid');
     return;
   }
-  if (written) await announcePayment(trx, transition, written, `payment.${judged.outcome}`);
+  // A held transfer is the operator's to look into (`paygate screening blocked`); no event tells of it.
+  if (written && judged.outcome !== 'held')
+    await announcePayment(trx, transition, written, `payment.${judged.outcome}`);
 }

@@ -1,3 +1,4 @@
+import type { AddressScreening } from '../screening/addressScreening.ts';
 import type { ChainAdapter } from '../chains/chainAdapter.ts';
 import type { ChainFollower } from '../chains/chainFollowers.ts';
 import type { Namespace } from '../chains/caip.ts';
@@ -38,6 +39,8 @@ export interface ChainServicesOptions {
   baseUrl?: () => string;
   clock?: { now(): Date };
   log?: Logger;
+  /** Screens the senders of transfers that pay without a confirm (deposit addresses); unscreened without it. */
+  screening?: AddressScreening;
 }
 
 /** The namespace's chain adapter, for what every namespace offers alike; a namespace without one does not compile. */

@@ -47,7 +47,9 @@ const PaymentExceptionView = Type.Object({
         'underpaid: less than asked was received (the payment fails `underpaid` at its expiry unless the rest ' +
         'arrives); overpaid: the payment succeeded and the excess is kept apart; paid_late: sent after the payment ' +
         'closed; wrong_token: a token the payment does not take; refused: a transfer to the collector whose confirm ' +
-        'was refused (another sender than the option was made for, no reference, a merchant not taking payments)',
+        'was refused (another sender than the option was made for, no reference, a merchant not taking payments); ' +
+        "held: sent by an account the operator's address screening blocks, held by the operator: never credited, " +
+        'never sent back by itself',
     },
   ),
   amount: { ...TokenAmount, description: 'underpaid: all received so far; overpaid: the excess; else the transfer' },

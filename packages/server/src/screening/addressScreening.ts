@@ -1,7 +1,13 @@
 import type { Db } from '../db/database.ts';
 
 /** Where in a payment's life, or a merchant's payouts, an account was screened. */
-export type ScreeningStep = 'options' | 'confirm' | 'settlement_destination' | 'refund_destination' | 'settlement';
+export type ScreeningStep =
+  | 'options'
+  | 'confirm'
+  | 'deposit'
+  | 'settlement_destination'
+  | 'refund_destination'
+  | 'settlement';
 
 /** What a provider says of one account. */
 export interface ScreeningVerdict {

@@ -10,7 +10,11 @@ import { screeningFromConfig } from '../../src/screening/screeningFromConfig.ts'
 import { systemClock } from '../../src/clock.ts';
 import { type GatewayTestbed, signTypedDataAsWallet, startGatewayTestbed } from '../gateway/support/gatewayTestbed.ts';
 import { addDestination, newEvmDestination, payInUsdc, settlementWorker, usdcAssets } from '../settlement/support.ts';
-import { createMerchant } from '../support/fixtures.ts';
+import { withDepositTables } from '../../src/deposits/depositTables.ts';
+import { quoteDeposit } from '../support/depositQuote.ts';
+import { devnetPlainWallet } from '../support/devnetPlainWallet.ts';
+import { createMerchant, createPayment } from '../support/fixtures.ts';
+import { auditOfMerchant } from '../support/ledgerAudit.ts';
 import { runCli } from '../support/serverProcess.ts';
 import { call, expectErrorBody } from '../support/testServer.ts';
 import { warningsInto } from '../support/warnings.ts';
@@ -26,6 +30,9 @@ describe('address screening against the operator’s list', () => {
   const db = () => bed.server.db;
   const address = (name: string) => bed.buyer(name).evmAddress;
   const apiHeaders = (merchantId: string) => ({ 'api-key': bed.partner.apiKey, 'merchant-id': merchantId });
+  const wallet = devnetPlainWallet(() => bed.devnet);
+  const paymentOf = async (merchantId: string, paymentId: string) =>
+    (await call(bed.server, `/v1/payments/${paymentId}`, { headers: apiHeaders(merchantId) })).body;
 
   /** Makes `addresses` the list, as `paygate screening load` does; returns its version. */
   async function listOnly(...addresses: string[]): Promise<string> {
@@ -157,6 +164,54 @@ describe('address screening against the operator’s list', () => {
       list_version: version,
     });
   });
+
+  it('holds a listed sender’s transfer to a deposit address: the payment not credited, the value owed to the sender and balanced in the audit, no refund to it', async () => {
+    await listOnly(address('bob'));
+    const merchantId = (await createMerchant(bed.server, bed.partner.apiKey)).id;
+    const { paymentId } = await createPayment(bed.server, bed.partner.apiKey, merchantId);
+    const deposit = await quoteDeposit(db(), bed.services.evm.collector, paymentId, {
+      chain: bed.evmChain(),
+      asset: usdcAssets(bed).evm.caip19,
+    });
+    const hash = await wallet.send(deposit, 10_000_000n, { from: 'bob' });
+
+    await expect
+      .poll(async () => (await paymentOf(merchantId, paymentId)).exceptions?.length ?? 0, { timeout: 30_000 })
+      .toBe(1);
+    const payment = await paymentOf(merchantId, paymentId);
+    expect(payment.status).toBe('requires_action');
+    expect(payment.exceptions[0]).toMatchObject({
+      type: 'held',
+      amount: { unit: `caip19/${usdcAssets(bed).evm.caip19}`, value: '10000000' },
+      transaction: { hash },
+      fromAccountCaip10: bed.evmAccount('bob'),
+    });
+    const recorded = await withDepositTables(db())
+      .selectFrom('evm_deposits')
+      .select('outcome')
+      .where('payment_id', '=', paymentId)
+      .execute();
+    expect(recorded).toEqual([{ outcome: 'held' }]);
+    expect(
+      (await decisionsOf(paymentId))
+        .filter((decision) => decision.step === 'deposit')
+        .map((decision) => decision.blocked),
+    ).toContain(true);
+    const { lines, differing } = await auditOfMerchant(db(), merchantId);
+    expect(differing).toEqual([]);
+    expect(lines).toContainEqual(expect.objectContaining({ check: 'buyers', ledger: '10000000', records: '10000000' }));
+
+    const sentBack = await call(bed.server, '/v1/refunds', {
+      method: 'POST',
+      headers: apiHeaders(merchantId),
+      body: { paymentId, exceptionId: payment.exceptions[0].id },
+    });
+    expect(sentBack.status, sentBack.text).toBe(403);
+    expect(expectErrorBody(sentBack)).toMatchObject({ code: 'account_blocked' });
+    // Nothing was announced to the merchant's webhooks for it.
+    const events = await db().selectFrom('webhook_events').select('type').where('payment_id', '=', paymentId).execute();
+    expect(events.map((event) => event.type)).toEqual(['payment.created']);
+  }, 120_000);
 
   it('refuses a listed settlement destination, added or changed to', async () => {
     const listed = newEvmDestination(bed);

@@ -1,3 +1,5 @@
+import { loadConfig } from '../../src/config.ts';
+import { screeningFromConfig } from '../../src/screening/screeningFromConfig.ts';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -67,6 +69,10 @@ export async function startDevnetService(options: DevnetServiceOptions): Promise
   // of it, and the ledger matches the chain from the start.
   await recordFunding(servicesDb, funded);
   let serverUrl = '';
+  // The service's screening (SCREENING in `env`), shared with the chain services that screen deposits' senders.
+  const screeningSettings = loadConfig({ DATABASE_URL: database.url, ...options.env }).screening;
+  const screening =
+    screeningSettings.provider === 'off' ? undefined : screeningFromConfig(screeningSettings, servicesDb, () => {});
   const services = await createChainServices({
     db: servicesDb,
     networks: chains.networks,
@@ -76,6 +82,7 @@ export async function startDevnetService(options: DevnetServiceOptions): Promise
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.submitMaxAttempts ? { submitMaxAttempts: options.submitMaxAttempts } : {}),
     ...(options.buyerTransferDeadlineMs ? { buyerTransferDeadlineMs: options.buyerTransferDeadlineMs } : {}),
+    ...(screening ? { screening } : {}),
   });
   const server = await startTestServer({
     databaseUrl: database.url,
@@ -84,6 +91,7 @@ export async function startDevnetService(options: DevnetServiceOptions): Promise
       chains,
       chainServices: services,
       ...(options.clock ? { clock: options.clock } : {}),
+      ...(screening ? { screening } : {}),
       ...options.context,
     },
   });

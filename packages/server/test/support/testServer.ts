@@ -12,7 +12,7 @@ import { createPartner } from '../../src/partners/partners.ts';
 
 /** Parts of the context to use instead of the defaults (mainnet chains, system clock, no chain services). */
 export type ContextOverrides = Partial<
-  Pick<AppContext, 'chains' | 'clock' | 'chainServices' | 'logoFetch' | 'webhookDelivery'>
+  Pick<AppContext, 'chains' | 'clock' | 'chainServices' | 'logoFetch' | 'webhookDelivery' | 'screening'>
 >;
 
 export interface TestServer {
@@ -52,6 +52,7 @@ export async function startTestServer(
     ...(context.chainServices ? { chainServices: context.chainServices } : {}),
     ...(context.logoFetch ? { logoFetch: context.logoFetch } : {}),
     ...(context.webhookDelivery ? { webhookDelivery: context.webhookDelivery } : {}),
+    ...(context.screening ? { screening: context.screening } : {}),
   });
   const { ctx } = runtime;
   const app = await buildApp(ctx);

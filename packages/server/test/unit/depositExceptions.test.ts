@@ -1,6 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { exceptionsAfterDeposit, type JudgedDeposit, judgeDeposit } from '../../src/deposits/depositExceptions.ts';
+import {
+  exceptionsAfterDeposit,
+  type JudgedDeposit,
+  judgeDeposit,
+  receivedSoFar,
+} from '../../src/deposits/depositExceptions.ts';
 import type { PaymentException } from '../../src/payments/paymentExceptions.ts';
 
 const USDC = 'eip155:8453/erc20:0x833589fcd6edb6e08f4c7c32d4f71b54bda02913';
@@ -48,6 +53,17 @@ describe('deposit judgement', () => {
     expect(judgeDeposit({ expected: undefined, payable: true, receivedBefore: 0n, amount: 10n }).outcome).toBe(
       'wrong_token',
     );
+  });
+
+  it('holds a blocked sender’s transfer apart, whatever it would have paid, leaving the running total as it was', () => {
+    const held = judgeDeposit({ senderBlocked: true, expected: 10n, payable: true, receivedBefore: 4n, amount: 6n });
+    expect(held).toEqual({ outcome: 'held', received: 6n });
+    const underpaid = judgeDeposit({ expected: 10n, payable: true, receivedBefore: 0n, amount: 4n });
+    const before = exceptionsAfterDeposit([], deposit(underpaid, USDC, 4n, 10n));
+    const after = exceptionsAfterDeposit(before, deposit(held, USDC, 6n, 10n));
+    expect(after.slice(0, 1)).toEqual(before);
+    expect(after[1]).toMatchObject({ type: 'held', asset: USDC, amount: '6' });
+    expect(receivedSoFar(after, 'eip155:8453', USDC)).toBe(4n);
   });
 
   it('keeps one running underpaid entry per token, dropped when paid; other tokens then count as overpaid', () => {

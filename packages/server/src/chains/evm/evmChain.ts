@@ -9,6 +9,7 @@ import { EvmClients } from './clients.ts';
 import { CollectorInflowFollower } from './collectorInflows.ts';
 import { type DepositHandler, DepositScanner } from './deposits/depositScanner.ts';
 import { DepositSweeper } from './deposits/sweeper.ts';
+import type { DepositTransfer } from './deposits/nativeTransfers.ts';
 import { type Eip3009Token, readEip3009Token } from './eip3009.ts';
 import { EvmFollower, type FollowerStep } from './follower.ts';
 import { NATIVE_TRANSFER_GAS } from './nativeTransfer.ts';
@@ -99,6 +100,8 @@ export function startEvmChain(
     onDeposit?: DepositHandler;
     /** What such a transfer in a block above depth means, on networks deeper than one block. */
     onDepositSeen?: DepositHandler;
+    /** Whether address screening blocks a deposit's sender (see `DepositScanner`); unscreened without it. */
+    screenDepositSender?: (transfer: DepositTransfer) => Promise<boolean>;
     /**
      * Judges a network's transfers into the collector found so far against the service's records; the collector's
      * inflows are not followed without it.
@@ -141,6 +144,7 @@ export function startEvmChain(
           client: clients.for(network),
           onDeposit,
           ...(onDepositSeen && depthTakesLong(network) ? { onSeen: onDepositSeen } : {}),
+          ...(options.screenDepositSender ? { screenSender: options.screenDepositSender } : {}),
           clock,
           ...(log ? { log } : {}),
         });

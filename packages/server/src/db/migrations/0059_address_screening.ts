@@ -5,6 +5,7 @@ import { type Kysely, sql } from 'kysely';
  * version that is the hash of its addresses; the entries of the newest alone are kept, as `<namespace>:<address>`
  * (EVM addresses lower-case, chain-agnostic: one key holds them on every EVM network). `screening_decisions` records
  * each account screened: where in a payment's life, what the list or the provider answered and under which version.
+ * A deposit from a blocked sender is recorded with the outcome `held` (a looser check).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
@@ -34,5 +35,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     );
     CREATE INDEX screening_decisions_blocked_idx ON screening_decisions (decided_at DESC) WHERE blocked;
     CREATE INDEX screening_decisions_payment_idx ON screening_decisions (payment_id) WHERE payment_id IS NOT NULL;
+    ALTER TABLE evm_deposits DROP CONSTRAINT evm_deposits_outcome_check;
+    ALTER TABLE evm_deposits ADD CONSTRAINT evm_deposits_outcome_check
+      CHECK (outcome IN ('paid', 'underpaid', 'overpaid', 'wrong_token', 'paid_late', 'held'));
   `.execute(db);
 }

@@ -123,6 +123,11 @@ export class DepositScanner {
       onDeposit: DepositHandler;
       /** A transfer in a block above depth (networks deeper than one block); may be handed over more than once. */
       onSeen?: DepositHandler;
+      /**
+       * Whether the operator's address screening blocks a transfer's sender, asked before the transfer's transaction
+       * opens (a screening service may take a while); a refusal to answer ends the step, which is read again.
+       */
+      screenSender?: (transfer: DepositTransfer) => Promise<boolean>;
       clock: { now(): Date };
       log?: Logger;
     },
@@ -307,7 +312,7 @@ export class DepositScanner {
       const paymentOf = new Map(nativeOpen.map((row) => [row.address.toLowerCase(), row.payment_id]));
       const atDepth = handler === this.options.onDeposit;
       for (const transfer of await this.native.transfersTo(paymentOf, from, to, { atDepth })) {
-        await this.options.db.transaction().execute((trx) => handler(trx, transfer));
+        await this.handOver(handler, transfer);
       }
     }
     return { to, logCalls, everyToken: !listedOnly };
@@ -338,10 +343,17 @@ export class DepositScanner {
       for (const log of await this.transferLogs(batch, from, to)) {
         const transfer = await this.transferOf(log, paymentOf, blockTimes);
         // A failure ends the step before the read position moves, so the range is read again on the next one.
-        if (transfer) await this.options.db.transaction().execute((trx) => handler(trx, transfer));
+        if (transfer) await this.handOver(handler, transfer);
       }
     }
     return { logCalls: batches.length };
+  }
+
+  /** Hands one transfer to `handler` in a transaction of its own, its sender screened before the transaction opens. */
+  private async handOver(handler: DepositHandler, transfer: DepositTransfer): Promise<void> {
+    const senderBlocked = (await this.options.screenSender?.(transfer)) ?? false;
+    const screened = senderBlocked ? { ...transfer, senderBlocked } : transfer;
+    await this.options.db.transaction().execute((trx) => handler(trx, screened));
   }
 
   /** Transfer logs in the blocks `from` to `to`: to the given recipients, or of the given token contracts. */

@@ -28,6 +28,8 @@ export interface DepositTransfer {
   blockHash: string;
   /** When its block was made: a transfer in a block made before its payment's expiry is in time, however late read. */
   blockTime: Date;
+  /** The operator's address screening blocks its sender: its value is held, never credited to the payment. */
+  senderBlocked?: boolean;
 }
 
 /** Blocks whose call traces go in one JSON-RPC batch. */

@@ -408,8 +408,26 @@ export function inflowsList(options: { all: boolean }): Promise<void> {
 
 /** `paygate inflows return <id>`: the running service sends an unsolicited transfer back to its sender. */
 export function inflowsReturn(inflowId: string): Promise<void> {
-  return withDatabase(async ({ db }) => {
-    const { askInflowReturn } = await import('../collectorInflows/inflowReturns.ts');
+  return withDatabase(async ({ db }, config) => {
+    const [{ askInflowReturn }, { screeningFromConfig }, { AccountBlockedError }] = await Promise.all([
+      import('../collectorInflows/inflowReturns.ts'),
+      import('../screening/screeningFromConfig.ts'),
+      import('../screening/addressScreening.ts'),
+    ]);
+    const inflow = await db
+      .selectFrom('collector_inflows')
+      .select('sender')
+      .where('id', '=', inflowId)
+      .executeTakeFirst();
+    // Nothing goes back to an address the screening blocks, however the operator asks.
+    if (inflow?.sender) {
+      const screening = screeningFromConfig(config.screening, db, (message) => process.stderr.write(`${message}\n`));
+      await screening.check('inflow_return', [inflow.sender]).catch((error: unknown) => {
+        if (error instanceof AccountBlockedError)
+          throw new CliError(`${inflow.sender} is blocked by address screening: the transfer stays held`);
+        throw error;
+      });
+    }
     const asked = await askInflowReturn(db, inflowId);
     printJson({
       inflowId: asked.id,

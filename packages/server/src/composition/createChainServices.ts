@@ -7,7 +7,10 @@ import type { ChainServices, ChainServicesOptions } from '../gateway/chainServic
 import { paymentTransferOutcomes } from '../gateway/transferOutcomes.ts';
 import { solanaPayTransferOutcomes } from '../solanaPay/solanaPayOutcomes.ts';
 import { silentLogger } from '../log.ts';
-import { depositSenderScreening, evmDepositOutcomes, evmDepositSeen } from '../deposits/depositOutcomes.ts';
+import { getAddress } from 'viem';
+import type { DepositTransfer } from '../chains/evm/deposits/nativeTransfers.ts';
+import { evmDepositOutcomes, evmDepositSeen } from '../deposits/depositOutcomes.ts';
+import { type AddressScreening, senderScreening } from '../screening/addressScreening.ts';
 import { judgeCollectorInflows } from '../collectorInflows/judgeInflows.ts';
 import { withX402Deposits } from '../x402/x402Deposits.ts';
 import { withX402SvmDeposits } from '../x402/x402SvmDeposits.ts';
@@ -35,7 +38,15 @@ export async function createChainServices(options: ChainServicesOptions): Promis
     privateKey: options.keys.evmPrivateKey,
     onDeposit: evmDepositOutcomes(outcomeContext),
     onDepositSeen: evmDepositSeen({ ...outcomeContext, waitMs: buyerTransferDeadlineMs }),
-    ...(options.screening?.enabled ? { screenDepositSender: depositSenderScreening(options.screening) } : {}),
+    ...(options.screening?.enabled
+      ? {
+          screenDepositSender: (transfer: DepositTransfer) =>
+            senderScreening(options.screening as AddressScreening)(
+              `${transfer.chain}:${getAddress(transfer.from)}`,
+              transfer.paymentId,
+            ),
+        }
+      : {}),
     // A buyer's own native transfer may be confirmed until its deadline: only then is one no confirm claimed unsolicited.
     judgeCollectorInflows: (chain) => judgeCollectorInflows(options.db, chain, buyerTransferDeadlineMs),
   });
@@ -44,6 +55,7 @@ export async function createChainServices(options: ChainServicesOptions): Promis
     networks: of('solana'),
     collector: await solanaCollector(options.keys),
     onSolanaPayTransfer: solanaPayTransferOutcomes(outcomeContext),
+    ...(options.screening?.enabled ? { screenSolanaPaySender: senderScreening(options.screening) } : {}),
     judgeCollectorInflows: (chain) => judgeCollectorInflows(options.db, chain, buyerTransferDeadlineMs),
   });
   return {

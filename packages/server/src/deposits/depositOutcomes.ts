@@ -15,25 +15,6 @@ import {
 } from './receivedTransfer.ts';
 import { withDepositTables } from './depositTables.ts';
 import { DEPOSIT_ADDRESSES, postTransferReceived } from '../ledger/ledger.ts';
-import { AccountBlockedError, type AddressScreening } from '../screening/addressScreening.ts';
-
-/**
- * Whether address screening blocks a deposit's sender, recorded as a decision of the `deposit` step. A provider that
- * cannot answer while screening fails closed throws: the follower reads the transfer again on its next step.
- */
-export function depositSenderScreening(screening: AddressScreening) {
-  return async (transfer: DepositTransfer): Promise<boolean> => {
-    try {
-      await screening.check('deposit', [`${transfer.chain}:${getAddress(transfer.from)}`], {
-        paymentId: transfer.paymentId,
-      });
-      return false;
-    } catch (error) {
-      if (error instanceof AccountBlockedError) return true;
-      throw error;
-    }
-  };
-}
 
 /** The token (or native coin) a deposit brought, when the network lists it, and its CAIP-19 id either way. */
 function depositAssetOf(chains: ChainRegistry, transfer: DepositTransfer) {

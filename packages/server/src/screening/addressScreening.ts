@@ -5,8 +5,10 @@ export type ScreeningStep =
   | 'options'
   | 'confirm'
   | 'deposit'
+  | 'x402'
   | 'settlement_destination'
   | 'refund_destination'
+  | 'inflow_return'
   | 'settlement';
 
 /** What a provider says of one account. */
@@ -28,6 +30,23 @@ export interface ScreeningProvider {
   name: 'list' | 'http';
   /** Throws `ScreeningUnavailableError` when it cannot answer. */
   screen(accounts: string[]): Promise<ScreeningAnswer>;
+}
+
+/**
+ * Whether screening blocks the sender (CAIP-10) of a transfer that pays a payment without a confirm (a deposit
+ * address, a Solana Pay reference), recorded as a decision of the `deposit` step. A provider that cannot answer while
+ * screening fails closed throws, so the follower reads the transfer again on its next pass.
+ */
+export function senderScreening(screening: AddressScreening) {
+  return async (sender: string, paymentId: string): Promise<boolean> => {
+    try {
+      await screening.check('deposit', [sender], { paymentId });
+      return false;
+    } catch (error) {
+      if (error instanceof AccountBlockedError) return true;
+      throw error;
+    }
+  };
 }
 
 /** A provider could not answer (no list loaded, a service down or slow): the setting decides what happens then. */

@@ -29,7 +29,11 @@ export function solanaPayTransferOutcomes(context: OutcomeContext): SolanaPayTra
       payment.merchantTakesPayments &&
       payment.status === 'requires_action' &&
       payment.expires_at.getTime() > madeAt.getTime();
-    const outcome = transfer.outcome === 'paid' && !payable ? 'payment_closed' : transfer.outcome;
+    const outcome = transfer.senderBlocked
+      ? 'held'
+      : transfer.outcome === 'paid' && !payable
+        ? 'payment_closed'
+        : transfer.outcome;
     const recorded = await withSolanaPayTables(trx)
       .insertInto('solana_pay_transfers')
       .values({
@@ -64,6 +68,7 @@ export function solanaPayTransferOutcomes(context: OutcomeContext): SolanaPayTra
     });
     const expected = asset === transfer.asset ? transfer.requestedAmount : undefined;
     const judged = judgeDeposit({
+      senderBlocked: transfer.senderBlocked === true,
       expected,
       payable,
       receivedBefore: receivedSoFar(payment.exceptions, transfer.network, asset),

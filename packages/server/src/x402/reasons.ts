@@ -63,6 +63,8 @@ export const X402_REASONS = {
   svmSimulationFailed: 'invalid_exact_svm_transaction_simulation_failed',
   svmTransactionFailed: 'invalid_exact_svm_transaction_failed',
   svmDuplicate: 'duplicate_settlement',
+  // paygate's own: the operator's address screening blocks the payer.
+  payerBlocked: 'account_blocked',
 } as const;
 
 export type X402Reason = (typeof X402_REASONS)[keyof typeof X402_REASONS];

@@ -1,3 +1,5 @@
+import { loadScreeningList } from '../../src/screening/listScreening.ts';
+import { parseScreeningList } from '../../src/screening/screeningListFile.ts';
 import { type Address, parseEther } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -137,6 +139,22 @@ describe('transfers into the collector that no record holds, on the devnet', () 
     const id = inflow?.id as string;
     const owedBefore = await ledgerBalanceOf(testbed.server.db, 'unsolicited', usdc().caip19);
     const cli = (...args: string[]) => runCli(args, { DATABASE_URL: testbed.databaseUrl, ...NO_CHAIN_ENV });
+
+    // While address screening lists the sender, nothing goes back to it, however the operator asks.
+    await loadScreeningList(testbed.server.db, parseScreeningList(alice), 'test');
+    const screened = await runCli(['inflows', 'return', id], {
+      DATABASE_URL: testbed.databaseUrl,
+      ...NO_CHAIN_ENV,
+      SCREENING: 'list',
+    });
+    expect(screened.code).toBe(1);
+    expect(screened.stderr).toContain('is blocked by address screening: the transfer stays held');
+    const held = await testbed.server.db
+      .selectFrom('collector_inflows')
+      .select('return_status')
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    expect(held.return_status).toBeNull();
 
     const asked = await cli('inflows', 'return', id);
     expect(asked.code, asked.stderr).toBe(0);

@@ -14,6 +14,11 @@ import { insertMerchantWithPayments } from '../support/fixtures.ts';
 import { isolatedTestDatabase } from '../support/isolatedDatabase.ts';
 import { type SolanaTestbed, startSolanaTestbed, waitFor } from '../chains/solana/solanaTestKit.ts';
 import { payAsWallet } from './support.ts';
+import { type AddressScreening, senderScreening } from '../../src/screening/addressScreening.ts';
+import { loadScreeningList } from '../../src/screening/listScreening.ts';
+import { parseScreeningList } from '../../src/screening/screeningListFile.ts';
+import { screeningFromConfig } from '../../src/screening/screeningFromConfig.ts';
+import { auditOfMerchant } from '../support/ledgerAudit.ts';
 
 /** What a request asks for here: 10 USDC. */
 const AMOUNT = 10_000_000n;
@@ -65,8 +70,9 @@ describe('the Solana Pay follower: transfers judged by when they were made, and 
     });
   }
 
-  function follower(db: Db) {
+  function follower(db: Db, screening?: AddressScreening) {
     return new SolanaPayFollower({
+      ...(screening ? { screenSender: senderScreening(screening) } : {}),
       db,
       rpc: testbed.rpc,
       network: network.caip2,
@@ -164,6 +170,41 @@ describe('the Solana Pay follower: transfers judged by when they were made, and 
     });
     await expireDuePayments(expiryContext);
     expect(await statusOf(db, 'pay_sp_never_paid')).toBe('expired');
+  });
+
+  it('holds what a sender the address screening blocks paid: never credited, the exception owed to it in the ledger, the decision recorded', async () => {
+    const db = await shop('sp_screened', ['pay_sp_screened'], new Date(Date.now() + 600_000));
+    const alice = testbed.devnet.manifest.buyers.find((buyer) => buyer.name === 'alice')!;
+    await loadScreeningList(db, parseScreeningList(alice.solanaAddress), 'test');
+    const screening = screeningFromConfig({ provider: 'list', onFailure: 'closed' }, db, () => {});
+    const request = await requestOf(db, 'pay_sp_screened');
+    const signature = await payInUsdc(request.reference, request.recipient);
+
+    await follower(db, screening).follow();
+    expect(await statusOf(db, 'pay_sp_screened')).toBe('requires_action');
+    expect(
+      await withSolanaPayTables(db)
+        .selectFrom('solana_pay_transfers')
+        .select(['signature', 'outcome'])
+        .where('payment_id', '=', 'pay_sp_screened')
+        .execute(),
+    ).toEqual([{ signature, outcome: 'held' }]);
+    const { exceptions } = await db
+      .selectFrom('payments')
+      .select('exceptions')
+      .where('id', '=', 'pay_sp_screened')
+      .executeTakeFirstOrThrow();
+    expect(exceptions).toEqual([
+      expect.objectContaining({ type: 'held', amount: AMOUNT.toString(), txHash: signature }),
+    ]);
+    expect(await auditOfMerchant(db, 'mrch_sp_screened')).toMatchObject({ differing: [] });
+    expect(
+      await db
+        .selectFrom('screening_decisions')
+        .select(['account', 'step', 'blocked'])
+        .where('payment_id', '=', 'pay_sp_screened')
+        .execute(),
+    ).toEqual([{ account: `${network.caip2}:${alice.solanaAddress}`, step: 'deposit', blocked: true }]);
   });
 
   it('records another listed token sent to the collector as the wrong token, held for its buyer in the ledger', async () => {

@@ -54,6 +54,7 @@ function relabelled(network: NetworkInfo, caip2: string): NetworkInfo {
 async function startDevnetServiceAs(
   solanaCaip2: string | undefined,
   buyerTransferDeadlineMs: number | undefined,
+  env: Record<string, string> | undefined,
 ): Promise<DevnetService> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'paygate-x402-devnet-'));
   const devnet = await startDevnet({ dataDir });
@@ -86,7 +87,11 @@ async function startDevnetServiceAs(
     baseUrl: () => serverUrl,
     ...(buyerTransferDeadlineMs ? { buyerTransferDeadlineMs } : {}),
   });
-  const server = await startTestServer({ databaseUrl: database.url, context: { chains, chainServices: services } });
+  const server = await startTestServer({
+    databaseUrl: database.url,
+    ...(env ? { env } : {}),
+    context: { chains, chainServices: services },
+  });
   serverUrl = server.url;
   const followers = new ChainFollowers(database.url, services.followers);
   const submissions = PaymentSubmissions.start(server.ctx);
@@ -195,9 +200,14 @@ export interface X402Testbed {
  * `buyerTransferDeadlineMs`: how long a transfer into the collector waits for a record before it is judged.
  */
 export async function startX402Testbed(
-  options: { solanaCaip2?: string; buyerTransferDeadlineMs?: number } = {},
+  options: {
+    solanaCaip2?: string;
+    buyerTransferDeadlineMs?: number;
+    /** Configuration variables of the service, beside the testbed's. */
+    env?: Record<string, string>;
+  } = {},
 ): Promise<X402Testbed> {
-  const service = await startDevnetServiceAs(options.solanaCaip2, options.buyerTransferDeadlineMs);
+  const service = await startDevnetServiceAs(options.solanaCaip2, options.buyerTransferDeadlineMs, options.env);
   const { server, devnet } = service;
   const partner = await newPartner(server.db, 'x402 partner');
   const { apiKey: x402Key } = await createApiKey(server.db, partner.partnerId, ['x402']);

@@ -30,6 +30,8 @@ export interface SolanaChainOptions extends ChainAdapterOptions {
   collector: SolanaCollector;
   /** What a transfer carrying a Solana Pay request's reference means; without it, no such transfers are looked for. */
   onSolanaPayTransfer?: SolanaPayTransferHandler;
+  /** Whether address screening blocks a Solana Pay transfer's sender (see `SolanaPayFollower`); unscreened without it. */
+  screenSolanaPaySender?: (sender: string, paymentId: string) => Promise<boolean>;
   /**
    * Judges a network's transfers into the collector found so far against the service's records; the collector's
    * inflows are not followed without it.
@@ -82,6 +84,7 @@ export function startSolanaChain(options: SolanaChainOptions): SolanaChain {
         clock: options.clock,
         blockHeight,
         onTransfer: onSolanaPayTransfer,
+        ...(options.screenSolanaPaySender ? { screenSender: options.screenSolanaPaySender } : {}),
       });
     const { judgeCollectorInflows } = options;
     const inflows =

@@ -34,6 +34,8 @@ export interface FoundSolanaPayTransfer extends SolanaPayTransferCheck {
   receivedAsset: string | null;
   /** When its block was made, as the node says (null where it does not know). */
   blockTime: Date | null;
+  /** The operator's address screening blocks its sender: what it brought is held, never credited to the payment. */
+  senderBlocked?: boolean;
 }
 
 /**
@@ -55,6 +57,11 @@ export interface SolanaPayFollowerOptions {
   /** The network's block height at `confirmed`, shared with the transaction sender (a read of it at most a slot old). */
   blockHeight: () => Promise<bigint>;
   onTransfer: SolanaPayTransferHandler;
+  /**
+   * Whether the operator's address screening blocks a transfer's sender (CAIP-10), asked before its transaction
+   * opens; a refusal to answer ends the pass before the cursor moves, so the transfer is read again.
+   */
+  screenSender?: (sender: string, paymentId: string) => Promise<boolean>;
 }
 
 /** Expired co-signed transactions whose fee a pass enters: each costs one `getTransaction`. */
@@ -270,6 +277,8 @@ export class SolanaPayFollower {
       const received = this.options.tokens.find((token) => token.mint === check.mint);
       const reachedCollector =
         received !== undefined && check.destination === (await this.collectorAccount(received.mint));
+      const senderBlocked =
+        check.buyer !== null && (await this.options.screenSender?.(`${network}:${check.buyer}`, request.payment_id));
       await this.options.db.transaction().execute(async (trx) => {
         if (await judgedUnsolicited(trx, network, signature)) return;
         await this.options.onTransfer(trx, {
@@ -283,6 +292,7 @@ export class SolanaPayFollower {
           requestedAmount: BigInt(request.amount),
           receivedAsset: reachedCollector ? received.asset : null,
           blockTime,
+          ...(senderBlocked ? { senderBlocked } : {}),
         });
       });
       // One transaction pays one payment: the first reference it carries decides.

@@ -23,7 +23,8 @@ export type SolanaPayOutcome =
   | 'wrong_mint'
   | 'wrong_recipient'
   | 'no_transfer'
-  | 'payment_closed';
+  | 'payment_closed'
+  | 'held';
 
 /** A transaction found carrying a request's reference, and what it did for the payment. */
 export interface SolanaPayTransfersTable {

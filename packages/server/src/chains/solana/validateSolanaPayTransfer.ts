@@ -41,7 +41,7 @@ export interface ExpectedSolanaPayTransfer {
 }
 
 export interface SolanaPayTransferCheck {
-  outcome: Exclude<SolanaPayOutcome, 'payment_closed'>;
+  outcome: Exclude<SolanaPayOutcome, 'payment_closed' | 'held'>;
   /** The owner that signed the transfer out of its token account. */
   buyer: string | null;
   /** The token account the transfer credited, and the mint and amount that reached it. */

@@ -5,7 +5,7 @@ import { type Kysely, sql } from 'kysely';
  * version that is the hash of its addresses; the entries of the newest alone are kept, as `<namespace>:<address>`
  * (EVM addresses lower-case, chain-agnostic: one key holds them on every EVM network). `screening_decisions` records
  * each account screened: where in a payment's life, what the list or the provider answered and under which version.
- * A deposit from a blocked sender is recorded with the outcome `held` (a looser check).
+ * A deposit or Solana Pay transfer from a blocked sender is recorded with the outcome `held` (looser checks).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
@@ -38,5 +38,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     ALTER TABLE evm_deposits DROP CONSTRAINT evm_deposits_outcome_check;
     ALTER TABLE evm_deposits ADD CONSTRAINT evm_deposits_outcome_check
       CHECK (outcome IN ('paid', 'underpaid', 'overpaid', 'wrong_token', 'paid_late', 'held'));
+    ALTER TABLE solana_pay_transfers DROP CONSTRAINT solana_pay_transfers_outcome_check;
+    ALTER TABLE solana_pay_transfers ADD CONSTRAINT solana_pay_transfers_outcome_check
+      CHECK (outcome IN ('paid', 'wrong_amount', 'wrong_mint', 'wrong_recipient', 'no_transfer', 'payment_closed', 'held'));
   `.execute(db);
 }

@@ -14,8 +14,23 @@ export interface TokenInfo {
   method: PaymentMethod;
   /** The ISO 4217 currency the token is pegged to (D13); unpegged tokens are priced by a rate source. */
   peggedTo?: string;
+  /** The symbol the rate source prices an unpegged token by, where not its own: a wrapped coin is priced as the coin. */
+  priceSymbol?: string;
+  /**
+   * The signed-transfer standards the token's contract implements, as its published source shows: how it could be
+   * paid besides `method` (an EIP-2612 token could move to a permit method in one line). Absent where unconfirmed.
+   */
+  supports?: SignedTransferStandard[];
+  /**
+   * The EIP-712 domain version of an EIP-3009 token whose contract reports it neither by `version()` nor by
+   * EIP-5267's `eip712Domain()`, as its source fixes it.
+   */
+  eip712Version?: string;
   iconUrl?: string;
 }
+
+/** EIP-3009 authorisations (`receiveWithAuthorization`) and EIP-2612 permits. */
+export type SignedTransferStandard = 'eip3009' | 'eip2612';
 
 export interface NetworkInfo {
   caip2: string;

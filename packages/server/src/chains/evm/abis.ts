@@ -19,6 +19,11 @@ export const eip3009Abi = parseAbi([
   'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)',
 ]);
 
+/** EIP-5267: a contract's own account of its EIP-712 domain, where it gives one (Agora's AUSD). */
+export const eip5267Abi = parseAbi([
+  'function eip712Domain() view returns (bytes1 fields, string name, string version, uint256 chainId, address verifyingContract, bytes32 salt, uint256[] extensions)',
+]);
+
 export const permit2Abi = parseAbi([
   'struct TokenPermissions { address token; uint256 amount; }',
   'struct PermitTransferFrom { TokenPermissions permitted; uint256 nonce; uint256 deadline; }',

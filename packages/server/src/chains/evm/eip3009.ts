@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { type Address, encodeFunctionData, type Hex, isAddressEqual, type PublicClient, toHex } from 'viem';
 import type { Clock } from '../../clock.ts';
-import { eip3009Abi, erc20Abi } from './abis.ts';
+import { eip3009Abi, eip5267Abi, erc20Abi } from './abis.ts';
 import { PaymentRefusedError } from './errors.ts';
 import type { Relayer } from './relayer.ts';
 import { isExecutionRevert, revertReason } from './simulation.ts';
@@ -112,15 +112,48 @@ export function authorizationTypedData<P extends AuthorizationTypedData['primary
   return { domain, types, primaryType, message } as Extract<AuthorizationTypedData, { primaryType: P }>;
 }
 
-/** Reads the token's EIP-712 name and version from the contract, so a signature matches what it will check. */
-export async function readEip3009Token(client: PublicClient, address: Address): Promise<Eip3009Token> {
-  const [name, version] = await Promise.all([
-    client.readContract({ address, abi: erc20Abi, functionName: 'name' }),
-    client.readContract({ address, abi: eip3009Abi, functionName: 'version' }),
-  ]);
+/** EIP-5267's `fields` for a domain of exactly name, version, chainId and verifyingContract: no salt. */
+const NAME_VERSION_CHAIN_CONTRACT = '0x0f';
+
+/**
+ * Reads the token's EIP-712 domain from the contract, so a signature matches what it will check: from EIP-5267's
+ * `eip712Domain()` where the contract has it, else its `name()` and `version()`; `declaredVersion` stands for a
+ * `version()` the contract lacks (the preset's `eip712Version`, from its source).
+ */
+export async function readEip3009Token(
+  client: PublicClient,
+  address: Address,
+  declaredVersion?: string,
+): Promise<Eip3009Token> {
   const chainId = client.chain?.id;
   if (chainId === undefined) throw new Error('the client has no chain');
+  if (declaredVersion === undefined) {
+    const reported = await readEip5267Domain(client, address);
+    if (reported) return { address, name: reported.name, version: reported.version, chainId };
+  }
+  const [name, version] = await Promise.all([
+    client.readContract({ address, abi: erc20Abi, functionName: 'name' }),
+    declaredVersion ?? client.readContract({ address, abi: eip3009Abi, functionName: 'version' }),
+  ]);
   return { address, name, version, chainId };
+}
+
+/** The domain the contract reports by EIP-5267, or undefined when it has no `eip712Domain()` (FiatToken). */
+async function readEip5267Domain(client: PublicClient, address: Address) {
+  let domain: readonly [Hex, string, string, bigint, Address, Hex, readonly bigint[]];
+  try {
+    domain = await client.readContract({ address, abi: eip5267Abi, functionName: 'eip712Domain' });
+  } catch (error) {
+    if (isExecutionRevert(error)) return undefined;
+    throw error;
+  }
+  const [fields, name, version, chainId, verifyingContract] = domain;
+  // Authorisations are signed in a domain of these four fields only; one with a salt could not be matched.
+  if (fields !== NAME_VERSION_CHAIN_CONTRACT || chainId !== BigInt(client.chain?.id ?? -1))
+    throw new Error(`the EIP-712 domain of ${address} is not one of name, version, chain and contract`);
+  if (!isAddressEqual(verifyingContract, address))
+    throw new Error(`the EIP-712 domain of ${address} names another contract, ${verifyingContract}`);
+  return { name, version };
 }
 
 /** A fresh random 32-byte authorisation nonce; EIP-3009 nonces are unordered and single-use per payer. */

@@ -217,6 +217,6 @@ export function startEvmChain(
     followers,
     payability: (network, owners, tokens) => readPayability(clients, network, owners, tokens),
     eip3009Token: (client, token) =>
-      memoised(domains, token.caip19, () => readEip3009Token(client, token.address as Address)),
+      memoised(domains, token.caip19, () => readEip3009Token(client, token.address as Address, token.eip712Version)),
   };
 }

@@ -1,7 +1,7 @@
 import { systemClock, type Clock } from '../../clock.ts';
 import type { TokenInfo } from '../registry.ts';
 import { parseExchangeRate, type ExchangeRate } from './exchangeRate.ts';
-import { peggedQuote, PriceUnavailableError, type PriceQuote, type PriceSource } from './priceSource.ts';
+import { peggedQuote, PriceUnavailableError, type PriceQuote, type PriceSource, priceSymbolOf } from './priceSource.ts';
 
 export interface CoinbasePriceSourceOptions {
   /** `https://api.coinbase.com` unless given. */
@@ -45,10 +45,10 @@ export class CoinbasePriceSource implements PriceSource {
   async quote(fiatCurrency: string, token: TokenInfo): Promise<PriceQuote> {
     const pegged = peggedQuote(fiatCurrency, token);
     if (pegged) return pegged;
-    const { rates } = await this.ratesOf(token.symbol);
+    const symbol = priceSymbolOf(token);
+    const { rates } = await this.ratesOf(symbol);
     const rate = rates.get(fiatCurrency);
-    if (!rate)
-      throw new PriceUnavailableError(`the exchange-rate API has no price for ${token.symbol} in ${fiatCurrency}`);
+    if (!rate) throw new PriceUnavailableError(`the exchange-rate API has no price for ${symbol} in ${fiatCurrency}`);
     return { rate, expiresAt: new Date(this.clock.now().getTime() + this.quoteTtlMs) };
   }
 

@@ -1,7 +1,7 @@
 import { systemClock, type Clock } from '../../clock.ts';
 import type { TokenInfo } from '../registry.ts';
 import { parseExchangeRate, type ExchangeRate } from './exchangeRate.ts';
-import { peggedQuote, PriceUnavailableError, type PriceQuote, type PriceSource } from './priceSource.ts';
+import { peggedQuote, PriceUnavailableError, type PriceQuote, type PriceSource, priceSymbolOf } from './priceSource.ts';
 
 export interface FixedPriceSourceOptions {
   clock?: Clock;
@@ -31,8 +31,9 @@ export class FixedPriceSource implements PriceSource {
   async quote(fiatCurrency: string, token: TokenInfo): Promise<PriceQuote> {
     const pegged = peggedQuote(fiatCurrency, token);
     if (pegged) return pegged;
-    const rate = this.rates.get(`${token.symbol}/${fiatCurrency}`);
-    if (!rate) throw new PriceUnavailableError(`no price for ${token.symbol} in ${fiatCurrency}`);
+    const symbol = priceSymbolOf(token);
+    const rate = this.rates.get(`${symbol}/${fiatCurrency}`);
+    if (!rate) throw new PriceUnavailableError(`no price for ${symbol} in ${fiatCurrency}`);
     return { rate, expiresAt: new Date(this.clock.now().getTime() + this.quoteTtlMs) };
   }
 }

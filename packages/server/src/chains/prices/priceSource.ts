@@ -23,6 +23,11 @@ export function peggedQuote(fiatCurrency: string, token: TokenInfo): PriceQuote 
   return token.peggedTo === fiatCurrency ? { rate: ONE_TO_ONE, expiresAt: null } : null;
 }
 
+/** The symbol a rate source prices the token by: its own, or the coin it wraps (WETH as ETH). */
+export function priceSymbolOf(token: TokenInfo): string {
+  return token.priceSymbol ?? token.symbol;
+}
+
 export interface TokenAmountQuote extends PriceQuote {
   /** Token minor units, rounded up. */
   amount: bigint;

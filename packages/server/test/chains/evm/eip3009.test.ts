@@ -13,6 +13,7 @@ import type { TokenInfo } from '../../../src/chains/registry.ts';
 import { systemClock } from '../../../src/clock.ts';
 import { waitForRelayedOutcome } from '../../support/chainWaits.ts';
 import { type Buyer, type EvmTestEnvironment, nowSeconds, startEvmTestEnvironment } from './support/evmDevnet.ts';
+import { reportedDomainTokenBytecode, versionlessTokenBytecode } from './support/eip712Domains.ts';
 import { ownedWalletAbi, ownedWalletBytecode } from './support/ownedWallet.ts';
 
 describe('EIP-3009 receiveWithAuthorization', () => {
@@ -152,6 +153,30 @@ describe('EIP-3009 receiveWithAuthorization', () => {
       () => relay(token, elsewhere, signature, { value: 1_000_000n }),
       'recipient_mismatch',
     );
+  });
+
+  it('reads the domain a token signs in: its name and version, EIP-5267, or the version its source fixes', async () => {
+    const deploy = async (bytecode: Hex) => {
+      const { account, wallet } = env.buyer('carol');
+      const hash = await wallet.deployContract({ abi: [], bytecode, account, chain: null });
+      const { contractAddress } = await env.client.waitForTransactionReceipt({ hash, pollingInterval: 200 });
+      return contractAddress as Address;
+    };
+    const [reported, versionless] = [await deploy(reportedDomainTokenBytecode), await deploy(versionlessTokenBytecode)];
+    const chainId = env.network.caip2.split(':')[1];
+    const usdc = env.token('USDC').address as Address;
+
+    expect(await readEip3009Token(env.client, usdc)).toEqual({
+      address: usdc,
+      name: 'USD Coin',
+      version: '2',
+      chainId: Number(chainId),
+    });
+    // EIP-5267's domain wins over `name()`, which may differ from it.
+    expect(await readEip3009Token(env.client, reported)).toMatchObject({ name: 'Domain Name', version: '7' });
+    expect(await readEip3009Token(env.client, versionless, '1')).toMatchObject({ name: 'Versionless', version: '1' });
+    // Without the version its source fixes, a token with no `version()` cannot be signed for.
+    await expect(readEip3009Token(env.client, versionless)).rejects.toThrow(/version/);
   });
 
   it('refuses a replayed nonce', async () => {

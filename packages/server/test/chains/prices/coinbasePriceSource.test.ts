@@ -59,6 +59,13 @@ describe('CoinbasePriceSource against a local exchange-rate API', () => {
     expect(requests).toEqual(['/v2/exchange-rates?currency=ETH']);
   });
 
+  it('prices a wrapped coin as the coin it wraps', async () => {
+    const prices = new CoinbasePriceSource({ baseUrl, clock: clockAt(Date.UTC(2026, 0, 1)) });
+    const quote = await prices.quote('USD', { ...token('WETH', 18), priceSymbol: 'ETH' });
+    expect(quote.rate).toEqual({ numerator: 6001n, denominator: 2n });
+    expect(requests).toEqual(['/v2/exchange-rates?currency=ETH']);
+  });
+
   it('reuses an answer for every currency until the cache lifetime passes', async () => {
     const clock = clockAt(Date.UTC(2026, 0, 1));
     const prices = new CoinbasePriceSource({ baseUrl, clock, cacheTtlMs: 60_000 });

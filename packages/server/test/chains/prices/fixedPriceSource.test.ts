@@ -40,6 +40,12 @@ describe('FixedPriceSource', () => {
     await expect(prices.quote('USD', token('BTC', 8))).rejects.toBeInstanceOf(PriceUnavailableError);
   });
 
+  it('prices a wrapped coin by the pair of the coin it wraps', async () => {
+    const weth = { ...token('WETH', 18), priceSymbol: 'ETH' };
+    expect((await prices.quote('USD', weth)).rate).toEqual({ numerator: 3000n, denominator: 1n });
+    await expect(prices.quote('EUR', weth)).rejects.toThrow(new PriceUnavailableError('no price for ETH in EUR'));
+  });
+
   it('refuses a malformed table when it is built', () => {
     expect(() => new FixedPriceSource({ 'ETH/USD': '3,000' })).toThrow(RangeError);
     expect(() => new FixedPriceSource({ 'ETH/USD': '0' })).toThrow(RangeError);

@@ -1,6 +1,7 @@
 import { Registry } from 'prom-client';
 import { buildApp } from '../../server/src/app.ts';
-import { ChainRegistry, MAINNET_NETWORKS } from '../../server/src/chains/registry.ts';
+import { ChainRegistry } from '../../server/src/chains/registry.ts';
+import { MAINNET_NETWORKS } from '../../server/src/chains/mainnets.ts';
 import { systemClock } from '../../server/src/clock.ts';
 import { loadConfig } from '../../server/src/config.ts';
 import type { AppContext } from '../../server/src/context.ts';

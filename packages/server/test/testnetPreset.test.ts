@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { getAddress } from 'viem';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { rpcUrlVariable, setUpChains, testnetNetworks } from '../src/chains/chainConfig.ts';
-import { MAINNET_NETWORKS } from '../src/chains/registry.ts';
+import { MAINNET_NETWORKS } from '../src/chains/mainnets.ts';
 import { TESTNET_NETWORKS } from '../src/chains/testnets.ts';
 import { ConfigError } from '../src/config.ts';
 import { call } from './support/testServer.ts';
@@ -25,7 +25,7 @@ function runWallet(args: string[], env: Record<string, string>): Promise<{ code:
   return new Promise((resolve) => child.once('close', (code) => resolve({ code, stderr })));
 }
 
-/** Circle's testnet stablecoins, as Circle publishes them: network, symbol, contract or mint. */
+/** Circle's testnet stablecoins as Circle publishes them (Celo Sepolia's as x402 lists it): chain, symbol, token. */
 const CIRCLE_TESTNET_TOKENS = [
   ['eip155:11155111', 'USDC', '0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238'],
   ['eip155:11155111', 'EURC', '0x08210F9170F89Ab7658F0B5E3fF39b0E03C594D4'],
@@ -34,6 +34,7 @@ const CIRCLE_TESTNET_TOKENS = [
   ['eip155:421614', 'USDC', '0x75faf114eafb1BDbe2F0316DF893fd58CE46AA4d'],
   ['eip155:11155420', 'USDC', '0x5fd84259d66Cd46123540766Be93DFE6D43130D7'],
   ['eip155:80002', 'USDC', '0x41E94Eb019C0762f9Bfcf9Fb1E58725BfB0e7582'],
+  ['eip155:11142220', 'USDC', '0x01C5C0122039549AD1493B8220cABEdD739BC44E'],
   ['solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1', 'USDC', '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU'],
 ];
 
@@ -57,6 +58,7 @@ describe('CHAINS=testnet', () => {
       ['eip155:421614', 'Arbitrum Sepolia'],
       ['eip155:11155420', 'OP Sepolia'],
       ['eip155:80002', 'Polygon Amoy'],
+      ['eip155:11142220', 'Celo Sepolia'],
       ['solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1', 'Solana Devnet'],
     ]);
     const tokens = TESTNET_NETWORKS.flatMap((network) => network.tokens);

@@ -3,7 +3,8 @@ import path from 'node:path';
 import { type Devnet, startDevnet } from '@paygate/devnet';
 import { ConfigError } from '../config.ts';
 import { networksFromDevnet } from './devnetNetworks.ts';
-import { ChainRegistry, MAINNET_NETWORKS, type NetworkInfo } from './registry.ts';
+import { ChainRegistry, type NetworkInfo } from './registry.ts';
+import { MAINNET_NETWORKS } from './mainnets.ts';
 import { TESTNET_NETWORKS } from './testnets.ts';
 
 export interface ChainSetup {

@@ -14,7 +14,7 @@ export interface TokenInfo {
   method: PaymentMethod;
   /** The ISO 4217 currency the token is pegged to (D13); unpegged tokens are priced by a rate source. */
   peggedTo?: string;
-  /** The symbol the rate source prices an unpegged token by, where not its own: a wrapped coin is priced as the coin. */
+  /** The symbol a rate source prices the token by, where not its own: a wrapped coin is priced as the coin. */
   priceSymbol?: string;
   /**
    * The signed-transfer standards the token's contract implements, as its published source shows: how it could be
@@ -93,18 +93,20 @@ function matchesAsset(token: TokenInfo, asset: AssetId): boolean {
   );
 }
 
-export function evmToken(chainId: number, symbol: 'USDC' | 'EURC' | 'USDT', address: string): TokenInfo {
-  const names = { USDC: 'USD Coin', EURC: 'Euro Coin', USDT: 'Tether USD' };
-  return {
-    caip19: `eip155:${chainId}/erc20:${address}`,
-    chain: `eip155:${chainId}`,
-    symbol,
-    name: names[symbol],
-    decimals: 6,
-    address,
-    method: symbol === 'USDT' ? 'permit2' : 'eip3009',
-    peggedTo: symbol === 'EURC' ? 'EUR' : 'USD',
-  };
+/** What a token is wherever it is deployed: its symbol, name, decimals and peg or price. */
+export type TokenKind = Pick<TokenInfo, 'symbol' | 'name' | 'decimals' | 'peggedTo' | 'priceSymbol'>;
+
+/** How one deployment of a token is paid, from what its contract implements. */
+export type TokenPayment = Pick<TokenInfo, 'method' | 'supports' | 'eip712Version'>;
+
+/** An ERC-20 token of an EVM network. */
+export function erc20Token(chainId: number, address: string, kind: TokenKind, payment: TokenPayment): TokenInfo {
+  return { caip19: `eip155:${chainId}/erc20:${address}`, chain: `eip155:${chainId}`, address, ...kind, ...payment };
+}
+
+/** An SPL token of a Solana network. */
+export function splToken(chain: string, mint: string, kind: TokenKind): TokenInfo {
+  return { caip19: `${chain}/token:${mint}`, chain, address: mint, ...kind, method: 'spl' };
 }
 
 export function evmNetwork(
@@ -125,58 +127,3 @@ export function evmNetwork(
     tokens,
   };
 }
-
-const SOLANA_MAINNET = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp';
-
-export function splToken(symbol: 'USDC' | 'EURC' | 'USDT', mint: string, chain = SOLANA_MAINNET): TokenInfo {
-  const names = { USDC: 'USD Coin', EURC: 'Euro Coin', USDT: 'Tether USD' };
-  return {
-    caip19: `${chain}/token:${mint}`,
-    chain,
-    symbol,
-    name: names[symbol],
-    decimals: 6,
-    address: mint,
-    method: 'spl',
-    peggedTo: symbol === 'EURC' ? 'EUR' : 'USD',
-  };
-}
-
-/** The real mainnet stablecoins; RPC URLs come from configuration. */
-export const MAINNET_NETWORKS: NetworkInfo[] = [
-  evmNetwork(1, 'Ethereum', 12, 12_000, 'https://etherscan.io', [
-    evmToken(1, 'USDC', '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48'),
-    evmToken(1, 'EURC', '0x1aBaEA1f7C830bD89Acc67eC4af516284b1bC33c'),
-    evmToken(1, 'USDT', '0xdAC17F958D2ee523a2206206994597C13D831ec7'),
-  ]),
-  evmNetwork(8453, 'Base', 5, 2_000, 'https://basescan.org', [
-    evmToken(8453, 'USDC', '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'),
-    evmToken(8453, 'EURC', '0x60a3E35Cc302bFA44Cb288Bc5a4F316Fdb1adb42'),
-    evmToken(8453, 'USDT', '0xfde4C96c8593536E31F229EA8f37b2ADa2699bb2'),
-  ]),
-  evmNetwork(42161, 'Arbitrum One', 5, 250, 'https://arbiscan.io', [
-    evmToken(42161, 'USDC', '0xaf88d065e77c8cC2239327C5EDb3A432268e5831'),
-    evmToken(42161, 'USDT', '0xFd086bC7CD5C481DCC9C85ebE478A1C0b69FCbb9'),
-  ]),
-  evmNetwork(10, 'OP Mainnet', 5, 2_000, 'https://optimistic.etherscan.io', [
-    evmToken(10, 'USDC', '0x0b2C639c533813f4Aa9D7837CAf62653d097Ff85'),
-    evmToken(10, 'USDT', '0x94b008aA00579c1307B0EF2c499aD98a8ce58e58'),
-  ]),
-  evmNetwork(137, 'Polygon', 64, 2_000, 'https://polygonscan.com', [
-    evmToken(137, 'USDC', '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359'),
-    evmToken(137, 'USDT', '0xc2132D05D31c914a87C6611C10748AEb04B58e8F'),
-  ]),
-  {
-    caip2: SOLANA_MAINNET,
-    namespace: 'solana',
-    name: 'Solana',
-    confirmations: 1,
-    blockTimeMs: 400,
-    explorerUrl: 'https://solscan.io',
-    tokens: [
-      splToken('USDC', 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v'),
-      splToken('EURC', 'HzwqbKZw8HxMN6bF2yFZNrht3c2iXXzpKcFu7uBEDKtr'),
-      splToken('USDT', 'Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB'),
-    ],
-  },
-];

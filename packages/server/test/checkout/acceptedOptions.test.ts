@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CoinbasePriceSource } from '../../src/chains/prices/coinbasePriceSource.ts';
 import { FixedPriceSource } from '../../src/chains/prices/fixedPriceSource.ts';
 import { quoteTokenAmount } from '../../src/chains/prices/priceSource.ts';
-import { ChainRegistry, MAINNET_NETWORKS, type NetworkInfo, type TokenInfo } from '../../src/chains/registry.ts';
+import { ChainRegistry, type NetworkInfo, type TokenInfo } from '../../src/chains/registry.ts';
+import { MAINNET_NETWORKS } from '../../src/chains/mainnets.ts';
 import { acceptedOptions } from '../../src/checkout/acceptedOptions.ts';
 
 const preset = (caip2: string) => MAINNET_NETWORKS.find((network) => network.caip2 === caip2)!;
@@ -23,8 +24,8 @@ const networks: NetworkInfo[] = [
   { ...base, rpcUrl: 'http://127.0.0.1:1', tokens: [...base.tokens, nativeToken(base.caip2, 'ETH', 18, 60)] },
   // Without a node to read, the gateway offers nothing on a network.
   preset('eip155:1'),
-  // SOL has no gateway payment method.
-  { ...solana, rpcUrl: 'http://127.0.0.1:1', tokens: [...solana.tokens, nativeToken(solana.caip2, 'SOL', 9, 501)] },
+  // The preset's SOL has no gateway payment method.
+  { ...solana, rpcUrl: 'http://127.0.0.1:1' },
 ];
 const chains = new ChainRegistry(networks);
 const usd10 = { fiat_currency: 'USD', fiat_value: '1000' };
@@ -37,6 +38,9 @@ describe('acceptedOptions: what a payment can be paid with before any account is
       ['eip155:8453', 'USDC', 10_000_000n],
       ['eip155:8453', 'EURC', 9_199_633n],
       ['eip155:8453', 'USDT', 10_000_000n],
+      ['eip155:8453', 'AUSD', 10_000_000n],
+      // EURAU has no price in USD here; WETH is priced as ETH.
+      ['eip155:8453', 'WETH', 3_333_333_333_333_334n],
       ['eip155:8453', 'ETH', 3_333_333_333_333_334n],
       [solana.caip2, 'USDC', 10_000_000n],
       [solana.caip2, 'EURC', 9_199_633n],
@@ -61,9 +65,10 @@ describe('acceptedOptions: what a payment can be paid with before any account is
     });
     expect(accepted.map(({ token }) => `${token.symbol} ${token.chain}`)).toEqual([
       `EURC ${base.caip2}`,
+      `EURAU ${base.caip2}`,
       `EURC ${solana.caip2}`,
     ]);
-    expect(accepted.map(({ amount }) => amount)).toEqual([10_000_000n, 10_000_000n]);
+    expect(accepted.map(({ amount }) => amount)).toEqual([10_000_000n, 10_000_000n, 10_000_000n]);
   });
 
   describe('with a slow exchange-rate API', () => {
@@ -96,7 +101,7 @@ describe('acceptedOptions: what a payment can be paid with before any account is
       const started = Date.now();
       const first = await acceptedOptions(chains, prices, usd10, { waitMs: 200 });
       expect(Date.now() - started).toBeLessThan(1_000);
-      expect(first.map(({ token }) => token.symbol)).toEqual(['USDC', 'USDT', 'USDC', 'USDT']);
+      expect(first.map(({ token }) => token.symbol)).toEqual(['USDC', 'USDT', 'AUSD', 'USDC', 'USDT']);
       // The rate asked for meanwhile arrives and is cached for the next page.
       await new Promise((resolve) => setTimeout(resolve, 1_600));
       const next = await acceptedOptions(chains, prices, usd10, { waitMs: 200 });
@@ -104,6 +109,8 @@ describe('acceptedOptions: what a payment can be paid with before any account is
         ['USDC', 10_000_000n],
         ['EURC', 9_199_633n],
         ['USDT', 10_000_000n],
+        ['AUSD', 10_000_000n],
+        ['WETH', 3_333_333_333_333_334n],
         ['ETH', 3_333_333_333_333_334n],
         ['USDC', 10_000_000n],
         ['EURC', 9_199_633n],

@@ -17,7 +17,7 @@ import {
   readableTokenDecimal,
   transactionUrl,
 } from '@paygate/web/checkout/view.ts';
-import { MAINNET_NETWORKS } from '../../src/chains/registry.ts';
+import { MAINNET_NETWORKS } from '../../src/chains/mainnets.ts';
 import { explainWalletProblem } from '@paygate/web/checkout/walletMessages.ts';
 import { translator } from '@paygate/web/checkout/i18n/translator.ts';
 import { fiatCurrency } from '../../src/payments/currencies.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAINNET_NETWORKS } from '../../src/chains/registry.ts';
+import { MAINNET_NETWORKS } from '../../src/chains/mainnets.ts';
 import { ChainRegistry } from '../../src/chains/registry.ts';
 import { call, expectErrorBody, startTestServer, type TestServer } from '../support/testServer.ts';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAINNET_NETWORKS } from '../../src/chains/registry.ts';
+import { MAINNET_NETWORKS } from '../../src/chains/mainnets.ts';
 import { foldPaymentStats } from '../../src/payments/paymentStatsFold.ts';
 import { runCommonRouteTests } from '../support/commonRouteTests.ts';
 import { createMerchant } from '../support/fixtures.ts';

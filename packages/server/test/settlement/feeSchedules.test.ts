@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ChainRegistry, MAINNET_NETWORKS } from '../../src/chains/registry.ts';
+import { ChainRegistry } from '../../src/chains/registry.ts';
+import { MAINNET_NETWORKS } from '../../src/chains/mainnets.ts';
 import { connect, type Db } from '../../src/db/database.ts';
 import { newId } from '../../src/ids.ts';
 import { changePaymentStatus } from '../../src/payments/transitions.ts';

@@ -1,6 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { expect } from 'vitest';
-import { MAINNET_NETWORKS } from '../../../src/chains/registry.ts';
+import { MAINNET_NETWORKS } from '../../../src/chains/mainnets.ts';
 import { createSignInLink } from '../../../src/dashboard/sessions.ts';
 import type { TestServer } from '../../support/testServer.ts';
 import { DASHBOARD_VIEWPORTS, seriousAxeViolations } from './dashboardBrowser.ts';

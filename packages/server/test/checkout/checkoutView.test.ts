@@ -178,6 +178,9 @@ describe('transaction links', () => {
       'Arbitrum One': 'https://arbiscan.io',
       'OP Mainnet': 'https://optimistic.etherscan.io',
       Polygon: 'https://polygonscan.com',
+      'BNB Smart Chain': 'https://bscscan.com',
+      Celo: 'https://celoscan.io',
+      Monad: 'https://monadscan.com',
       Solana: 'https://solscan.io',
     });
   });

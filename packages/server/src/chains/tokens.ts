@@ -19,8 +19,8 @@ export const AUSD: TokenKind = { symbol: 'AUSD', name: 'Agora Dollar', decimals:
  */
 export const EURE: TokenKind = { symbol: 'EURe', name: 'Monerium EURe', decimals: 18, peggedTo: 'EUR' };
 /**
- * AllUnity's euro stablecoin. No source of AllUnity's could be read: its 6 decimals are those every public token
- * list we read gives for this address.
+ * AllUnity's euro stablecoin. No source of AllUnity's could be read: its 6 decimals are the ones public token lists
+ * give for its address.
  */
 export const EURAU: TokenKind = { symbol: 'EURAU', name: 'AllUnity EUR', decimals: 6, peggedTo: 'EUR' };
 /** Wrapped ether: one WETH is one ETH by contract (deposit and withdraw at par), so it is priced as ETH. */

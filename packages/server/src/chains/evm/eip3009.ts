@@ -128,7 +128,7 @@ export async function readEip3009Token(
   const chainId = client.chain?.id;
   if (chainId === undefined) throw new Error('the client has no chain');
   if (declaredVersion === undefined) {
-    const reported = await readEip5267Domain(client, address);
+    const reported = await readEip5267Domain(client, address, chainId);
     if (reported) return { address, name: reported.name, version: reported.version, chainId };
   }
   const [name, version] = await Promise.all([
@@ -139,7 +139,7 @@ export async function readEip3009Token(
 }
 
 /** The domain the contract reports by EIP-5267, or undefined when it has no `eip712Domain()` (FiatToken). */
-async function readEip5267Domain(client: PublicClient, address: Address) {
+async function readEip5267Domain(client: PublicClient, address: Address, expectedChainId: number) {
   let domain: readonly [Hex, string, string, bigint, Address, Hex, readonly bigint[]];
   try {
     domain = await client.readContract({ address, abi: eip5267Abi, functionName: 'eip712Domain' });
@@ -149,7 +149,7 @@ async function readEip5267Domain(client: PublicClient, address: Address) {
   }
   const [fields, name, version, chainId, verifyingContract] = domain;
   // Authorisations are signed in a domain of these four fields only; one with a salt could not be matched.
-  if (fields !== NAME_VERSION_CHAIN_CONTRACT || chainId !== BigInt(client.chain?.id ?? -1))
+  if (fields !== NAME_VERSION_CHAIN_CONTRACT || chainId !== BigInt(expectedChainId))
     throw new Error(`the EIP-712 domain of ${address} is not one of name, version, chain and contract`);
   if (!isAddressEqual(verifyingContract, address))
     throw new Error(`the EIP-712 domain of ${address} names another contract, ${verifyingContract}`);

@@ -95,35 +95,19 @@ describe('address screening against the operator’s list', () => {
     expect(offered.status, offered.text).toBe(200);
     expect(offered.body.options.length).toBeGreaterThan(0);
 
+    const decision = (name: string, blocked: boolean) => ({
+      account: bed.evmAccount(name),
+      step: 'options',
+      blocked,
+      provider: 'list',
+      list_version: summary.version,
+    });
+    // Bob alone, then both (each account screened and recorded), then alice alone.
     expect(await decisionsOf(paymentId)).toEqual([
-      {
-        account: bed.evmAccount('bob'),
-        step: 'options',
-        blocked: true,
-        provider: 'list',
-        list_version: summary.version,
-      },
-      {
-        account: bed.evmAccount('alice'),
-        step: 'options',
-        blocked: false,
-        provider: 'list',
-        list_version: summary.version,
-      },
-      {
-        account: bed.evmAccount('bob'),
-        step: 'options',
-        blocked: true,
-        provider: 'list',
-        list_version: summary.version,
-      },
-      {
-        account: bed.evmAccount('alice'),
-        step: 'options',
-        blocked: false,
-        provider: 'list',
-        list_version: summary.version,
-      },
+      decision('bob', true),
+      decision('alice', false),
+      decision('bob', true),
+      decision('alice', false),
     ]);
     const blocked = await runCli(['screening', 'blocked', '--limit', '1'], { DATABASE_URL: bed.databaseUrl });
     expect(JSON.parse(blocked.stdout)).toMatchObject({ account: bed.evmAccount('bob'), step: 'options', paymentId });

@@ -135,9 +135,11 @@ export interface ServiceSecretsTable {
 
 export type PaymentStatus = 'requires_action' | 'processing' | 'succeeded' | 'failed' | 'expired' | 'cancelled';
 
-/** Where a payment came from (migrations 0042, 0057). */
+/** Where a payment came from (migrations 0042, 0057, 0059). */
 export const PAYMENT_SOURCES = ['api', 'x402', 'payment_link', 'point_of_sale'] as const;
 export type PaymentSource = (typeof PAYMENT_SOURCES)[number];
+/** The sources of payments the service makes for a merchant, kept in `payments.origin` (migration 0060). */
+export type PaymentOrigin = Extract<PaymentSource, 'payment_link' | 'point_of_sale'>;
 
 export interface PaymentsTable {
   id: string;
@@ -176,8 +178,13 @@ export interface PaymentsTable {
    * that reads such transfers (migrations 0038, 0039).
    */
   expiry_awaits_follower: ColumnType<boolean, boolean | undefined, boolean>;
-  /** Where the payment came from (migration 0042): a partner's create (`api`) or the x402 facilitator's settle. */
+  /**
+   * Where the payment came from (migration 0042): a partner's create (`api`) or the x402 facilitator's settle; `api`
+   * also for a payment with an `origin`, a source the release before this one knows.
+   */
   source: ColumnType<PaymentSource, PaymentSource | undefined, never>;
+  /** A payment link's visit or a point-of-sale charge, which the API shows as the payment's source (migration 0060). */
+  origin: ColumnType<PaymentOrigin | null, PaymentOrigin | null | undefined, never>;
   /** The payment link whose visit made the payment (migration 0057). */
   payment_link_id: ColumnType<string | null, string | null | undefined, never>;
   created_at: CreatedAt;

@@ -78,7 +78,7 @@ async function visitUnderLock(
       {
         amount: { currency: current.currency, value: amount },
         referenceId,
-        source: 'payment_link',
+        origin: 'payment_link',
         paymentLinkId: current.id,
       },
       fees,

@@ -1,7 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Insertable, Transaction } from 'kysely';
-import type { Database, PaymentsTable } from '../db/schema.ts';
+import type { Database, PaymentOrigin, PaymentsTable } from '../db/schema.ts';
 import type { App, AppContext } from '../context.ts';
 import { principalOf } from '../http/auth.ts';
 import { ApiError, type Issue } from '../http/errors.ts';
@@ -240,7 +240,7 @@ async function createPayment(
 export interface MerchantPaymentRequest {
   amount: { currency: string; value: bigint };
   referenceId: string;
-  source: 'payment_link' | 'point_of_sale';
+  origin: PaymentOrigin;
   paymentLinkId?: string;
   /** Default: 15 minutes from now. */
   expiresAt?: Date;
@@ -266,13 +266,13 @@ export async function createMerchantPayment(
     fiat_currency: request.amount.currency,
     fiat_value: request.amount.value,
     expires_at: request.expiresAt ?? requestedExpiry(undefined, now),
-    source: request.source,
+    origin: request.origin,
     ...(request.paymentLinkId ? { payment_link_id: request.paymentLinkId } : {}),
   });
 }
 
 type NewPaymentColumns = Pick<Insertable<PaymentsTable>, 'id' | 'reference_id' | 'fiat_currency' | 'expires_at'> &
-  Partial<Pick<Insertable<PaymentsTable>, 'success_url' | 'error_url' | 'source' | 'payment_link_id'>> & {
+  Partial<Pick<Insertable<PaymentsTable>, 'success_url' | 'error_url' | 'origin' | 'payment_link_id'>> & {
     fiat_value: bigint;
   };
 
@@ -371,6 +371,7 @@ function newPaymentRow(
     exceptions: [],
     expiry_awaits_follower: false,
     source: 'api',
+    origin: null,
     payment_link_id: null,
     created_at: planned.now,
     updated_at: planned.now,

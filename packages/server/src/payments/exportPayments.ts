@@ -6,7 +6,7 @@ import { principalOf } from '../http/auth.ts';
 import { errorResponses } from '../http/schemas.ts';
 import { filtersOf, ListPaymentsQuery, partnerListScope, MerchantIdFilter } from './listFilters.ts';
 import { paymentListPage } from './paymentListPage.ts';
-import type { PaymentRow } from './paymentResource.ts';
+import { type PaymentRow, paymentSource } from './paymentResource.ts';
 import { effectiveStatus, listStatusName } from './stateMachine.ts';
 
 const { cursor: _cursor, limit: _limit, asset: _asset, ...filterProperties } = ListPaymentsQuery.properties;
@@ -75,7 +75,7 @@ function exportRow(row: PaymentRow, merchantName: string, now: Date): string[] {
     row.created_at.toISOString(),
     row.updated_at.toISOString(),
     row.settled_at?.toISOString() ?? null,
-    row.source,
+    paymentSource(row),
     row.payment_link_id,
   ].map(cell);
 }

@@ -217,7 +217,7 @@ export function applyFilters<O>(query: SelectQueryBuilder<Database, 'payments', 
       conditions.push(eb.or(filters.statuses.map((status) => listedStatusCondition(eb, status, filters.now))));
     if (filters.referenceId) conditions.push(eb('payments.reference_id', 'ilike', `%${filters.referenceId}%`));
     if (filters.search) conditions.push(searchCondition(eb, filters.search));
-    if (filters.source) conditions.push(eb('payments.source', '=', filters.source));
+    if (filters.source) conditions.push(eb(eb.fn.coalesce('payments.origin', 'payments.source'), '=', filters.source));
     if (filters.paymentLinkId) conditions.push(eb('payments.payment_link_id', '=', filters.paymentLinkId));
     return eb.and(conditions);
   });

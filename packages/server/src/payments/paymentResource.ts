@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Selectable } from 'kysely';
 import type { ChainRegistry } from '../chains/registry.ts';
-import { type MerchantsTable, PAYMENT_SOURCES, type PaymentsTable } from '../db/schema.ts';
+import { type MerchantsTable, PAYMENT_SOURCES, type PaymentSource, type PaymentsTable } from '../db/schema.ts';
 import { Nullable } from '../http/schemas.ts';
 import { logoUrl } from '../merchants/merchantResource.ts';
 import { fiatCurrency } from './currencies.ts';
@@ -10,6 +10,11 @@ import { effectiveFailureCode, effectiveStatus, isTerminal, listStatusName, poll
 
 export type PaymentRow = Selectable<PaymentsTable>;
 export type MerchantRow = Selectable<MerchantsTable>;
+
+/** Where the API says a payment came from: its origin when it has one (migration 0060), else its stored source. */
+export function paymentSource(row: Pick<PaymentRow, 'source' | 'origin'>): PaymentSource {
+  return row.origin ?? row.source;
+}
 
 const AmountDisplay = Type.Object({
   assetSymbol: Type.String(),
@@ -207,7 +212,7 @@ export function toPaymentItem(
       iconUrl: merchant.logo_file ? logoUrl(baseUrl, merchant.logo_file) : null,
     },
     referenceId: row.reference_id,
-    source: row.source,
+    source: paymentSource(row),
     ...(row.payment_link_id ? { paymentLinkId: row.payment_link_id } : {}),
     status: listStatusName(status),
     isTerminal: isTerminal(status),

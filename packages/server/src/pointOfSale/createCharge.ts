@@ -5,6 +5,7 @@ import { ApiError } from '../http/errors.ts';
 import { errorResponses } from '../http/schemas.ts';
 import { merchantOfPartner } from '../merchants/merchantOfPartner.ts';
 import { createMerchantPayment } from '../payments/createPayment.ts';
+import { paymentSource } from '../payments/paymentResource.ts';
 import { RememberedFees } from '../settlement/feeSchedules.ts';
 import { ChargeView, chargeOfDevice, toChargeView } from './charges.ts';
 import { deviceOf, deviceWithMerchant } from './devices.ts';
@@ -75,7 +76,7 @@ export function registerCreateCharge(app: App, ctx: AppContext): void {
           {
             amount: { currency: device.currency, value: base + tip },
             referenceId: `pos:${deviceId}:${body.chargeId}`,
-            source: 'point_of_sale',
+            origin: 'point_of_sale',
           },
           fees,
         );
@@ -99,7 +100,7 @@ export function registerCreateCharge(app: App, ctx: AppContext): void {
             .where('payment_id', '=', made.payment.id)
             .executeTakeFirst();
           const same =
-            made.payment.source === 'point_of_sale' &&
+            paymentSource(made.payment) === 'point_of_sale' &&
             first?.device_id === deviceId &&
             BigInt(first.base_value) === base &&
             BigInt(first.tip_value) === tip;

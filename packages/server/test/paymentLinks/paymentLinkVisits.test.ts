@@ -104,7 +104,7 @@ describe('payment links: the public page makes one payment per visit', () => {
     expect((await call(server, `/${paymentId}`)).status).toBe(200);
   });
 
-  it('names the link in the list, its filter, the CSV and the payment.created webhook event', async () => {
+  it('names the link and the source in the list, its filters, the CSV and the payment.created webhook event', async () => {
     const link = await newLink();
     const other = await newLink();
     const mine = paymentIdOf((await visit(link.id)).location);
@@ -112,10 +112,16 @@ describe('payment links: the public page makes one payment per visit', () => {
     const listed = await call(server, `/v1/payments?paymentLinkId=${link.id}`, { headers: headers() });
     expect(listed.body.data.map((item: { paymentId: string }) => item.paymentId)).toEqual([mine]);
     expect(listed.body.data[0].paymentLinkId).toBe(link.id);
+    const idsOfSource = async (source: string) =>
+      (await call(server, `/v1/payments?source=${source}&limit=100`, { headers: headers() })).body.data.map(
+        (item: { paymentId: string }) => item.paymentId,
+      );
+    expect(await idsOfSource('payment_link')).toContain(mine);
+    expect(await idsOfSource('api')).not.toContain(mine);
     const csv = await call(server, `/v1/payments/export?paymentLinkId=${link.id}`, { headers: headers() });
     const [header, row, ...rest] = csv.text.trim().split(/\r?\n/);
     expect(header!.split(',').at(-1)).toBe('paymentLinkId');
-    expect(row!.split(',').at(-1)).toBe(link.id);
+    expect(row!.split(',').slice(-2)).toEqual(['payment_link', link.id]);
     expect(rest).toEqual([]);
     const event = await server.db
       .selectFrom('webhook_events')
@@ -123,7 +129,11 @@ describe('payment links: the public page makes one payment per visit', () => {
       .where('type', '=', 'payment.created')
       .where('body', 'like', `%${mine}%`)
       .executeTakeFirstOrThrow();
-    expect(JSON.parse(event.body).data.object).toMatchObject({ paymentId: mine, paymentLinkId: link.id });
+    expect(JSON.parse(event.body).data.object).toMatchObject({
+      paymentId: mine,
+      source: 'payment_link',
+      paymentLinkId: link.id,
+    });
   });
 
   it('makes 200 distinct payments of 200 visits at once, none shared, none lost', async () => {

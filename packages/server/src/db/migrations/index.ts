@@ -58,6 +58,7 @@ import * as solanaX402AccountInflows from './0056_solana_x402_account_inflows.ts
 import * as paymentLinks from './0057_payment_links.ts';
 import * as pointOfSale from './0058_point_of_sale.ts';
 import * as addressScreening from './0059_address_screening.ts';
+import * as paymentOrigin from './0060_payment_origin.ts';
 
 /** Every schema change, in order; names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -120,4 +121,5 @@ export const migrations: Record<string, Migration> = {
   '0057_payment_links': paymentLinks,
   '0058_point_of_sale': pointOfSale,
   '0059_address_screening': addressScreening,
+  '0060_payment_origin': paymentOrigin,
 };

@@ -503,14 +503,17 @@ const HTML_ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;
 const unescapeHtml = (value: string) =>
   value.replace(/&(?:amp|lt|gt|quot|#39);/g, (entity) => HTML_ENTITIES[entity] ?? entity);
 
-/** In the checkout page's panel for `asset`, the attribute `data-<name>`'s value, or the value its input shows. */
+/**
+ * In the checkout page's panel for `asset`, the attribute `data-<name>`'s value, or the value of the input or the
+ * address of the link it marks.
+ */
 function panelAttribute(page: string, asset: string, name: string): string | undefined {
   for (const panel of page.split('data-pay-panel').slice(1)) {
     const panelAsset = /data-asset="([^"]*)"/.exec(panel)?.[1];
     if (!panelAsset || unescapeHtml(panelAsset).toLowerCase() !== asset.toLowerCase()) continue;
     const value =
       new RegExp(`data-${name}="([^"]+)"`).exec(panel)?.[1] ??
-      new RegExp(`value="([^"]*)"[^>]*data-${name}=`).exec(panel)?.[1];
+      new RegExp(`(?:value|href)="([^"]*)"[^>]*data-${name}\\b`).exec(panel)?.[1];
     return value === undefined ? undefined : unescapeHtml(value);
   }
   return undefined;

@@ -129,6 +129,20 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     done();
   });
 
+  // When the app closes, long-polls answer at once, and each answer from then on closes its connection: the
+  // keep-alive connections idle when the close begins are closed then, but one whose request was in flight would stay
+  // open after its answer and hold the close (and the process's graceful stop) until its keep-alive timeout.
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    ctx.statusWaiter.stop();
+    done();
+  });
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (closing) reply.header('connection', 'close');
+    done(null, payload);
+  });
+
   await app.register(fastifyCookie);
   registerAuth(app, ctx.credentials, ctx.rateLimiter);
 

@@ -211,8 +211,7 @@ export async function start(options: StartOptions = {}): Promise<void> {
   let refunds: { stop(): Promise<void> } | undefined;
   let inflowReturns: { stop(): Promise<void> } | undefined;
   onShutdownSignal(logger, async () => {
-    // Long-polls answer at once, HTTP closes (in-flight requests finish), then the runtime and background work.
-    ctx.statusWaiter.stop();
+    // HTTP closes (long-polls answer at once, in-flight requests finish), then the runtime and background work.
     await app.close();
     await runtime.stop();
     await background.followers.stop();

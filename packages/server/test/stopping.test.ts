@@ -1,10 +1,14 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { childEnv, NO_CHAIN_ENV, PAYGATE_BIN } from './support/serverProcess.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { insertMerchantWithPayments } from './support/fixtures.ts';
+import { isolatedTestDatabase } from './support/isolatedDatabase.ts';
+import { childEnv, NO_CHAIN_ENV, PAYGATE_BIN, startServerProcess } from './support/serverProcess.ts';
 
 interface GroupLeader {
   child: ChildProcess;
@@ -128,6 +132,33 @@ describe('stopping paygate start', () => {
     expect(service.output()).not.toMatch(/FATAL|PANIC/);
     expect(await postmasterPid(dataDir)).toBeUndefined();
     expect(alive(postmaster!)).toBe(false);
+  });
+
+  it('stops at once on SIGTERM while a long-poll holds a keep-alive connection: answered, its connection closed', async () => {
+    const { url, db } = await isolatedTestDatabase();
+    const partner = await insertMerchantWithPayments(db, 'mrch_stopping', ['pay_stopping']);
+    const service = await startServerProcess({ DATABASE_URL: url, DEMO_PARTNER: 'never' });
+    // A load balancer's connections: kept open between requests.
+    const agent = new http.Agent({ keepAlive: true });
+    onTestFinished(() => agent.destroy());
+    const answered = new Promise<http.IncomingMessage>((resolve, reject) => {
+      http
+        .get(
+          `${service.url}/v1/gateway/payment/pay_stopping/status?maxPollMs=25000`,
+          { agent, headers: { 'api-key': partner.apiKey } },
+          (answer) => answer.resume().on('end', () => resolve(answer)),
+        )
+        .on('error', reject);
+    });
+    await sleep(1_000);
+    const stoppedAt = Date.now();
+    const code = await service.stop();
+    const answer = await answered;
+    expect(code, service.output()).toBe(0);
+    // Well within the 20 s after which a stop that hangs ends with exit code 1.
+    expect(Date.now() - stoppedAt).toBeLessThan(10_000);
+    expect(answer.statusCode).toBe(200);
+    expect(answer.headers.connection).toBe('close');
   });
 
   it('does not leave its PostgreSQL or devnet chains running when it is killed outright (SIGKILL)', async () => {

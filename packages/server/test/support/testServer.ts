@@ -67,7 +67,6 @@ export async function startTestServer(
     ctx,
     close: async () => {
       await workers?.stop();
-      ctx.statusWaiter.stop();
       await app.close();
       await runtime.stop();
       await db.destroy();

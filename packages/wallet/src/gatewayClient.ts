@@ -178,14 +178,25 @@ export class GatewayClient {
     })) as ConfirmResponse;
   }
 
-  /** `GET /v1/gateway/payment/{id}/status`: current status; long-polls up to `maxPollMs` for a change from `since`. */
+  /**
+   * `GET /v1/gateway/payment/{id}/status`: current status; long-polls up to `maxPollMs` for a change from `since`. A
+   * service from before `since` refuses it (paygate 0.1.0, which may answer beside a newer release during a rolling
+   * upgrade): asked again without it, that service's long-poll waits for the next change.
+   */
   async getStatus(paymentId: string, options: StatusPollOptions = {}): Promise<PaymentStatus> {
-    return (await this.#request({
-      method: 'GET',
-      path: `${paymentPath(paymentId)}/status`,
-      query: { maxPollMs: maxPollQuery(options.maxPollMs), since: options.since },
-      signal: options.signal,
-    })) as PaymentStatus;
+    const ask = (since: string | undefined) =>
+      this.#request({
+        method: 'GET',
+        path: `${paymentPath(paymentId)}/status`,
+        query: { maxPollMs: maxPollQuery(options.maxPollMs), since },
+        signal: options.signal,
+      }) as Promise<PaymentStatus>;
+    try {
+      return await ask(options.since);
+    } catch (error) {
+      if (options.since === undefined || !refusesField(error, 'since')) throw error;
+      return ask(undefined);
+    }
   }
 
   /** `POST /v1/gateway/payment/{id}/cancel`: the buyer declines the payment. */
@@ -279,6 +290,13 @@ function authHeaders(auth: GatewayAuth, apiVersion: string | undefined): Record<
 function paymentPath(paymentId: string): string {
   if (!PAYMENT_ID_PATTERN.test(paymentId)) throw new TypeError(`Not a payment id: ${paymentId}`);
   return `/v1/gateway/payment/${paymentId}`;
+}
+
+/** Whether the service refused the request for a parameter it does not take. */
+function refusesField(error: unknown, field: string): boolean {
+  return (
+    error instanceof GatewayError && error.status === 400 && !!error.issues?.some((issue) => issue.field === field)
+  );
 }
 
 function maxPollQuery(maxPollMs: number | undefined): string | undefined {

@@ -22,6 +22,7 @@ import { type Address, createPublicClient, createWalletClient, erc20Abi, type He
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { collectorAddresses } from '../packages/server/src/chains/collectorKeys.ts';
 import { networksFromDevnet } from '../packages/server/src/chains/devnetNetworks.ts';
+import type { NetworkInfo } from '../packages/server/src/chains/registry.ts';
 import { readSolanaBalances } from '../packages/server/src/chains/solana/readSolanaBalances.ts';
 import { solanaRpc } from '../packages/server/src/chains/solana/rpc.ts';
 import { connect, type Db, migrateToLatest } from '../packages/server/src/db/database.ts';
@@ -83,8 +84,8 @@ export const FULL_CHAOS: ChaosOptions = {
   log: (line) => process.stdout.write(`${line}\n`),
 };
 
-type Method = 'eip3009' | 'permit2' | 'native' | 'solana' | 'deposit' | 'solanaPay';
-const METHOD_NAMES: Record<Method, string> = {
+export type Method = 'eip3009' | 'permit2' | 'native' | 'solana' | 'deposit' | 'solanaPay';
+export const METHOD_NAMES: Record<Method, string> = {
   eip3009: 'EIP-3009 USDC',
   permit2: 'Permit2 USDT',
   native: 'native ETH',
@@ -93,7 +94,7 @@ const METHOD_NAMES: Record<Method, string> = {
   solanaPay: 'Solana Pay USDC',
 };
 
-interface Buyer {
+export interface Buyer {
   index: number;
   method: Method;
   chain: DevnetEvmChain | undefined;
@@ -108,7 +109,7 @@ interface Buyer {
   startBalance: bigint;
 }
 
-interface Outcome {
+export interface Outcome {
   buyer: Buyer;
   paymentId?: string;
   /** The buyer's transfer or signed authorization left its hands (confirm sent, transfer broadcast). */
@@ -240,7 +241,10 @@ interface World {
   commandEnv: Record<string, string>;
 }
 
-interface WebhookReceiver {
+/** What buyers and the checks at the end use: the balancer, the partner's merchant, the chains and the database. */
+export type Shop = Pick<World, 'devnet' | 'db' | 'frontUrl' | 'apiKey' | 'merchantId' | 'destinations'>;
+
+export interface WebhookReceiver {
   url: string;
   /** Event ids received, per endpoint path, with how often each came. */
   received: Map<string, Map<string, number>>;
@@ -249,7 +253,7 @@ interface WebhookReceiver {
   close(): Promise<void>;
 }
 
-async function startReceiver(
+export async function startReceiver(
   certificate: { key: string; cert: string },
   failureRate: number,
 ): Promise<WebhookReceiver> {
@@ -280,6 +284,58 @@ async function startReceiver(
   receiver.url = await listenOnLoopback(server, 'https');
   receiver.close = () => closeServer(server);
   return receiver;
+}
+
+/**
+ * The partner's merchant, through the balancer: a settlement destination of its own for each token of each network,
+ * and webhook endpoints at the receiver for every event type.
+ */
+export async function openShop(
+  frontUrl: string,
+  apiKey: string,
+  networks: NetworkInfo[],
+  receiverUrl: string,
+): Promise<{ merchantId: string; destinations: Map<string, string> }> {
+  const merchant = await retryingApi(
+    frontUrl,
+    apiKey,
+    'POST',
+    '/v1/merchants',
+    { merchantName: 'Chaos Shop', merchantEmail: 'chaos@shop.example' },
+    { 'idempotency-key': randomUUID() },
+  );
+  const merchantId = merchant.merchant.id as string;
+  const destinations = new Map<string, string>();
+  for (const network of networks) {
+    for (const token of network.tokens) {
+      const destination =
+        network.namespace === 'eip155'
+          ? `${network.caip2}:${privateKeyToAccount(generatePrivateKey()).address}`
+          : `${network.caip2}:${await solanaSignerFromKeyPair(new Uint8Array(randomBytes(32))).address()}`;
+      destinations.set(token.caip19, destination);
+    }
+  }
+  await retryingApi(
+    frontUrl,
+    apiKey,
+    'POST',
+    `/v1/merchants/${merchantId}/settlements/crypto`,
+    { settlements: [...destinations].map(([asset, destination]) => ({ asset, destination })) },
+    { 'idempotency-key': randomUUID() },
+  );
+  // An endpoint takes at most 8 event types: two endpoints share them.
+  for (const [index, events] of [EVENT_TYPES.slice(0, 8), EVENT_TYPES.slice(8)].entries()) {
+    if (!events.length) continue;
+    await retryingApi(
+      frontUrl,
+      apiKey,
+      'POST',
+      '/v1/webhooks',
+      { url: `${receiverUrl}/endpoint-${index}`, events },
+      { 'idempotency-key': randomUUID() },
+    );
+  }
+  return { merchantId, destinations };
 }
 
 async function startWorld(options: ChaosOptions): Promise<World> {
@@ -337,45 +393,7 @@ async function startWorld(options: ChaosOptions): Promise<World> {
   });
   await services.startAll();
 
-  const merchant = await retryingApi(
-    frontUrl,
-    partner.apiKey,
-    'POST',
-    '/v1/merchants',
-    { merchantName: 'Chaos Shop', merchantEmail: 'chaos@shop.example' },
-    { 'idempotency-key': randomUUID() },
-  );
-  const merchantId = merchant.merchant.id as string;
-  const destinations = new Map<string, string>();
-  for (const network of networks) {
-    for (const token of network.tokens) {
-      const destination =
-        network.namespace === 'eip155'
-          ? `${network.caip2}:${privateKeyToAccount(generatePrivateKey()).address}`
-          : `${network.caip2}:${await solanaSignerFromKeyPair(new Uint8Array(randomBytes(32))).address()}`;
-      destinations.set(token.caip19, destination);
-    }
-  }
-  await retryingApi(
-    frontUrl,
-    partner.apiKey,
-    'POST',
-    `/v1/merchants/${merchantId}/settlements/crypto`,
-    { settlements: [...destinations].map(([asset, destination]) => ({ asset, destination })) },
-    { 'idempotency-key': randomUUID() },
-  );
-  // An endpoint takes at most 8 event types: two endpoints share them.
-  for (const [index, events] of [EVENT_TYPES.slice(0, 8), EVENT_TYPES.slice(8)].entries()) {
-    if (!events.length) continue;
-    await retryingApi(
-      frontUrl,
-      partner.apiKey,
-      'POST',
-      '/v1/webhooks',
-      { url: `${receiver.url}/endpoint-${index}`, events },
-      { 'idempotency-key': randomUUID() },
-    );
-  }
+  const { merchantId, destinations } = await openShop(frontUrl, partner.apiKey, networks, receiver.url);
   const world: World = {
     devnet,
     dataDir,
@@ -405,7 +423,7 @@ function tokenOf(chain: DevnetEvmChain, symbol: string) {
   return token;
 }
 
-async function makeBuyers(devnet: Devnet, count: number): Promise<Buyer[]> {
+export async function makeBuyers(devnet: Devnet, count: number): Promise<Buyer[]> {
   const { manifest } = devnet;
   const rpcUrls = Object.fromEntries(manifest.evm.map((chain) => [chain.caip2, chain.rpcUrl]));
   const solanaUsdc = manifest.solana.tokens.find((token) => token.symbol === 'USDC');
@@ -519,7 +537,7 @@ function panelAttribute(page: string, asset: string, name: string): string | und
   return undefined;
 }
 
-async function checkoutPage(world: World, paymentId: string): Promise<string> {
+async function checkoutPage(world: Shop, paymentId: string): Promise<string> {
   return retrying('checkout page', async () => {
     const response = await fetch(`${world.frontUrl}/${paymentId}`, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
     if (!response.ok) throw new Error(`checkout page: ${response.status}`);
@@ -528,7 +546,7 @@ async function checkoutPage(world: World, paymentId: string): Promise<string> {
 }
 
 /** A plain ERC-20 transfer to the deposit address the checkout page shows. */
-async function payDeposit(world: World, buyer: Buyer, outcome: Outcome): Promise<void> {
+async function payDeposit(world: Shop, buyer: Buyer, outcome: Outcome): Promise<void> {
   const chain = buyer.chain as DevnetEvmChain;
   const uri = panelAttribute(await checkoutPage(world, outcome.paymentId as string), buyer.asset, 'deposit-uri');
   const match =
@@ -556,7 +574,7 @@ async function payDeposit(world: World, buyer: Buyer, outcome: Outcome): Promise
 }
 
 /** A Solana Pay transfer request from the checkout page, paid as a plain wallet does. */
-async function paySolanaPay(world: World, buyer: Buyer, outcome: Outcome): Promise<void> {
+async function paySolanaPay(world: Shop, buyer: Buyer, outcome: Outcome): Promise<void> {
   const uri = panelAttribute(await checkoutPage(world, outcome.paymentId as string), buyer.asset, 'solana-pay-uri');
   const request = uri ? parseTransferRequestUri(uri) : null;
   if (!request?.amount) throw new Error(`no Solana Pay request for ${buyer.asset} on the checkout page (${uri})`);
@@ -623,7 +641,7 @@ const REFUND_AFTER_SETTLEMENT_WAIT_MS = 60_000;
  * first: it is then paid from what the merchant is owed of later payments, or refused (409 `insufficient_balance`)
  * while those hold too little, and asked again until they cover it or the wait ends.
  */
-async function refundHalf(world: World, buyer: Buyer, outcome: Outcome): Promise<void> {
+async function refundHalf(world: Shop, buyer: Buyer, outcome: Outcome): Promise<void> {
   const readPayment = () =>
     retryingApi(world.frontUrl, world.apiKey, 'GET', `/v1/payments/${outcome.paymentId}`, undefined, {
       'merchant-id': world.merchantId,
@@ -660,7 +678,11 @@ async function refundHalf(world: World, buyer: Buyer, outcome: Outcome): Promise
   }
 }
 
-async function runBuyer(world: World, buyer: Buyer, options: ChaosOptions): Promise<Outcome> {
+export async function runBuyer(
+  world: Shop,
+  buyer: Buyer,
+  options: Pick<ChaosOptions, 'refundShare'>,
+): Promise<Outcome> {
   const outcome: Outcome = { buyer, paid: false, ownTransactions: [], refundRequested: false };
   const client = new GatewayClient({
     baseUrl: world.frontUrl,
@@ -793,7 +815,7 @@ async function injectFaults(
 // ---------------------------------------------------------------------------------------------------------------
 // The end: drain and checks
 
-const FINAL = ['succeeded', 'failed', 'expired', 'cancelled'];
+export const FINAL = ['succeeded', 'failed', 'expired', 'cancelled'];
 
 interface Pending {
   open: number;
@@ -827,9 +849,12 @@ async function pending(db: Db, merchantId: string): Promise<Pending> {
   };
 }
 
-const isDrained = (state: Pending) => Object.values(state).every((count) => count === 0);
+export const isDrained = (state: Pending) => Object.values(state).every((count) => count === 0);
 
-async function drain(world: World, options: ChaosOptions): Promise<{ ms: number; left: Pending }> {
+export async function drain(
+  world: Shop,
+  options: Pick<ChaosOptions, 'drainLimitMs'>,
+): Promise<{ ms: number; left: Pending }> {
   const started = Date.now();
   let left = await pending(world.db, world.merchantId).catch(() => undefined);
   while (!left || !isDrained(left)) {
@@ -854,7 +879,11 @@ async function gasPaid(chain: DevnetEvmChain, hashes: Hex[]): Promise<bigint> {
  * A buyer whose payment succeeded was charged once what it was asked, less what was refunded to it; any other buyer
  * was charged nothing (a signature the service could not use in time moves no money).
  */
-async function checkBuyers(world: World, outcomes: Outcome[], report: ChaosReport): Promise<void> {
+export async function checkBuyers(
+  world: Shop,
+  outcomes: Outcome[],
+  report: Pick<ChaosReport, 'lost' | 'chargedWrongly'>,
+): Promise<void> {
   const ends = await balancesOf(
     world.devnet,
     outcomes.map((outcome) => outcome.buyer),
@@ -893,7 +922,10 @@ async function checkBuyers(world: World, outcomes: Outcome[], report: ChaosRepor
   }
 }
 
-async function checkWebhooks(world: World, report: ChaosReport): Promise<void> {
+export async function checkWebhooks(
+  world: Shop & Pick<World, 'receiver'>,
+  report: Pick<ChaosReport, 'webhooks'>,
+): Promise<void> {
   const deliveries = await world.db
     .selectFrom('webhook_deliveries as d')
     .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
@@ -938,7 +970,7 @@ async function checkWebhooks(world: World, report: ChaosReport): Promise<void> {
 }
 
 /** Each succeeded payment in one confirmed batch, and each destination holding exactly what its batches sent. */
-async function checkSettlements(world: World, report: ChaosReport): Promise<void> {
+export async function checkSettlements(world: Shop, report: Pick<ChaosReport, 'settlements'>): Promise<void> {
   const batches = await world.db
     .selectFrom('settlement_batches')
     .select(['id', 'asset', 'destination', 'amount', 'status'])

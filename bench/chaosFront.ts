@@ -27,6 +27,8 @@ export class ChaosFront {
   unavailableWithoutRetryAfter = 0;
   /** Requests the balancer answered itself because no process was up or the one asked died. */
   lostToProcessDeath = 0;
+  /** Requests sent to each process and not yet answered: a process taken out of the balancer drains to 0. */
+  readonly inFlight = new Map<string, number>();
   private server: http.Server | undefined;
   private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 512 });
 
@@ -115,6 +117,8 @@ export class ChaosFront {
       },
     );
     forwarded.on('error', () => this.answerItself(response));
+    this.inFlight.set(base, (this.inFlight.get(base) ?? 0) + 1);
+    forwarded.once('close', () => this.inFlight.set(base, (this.inFlight.get(base) ?? 1) - 1));
     forwarded.end(body);
   }
 }

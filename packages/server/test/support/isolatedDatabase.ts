@@ -6,8 +6,11 @@ import { connect, type Db, migrateToLatest } from '../../src/db/database.ts';
 /**
  * A database of its own for tests that run workers: every worker on a database claims any job of the tasks it
  * knows, so workers started by other test files (with other chains, keys or receivers) must not see these jobs.
+ * Migrated, unless `empty` (for a test whose service migrates it).
  */
-export async function createIsolatedDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+export async function createIsolatedDatabase(
+  options: { empty?: boolean } = {},
+): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `paygate_isolated_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
   const urlOf = (database: string) => {
     const url = new URL(inject('databaseUrl'));
@@ -24,9 +27,11 @@ export async function createIsolatedDatabase(): Promise<{ url: string; drop(): P
     }
   };
   await onMaintenanceDatabase(sql`CREATE DATABASE ${sql.id(name)}`);
-  const db = connect(urlOf(name), 2);
-  await migrateToLatest(db, urlOf(name));
-  await db.destroy();
+  if (!options.empty) {
+    const db = connect(urlOf(name), 2);
+    await migrateToLatest(db, urlOf(name));
+    await db.destroy();
+  }
   return {
     url: urlOf(name),
     drop: () => onMaintenanceDatabase(sql`DROP DATABASE IF EXISTS ${sql.id(name)} WITH (FORCE)`),

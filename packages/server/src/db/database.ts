@@ -48,6 +48,9 @@ export async function migrateToLatest(db: Db, url: string): Promise<string[]> {
     import('./migrations/index.ts'),
   ]);
   await migrateJobQueue(url);
+  // In a rolling upgrade this release may start (or start again) after the next one migrated the database further:
+  // the Migrator refuses a database holding migrations it does not know, so it runs only when one of ours is missing.
+  if (!(await migrationsPending(db))) return [];
   // A database may have applied a higher-numbered migration before a lower one shipped; each still runs exactly once.
   const migrator = new Migrator({
     db,

@@ -27,7 +27,7 @@ import { connect, type Db } from '../../src/db/database.ts';
 import { migrations } from '../../src/db/migrations/index.ts';
 import { LATEST_RELEASE } from '../../src/db/migrations/released.ts';
 import { recordFunding } from '../../src/ledger/funding.ts';
-import { createIsolatedDatabase } from '../support/isolatedDatabase.ts';
+import { createIsolatedDatabase, isolatedTestDatabase } from '../support/isolatedDatabase.ts';
 import { createTestCertificate } from '../support/logoServer.ts';
 import { checkOutLatestRelease } from '../support/previousRelease.ts';
 import { scrape } from '../support/prometheusText.ts';
@@ -221,4 +221,11 @@ describe('rolling upgrade from the latest release', () => {
     expect(report.webhooks.duplicates, shown).toBe(0);
     expect(audit.code, `${audit.stdout}\n${audit.stderr}`).toBe(0);
   }, 600_000);
+
+  it('starts the current code again on a database the next release migrated further', async () => {
+    const { url, db } = await isolatedTestDatabase();
+    await sql`INSERT INTO kysely_migration (name, timestamp) VALUES ('9999_of_the_next_release', now())`.execute(db);
+    const service = await startServerProcess({ DATABASE_URL: url, DEMO_PARTNER: 'never' });
+    expect(await service.stop()).toBe(0);
+  });
 });

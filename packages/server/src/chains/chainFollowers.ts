@@ -1,8 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import { Gauge, type Registry } from 'prom-client';
 import type { Db } from '../db/database.ts';
+import { sessionClient } from '../db/databaseHosts.ts';
 import { type Logger, silentLogger } from '../log.ts';
 
 /** First key of every follower's advisory lock, apart from other advisory locks ("pgfw"). */
@@ -151,10 +152,7 @@ export class ChainFollowers {
   private connection(): Promise<pg.Client> {
     if (this.client) return Promise.resolve(this.client);
     this.connecting ??= (async () => {
-      const client = new pg.Client({
-        connectionString: this.connectionString,
-        application_name: 'paygate chain followers',
-      });
+      const client = sessionClient(this.connectionString, { application_name: 'paygate chain followers' });
       const lost = (why: string) => {
         if (this.client !== client) return;
         this.client = null;

@@ -5,6 +5,7 @@ import { CommitAwarePostgresDialect } from './afterCommit.ts';
 import { UserFacingError } from '../userFacingError.ts';
 import pg from 'pg';
 import type { Config } from '../config.ts';
+import { clientOptions, DatabaseUrlError, describeDatabaseUrl, parseDatabaseUrl } from './databaseHosts.ts';
 import { startEmbeddedPostgres } from './embeddedPostgres.ts';
 import { PreparingClient } from './preparedStatements.ts';
 import type { Database } from './schema.ts';
@@ -28,9 +29,12 @@ export function inTransaction<T>(db: Db, work: (trx: Transaction<Database>) => P
   return db.isTransaction ? work(db as Transaction<Database>) : db.transaction().execute(work);
 }
 
+/** A pool of `poolSize` connections to `url`: one server, or the writable one of several hosts (databaseHosts.ts). */
 export function connect(url: string, poolSize: number, options: { preparedStatements?: boolean } = {}): Db {
-  const Client = options.preparedStatements === false ? pg.Client : PreparingClient;
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, Client });
+  const pool = new pg.Pool({
+    ...clientOptions(url, options.preparedStatements === false ? pg.Client : PreparingClient),
+    max: poolSize,
+  });
   // A client losing its connection (database restart) must not crash the process: an idle one is dropped by the
   // pool, and a checked-out one fails its queries, which their callers see.
   pool.on('error', () => {});
@@ -82,13 +86,14 @@ export async function migrationsPending(db: Db): Promise<boolean> {
 
 export class DatabaseUnavailableError extends UserFacingError {}
 
-/** Where a connection URL points, without its credentials, for messages. */
-function describeServer(url: string): string {
+/** A DATABASE_URL or DATABASE_SESSION_URL that cannot be read stops the start, naming the variable. */
+function checkReadable(name: string, url: string | undefined): void {
+  if (url === undefined) return;
   try {
-    const parsed = new URL(url);
-    return `${parsed.hostname}:${parsed.port || '5432'}${parsed.pathname}`;
-  } catch {
-    return 'DATABASE_URL (not a valid URL)';
+    parseDatabaseUrl(url);
+  } catch (error) {
+    if (error instanceof DatabaseUrlError) throw new UserFacingError(`${name}: ${error.message}`);
+    throw error;
   }
 }
 
@@ -97,14 +102,17 @@ async function checkReachable(db: Db, url: string): Promise<void> {
     await sql`SELECT 1`.execute(db);
   } catch (error) {
     await db.destroy();
-    const reason = (error as { code?: string; message?: string }).code ?? (error as Error).message;
-    throw new DatabaseUnavailableError(`cannot connect to the database at ${describeServer(url)} (${reason})`);
+    const code = (error as { code?: string }).code;
+    const reason = code === undefined || code === '08001' ? (error as Error).message : code;
+    throw new DatabaseUnavailableError(`cannot connect to the database at ${describeDatabaseUrl(url)} (${reason})`);
   }
 }
 
 /** Opens the configured database: DATABASE_URL, or the embedded PostgreSQL in DATA_DIR. */
 export async function openDatabase(config: Config, log?: (line: string) => void): Promise<DatabaseHandle> {
   if (config.databaseUrl) {
+    checkReadable('DATABASE_URL', config.databaseUrl);
+    checkReadable('DATABASE_SESSION_URL', config.databaseSessionUrl);
     const db = connect(config.databaseUrl, config.databasePoolSize, {
       preparedStatements: config.databasePreparedStatements,
     });

@@ -215,7 +215,7 @@ async function postgresBinary(): Promise<string> {
 }
 
 /** As root, PostgreSQL runs as the `postgres` user (which `initialise` creates when missing). */
-async function postgresUser(asRoot: boolean): Promise<{ uid?: number; gid?: number }> {
+export async function postgresUser(asRoot: boolean): Promise<{ uid?: number; gid?: number }> {
   if (!asRoot) return {};
   const run = promisify(execFile);
   const [uid, gid] = await Promise.all([run('id', ['-u', 'postgres']), run('id', ['-g', 'postgres'])]);
@@ -241,21 +241,23 @@ const GUARDED_POSTMASTER = [
   'exit "$status"',
 ].join('\n');
 
-interface Postmaster {
+export interface Postmaster {
   stop(): Promise<void>;
 }
 
 /** How long a stop waits for the last sessions to end by themselves before ending them (a fast shutdown). */
 const SMART_SHUTDOWN_MS = 3_000;
 
-async function startPostmaster(
+/** The postmaster of `clusterDir` (`binary`: another PostgreSQL's than the embedded one), ready for connections. */
+export async function startPostmaster(
   clusterDir: string,
   args: string[],
   asRoot: boolean,
   log: (line: string) => void,
+  binary?: string,
 ): Promise<Postmaster> {
-  const [binary, user] = await Promise.all([postgresBinary(), postgresUser(asRoot)]);
-  const child: ChildProcess = spawn('sh', ['-c', GUARDED_POSTMASTER, binary, ...args], {
+  const [postgres, user] = await Promise.all([binary ?? postgresBinary(), postgresUser(asRoot)]);
+  const child: ChildProcess = spawn('sh', ['-c', GUARDED_POSTMASTER, postgres, ...args], {
     ...user,
     detached: true,
     stdio: ['pipe', 'ignore', 'pipe'],
@@ -269,7 +271,8 @@ async function startPostmaster(
       const text = chunk.toString('utf8');
       log(text.trim());
       output += text;
-      if (output.includes('database system is ready to accept connections')) resolve();
+      // A standby is ready for read-only connections.
+      if (/database system is ready to accept (?:read-only )?connections/.test(output)) resolve();
     });
     child.once('error', reject);
     void exited.then(() => reject(new Error(`PostgreSQL exited before it was ready:\n${output.trim()}`)));

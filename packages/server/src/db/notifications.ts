@@ -1,6 +1,7 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { Gauge, type Registry } from 'prom-client';
 import { type Logger, silentLogger } from '../log.ts';
+import { sessionClient } from './databaseHosts.ts';
 
 export interface ChannelSubscriber {
   /** A notification committed on the channel by any process; `payload` is what was given to `pg_notify`. */
@@ -64,8 +65,7 @@ export class DatabaseNotifications {
 
   private async connect(): Promise<void> {
     // Named after the process, so an operator (or a test) can tell which process a listening connection serves.
-    const client = new pg.Client({
-      connectionString: this.databaseUrl,
+    const client = sessionClient(this.databaseUrl, {
       application_name: `paygate notifications ${process.pid}`,
       keepAlive: true,
     });

@@ -10,6 +10,7 @@ import {
 import { RETRYABLE_ERROR_CODES } from 'graphile-worker/dist/lib.js';
 import { type Kysely, sql } from 'kysely';
 import pg from 'pg';
+import { clientOptions } from '../db/databaseHosts.ts';
 import type { Database } from '../db/schema.ts';
 import { WorkerLiveness, type WorkerLivenessOptions } from './workerLiveness.ts';
 import { type Logger, silentLogger } from '../log.ts';
@@ -126,9 +127,17 @@ export async function jobQueueDepths(db: Kysely<Database>): Promise<JobQueueDept
   }));
 }
 
-/** Installs or upgrades the job queue's own schema. */
+/** Installs or upgrades the job queue's own schema, through a pool of ours (which finds the writable host). */
 export async function migrateJobQueue(connectionString: string): Promise<void> {
-  await runMigrations({ connectionString, logger: new JobQueueLogger(() => () => {}) });
+  const pgPool = new pg.Pool({ ...clientOptions(connectionString), max: 2 });
+  // A connection lost meanwhile fails the migration's query, which is reported; the pool itself must not crash.
+  pgPool.on('error', () => {});
+  pgPool.on('connect', (client) => client.on('error', () => {}));
+  try {
+    await runMigrations({ pgPool, logger: new JobQueueLogger(() => () => {}) });
+  } finally {
+    await pgPool.end();
+  }
 }
 
 export interface Workers {
@@ -164,8 +173,7 @@ export async function startWorkers(
   // The pool is ours, not the runner's: the runner ends its own pool without waiting for its connections to close,
   // after dropping its error handler, so a database stopping right after the workers would crash the process.
   const pool = new pg.Pool({
-    connectionString,
-    Client: JobQueueClient,
+    ...clientOptions(connectionString, JobQueueClient),
     application_name: options.applicationName ?? 'paygate jobs',
     max: (options.concurrency ?? 4) + 6,
   });

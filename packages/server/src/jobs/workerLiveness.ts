@@ -1,4 +1,5 @@
-import pg from 'pg';
+import type pg from 'pg';
+import { sessionClient } from '../db/databaseHosts.ts';
 import { type Logger, silentLogger } from '../log.ts';
 
 /** First key of every worker's advisory lock, so they never collide with other advisory locks. */
@@ -60,10 +61,7 @@ export class WorkerLiveness {
   private connection(): Promise<pg.Client> {
     if (this.client) return Promise.resolve(this.client);
     this.connecting ??= (async () => {
-      const client = new pg.Client({
-        connectionString: this.connectionString,
-        application_name: 'paygate worker liveness',
-      });
+      const client = sessionClient(this.connectionString, { application_name: 'paygate worker liveness' });
       const lost = (why: string) => {
         if (this.client !== client) return;
         this.client = undefined;

@@ -21,10 +21,12 @@ export type { TaskList };
  * What the job queue retries, with a growing wait, when it records a job's end: graphile-worker retries only
  * serialization failures, deadlocks and a few network codes, and its worker does not wait for that record, so a
  * connection lost meanwhile (PostgreSQL restarting) was an unhandled rejection that ended the process. A connection
- * refused, reset, cut mid-write, ended by a shutting-down server, refused while it starts or stops (57P03), or a
- * Unix socket gone while the server is down (ENOENT) is retried until the database is back.
+ * refused, reset, cut mid-write, ended by a shutting-down server, refused while it starts or stops (57P03), a
+ * Unix socket gone while the server is down (ENOENT), or no host of several taking writes while a standby is not
+ * promoted yet (08001) is retried until the database is back.
  */
 const CONNECTION_LOST_CODES = [
+  '08001',
   'ECONNREFUSED',
   'ECONNRESET',
   'EPIPE',

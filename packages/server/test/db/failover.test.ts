@@ -56,17 +56,32 @@ describe('database failover to a promoted standby', () => {
       { takeoverIntervalMs: 200 },
     );
     const ran: number[] = [];
+    let primaryDied: () => void = () => {};
+    const died = new Promise<void>((resolve) => {
+      primaryDied = resolve;
+    });
+    let failingRuns = 0;
     workers = await startWorkers(
       cluster.url,
       {
         failover_test: async (payload) => {
           ran.push((payload as { n: number }).n);
         },
+        // Fails once the primary is gone: its failure is recorded while no host takes writes, which must wait for
+        // the promotion rather than end the process.
+        failover_failing: async () => {
+          failingRuns += 1;
+          if (failingRuns > 1) return;
+          await died;
+          throw new Error('failed as the primary died');
+        },
       },
-      { concurrency: 1 },
+      { concurrency: 2 },
     );
     await enqueueJob(db, 'failover_test', { n: 1 });
     await waitFor('the first job', () => ran.includes(1));
+    await enqueueJob(db, 'failover_failing', {}, { maxAttempts: 3 });
+    await waitFor('the failing job to start', () => failingRuns === 1);
     await waitFor('the follower to lead', () => steps.length > 0);
 
     // Writes run all along, each in its own transaction; the ones the database acknowledged must all survive.
@@ -87,8 +102,9 @@ describe('database failover to a promoted standby', () => {
     await waitFor('some writes', () => acknowledged.length >= 10);
     await cluster.killPrimary();
     const killedAt = Date.now();
+    primaryDied();
     const acknowledgedBeforeDeath = acknowledged.length;
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
     await cluster.promoteStandby();
     const promotedAt = Date.now();
     await waitFor('a write on the promoted standby', () => acknowledged.length > acknowledgedBeforeDeath, 30_000);
@@ -111,6 +127,7 @@ describe('database failover to a promoted standby', () => {
 
     await enqueueJob(db, 'failover_test', { n: 2 });
     await waitFor('a job added after the failover', () => ran.includes(2), 30_000);
+    await waitFor('the failed job to run again', () => failingRuns === 2, 30_000);
     expect(killedAt).toBeLessThan(promotedAt);
   }, 180_000);
 });

@@ -132,18 +132,22 @@ const FAILED_ROUND_KEPT_MS = 500;
  */
 export class HostSelection {
   private found: DatabaseHost | undefined;
-  private round: Promise<DatabaseHost> | undefined;
-  private failedRound: { at: number; error: NoWritableHostError } | undefined;
+  private round: Promise<DatabaseHost | undefined> | undefined;
+  private failedRound: { at: number; message: string } | undefined;
 
   constructor(readonly target: DatabaseTarget) {}
 
   async host(): Promise<DatabaseHost> {
     if (this.found) return this.found;
-    if (this.failedRound && Date.now() - this.failedRound.at < FAILED_ROUND_KEPT_MS) throw this.failedRound.error;
-    this.round ??= this.tryHosts().finally(() => {
-      this.round = undefined;
-    });
-    return this.round;
+    if (!this.failedRound || Date.now() - this.failedRound.at >= FAILED_ROUND_KEPT_MS) {
+      this.round ??= this.tryHosts().finally(() => {
+        this.round = undefined;
+      });
+      const found = await this.round;
+      if (found) return found;
+    }
+    // A new error for each caller, with a stack of its own.
+    throw new NoWritableHostError(this.failedRound?.message ?? 'no database host was found');
   }
 
   /** A connection to `host` failed or found it unfit: the next connection tries the hosts again. */
@@ -151,7 +155,8 @@ export class HostSelection {
     if (this.found === host) this.found = undefined;
   }
 
-  private async tryHosts(): Promise<DatabaseHost> {
+  /** The first host that `target_session_attrs` accepts, or undefined (and `failedRound` says why). */
+  private async tryHosts(): Promise<DatabaseHost | undefined> {
     const refusals: string[] = [];
     for (const host of this.target.hosts) {
       const probe = new pg.Client({
@@ -175,11 +180,11 @@ export class HostSelection {
         await probe.end().catch(() => {});
       }
     }
-    const error = new NoWritableHostError(
-      `no database host is ${this.target.sessionAttrs} (target_session_attrs): ${refusals.join('; ')}`,
-    );
-    this.failedRound = { at: Date.now(), error };
-    throw error;
+    this.failedRound = {
+      at: Date.now(),
+      message: `no database host is ${this.target.sessionAttrs} (target_session_attrs): ${refusals.join('; ')}`,
+    };
+    return undefined;
   }
 }
 

@@ -33,6 +33,10 @@ import { parseTransferRequestUri } from '../packages/server/src/solanaPay/transf
 import { EVENT_TYPES } from '../packages/server/src/webhooks/events.ts';
 import { createTestCertificate } from '../packages/server/test/support/logoServer.ts';
 import { payAsWallet } from '../packages/server/test/solanaPay/support.ts';
+import {
+  type ReplicatedPostgres,
+  startReplicatedPostgres,
+} from '../packages/server/test/support/replicatedPostgres.ts';
 import { ChaosFront } from './chaosFront.ts';
 import { ServiceProcesses } from './chaosServices.ts';
 import { type FaultCounts, FaultProxy, type FaultRates, NO_FAULTS } from './faultProxy.ts';
@@ -51,10 +55,15 @@ export interface ChaosOptions {
   processes: number;
   /** Buyers paying at the same time. */
   buyersAtOnce: number;
-  /** A process is killed every so often (a random wait in this range), and started again after a while. */
-  killEveryMs: [number, number];
+  /** A process is killed every so often (a random wait in this range), and started again after a while; null: never. */
+  killEveryMs: [number, number] | null;
   restartAfterMs: [number, number];
-  /** PostgreSQL is stopped once, when this share of the buyers started, for this long. */
+  /**
+   * What befalls PostgreSQL once, when `databaseOutageAt` of the buyers started: `stop` stops it for
+   * `databaseOutageMs`; `failover` runs a primary with a synchronous standby, SIGKILLs the primary and promotes the
+   * standby `databaseOutageMs` later (the services are given both hosts).
+   */
+  databaseFault: 'stop' | 'failover';
   databaseOutageAt: number;
   databaseOutageMs: number;
   faults: FaultRates;
@@ -74,6 +83,7 @@ export const FULL_CHAOS: ChaosOptions = {
   buyersAtOnce: 25,
   killEveryMs: [5_000, 15_000],
   restartAfterMs: [500, 3_000],
+  databaseFault: 'stop',
   databaseOutageAt: 0.4,
   databaseOutageMs: 10_000,
   faults: { drop: 0.05, delay: 0.2, maxDelayMs: 5_000, error: 0.3, stale: 0.2 },
@@ -143,6 +153,8 @@ export interface ChaosReport {
   errorExamples: string[];
   databaseOutages: number;
   outageAnswers: Record<string, number>;
+  /** With `databaseFault: 'failover'`: how long the service was without its database, in ms. */
+  failover?: FailoverTimes;
   rpcFaults: FaultCounts;
   http: Record<string, number>;
   serverErrors: string[];
@@ -164,6 +176,18 @@ export interface ChaosReport {
   drainMs: number;
   totalMs: number;
   problems: string[];
+}
+
+export interface FailoverTimes {
+  /** From the primary's death to the standby's promotion (the wait chosen) and how long `pg_ctl promote` took. */
+  untilPromotionMs: number;
+  promoteMs: number;
+  /** From the primary's death, and from the promotion, to the first write answered 2xx through the balancer. */
+  firstWriteAfterDeathMs?: number;
+  firstWriteAfterPromotionMs?: number;
+  /** From the primary's death, and from the promotion, to the first payment that succeeded after it. */
+  firstSucceededAfterDeathMs?: number;
+  firstSucceededAfterPromotionMs?: number;
 }
 
 const AMOUNT_RANGE: [number, number] = [50, 500];
@@ -226,7 +250,7 @@ function retryingApi(...args: Parameters<typeof api>): Promise<any> {
 interface World {
   devnet: Devnet;
   dataDir: string;
-  database: EmbeddedDatabase;
+  database: ChaosDatabase;
   db: Db;
   proxies: FaultProxy[];
   front: ChaosFront;
@@ -243,6 +267,22 @@ interface World {
 
 /** What buyers and the checks at the end use: the balancer, the partner's merchant, the chains and the database. */
 export type Shop = Pick<World, 'devnet' | 'db' | 'frontUrl' | 'apiKey' | 'merchantId' | 'destinations'>;
+
+/** The PostgreSQL of a run: one embedded server, or a primary with a synchronous standby (`failover`). */
+interface ChaosDatabase {
+  url: string;
+  stop(): Promise<void>;
+  replicated?: ReplicatedPostgres;
+}
+
+async function startChaosDatabase(dataDir: string, fault: ChaosOptions['databaseFault']): Promise<ChaosDatabase> {
+  if (fault === 'failover') {
+    const replicated = await startReplicatedPostgres({ database: 'chaos' });
+    return { url: replicated.url, stop: () => replicated.stop(), replicated };
+  }
+  const embedded: EmbeddedDatabase = await startEmbeddedPostgres(path.join(dataDir, 'database'), { database: 'chaos' });
+  return embedded;
+}
 
 export interface WebhookReceiver {
   url: string;
@@ -343,8 +383,7 @@ async function startWorld(options: ChaosOptions): Promise<World> {
   // PostgreSQL runs as its own user when this runs as root: it must pass through to its cluster folder.
   await fs.chmod(dataDir, 0o711);
   const devnet = await startDevnet({ dataDir: path.join(dataDir, 'devnet') });
-  const databaseDir = path.join(dataDir, 'database');
-  const database = await startEmbeddedPostgres(databaseDir, { database: 'chaos' });
+  const database = await startChaosDatabase(dataDir, options.databaseFault);
   const db = connect(database.url, 4);
   await migrateToLatest(db, database.url);
   const partner = await createPartner(db, 'Chaos partner');
@@ -382,7 +421,8 @@ async function startWorld(options: ChaosOptions): Promise<World> {
     DATA_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
     PRICE_SOURCE: 'fixed',
   };
-  // PostgreSQL comes back on the same port and socket after a stop, so the URL holds for every start.
+  // PostgreSQL comes back on the same port and socket after a stop, so the URL holds for every start; with a
+  // standby, the URL names both servers and the service finds the writable one.
   services = new ServiceProcesses(options.processes, database.url, servicesDir, {
     ...shared,
     CHAINS: chainsFile,
@@ -731,6 +771,8 @@ export async function runBuyer(
 interface FaultLog {
   databaseOutages: number;
   outageAnswers: Record<string, number>;
+  /** With a standby: when the primary was killed and when its promotion was asked, and how long that took. */
+  failover?: { killedAt: number; promotedAt: number; promoteMs: number };
 }
 
 /** Requests straight to each process while PostgreSQL is down: each answer is counted by status. */
@@ -794,6 +836,19 @@ async function injectFaults(
   const outage = (async () => {
     while (!finished && started() < options.payments * options.databaseOutageAt) await sleep(200);
     if (finished || options.databaseOutageMs <= 0) return;
+    const { replicated } = world.database;
+    if (replicated) {
+      options.log(`killing the PostgreSQL primary; its standby is promoted ${options.databaseOutageMs / 1000} s later`);
+      await replicated.killPrimary();
+      const killedAt = Date.now();
+      log.databaseOutages += 1;
+      await probeWhileDown(world, paymentIds, killedAt + options.databaseOutageMs, log);
+      const promotedAt = Date.now();
+      await replicated.promoteStandby();
+      log.failover = { killedAt, promotedAt, promoteMs: Date.now() - promotedAt };
+      options.log(`standby promoted in ${log.failover.promoteMs} ms`);
+      return;
+    }
     options.log(`stopping PostgreSQL for ${options.databaseOutageMs / 1000} s`);
     await world.database.stop();
     log.databaseOutages += 1;
@@ -802,8 +857,9 @@ async function injectFaults(
     options.log('PostgreSQL started again');
   })();
   const kills = (async () => {
-    while (!finished) {
-      await Promise.race([sleep(between(options.killEveryMs)), done]);
+    const killEveryMs = options.killEveryMs;
+    while (!finished && killEveryMs) {
+      await Promise.race([sleep(between(killEveryMs)), done]);
       if (finished) return;
       await world.services.killOne(between(options.restartAfterMs));
     }
@@ -863,6 +919,30 @@ export async function drain(
     left = await pending(world.db, world.merchantId).catch(() => left);
   }
   return { ms: Date.now() - started, left: left ?? (await pending(world.db, world.merchantId)) };
+}
+
+/** How long writes and payments stopped after the primary died, from the balancer's answers and the events. */
+async function failoverTimes(
+  world: World,
+  { killedAt, promotedAt, promoteMs }: NonNullable<FaultLog['failover']>,
+): Promise<FailoverTimes> {
+  const firstWrite = world.front.writesSucceededSentAt.filter((sentAt) => sentAt > killedAt).sort((a, b) => a - b)[0];
+  // An event is written in the transaction of its payment's change, stamped with that transaction's start.
+  const firstSucceeded = await world.db
+    .selectFrom('webhook_events')
+    .select((eb) => eb.fn.min('created_at').as('at'))
+    .where('type', '=', 'payment.succeeded')
+    .where('created_at', '>', new Date(killedAt))
+    .executeTakeFirst();
+  const succeededAt = firstSucceeded?.at ? new Date(firstSucceeded.at).getTime() : undefined;
+  return {
+    untilPromotionMs: promotedAt - killedAt,
+    promoteMs,
+    firstWriteAfterDeathMs: firstWrite === undefined ? undefined : firstWrite - killedAt,
+    firstWriteAfterPromotionMs: firstWrite === undefined ? undefined : firstWrite - promotedAt,
+    firstSucceededAfterDeathMs: succeededAt === undefined ? undefined : succeededAt - killedAt,
+    firstSucceededAfterPromotionMs: succeededAt === undefined ? undefined : succeededAt - promotedAt,
+  };
 }
 
 async function gasPaid(chain: DevnetEvmChain, hashes: Hex[]): Promise<bigint> {
@@ -1108,6 +1188,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
 
     report.databaseOutages = faults.databaseOutages;
     report.outageAnswers = faults.outageAnswers;
+    if (faults.failover) report.failover = await failoverTimes(world, faults.failover);
     report.paid = outcomes.filter((outcome) => outcome.paid).length;
     report.byMethod = tally(outcomes, (outcome) => METHOD_NAMES[outcome.buyer.method]);
     const rows = await world.db
@@ -1193,6 +1274,8 @@ function problemsOf(report: ChaosReport, serverErrorCount: number): string[] {
     outageFailures.map((key) => `${key} x ${report.outageAnswers[key]}`),
   );
   if (report.audit.exitCode !== 0) listed(`audit exited ${report.audit.exitCode}`, report.audit.differences);
+  if (report.failover && report.failover.firstSucceededAfterDeathMs === undefined)
+    problems.push('no payment succeeded after the primary died');
   return problems;
 }
 
@@ -1210,13 +1293,23 @@ export function printChaosReport(report: ChaosReport, write: (line: string) => v
   );
   write(
     `faults: ${report.kills} processes killed (SIGKILL), ${report.refusedStarts} restarts refused while PostgreSQL was down; ` +
-      `PostgreSQL stopped ${report.databaseOutages} time(s)`,
+      `PostgreSQL ${report.failover ? 'primary killed and standby promoted' : 'stopped'} ${report.databaseOutages} time(s)`,
   );
   write(
     `  chain node calls through the fault proxies: ${report.rpcFaults.requests} HTTP requests, ${report.rpcFaults.errored} errors, ` +
       `${report.rpcFaults.dropped} dropped, ${report.rpcFaults.delayed} delayed, ${report.rpcFaults.stale} stale heads`,
   );
   write(`  answers while PostgreSQL was down: ${JSON.stringify(report.outageAnswers)}`);
+  const { failover } = report;
+  if (failover) {
+    const shown = (ms: number | undefined) => (ms === undefined ? 'never' : `${(ms / 1000).toFixed(1)} s`);
+    write(
+      `  failover: standby promoted ${shown(failover.untilPromotionMs)} after the primary's death (pg_ctl promote ` +
+        `${shown(failover.promoteMs)}); first write answered ${shown(failover.firstWriteAfterDeathMs)} after the ` +
+        `death (${shown(failover.firstWriteAfterPromotionMs)} after the promotion); first payment succeeded ` +
+        `${shown(failover.firstSucceededAfterDeathMs)} after the death (${shown(failover.firstSucceededAfterPromotionMs)} after the promotion)`,
+    );
+  }
   write(
     `service answers through the balancer: ${JSON.stringify(report.http)}; ${report.lostToProcessDeath} requests lost with a killed process (502 from the balancer)`,
   );
@@ -1238,6 +1331,30 @@ export function printChaosReport(report: ChaosReport, write: (line: string) => v
   );
   if (report.problems.length) for (const problem of report.problems) write(`PROBLEM: ${problem}`);
   else write('clean: nothing lost, nothing paid twice, every payment final, every webhook delivered, audit balanced');
+}
+
+/**
+ * `npm run bench -- failover`: payments, settlements and refunds through two processes on a primary PostgreSQL with a
+ * synchronous standby; the primary is killed (SIGKILL to every process of it) and the standby promoted 5 s later, as
+ * an HA manager would once its checks fail. Nothing else fails, so the time without service is the database's alone.
+ */
+export const FULL_FAILOVER: ChaosOptions = {
+  ...FULL_CHAOS,
+  payments: 200,
+  processes: 2,
+  killEveryMs: null,
+  databaseFault: 'failover',
+  databaseOutageMs: 5_000,
+  faults: NO_FAULTS,
+  receiverFailureRate: 0.05,
+  refundShare: 0.2,
+};
+
+export async function runFailoverBenchmark(): Promise<void> {
+  const payments = Number(process.env.CHAOS_PAYMENTS) || FULL_FAILOVER.payments;
+  const report = await runChaos({ ...FULL_FAILOVER, payments });
+  printChaosReport(report, FULL_FAILOVER.log);
+  if (report.problems.length) process.exitCode = 1;
 }
 
 export async function runChaosBenchmark(): Promise<void> {

@@ -29,6 +29,8 @@ export class ChaosFront {
   lostToProcessDeath = 0;
   /** Requests sent to each process and not yet answered: a process taken out of the balancer drains to 0. */
   readonly inFlight = new Map<string, number>();
+  /** When each request other than a GET that a process answered 2xx was sent, in order of its answer. */
+  readonly writesSucceededSentAt: number[] = [];
   private server: http.Server | undefined;
   private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 512 });
 
@@ -63,6 +65,7 @@ export class ChaosFront {
   }
 
   private async forward(body: Buffer, request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
+    const sentAt = Date.now();
     const base = await this.backend();
     if (!base) return this.answerItself(response);
     const target = new URL(base);
@@ -79,6 +82,7 @@ export class ChaosFront {
       (answer) => {
         const status = answer.statusCode ?? 0;
         this.statuses.set(status, (this.statuses.get(status) ?? 0) + 1);
+        if (request.method !== 'GET' && status >= 200 && status < 300) this.writesSucceededSentAt.push(sentAt);
         if (status === 503 && !answer.headers['retry-after']) this.unavailableWithoutRetryAfter += 1;
         const chunks: Buffer[] = [];
         answer.on('data', (chunk: Buffer) => chunks.push(chunk));

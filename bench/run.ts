@@ -5,6 +5,7 @@ const benchmarks: Record<string, () => Promise<unknown>> = {
   cli: async () => (await import('./cli.ts')).runCliBenchmark(),
   create: async () => (await import('./create.ts')).runCreateBenchmark(),
   deposits: async () => (await import('./deposits.ts')).runDepositsBenchmark(),
+  failover: async () => (await import('./chaos.ts')).runFailoverBenchmark(),
   gateway: async () => (await import('./gateway.ts')).runGatewayBenchmark(),
   links: async () => (await import('./links.ts')).runLinksBenchmark(),
   merchants: async () => (await import('./merchants.ts')).runMerchantsBenchmark(),

@@ -169,7 +169,14 @@ export async function startReplicatedPostgres(
       const postmaster = Number(lockFile.split('\n')[0]);
       // Listed first: once the postmaster is gone its children belong to another parent.
       const processes = [postmaster, ...(await childrenOf(postmaster))];
-      for (const pid of processes) process.kill(pid, 'SIGKILL');
+      for (const pid of processes) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch (error) {
+          // A session that ended by itself since it was listed.
+          if ((error as { code?: string }).code !== 'ESRCH') throw error;
+        }
+      }
       while ((await Promise.all(processes.map(isRunning))).some(Boolean)) await sleep(10);
     },
     promoteStandby: async () => {

@@ -143,6 +143,8 @@ export interface ChaosReport {
   byStatus: Record<string, number>;
   byMethod: Record<string, number>;
   paid: number;
+  /** Why buyers that did not pay gave up, by message, with how many gave that reason. */
+  gaveUp: Record<string, number>;
   lost: string[];
   chargedWrongly: string[];
   notFinal: string[];
@@ -1135,6 +1137,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     byStatus: {},
     byMethod: {},
     paid: 0,
+    gaveUp: {},
     lost: [],
     chargedWrongly: [],
     notFinal: [],
@@ -1190,6 +1193,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     report.outageAnswers = faults.outageAnswers;
     if (faults.failover) report.failover = await failoverTimes(world, faults.failover);
     report.paid = outcomes.filter((outcome) => outcome.paid).length;
+    report.gaveUp = tally(
+      outcomes.filter((outcome) => !outcome.paid),
+      (outcome) => outcome.error ?? '(no error)',
+    );
     report.byMethod = tally(outcomes, (outcome) => METHOD_NAMES[outcome.buyer.method]);
     const rows = await world.db
       .selectFrom('payments')
@@ -1291,6 +1298,7 @@ export function printChaosReport(report: ChaosReport, write: (line: string) => v
       .map(([key, count]) => `${count} ${key}`)
       .join(', ')}; buyers that paid ${report.paid}`,
   );
+  if (Object.keys(report.gaveUp).length) write(`  buyers that gave up: ${JSON.stringify(report.gaveUp)}`);
   write(
     `faults: ${report.kills} processes killed (SIGKILL), ${report.refusedStarts} restarts refused while PostgreSQL was down; ` +
       `PostgreSQL ${report.failover ? 'primary killed and standby promoted' : 'stopped'} ${report.databaseOutages} time(s)`,

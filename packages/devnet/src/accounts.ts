@@ -45,9 +45,9 @@ export function solanaKey(label: string): SolanaKey {
 /** What a buyer starts with; amounts in whole units of each asset. */
 export interface BuyerHoldings {
   evmNative: bigint;
-  evmTokens: Partial<Record<'USDC' | 'EURC' | 'USDT', bigint>>;
-  /** Buyers that already approved Permit2 for USDT pay with one signature. */
-  permit2ApprovedUsdt: boolean;
+  evmTokens: Partial<Record<'USDC' | 'EURC' | 'USDT' | 'USDS' | 'WETH', bigint>>;
+  /** Buyers that already approved Permit2 for USDT and WETH pay in them with one signature. */
+  permit2Approved: boolean;
   solanaNative: bigint;
   solanaUsdc: bigint;
 }
@@ -62,11 +62,11 @@ export const buyerSpecs: BuyerSpec[] = [
   {
     name: 'alice',
     description:
-      'Holds 100 ETH, 10,000 USDC, EURC and USDT on every EVM chain (USDT already approved to Permit2, so one signature pays), and 100 SOL and 10,000 USDC on Solana.',
+      'Holds 100 ETH, 10,000 USDC, EURC, USDT and USDS and 10 WETH on every EVM chain (USDT and WETH already approved to Permit2, so one signature pays), and 100 SOL and 10,000 USDC on Solana.',
     holdings: {
       evmNative: 100n,
-      evmTokens: { USDC: 10_000n, EURC: 10_000n, USDT: 10_000n },
-      permit2ApprovedUsdt: true,
+      evmTokens: { USDC: 10_000n, EURC: 10_000n, USDT: 10_000n, USDS: 10_000n, WETH: 10n },
+      permit2Approved: true,
       solanaNative: 100n,
       solanaUsdc: 10_000n,
     },
@@ -74,11 +74,11 @@ export const buyerSpecs: BuyerSpec[] = [
   {
     name: 'bob',
     description:
-      'Holds 100 ETH, 10,000 USDC, EURC and USDT on every EVM chain with no Permit2 allowance, and 100 SOL and 10,000 USDC on Solana.',
+      'Holds 100 ETH, 10,000 USDC, EURC, USDT and USDS and 10 WETH on every EVM chain with no Permit2 allowance, and 100 SOL and 10,000 USDC on Solana.',
     holdings: {
       evmNative: 100n,
-      evmTokens: { USDC: 10_000n, EURC: 10_000n, USDT: 10_000n },
-      permit2ApprovedUsdt: false,
+      evmTokens: { USDC: 10_000n, EURC: 10_000n, USDT: 10_000n, USDS: 10_000n, WETH: 10n },
+      permit2Approved: false,
       solanaNative: 100n,
       solanaUsdc: 10_000n,
     },
@@ -90,7 +90,7 @@ export const buyerSpecs: BuyerSpec[] = [
     holdings: {
       evmNative: 1n,
       evmTokens: { USDT: 10_000n },
-      permit2ApprovedUsdt: false,
+      permit2Approved: false,
       solanaNative: 0n,
       solanaUsdc: 0n,
     },
@@ -98,11 +98,11 @@ export const buyerSpecs: BuyerSpec[] = [
   {
     name: 'erin',
     description:
-      'Holds 1,000 USDC and EURC on every EVM chain and 1,000 USDC on Solana but no native coin anywhere: can pay only where the service pays the fees (EIP-3009, Solana with the service as fee payer).',
+      'Holds 1,000 USDC, EURC and USDS on every EVM chain and 1,000 USDC on Solana but no native coin anywhere: can pay only where the service pays the fees (EIP-3009, EIP-2612 permits, Solana with the service as fee payer).',
     holdings: {
       evmNative: 0n,
-      evmTokens: { USDC: 1_000n, EURC: 1_000n },
-      permit2ApprovedUsdt: false,
+      evmTokens: { USDC: 1_000n, EURC: 1_000n, USDS: 1_000n },
+      permit2Approved: false,
       solanaNative: 0n,
       solanaUsdc: 1_000n,
     },
@@ -110,19 +110,19 @@ export const buyerSpecs: BuyerSpec[] = [
   {
     name: 'dave',
     description: 'Holds nothing on any chain.',
-    holdings: { evmNative: 0n, evmTokens: {}, permit2ApprovedUsdt: false, solanaNative: 0n, solanaUsdc: 0n },
+    holdings: { evmNative: 0n, evmTokens: {}, permit2Approved: false, solanaNative: 0n, solanaUsdc: 0n },
   },
 ];
 
 export const faucetHoldings: BuyerHoldings = {
   evmNative: 10_000n,
-  evmTokens: { USDC: 1_000_000n, EURC: 1_000_000n, USDT: 1_000_000n },
-  permit2ApprovedUsdt: false,
+  evmTokens: { USDC: 1_000_000n, EURC: 1_000_000n, USDT: 1_000_000n, USDS: 1_000_000n, WETH: 1_000n },
+  permit2Approved: false,
   solanaNative: 10_000n,
   solanaUsdc: 1_000_000n,
 };
 
-/** What `fund` adds to an address per call, in whole units. */
+/** What `fund` adds to an address per call, in whole units: `token` of each stablecoin, `native` of coin and WETH. */
 export const fundAmounts = { native: 100n, token: 10_000n };
 
 /** Deploys the contracts and holds every token role (owner, minter, pauser, blacklister, mint authority). */

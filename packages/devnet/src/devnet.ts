@@ -19,6 +19,7 @@ import {
   EvmChainController,
   evmChainSpecs,
   type EvmDeployment,
+  PERMIT2_ADDRESS,
   X402_EXACT_PERMIT2_PROXY_ADDRESS,
 } from './evm/chain.ts';
 import { creditHolders, describeSolana, startSolanaNode, type SolanaNode } from './solana/node.ts';
@@ -50,15 +51,27 @@ function writeManifest(dataDir: string, manifest: DevnetManifest): void {
   renameSync(`${path}.tmp`, path);
 }
 
-function recordedDeployment(chain: DevnetEvmChain | undefined): EvmDeployment | null {
+/** The contracts a manifest records; `usds` and `weth` are absent from one written before the devnet had them. */
+function recordedDeployment(
+  chain: DevnetEvmChain | undefined,
+): (Omit<EvmDeployment, 'usds' | 'weth'> & Partial<Pick<EvmDeployment, 'usds' | 'weth'>>) | null {
   if (!chain) return null;
   const bySymbol = (symbol: string) =>
     chain.tokens.find((token) => token.symbol === symbol)?.address as Address | undefined;
   const usdc = bySymbol('USDC');
   const eurc = bySymbol('EURC');
   const usdt = bySymbol('USDT');
+  const usds = bySymbol('USDS');
+  const weth = bySymbol('WETH');
   return usdc && eurc && usdt
-    ? { usdc, eurc, usdt, permit2: chain.permit2 as Address, x402ExactPermit2Proxy: X402_EXACT_PERMIT2_PROXY_ADDRESS }
+    ? {
+        usdc,
+        eurc,
+        usdt,
+        ...(usds && weth ? { usds, weth } : {}),
+        permit2: chain.permit2 as Address,
+        x402ExactPermit2Proxy: X402_EXACT_PERMIT2_PROXY_ADDRESS,
+      }
     : null;
 }
 
@@ -109,8 +122,8 @@ function holders(): Holder[] {
 }
 
 /**
- * Starts two anvil chains with USDC, EURC, a USDT stand-in and Permit2, and a LiteSVM-backed Solana
- * RPC with USDC. A data dir that already holds a devnet is resumed: same addresses, same balances.
+ * Starts two anvil chains with USDC, EURC, a USDT stand-in, an EIP-2612 USDS stand-in, wrapped ether and Permit2,
+ * and a LiteSVM-backed Solana RPC with USDC. A data dir that already holds a devnet is resumed: same addresses, same balances.
  */
 export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
   const dataDir = resolve(options.dataDir);
@@ -142,23 +155,31 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
       );
       anvils.push(node);
       const controller = new EvmChainController(spec.chainId, spec.name, node.rpcUrl);
-      let deployment = recordedDeployment(recordedChain);
-      const deployed =
-        deployment !== null &&
-        (
-          await Promise.all(
-            [deployment.usdc, deployment.eurc, deployment.usdt, deployment.permit2].map((address) =>
-              controller.hasCode(address),
-            ),
-          )
-        ).every(Boolean);
-      if (!deployment || !deployed) {
-        log(`chain ${spec.chainId}: deploying contracts and funding accounts`);
-        deployment = await controller.deployContracts(
-          holders().map((holder) => ({ address: holder.evm.address, key: holder.evm, holdings: holder.holdings })),
+      const recordedContracts = recordedDeployment(recordedChain);
+      const hasCode = async (addresses: (Address | undefined)[]) =>
+        (await Promise.all(addresses.map((address) => address !== undefined && controller.hasCode(address)))).every(
+          Boolean,
         );
+      const evmHolders = holders().map((holder) => ({
+        address: holder.evm.address,
+        key: holder.evm,
+        holdings: holder.holdings,
+      }));
+      let deployment: EvmDeployment;
+      if (
+        !recordedContracts ||
+        !(await hasCode([recordedContracts.usdc, recordedContracts.eurc, recordedContracts.usdt, PERMIT2_ADDRESS]))
+      ) {
+        log(`chain ${spec.chainId}: deploying contracts and funding accounts`);
+        deployment = await controller.deployContracts(evmHolders);
       } else {
         await controller.placeX402ExactPermit2Proxy();
+        const { usds, weth } = recordedContracts;
+        if (usds && weth && (await hasCode([usds, weth]))) deployment = { ...recordedContracts, usds, weth };
+        else {
+          log(`chain ${spec.chainId}: deploying the USDS stand-in and wrapped ether`);
+          deployment = await controller.deployLaterTokens(recordedContracts, evmHolders);
+        }
       }
       return { controller, deployment, chain: describeEvmChain(spec.chainId, spec.name, node.rpcUrl, deployment) };
     });
@@ -210,7 +231,13 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
           if (!isEvmAddress(address, { strict: false })) throw new Error(`not an EVM address: ${address}`);
         for (const address of solanaAddresses)
           if (!isSolanaAddress(address)) throw new Error(`not a Solana address: ${address}`);
-        const tokens = { USDC: fundAmounts.token, EURC: fundAmounts.token, USDT: fundAmounts.token };
+        const tokens = {
+          USDC: fundAmounts.token,
+          EURC: fundAmounts.token,
+          USDT: fundAmounts.token,
+          USDS: fundAmounts.token,
+          WETH: fundAmounts.native,
+        };
         const minor = (whole: bigint, token: DevnetToken) => whole * 10n ** BigInt(token.decimals);
         const [evmCredited, solanaCredited] = await Promise.all([
           Promise.all(
@@ -221,9 +248,10 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
                 credited.push(
                   { address, asset: chain.nativeToken.caip19, amount: minor(fundAmounts.native, chain.nativeToken) },
                   ...chain.tokens.flatMap((token) => {
-                    const txHash = mints[token.symbol as keyof typeof tokens];
+                    const symbol = token.symbol as keyof typeof tokens;
+                    const txHash = mints[symbol];
                     return txHash
-                      ? [{ address, asset: token.caip19, amount: minor(fundAmounts.token, token), txHash }]
+                      ? [{ address, asset: token.caip19, amount: minor(tokens[symbol], token), txHash }]
                       : [];
                   }),
                 );

@@ -1,5 +1,5 @@
 /** How a buyer authorises a payment in a token: the service picks its flow from this. */
-export type PaymentMethod = 'eip3009' | 'permit2' | 'native' | 'spl';
+export type PaymentMethod = 'eip3009' | 'eip2612' | 'permit2' | 'native' | 'spl';
 
 export interface DevnetToken {
   /** CAIP-19 asset id, e.g. `eip155:31337/erc20:0x…`, `eip155:31337/slip44:60`, `solana:<ref>/token:<mint>`. */
@@ -74,8 +74,8 @@ export interface FundedAmount {
 export interface Devnet {
   manifest: DevnetManifest;
   /**
-   * Adds 100 native coins and 10,000 of every token on every chain (on Solana: SOL and USDC) to each address;
-   * returns what it added, per address and asset.
+   * Adds 100 native coins, 100 WETH and 10,000 of every stablecoin on every chain (on Solana: SOL and USDC) to each
+   * address; returns what it added, per address and asset.
    */
   fund(addresses: FundRequest): Promise<FundedAmount[]>;
   stop(): Promise<void>;

@@ -36,6 +36,7 @@ import {
   http,
   maxUint256,
   parseAbi,
+  parseSignature,
   toHex,
   type Abi,
   type Address as EvmAddress,
@@ -53,6 +54,14 @@ const erc20Abi = parseAbi([
   'function allowance(address owner, address spender) view returns (uint256)',
   'function approve(address spender, uint256 amount) returns (bool)',
 ]);
+const permitTokenAbi = parseAbi([
+  'function eip712Domain() view returns (bytes1 fields, string name, string version, uint256 chainId, address verifyingContract, bytes32 salt, uint256[] extensions)',
+  'function nonces(address owner) view returns (uint256)',
+  'function permit(address owner, address spender, uint256 value, uint256 deadline, uint8 v, bytes32 r, bytes32 s)',
+  'function transferFrom(address from, address to, uint256 amount) returns (bool)',
+  'error ERC2612InvalidSigner(address signer, address owner)',
+]);
+const wrappedEtherAbi = parseAbi(['function withdraw(uint256 amount)']);
 const fiatTokenAbi = parseAbi([
   'function version() view returns (string)',
   'function receiveWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)',
@@ -206,6 +215,8 @@ describe('cold start from an empty data dir', () => {
         ['USDC', 6, 'eip3009'],
         ['EURC', 6, 'eip3009'],
         ['USDT', 6, 'permit2'],
+        ['USDS', 18, 'eip2612'],
+        ['WETH', 18, 'permit2'],
       ]);
       for (const entry of chain.tokens) expect(entry.caip19).toBe(`${chain.caip2}/erc20:${entry.address}`);
     }
@@ -231,21 +242,27 @@ describe('cold start from an empty data dir', () => {
   it('runs real token contracts with the buyers balances on every chain', async () => {
     const { manifest } = devnet;
     const expectations: Record<string, Record<string, bigint>> = {
-      alice: { USDC: 10_000n, EURC: 10_000n, USDT: 10_000n },
-      bob: { USDC: 10_000n, EURC: 10_000n, USDT: 10_000n },
-      carol: { USDC: 0n, EURC: 0n, USDT: 10_000n },
-      erin: { USDC: 1_000n, EURC: 1_000n, USDT: 0n },
-      dave: { USDC: 0n, EURC: 0n, USDT: 0n },
+      alice: { USDC: 10_000n, EURC: 10_000n, USDT: 10_000n, USDS: 10_000n, WETH: 10n },
+      bob: { USDC: 10_000n, EURC: 10_000n, USDT: 10_000n, USDS: 10_000n, WETH: 10n },
+      carol: { USDC: 0n, EURC: 0n, USDT: 10_000n, USDS: 0n, WETH: 0n },
+      erin: { USDC: 1_000n, EURC: 1_000n, USDT: 0n, USDS: 1_000n, WETH: 0n },
+      dave: { USDC: 0n, EURC: 0n, USDT: 0n, USDS: 0n, WETH: 0n },
     };
     const nativeExpectations: Record<string, bigint> = { alice: 100n, bob: 100n, carol: 1n, erin: 0n, dave: 0n };
     for (const chain of manifest.evm) {
       const { reader } = evmClients(chain, generatePrivateKey());
-      const names = { USDC: 'USD Coin', EURC: 'EURC', USDT: 'Tether USD' } as Record<string, string>;
+      const names = {
+        USDC: 'USD Coin',
+        EURC: 'EURC',
+        USDT: 'Tether USD',
+        USDS: 'USDS Stablecoin',
+        WETH: 'Wrapped Ether',
+      } as Record<string, string>;
       for (const entry of chain.tokens) {
         const address = entry.address as EvmAddress;
         expect(await reader.readContract({ address, abi: erc20Abi, functionName: 'symbol' })).toBe(entry.symbol);
         expect(await reader.readContract({ address, abi: erc20Abi, functionName: 'name' })).toBe(names[entry.symbol]);
-        expect(await reader.readContract({ address, abi: erc20Abi, functionName: 'decimals' })).toBe(6);
+        expect(await reader.readContract({ address, abi: erc20Abi, functionName: 'decimals' })).toBe(entry.decimals);
       }
       expect(
         await reader.readContract({ address: token(chain, 'USDC'), abi: fiatTokenAbi, functionName: 'version' }),
@@ -253,13 +270,14 @@ describe('cold start from an empty data dir', () => {
       for (const [name, balances] of Object.entries(expectations)) {
         const holder = buyer(manifest, name).evmAddress;
         for (const [symbol, whole] of Object.entries(balances)) {
+          const decimals = chain.tokens.find((entry) => entry.symbol === symbol)?.decimals ?? 0;
           expect(await tokenBalance(chain, token(chain, symbol), holder), `${name} ${symbol} on ${chain.caip2}`).toBe(
-            whole * USDC,
+            whole * 10n ** BigInt(decimals),
           );
         }
         const native = await reader.getBalance({ address: holder as EvmAddress });
         const expectedNative = (nativeExpectations[name] ?? 0n) * 10n ** 18n;
-        // Alice paid the gas of her Permit2 approval during setup; everyone else sent nothing.
+        // Alice paid the gas of her Permit2 approvals during setup; everyone else sent nothing.
         if (name === 'alice') {
           expect(expectedNative - native, 'alice ETH spent on gas').toBeGreaterThan(0n);
           expect(expectedNative - native, 'alice ETH spent on gas').toBeLessThan(10n ** 15n);
@@ -267,14 +285,16 @@ describe('cold start from an empty data dir', () => {
       }
       const permit2 = chain.permit2 as EvmAddress;
       const usdt = token(chain, 'USDT');
-      expect(
-        await reader.readContract({
-          address: usdt,
-          abi: erc20Abi,
-          functionName: 'allowance',
-          args: [buyer(manifest, 'alice').evmAddress as EvmAddress, permit2],
-        }),
-      ).toBe(maxUint256);
+      for (const approved of [usdt, token(chain, 'WETH')]) {
+        expect(
+          await reader.readContract({
+            address: approved,
+            abi: erc20Abi,
+            functionName: 'allowance',
+            args: [buyer(manifest, 'alice').evmAddress as EvmAddress, permit2],
+          }),
+        ).toBe(maxUint256);
+      }
       expect(
         await reader.readContract({
           address: usdt,
@@ -346,6 +366,95 @@ describe('cold start from an empty data dir', () => {
       }),
     ).rejects.toThrow(/authorization is used or canceled/);
     before.usdcTransfer = { recipient: collector.account.address, amount: value };
+  });
+
+  it('moves USDS with an EIP-2612 permit (one signature, the spender pays the gas), once per nonce', async () => {
+    const chain = devnet.manifest.evm[0];
+    if (!chain) throw new Error('no chain');
+    const usds = token(chain, 'USDS');
+    const erin = evmClients(chain, buyer(devnet.manifest, 'erin').evmPrivateKey);
+    const spender = evmClients(chain, generatePrivateKey());
+    await devnet.fund({ evm: [spender.account.address] });
+    const domain = await erin.reader.readContract({ address: usds, abi: permitTokenAbi, functionName: 'eip712Domain' });
+    expect(domain.slice(1, 5)).toEqual(['USDS Stablecoin', '1', BigInt(chain.chainId), usds]);
+
+    const value = 25n * 10n ** 18n;
+    const nonce = await erin.reader.readContract({
+      address: usds,
+      abi: permitTokenAbi,
+      functionName: 'nonces',
+      args: [erin.account.address],
+    });
+    const deadline = BigInt(Math.floor(Date.now() / 1000) + 600);
+    const signature = await erin.wallet.signTypedData({
+      domain: { name: 'USDS Stablecoin', version: '1', chainId: chain.chainId, verifyingContract: usds },
+      types: {
+        Permit: [
+          { name: 'owner', type: 'address' },
+          { name: 'spender', type: 'address' },
+          { name: 'value', type: 'uint256' },
+          { name: 'nonce', type: 'uint256' },
+          { name: 'deadline', type: 'uint256' },
+        ],
+      },
+      primaryType: 'Permit',
+      message: { owner: erin.account.address, spender: spender.account.address, value, nonce, deadline },
+    });
+    const { r, s, v } = parseSignature(signature);
+    const permitArgs = [erin.account.address, spender.account.address, value, deadline, Number(v), r, s] as const;
+    const permitted = await spender.wallet.writeContract({
+      address: usds,
+      abi: permitTokenAbi,
+      functionName: 'permit',
+      args: permitArgs,
+    });
+    expect((await spender.reader.waitForTransactionReceipt({ hash: permitted })).status).toBe('success');
+    // The nonce is spent: the same signature cannot set the allowance again.
+    await expect(
+      spender.reader.simulateContract({
+        account: spender.account,
+        address: usds,
+        abi: permitTokenAbi,
+        functionName: 'permit',
+        args: permitArgs,
+      }),
+    ).rejects.toThrow(/ERC2612InvalidSigner/);
+    const erinStart = await tokenBalance(chain, usds, erin.account.address);
+    const pulled = await spender.wallet.writeContract({
+      address: usds,
+      abi: permitTokenAbi,
+      functionName: 'transferFrom',
+      args: [erin.account.address, spender.account.address, value],
+    });
+    expect((await spender.reader.waitForTransactionReceipt({ hash: pulled })).status).toBe('success');
+    expect(await tokenBalance(chain, usds, erin.account.address)).toBe(erinStart - value);
+    expect(await tokenBalance(chain, usds, spender.account.address)).toBe(10_000n * 10n ** 18n + value);
+    // Erin, who holds no ether, sent nothing.
+    expect(await erin.reader.getBalance({ address: erin.account.address })).toBe(0n);
+  });
+
+  it('wraps and unwraps ether one token per wei, as WETH9', async () => {
+    const chain = devnet.manifest.evm[0];
+    if (!chain) throw new Error('no chain');
+    const weth = token(chain, 'WETH');
+    const holder = evmClients(chain, generatePrivateKey());
+    await devnet.fund({ evm: [holder.account.address] });
+    expect(await tokenBalance(chain, weth, holder.account.address)).toBe(100n * 10n ** 18n);
+    const wrapped = await holder.wallet.sendTransaction({ to: weth, value: 3n * 10n ** 18n });
+    expect((await holder.reader.waitForTransactionReceipt({ hash: wrapped })).status).toBe('success');
+    expect(await tokenBalance(chain, weth, holder.account.address)).toBe(103n * 10n ** 18n);
+    const before = await holder.reader.getBalance({ address: holder.account.address });
+    const unwrapped = await holder.wallet.writeContract({
+      address: weth,
+      abi: wrappedEtherAbi,
+      functionName: 'withdraw',
+      args: [10n ** 18n],
+    });
+    const receipt = await holder.reader.waitForTransactionReceipt({ hash: unwrapped });
+    expect(await tokenBalance(chain, weth, holder.account.address)).toBe(102n * 10n ** 18n);
+    expect(await holder.reader.getBalance({ address: holder.account.address })).toBe(
+      before + 10n ** 18n - receipt.gasUsed * receipt.effectiveGasPrice,
+    );
   });
 
   it('moves USDT with a Permit2 permitTransferFrom after an approval', async () => {

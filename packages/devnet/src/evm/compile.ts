@@ -28,32 +28,64 @@ interface Solc {
 
 const packageRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const permit2Root = join(dirname(require.resolve('@uniswap/v4-periphery/package.json')), 'lib', 'permit2');
+const OPENZEPPELIN = '@openzeppelin/contracts/';
+const openZeppelinRoot = dirname(require.resolve(`${OPENZEPPELIN}package.json`));
 
 interface CompileJob {
   contractName: string;
   entry: string;
   sourceRoot: string;
+  /**
+   * The solc-js package: `solc` is 0.8.17, which Permit2's sources pin; OpenZeppelin's contracts 5 need 0.8.24 or
+   * newer, so the contracts built on them use `solc-0.8.30`, installed beside it under that alias.
+   */
+  compiler: 'solc' | 'solc-0.8.30';
   settings: Record<string, unknown>;
 }
+
+const OWN_SETTINGS = {
+  optimizer: { enabled: true, runs: 200 },
+  evmVersion: 'london',
+  metadata: { bytecodeHash: 'none' },
+};
+// OpenZeppelin's contracts 5 use Cancun's MCOPY; anvil runs a newer fork.
+const OPENZEPPELIN_SETTINGS = { ...OWN_SETTINGS, evmVersion: 'cancun' };
 
 const jobs: CompileJob[] = [
   {
     contractName: 'PlainToken',
     entry: 'contracts/PlainToken.sol',
     sourceRoot: packageRoot,
-    settings: { optimizer: { enabled: true, runs: 200 }, evmVersion: 'london', metadata: { bytecodeHash: 'none' } },
+    compiler: 'solc',
+    settings: OWN_SETTINGS,
   },
   {
     contractName: 'x402ExactPermit2Proxy',
     entry: 'contracts/x402ExactPermit2Proxy.sol',
     sourceRoot: packageRoot,
-    settings: { optimizer: { enabled: true, runs: 200 }, evmVersion: 'london', metadata: { bytecodeHash: 'none' } },
+    compiler: 'solc',
+    settings: OWN_SETTINGS,
+  },
+  {
+    contractName: 'PermitToken',
+    entry: 'contracts/PermitToken.sol',
+    sourceRoot: packageRoot,
+    compiler: 'solc-0.8.30',
+    settings: OPENZEPPELIN_SETTINGS,
+  },
+  {
+    contractName: 'WrappedEther',
+    entry: 'contracts/WrappedEther.sol',
+    sourceRoot: packageRoot,
+    compiler: 'solc-0.8.30',
+    settings: OPENZEPPELIN_SETTINGS,
   },
   {
     // Permit2's own foundry.toml settings, so the bytecode is the one deployed on public chains.
     contractName: 'Permit2',
     entry: 'src/Permit2.sol',
     sourceRoot: permit2Root,
+    compiler: 'solc',
     settings: {
       viaIR: true,
       optimizer: { enabled: true, runs: 1_000_000 },
@@ -76,8 +108,11 @@ function compileOne(solc: Solc, job: CompileJob): CompiledArtifact {
     },
   };
   const readImport = (path: string) => {
+    const file = path.startsWith(OPENZEPPELIN)
+      ? join(openZeppelinRoot, path.slice(OPENZEPPELIN.length))
+      : join(job.sourceRoot, path);
     try {
-      return { contents: readFileSync(join(job.sourceRoot, path), 'utf8') };
+      return { contents: readFileSync(file, 'utf8') };
     } catch {
       return { error: `not found: ${path}` };
     }
@@ -98,15 +133,14 @@ function compileOne(solc: Solc, job: CompileJob): CompiledArtifact {
 }
 
 /**
- * Compiles the devnet's own contracts and Permit2 with solc 0.8.17 and writes their artifacts; with `only`, just the
- * contracts named (Permit2 alone takes about half a minute).
+ * Compiles the devnet's own contracts and Permit2 with each one's solc and writes their artifacts; with `only`, just
+ * the contracts named (Permit2 alone takes about half a minute).
  */
 export function compileContracts(log: (line: string) => void = console.log, only: string[] = []): void {
-  const solc = require('solc') as Solc;
   mkdirSync(artifactsDir, { recursive: true });
   for (const job of jobs.filter((candidate) => only.length === 0 || only.includes(candidate.contractName))) {
     const started = performance.now();
-    const artifact = compileOne(solc, job);
+    const artifact = compileOne(require(job.compiler) as Solc, job);
     writeFileSync(join(artifactsDir, `${job.contractName}.json`), `${JSON.stringify(artifact, null, 2)}\n`);
     log(`compiled ${job.contractName} with solc ${artifact.compiler} in ${Math.round(performance.now() - started)} ms`);
   }

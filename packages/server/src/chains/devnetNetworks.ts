@@ -1,7 +1,7 @@
 import type { DevnetManifest, DevnetToken } from '@paygate/devnet';
 import type { NetworkInfo, TokenInfo } from './registry.ts';
 
-const PEGS: Record<string, string> = { USDC: 'USD', USDT: 'USD', PYUSD: 'USD', EURC: 'EUR' };
+const PEGS: Record<string, string> = { USDC: 'USD', USDT: 'USD', USDS: 'USD', PYUSD: 'USD', EURC: 'EUR' };
 
 function tokenInfo(chain: string, token: DevnetToken): TokenInfo {
   const peggedTo = PEGS[token.symbol];

@@ -1,7 +1,7 @@
 import { type AccountId, type AssetId, type Namespace, parseAccountId, parseAssetId, sameAddress } from './caip.ts';
 
 /** How a buyer pays with a token (D11, D12). */
-export type PaymentMethod = 'eip3009' | 'permit2' | 'native' | 'spl';
+export type PaymentMethod = 'eip3009' | 'eip2612' | 'permit2' | 'native' | 'spl';
 
 export interface TokenInfo {
   caip19: string;

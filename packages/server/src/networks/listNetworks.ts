@@ -8,9 +8,19 @@ const AcceptedToken = Type.Object({
   symbol: Type.String(),
   name: Type.String(),
   decimals: Type.Integer(),
-  method: Type.Union([Type.Literal('eip3009'), Type.Literal('permit2'), Type.Literal('native'), Type.Literal('spl')], {
-    description: 'How a buyer pays with it',
-  }),
+  method: Type.Union(
+    [
+      Type.Literal('eip3009'),
+      Type.Literal('eip2612'),
+      Type.Literal('permit2'),
+      Type.Literal('native'),
+      Type.Literal('spl'),
+    ],
+    {
+      description:
+        'How a buyer pays with it: eip3009 (a signed ReceiveWithAuthorization), eip2612 (a signed permit), permit2 (a Permit2 signature, after an approval of Permit2 when needed), native (a transfer of the coin), spl (a Solana transfer the service pays the fee of)',
+    },
+  ),
   peggedTo: Type.Optional(Type.String({ description: 'ISO 4217 currency of a stablecoin, paid at par' })),
 });
 

@@ -63,10 +63,13 @@ function onShutdownSignal(logger: Logger, shutdown: () => Promise<void>): void {
 const DEVNET_PRICES = {
   'ETH/USD': '3000',
   'ETH/EUR': '2760',
+  'WETH/USD': '3000',
+  'WETH/EUR': '2760',
   'SOL/USD': '150',
   'SOL/EUR': '138',
   'USDC/EUR': '0.92',
   'USDT/EUR': '0.92',
+  'USDS/EUR': '0.92',
   'EURC/USD': '1.087',
 };
 

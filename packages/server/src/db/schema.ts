@@ -322,6 +322,14 @@ export interface EvmUsedTransfersTable {
   created_at: CreatedAt;
 }
 
+/** An EIP-2612 permit held by the payment it was first accepted for (migration 0061). */
+export interface Eip2612PermitsTable {
+  chain: string;
+  digest: string;
+  payment_id: string;
+  created_at: CreatedAt;
+}
+
 export type ChainWatchKind = 'native_payment' | 'permit2_approval' | 'refused_transfer';
 export type ChainWatchStatus = 'pending' | 'confirmed' | 'failed' | 'expired';
 
@@ -741,6 +749,7 @@ export interface Database {
   evm_transactions: EvmTransactionsTable;
   evm_transaction_attempts: EvmTransactionAttemptsTable;
   evm_used_transfers: EvmUsedTransfersTable;
+  eip2612_permits: Eip2612PermitsTable;
   chain_watches: ChainWatchesTable;
   solana_transactions: SolanaTransactionsTable;
   payment_options: PaymentOptionsTable;

@@ -1,4 +1,5 @@
 import type { NetworkInfo, TokenInfo } from '../chains/registry.ts';
+import { eip2612Method } from '../gateway/methods/eip2612.ts';
 import { eip3009Method } from '../gateway/methods/eip3009.ts';
 import { nativeMethod } from '../gateway/methods/native.ts';
 import type { PaymentMethodHandler, TransferPurpose } from '../gateway/methods/paymentMethod.ts';
@@ -15,6 +16,7 @@ import { x402SvmMethod } from '../x402/x402SvmMethod.ts';
  */
 const paymentMethods: { [K in OptionTerms['kind']]: PaymentMethodHandler<Extract<OptionTerms, { kind: K }>> } = {
   eip3009: eip3009Method,
+  eip2612: eip2612Method,
   permit2: permit2Method,
   native: nativeMethod,
   spl: solanaSplMethod,
@@ -24,7 +26,7 @@ const paymentMethods: { [K in OptionTerms['kind']]: PaymentMethodHandler<Extract
 };
 
 /** The methods the gateway offers a buyer; an x402 payment arrives signed, through the x402 facilitator. */
-const offeredMethods = [eip3009Method, permit2Method, nativeMethod, solanaSplMethod];
+const offeredMethods = [eip3009Method, eip2612Method, permit2Method, nativeMethod, solanaSplMethod];
 
 /** The method that made these terms. */
 export function paymentMethodOf(terms: OptionTerms): PaymentMethodHandler<OptionTerms> {

@@ -17,6 +17,7 @@ export type PaymentRefusalCode =
   | 'transfer_not_found'
   | 'transfer_reverted'
   | 'transfer_already_used'
+  | 'permit_already_used'
   | 'reference_mismatch'
   | 'transfer_predates_option'
   | 'option_outdated';

@@ -10,6 +10,7 @@ import { CollectorInflowFollower } from './collectorInflows.ts';
 import { type DepositHandler, DepositScanner } from './deposits/depositScanner.ts';
 import { DepositSweeper } from './deposits/sweeper.ts';
 import type { DepositTransfer } from './deposits/nativeTransfers.ts';
+import { type Eip2612Domain, readEip2612Domain } from './eip2612.ts';
 import { type Eip3009Token, readEip3009Token } from './eip3009.ts';
 import { EvmFollower, type FollowerStep } from './follower.ts';
 import { NATIVE_TRANSFER_GAS } from './nativeTransfer.ts';
@@ -25,6 +26,8 @@ export interface EvmChain extends ChainAdapter {
   collector: Address;
   /** The token's EIP-712 domain as its contract reports it, read once per token. */
   eip3009Token(client: PublicClient, token: TokenInfo): Promise<Eip3009Token>;
+  /** The EIP-712 domain an EIP-2612 token's permits are signed in, read once per token. */
+  eip2612Domain(client: PublicClient, token: TokenInfo): Promise<Eip2612Domain>;
 }
 
 /**
@@ -210,6 +213,7 @@ export function startEvmChain(
       return [transactions, depositReads];
     });
   const domains = new Map<string, Promise<Eip3009Token>>();
+  const permitDomains = new Map<string, Promise<Eip2612Domain>>();
   return {
     clients,
     relayer,
@@ -218,5 +222,7 @@ export function startEvmChain(
     payability: (network, owners, tokens) => readPayability(clients, network, owners, tokens),
     eip3009Token: (client, token) =>
       memoised(domains, token.caip19, () => readEip3009Token(client, token.address as Address, token.eip712Version)),
+    eip2612Domain: (client, token) =>
+      memoised(permitDomains, token.caip19, () => readEip2612Domain(client, token.address as Address)),
   };
 }

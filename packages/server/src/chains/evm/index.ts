@@ -14,7 +14,22 @@ export {
   storedAuthorizationTypedData,
   verifyReceiveAuthorization,
 } from './eip3009.ts';
+export {
+  claimPermit,
+  type Eip2612Domain,
+  type ExpectedPermit,
+  PERMIT_PULL_PURPOSE,
+  permitTypedData,
+  readEip2612Domain,
+  readPermitNonce,
+  relayPermitPull,
+  type StoredEip2612Permit,
+  storedPermitOf,
+  storedPermitTypedData,
+  verifyPermit,
+} from './eip2612.ts';
 export { type PaymentRefusalCode, PaymentRefusedError } from './errors.ts';
+export { deployPermitPuller, permitPullerAddress, permitPullerDeployed } from './permitPuller/puller.ts';
 export {
   blockTimestamps,
   claimNativeTransfer,

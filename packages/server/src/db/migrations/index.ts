@@ -59,6 +59,7 @@ import * as paymentLinks from './0057_payment_links.ts';
 import * as pointOfSale from './0058_point_of_sale.ts';
 import * as addressScreening from './0059_address_screening.ts';
 import * as paymentOrigin from './0060_payment_origin.ts';
+import * as eip2612Permits from './0061_eip2612_permits.ts';
 
 /** Every schema change, in order; names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -122,4 +123,5 @@ export const migrations: Record<string, Migration> = {
   '0058_point_of_sale': pointOfSale,
   '0059_address_screening': addressScreening,
   '0060_payment_origin': paymentOrigin,
+  '0061_eip2612_permits': eip2612Permits,
 };

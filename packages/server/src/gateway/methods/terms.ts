@@ -1,5 +1,5 @@
 import type { Address, Hex } from 'viem';
-import type { StoredAuthorization } from '../../chains/evm/index.ts';
+import type { StoredAuthorization, StoredEip2612Permit } from '../../chains/evm/index.ts';
 
 // What an option offers and what a wallet sends back, as stored and as sent on the wire: data only, so every part of
 // the gateway can name it without depending on the methods that make it.
@@ -7,6 +7,12 @@ import type { StoredAuthorization } from '../../chains/evm/index.ts';
 export interface Eip3009Terms {
   kind: 'eip3009';
   authorization: StoredAuthorization;
+}
+
+/** An EIP-2612 permit of exactly the amount to the collector's permit puller, as offered. */
+export interface Eip2612Terms {
+  kind: 'eip2612';
+  permit: StoredEip2612Permit;
 }
 
 /** A Permit2 transfer as offered: integers as decimal strings. */
@@ -97,7 +103,7 @@ export interface X402SvmTerms {
 export type X402Terms = X402Eip3009Terms | X402Permit2Terms | X402SvmTerms;
 
 /** What the buyer must sign or send for an option, by payment method; a confirm is checked against exactly this. */
-export type OptionTerms = Eip3009Terms | Permit2Terms | NativeTerms | SplTerms | X402Terms;
+export type OptionTerms = Eip3009Terms | Eip2612Terms | Permit2Terms | NativeTerms | SplTerms | X402Terms;
 
 export type WalletRpcAction = { type: 'walletRpc'; data: { chain_id: string; method: string; params: string } };
 export type BuildAction = { type: 'build'; data: { data: string } };

@@ -30,6 +30,7 @@ export const TEST_PRICES = {
   'USDT/EUR': '0.92',
   'ETH/USD': '3000',
   'ETH/EUR': '2760',
+  'WETH/USD': '3000',
 };
 
 /** What a wallet does with `eth_signTypedData_v4`: parse `[from, typedDataJson]` and sign the typed data. */

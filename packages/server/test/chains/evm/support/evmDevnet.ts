@@ -34,7 +34,7 @@ export interface EvmTestEnvironment {
   funded: FundedAmount[];
   collector: Address;
   relayer: Relayer;
-  token(symbol: 'USDC' | 'EURC' | 'USDT' | 'ETH'): TokenInfo;
+  token(symbol: 'USDC' | 'EURC' | 'USDT' | 'USDS' | 'WETH' | 'ETH'): TokenInfo;
   buyer(name: BuyerName): Buyer;
   close(): Promise<void>;
 }

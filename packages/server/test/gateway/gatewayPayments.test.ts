@@ -81,8 +81,8 @@ describe('gateway payments on the devnet', () => {
     const bySymbol = Object.fromEntries(
       result.body.options.map((option: any) => [option.amount.display.assetSymbol, option]),
     );
-    // No ETH: this file's price table has no ETH price.
-    expect(Object.keys(bySymbol).sort()).toEqual(['EURC', 'USDC', 'USDT']);
+    // No ETH nor WETH: this file's price table has no price for them.
+    expect(Object.keys(bySymbol).sort()).toEqual(['EURC', 'USDC', 'USDS', 'USDT']);
     expect(bySymbol.USDC).toMatchObject({
       account: evmAccount('alice'),
       amount: { value: '10000000' },
@@ -90,6 +90,9 @@ describe('gateway payments on the devnet', () => {
       collectData: null,
     });
     expect(bySymbol.USDC.actions).toHaveLength(1);
+    // USDS, pegged at par, in its 18 decimals; one permit to sign.
+    expect(bySymbol.USDS).toMatchObject({ amount: { value: '10000000000000000000' }, expiresAt: null });
+    expect(bySymbol.USDS.actions.map((action: any) => action.data.method)).toEqual(['eth_signTypedData_v4']);
     expect(bySymbol.USDC.actions[0]).toMatchObject({
       type: 'walletRpc',
       data: { chain_id: evmChain(), method: 'eth_signTypedData_v4' },

@@ -117,6 +117,22 @@ describe('Permit2 options (USDT)', () => {
     expect(relayed).toEqual([{ purpose: 'permit2_transfer' }]);
   });
 
+  it('pays WETH (wrapped ether, 18 decimals, priced by the rate source) with one signature where Permit2 is approved', async () => {
+    const { paymentId } = await bed.newPayment();
+    const option = await optionIn(paymentId, bed.evmAccount('alice'), 'WETH');
+    // 10.00 USD at 3000 USD per WETH, rounded up to the wei, with the quote's end.
+    expect(option.amount.value).toBe('3333333333333334');
+    expect(option.expiresAt).toBeGreaterThan(Math.floor(bed.clock.now().getTime() / 1000));
+    expect(option.actions.map((action: any) => action.data.method)).toEqual(['eth_signTypedData_v4']);
+
+    const status = await confirmAndWait(paymentId, option.id, await payAsWallet('alice', option));
+    expect(status).toMatchObject({ status: 'succeeded', info: { optionAmount: { value: '3333333333333334' } } });
+    expect(await bed.listed(paymentId)).toMatchObject({
+      status: 'succeeded',
+      tokenAmount: { value: '3333333333333334', display: { assetSymbol: 'WETH' } },
+    });
+  });
+
   it('starts with an approval when the allowance is short (two actions), for a buyer holding only USDT and gas', async () => {
     const { paymentId } = await bed.newPayment();
     const options = await optionsOf(paymentId, [bed.evmAccount('carol')]);

@@ -8,12 +8,23 @@ describe('GET /v1/networks', () => {
   const base = MAINNET_NETWORKS.find((network) => network.caip2 === 'eip155:8453')!;
   const solana = MAINNET_NETWORKS.find((network) => network.namespace === 'solana')!;
   const bsc = MAINNET_NETWORKS.find((network) => network.caip2 === 'eip155:56')!;
+  // A token paid by EIP-2612 permit, as a CHAINS file may list one.
+  const usds = {
+    caip19: 'eip155:8453/erc20:0x00000000000000000000000000000000000005d5',
+    chain: 'eip155:8453',
+    symbol: 'USDS',
+    name: 'USDS Stablecoin',
+    decimals: 18,
+    address: '0x00000000000000000000000000000000000005d5',
+    method: 'eip2612' as const,
+    peggedTo: 'USD',
+  };
 
   beforeAll(async () => {
     // Base and BNB Smart Chain with a node (Base's URL carries a provider key that must never be shown), Solana
     // without one.
     const chains = new ChainRegistry([
-      { ...base, rpcUrl: 'https://base.example/v2/provider-secret-key' },
+      { ...base, tokens: [...base.tokens, usds], rpcUrl: 'https://base.example/v2/provider-secret-key' },
       { ...solana, rpcUrl: undefined },
       { ...bsc, rpcUrl: 'https://bsc.example' },
     ]);
@@ -57,6 +68,14 @@ describe('GET /v1/networks', () => {
       ['USDT', 18, 'permit2'],
       ['AUSD', 6, 'eip3009'],
     ]);
+    expect(listed.tokens).toContainEqual({
+      asset: usds.caip19,
+      symbol: 'USDS',
+      name: 'USDS Stablecoin',
+      decimals: 18,
+      method: 'eip2612',
+      peggedTo: 'USD',
+    });
     expect(result.text).not.toContain('provider-secret-key');
     expect(result.text).not.toContain('rpcUrl');
     expect(result.headers.get('pay-version')).toBe('2026-02-18');

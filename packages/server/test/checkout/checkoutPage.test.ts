@@ -422,11 +422,13 @@ describe('buyer checkout page in Chromium on the devnet', () => {
         const box = await page.locator(selector).boundingBox();
         return box !== null && box.y >= 0 && box.y + box.height <= viewport.height;
       };
-      // All nine ways to pay (four tokens on each EVM chain, USDC on Solana) and the wallet that pays the pick.
+      // Eleven ways to pay (five tokens on each EVM chain, USDC on Solana), the first six listed and the rest behind
+      // a button, and the wallet that pays the pick.
       const connect = page.getByRole('button', { name: 'Pay with a browser wallet' });
       await expect.poll(() => connect.isVisible()).toBe(true);
       const ways = page.getByRole('group', { name: 'Choose how to pay' }).getByRole('radio');
-      expect(await ways.count()).toBe(9);
+      expect(await ways.count()).toBe(6);
+      expect(await onFirstScreen('button.show-all')).toBe(true);
       expect(await page.evaluate(() => window.scrollY)).toBe(0);
       expect(await onFirstScreen('#wallet-list button')).toBe(true);
       expect(await onFirstScreen('h1')).toBe(true);
@@ -449,9 +451,10 @@ describe('buyer checkout page in Chromium on the devnet', () => {
         amount: { unit: `iso4217/${currency}`, value: '1000' },
       });
       const { context, page } = await openPage(gatewayUrl);
-      // EUR: USDC (at a conversion) and EURC on each EVM chain and USDC on Solana; USD: every token.
+      // EUR: USDC (at a conversion) and EURC on each EVM chain and USDC on Solana; USD: every token, eleven, of
+      // which the first six are listed until the buyer asks for all.
       const ways = page.getByRole('group', { name: 'Choose how to pay' }).getByRole('radio');
-      expect(await ways.count()).toBe(currency === 'EUR' ? 5 : 9);
+      expect(await ways.count()).toBe(currency === 'EUR' ? 5 : 6);
       const checked = page.locator('.option:has(input:checked)');
       expect(await checked.count()).toBe(1);
       expect(await checked.textContent()).toMatch(preselected);
@@ -603,6 +606,10 @@ describe('buyer checkout page in Chromium on the devnet', () => {
       true,
     );
     await expect.poll(() => page.locator('#pay-with-title').textContent()).toMatch(/^Pay 9\.199633 EURC on /);
+    // The list is long: Tab reaches the button that shows the rest of it, then the wallet.
+    const showAll = page.getByRole('button', { name: 'Show all 11 ways to pay' });
+    await page.keyboard.press('Tab');
+    expect(await showAll.evaluate((button) => button === document.activeElement)).toBe(true);
     const connect = page.getByRole('button', { name: 'Pay with a browser wallet' });
     await page.keyboard.press('Tab');
     expect(await connect.evaluate((button) => button === document.activeElement)).toBe(true);

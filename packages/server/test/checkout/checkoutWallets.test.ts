@@ -84,7 +84,7 @@ describe('checkout page: accepted tokens up front, EIP-6963 and Wallet Standard 
     const quoted = new Map<string, string>(
       options.body.options.map((option: any) => [option.amount.unit.replace(/^caip19\//, ''), option.amount.value]),
     );
-    expect(accepted).toHaveLength(9);
+    expect(accepted).toHaveLength(11);
     expect(new Map(accepted.map(({ asset, amount }) => [asset, amount]))).toEqual(quoted);
 
     const [chainA, chainB] = devnet.manifest.evm;
@@ -93,16 +93,19 @@ describe('checkout page: accepted tokens up front, EIP-6963 and Wallet Standard 
       `10 USDC ${chainA!.name}`,
       `9.199633 EURC ${chainA!.name}`,
       `10 USDT ${chainA!.name}`,
+      `10 USDS ${chainA!.name}`,
       `0.00333334 ETH ${chainA!.name}`,
       `10 USDC ${chainB!.name}`,
       `9.199633 EURC ${chainB!.name}`,
       `10 USDT ${chainB!.name}`,
+      `10 USDS ${chainB!.name}`,
       `0.00333334 ETH ${chainB!.name}`,
       `10 USDC ${solana.name}`,
     ]);
     // The payment currency's stablecoin is preselected.
     expect(accepted.filter(({ checked }) => checked).map(({ asset }) => asset)).toEqual([accepted[0]!.asset]);
-    expect(await page.getByRole('group', { name: 'Choose how to pay' }).getByRole('radio').count()).toBe(9);
+    // The first six are listed; the rest wait behind a button.
+    expect(await page.getByRole('group', { name: 'Choose how to pay' }).getByRole('radio').count()).toBe(6);
 
     // No wallet in this browser: the page says so for the pick, and the QR code stays the way to pay.
     const noWallet = page.locator('#no-wallet');
@@ -111,6 +114,8 @@ describe('checkout page: accepted tokens up front, EIP-6963 and Wallet Standard 
       .toContain(`No EVM wallet was found in this browser to pay on ${chainA!.name}`);
     expect(await boxOnScreen(page, '#no-wallet', SCREENS.phone.height)).toBe(true);
     await saveScreenshots(page, 'accepted-no-wallet', SCREENS);
+    await page.getByRole('button', { name: 'Show all 11 ways to pay' }).click();
+    expect(await page.getByRole('group', { name: 'Choose how to pay' }).getByRole('radio').count()).toBe(11);
     await page.getByRole('radio', { name: `10 USDC ${solana.name}` }).check();
     await expect
       .poll(() => noWallet.textContent())
@@ -133,7 +138,7 @@ describe('checkout page: accepted tokens up front, EIP-6963 and Wallet Standard 
   });
 
   it("shows a long list's first six ways to pay and the rest on demand, the wallet staying on a phone's first screen", async () => {
-    // Three more USD stablecoins on the second chain make twelve ways to pay, as a service on many networks has.
+    // Three more USD stablecoins on the second chain make fourteen ways to pay, as a service on many networks has.
     const network = server.ctx.chains.network(devnet.manifest.evm[1]!.caip2)!;
     const usdc = network.tokens.find((token) => token.symbol === 'USDC')!;
     const extra = ['1', '2', '3'].map((n) => ({
@@ -153,7 +158,7 @@ describe('checkout page: accepted tokens up front, EIP-6963 and Wallet Standard 
         announce: { name: 'Amber Wallet', rdns: 'example.amber', icon: iconDataUri('#b45309') },
       });
       await page.goto(gatewayUrl);
-      const showAll = page.getByRole('button', { name: 'Show all 12 ways to pay' });
+      const showAll = page.getByRole('button', { name: 'Show all 14 ways to pay' });
       await expect.poll(() => showAll.isVisible()).toBe(true);
       const shown = page.locator('input[name="accepted"]:visible');
       expect(await shown.count()).toBe(6);
@@ -165,7 +170,7 @@ describe('checkout page: accepted tokens up front, EIP-6963 and Wallet Standard 
 
       await showAll.focus();
       await page.keyboard.press('Enter');
-      expect(await shown.count()).toBe(12);
+      expect(await shown.count()).toBe(14);
       expect(await showAll.count()).toBe(0);
       expect(
         await page
@@ -317,6 +322,7 @@ describe('checkout page: accepted tokens up front, EIP-6963 and Wallet Standard 
       announce: { name: 'Amber Wallet', rdns: 'example.amber', icon: iconDataUri('#b45309') },
     });
     await page.goto(gatewayUrl);
+    await page.getByRole('button', { name: /^Show all \d+ ways to pay$/ }).click();
     await page.getByRole('radio', { name: `10 USDC ${solana.name}` }).check();
 
     const buttons = page.locator('#wallet-list button');

@@ -85,7 +85,7 @@ export async function checkExactPermit2Payment(
     payTo,
     payToMismatch: 'permit2RecipientMismatch',
     isToken: (candidate, asset) =>
-      (candidate.method === 'eip3009' || candidate.method === 'permit2') &&
+      (candidate.method === 'eip3009' || candidate.method === 'eip2612' || candidate.method === 'permit2') &&
       isAddress(asset) &&
       isAddressEqual(candidate.address as Address, asset),
   });

@@ -57,10 +57,12 @@ const SupportedResponse = Type.Object(
 
 /**
  * The networks on which the service takes x402 payments, with their stablecoins: EVM networks it follows with
- * ERC-20 stablecoins (EIP-3009 tokens, and others through Permit2), and Solana networks with SPL tokens.
+ * ERC-20 stablecoins (EIP-3009 tokens, and others, EIP-2612 tokens among them, through Permit2), and Solana networks
+ * with SPL tokens.
  */
 function x402Tokens(ctx: AppContext): { network: NetworkInfo; tokens: TokenInfo[] }[] {
-  const methods = { eip155: ['eip3009', 'permit2'], solana: ['spl'] } as const;
+  // An EIP-2612 token is paid like any other ERC-20 here: x402's `exact` scheme has no EIP-2612 transfer of its own.
+  const methods = { eip155: ['eip3009', 'eip2612', 'permit2'], solana: ['spl'] } as const;
   return ctx.chains.networks
     .filter((network) => network.rpcUrl)
     .map((network) => ({

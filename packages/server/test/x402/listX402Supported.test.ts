@@ -7,6 +7,10 @@ import { startX402Testbed, type X402Testbed } from './support.ts';
 
 let testbed: X402Testbed;
 
+/** The devnet's stablecoins: every token but WETH, which the rate source prices. */
+const stablecoins = <T extends { symbol: string }>(tokens: T[]): T[] =>
+  tokens.filter((token) => token.symbol !== 'WETH');
+
 beforeAll(async () => {
   testbed = await startX402Testbed();
 });
@@ -36,8 +40,9 @@ describe('GET /v1/x402/supported', () => {
         extra: {
           // The merchant's own address, the same on every EVM network.
           payTo: testbed.payTo,
-          // Every ERC-20 stablecoin: an EIP-3009 token either way, with its EIP-712 domain; the others by Permit2.
-          assets: chain.tokens.map((token) =>
+          // Every ERC-20 stablecoin (not WETH, priced by the rate source): an EIP-3009 token either way, with its
+          // EIP-712 domain; the others (USDS, with EIP-2612, among them) by Permit2.
+          assets: stablecoins(chain.tokens).map((token) =>
             token.method === 'eip3009'
               ? {
                   asset: token.address,

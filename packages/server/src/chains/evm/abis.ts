@@ -24,6 +24,13 @@ export const eip5267Abi = parseAbi([
   'function eip712Domain() view returns (bytes1 fields, string name, string version, uint256 chainId, address verifyingContract, bytes32 salt, uint256[] extensions)',
 ]);
 
+/** EIP-2612's permit nonces and domain, and the `version()` many such tokens have beside EIP-5267's `eip712Domain()`. */
+export const eip2612Abi = parseAbi([
+  'function nonces(address owner) view returns (uint256)',
+  'function DOMAIN_SEPARATOR() view returns (bytes32)',
+  'function version() view returns (string)',
+]);
+
 export const permit2Abi = parseAbi([
   'struct TokenPermissions { address token; uint256 amount; }',
   'struct PermitTransferFrom { TokenPermissions permitted; uint256 nonce; uint256 deadline; }',

@@ -6,25 +6,18 @@ import {
   hashTypedData,
   type Hex,
   isAddressEqual,
-  parseAbi,
   parseSignature,
   type PublicClient,
   recoverTypedDataAddress,
 } from 'viem';
 import type { Clock } from '../../clock.ts';
 import type { Db } from '../../db/database.ts';
-import { erc20Abi } from './abis.ts';
+import { eip2612Abi, erc20Abi } from './abis.ts';
 import { PaymentRefusedError } from './errors.ts';
 import { permitPullerAbi } from './permitPuller/contracts.ts';
 import { permitPullerAddress } from './permitPuller/puller.ts';
 import type { Relayer } from './relayer.ts';
 import { isExecutionRevert, revertReason } from './simulation.ts';
-
-export const eip2612Abi = parseAbi([
-  'function nonces(address owner) view returns (uint256)',
-  'function DOMAIN_SEPARATOR() view returns (bytes32)',
-  'function version() view returns (string)',
-]);
 
 export const PERMIT_PULL_PURPOSE = 'eip2612_pull';
 

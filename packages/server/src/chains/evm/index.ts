@@ -29,7 +29,12 @@ export {
   verifyPermit,
 } from './eip2612.ts';
 export { type PaymentRefusalCode, PaymentRefusedError } from './errors.ts';
-export { deployPermitPuller, permitPullerAddress, permitPullerDeployed } from './permitPuller/puller.ts';
+export {
+  deployPermitPuller,
+  permitPullerAddress,
+  permitPullerDeployed,
+  requirePermitPullerDeployable,
+} from './permitPuller/puller.ts';
 export {
   blockTimestamps,
   claimNativeTransfer,

@@ -9,6 +9,7 @@ import {
   permitTypedData,
   readPermitNonce,
   relayPermitPull,
+  requirePermitPullerDeployable,
   storedPermitOf,
   storedPermitTypedData,
   verifyPermit,
@@ -86,12 +87,14 @@ export const eip2612Method: PaymentMethodHandler<Eip2612Terms> = {
     try {
       const signature = resultValue(results, 0, SIGNATURE, 'a 0x-prefixed hex signature');
       const client = services.evm.clients.for(acceptedEvmNetwork(chains, option));
+      const pullerDeployed = await permitPullerDeployed(client, services.evm.collector);
+      if (!pullerDeployed) await requirePermitPullerDeployable(client, option.network);
       const gas = await verifyPermit(client, {
         typedData: storedPermitTypedData(option.terms.permit),
         signature,
         expected: quotedPermit(services, option),
         clock: { now: () => now },
-        pullerDeployed: await permitPullerDeployed(client, services.evm.collector),
+        pullerDeployed,
       });
       if (gas === undefined) return {};
       // The collector pays the pull's gas out of the operator's funding: a confirm it cannot cover is refused (one

@@ -10,6 +10,7 @@ import {
 import type { Db } from '../../../db/database.ts';
 import { DETERMINISTIC_DEPLOYER } from '../deposits/addresses.ts';
 import { hasCode } from '../deposits/factory.ts';
+import { PaymentRefusedError } from '../errors.ts';
 import type { Relayer } from '../relayer.ts';
 import { permitPullerBytecode } from './contracts.ts';
 
@@ -36,6 +37,18 @@ export function permitPullerAddress(collector: Address): Address {
 /** Whether the network holds the collector's puller, so its pulls may be journaled. */
 export function permitPullerDeployed(client: PublicClient, collector: Address): Promise<boolean> {
   return hasCode(client, permitPullerAddress(collector));
+}
+
+/**
+ * Refuses a permit on a network where the puller can never be: it is not deployed and the network has no deterministic
+ * deployment proxy to deploy it through.
+ */
+export async function requirePermitPullerDeployable(client: PublicClient, chain: string): Promise<void> {
+  if (!(await hasCode(client, DETERMINISTIC_DEPLOYER)))
+    throw new PaymentRefusedError(
+      'proxy_not_deployed',
+      `${chain} has no deterministic deployment proxy at ${DETERMINISTIC_DEPLOYER} to deploy the permit puller through`,
+    );
 }
 
 /**

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -881,6 +881,39 @@ describe('restart with the same data dir', () => {
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(await reader.getBlockNumber()).toBeGreaterThan(height);
     expect(await rpc.getSlot().send()).toBeGreaterThan(slot);
+  });
+});
+
+describe('a data dir from before USDS and WETH', () => {
+  it('gets them deployed and its buyers credited on resume, its other contracts and balances unchanged', async () => {
+    const previous = devnet.manifest;
+    const alice = buyer(previous, 'alice').evmAddress;
+    const aliceUsdc = await tokenBalance(previous.evm[0]!, token(previous.evm[0]!, 'USDC'), alice);
+    await devnet.stop();
+    const manifestPath = join(dataDir, 'manifest.json');
+    const older = JSON.parse(readFileSync(manifestPath, 'utf8')) as DevnetManifest;
+    for (const chain of older.evm)
+      chain.tokens = chain.tokens.filter((entry) => entry.symbol !== 'USDS' && entry.symbol !== 'WETH');
+    writeFileSync(manifestPath, JSON.stringify(older));
+
+    devnet = await startDevnet({ dataDir });
+    for (const [index, chain] of devnet.manifest.evm.entries()) {
+      const before = previous.evm[index]!;
+      expect(chain.tokens.map((entry) => entry.symbol)).toEqual(['USDC', 'EURC', 'USDT', 'USDS', 'WETH']);
+      for (const symbol of ['USDC', 'EURC', 'USDT']) expect(token(chain, symbol)).toBe(token(before, symbol));
+      expect(token(chain, 'USDS')).not.toBe(token(before, 'USDS'));
+      expect(await tokenBalance(chain, token(chain, 'USDS'), alice)).toBe(10_000n * 10n ** 18n);
+      expect(await tokenBalance(chain, token(chain, 'WETH'), alice)).toBe(10n * 10n ** 18n);
+      expect(
+        await evmClients(chain, generatePrivateKey()).reader.readContract({
+          address: token(chain, 'WETH'),
+          abi: erc20Abi,
+          functionName: 'allowance',
+          args: [alice as EvmAddress, chain.permit2 as EvmAddress],
+        }),
+      ).toBe(maxUint256);
+    }
+    expect(await tokenBalance(devnet.manifest.evm[0]!, token(devnet.manifest.evm[0]!, 'USDC'), alice)).toBe(aliceUsdc);
   });
 });
 

@@ -2,7 +2,7 @@ import { type Address, encodeFunctionData, type Hex, parseAbi, parseSignature } 
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PERMIT_PULL_PURPOSE } from '../../src/chains/evm/eip2612.ts';
-import { PERMIT_PULLER_DEPLOYMENT_PURPOSE, permitPullerAddress } from '../../src/chains/evm/permitPuller/puller.ts';
+import { PERMIT_PULLER_DEPLOYMENT_PURPOSE, permitPullerAddress } from '../../src/chains/evm/permitPullerDeployment.ts';
 import type { NetworkInfo, TokenInfo } from '../../src/chains/registry.ts';
 import { auditOfMerchant } from '../support/ledgerAudit.ts';
 import { type CallResult, expectErrorBody } from '../support/testServer.ts';

@@ -15,7 +15,7 @@ import type { Db } from '../../db/database.ts';
 import { eip2612Abi, erc20Abi } from './abis.ts';
 import { PaymentRefusedError } from './errors.ts';
 import { permitPullerAbi } from './permitPuller/contracts.ts';
-import { permitPullerAddress } from './permitPuller/puller.ts';
+import { permitPullerAddress } from './permitPullerDeployment.ts';
 import type { Relayer } from './relayer.ts';
 import { isExecutionRevert, revertReason } from './simulation.ts';
 

@@ -34,7 +34,7 @@ export {
   permitPullerAddress,
   permitPullerDeployed,
   requirePermitPullerDeployable,
-} from './permitPuller/puller.ts';
+} from './permitPullerDeployment.ts';
 export {
   blockTimestamps,
   claimNativeTransfer,

@@ -18,7 +18,7 @@ import {
   PERMIT_PULLER_DEPLOYMENT_PURPOSE,
   permitPullerAddress,
   permitPullerDeployed,
-} from '../../../src/chains/evm/permitPuller/puller.ts';
+} from '../../../src/chains/evm/permitPullerDeployment.ts';
 import type { Clock } from '../../../src/clock.ts';
 import { systemClock } from '../../../src/clock.ts';
 import { waitForRelayedOutcome } from '../../support/chainWaits.ts';
@@ -197,6 +197,7 @@ describe('EIP-2612 permits pulled through the collector’s puller', () => {
     const own = await permitOf(alice, value);
     const { v, r, s } = parseSignature(await alice.account.signTypedData(own));
     const hash = await alice.wallet.writeContract({
+      account: alice.account,
       chain: env.client.chain,
       address: usds().address as Address,
       abi: tokenAbi,

@@ -7,12 +7,12 @@ import {
   type PublicClient,
   zeroHash,
 } from 'viem';
-import type { Db } from '../../../db/database.ts';
-import { DETERMINISTIC_DEPLOYER } from '../deposits/addresses.ts';
-import { hasCode } from '../deposits/factory.ts';
-import { PaymentRefusedError } from '../errors.ts';
-import type { Relayer } from '../relayer.ts';
-import { permitPullerBytecode } from './contracts.ts';
+import type { Db } from '../../db/database.ts';
+import { DETERMINISTIC_DEPLOYER } from './deposits/addresses.ts';
+import { hasCode } from './deposits/factory.ts';
+import { PaymentRefusedError } from './errors.ts';
+import type { Relayer } from './relayer.ts';
+import { permitPullerBytecode } from './permitPuller/contracts.ts';
 
 export const PERMIT_PULLER_DEPLOYMENT_PURPOSE = 'permit_puller_deployment';
 

@@ -75,6 +75,19 @@ describe('paygate-wallet pay', () => {
     });
   });
 
+  it('pays USDS with one EIP-2612 permit signature, the service relaying it', async () => {
+    const { paymentId, gatewayUrl } = await gw.newPayment();
+    const run = await runWallet(['pay', gatewayUrl, ...connection, '--network', gw.evmChain, '--token', 'USDS']);
+
+    expect(run.code, run.stderr).toBe(0);
+    const printed = JSON.parse(run.stdout.trim());
+    expect(printed).toEqual({ paymentId, status: 'succeeded', txId: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+    expect(await gw.listed(paymentId)).toMatchObject({
+      status: 'succeeded',
+      tokenAmount: { value: '10000000000000000000', display: { assetSymbol: 'USDS' } },
+    });
+  });
+
   it('pays on Solana with a given key and the partner API key', async () => {
     const { paymentId } = await gw.newPayment();
     const run = await runWallet(

@@ -59,10 +59,10 @@ export const USDT0_ARBITRUM: TokenPayment = { method: 'eip3009', supports: ['eip
 
 /**
  * An ERC-20 that implements EIP-2612 and not EIP-3009: Monerium's `Token.sol` (ERC20PermitUpgradeable), Arbitrum's
- * `aeWETH` (OffchainLabs/token-bridge-contracts `aeERC20.sol`, ERC20PermitUpgradeable). Paid by Permit2 until a
- * permit method exists.
+ * `aeWETH` (OffchainLabs/token-bridge-contracts `aeERC20.sol`, ERC20PermitUpgradeable). Paid by one signed permit
+ * that the collector's permit puller applies, so the buyer needs no approval and no gas.
  */
-export const PERMIT_ONLY: TokenPayment = { method: 'permit2', supports: ['eip2612'] };
+export const PERMIT_ONLY: TokenPayment = { method: 'eip2612', supports: ['eip2612'] };
 
 /**
  * A token paid through Permit2 because it implements neither standard or because its source could not be

@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from '../db/databaseUnavailable.ts';
+import { CollectorJournalBehindError } from '../chains/evm/errors.ts';
 import { NetworkFeeShortfallError } from '../ledger/ledger.ts';
 import { AccountBlockedError, ScreeningUnavailableError } from '../screening/addressScreening.ts';
 import { ApiError } from './errors.ts';
@@ -94,6 +95,14 @@ export function toApiError(error: unknown, request: FastifyRequest): ApiError {
       'service_unavailable',
       'The service cannot pay the network fee of this transaction right now; try again later.',
       { reason: 'network_fee_unfunded', asset: error.asset },
+    );
+  }
+  if (error instanceof CollectorJournalBehindError) {
+    // Logged once, at error, by the relayer; the operator's to reconcile (README, Backups).
+    return new ApiError(
+      'service_unavailable',
+      'The service cannot send transactions on this network right now; try again later.',
+      { reason: 'collector_journal_behind', network: error.chain },
     );
   }
   request.log.error({ err: error }, 'unexpected error');

@@ -13,6 +13,7 @@ import { GroupCommit } from '../../db/groupCommit.ts';
 import type { NetworkInfo } from '../registry.ts';
 import type { TransferOutcomeHandler } from '../transferOutcomes.ts';
 import { EvmClients, evmChainId } from './clients.ts';
+import { CollectorJournalBehindError } from './errors.ts';
 import { type Eip1559Fees, replacementFees } from './replacementFees.ts';
 import {
   attemptsOf,
@@ -20,6 +21,7 @@ import {
   type FeeReservations,
   findTransaction,
   hasNonceCounter,
+  nextJournalNonce,
   markBroadcast,
   markFailed,
   markIncludedFinal,
@@ -56,7 +58,14 @@ export interface RelayRequest {
 }
 
 /** A transaction whose gas and fees were read from the chain, ready to be given a nonce, signed and stored. */
-export type PreparedTransaction = RelayRequest & { data: Hex; value: bigint; gas: bigint; fees: Eip1559Fees };
+export type PreparedTransaction = RelayRequest & {
+  data: Hex;
+  value: bigint;
+  gas: bigint;
+  fees: Eip1559Fees;
+  /** The collector's nonce on the network, its pending transactions counted, read before the journal's counter. */
+  chainNonce: bigint;
+};
 
 export interface RecordedTransaction {
   id: string;
@@ -166,6 +175,8 @@ export class Relayer {
   private readonly onRecorded: ((chain: string) => void) | undefined;
   /** Networks whose nonce counter row is known to exist. */
   private readonly countedNetworks = new Set<string>();
+  /** Per network, the collector's nonce on chain last reported ahead of the journal, so it is logged once. */
+  private readonly reportedJournalGaps = new Map<string, bigint>();
   /** Per network: transactions sent at once share one lock of the nonce counter and one database transaction. */
   private readonly nonceQueues = new Map<string, GroupCommit<NonceClaim, { nonce: bigint; attempt: SignedAttempt }>>();
   /** Sends that complete together are marked in one statement. */
@@ -222,27 +233,26 @@ export class Relayer {
   }
 
   /**
-   * What `record` asks the chain: the gas (which fails when the call would revert) and the fees, and the sender's
-   * nonce counter, made once per network. Nothing is locked or stored meanwhile, so a caller can do this before it
-   * takes a lock of its own.
+   * What `record` asks the chain: the gas (which fails when the call would revert), the fees and the collector's
+   * nonce, and the sender's nonce counter, made once per network. Nothing is locked or stored meanwhile, so a caller
+   * can do this before it takes a lock of its own.
    */
   async prepare(request: RelayRequest): Promise<PreparedTransaction> {
     const network = this.network(request.chain);
     const client = this.clients.for(network);
     const data = request.data ?? '0x';
     const value = request.value ?? 0n;
-    const [gasEstimate, fees, counterExists] = await Promise.all([
+    const [gasEstimate, fees, pendingCount, counterExists] = await Promise.all([
       request.gas ?? client.estimateGas({ account: this.address, to: request.to, data, value }),
       this.clients.currentFees(network),
+      client.getTransactionCount({ address: this.address, blockTag: 'pending' }),
       this.countedNetworks.has(network.caip2) || hasNonceCounter(this.db, network.caip2, this.address),
     ]);
-    if (!counterExists) {
-      const pendingCount = await client.getTransactionCount({ address: this.address, blockTag: 'pending' });
-      await ensureNonceCounter(this.db, network.caip2, this.address, BigInt(pendingCount));
-    }
+    const chainNonce = BigInt(pendingCount);
+    if (!counterExists) await ensureNonceCounter(this.db, network.caip2, this.address, chainNonce);
     // A counter row, once there, is never removed.
     this.countedNetworks.add(network.caip2);
-    return { ...request, data, value, gas: withGasHeadroom(gasEstimate), fees };
+    return { ...request, data, value, gas: withGasHeadroom(gasEstimate), fees, chainNonce };
   }
 
   /**
@@ -261,7 +271,8 @@ export class Relayer {
   /**
    * Takes the next nonce, signs and stores a prepared transaction; no RPC call. Nothing is sent. Refused with
    * `NetworkFeeShortfallError`, nothing stored, when the operator's funding of the native coin does not cover the
-   * most it can cost (gas limit × max fee per gas).
+   * most it can cost (gas limit × max fee per gas), and with `CollectorJournalBehindError` (logged once per gap)
+   * when the collector's nonce on chain was ahead of the journal's.
    */
   async recordPrepared(prepared: PreparedTransaction): Promise<RecordedTransaction> {
     const network = this.network(prepared.chain);
@@ -276,17 +287,36 @@ export class Relayer {
       purpose: prepared.purpose,
       paymentId: prepared.paymentId ?? null,
     };
-    const { nonce, attempt } = await this.nonceQueue(network.caip2).add({
-      transaction,
-      sign: (nonce) =>
-        this.sign(
-          network,
-          { to: prepared.to, data: prepared.data, value: prepared.value, gas: prepared.gas, nonce },
-          prepared.fees,
-        ),
-    });
+    const { nonce, attempt } = await this.nonceQueue(network.caip2)
+      .add({
+        transaction,
+        sign: (nonce) =>
+          this.sign(
+            network,
+            { to: prepared.to, data: prepared.data, value: prepared.value, gas: prepared.gas, nonce },
+            prepared.fees,
+          ),
+        chainNonce: prepared.chainNonce,
+      })
+      .catch((error: unknown) => {
+        if (error instanceof CollectorJournalBehindError) this.reportJournalGap(error);
+        throw error;
+      });
     this.onRecorded?.(network.caip2);
     return { id: transaction.id, hash: attempt.hash as Hex, nonce, rawTransaction: attempt.rawTransaction as Hex };
+  }
+
+  /**
+   * How many transactions the collector has sent on the network (pending ones counted) beyond those its journal
+   * holds: 0 unless the database is older than the chain or the key was used elsewhere, when the relayer refuses to
+   * journal more there. The chain is read before the journal, so a transaction journaled meanwhile is never counted.
+   */
+  async unjournaledTransactions(chain: string): Promise<bigint> {
+    const client = this.clients.for(this.network(chain));
+    const onChain = BigInt(await client.getTransactionCount({ address: this.address, blockTag: 'pending' }));
+    const journal = await nextJournalNonce(this.db, chain, this.address);
+    // No counter yet: the first transaction there starts it at the chain's nonce.
+    return journal !== undefined && onChain > journal ? onChain - journal : 0n;
   }
 
   /** Sends the stored bytes of every version of the transaction not yet handed to the node. */
@@ -348,6 +378,20 @@ export class Relayer {
     await markReorged(this.db, transaction.id);
     const client = this.clients.for(this.network(transaction.chain));
     await this.pushPending(client, transaction, await attemptsOf(this.db, transaction.id), emptyReport());
+  }
+
+  private reportJournalGap(gap: CollectorJournalBehindError): void {
+    if (this.reportedJournalGaps.get(gap.chain) === gap.chainNonce) return;
+    this.reportedJournalGaps.set(gap.chain, gap.chainNonce);
+    this.log.error(
+      {
+        network: gap.chain,
+        journalNonce: gap.journalNonce.toString(),
+        chainNonce: gap.chainNonce.toString(),
+        missing: gap.missing.toString(),
+      },
+      gap.message,
+    );
   }
 
   private nonceQueue(chain: string): GroupCommit<NonceClaim, { nonce: bigint; attempt: SignedAttempt }> {

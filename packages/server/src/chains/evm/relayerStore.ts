@@ -7,6 +7,7 @@ import type {
   EvmTransactionsTable,
   EvmTransactionStatus,
 } from '../../db/schema.ts';
+import { CollectorJournalBehindError } from './errors.ts';
 
 export type StoredTransaction = Selectable<EvmTransactionsTable>;
 export type StoredAttempt = Selectable<EvmTransactionAttemptsTable>;
@@ -43,19 +44,26 @@ export async function ensureNonceCounter(db: Db, chain: string, address: string,
 }
 
 export async function hasNonceCounter(db: Db, chain: string, address: string): Promise<boolean> {
+  return (await nextJournalNonce(db, chain, address)) !== undefined;
+}
+
+/** The nonce the sender's next journaled transaction on the chain will take; undefined before its first. */
+export async function nextJournalNonce(db: Db, chain: string, address: string): Promise<bigint | undefined> {
   const row = await db
     .selectFrom('evm_nonces')
     .select('next_nonce')
     .where('chain', '=', chain)
     .where('address', '=', address.toLowerCase())
     .executeTakeFirst();
-  return row !== undefined;
+  return row && BigInt(row.next_nonce);
 }
 
 /** A transaction waiting for its nonce, and how to sign it once it has one. */
 export interface NonceClaim {
   transaction: NewTransaction;
   sign: (nonce: bigint) => Promise<SignedAttempt>;
+  /** The sender's nonce the node reported (its pending transactions counted) before the counter was read. */
+  chainNonce: bigint;
 }
 
 /**
@@ -72,6 +80,9 @@ export type FeeReservations = (
  * them and their signed bytes, all in one database transaction: the counter row stays locked until commit, so
  * concurrent callers in any process get consecutive nonces, and a failure of the whole gives every nonce back. A
  * transaction that cannot be signed, or whose fee cannot be reserved, gets an Error in its place and takes no nonce.
+ * One whose sender's nonce on chain was already past the counter gets a `CollectorJournalBehindError`: every
+ * transaction of the sender is journaled before it is sent, so the node can count more only for transactions this
+ * database does not hold.
  */
 export async function recordWithNextNonces(
   db: Db,
@@ -93,11 +104,16 @@ export async function recordWithNextNonces(
       .where('address', '=', from)
       .forUpdate()
       .executeTakeFirstOrThrow(() => new Error(`no nonce counter for ${from} on ${chain}`));
-    let next = BigInt(counter.next_nonce);
+    const journalNonce = BigInt(counter.next_nonce);
+    let next = journalNonce;
     const reserveFee = await reserveFees(trx);
     const results: ({ nonce: bigint; attempt: SignedAttempt } | Error)[] = [];
     const signed: { transaction: NewTransaction; nonce: bigint; attempt: SignedAttempt }[] = [];
-    for (const { transaction, sign } of claims) {
+    for (const { transaction, sign, chainNonce } of claims) {
+      if (chainNonce > journalNonce) {
+        results.push(new CollectorJournalBehindError(chain, journalNonce, chainNonce));
+        continue;
+      }
       try {
         const attempt = await sign(next);
         await reserveFee(transaction, attempt);

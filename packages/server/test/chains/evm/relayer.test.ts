@@ -1,13 +1,25 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { type Address, encodeFunctionData, type Hex, keccak256, parseAbi, type PublicClient, toHex } from 'viem';
+import {
+  type Address,
+  createWalletClient,
+  encodeFunctionData,
+  type Hex,
+  http,
+  keccak256,
+  parseAbi,
+  type PublicClient,
+  toHex,
+} from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { EvmClients } from '../../../src/chains/evm/clients.ts';
+import { CollectorJournalBehindError } from '../../../src/chains/evm/errors.ts';
 import { Relayer } from '../../../src/chains/evm/relayer.ts';
 import { ensureNonceCounter, recordWithNextNonces, type SignedAttempt } from '../../../src/chains/evm/relayerStore.ts';
 import { checkOpenTransactions, waitForRelayedOutcome } from '../../support/chainWaits.ts';
+import { warningsInto } from '../../support/warnings.ts';
 import { type EvmTestEnvironment, startEvmTestEnvironment } from './support/evmDevnet.ts';
 
 const RELAYER_PROCESS = fileURLToPath(new URL('./support/relayerProcess.ts', import.meta.url));
@@ -151,6 +163,7 @@ describe('relayer', () => {
         paymentId: null,
       },
       sign,
+      chainNonce: 7n,
     });
     const signed = async (nonce: bigint): Promise<SignedAttempt> => ({
       hash: keccak256(toHex(`${from}:${nonce}`)),
@@ -484,5 +497,50 @@ describe('relayer', () => {
       status: 'broadcast',
       receipt_block_hash: again.blockHash,
     });
+  });
+  // Last: it leaves the collector's nonce on chain ahead of the journal, as a restore to an older point does.
+  it('refuses to journal a transaction, and says so once, while the collector has sent one the journal does not hold', async () => {
+    const messages: string[] = [];
+    const relayer = new Relayer({
+      db: env.db,
+      networks: env.networks,
+      privateKey: env.collectorKey,
+      clients: env.clients,
+      log: warningsInto(messages),
+    });
+    const request = { chain: env.network.caip2, to: recipient, value: 1n, purpose: 'test_journal_behind' };
+    const journaled = await relayer.submit(request);
+    await waitForRelayedOutcome(env, journaled.id);
+    expect(await relayer.unjournaledTransactions(env.network.caip2)).toBe(0n);
+    const counter = () =>
+      env.db
+        .selectFrom('evm_nonces')
+        .select('next_nonce')
+        .where('chain', '=', env.network.caip2)
+        .where('address', '=', env.collector.toLowerCase())
+        .executeTakeFirstOrThrow();
+    const journalBefore = await counter();
+
+    // The collector's key signs a transfer the journal never sees.
+    const wallet = createWalletClient({
+      account: privateKeyToAccount(env.collectorKey),
+      transport: http(env.network.rpcUrl),
+    });
+    await wallet.sendTransaction({ to: recipient, value: 1n, chain: null });
+
+    for (let attempt = 0; attempt < 3; attempt += 1)
+      await expect(relayer.submit(request)).rejects.toThrow(
+        `the collector sent 1 transaction(s) on ${env.network.caip2} that the database does not hold (its nonce there is ${BigInt(journalBefore.next_nonce) + 1n}, the journal's next ${journalBefore.next_nonce})`,
+      );
+    await expect(relayer.submit(request)).rejects.toBeInstanceOf(CollectorJournalBehindError);
+    expect(await counter()).toEqual(journalBefore);
+    const rows = await env.db
+      .selectFrom('evm_transactions')
+      .select('id')
+      .where('purpose', '=', 'test_journal_behind')
+      .execute();
+    expect(rows.map((row) => row.id)).toEqual([journaled.id]);
+    expect(messages.filter((message) => message.includes('that the database does not hold'))).toHaveLength(1);
+    expect(await relayer.unjournaledTransactions(env.network.caip2)).toBe(1n);
   });
 });

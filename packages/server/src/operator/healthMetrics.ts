@@ -231,6 +231,17 @@ export function registerHealthMetrics(registry: Registry, ctx: AppContext): void
   );
   gauge(
     {
+      name: 'paygate_collector_unjournaled_transactions',
+      help: "Transactions the collector sent on the EVM network that the database's journal does not hold (restored to an older point): nothing more is sent there while above 0",
+      labelNames: ['network'],
+    },
+    ({ networks }, set) => {
+      for (const { network, unjournaled } of networks)
+        if (unjournaled?.status === 'reachable') set({ network: network.caip2 }, Number(unjournaled.value));
+    },
+  );
+  gauge(
+    {
       name: 'paygate_network_fee_funding',
       help: "The operator's recorded funding of the network's native coin left for network fees, in whole coins",
       labelNames: ['network'],

@@ -27,6 +27,11 @@ export interface NetworkHealth {
   position: { readUpTo: bigint; movedAt: Date } | undefined;
   /** The collector's check of `paygate audit` on this network; null without a node. */
   collector: NodeReading<CollectorBalanceCheck[]> | null;
+  /**
+   * EVM: transactions the collector sent that the database's journal does not hold (a restore to an older point):
+   * while above 0 nothing more is sent from it there. Null on Solana and without a node.
+   */
+  unjournaled: NodeReading<bigint> | null;
 }
 
 export interface UnconfirmedSettlements {
@@ -129,6 +134,7 @@ async function pendingWebhookDeliveries(ctx: AppContext): Promise<ServiceHealth[
  * `timeoutMs`. The collector's balances are the chain side of `paygate audit`'s collector check, read as it reads
  * them (each network at its newest final block, the ledger before any head): a handful of calls per network
  * whatever the traffic. The audit's other checks add up every payment and deposit, and stay with the command.
+ * The collector's EVM nonce is compared with the journal's counter, which is read after its node answered.
  */
 export async function readServiceHealth(ctx: AppContext, timeoutMs = NODE_TIMEOUT_MS): Promise<ServiceHealth> {
   const networks = ctx.chains.networks;
@@ -149,13 +155,16 @@ export async function readServiceHealth(ctx: AppContext, timeoutMs = NODE_TIMEOU
   const networkHealth = await Promise.all(
     networks.map(async (network): Promise<NetworkHealth> => {
       const readLatest = services && latestBlockReader(services, network);
-      const [latest, collector] =
+      const [latest, collector, unjournaled] =
         readLatest && senders && readPoints
           ? await Promise.all([
               readNode(readLatest, timeoutMs),
               readNode(() => auditCollector(ledger, new ChainRegistry([network]), senders, readPoints), timeoutMs),
+              network.namespace === 'eip155'
+                ? readNode(() => services.evm.relayer.unjournaledTransactions(network.caip2), timeoutMs)
+                : null,
             ])
-          : [null, null];
+          : [null, null, null];
       const position = positions.get(network.caip2);
       return {
         network,
@@ -163,6 +172,7 @@ export async function readServiceHealth(ctx: AppContext, timeoutMs = NODE_TIMEOU
         followed: followed.has(network.caip2),
         position: position && { readUpTo: position.readUpTo, movedAt: position.movedAt },
         collector,
+        unjournaled,
       };
     }),
   );

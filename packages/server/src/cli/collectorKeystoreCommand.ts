@@ -68,9 +68,10 @@ async function writeKeystores(options: KeystoreOptions): Promise<void> {
 }
 
 export function addCollectorCommands(program: Command): void {
-  program
+  const collector = program
     .command('collector')
-    .description("the collector's keys")
+    .description("the collector's keys, and its transactions the database does not hold");
+  collector
     .command('keystore')
     .description(
       "write the collector's keys as encrypted keystores, for COLLECTOR_EVM_KEYSTORE and COLLECTOR_SOLANA_KEYSTORE",
@@ -80,4 +81,13 @@ export function addCollectorCommands(program: Command): void {
     .option('--password-file <file>', 'the passphrase, else typed at the terminal')
     .option('--new', 'new keys rather than those the service runs with now')
     .action((options: KeystoreOptions) => writeKeystores(options));
+  collector
+    .command('accept-unjournaled')
+    .description(
+      "take the collector's transactions on an EVM network that the database does not hold (a restore to an older point, a transfer made with its key by hand) as sent, so the service sends there again: reconcile what they paid first",
+    )
+    .requiredOption('--network <caip2>', 'the EVM network, e.g. eip155:8453')
+    .action(async ({ network }: { network: string }) =>
+      (await import('./operatorActions.ts')).collectorAcceptUnjournaled(network),
+    );
 }

@@ -283,6 +283,27 @@ export function depositsRecover(request: {
 }
 
 /**
+ * Takes the collector's transactions on an EVM network that the journal does not hold as sent: the relayer, which
+ * refuses to send there while they are missing, sends again. Refused when none is missing.
+ */
+export function collectorAcceptUnjournaled(network: string): Promise<void> {
+  return withDatabase(async ({ db }, config) => {
+    const { acceptUnjournaledTransactions } = await import('../composition/collectorJournal.ts');
+    const { journalNonce, chainNonce } = await acceptUnjournaledTransactions(db, config, network);
+    if (journalNonce === undefined || chainNonce <= journalNonce)
+      throw new CliError(
+        `the journal holds every transaction the collector sent on ${network} (its nonce there is ${chainNonce}${journalNonce === undefined ? ', and the service has sent nothing there' : `, the journal's next ${journalNonce}`}): nothing to accept`,
+      );
+    printJson({
+      network,
+      journalNonce: journalNonce.toString(),
+      chainNonce: chainNonce.toString(),
+      accepted: (chainNonce - journalNonce).toString(),
+    });
+  });
+}
+
+/**
  * Prints every merchant balance and what buyers are owed, as the ledger and the records give them, the payouts in
  * flight, every account the collector owes that is below zero (always a difference), and the
  * collector's balance of each token and the deposit addresses', on the chain and in the ledger, each chain line

@@ -469,5 +469,22 @@ describe('backup and restore while payments flow', () => {
       missing: '1',
     });
     expect(errors[0]!.msg).toContain('that the database does not hold');
+
+    // The operator's acceptance, with the service stopped: here it would send the settlement still open, again.
+    await stopService();
+    const network = evmChain().caip2;
+    const accepted = await runCli(['collector', 'accept-unjournaled', '--network', network], serviceEnv());
+    expect(accepted.code, accepted.stderr).toBe(0);
+    expect(JSON.parse(accepted.stdout)).toEqual({
+      network,
+      journalNonce: String(nonceBefore - 1n),
+      chainNonce: String(nonceBefore),
+      accepted: '1',
+    });
+    const again = await runCli(['collector', 'accept-unjournaled', '--network', network], serviceEnv());
+    expect([again.code, again.stderr.trim()]).toEqual([
+      1,
+      `paygate: the journal holds every transaction the collector sent on ${network} (its nonce there is ${nonceBefore}, the journal's next ${nonceBefore}): nothing to accept`,
+    ]);
   }, 600_000);
 });

@@ -22,6 +22,7 @@ import {
   findTransaction,
   hasNonceCounter,
   nextJournalNonce,
+  raiseNonceCounter,
   markBroadcast,
   markFailed,
   markIncludedFinal,
@@ -317,6 +318,20 @@ export class Relayer {
     const journal = await nextJournalNonce(this.db, chain, this.address);
     // No counter yet: the first transaction there starts it at the chain's nonce.
     return journal !== undefined && onChain > journal ? onChain - journal : 0n;
+  }
+
+  /**
+   * The operator's acceptance of the collector's transactions on the network that the journal does not hold: the
+   * journal's counter moves up to the collector's nonce on chain, so the relayer journals and sends there again.
+   * Whatever the database still has open is then sent, so first reconcile what those transactions paid. Returns the
+   * journal's next nonce before and the chain's (equal or lower when nothing was missing).
+   */
+  async acceptUnjournaled(chain: string): Promise<{ journalNonce: bigint | undefined; chainNonce: bigint }> {
+    const client = this.clients.for(this.network(chain));
+    const chainNonce = BigInt(await client.getTransactionCount({ address: this.address, blockTag: 'pending' }));
+    const journalNonce = await raiseNonceCounter(this.db, chain, this.address, chainNonce);
+    if (journalNonce !== undefined && chainNonce > journalNonce) this.reportedJournalGaps.delete(chain);
+    return { journalNonce, chainNonce };
   }
 
   /** Sends the stored bytes of every version of the transaction not yet handed to the node. */

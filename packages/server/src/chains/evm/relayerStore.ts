@@ -58,6 +58,37 @@ export async function nextJournalNonce(db: Db, chain: string, address: string): 
   return row && BigInt(row.next_nonce);
 }
 
+/**
+ * Moves the sender's nonce counter up to `chainNonce` (never down): the nonces below it were taken by transactions
+ * the journal does not hold. Returns the counter's value before; undefined when the sender has none on the chain.
+ */
+export async function raiseNonceCounter(
+  db: Db,
+  chain: string,
+  address: string,
+  chainNonce: bigint,
+): Promise<bigint | undefined> {
+  return db.transaction().execute(async (trx) => {
+    const counter = await trx
+      .selectFrom('evm_nonces')
+      .select('next_nonce')
+      .where('chain', '=', chain)
+      .where('address', '=', address.toLowerCase())
+      .forUpdate()
+      .executeTakeFirst();
+    if (!counter) return undefined;
+    const before = BigInt(counter.next_nonce);
+    if (chainNonce > before)
+      await trx
+        .updateTable('evm_nonces')
+        .set({ next_nonce: chainNonce })
+        .where('chain', '=', chain)
+        .where('address', '=', address.toLowerCase())
+        .execute();
+    return before;
+  });
+}
+
 /** A transaction waiting for its nonce, and how to sign it once it has one. */
 export interface NonceClaim {
   transaction: NewTransaction;

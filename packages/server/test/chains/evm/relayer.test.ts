@@ -498,8 +498,7 @@ describe('relayer', () => {
       receipt_block_hash: again.blockHash,
     });
   });
-  // Last: it leaves the collector's nonce on chain ahead of the journal, as a restore to an older point does.
-  it('refuses to journal a transaction, and says so once, while the collector has sent one the journal does not hold', async () => {
+  it('refuses to journal a transaction, and says so once, while the collector has sent one the journal does not hold; sends again once the operator accepts it', async () => {
     const messages: string[] = [];
     const relayer = new Relayer({
       db: env.db,
@@ -542,5 +541,20 @@ describe('relayer', () => {
     expect(rows.map((row) => row.id)).toEqual([journaled.id]);
     expect(messages.filter((message) => message.includes('that the database does not hold'))).toHaveLength(1);
     expect(await relayer.unjournaledTransactions(env.network.caip2)).toBe(1n);
+
+    const chainNonce = BigInt(journalBefore.next_nonce) + 1n;
+    expect(await relayer.acceptUnjournaled(env.network.caip2)).toEqual({
+      journalNonce: BigInt(journalBefore.next_nonce),
+      chainNonce,
+    });
+    expect(await relayer.unjournaledTransactions(env.network.caip2)).toBe(0n);
+    const after = await relayer.submit(request);
+    expect(await waitForRelayedOutcome(env, after.id)).toMatchObject({ status: 'confirmed' });
+    expect((await env.client.getTransaction({ hash: after.hash })).nonce).toBe(Number(chainNonce));
+    // Accepting again changes nothing: the journal holds every transaction now.
+    expect(await relayer.acceptUnjournaled(env.network.caip2)).toEqual({
+      journalNonce: chainNonce + 1n,
+      chainNonce: chainNonce + 1n,
+    });
   });
 });

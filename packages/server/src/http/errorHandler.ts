@@ -2,7 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from '../db/databaseUnavailable.ts';
-import { CollectorJournalBehindError } from '../chains/evm/errors.ts';
+import { CollectorJournalBehindError } from '../chains/collectorJournalBehind.ts';
 import { NetworkFeeShortfallError } from '../ledger/ledger.ts';
 import { AccountBlockedError, ScreeningUnavailableError } from '../screening/addressScreening.ts';
 import { ApiError } from './errors.ts';

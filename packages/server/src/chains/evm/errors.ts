@@ -32,30 +32,3 @@ export class PaymentRefusedError extends Error {
     super(message);
   }
 }
-
-/**
- * The collector's nonce on the network is ahead of the journal's next one: transactions left the collector that the
- * database does not hold (restored to a point older than the chain, or the key used outside the service). A new one
- * is refused: whatever the missing ones paid, the database may decide to pay again.
- */
-export class CollectorJournalBehindError extends Error {
-  override readonly name = 'CollectorJournalBehindError';
-
-  constructor(
-    readonly chain: string,
-    /** The next nonce the journal would give. */
-    readonly journalNonce: bigint,
-    /** The collector's nonce the node reported, counting its pending transactions. */
-    readonly chainNonce: bigint,
-  ) {
-    super(
-      `the collector sent ${chainNonce - journalNonce} transaction(s) on ${chain} that the database does not hold ` +
-        `(its nonce there is ${chainNonce}, the journal's next ${journalNonce}): the service sends nothing more from it ` +
-        'there until they are reconciled (see Backups in the README)',
-    );
-  }
-
-  get missing(): bigint {
-    return this.chainNonce - this.journalNonce;
-  }
-}

@@ -13,7 +13,7 @@ import { GroupCommit } from '../../db/groupCommit.ts';
 import type { NetworkInfo } from '../registry.ts';
 import type { TransferOutcomeHandler } from '../transferOutcomes.ts';
 import { EvmClients, evmChainId } from './clients.ts';
-import { CollectorJournalBehindError } from './errors.ts';
+import { CollectorJournalBehindError } from '../collectorJournalBehind.ts';
 import { type Eip1559Fees, replacementFees } from './replacementFees.ts';
 import {
   attemptsOf,
@@ -176,8 +176,8 @@ export class Relayer {
   private readonly onRecorded: ((chain: string) => void) | undefined;
   /** Networks whose nonce counter row is known to exist. */
   private readonly countedNetworks = new Set<string>();
-  /** Per network, the collector's nonce on chain last reported ahead of the journal, so it is logged once. */
-  private readonly reportedJournalGaps = new Map<string, bigint>();
+  /** Per network, the gap between the journal and the chain last reported, so each is logged once. */
+  private readonly reportedJournalGaps = new Map<string, string>();
   /** Per network: transactions sent at once share one lock of the nonce counter and one database transaction. */
   private readonly nonceQueues = new Map<string, GroupCommit<NonceClaim, { nonce: bigint; attempt: SignedAttempt }>>();
   /** Sends that complete together are marked in one statement. */
@@ -396,17 +396,9 @@ export class Relayer {
   }
 
   private reportJournalGap(gap: CollectorJournalBehindError): void {
-    if (this.reportedJournalGaps.get(gap.chain) === gap.chainNonce) return;
-    this.reportedJournalGaps.set(gap.chain, gap.chainNonce);
-    this.log.error(
-      {
-        network: gap.chain,
-        journalNonce: gap.journalNonce.toString(),
-        chainNonce: gap.chainNonce.toString(),
-        missing: gap.missing.toString(),
-      },
-      gap.message,
-    );
+    if (this.reportedJournalGaps.get(gap.chain) === gap.evidence) return;
+    this.reportedJournalGaps.set(gap.chain, gap.evidence);
+    this.log.error({ network: gap.chain, missing: gap.missing.toString() }, gap.message);
   }
 
   private nonceQueue(chain: string): GroupCommit<NonceClaim, { nonce: bigint; attempt: SignedAttempt }> {

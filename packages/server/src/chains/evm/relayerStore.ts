@@ -7,7 +7,7 @@ import type {
   EvmTransactionsTable,
   EvmTransactionStatus,
 } from '../../db/schema.ts';
-import { CollectorJournalBehindError } from './errors.ts';
+import { CollectorJournalBehindError } from '../collectorJournalBehind.ts';
 
 export type StoredTransaction = Selectable<EvmTransactionsTable>;
 export type StoredAttempt = Selectable<EvmTransactionAttemptsTable>;
@@ -142,7 +142,13 @@ export async function recordWithNextNonces(
     const signed: { transaction: NewTransaction; nonce: bigint; attempt: SignedAttempt }[] = [];
     for (const { transaction, sign, chainNonce } of claims) {
       if (chainNonce > journalNonce) {
-        results.push(new CollectorJournalBehindError(chain, journalNonce, chainNonce));
+        results.push(
+          new CollectorJournalBehindError(
+            chain,
+            chainNonce - journalNonce,
+            `its nonce there is ${chainNonce}, the journal's next ${journalNonce}`,
+          ),
+        );
         continue;
       }
       try {

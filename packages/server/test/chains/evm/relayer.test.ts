@@ -15,7 +15,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { EvmClients } from '../../../src/chains/evm/clients.ts';
-import { CollectorJournalBehindError } from '../../../src/chains/evm/errors.ts';
+import { CollectorJournalBehindError } from '../../../src/chains/collectorJournalBehind.ts';
 import { Relayer } from '../../../src/chains/evm/relayer.ts';
 import { ensureNonceCounter, recordWithNextNonces, type SignedAttempt } from '../../../src/chains/evm/relayerStore.ts';
 import { checkOpenTransactions, waitForRelayedOutcome } from '../../support/chainWaits.ts';

@@ -84,9 +84,9 @@ export function addCollectorCommands(program: Command): void {
   collector
     .command('accept-unjournaled')
     .description(
-      "take the collector's transactions on an EVM network that the database does not hold (a restore to an older point, a transfer made with its key by hand) as sent, so the service sends there again: reconcile what they paid first",
+      "take the collector's transactions on a network that the database does not hold (a restore to an older point, a transfer made with its key by hand) as sent, so the service sends there again: reconcile what they paid first",
     )
-    .requiredOption('--network <caip2>', 'the EVM network, e.g. eip155:8453')
+    .requiredOption('--network <caip2>', 'the network, e.g. eip155:8453')
     .action(async ({ network }: { network: string }) =>
       (await import('./operatorActions.ts')).collectorAcceptUnjournaled(network),
     );

@@ -283,13 +283,20 @@ export function depositsRecover(request: {
 }
 
 /**
- * Takes the collector's transactions on an EVM network that the journal does not hold as sent: the relayer, which
- * refuses to send there while they are missing, sends again. Refused when none is missing.
+ * Takes the collector's transactions on a network that the journals do not hold as sent: the service, which refuses
+ * to send there while they are missing, sends again. Refused when none is missing.
  */
 export function collectorAcceptUnjournaled(network: string): Promise<void> {
   return withDatabase(async ({ db }, config) => {
     const { acceptUnjournaledTransactions } = await import('../composition/collectorJournal.ts');
-    const { journalNonce, chainNonce } = await acceptUnjournaledTransactions(db, config, network);
+    const accepted = await acceptUnjournaledTransactions(db, config, network);
+    if (accepted.namespace === 'solana') {
+      if (!accepted.signatures.length)
+        throw new CliError(`the journal holds every transaction the collector signed on ${network}: nothing to accept`);
+      printJson({ network, accepted: String(accepted.signatures.length), signatures: accepted.signatures });
+      return;
+    }
+    const { journalNonce, chainNonce } = accepted;
     if (journalNonce === undefined || chainNonce <= journalNonce)
       throw new CliError(
         `the journal holds every transaction the collector sent on ${network} (its nonce there is ${chainNonce}${journalNonce === undefined ? ', and the service has sent nothing there' : `, the journal's next ${journalNonce}`}): nothing to accept`,

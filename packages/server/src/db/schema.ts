@@ -275,6 +275,13 @@ export interface EvmNoncesTable {
   next_nonce: ColumnType<string, string | bigint, string | bigint>;
 }
 
+/** A Solana transaction of the collector that no journal holds, accepted by the operator as sent (migration 0062). */
+export interface CollectorAcceptedTransactionsTable {
+  signature: string;
+  network: string;
+  accepted_at: Generated<Date>;
+}
+
 export type EvmTransactionStatus = 'recorded' | 'broadcast' | 'confirmed' | 'failed';
 
 export interface EvmTransactionsTable {
@@ -746,6 +753,7 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   evm_nonces: EvmNoncesTable;
+  collector_accepted_transactions: CollectorAcceptedTransactionsTable;
   evm_transactions: EvmTransactionsTable;
   evm_transaction_attempts: EvmTransactionAttemptsTable;
   evm_used_transfers: EvmUsedTransfersTable;

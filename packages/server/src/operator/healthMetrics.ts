@@ -232,7 +232,7 @@ export function registerHealthMetrics(registry: Registry, ctx: AppContext): void
   gauge(
     {
       name: 'paygate_collector_unjournaled_transactions',
-      help: "Transactions the collector sent on the EVM network that the database's journal does not hold (restored to an older point): nothing more is sent there while above 0",
+      help: "Transactions the collector sent on the network that the database's journals do not hold (restored to an older point): nothing more is sent there while above 0",
       labelNames: ['network'],
     },
     ({ networks }, set) => {

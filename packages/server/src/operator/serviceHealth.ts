@@ -28,8 +28,8 @@ export interface NetworkHealth {
   /** The collector's check of `paygate audit` on this network; null without a node. */
   collector: NodeReading<CollectorBalanceCheck[]> | null;
   /**
-   * EVM: transactions the collector sent that the database's journal does not hold (a restore to an older point):
-   * while above 0 nothing more is sent from it there. Null on Solana and without a node.
+   * Transactions the collector sent that the database's journals do not hold (a restore to an older point): while
+   * above 0 nothing more is sent from it there. Null without a node.
    */
   unjournaled: NodeReading<bigint> | null;
 }
@@ -90,6 +90,14 @@ function latestBlockReader(services: ChainServices, network: NetworkInfo): (() =
   return () => solana.rpc.getSlot({ commitment: commitmentFor(network.confirmations) }).send();
 }
 
+/** How many of the collector's transactions on the network its journals do not hold. */
+async function unjournaledReader(services: ChainServices, network: NetworkInfo): Promise<bigint> {
+  if (network.namespace === 'eip155') return services.evm.relayer.unjournaledTransactions(network.caip2);
+  const solana = services.solana.networks.get(network.caip2);
+  if (!solana) throw new Error(`no Solana node for ${network.caip2}`);
+  return BigInt((await solana.sender.unjournaledTransactions()).length);
+}
+
 /** The settlement batches whose transfer is not final yet, per asset and status. */
 async function unconfirmedSettlements(ctx: AppContext): Promise<UnconfirmedSettlements[]> {
   const rows = await ctx.db
@@ -134,7 +142,7 @@ async function pendingWebhookDeliveries(ctx: AppContext): Promise<ServiceHealth[
  * `timeoutMs`. The collector's balances are the chain side of `paygate audit`'s collector check, read as it reads
  * them (each network at its newest final block, the ledger before any head): a handful of calls per network
  * whatever the traffic. The audit's other checks add up every payment and deposit, and stay with the command.
- * The collector's EVM nonce is compared with the journal's counter, which is read after its node answered.
+ * The collector's transactions on chain are compared with the journals, read after the node answered.
  */
 export async function readServiceHealth(ctx: AppContext, timeoutMs = NODE_TIMEOUT_MS): Promise<ServiceHealth> {
   const networks = ctx.chains.networks;
@@ -160,9 +168,7 @@ export async function readServiceHealth(ctx: AppContext, timeoutMs = NODE_TIMEOU
           ? await Promise.all([
               readNode(readLatest, timeoutMs),
               readNode(() => auditCollector(ledger, new ChainRegistry([network]), senders, readPoints), timeoutMs),
-              network.namespace === 'eip155'
-                ? readNode(() => services.evm.relayer.unjournaledTransactions(network.caip2), timeoutMs)
-                : null,
+              readNode(() => unjournaledReader(services, network), timeoutMs),
             ])
           : [null, null, null];
       const position = positions.get(network.caip2);

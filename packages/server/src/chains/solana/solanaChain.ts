@@ -60,6 +60,7 @@ export function startSolanaChain(options: SolanaChainOptions): SolanaChain {
       collector,
       commitment: commitmentFor(network.confirmations),
       onFinal,
+      log,
     });
     const x402Accounts = new X402MerchantAccounts({ db, rpc, sender, network: network.caip2, collector, log });
     networks.set(network.caip2, { rpc, sender, blockHeight, x402Accounts });

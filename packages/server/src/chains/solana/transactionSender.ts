@@ -29,6 +29,9 @@ import {
   reserveNetworkFee,
 } from '../../ledger/ledger.ts';
 import { maxNetworkFeeOf } from './networkFeeAllowance.ts';
+import { CollectorJournalBehindError } from '../collectorJournalBehind.ts';
+import { type Logger, silentLogger } from '../../log.ts';
+import { UnjournaledTransactions } from './unjournaledTransactions.ts';
 import { lamportsTransferredFrom } from './systemTransfers.ts';
 import type { FetchedSolanaTransaction } from './validateSolanaPayTransfer.ts';
 
@@ -65,6 +68,7 @@ export interface SolanaTransactionSenderOptions {
   resendIntervalMs?: number;
   /** What a transaction's final state means for the service, applied in the transaction that records it. */
   onFinal?: TransferOutcomeHandler;
+  log?: Logger;
 }
 
 export interface CosignRequest {
@@ -91,6 +95,8 @@ const COMMITMENT_ORDER: Commitment[] = ['processed', 'confirmed', 'finalized'];
 const UNREADABLE_FEE_WAIT_MS = 5 * 60_000;
 const OPEN_STATUSES: SolanaTransactionStatus[] = ['recorded', 'sent'];
 const STATUS_BATCH = 256;
+/** How long a reading that found every transaction of the collector held is trusted: a burst asks the node once. */
+const JOURNAL_CHECK_MS = 5_000;
 const LIVE_REFERENCE_INDEX = 'solana_transactions_live_reference_idx';
 
 function describeError(error: unknown): string {
@@ -109,9 +115,24 @@ function isUniqueViolation(error: unknown, constraint: string): boolean {
  */
 export class SolanaTransactionSender {
   private readonly resendIntervalMs: number;
+  private readonly unjournaled: UnjournaledTransactions;
+  /** When a reading last found every transaction of the collector held. */
+  private journalCompleteAt = Number.NEGATIVE_INFINITY;
+  /** The gap last logged, so each is logged once. */
+  private reportedGap: string | undefined;
 
   constructor(private readonly options: SolanaTransactionSenderOptions) {
     this.resendIntervalMs = options.resendIntervalMs ?? 2_000;
+    const { db, rpc, network, collector, commitment } = options;
+    this.unjournaled = new UnjournaledTransactions({ db, rpc, network, collector: collector.address, commitment });
+  }
+
+  /**
+   * The collector's transactions on the network that no record of the service holds (a restore to an older point,
+   * the key used by hand), newest first; while there is one, nothing is journaled (`cosignAndRecord`).
+   */
+  unjournaledTransactions(): Promise<string[]> {
+    return this.unjournaled.find();
   }
 
   /**
@@ -132,6 +153,7 @@ export class SolanaTransactionSender {
       .where('signature', '=', signature)
       .executeTakeFirst();
     if (existing) return this.sameReference(existing, request);
+    await this.requireJournalComplete();
 
     if (!request.builtJustNow) {
       const blockHeight = await (sharedBlockHeight?.() ?? rpc.getBlockHeight({ commitment: 'confirmed' }).send());
@@ -248,6 +270,29 @@ export class SolanaTransactionSender {
       );
     }
     return { busy: open.length > 0 };
+  }
+
+  /**
+   * Refuses with `CollectorJournalBehindError` (logged once, at error) while the collector has transactions on the
+   * network that no record holds: whatever they paid, the database may decide to pay again.
+   */
+  private async requireJournalComplete(): Promise<void> {
+    if (Date.now() - this.journalCompleteAt < JOURNAL_CHECK_MS) return;
+    const unheld = await this.unjournaled.find();
+    if (!unheld.length) {
+      this.journalCompleteAt = Date.now();
+      return;
+    }
+    const gap = new CollectorJournalBehindError(
+      this.options.network,
+      BigInt(unheld.length),
+      `the newest is ${unheld[0]}`,
+    );
+    if (this.reportedGap !== gap.evidence) {
+      this.reportedGap = gap.evidence;
+      (this.options.log ?? silentLogger).error({ network: gap.chain, missing: gap.missing.toString() }, gap.message);
+    }
+    throw gap;
   }
 
   /** SOL on this network: the operator funds the collector's fees in it. */

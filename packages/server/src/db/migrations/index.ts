@@ -60,6 +60,7 @@ import * as pointOfSale from './0058_point_of_sale.ts';
 import * as addressScreening from './0059_address_screening.ts';
 import * as paymentOrigin from './0060_payment_origin.ts';
 import * as eip2612Permits from './0061_eip2612_permits.ts';
+import * as collectorAcceptedTransactions from './0062_collector_accepted_transactions.ts';
 
 /** Every schema change, in order; names are permanent once released. */
 export const migrations: Record<string, Migration> = {
@@ -124,4 +125,5 @@ export const migrations: Record<string, Migration> = {
   '0059_address_screening': addressScreening,
   '0060_payment_origin': paymentOrigin,
   '0061_eip2612_permits': eip2612Permits,
+  '0062_collector_accepted_transactions': collectorAcceptedTransactions,
 };

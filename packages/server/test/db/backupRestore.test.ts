@@ -40,7 +40,8 @@ const FINAL = ['succeeded', 'failed', 'expired', 'cancelled'];
  * The backup drill of the README's "Backups": `paygate start` on a PostgreSQL of its own (the machine's packaged one,
  * whose pg_basebackup matches its server) while buyers pay and settlements go out on the devnet; a base backup taken
  * meanwhile, the WAL archived after it, the service killed and its database lost; the backup restored with that WAL
- * into a fresh cluster and the service started on it. Then a restore to an older point, which the chain is ahead of.
+ * into a fresh cluster and the service started on it. Then restores to an older point, which the chain is ahead of,
+ * on the EVM chain and on Solana: without the service's check, each paid a merchant's settlement twice.
  */
 describe('backup and restore while payments flow', () => {
   let dataDir: string;
@@ -410,12 +411,16 @@ describe('backup and restore while payments flow', () => {
     expect(audit.code, `${audit.stdout}\n${audit.stderr}`).toBe(0);
   }, 600_000);
 
-  it('refuses to send from the collector after a restore to a point older than its last transaction on chain', async () => {
-    // The service settles only when it starts (the next round is an hour away): a payment succeeds, unsettled.
+  /**
+   * A payment on `chain` succeeds while the service settles only when it starts (the next round is an hour away);
+   * a base backup is taken; then the service settles it, so the collector's transfer is on chain and in no backup;
+   * then the database is lost. Returns the merchant, what it was paid and the backup.
+   */
+  async function settledAfterOlderBackup(chain: 'evm' | 'solana', name: string) {
     await stopService();
     await startService({ SETTLEMENT_INTERVAL_MS: '3600000' });
-    const shop = await merchantWithDestinations(false);
-    const paymentId = await pay(shop.merchantId, 'erin', 'evm', 700);
+    const shop = await merchantWithDestinations(chain === 'solana');
+    const paymentId = await pay(shop.merchantId, chain === 'evm' ? 'erin' : 'alice', chain, 700);
     const deadline = Date.now() + 120_000;
     while (
       (await db.selectFrom('payments').select('status').where('id', '=', paymentId).executeTakeFirst())?.status !==
@@ -424,16 +429,29 @@ describe('backup and restore while payments flow', () => {
       if (Date.now() > deadline) throw new Error(`${paymentId} did not succeed:\n${service?.output()}`);
       await sleep(500);
     }
-    const olderBackup = await baseBackup('backup-2');
+    const olderBackup = await baseBackup(name);
 
-    // After the backup the payment is settled: the collector's transfer is on chain, and in no backup.
     await stopService();
     await startService();
-    await untilSettled(shop.merchantId, [evmChain().caip2]);
-    const owed = (await confirmedBatches(shop.merchantId)).reduce((sum, batch) => sum + BigInt(batch.amount), 0n);
-    expect(await evmUsdcHeld(shop.evmDestination)).toBe(owed);
+    const network = chain === 'evm' ? evmChain().caip2 : devnet.manifest.solana.caip2;
+    await untilSettled(shop.merchantId, [network]);
+    const batches = await db
+      .selectFrom('settlement_batches')
+      .select(['amount', 'tx_hash'])
+      .where('merchant_id', '=', shop.merchantId)
+      .where('status', '=', 'confirmed')
+      .execute();
+    const owed = batches.reduce((sum, batch) => sum + BigInt(batch.amount), 0n);
+    const destination = chain === 'evm' ? shop.evmDestination : shop.solanaDestination;
+    const held = () => (chain === 'evm' ? evmUsdcHeld(destination) : solanaUsdcHeld(destination));
+    expect(await held()).toBe(owed);
     await stopService();
     await loseCluster();
+    return { shop, owed, olderBackup, held, settledBy: batches[0]?.tx_hash };
+  }
+
+  it('refuses to send from the collector after a restore to a point older than its last transaction on chain', async () => {
+    const { shop, owed, olderBackup } = await settledAfterOlderBackup('evm', 'backup-2');
 
     // Restored to the older point: the payment is succeeded and unsettled again, and its settlement's nonce free
     // in the journal. Journaled again it would be refused by the node, judged failed ("nonce used by a transaction
@@ -462,16 +480,17 @@ describe('backup and restore while payments flow', () => {
       .filter((line) => line.startsWith('{'))
       .map((line) => JSON.parse(line) as { level: number; msg: string })
       .filter((entry) => entry.level >= 50);
-    expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatchObject({
-      network: evmChain().caip2,
-      journalNonce: String(nonceBefore - 1n),
-      missing: '1',
-    });
-    expect(errors[0]!.msg).toContain('that the database does not hold');
+    expect(errors, JSON.stringify(errors)).toHaveLength(1);
+    expect(errors[0]).toMatchObject({ network: evmChain().caip2, missing: '1' });
+    expect(errors[0]!.msg).toContain(
+      `that the database does not hold (its nonce there is ${nonceBefore}, the journal's next ${nonceBefore - 1n})`,
+    );
 
-    // The operator's acceptance, with the service stopped: here it would send the settlement still open, again.
+    // The operator's way on (README, Backups): the merchant the lost settlement paid is suspended, which holds its
+    // batch still open, then the missing transaction is accepted.
     await stopService();
+    const suspended = await runCli(['merchant', 'set-status', shop.merchantId, 'suspended'], serviceEnv());
+    expect(suspended.code, suspended.stderr).toBe(0);
     const network = evmChain().caip2;
     const accepted = await runCli(['collector', 'accept-unjournaled', '--network', network], serviceEnv());
     expect(accepted.code, accepted.stderr).toBe(0);
@@ -486,5 +505,59 @@ describe('backup and restore while payments flow', () => {
       1,
       `paygate: the journal holds every transaction the collector sent on ${network} (its nonce there is ${nonceBefore}, the journal's next ${nonceBefore}): nothing to accept`,
     ]);
+    const resumed = await startService({ HEALTH_METRICS_INTERVAL_MS: '0' });
+    await sleep(5_000);
+    expect((await scrape(resumed)).value('paygate_collector_unjournaled_transactions', { network })).toBe(0);
+    expect(await evmUsdcHeld(shop.evmDestination)).toBe(owed);
+  }, 600_000);
+
+  it('refuses to send from the collector on Solana after a restore to a point older than its last transaction there', async () => {
+    const { shop, owed, olderBackup, held, settledBy } = await settledAfterOlderBackup('solana', 'backup-3');
+    // No nonce on Solana: the settlement would be built again with a fresh blockhash and paid twice.
+    await restore(olderBackup, 'cluster-d', { archive_mode: 'off' }, false);
+    const network = devnet.manifest.solana.caip2;
+    const restored = await startService({ HEALTH_METRICS_INTERVAL_MS: '0' });
+    await restored.waitForOutput(/that the database does not hold/, 60_000);
+    expect((await scrape(restored)).value('paygate_collector_unjournaled_transactions', { network })).toBe(1);
+    await sleep(15_000);
+    expect(await held()).toBe(owed);
+    const settlementsAfterRestore = await db
+      .selectFrom('solana_transactions')
+      .select('signature')
+      .where('purpose', '=', 'settlement')
+      .where(
+        'reference',
+        'in',
+        (await db.selectFrom('settlement_batches').select('id').where('merchant_id', '=', shop.merchantId).execute())
+          .map((batch) => batch.id)
+          .concat(['none']),
+      )
+      .execute();
+    expect(settlementsAfterRestore).toEqual([]);
+    const errors = restored
+      .stdout()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { level: number; msg: string })
+      .filter((entry) => entry.level >= 50);
+    expect(errors, JSON.stringify(errors)).toHaveLength(1);
+    expect(errors[0]).toMatchObject({ network, missing: '1' });
+    expect(errors[0]!.msg).toContain(`that the database does not hold (the newest is ${settledBy})`);
+
+    await stopService();
+    const suspended = await runCli(['merchant', 'set-status', shop.merchantId, 'suspended'], serviceEnv());
+    expect(suspended.code, suspended.stderr).toBe(0);
+    const accepted = await runCli(['collector', 'accept-unjournaled', '--network', network], serviceEnv());
+    expect(accepted.code, accepted.stderr).toBe(0);
+    expect(JSON.parse(accepted.stdout)).toEqual({ network, accepted: '1', signatures: [settledBy] });
+    const again = await runCli(['collector', 'accept-unjournaled', '--network', network], serviceEnv());
+    expect([again.code, again.stderr.trim()]).toEqual([
+      1,
+      `paygate: the journal holds every transaction the collector signed on ${network}: nothing to accept`,
+    ]);
+    const resumed = await startService({ HEALTH_METRICS_INTERVAL_MS: '0' });
+    await sleep(5_000);
+    expect((await scrape(resumed)).value('paygate_collector_unjournaled_transactions', { network })).toBe(0);
+    expect(await held()).toBe(owed);
   }, 600_000);
 });

@@ -1,8 +1,13 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { address, signature as toSignature } from '@solana/kit';
 import type { Db } from '../../db/database.ts';
 import { accountSignatures } from './accountSignatures.ts';
 import type { SolanaRpc } from './rpc.ts';
 import { withSolanaPayTables } from './solanaPayTables.ts';
+
+/** How often a listed transaction the node does not serve yet is asked for, and how long apart. */
+const READ_ATTEMPTS = 3;
+const READ_RETRY_MS = 500;
 
 export interface UnjournaledTransactionsOptions {
   db: Db;
@@ -37,8 +42,11 @@ async function heldSignatures(db: Db, signatures: string[]): Promise<Set<string>
  * one land has no point to read from, and finds none.
  */
 export class UnjournaledTransactions {
-  /** Signatures fetched and found not signed by the collector: never fetched again by this process. */
-  private readonly othersTransactions = new Set<string>();
+  /**
+   * Signatures fetched and found not signed by the collector: not fetched again by this process while they are among
+   * the newest it reads.
+   */
+  private othersTransactions = new Set<string>();
 
   constructor(private readonly options: UnjournaledTransactionsOptions) {}
 
@@ -54,26 +62,39 @@ export class UnjournaledTransactions {
       .limit(1)
       .executeTakeFirst();
     if (!newestLanded) return [];
-    const listed = await accountSignatures(rpc, address(collector), { commitment, until: newestLanded.signature });
-    const candidates = listed
-      .map((entry) => entry.signature)
-      .filter((signature) => !this.othersTransactions.has(signature));
+    const listed = (
+      await accountSignatures(rpc, address(collector), { commitment, until: newestLanded.signature })
+    ).map((entry) => entry.signature);
+    // Those read no more are older than a journaled transaction that landed: they are never read again.
+    this.othersTransactions = new Set(listed.filter((signature) => this.othersTransactions.has(signature)));
+    const candidates = listed.filter((signature) => !this.othersTransactions.has(signature));
     const held = await heldSignatures(db, candidates);
-    const unheld: string[] = [];
-    for (const signature of candidates) {
-      if (held.has(signature)) continue;
-      const fetched = await rpc
-        .getTransaction(toSignature(signature), { commitment, encoding: 'json', maxSupportedTransactionVersion: 0 })
-        .send();
-      const { message } = fetched?.transaction ?? {};
-      // Not served yet: counted until it can be read, so nothing is sent meanwhile.
-      const signers = message
-        ? message.accountKeys.slice(0, message.header.numRequiredSignatures).map(String)
-        : [collector];
-      if (signers.includes(collector)) unheld.push(signature);
-      else this.othersTransactions.add(signature);
+    const signedByCollector = new Set<string>();
+    let unread = candidates.filter((signature) => !held.has(signature));
+    for (let attempt = 1; unread.length && attempt <= READ_ATTEMPTS; attempt += 1) {
+      if (attempt > 1) await sleep(READ_RETRY_MS);
+      const stillUnread: string[] = [];
+      for (const signature of unread) {
+        const signers = await this.signersOf(signature);
+        if (!signers) stillUnread.push(signature);
+        else if (signers.includes(collector)) signedByCollector.add(signature);
+        else this.othersTransactions.add(signature);
+      }
+      unread = stillUnread;
     }
-    return unheld;
+    // A node may list a transaction a moment before it serves it; one still not served counts as missing, so that
+    // nothing is sent meanwhile.
+    return listed.filter((signature) => signedByCollector.has(signature) || unread.includes(signature));
+  }
+
+  /** The accounts that signed the transaction; undefined while the node does not serve it. */
+  private async signersOf(signature: string): Promise<string[] | undefined> {
+    const { rpc, commitment } = this.options;
+    const fetched = await rpc
+      .getTransaction(toSignature(signature), { commitment, encoding: 'json', maxSupportedTransactionVersion: 0 })
+      .send();
+    const message = fetched?.transaction.message;
+    return message?.accountKeys.slice(0, message.header.numRequiredSignatures).map(String);
   }
 }
 

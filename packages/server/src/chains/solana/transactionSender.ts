@@ -137,7 +137,8 @@ export class SolanaTransactionSender {
 
   /**
    * Adds the collector's signature and journals the complete transaction without sending it. A transaction already
-   * journaled (the same confirm repeated) is returned as it is.
+   * journaled (the same confirm repeated) is returned as it is; a new one is refused with `CollectorJournalBehindError`
+   * while the collector has a transaction on the network that no record holds.
    */
   async cosignAndRecord(request: CosignRequest): Promise<SolanaJournalEntry> {
     const { db, rpc, network, collector, blockHeight: sharedBlockHeight } = this.options;

@@ -21,8 +21,10 @@ import { createPartner } from '../../src/partners/partners.ts';
 import { signSolanaAsWallet, signTypedDataAsWallet } from '../gateway/support/gatewayTestbed.ts';
 import { createMerchant } from '../support/fixtures.ts';
 import {
+  CLUSTER_USER,
   clusterLog,
   configureCluster,
+  createClusterDatabase,
   initCluster,
   type PostgresCluster,
   postgresFolder,
@@ -33,7 +35,7 @@ import { scrape } from '../support/prometheusText.ts';
 import { runCli, type ServerProcess, startServerProcess } from '../support/serverProcess.ts';
 import { call } from '../support/testServer.ts';
 
-const copy = promisify(execFile);
+const run = promisify(execFile);
 const FINAL = ['succeeded', 'failed', 'expired', 'cancelled'];
 
 /**
@@ -94,7 +96,7 @@ describe('backup and restore while payments flow', () => {
     await postgresFolder(target);
     await runPostgresTool('pg_basebackup', [
       '-d',
-      `host=127.0.0.1 port=${cluster.port} user=paygate`,
+      `host=127.0.0.1 port=${cluster.port} user=${CLUSTER_USER}`,
       '-D',
       target,
       '-X',
@@ -109,7 +111,7 @@ describe('backup and restore while payments flow', () => {
   /** The backup copied into a fresh cluster folder (as PostgreSQL's user), settings appended, and started. */
   async function restore(backup: string, name: string, settings: Record<string, string>, recover: boolean) {
     const target = path.join(dataDir, name);
-    await copy('cp', ['-a', backup, target]);
+    await run('cp', ['-a', backup, target]);
     await configureCluster(target, settings);
     if (recover) await fs.writeFile(path.join(target, 'recovery.signal'), '');
     cluster = await startCluster(target);
@@ -137,7 +139,7 @@ describe('backup and restore while payments flow', () => {
       archive_command: `test ! -f ${archiveDir}/%f && cp %p ${archiveDir}/%f`,
     });
     cluster = await startCluster(clusterDir);
-    await runPostgresTool('createdb', ['-h', '127.0.0.1', '-p', String(cluster.port), '-U', 'paygate', 'paygate']);
+    await createClusterDatabase(cluster);
     db = connect(cluster.url, 4);
     await migrateToLatest(db, cluster.url);
     apiKey = (await createPartner(db, 'Backup drill partner')).apiKey;

@@ -71,7 +71,7 @@ async function freePort(): Promise<number> {
 }
 
 export const CLUSTER_USER = 'paygate';
-export const CLUSTER_DATABASE = 'paygate';
+const CLUSTER_DATABASE = 'paygate';
 
 export interface PostgresCluster {
   dir: string;
@@ -120,6 +120,19 @@ export async function startCluster(dir: string): Promise<PostgresCluster> {
       await runPostgresTool('pg_ctl', ['stop', '-m', 'fast', '-w', '-D', dir]).catch(() => {});
     },
   };
+}
+
+/** The service's database in a new cluster. */
+export async function createClusterDatabase(cluster: PostgresCluster): Promise<void> {
+  await runPostgresTool('createdb', [
+    '-h',
+    '127.0.0.1',
+    '-p',
+    String(cluster.port),
+    '-U',
+    CLUSTER_USER,
+    CLUSTER_DATABASE,
+  ]);
 }
 
 /** What the server logged (its `server.log`), for a failure's message. */

@@ -10,7 +10,8 @@ import { createLogger } from '../../server/src/log.ts';
 /**
  * The OpenAPI document the service serves at `/openapi.json`, built from the route schemas in this process: the app
  * is built and made ready but never listens, and nothing it is given opens a connection (building the routes reads
- * only the configuration, chains, logger and metrics registry; no request is ever handled).
+ * only the configuration, chains, logger and metrics registry, and closing it the long-poll waiter; no request is
+ * ever handled).
  */
 export async function openApiDocument(): Promise<Record<string, unknown>> {
   const ctx = {
@@ -19,6 +20,8 @@ export async function openApiDocument(): Promise<Record<string, unknown>> {
     clock: systemClock,
     logger: createLogger('silent'),
     metrics: new Registry(),
+    // Closing the app stops the long-poll waiter; no long-poll is ever held here, so there is nothing to stop.
+    statusWaiter: { stop: () => {} } as unknown as AppContext['statusWaiter'],
   } as Partial<AppContext> as AppContext;
   const app = await buildApp(ctx);
   try {

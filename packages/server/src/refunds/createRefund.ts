@@ -133,6 +133,18 @@ function insertRefund(
  * failed attempt may be asked for again), an underpaid amount only once the payment stopped waiting for the rest,
  * and only a token this service can send. The exception notes its refund.
  */
+/**
+ * Where a refund sent on chain goes: the sender of the exception it sends back, or the account that paid the payment.
+ * Undefined when the payment has no such account or exception.
+ */
+function refundDestination(
+  payment: Pick<PaymentRow, 'buyer_account' | 'exceptions'>,
+  request: Pick<RefundRequest, 'exceptionId'>,
+): string | undefined {
+  if (request.exceptionId) return payment.exceptions.find((entry) => entry.id === request.exceptionId)?.from;
+  return payment.buyer_account ?? undefined;
+}
+
 async function refundException(
   ctx: AppContext,
   trx: Transaction<Database>,
@@ -294,7 +306,7 @@ async function createRefund(
     fiat_value: fiat,
     token_asset: payment.token_asset,
     token_value: tokenAmountOfRefund(paid, refunded, fiat),
-    destination: request.send ? payment.buyer_account : null,
+    destination: request.send ? (refundDestination(payment, {}) ?? null) : null,
     completed_at: request.send ? null : now,
   });
   if (refund.method === 'onchain') await payRefundFromOwner(trx, refund);
@@ -318,9 +330,7 @@ async function screenRefundDestination(ctx: AppContext, merchantId: string, requ
     .where('id', '=', request.paymentId)
     .where('merchant_id', '=', merchantId)
     .executeTakeFirst();
-  const destination = request.exceptionId
-    ? payment?.exceptions.find((exception) => exception.id === request.exceptionId)?.from
-    : payment?.buyer_account;
+  const destination = payment && refundDestination(payment, request);
   if (destination)
     await ctx.screening.check('refund_destination', [destination], { paymentId: request.paymentId, merchantId });
 }
